@@ -1,0 +1,92 @@
+"""The ``catsack`` command line (Typer + Rich). Each command imports what it needs lazily."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="catsack",
+    help="Felix: The Cat in the Sack — replay records, watch bots, play, run tournaments.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _read_text(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    return Path(path).read_text(encoding="utf-8")
+
+
+@app.command()
+def replay(
+    records: Annotated[list[str], typer.Argument(help="Record files (catsack/1 JSON); '-' reads stdin.")],
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON summary object per record, one per line.")] = False,
+) -> None:
+    """Show what happened in game records, or summarise them as JSON lines (docs/records.md)."""
+    from catsack.errors import CatsackError
+    from catsack.narrative import narrate
+    from catsack.record import loads_record
+    from catsack.summary import summarize
+
+    failed = False
+    for i, path in enumerate(records):
+        try:
+            text = _read_text(path)
+            record = loads_record(text, source=path)
+            game = record.to_game()
+        except OSError as exc:
+            typer.echo(f"{path}: cannot read: {exc.strerror or exc}", err=True)
+            failed = True
+            continue
+        except UnicodeDecodeError:
+            typer.echo(f"{path}: not UTF-8 text", err=True)
+            failed = True
+            continue
+        except CatsackError as exc:
+            typer.echo(str(exc), err=True)
+            failed = True
+            continue
+        if as_json:
+            sys.stdout.write(json.dumps(summarize(game), separators=(",", ":")) + "\n")
+        else:
+            if len(records) > 1:
+                typer.echo(("\n" if i else "") + f"== {path} ==")
+            typer.echo("\n".join(narrate(game, record.players)))
+    sys.stdout.flush()
+    if failed:
+        raise typer.Exit(2)
+
+
+@app.command()
+def demo(
+    seats: Annotated[int, typer.Option(min=3, max=5, help="Number of players (3-5).")] = 4,
+    seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots.")] = None,
+) -> None:
+    """Watch bots play one narrated game."""
+    import random
+
+    from catsack.game import Game
+    from catsack.narrative import narrate
+
+    rng = random.Random(seed)
+    game = Game.new(seats, rng=rng)
+    names = ["Ann", "Ben", "Cat", "Dan", "Eve"][:seats]
+    while not game.is_over:
+        moves = game.legal_moves()
+        game.play(rng.choice(moves))
+    typer.echo("\n".join(narrate(game, names)))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

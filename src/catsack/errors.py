@@ -1,0 +1,50 @@
+"""Exception types raised by the rules core and the record reader.
+
+Every error a user can cause is a ``ValueError`` subclass, so callers that
+only care about "bad input" can catch ``ValueError``; callers that want to
+tell parse errors from illegal moves or broken records catch the subclasses.
+"""
+
+from __future__ import annotations
+
+
+class CatsackError(ValueError):
+    """Base class of every input error raised by catsack."""
+
+
+class ParseError(CatsackError):
+    """Text that is not a card token, a move or a valid setup value."""
+
+
+class IllegalMoveError(CatsackError):
+    """A well-formed move that the rules forbid in the current position."""
+
+    def __init__(self, message: str, *, move: str, seat: int | None, phase: str, reason: str) -> None:
+        super().__init__(message)
+        self.move = move
+        self.seat = seat
+        self.phase = phase
+        self.reason = reason
+
+
+class SetupError(CatsackError):
+    """An explicit setup that contradicts R4–R9 (seat count, removed cards, dummy)."""
+
+
+class RecordError(CatsackError):
+    """A ``catsack/1`` record that is malformed or contains an illegal move."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        move_number: int | None = None,
+        seat: int | None = None,
+        reason: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.source = source
+        self.move_number = move_number
+        self.seat = seat
+        self.reason = reason if reason is not None else message

@@ -1,0 +1,1032 @@
+"""The rules engine: a mutable game with checked and unchecked moves, undo and clone.
+
+Everything follows ``shared/RULES.md``; rule numbers are cited where a rule is
+implemented. The representation is chosen for speed (search bots and
+simulations play millions of moves): hands are bit masks over the ten card
+kinds, the seat order is a precomputed table, and legal move lists are shared
+precomputed tuples. Nothing here prints, logs or touches global random state.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+from catsack.cards import CARDS, POINTS, Card
+from catsack.errors import IllegalMoveError
+from catsack.events import (
+    BidMade,
+    Bought,
+    DogChase,
+    DogsCancel,
+    Event,
+    GameOver,
+    LastChoice,
+    Passed,
+    Placed,
+    Refill,
+    Revealed,
+    RoundStarted,
+    RoundVoid,
+)
+from catsack.moves import BID, BIDS, PASS, PASS_MOVE, PLACE, PLACES, Move, parse_move
+from catsack.setup import BANK_START, MOUSE_CARDS, START_MONEY, TOTAL_MONEY, Setup, check_seats, deal_ints
+
+if TYPE_CHECKING:
+    from catsack.view import View
+
+__all__ = ["ROUNDS", "Game", "Phase", "RoundResult"]
+
+ROUNDS: Final = 9  # R20: one round per card in hand
+
+# Phases. Plain ints on the hot path; PHASE_NAMES gives their text.
+PLACING: Final = 0
+BIDDING: Final = 1
+LAST_CHOICE: Final = 2  # R15: nobody bid, the last player may buy for 1 or pass
+OVER: Final = 3
+
+
+class Phase:
+    """Names of the phases as reported by :attr:`Game.phase`."""
+
+    PLACING: Final = "placement"
+    BIDDING: Final = "bidding"
+    LAST_CHOICE: Final = "last choice"
+    OVER: Final = "over"
+
+
+PHASE_NAMES: Final = (Phase.PLACING, Phase.BIDDING, Phase.LAST_CHOICE, Phase.OVER)
+
+_LARGE: Final = int(Card.LARGE_DOG)
+_SMALL: Final = int(Card.SMALL_DOG)
+# R16: the cat each lone dog chases, in order of preference.
+_LARGE_DOG_PREY: Final = (0, 1, 2, 3, 4, 5, 6)  # +15 first; no positive cat: -5 before -8
+_SMALL_DOG_PREY: Final = (6, 5, 4, 3, 2, 1, 0)  # -8 first; no negative cat: +3 first
+
+_ONLY_PASS: Final = (PASS_MOVE,)
+_LAST_CHOICE_MOVES: Final = (BIDS[1], PASS_MOVE)
+_MAX_MONEY: Final = max(TOTAL_MONEY.values())
+
+# Legal placements for every hand mask (R10), in canonical card order.
+_PLACE_SETS: Final = tuple(tuple(PLACES[c] for c in range(10) if mask >> c & 1) for mask in range(1 << 10))
+
+# _BID_TABLE[money][lowest allowed bid]: the bids from there up to money, then pass (R12).
+_BID_TABLE: list[tuple[tuple[Move, ...], ...] | None] = [None] * (_MAX_MONEY + 1)
+
+
+def _bid_row(money: int) -> tuple[tuple[Move, ...], ...]:
+    row = tuple(BIDS[max(lo, 1) : money + 1] + _ONLY_PASS for lo in range(money + 1))
+    row += (_ONLY_PASS,) * (_MAX_MONEY + 2 - money)
+    _BID_TABLE[money] = row
+    return row
+
+
+def _next_tables(n: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
+    """For each mask of passed seats: the next seat still in after each seat, and the last one in."""
+    nxt = []
+    last = []
+    for passed in range(1 << n):
+        row = []
+        for s in range(n):
+            t = (s + 1) % n
+            while passed >> t & 1 and t != s:
+                t = (t + 1) % n
+            row.append(t)
+        nxt.append(tuple(row))
+        ins = [s for s in range(n) if not passed >> s & 1]
+        last.append(ins[0] if len(ins) == 1 else -1)
+    return tuple(nxt), tuple(last)
+
+
+_NEXT: Final = {n: _next_tables(n) for n in (3, 4, 5)}
+# Face-up cards of the row after k passes (R11, R14). With 3 seats the row has
+# the dummy's card first, then the start player's; the 2nd pass shows the rest.
+_UP_AFTER_PASSES: Final = {3: (1, 2, 4, 4), 4: (1, 2, 3, 4, 4), 5: (1, 2, 3, 4, 5, 5)}
+
+
+@dataclass(frozen=True, slots=True)
+class RoundResult:
+    """The public outcome of one finished round (R15–R19)."""
+
+    number: int  # 1..9
+    start: int
+    row: tuple[Card, ...]
+    owners: tuple[int | None, ...]
+    buyer: int | None
+    price: int | None
+    chased: tuple[Card, ...]  # the dogs, then the cat they chased, if any (R16)
+    won: tuple[Card, ...]  # what the buyer took into the won pile (R17)
+    payouts: tuple[tuple[int, int], ...]  # (seat, mice) in pass order (R13)
+    refilled: bool  # whether the mouse cards hold mice for the next round (R18)
+
+    @property
+    def void(self) -> bool:
+        return self.buyer is None
+
+
+def _keep_after_dogs(row: list[int], won: list[int]) -> None:
+    """Append to ``won`` the cards of ``row`` that stay after R16 (hot path of resolve_dogs)."""
+    dogs = row.count(_LARGE) + row.count(_SMALL)
+    if dogs >= 2:
+        won.extend([c for c in row if c < _LARGE])
+        return
+    cats = [c for c in row if c < 7]
+    if cats:
+        cats.remove(min(cats) if _LARGE in row else max(cats))
+    won.extend(cats)
+    won.extend([c for c in row if c == 7])  # rabbits are never chased
+
+
+def resolve_dogs(row: Sequence[int]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+    """Apply R16 to a bought row: return (dogs and chased cat, cards kept by the buyer)."""
+    dogs = [c for c in row if c >= _LARGE]
+    if not dogs:
+        return (), tuple(CARDS[c] for c in row)
+    kept = [c for c in row if c < _LARGE]
+    if len(dogs) >= 2:
+        return tuple(CARDS[d] for d in dogs), tuple(CARDS[c] for c in kept)
+    dog = dogs[0]
+    for prey in _LARGE_DOG_PREY if dog == _LARGE else _SMALL_DOG_PREY:
+        if prey in kept:
+            kept.remove(prey)
+            return (CARDS[dog], CARDS[prey]), tuple(CARDS[c] for c in kept)
+    return (CARDS[dog],), tuple(CARDS[c] for c in kept)
+
+
+# A round-ending move keeps on the undo stack a tuple of the state it replaced:
+# (row, bids, (unused), passed, npass, high, hseat, filled, bank, start,
+#  phase, to_move, round, rply, buyer, price, nwon, refilled).
+# The finished rounds (RoundResult) are read back from these tuples on demand,
+# so the hot path builds no objects at a round's end.
+_SNAP_LEN: Final = 18
+_S_TO_MOVE: Final = 11
+
+
+class Game:
+    """A game of Felix: The Cat in the Sack for 3–5 seats, from setup to scoring.
+
+    >>> g = Game.new(seats=4, seed=7)
+    >>> g.to_move in range(4)
+    True
+    >>> g.play(g.legal_moves()[0])
+
+    ``play`` checks the move and raises :class:`IllegalMoveError`; ``push``
+    skips the checks for code that picked its move from :meth:`legal_moves`.
+    """
+
+    __slots__ = (
+        "_bank",
+        "_bids",
+        "_cards",
+        "_cards_total",
+        "_dummy",
+        "_filled",
+        "_first_start",
+        "_hands",
+        "_high",
+        "_hseat",
+        "_last",
+        "_log",
+        "_money",
+        "_moves",
+        "_n",
+        "_next",
+        "_npass",
+        "_passed",
+        "_phase",
+        "_removed",
+        "_round",
+        "_row",
+        "_rowlen",
+        "_rply",
+        "_start",
+        "_to_move",
+        "_undo",
+        "_won",
+    )
+
+    _n: int
+    _first_start: int
+    _removed: list[int]
+    _dummy: list[int]
+    _hands: list[int]
+    _money: list[int]
+    _bank: int
+    _cards: tuple[int, ...]
+    _cards_total: int
+    _filled: bool
+    _npass: int
+    _passed: int
+    _bids: list[int]
+    _high: int
+    _hseat: int
+    _row: list[int]
+    _phase: int
+    _to_move: int
+    _start: int
+    _round: int
+    _rply: int
+    _won: list[list[int]]
+    _moves: list[Move]
+    _undo: list[object]
+    _next: tuple[tuple[int, ...], ...]
+    _last: tuple[int, ...]
+    _rowlen: int
+    _log: list[list[Event]] | None
+
+    def __init__(self, setup: Setup, *, events: bool = False) -> None:
+        if not isinstance(setup, Setup):
+            raise TypeError(f"Game() takes a Setup, not {type(setup).__name__}; see Game.new and Game.from_setup")
+        self._init(setup.seats, setup.start, [int(c) for c in setup.removed], [int(c) for c in setup.dummy], events)
+
+    def _init(self, n: int, start: int, removed: list[int], dummy: list[int], events: bool) -> None:
+        self._n = n
+        self._first_start = start
+        self._removed = removed
+        self._dummy = dummy
+        full = (1 << 10) - 1
+        self._hands = [full ^ (1 << r) for r in self._removed]  # R7: 9 cards each
+        self._money = [START_MONEY] * n  # R5
+        cards = MOUSE_CARDS[n]
+        self._cards = cards
+        self._cards_total = sum(cards)
+        self._bank = BANK_START[n] - self._cards_total  # R6: the cards are filled at setup
+        self._filled = True
+        self._npass = 0
+        self._passed = 0
+        self._bids = [0] * n
+        self._high = 0
+        self._hseat = -1
+        self._row = [self._dummy[0]] if n == 3 else []  # R10: the dummy's top card leads
+        self._phase = PLACING
+        self._to_move = start
+        self._start = start
+        self._round = 0
+        self._rply = 0
+        self._won = [[] for _ in range(n)]
+        self._moves = []
+        self._undo = []
+        self._next, self._last = _NEXT[n]
+        self._rowlen = n + 1 if n == 3 else n  # R10: with 3 seats the dummy adds a card
+        self._log = [] if events else None
+
+    # ------------------------------------------------------------------ construction
+
+    @classmethod
+    def new(
+        cls,
+        seats: int = 4,
+        seed: int | None = None,
+        *,
+        rng: random.Random | None = None,
+        start: int | None = None,
+        events: bool = False,
+    ) -> Game:
+        """Deal a new game from ``seed`` or ``rng`` (R4–R9).
+
+        With neither, the deal uses fresh operating-system randomness.
+        ``events=True`` keeps each move's events so :meth:`last_events` is free.
+        """
+        n = check_seats(seats)
+        r = rng if rng is not None else random.Random(seed)
+        first, removed, dummy = deal_ints(n, r, start)
+        g = cls.__new__(cls)
+        g._init(n, first, removed, dummy, events)
+        return g
+
+    @classmethod
+    def from_setup(
+        cls,
+        seats: int,
+        start: int,
+        removed: Iterable[Card | str],
+        dummy: Iterable[Card | str] = (),
+        *,
+        events: bool = False,
+    ) -> Game:
+        """Build a game from an explicit setup (as in a record); tokens or cards."""
+        from catsack.cards import parse_card
+
+        rem = tuple(c if isinstance(c, Card) else parse_card(c) for c in removed)
+        dum = tuple(c if isinstance(c, Card) else parse_card(c) for c in dummy)
+        return cls(Setup(check_seats(seats), start, rem, dum), events=events)
+
+    @property
+    def setup(self) -> Setup:
+        """The setup this game was dealt from."""
+        return Setup(
+            self._n,
+            self._first_start,
+            tuple(CARDS[c] for c in self._removed),
+            tuple(CARDS[c] for c in self._dummy),
+        )
+
+    def clone(self) -> Game:
+        """An independent copy (history, undo stack and event log included)."""
+        g = Game.__new__(Game)
+        g._n = self._n
+        g._first_start = self._first_start
+        g._removed = self._removed[:]
+        g._dummy = self._dummy[:]
+        g._hands = self._hands[:]
+        g._money = self._money[:]
+        g._bank = self._bank
+        g._cards = self._cards
+        g._cards_total = self._cards_total
+        g._filled = self._filled
+        g._npass = self._npass
+        g._passed = self._passed
+        g._bids = self._bids[:]
+        g._high = self._high
+        g._hseat = self._hseat
+        g._row = self._row[:]
+        g._phase = self._phase
+        g._to_move = self._to_move
+        g._start = self._start
+        g._round = self._round
+        g._rply = self._rply
+        g._won = [w[:] for w in self._won]
+        g._moves = self._moves[:]
+        g._undo = self._undo[:]
+        g._next = self._next
+        g._last = self._last
+        g._rowlen = self._rowlen
+        g._log = None if self._log is None else [e[:] for e in self._log]
+        return g
+
+    __copy__ = clone
+
+    # ------------------------------------------------------------------ queries
+
+    @property
+    def seats(self) -> int:
+        return self._n
+
+    @property
+    def to_move(self) -> int | None:
+        """The seat to move, or ``None`` once the game is over."""
+        return None if self._phase == OVER else self._to_move
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == OVER
+
+    @property
+    def phase(self) -> str:
+        """``placement``, ``bidding``, ``last choice`` (R15) or ``over``."""
+        return PHASE_NAMES[self._phase]
+
+    @property
+    def round(self) -> int:
+        """The current round, 1–9; 9 once the game is over."""
+        return min(self._round + 1, ROUNDS)
+
+    @property
+    def start_player(self) -> int:
+        return self._start
+
+    @property
+    def money(self) -> tuple[int, ...]:
+        """Each seat's mice, bids not deducted (bids are only set aside, R12)."""
+        return tuple(self._money)
+
+    @property
+    def bank(self) -> int:
+        return self._bank
+
+    @property
+    def mouse_cards(self) -> tuple[int, ...]:
+        """The face values of the mouse cards in use (R6)."""
+        return self._cards
+
+    @property
+    def mouse_card_mice(self) -> tuple[int, ...]:
+        """Mice lying on each mouse card now (R13, R18)."""
+        if not self._filled or self._phase == OVER:
+            return (0,) * len(self._cards)
+        k = self._npass
+        return tuple(0 if i < k else v for i, v in enumerate(self._cards))
+
+    @property
+    def next_payout(self) -> int:
+        """What the next player to pass would receive (R13); 0 when the cards are empty."""
+        if self._filled and self._phase == BIDDING:
+            return self._cards[self._npass]
+        return 0
+
+    @property
+    def high_bid(self) -> int:
+        return self._high
+
+    @property
+    def high_bidder(self) -> int | None:
+        return None if self._hseat < 0 else self._hseat
+
+    @property
+    def bids(self) -> tuple[int, ...]:
+        """Each seat's standing bid this round (0 for none or after passing)."""
+        return tuple(self._bids)
+
+    @property
+    def passed(self) -> tuple[bool, ...]:
+        return tuple(bool(self._passed >> s & 1) for s in range(self._n))
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards in ``seat``'s hand, in canonical order (hidden information, R23)."""
+        h = self._hands[seat]
+        return tuple(CARDS[c] for c in range(10) if h >> c & 1)
+
+    def removed(self, seat: int) -> Card:
+        """The card removed from ``seat``'s set at setup (R7; hidden from others)."""
+        return CARDS[self._removed[seat]]
+
+    @property
+    def row(self) -> tuple[Card, ...]:
+        """The row's cards in row order, face-down ones included (full information)."""
+        return tuple(CARDS[c] for c in self._row)
+
+    @property
+    def row_owners(self) -> tuple[int | None, ...]:
+        """Who placed each row card (R10); ``None`` for the dummy's card."""
+        return self._owners(self._start, len(self._row))
+
+    def _owners(self, start: int, length: int) -> tuple[int | None, ...]:
+        n = self._n
+        if n == 3:
+            if not length:
+                return ()
+            return (None, *((start + i) % n for i in range(length - 1)))
+        return tuple((start + i) % n for i in range(length))
+
+    @property
+    def face_up(self) -> int:
+        """How many row cards, from the left, are face up (R11, R14)."""
+        ph = self._phase
+        if ph == PLACING:
+            return 0
+        if ph == BIDDING:
+            return _UP_AFTER_PASSES[self._n][self._npass]
+        return len(self._row)
+
+    def won(self, seat: int) -> tuple[Card, ...]:
+        """``seat``'s won pile (public, R17)."""
+        return tuple(CARDS[c] for c in self._won[seat])
+
+    def cat_points(self) -> tuple[int, ...]:
+        """Each seat's cat sum (R21: rabbits 0)."""
+        return tuple(sum(POINTS[c] for c in w) for w in self._won)
+
+    def scores(self) -> tuple[int, ...]:
+        """Each seat's score: cat points plus money (R21)."""
+        return tuple(p + m for p, m in zip(self.cat_points(), self._money, strict=True))
+
+    def winners(self) -> tuple[int, ...]:
+        """The winning seats (R22), ranked by score then cat sum; empty until the end."""
+        if self._phase != OVER:
+            return ()
+        return self.leaders()
+
+    def leaders(self) -> tuple[int, ...]:
+        """The seats that would win if the game ended now (R22 tie-break)."""
+        keys = [(s, c) for s, c in zip(self.scores(), self.cat_points(), strict=True)]
+        best = max(keys)
+        return tuple(i for i, k in enumerate(keys) if k == best)
+
+    def ranking(self) -> tuple[int, ...]:
+        """1-based rank per seat under R22 (tied seats share a rank)."""
+        keys = [(s, c) for s, c in zip(self.scores(), self.cat_points(), strict=True)]
+        return tuple(1 + sum(1 for k in keys if k > mine) for mine in keys)
+
+    @property
+    def moves(self) -> tuple[Move, ...]:
+        """Every move played so far, in order."""
+        return tuple(self._moves)
+
+    @property
+    def ply(self) -> int:
+        return len(self._moves)
+
+    @property
+    def rounds(self) -> tuple[RoundResult, ...]:
+        """Finished rounds, in order."""
+        return tuple(self._round_result(ply, snap) for ply, snap in self._snaps())
+
+    def _snaps(self) -> list[tuple[int, tuple[Any, ...]]]:
+        """(ply, snapshot) of every round-ending move so far."""
+        out = []
+        for ply, entry in enumerate(self._undo):
+            if entry.__class__ is tuple:
+                k = len(entry)
+                if k == 3:
+                    out.append((ply, entry[2]))
+                elif k == _SNAP_LEN:
+                    out.append((ply, entry))
+        return out
+
+    def _payouts(self, first: int, end: int, filled: bool) -> tuple[tuple[int, int], ...]:
+        """(seat, mice) for the auction passes among plies first..end-1 (R13).
+
+        A pass in the last choice (R15) voids the round and pays nothing: it
+        is not listed.
+        """
+        cards = self._cards
+        out: list[tuple[int, int]] = []
+        for ply in range(first, end):
+            entry = self._undo[ply]
+            if entry.__class__ is tuple and len(entry) in (2, 3):
+                out.append((entry[0], cards[len(out)] if filled else 0))
+        return tuple(out)
+
+    def _round_result(self, ply: int, snap: tuple[Any, ...]) -> RoundResult:
+        row = snap[0]
+        start = snap[9]
+        buyer = snap[14]
+        chased, kept = resolve_dogs(row) if buyer >= 0 else ((), ())
+        return RoundResult(
+            snap[12] + 1,
+            start,
+            tuple(CARDS[c] for c in row),
+            self._owners(start, len(row)),
+            buyer if buyer >= 0 else None,
+            snap[15] if buyer >= 0 else None,
+            chased,
+            kept,
+            self._payouts(snap[13], ply + 1, snap[7]),
+            snap[17],
+        )
+
+    def current_payouts(self) -> tuple[tuple[int, int], ...]:
+        """``(seat, mice)`` for each pass so far in the current round."""
+        return self._payouts(self._rply, len(self._moves), self._filled)
+
+    def seat_of(self, ply: int) -> int:
+        """The seat that made move number ``ply`` (0-based)."""
+        entry = self._undo[ply]
+        if entry.__class__ is int:
+            return entry
+        if len(entry) == _SNAP_LEN:  # type: ignore[arg-type]
+            return entry[_S_TO_MOVE]  # type: ignore[index,no-any-return]
+        return entry[0]  # type: ignore[index,no-any-return]
+
+    def legal_moves(self) -> tuple[Move, ...]:
+        """The legal moves of the seat to move, in canonical order (empty at the end)."""
+        ph = self._phase
+        if ph == BIDDING:
+            m = self._money[self._to_move]
+            row = _BID_TABLE[m] or _bid_row(m)
+            return row[self._high + 1]
+        if ph == PLACING:
+            return _PLACE_SETS[self._hands[self._to_move]]
+        if ph == LAST_CHOICE:
+            return _LAST_CHOICE_MOVES if self._money[self._to_move] >= 1 else _ONLY_PASS
+        return ()
+
+    def is_legal(self, move: Move | str) -> bool:
+        try:
+            m = move if move.__class__ is Move else parse_move(move)
+        except ValueError:
+            return False
+        return self._why_illegal(m) is None
+
+    # ------------------------------------------------------------------ moves
+
+    def play(self, move: Move | str) -> None:
+        """Play ``move`` (a :class:`Move` or its text) for the seat to move, checking it.
+
+        Raises :class:`~catsack.errors.ParseError` for bad text and
+        :class:`IllegalMoveError` naming the move, seat, phase and reason.
+        The checks cost a few comparisons, so search code uses this too
+        (``push`` is the same method under python-chess's name).
+        """
+        if move.__class__ is not Move:
+            move = parse_move(move)
+        ph = self._phase
+        s = self._to_move
+        k = move.kind
+        if ph == BIDDING:
+            if k == PASS:
+                # R13: the passer takes back the bid and the mice of the lowest filled mouse card.
+                npass = self._npass
+                if self._filled:
+                    self._money[s] += self._cards[npass]
+                bids = self._bids
+                entry: tuple[Any, ...] = (s, bids[s])
+                bids[s] = 0
+                passed = self._passed | 1 << s
+                self._passed = passed
+                self._npass = npass = npass + 1
+                self._moves.append(move)
+                if self._log is not None:
+                    self._log_pass(s, npass)
+                if npass == self._n - 1:  # R15: one player is left
+                    if self._hseat >= 0:
+                        entry = (s, entry[1], self._finish_round(self._hseat, self._high))
+                    else:
+                        self._phase = LAST_CHOICE
+                        self._to_move = self._last[passed]
+                        if self._log is not None:
+                            self._log[-1].append(LastChoice(self._to_move))
+                else:
+                    self._to_move = self._next[passed][s]
+                self._undo.append(entry)
+                return
+            if k == BID:
+                b = move.arg
+                if self._high < b <= self._money[s]:  # R12
+                    bids = self._bids
+                    self._undo.append((s, self._high, self._hseat, bids[s]))
+                    self._moves.append(move)
+                    bids[s] = b
+                    self._high = b
+                    self._hseat = s
+                    self._to_move = self._next[self._passed][s]
+                    if self._log is not None:
+                        self._log.append([BidMade(s, b)])
+                    return
+        elif ph == PLACING:
+            if k == PLACE:
+                c = move.arg
+                hand = self._hands[s]
+                if hand >> c & 1:
+                    # R10: placement goes clockwise from the start player.
+                    self._hands[s] = hand ^ 1 << c
+                    row = self._row
+                    row.append(c)
+                    self._moves.append(move)
+                    self._undo.append(s)
+                    if len(row) == self._rowlen:
+                        self._phase = BIDDING
+                        self._to_move = self._start  # R12: the start player bids first
+                    else:
+                        self._to_move = self._next[0][s]
+                    if self._log is not None:
+                        self._log_place(s)
+                    return
+        elif ph == LAST_CHOICE and (k == PASS or (k == BID and move.arg == 1 and self._money[s] >= 1)):
+            # R15: buy for 1 mouse, or pass and void the round (R19).
+            self._moves.append(move)
+            if self._log is not None:
+                self._log.append([])
+            self._undo.append(self._finish_round(-1 if k == PASS else s, 1, s))
+            return
+        raise self._illegal(move)
+
+    push = play
+
+    def _why_illegal(self, move: Move) -> str | None:
+        ph = self._phase
+        s = self._to_move
+        k = move.kind
+        if ph == OVER:
+            return "the game is over (R20)"
+        if ph == PLACING:
+            if k != PLACE:
+                return "every seat must place a card before the bidding starts (R10)"
+            if not self._hands[s] >> move.arg & 1:
+                return f"{CARDS[move.arg]} is not in seat {s}'s hand"
+            return None
+        if k == PLACE:
+            return "all cards of this round are already placed (R10)"
+        if k == PASS:
+            return None
+        b = move.arg
+        if ph == LAST_CHOICE:
+            if b != 1:
+                return "nobody bid, so the last player may only buy for 1 mouse ('bid 1') or pass (R15)"
+            if self._money[s] < 1:
+                return f"seat {s} has no mouse to pay 1 (R15)"
+            return None
+        if b <= self._high:
+            return f"a bid must be higher than the high bid {self._high} (R12)"
+        if b > self._money[s]:
+            return f"seat {s} has only {self._money[s]} mice (R12)"
+        return None
+
+    def _illegal(self, move: Move) -> IllegalMoveError:
+        reason = self._why_illegal(move) or "not legal now"
+        seat = None if self._phase == OVER else self._to_move
+        phase = PHASE_NAMES[self._phase]
+        where = f"round {self.round}, {phase}"
+        who = "no seat" if seat is None else f"seat {seat}"
+        return IllegalMoveError(
+            f"illegal move {move.text!r} by {who} ({where}): {reason}",
+            move=move.text,
+            seat=seat,
+            phase=phase,
+            reason=reason,
+        )
+
+    def _log_place(self, s: int) -> None:
+        assert self._log is not None
+        row = self._row
+        events: list[Event] = [Placed(s, len(row) - 1)]
+        if self._phase == BIDDING:  # R11: the first card is turned up
+            events.append(Revealed(0, None if self._n == 3 else self._start, CARDS[row[0]]))
+        self._log.append(events)
+
+    def _log_pass(self, s: int, npass: int) -> None:
+        # R14: each pass turns more of the row face up.
+        assert self._log is not None
+        filled = self._filled
+        card = self._cards[npass - 1] if filled else None
+        events: list[Event] = [Passed(s, card or 0, card)]
+        up = _UP_AFTER_PASSES[self._n]
+        owners = self.row_owners
+        for pos in range(up[npass - 1], up[npass]):
+            events.append(Revealed(pos, owners[pos], CARDS[self._row[pos]]))
+        self._log.append(events)
+
+    def _finish_round(self, buyer: int, price: int, mover: int = -1) -> tuple[Any, ...]:
+        row = self._row
+        bank = self._bank
+        rnd = self._round
+        log = self._log
+        nwon = 0
+        if buyer >= 0:
+            won = self._won[buyer]
+            before = len(won)
+            if _LARGE in row or _SMALL in row:
+                _keep_after_dogs(row, won)  # R16
+            else:
+                won.extend(row)
+            nwon = len(won) - before
+            self._money[buyer] -= price  # R17
+            bank += price
+            if log is not None:
+                chased, _ = resolve_dogs(row)
+                ev = log[-1]
+                if len(chased) == 1 or (len(chased) == 2 and chased[1] < _LARGE):
+                    ev.append(DogChase(chased[0], chased[1] if len(chased) == 2 else None))
+                elif chased:
+                    ev.append(DogsCancel(chased))
+                ev.append(Bought(buyer, price, tuple(CARDS[c] for c in won[len(won) - nwon :])))
+        elif log is not None:
+            log[-1].append(RoundVoid(rnd + 1, mover))
+        # R18: refill all mouse cards after a bought round 1-8, if the bank can fill them all.
+        filled = buyer >= 0 and rnd < ROUNDS - 1 and bank >= self._cards_total
+        if filled:
+            bank -= self._cards_total
+        snap = (
+            row,
+            self._bids,
+            None,
+            self._passed,
+            self._npass,
+            self._high,
+            self._hseat,
+            self._filled,
+            self._bank,
+            self._start,
+            self._phase,
+            mover if mover >= 0 else self._to_move,
+            rnd,
+            self._rply,
+            buyer,
+            price,
+            nwon,
+            filled,
+        )
+        self._bank = bank
+        self._filled = filled
+        if buyer >= 0:
+            self._start = buyer  # R17: the buyer starts the next round
+        n = self._n
+        self._bids = [0] * n
+        self._passed = 0
+        self._npass = 0
+        self._high = 0
+        self._hseat = -1
+        self._rply = len(self._moves)
+        if rnd == ROUNDS - 1:  # R20: the game ends after the 9th auction
+            self._round = ROUNDS
+            self._row = []
+            self._phase = OVER
+            self._to_move = -1
+            if log is not None:
+                log[-1].append(GameOver(self.scores(), self.winners()))
+        else:
+            rnd += 1
+            self._round = rnd
+            self._row = [self._dummy[rnd]] if n == 3 else []
+            self._phase = PLACING
+            self._to_move = self._start
+            if log is not None:
+                log[-1].append(Refill(filled, bank))
+                log[-1].append(RoundStarted(rnd + 1, self._start))
+        return snap
+
+    def undo(self) -> Move:
+        """Take back the last move and return it; the state is restored exactly."""
+        if not self._moves:
+            raise IndexError("undo: no move to take back")
+        move = self._moves.pop()
+        entry: Any = self._undo.pop()
+        if self._log is not None:
+            self._log.pop()
+        if move.kind == PLACE:
+            s: int = entry
+            self._row.pop()
+            self._hands[s] |= 1 << move.arg
+            self._phase = PLACING
+            self._to_move = s
+            return move
+        k = len(entry)
+        if k == 4:
+            s, self._high, self._hseat, self._bids[s] = entry
+            self._to_move = s
+            return move
+        if k == _SNAP_LEN:
+            self._restore(entry)
+            return move
+        if k == 3:
+            s, prev_bid, snap = entry
+            self._restore(snap)
+        else:
+            s, prev_bid = entry
+        self._phase = BIDDING
+        self._to_move = s
+        self._npass -= 1
+        self._passed &= ~(1 << s)
+        self._bids[s] = prev_bid
+        if self._filled:
+            self._money[s] -= self._cards[self._npass]
+        return move
+
+    def _restore(self, snap: tuple[Any, ...]) -> None:
+        # Lists in a snapshot may be shared by clones: restore copies.
+        (
+            row,
+            bids,
+            _,
+            self._passed,
+            self._npass,
+            self._high,
+            self._hseat,
+            self._filled,
+            self._bank,
+            self._start,
+            self._phase,
+            self._to_move,
+            self._round,
+            self._rply,
+            buyer,
+            price,
+            nwon,
+            _refilled,
+        ) = snap
+        if buyer >= 0:
+            self._money[buyer] += price
+            if nwon:
+                del self._won[buyer][-nwon:]
+        self._row = row[:]
+        self._bids = bids[:]
+
+    # ------------------------------------------------------------------ events
+
+    @property
+    def keeps_events(self) -> bool:
+        return self._log is not None
+
+    def last_events(self) -> tuple[Event, ...]:
+        """The public events the last move caused (empty before the first move)."""
+        if not self._moves:
+            return ()
+        return self.events(len(self._moves) - 1)
+
+    def events(self, ply: int) -> tuple[Event, ...]:
+        """The public events caused by move number ``ply`` (0-based)."""
+        if not 0 <= ply < len(self._moves):
+            raise IndexError(f"no move number {ply}")
+        if self._log is not None:
+            return tuple(self._log[ply])
+        return tuple(self.event_log()[ply])
+
+    def event_log(self) -> list[list[Event]]:
+        """The events of every move so far, one list per move."""
+        if self._log is not None:
+            return [e[:] for e in self._log]
+        g = Game(self.setup, events=True)
+        for m in self._moves:
+            g.push(m)
+        assert g._log is not None
+        return g._log
+
+    # ------------------------------------------------------------------ views
+
+    def view(self, seat: int | None, *, show_money: bool = False) -> View:
+        """What ``seat`` may know (R23); ``None`` gives the public (spectator) view.
+
+        ``show_money`` is the R24 table option showing every seat's money.
+        """
+        from catsack.view import make_view
+
+        return make_view(self, seat, show_money=show_money)
+
+    def public_view(self, *, show_money: bool = False) -> View:
+        return self.view(None, show_money=show_money)
+
+    def redeal(self, seat: int | None, rng: random.Random) -> None:
+        """Re-deal, in place, everything R23 hides from ``seat``, consistently with its view.
+
+        Other seats' hands, removed cards and face-down row cards are shuffled
+        among themselves per owner; with 3 seats the dummy's unseen cards too.
+        ``seat=None`` re-deals what the public view hides. The seat's view is
+        unchanged afterwards; the rest of the game follows the new deal.
+        """
+        n = self._n
+        up = self.face_up
+        row = self._row
+        dummy_off = 1 if n == 3 else 0
+        current = len(self._moves) - self._rply  # moves made this round
+        for j in range(n):
+            if j == seat:
+                continue
+            pool = [c for c in range(10) if self._hands[j] >> c & 1]
+            pool.append(self._removed[j])
+            pos = -1
+            for p in range(dummy_off, len(row)):
+                if p >= up and (self._start + p - dummy_off) % n == j:
+                    pos = p
+                    pool.append(row[p])
+            rng.shuffle(pool)
+            if pos >= 0:
+                card = pool.pop()
+                row[pos] = card
+                ply = self._rply + pos - dummy_off
+                assert ply < len(self._moves) and current > pos - dummy_off
+                self._moves[ply] = PLACES[card]  # the event log never names a face-down card
+            self._removed[j] = pool.pop()
+            mask = 0
+            for c in pool:
+                mask |= 1 << c
+            self._hands[j] = mask
+        if n == 3:
+            r = self._round
+            if r >= ROUNDS:
+                hidden_from = ROUNDS
+            else:
+                hidden_from = r if up == 0 else r + 1
+            seen = set(self._dummy[:hidden_from])
+            pool = [c for c in range(10) if c not in seen]
+            rng.shuffle(pool)
+            self._dummy[hidden_from:] = pool[: ROUNDS - hidden_from]
+            if up == 0 and r < ROUNDS:
+                row[0] = self._dummy[r]
+
+    # ------------------------------------------------------------------ comparison
+
+    def _key(self) -> tuple[object, ...]:
+        return (
+            self._n,
+            self._first_start,
+            tuple(self._removed),
+            tuple(self._dummy),
+            tuple(self._hands),
+            tuple(self._money),
+            self._bank,
+            self._filled,
+            self._npass,
+            self._passed,
+            tuple(self._bids),
+            self._high,
+            self._hseat,
+            tuple(self._row),
+            self._phase,
+            self._to_move,
+            self._start,
+            self._round,
+            self._rply,
+            tuple(tuple(w) for w in self._won),
+            tuple(self._moves),
+            self.rounds,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game seats={self._n} round={self.round}/{ROUNDS} phase={self.phase!r} "
+            f"to_move={self.to_move} ply={len(self._moves)}>"
+        )
+
+    def total_money(self) -> int:
+        """Money of all seats, the bank and the mouse cards: constant (R5)."""
+        on_cards = sum(self.mouse_card_mice)
+        return sum(self._money) + self._bank + on_cards
+
+
+def play_random_game(seats: int, rng: random.Random) -> Game:
+    """Deal and play one game choosing uniformly among legal moves (tests, benchmarks)."""
+    g = Game.new(seats, rng=rng)
+    rand = rng.random
+    while g._phase != OVER:
+        ms = g.legal_moves()
+        g.play(ms[int(rand() * len(ms))])
+    return g

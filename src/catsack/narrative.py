@@ -1,0 +1,120 @@
+"""A plain-words account of a game, round by round, from its public events.
+
+Used by ``catsack replay`` and by interfaces' logs. It narrates the events the
+engine reports (R10–R22) and re-derives nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from catsack.events import (
+    BidMade,
+    Bought,
+    DogChase,
+    DogsCancel,
+    Event,
+    GameOver,
+    LastChoice,
+    Passed,
+    Placed,
+    Refill,
+    Revealed,
+    RoundStarted,
+    RoundVoid,
+)
+from catsack.game import Game
+
+__all__ = ["describe_event", "final_table", "narrate", "seat_names"]
+
+_ORDINAL = ("first", "second", "third", "fourth", "fifth")
+
+
+def seat_names(seats: int, players: Sequence[str] | None = None) -> list[str]:
+    if players and len(players) == seats:
+        return list(players)
+    return [f"Seat {i}" for i in range(seats)]
+
+
+def _mice(n: int) -> str:
+    return f"{n} mouse" if n == 1 else f"{n} mice"
+
+
+def describe_event(ev: Event, names: Sequence[str]) -> str:
+    """One sentence for one event."""
+
+    def who(seat: int | None) -> str:
+        return "the dummy" if seat is None else names[seat]
+
+    match ev:
+        case Placed(seat, pos):
+            return f"{names[seat]} places a card face down ({_ORDINAL[pos]} in the row)."
+        case Revealed(pos, owner, card):
+            return f"The {_ORDINAL[pos]} card ({who(owner)}'s) is turned up: {card}."
+        case BidMade(seat, total):
+            return f"{names[seat]} bids {total}."
+        case Passed(seat, payout, card):
+            if card is None:
+                return f"{names[seat]} passes; the mouse cards are empty, so nothing is paid."
+            return f"{names[seat]} passes and takes {_mice(payout)} from the {card}-mouse card."
+        case LastChoice(seat):
+            return f"Nobody bid: {names[seat]} may buy the row for 1 mouse or pass."
+        case DogChase(dog, cat):
+            kind = "large dog" if dog.token == "LD" else "small dog"
+            if cat is None:
+                return f"The {kind} finds no cat and goes back to the box."
+            return f"The {kind} chases the {cat} cat away; both go back to the box."
+        case DogsCancel(dogs):
+            return f"{len(dogs)} dogs in the row: they scare each other off and no cat is chased."
+        case Bought(seat, price, cards):
+            got = " ".join(str(c) for c in cards) or "nothing"
+            return f"{names[seat]} buys the row for {_mice(price)} and takes {got}."
+        case RoundVoid(rnd, seat):
+            return f"{names[seat]} passes too: round {rnd} is void and the row goes back to the box."
+        case Refill(filled, bank):
+            if filled:
+                return f"The bank refills the mouse cards (bank now {bank})."
+            return f"The mouse cards stay empty next round (bank {bank})."
+        case RoundStarted(rnd, start):
+            return f"Round {rnd}: {names[start]} starts."
+        case GameOver(_, winners):
+            won = " and ".join(names[w] for w in winners)
+            return f"Game over. {won} {'wins' if len(winners) == 1 else 'share the victory'}."
+    raise TypeError(f"not an event: {ev!r}")  # pragma: no cover
+
+
+def narrate(game: Game, players: Sequence[str] | None = None) -> list[str]:
+    """The whole game so far as lines of text: moves with what they caused, then the table."""
+    names = seat_names(game.seats, players)
+    lines = [
+        f"{game.seats} players: " + ", ".join(names) + ".",
+        f"Round 1: {names[game.setup.start]} starts.",
+    ]
+    log = game.event_log()
+    for events in log:
+        for ev in events:
+            if isinstance(ev, RoundStarted):
+                lines.append("")
+            lines.append(("" if isinstance(ev, RoundStarted) else "  ") + describe_event(ev, names))
+    if game.is_over:
+        lines.append("")
+        lines.extend(final_table(game, names))
+    else:
+        who = game.to_move
+        lines.append("")
+        lines.append(f"(The record stops here: {names[who] if who is not None else '-'} to move, {game.phase}.)")
+    return lines
+
+
+def final_table(game: Game, names: Sequence[str]) -> list[str]:
+    """Scores, cat points, money and rank (R21, R22) as aligned text lines."""
+    scores = game.scores()
+    cats = game.cat_points()
+    money = game.money
+    ranks = game.ranking()
+    width = max(len(n) for n in names)
+    out = [f"{'rank':>4}  {'player':<{width}}  {'score':>5}  {'cats':>4}  {'mice':>4}  won pile"]
+    for s in sorted(range(game.seats), key=lambda i: (ranks[i], i)):
+        pile = " ".join(str(c) for c in game.won(s)) or "-"
+        out.append(f"{ranks[s]:>4}  {names[s]:<{width}}  {scores[s]:>5}  {cats[s]:>4}  {money[s]:>4}  {pile}")
+    return out

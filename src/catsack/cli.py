@@ -84,6 +84,29 @@ def demo(
     typer.echo("\n".join(narrate(game, names)))
 
 
+# Commands living in their own modules: each has ``register(app)``. An explicit
+# list (nothing registers itself on import); a module not present is skipped.
+_COMMAND_MODULES = (
+    "catsack.commands.analyse",
+    "catsack.commands.tournament",
+    "catsack.commands.play",
+    "catsack.commands.serve",
+    "catsack.commands.bot",
+)
+
+
+def _register_commands() -> None:
+    import importlib
+    import importlib.util
+
+    for name in _COMMAND_MODULES:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name).register(app)
+
+
+_register_commands()
+
+
 def main() -> None:
     app()
 

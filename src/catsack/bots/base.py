@@ -1,0 +1,72 @@
+"""The bot interface: a bot sees one seat's view (R23) and returns a legal move.
+
+Bots never receive a :class:`~catsack.game.Game`. Those that need hidden
+worlds sample them from the view with :mod:`catsack.belief`.
+
+Bots are named by a spec string, ``kind`` or ``kind:arg`` (``random``,
+``heuristic``, ``ismcts:strong``, ``external:python3 my_bot.py``). The
+registry below is an explicit table of where each kind lives; nothing
+registers itself at import time, and each module is imported only when a
+bot of its kind is made.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+
+from catsack.errors import CatsackError
+from catsack.moves import Move
+from catsack.view import View
+
+__all__ = ["Bot", "BotSpecError", "make_bot", "BOT_KINDS"]
+
+
+class BotSpecError(CatsackError):
+    """A bot spec that names no known kind or has a bad argument."""
+
+
+class Bot(ABC):
+    """A player that decides from its seat's view only."""
+
+    #: The spec this bot was made from (``ismcts:strong``); used in records and tables.
+    name: str = "bot"
+
+    def reset(self, seat: int, seats: int) -> None:  # noqa: B027 - optional hook
+        """Called before each game with the bot's seat and the number of seats."""
+
+    @abstractmethod
+    def choose(self, view: View) -> Move:
+        """Return one of ``view.legal`` (the bot's seat is ``view.seat`` and it is to move)."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (processes, files)."""
+
+
+#: kind -> "module:Class". Each class is called as ``Class(arg, seed=seed)``.
+BOT_KINDS: dict[str, str] = {
+    "random": "catsack.bots.random_bot:RandomBot",
+    "heuristic": "catsack.bots.heuristic:HeuristicBot",
+    "ismcts": "catsack.bots.ismcts:ISMCTSBot",
+    "external": "catsack.protocol.external:ExternalBot",
+    "openspiel-ismcts": "catsack.envs.openspiel_bot:OpenSpielISMCTSBot",
+}
+
+
+def make_bot(spec: str, *, seed: int | None = None) -> Bot:
+    """Make a bot from a spec such as ``ismcts:strong``; raise :class:`BotSpecError` if unknown."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise BotSpecError(f"a bot spec must be text such as 'heuristic' or 'ismcts:strong', not {spec!r}")
+    kind, _, arg = spec.strip().partition(":")
+    target = BOT_KINDS.get(kind)
+    if target is None:
+        raise BotSpecError(f"unknown bot kind {kind!r} in {spec!r} (known: {', '.join(sorted(BOT_KINDS))})")
+    module_name, _, cls_name = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BotSpecError(f"bot kind {kind!r} is not available: {exc}") from exc
+    cls = getattr(module, cls_name)
+    bot: Bot = cls(arg or None, seed=seed)
+    bot.name = spec.strip()
+    return bot

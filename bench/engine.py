@@ -1,0 +1,105 @@
+"""Engine benchmark: random games per second, clone() time, rollouts from mid-game.
+
+"Random" means: at every step pick uniformly among ``legal_moves()`` and pass
+the move to the checked ``play()``. Run on one core:
+
+    python bench/engine.py [--seconds 2] [--repeats 5]
+
+Prints medians over repeats (these machines are noisy: compare ratios).
+The issue's reference figures for this machine: a plain Python
+implementation ~5,500 games/s; target >= 15,000 4-player games/s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import random
+import statistics
+import time
+
+from catsack.game import Game
+
+
+def random_games(seats: int, seconds: float, rng: random.Random) -> float:
+    """Games per second played by the uniform random policy."""
+    bits = rng.getrandbits
+    new = Game.new
+    games = 0
+    deadline = time.perf_counter() + seconds
+    t0 = time.perf_counter()
+    while True:
+        for _ in range(50):
+            g = new(seats, rng=rng)
+            legal = g.legal_moves
+            play = g.play
+            ms = legal()
+            while ms:
+                # Uniform pick: multiply-shift on 32 random bits (Lemire); bias < 1e-7.
+                play(ms[(bits(32) * len(ms)) >> 32])
+                ms = legal()
+        games += 50
+        if time.perf_counter() >= deadline:
+            break
+    return games / (time.perf_counter() - t0)
+
+
+def mid_game(seats: int, rng: random.Random) -> Game:
+    """A game played randomly to the start of round 5's bidding."""
+    g = Game.new(seats, rng=rng)
+    while not (g.round == 5 and g.phase == "bidding"):
+        ms = g.legal_moves()
+        g.play(ms[rng.randrange(len(ms))])
+    return g
+
+
+def clone_time(seats: int, rng: random.Random, n: int = 20000) -> float:
+    g = mid_game(seats, rng)
+    t0 = time.perf_counter()
+    for _ in range(n):
+        g.clone()
+    return (time.perf_counter() - t0) / n
+
+
+def rollouts(seats: int, seconds: float, rng: random.Random) -> float:
+    """Rollouts per second: clone a mid-game position and play it out randomly."""
+    base = mid_game(seats, rng)
+    bits = rng.getrandbits
+    count = 0
+    deadline = time.perf_counter() + seconds
+    t0 = time.perf_counter()
+    while time.perf_counter() < deadline:
+        for _ in range(50):
+            g = base.clone()
+            legal = g.legal_moves
+            play = g.play
+            ms = legal()
+            while ms:
+                play(ms[(bits(32) * len(ms)) >> 32])
+                ms = legal()
+        count += 50
+    return count / (time.perf_counter() - t0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seconds", type=float, default=2.0, help="length of one measurement")
+    ap.add_argument("--repeats", type=int, default=5, help="measurements per figure (median printed)")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    rng = random.Random(args.seed)
+    print(f"python {platform.python_version()} on {platform.machine()}, one core, medians of {args.repeats}")
+    print(f"{'seats':>5}  {'games/s':>9}  {'clone us':>8}  {'rollouts/s':>10}")
+    for seats in (3, 4, 5):
+        gps = statistics.median(random_games(seats, args.seconds, rng) for _ in range(args.repeats))
+        ct = statistics.median(clone_time(seats, rng) for _ in range(args.repeats)) * 1e6
+        ro = statistics.median(rollouts(seats, args.seconds, rng) for _ in range(args.repeats))
+        print(f"{seats:>5}  {gps:>9,.0f}  {ct:>8.2f}  {ro:>10,.0f}", flush=True)
+    print("target: >= 15,000 random 4-player games/s (plain Python reference ~5,500/s)")
+
+
+if __name__ == "__main__":
+    main()

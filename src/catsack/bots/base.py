@@ -19,7 +19,7 @@ from catsack.errors import CatsackError
 from catsack.moves import Move
 from catsack.view import View
 
-__all__ = ["Bot", "BotSpecError", "make_bot", "BOT_KINDS"]
+__all__ = ["BOT_KINDS", "Bot", "BotSpecError", "make_bot"]
 
 
 class BotSpecError(CatsackError):

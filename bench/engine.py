@@ -18,12 +18,24 @@ import platform
 import random
 import statistics
 import time
+from collections.abc import Callable
 
 from catsack.game import Game
 
 
+def play_out(g: Game, bits: Callable[[int], int]) -> None:
+    """Play ``g`` to the end, each move uniform among ``legal_moves()``, through ``play()``."""
+    legal = g.legal_moves
+    play = g.play
+    ms = legal()
+    while ms:
+        # Uniform pick: multiply-shift on 32 random bits (Lemire); bias < 1e-7.
+        play(ms[(bits(32) * len(ms)) >> 32])
+        ms = legal()
+
+
 def random_games(seats: int, seconds: float, rng: random.Random) -> float:
-    """Games per second played by the uniform random policy."""
+    """Games per second played by the uniform random policy, dealing included."""
     bits = rng.getrandbits
     new = Game.new
     games = 0
@@ -31,14 +43,7 @@ def random_games(seats: int, seconds: float, rng: random.Random) -> float:
     t0 = time.perf_counter()
     while True:
         for _ in range(50):
-            g = new(seats, rng=rng)
-            legal = g.legal_moves
-            play = g.play
-            ms = legal()
-            while ms:
-                # Uniform pick: multiply-shift on 32 random bits (Lemire); bias < 1e-7.
-                play(ms[(bits(32) * len(ms)) >> 32])
-                ms = legal()
+            play_out(new(seats, rng=rng), bits)
         games += 50
         if time.perf_counter() >= deadline:
             break
@@ -71,13 +76,7 @@ def rollouts(seats: int, seconds: float, rng: random.Random) -> float:
     t0 = time.perf_counter()
     while time.perf_counter() < deadline:
         for _ in range(50):
-            g = base.clone()
-            legal = g.legal_moves
-            play = g.play
-            ms = legal()
-            while ms:
-                play(ms[(bits(32) * len(ms)) >> 32])
-                ms = legal()
+            play_out(base.clone(), bits)
         count += 50
     return count / (time.perf_counter() - t0)
 

@@ -1,0 +1,186 @@
+"""Move analysis: what the ISMCTS search thinks of each option at a seat's decision.
+
+``analyse_view`` searches from one view (R23: nothing hidden is used) and
+reports, for every move the search considered (all placements; for bids the
+abstraction described in :mod:`catsack.bots.ismcts`), the seat's expected
+score margin over the table average in points, the preferred move, and the
+exact belief over each face-down row card (:func:`catsack.belief.card_beliefs`).
+``analyse_record`` does this for every decision of one seat in a record.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Any
+
+from catsack.belief import card_beliefs
+from catsack.bots.ismcts import LEVELS, search
+from catsack.cards import CARDS
+from catsack.errors import CatsackError
+from catsack.game import Game
+from catsack.moves import PLACES, Move
+from catsack.record import Record
+from catsack.setup import Setup
+from catsack.view import HIDDEN_PLACE, View
+
+__all__ = ["Analysis", "AnalysisError", "Decision", "analyse_record", "analyse_view", "game_for_seat"]
+
+
+class AnalysisError(CatsackError):
+    """A view, record, seat or level that cannot be analysed."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """The search's verdict at one decision.
+
+    ``values`` maps move text to the seat's estimated final score margin over
+    the table average (points); ``visits`` how often the search tried it.
+    """
+
+    best: Move
+    values: dict[str, float]
+    beliefs: list[dict[str, float] | None]
+    visits: dict[str, int]
+    iterations: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "best": self.best.text,
+            "values": dict(self.values),
+            "visits": dict(self.visits),
+            "beliefs": [None if b is None else dict(b) for b in self.beliefs],
+            "iterations": self.iterations,
+        }
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One decision of the analysed seat in a record: the ply (0-based), the move played, the analysis."""
+
+    ply: int
+    round: int
+    phase: str
+    played: Move
+    analysis: Analysis
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "ply": self.ply,
+            "round": self.round,
+            "phase": self.phase,
+            "played": self.played.text,
+            **self.analysis.to_dict(),
+        }
+
+
+def _level_iterations(level: str) -> int:
+    if level in LEVELS:
+        return LEVELS[level]
+    key, sep, value = level.partition("=")
+    if sep and key == "iters" and value.isdigit() and int(value) >= 1:
+        return int(value)
+    raise AnalysisError(f"unknown analysis level {level!r} (use {', '.join(LEVELS)} or 'iters=N')")
+
+
+def analyse_view(view: View, *, level: str = "strong", seed: int | None = None) -> Analysis:
+    """Search from ``view`` (its seat must be to move) and report every considered move's value."""
+    iterations = _level_iterations(level)
+    if view.seat is None or view.to_move != view.seat or not view.legal:
+        raise AnalysisError(f"seat {view.seat} is not to move in this view (to move: {view.to_move})")
+    beliefs = card_beliefs(view)
+    if len(view.legal) == 1:
+        only = view.legal[0]
+        return Analysis(only, {only.text: 0.0}, beliefs, {only.text: 0}, 0)
+    stats = search(view, random.Random(seed), iterations=iterations)
+    values = {m.text: round(v, 3) for m, v in zip(stats.moves, stats.margins, strict=True)}
+    visits = {m.text: k for m, k in zip(stats.moves, stats.visits, strict=True)}
+    return Analysis(stats.best, values, beliefs, visits, stats.iterations)
+
+
+def game_for_seat(record: Record, seat: int) -> Game:
+    """Replay ``record`` into a game that shows ``seat`` exactly what it saw.
+
+    A full record replays as it is. A record redacted for ``seat``
+    (:func:`catsack.record.redact`) hides other seats' removed cards and
+    unseen placements; they are filled with cards consistent with every
+    public move, which changes nothing ``seat`` can see (R23).
+    """
+    if not 0 <= seat < record.seats:
+        raise AnalysisError(f"no seat {seat} in a {record.seats}-seat record (seats are 0 to {record.seats - 1})")
+    if not record.is_redacted:
+        return record.to_game()
+    if record.redacted_for != seat:
+        raise AnalysisError(f"the record is redacted for seat {record.redacted_for}; it cannot show seat {seat}'s view")
+    n = record.seats
+    placed: list[list[int]] = [[] for _ in range(n)]
+    owners = _placement_owners(record)
+    for text, owner in zip(record.moves, owners, strict=False):
+        if owner is not None and text.startswith("place ") and text != HIDDEN_PLACE:
+            placed[owner].append(int(Move.parse(text).card))
+    removed = []
+    hidden_card: dict[int, int] = {}
+    for j, card in enumerate(record.removed):
+        if card is not None:
+            removed.append(card)
+            continue
+        free = [c for c in range(10) if c not in placed[j]]
+        if any(o == j and t == HIDDEN_PLACE for t, o in zip(record.moves, owners, strict=False)):
+            hidden_card[j] = free.pop()
+        if not free:
+            raise AnalysisError(f"seat {j} places more cards than its set holds")
+        removed.append(CARDS[free[0]])
+    dummy: tuple[Any, ...] = ()
+    if n == 3:
+        known = [c for c in record.dummy if c is not None]
+        rest = [c for c in CARDS if c not in known]
+        dummy = tuple(known + rest[: 9 - len(known)])
+    try:
+        game = Game(Setup(n, record.start, tuple(removed), dummy))
+        for text in record.moves:
+            s = game.to_move
+            game.play(PLACES[hidden_card[s]] if text == HIDDEN_PLACE and s is not None else text)
+    except CatsackError as exc:
+        raise AnalysisError(f"{record.source or '<record>'}: cannot replay the redacted record: {exc}") from exc
+    return game
+
+
+def _placement_owners(record: Record) -> list[int | None]:
+    """The seat making each move of a redacted record, found by replaying with placeholder cards."""
+    # Seat order depends only on public moves (bids, passes, buyers), so any
+    # consistent cards give the right owners; replaying move by move lets a
+    # hidden placement take any card still in hand.
+    n = record.seats
+    dummy = tuple(CARDS[:9]) if n == 3 else ()
+    probe = Game(Setup(n, record.start, tuple(CARDS[9] for _ in range(n)), dummy))
+    out: list[int | None] = []
+    for text in record.moves:
+        s = probe.to_move
+        out.append(s)
+        if s is None:
+            break
+        if text.startswith("place "):
+            probe.play(probe.legal_moves()[0])
+        else:
+            try:
+                probe.play(text)
+            except CatsackError as exc:
+                raise AnalysisError(f"{record.source or '<record>'}: cannot replay the redacted record: {exc}") from exc
+    return out
+
+
+def analyse_record(record: Record, seat: int, *, level: str = "strong", seed: int | None = None) -> list[Decision]:
+    """Analyse every decision ``seat`` made in ``record`` (moves with a single legal option included)."""
+    _level_iterations(level)
+    game = game_for_seat(record, seat)
+    moves = game.moves
+    replay = Game(game.setup)
+    out: list[Decision] = []
+    for ply, move in enumerate(moves):
+        if replay.to_move == seat:
+            view = replay.view(seat)
+            sub = None if seed is None else seed * 1000 + ply
+            out.append(Decision(ply, view.round, view.phase, move, analyse_view(view, level=level, seed=sub)))
+        replay.play(move)
+    return out

@@ -1,0 +1,54 @@
+"""A random player with a sensible bidding distribution, the baseline for every other bot.
+
+Placement is uniform over the hand (R10). Bidding (R12) is random but not
+degenerate: the bot passes with a fixed probability, otherwise raises the
+high bid by a small random step, and rarely goes above a fraction of its
+money, so games between random bots see real auctions instead of everybody
+passing or everybody going all-in. In the last choice (R15, nobody bid) it
+buys for 1 mouse half of the time.
+"""
+
+from __future__ import annotations
+
+import random
+
+from catsack.bots.base import Bot, BotSpecError
+from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
+from catsack.view import View
+
+__all__ = ["RandomBot"]
+
+PASS_PROBABILITY = 0.45  # a random bidder stays in a little over half the time
+MONEY_FRACTION = 0.6  # raises above this fraction of the bot's money are rare
+OVER_FRACTION = 0.1  # ... they happen this often
+
+
+class RandomBot(Bot):
+    """Uniform placements, random small raises; deterministic for a given seed."""
+
+    def __init__(self, arg: str | None = None, *, seed: int | None = None) -> None:
+        if arg:
+            raise BotSpecError(f"the random bot takes no argument, got {arg!r}")
+        self.rng = random.Random(seed)
+
+    def choose(self, view: View) -> Move:
+        legal = view.legal
+        if not legal:
+            raise ValueError(f"seat {view.seat} has no legal move in this view (to move: {view.to_move})")
+        rng = self.rng
+        if legal[0].kind == PLACE:
+            return legal[int(rng.random() * len(legal))]
+        bids = [m for m in legal if m.kind == BID]
+        if not bids:
+            return PASS_MOVE
+        if view.phase == "last choice":  # R15: buy for 1 or void the round
+            return bids[0] if rng.random() < 0.5 else PASS_MOVE
+        if rng.random() < PASS_PROBABILITY:
+            return PASS_MOVE
+        money = bids[-1].amount  # the highest legal bid is all the bot's money (R12)
+        step = 1 + int(rng.random() ** 2 * 4)  # 1..4, small raises far more often
+        amount = min(view.high_bid + step, money)
+        cap = max(1, int(money * MONEY_FRACTION))
+        if amount > cap and rng.random() >= OVER_FRACTION:
+            return PASS_MOVE if view.high_bid + 1 > cap else bid(cap)
+        return bid(amount)

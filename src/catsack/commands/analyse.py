@@ -1,0 +1,90 @@
+"""``catsack analyse RECORD --seat N``: what the search thinks of each decision one seat made."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+if TYPE_CHECKING:
+    from catsack.bots.analysis import Decision
+
+
+def _belief_text(beliefs: list[dict[str, float] | None]) -> str:
+    parts = []
+    for pos, belief in enumerate(beliefs):
+        if belief is None:
+            continue
+        top = sorted(belief.items(), key=lambda kv: -kv[1])
+        parts.append(f"#{pos + 1}: " + " ".join(f"{t} {p:.0%}" for t, p in top))
+    return "\n".join(parts) or "-"
+
+
+def _table(decision: Decision) -> object:
+    from rich.table import Table
+
+    a = decision.analysis
+    verdict = "=" if a.best == decision.played else "≠"
+    table = Table(
+        title=f"ply {decision.ply} · round {decision.round} · {decision.phase} · played {decision.played} "
+        f"{verdict} preferred {a.best}",
+        title_justify="left",
+    )
+    table.add_column("move")
+    table.add_column("value (pts)", justify="right")
+    table.add_column("visits", justify="right")
+    table.add_column("face-down cards (belief)")
+    rows = sorted(a.values.items(), key=lambda kv: -kv[1])
+    beliefs = _belief_text(a.beliefs)
+    for i, (text, value) in enumerate(rows):
+        mark = " ★" if text == a.best.text else ""
+        mark += " ◀ played" if text == decision.played.text else ""
+        table.add_row(text + mark, f"{value:+.2f}", str(a.visits.get(text, 0)), beliefs if i == 0 else "")
+    if decision.played.text not in a.values:
+        table.add_row(f"{decision.played} ◀ played", "not searched", "0", "" if rows else beliefs)
+    return table
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def analyse(
+        record_path: Annotated[str, typer.Argument(metavar="RECORD", help="A catsack/1 record file; '-' reads stdin.")],
+        seat: Annotated[int, typer.Option("--seat", help="The seat whose decisions to analyse (0-based).")],
+        level: Annotated[str, typer.Option(help="Search level: easy, normal, strong or iters=N.")] = "strong",
+        as_json: Annotated[bool, typer.Option("--json", help="One JSON object per decision, one per line.")] = False,
+        seed: Annotated[int | None, typer.Option(help="Seed for the search (reproducible results).")] = None,
+    ) -> None:
+        """Analyse every decision of one seat in a record: move played, preferred move, values, beliefs."""
+        from catsack.bots.analysis import analyse_record
+        from catsack.errors import CatsackError
+        from catsack.record import loads_record
+
+        try:
+            text = sys.stdin.read() if record_path == "-" else Path(record_path).read_text(encoding="utf-8")
+        except OSError as exc:
+            typer.echo(f"{record_path}: cannot read: {exc.strerror or exc}", err=True)
+            raise typer.Exit(2) from None
+        except UnicodeDecodeError:
+            typer.echo(f"{record_path}: not UTF-8 text", err=True)
+            raise typer.Exit(2) from None
+        try:
+            record = loads_record(text, source=record_path)
+            decisions = analyse_record(record, seat, level=level, seed=seed)
+        except CatsackError as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(2) from None
+        if as_json:
+            for d in decisions:
+                sys.stdout.write(json.dumps(d.to_dict(), separators=(",", ":")) + "\n")
+            sys.stdout.flush()
+            return
+        from rich.console import Console
+
+        console = Console()
+        if not decisions:
+            console.print(f"seat {seat} made no decision in this record")
+        for d in decisions:
+            console.print(_table(d))

@@ -1,0 +1,131 @@
+"""The analysis API and ``catsack analyse``: values per move, beliefs per face-down card (R23)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from catsack.belief import card_beliefs
+from catsack.bots.analysis import AnalysisError, analyse_record, analyse_view, game_for_seat
+from catsack.game import Game
+from catsack.moves import PASS_MOVE, bid
+from catsack.record import dumps_record, record_from_game, redact
+
+LEVEL = "iters=30"
+
+
+def _game(seats: int, seed: int, upto: int | None = None) -> Game:
+    rng = random.Random(seed)
+    g = Game.new(seats, seed=seed)
+    while not g.is_over and (upto is None or g.ply < upto):
+        ms = g.legal_moves()
+        g.play(ms[rng.randrange(len(ms))])
+    return g
+
+
+def _to_bidding(seats: int, seed: int) -> Game:
+    g = Game.new(seats, seed=seed)
+    while g.phase == "placement":
+        g.play(g.legal_moves()[0])
+    return g
+
+
+def test_placement_values_every_legal_move() -> None:
+    g = Game.new(4, seed=3)
+    seat = g.to_move
+    assert seat is not None
+    a = analyse_view(g.view(seat), level=LEVEL, seed=1)
+    assert set(a.values) == {m.text for m in g.legal_moves()}
+    assert a.best in g.legal_moves() and a.best.text in a.values
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_bidding_values_the_considered_moves_and_beliefs_sum_to_one(seats: int) -> None:
+    g = _to_bidding(seats, seed=seats)
+    seat = g.to_move
+    assert seat is not None
+    view = g.view(seat)
+    a = analyse_view(view, level=LEVEL, seed=2)
+    assert PASS_MOVE.text in a.values and bid(1).text in a.values  # pass and the minimum raise
+    assert all(m in [x.text for x in view.legal] for m in a.values)
+    assert a.beliefs == card_beliefs(view)
+    hidden = 0
+    for rc, belief in zip(view.row, a.beliefs, strict=True):
+        if rc.card is not None:
+            assert belief is None
+        else:
+            hidden += 1
+            assert belief is not None and abs(sum(belief.values()) - 1.0) < 1e-9
+    assert hidden >= 1
+
+
+def test_analysis_is_reproducible_with_a_seed() -> None:
+    g = _to_bidding(4, seed=8)
+    seat = g.to_move
+    assert seat is not None
+    assert analyse_view(g.view(seat), level=LEVEL, seed=4) == analyse_view(g.view(seat), level=LEVEL, seed=4)
+
+
+def test_analysis_needs_the_seat_to_move() -> None:
+    g = Game.new(4, seed=1)
+    other = (g.start_player + 1) % 4
+    with pytest.raises(AnalysisError):
+        analyse_view(g.view(other), level=LEVEL)
+    with pytest.raises(AnalysisError):
+        analyse_view(g.view(g.start_player), level="superhuman")
+
+
+def test_analyse_record_covers_each_decision_of_the_seat() -> None:
+    g = _game(4, seed=5, upto=30)
+    record = record_from_game(g)
+    decisions = analyse_record(record, 2, level="iters=5", seed=1)
+    replay = Game(g.setup)
+    expected = []
+    for ply, move in enumerate(g.moves):
+        if replay.to_move == 2:
+            expected.append((ply, move))
+        replay.play(move)
+    assert [(d.ply, d.played) for d in decisions] == expected
+    for d in decisions:
+        assert d.analysis.best.text in d.analysis.values
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_redacted_record_gives_the_same_analysis(seats: int) -> None:
+    # A record redacted for the seat shows it everything it saw (R23), so the analysis is the same.
+    g = _game(seats, seed=12, upto=25)
+    seat = 1
+    full = analyse_record(record_from_game(g), seat, level="iters=5", seed=3)
+    red = redact(g, seat)
+    assert game_for_seat(red, seat).view(seat) == g.view(seat)
+    assert analyse_record(red, seat, level="iters=5", seed=3) == full
+    with pytest.raises(AnalysisError):
+        game_for_seat(red, 0)
+
+
+def test_cli_analyse(tmp_path: Path) -> None:
+    from catsack.cli import app
+
+    g = _game(4, seed=6, upto=20)
+    path = tmp_path / "game.json"
+    path.write_text(dumps_record(record_from_game(g)), encoding="utf-8")
+    runner = CliRunner()
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "1", "--level", "iters=5", "--json", "--seed", "1"])
+    assert res.exit_code == 0, res.output
+    lines = [json.loads(x) for x in res.stdout.splitlines()]
+    assert lines and all({"ply", "played", "best", "values", "beliefs"} <= set(x) for x in lines)
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "1", "--level", "iters=5"])
+    assert res.exit_code == 0 and "preferred" in res.stdout
+
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "7"])
+    assert res.exit_code == 2 and "no seat 7" in res.output
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "catsack/1", "seats": 4}', encoding="utf-8")
+    res = runner.invoke(app, ["analyse", str(bad), "--seat", "0"])
+    assert res.exit_code == 2 and "start" in res.output
+    res = runner.invoke(app, ["analyse", str(tmp_path / "missing.json"), "--seat", "0"])
+    assert res.exit_code == 2 and "cannot read" in res.output

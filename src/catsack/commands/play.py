@@ -1,0 +1,68 @@
+"""``catsack play``: one game in the terminal against bots (Textual; the ``tui`` extra)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``play`` command to ``app``."""
+
+    @app.command()
+    def play(
+        seats: Annotated[int, typer.Option(min=3, max=5, help="Number of players, 3-5 (R4).")] = 4,
+        seat: Annotated[
+            int, typer.Option(min=0, max=4, help="Your seat, 0 to seats-1 (seat 0 is left of nobody).")
+        ] = 0,
+        bots: Annotated[
+            str | None,
+            typer.Option(
+                help="Opponents as comma-separated bot specs, one per opponent or one for all, "
+                "e.g. 'heuristic,ismcts:normal,external:python3 bot.py'. Default: heuristic.",
+            ),
+        ] = None,
+        seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots (recorded in the save).")] = None,
+        show_money: Annotated[
+            bool, typer.Option("--show-money", help="Show everyone's money (R24 table option; hidden by default).")
+        ] = False,
+        delay: Annotated[
+            float, typer.Option(min=0.0, help="Seconds between bot moves so you can follow; 0 plays them instantly.")
+        ] = 0.8,
+        name: Annotated[str, typer.Option(help="Your name at the table and in the saved record.")] = "You",
+    ) -> None:
+        """Play a game against bots in the terminal; the game is saved for `catsack replay`.
+
+        On the board, [??] is a face-down card, (+8) your own face-down card, > marks the seat to move
+        and * in the log marks reveals, payouts, dog chases and purchases. Keys are listed at the bottom.
+        Saved games go to $CATSACK_DATA_DIR (default ~/.local/share/catsack/games).
+        """
+        try:
+            import textual  # noqa: F401
+        except ImportError:
+            typer.echo("catsack play needs Textual: pip install 'catsack[tui]'", err=True)
+            raise typer.Exit(2) from None
+        from catsack.tui.app import PlayApp
+        from catsack.tui.controller import PlayController
+
+        if seat >= seats:
+            typer.echo(f"--seat must be from 0 to {seats - 1} with {seats} seats, not {seat}", err=True)
+            raise typer.Exit(2)
+        try:
+            controller = PlayController.new(
+                seats=seats, seat=seat, bots=bots, seed=seed, name=name, show_money=show_money
+            )
+        except (ValueError, OSError) as exc:  # bad --bots spec, unknown kind, failing external bot...
+            typer.echo(f"catsack play: {exc}", err=True)
+            raise typer.Exit(2) from None
+        try:
+            PlayApp(controller, delay=delay).run()
+        finally:
+            controller.save()
+            controller.close()
+        if controller.saved_path is not None:
+            typer.echo(f"Game saved to {controller.saved_path}")
+            typer.echo(f"Replay it with: catsack replay {controller.saved_path}")
+        elif controller.save_error:
+            typer.echo(f"catsack play: {controller.save_error}", err=True)

@@ -1,0 +1,345 @@
+"""The game behind the terminal UI: one :class:`~catsack.game.Game`, one human seat, bots for the rest.
+
+The controller is the only owner of game state. The UI asks it for the human
+seat's view (R23; other seats' money only with the R24 option), hands it the
+human's input as move text, and lets it play the bots' moves; every move
+returns the plain-words log lines of what it caused (R10–R22 events narrated
+by :func:`catsack.narrative.describe_event`). Nothing here imports Textual.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import importlib.util
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from catsack.bots.base import Bot, make_bot
+from catsack.errors import CatsackError
+from catsack.events import Bought, DogChase, DogsCancel, Event, GameOver, Passed, Revealed, RoundVoid
+from catsack.game import Game
+from catsack.moves import Move, parse_move
+from catsack.narrative import describe_event
+from catsack.record import record_from_game
+from catsack.tui.storage import save_record
+from catsack.view import View
+
+__all__ = [
+    "BOT_NAMES",
+    "Hint",
+    "InputError",
+    "LogLine",
+    "PlayController",
+    "UniformFallbackBot",
+    "default_bot_spec",
+    "parse_bot_list",
+]
+
+BOT_NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay")
+
+# Events worth a highlight: what turns cards up, pays mice or moves cards (R11, R13, R14, R16–R19).
+_HIGHLIGHT = (Revealed, Passed, DogChase, DogsCancel, Bought, RoundVoid, GameOver)
+
+
+class InputError(ValueError):
+    """Human input that cannot be played now; the message says why and what is allowed."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogLine:
+    """One narrated event; ``highlight`` marks reveals, payouts, dog chases and purchases."""
+
+    text: str
+    highlight: bool = False
+    round_end: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """What the hint key shows: a suggestion (when the analysis API is there) and row beliefs."""
+
+    best: str | None
+    values: dict[str, float]
+    beliefs: list[dict[str, float] | None]
+    note: str = ""
+
+
+class UniformFallbackBot(Bot):
+    """Stand-in opponent choosing uniformly from ``view.legal``; used only when no registry bot loads."""
+
+    name = "fallback-uniform"
+
+    def __init__(self, arg: str | None = None, *, seed: int | None = None) -> None:
+        self._rng = random.Random(seed)
+
+    def choose(self, view: View) -> Move:
+        return self._rng.choice(view.legal)
+
+
+def _bot_kind_available(kind: str) -> bool:
+    from catsack.bots.base import BOT_KINDS
+
+    target = BOT_KINDS.get(kind)
+    if target is None:
+        return False
+    try:
+        return importlib.util.find_spec(target.partition(":")[0]) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def default_bot_spec() -> str | None:
+    """The opponents used when none are named: ``heuristic``, else ``random``, else ``None`` (fallback)."""
+    for kind in ("heuristic", "random"):
+        if _bot_kind_available(kind):
+            return kind
+    return None
+
+
+def parse_bot_list(text: str | None, opponents: int) -> list[str | None]:
+    """Split ``--bots`` (comma-separated specs) into one spec per opponent; ``None`` means the default.
+
+    One spec is repeated for every opponent; otherwise exactly ``opponents`` are needed.
+    """
+    if text is None or not text.strip():
+        return [None] * opponents
+    specs: list[str | None] = [s.strip() for s in text.split(",")]
+    if any(not s for s in specs):
+        raise InputError(f"--bots has an empty entry: {text!r} (write specs such as 'heuristic,ismcts:normal')")
+    if len(specs) == 1:
+        return [specs[0]] * opponents
+    if len(specs) != opponents:
+        raise InputError(f"--bots names {len(specs)} bots but this table has {opponents} opponents (or name just one)")
+    return list(specs)
+
+
+def _bot_seed(seed: int, seat: int) -> int:
+    # Distinct, reproducible seeds per seat, independent of the deal's stream.
+    return (seed * 7919 + 104729 * (seat + 1)) % (2**31)
+
+
+@dataclass
+class PlayController:
+    """Owns the game; the UI only reads views from it and sends it the human's moves."""
+
+    game: Game
+    names: list[str]
+    human: int
+    bots: dict[int, Bot]
+    show_money: bool = False
+    seed: int | None = None
+    specs: dict[int, str] = field(default_factory=dict)
+    saved_path: Path | None = None
+    save_error: str | None = None
+    data_dir: Path | None = None
+
+    @classmethod
+    def new(
+        cls,
+        *,
+        seats: int = 4,
+        seat: int = 0,
+        bots: Sequence[str | None] | str | None = None,
+        seed: int | None = None,
+        name: str = "You",
+        show_money: bool = False,
+        data_dir: Path | None = None,
+    ) -> PlayController:
+        """Deal a game (R4–R9) and make the opponents; raises ``ValueError`` subclasses on bad options."""
+        if seats not in (3, 4, 5):
+            raise InputError(f"--seats must be 3, 4 or 5 (R4), not {seats}")
+        if not 0 <= seat < seats:
+            raise InputError(f"--seat must be from 0 to {seats - 1} for {seats} seats, not {seat}")
+        name = name.strip() or "You"
+        if seed is None:
+            # A concrete seed is recorded so the game can be dealt again.
+            seed = random.SystemRandom().randrange(2**31)
+        specs = parse_bot_list(bots, seats - 1) if bots is None or isinstance(bots, str) else list(bots)
+        if len(specs) != seats - 1:
+            raise InputError(f"{len(specs)} bots given for {seats - 1} opponents")
+        game = Game.new(seats, seed=seed, events=True)
+        others = [n for n in BOT_NAMES if n.lower() != name.lower()]
+        names: list[str] = []
+        made: dict[int, Bot] = {}
+        used: dict[int, str] = {}
+        default = default_bot_spec()
+        k = 0
+        try:
+            for s in range(seats):
+                if s == seat:
+                    names.append(name)
+                    continue
+                spec = specs[k] if specs[k] is not None else default
+                k += 1
+                bot: Bot = (
+                    UniformFallbackBot(seed=_bot_seed(seed, s))
+                    if spec is None
+                    else make_bot(spec, seed=_bot_seed(seed, s))
+                )
+                bot.reset(s, seats)
+                made[s] = bot
+                used[s] = bot.name
+                names.append(others[len(names) - (1 if len(names) > seat else 0)])
+        except BaseException:
+            for b in made.values():
+                b.close()
+            raise
+        return cls(game, names, seat, made, show_money, seed, used, data_dir=data_dir)
+
+    # ------------------------------------------------------------------ reading
+
+    def view(self) -> View:
+        """The human seat's view (R23, R24)."""
+        return self.game.view(self.human, show_money=self.show_money)
+
+    @property
+    def is_over(self) -> bool:
+        return self.game.is_over
+
+    @property
+    def is_human_turn(self) -> bool:
+        return self.game.to_move == self.human
+
+    def bot_to_move(self) -> int | None:
+        """The bot seat to move now, or ``None`` (the human's turn or the game is over)."""
+        s = self.game.to_move
+        return s if s is not None and s in self.bots else None
+
+    def label(self, seat: int) -> str:
+        """A seat's display name; the human's carries "(you)"."""
+        name = self.names[seat]
+        return f"{name} (you)" if seat == self.human and name.lower() != "you" else name
+
+    # ------------------------------------------------------------------ moving
+
+    def play_human(self, text: str | Move) -> list[LogLine]:
+        """Play the human's move; raise :class:`InputError` with a readable reason if it is not legal now."""
+        if self.game.is_over:
+            raise InputError("The game is over.")
+        to_move = self.game.to_move
+        if to_move != self.human:
+            raise InputError(f"It is {self.names[to_move or 0]}'s turn, not yours: please wait.")
+        try:
+            move = text if isinstance(text, Move) else parse_move(text)
+        except CatsackError as exc:
+            raise InputError(str(exc)) from None
+        if move not in self.game.legal_moves():
+            raise InputError(self._explain(move))
+        return self._apply(move)
+
+    def _explain(self, move: Move) -> str:
+        view = self.view()
+        bids = [m.amount for m in view.legal if m.is_bid]
+        if move.is_bid:
+            if view.phase == "last choice":
+                return f"Nobody bid: you may only buy the row for 1 mouse or pass (R15), not bid {move.amount}."
+            if not bids:
+                return (
+                    f"You cannot bid {move.amount}: your {view.my_money} mice do not beat "
+                    f"the high bid {view.high_bid}; press p to pass (R12)."
+                )
+            return (
+                f"You cannot bid {move.amount}: bids go from {min(bids)} to {max(bids)} now "
+                f"(above the high bid {view.high_bid}, at most your {view.my_money} mice; R12)."
+            )
+        if move.is_place:
+            if view.phase != "placement":
+                return "All cards of this round are placed; bid or pass now."
+            return f"{move.card} is not in your hand."
+        return "You cannot pass now: place a card first (R10)."
+
+    def bot_choose(self, seat: int) -> Move:
+        """Ask ``seat``'s bot for a move from its own view (safe to call from a worker thread)."""
+        view = self.game.view(seat, show_money=self.show_money)
+        return self.bots[seat].choose(view)
+
+    def play_bot(self, seat: int, move: Move | None, error: str | None = None) -> list[LogLine]:
+        """Play a bot's chosen move; a failing or illegal bot plays a uniform legal move instead (logged)."""
+        if self.game.to_move != seat:
+            return []
+        lines: list[LogLine] = []
+        legal = self.game.legal_moves()
+        if move is None or move not in legal:
+            why = error or f"chose the illegal move {move}"
+            lines.append(LogLine(f"({self.names[seat]}'s bot {why}; it plays a random legal move instead.)", True))
+            move = random.Random(len(self.game.moves)).choice(legal)
+        return lines + self._apply(move)
+
+    def _apply(self, move: Move) -> list[LogLine]:
+        self.game.play(move)
+        events: tuple[Event, ...] = self.game.last_events()
+        lines = []
+        for ev in events:
+            text = describe_event(ev, self.names)
+            lines.append(LogLine(text, isinstance(ev, _HIGHLIGHT), isinstance(ev, Bought | RoundVoid)))
+        if self.game.is_over:
+            self.save()
+        return lines
+
+    # ------------------------------------------------------------------ hints
+
+    def hint(self, view: View | None = None) -> Hint:
+        """The strong analysis of the human's view, or the exact beliefs alone when it is unavailable.
+
+        ``view`` lets a worker thread analyse a view taken on the UI thread.
+        """
+        from catsack.belief import card_beliefs
+
+        if view is None:
+            view = self.view()
+        analysis = _import_analysis()
+        if analysis is None:
+            return Hint(None, {}, card_beliefs(view), "No suggestion available: the analysis module is not installed.")
+        if view.to_move != self.human:
+            return Hint(None, {}, card_beliefs(view), "Suggestions are given on your turn; beliefs only.")
+        try:
+            result = analysis.analyse_view(view, level="strong", seed=self.seed)
+        except Exception as exc:  # the analysis is optional help: never let it end the game
+            return Hint(None, {}, card_beliefs(view), f"No suggestion available: the analysis failed ({exc}).")
+        return Hint(str(result.best), dict(result.values), list(result.beliefs))
+
+    # ------------------------------------------------------------------ saving
+
+    def record_extra(self) -> dict[str, object]:
+        agents = ["human" if s == self.human else self.specs.get(s, "bot") for s in range(self.game.seats)]
+        return {
+            "date": datetime.now(UTC).isoformat(timespec="seconds"),
+            "seed": self.seed,
+            "agents": agents,
+            "human_seat": self.human,
+            "show_money": self.show_money,
+            "source": "catsack play",
+        }
+
+    def save(self) -> Path | None:
+        """Save the game so far as a ``catsack/1`` record once; on failure keep the error text."""
+        if self.saved_path is not None or not self.game.moves:
+            return self.saved_path
+        record = record_from_game(self.game, self.names, **self.record_extra())
+        stem = datetime.now().strftime("game-%Y%m%d-%H%M%S") + f"-seed{self.seed}"
+        try:
+            self.saved_path = save_record(record, directory=self.data_dir, stem=stem)
+            self.save_error = None
+        except OSError as exc:
+            self.save_error = f"could not save the game: {exc}"
+        return self.saved_path
+
+    def close(self) -> None:
+        for bot in self.bots.values():
+            with contextlib.suppress(Exception):  # closing is best effort at exit
+                bot.close()
+
+
+def _import_analysis() -> Any:
+    """The analysis module, or ``None`` while it is not installed (the bots helper builds it)."""
+    try:
+        if importlib.util.find_spec("catsack.bots.analysis") is None:
+            return None
+        return importlib.import_module("catsack.bots.analysis")
+    except ImportError:
+        return None

@@ -1,0 +1,202 @@
+"""Views (R23, R24) leak nothing, and belief sampling agrees with them.
+
+The leak test: re-deal everything R23 hides from a viewer (``Game.redeal``)
+and the viewer's view must not change. The belief test: a game sampled from
+a view (``catsack.belief.sample_game``) shows the viewer exactly that view.
+Both run over random positions of random games, for 3, 4 and 5 seats and for
+the public (spectator) view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from catsack import Game
+from catsack.belief import BeliefError, card_beliefs, sample_game
+from catsack.cards import CARDS, TOKENS
+from catsack.errors import CatsackError
+from catsack.setup import TOTAL_MONEY
+
+SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
+
+
+def play_to(seats: int, seed: int, cut: int, pass_bias: float = 0.6) -> tuple[Game, random.Random]:
+    """Deal from ``seed`` and play up to ``cut`` moves (or the end) with a seeded policy."""
+    rng = random.Random(seed)
+    g = Game.new(seats, rng=rng)
+    while not g.is_over and g.ply < cut:
+        moves = g.legal_moves()
+        if len(moves) > 1 and moves[-1].is_pass and rng.random() < pass_bias:
+            g.play(moves[-1])
+        else:
+            g.play(moves[min(int(rng.random() * 3), len(moves) - 1)])
+    return g, rng
+
+
+def viewers(seats: int) -> list[int | None]:
+    return [None, *range(seats)]
+
+
+def hidden_state(g: Game) -> tuple[object, ...]:
+    return (tuple(g.hand(s) for s in range(g.seats)), g.setup.removed, g.setup.dummy, g.row)
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+@settings(max_examples=120)
+@given(seed=SEEDS, cut=st.integers(min_value=0, max_value=160))
+def test_r23_view_unchanged_when_hidden_cards_are_redealt(seats: int, seed: int, cut: int) -> None:
+    g, rng = play_to(seats, seed, cut)
+    for seat in viewers(seats):
+        v = g.view(seat)
+        shown = g.view(seat, show_money=True)
+        for _ in range(2):
+            h = g.clone()
+            h.redeal(seat, rng)
+            assert h.view(seat) == v
+            assert h.view(seat, show_money=True) == shown
+            # The re-dealt game is a real game: its setup and moves replay to it.
+            replayed = Game(h.setup)
+            for m in h.moves:
+                replayed.play(m)
+            assert replayed == h
+            assert h.total_money() == TOTAL_MONEY[seats]
+        assert g.view(seat) == v  # redeal works on the clone only
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+@settings(max_examples=120)
+@given(seed=SEEDS, cut=st.integers(min_value=0, max_value=160), show_money=st.booleans())
+def test_sample_game_shows_the_viewer_the_same_view(seats: int, seed: int, cut: int, show_money: bool) -> None:
+    g, rng = play_to(seats, seed, cut)
+    for seat in viewers(seats):
+        v = g.view(seat, show_money=show_money)
+        s = sample_game(v, rng)
+        assert s.view(seat, show_money=show_money) == v
+        assert s.view(seat) == g.view(seat)
+        # The sample continues like any game.
+        while not s.is_over:
+            s.play(rng.choice(s.legal_moves()))
+        assert s.total_money() == TOTAL_MONEY[seats]
+
+
+def test_redeal_and_sampling_do_change_hidden_cards() -> None:
+    """Guard against vacuous leak tests: the hidden part really varies."""
+    for seats in (3, 4, 5):
+        g, rng = play_to(seats, 99, 2 * seats + 1)  # mid-round: hands and face-down cards exist
+        for seat in viewers(seats):
+            redealt = set()
+            sampled = set()
+            for _ in range(30):
+                h = g.clone()
+                h.redeal(seat, rng)
+                redealt.add(hidden_state(h))
+                sampled.add(hidden_state(sample_game(g.view(seat), rng)))
+            assert len(redealt) > 5 and len(sampled) > 5
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+@settings(max_examples=60)
+@given(seed=SEEDS, cut=st.integers(min_value=0, max_value=160))
+def test_card_beliefs_are_distributions_over_unseen_cards(seats: int, seed: int, cut: int) -> None:
+    g, _ = play_to(seats, seed, cut)
+    for seat in viewers(seats):
+        v = g.view(seat)
+        beliefs = card_beliefs(v)
+        assert len(beliefs) == len(v.row)
+        for rc, belief, true_card in zip(v.row, beliefs, g.row, strict=True):
+            if rc.card is not None:
+                assert belief is None and rc.card == true_card
+                continue
+            assert belief is not None and set(belief) <= set(TOKENS)
+            assert abs(sum(belief.values()) - 1.0) < 1e-9
+            assert belief.get(true_card.token, 0.0) > 0.0
+            assert len(set(belief.values())) == 1  # uniform over the cards the viewer has not seen
+
+
+def test_card_beliefs_match_sampled_frequencies() -> None:
+    for seats in (3, 4):
+        g, rng = play_to(seats, 5, 9 * (seats + 1) + seats)  # round 2, all placed, none passed
+        v = g.view(0)
+        beliefs = card_beliefs(v)
+        hidden = [i for i, b in enumerate(beliefs) if b is not None]
+        assert hidden
+        counts = [Counter[str]() for _ in v.row]
+        n = 3000
+        for _ in range(n):
+            s = sample_game(v, rng)
+            for i in hidden:
+                counts[i][s.row[i].token] += 1
+        for i in hidden:
+            b = beliefs[i]
+            assert b is not None and set(counts[i]) == set(b)
+            for tok, p in b.items():
+                assert abs(counts[i][tok] / n - p) < 0.04, (seats, i, tok)
+
+
+# ---------------------------------------------------------------- views in detail
+
+
+def test_view_history_hides_only_face_down_cards_of_others() -> None:
+    g = Game.from_setup(4, 1, ["R", "R", "R", "R"])
+    for m in ("place +15", "place -8", "place LD", "place +3"):
+        g.play(m)
+    assert g.view(2).history == ((1, "place +15"), (2, "place -8"), (3, "place ?"), (0, "place ?"))
+    assert g.view(None).history == ((1, "place +15"), (2, "place ?"), (3, "place ?"), (0, "place ?"))
+    g.play("pass")  # R14: the second card turns up
+    assert g.view(None).history[1] == (2, "place -8")
+    assert g.view(None).history[4] == (1, "pass")
+
+
+def test_view_to_dict_is_json_ready_and_complete() -> None:
+    g, _ = play_to(3, 7, 30)
+    for seat in viewers(3):
+        v = g.view(seat)
+        d = v.to_dict()
+        assert set(d) == {f.name for f in dataclasses.fields(v)}
+        assert json.loads(json.dumps(d)) == d
+        assert d["legal"] == [m.text for m in v.legal]
+        assert d["history"] == [[s, t] for s, t in v.history]
+    assert hash(g.view(0)) == hash(g.clone().view(0))  # frozen: usable as a key
+
+
+def test_view_only_the_seat_to_move_gets_legal_moves() -> None:
+    g, _ = play_to(5, 8, 12)
+    for seat in viewers(5):
+        v = g.view(seat)
+        assert v.legal == (g.legal_moves() if seat == g.to_move else ())
+        assert v.to_move == g.to_move and v.phase == g.phase and v.round == g.round
+
+
+@pytest.mark.parametrize("bad", [5, -1, "0", 1.0, True])
+def test_view_of_a_missing_seat_is_an_error(bad: object) -> None:
+    g = Game.new(5, seed=1)
+    with pytest.raises(ValueError, match="no seat"):
+        g.view(bad)  # type: ignore[arg-type]
+
+
+def test_sample_game_rejects_a_view_no_deal_explains() -> None:
+    g, rng = play_to(4, 3, 20)
+    v = g.view(0)
+    twice = ((1, "place +15"), (1, "place +15"))
+    with pytest.raises(BeliefError):
+        sample_game(dataclasses.replace(v, history=twice), rng)
+    with pytest.raises(BeliefError):
+        sample_game(dataclasses.replace(v, removed=None), rng)
+    impossible = ((v.start, "bid 1"),)  # a bid before any card is placed
+    with pytest.raises(CatsackError):
+        sample_game(dataclasses.replace(v, history=impossible), rng)
+
+
+def test_sample_game_of_the_full_deal_is_a_permutation_of_the_sets() -> None:
+    g, rng = play_to(3, 4, 0)
+    s = sample_game(g.view(None), rng)
+    for seat in range(3):
+        assert sorted([*s.hand(seat), s.removed(seat)]) == list(CARDS)
+    assert len(set(s.setup.dummy)) == 9

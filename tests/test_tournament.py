@@ -1,0 +1,298 @@
+"""Tournaments: duplicate schedule, statistics on constructed results, determinism, outputs, CLI errors."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import random
+import shlex
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from catsack.bots.base import BotSpecError
+from catsack.cli import app
+from catsack.record import read_record
+from catsack.tournament import (
+    GameResult,
+    TournamentConfig,
+    TournamentError,
+    TournamentResult,
+    derive_seed,
+    parse_bots,
+    run_tournament,
+)
+from catsack.tournament.output import CSV_COLUMNS, FORMAT, to_json, write_csv, write_json, write_records
+from catsack.tournament.schedule import chunk_deals
+from catsack.tournament.stats import bootstrap_ratio_ci, quantile, summarize
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "external_bot.py"
+# Small and quick: the heuristic bot against two random bots, 3 seats.
+BOTS = ("heuristic", "random", "random")
+
+
+def result(
+    deal: int, rotation: int, entries: tuple[int, ...], scores: tuple[int, ...], cats: tuple[int, ...] = ()
+) -> GameResult:
+    """A constructed GameResult, ranked and won by R22 (score, then cat sum; ties share)."""
+    cats = cats or (0,) * len(scores)
+    keys = list(zip(scores, cats, strict=True))
+    ranking = tuple(1 + sum(k > mine for k in keys) for mine in keys)
+    winners = tuple(i for i, k in enumerate(keys) if k == max(keys))
+    return GameResult(deal, rotation, entries, scores, cats, ranking, winners)
+
+
+@pytest.fixture(scope="module")
+def small() -> TournamentResult:
+    """One small tournament with moves kept, shared by the output tests."""
+    return run_tournament(TournamentConfig(BOTS, games=9, seed=5, keep_moves=True), resamples=200)
+
+
+# ---------------------------------------------------------------- schedule
+
+
+def test_games_must_be_a_multiple_of_the_seats() -> None:
+    with pytest.raises(TournamentError, match=r"--games 10 is not a multiple of the 4 seats.*8 or 12"):
+        TournamentConfig(("random",) * 4, games=10, seed=1)
+    with pytest.raises(TournamentError, match="3, 4 or 5 bots"):
+        TournamentConfig(("random",) * 2, games=4, seed=1)
+    with pytest.raises(TournamentError, match="positive"):
+        TournamentConfig(("random",) * 3, games=0, seed=1)
+    with pytest.raises(TournamentError, match="empty entry"):
+        parse_bots("random,,random")
+
+
+def test_every_bot_plays_every_deal_from_every_seat() -> None:
+    cfg = TournamentConfig(("a", "b", "c", "d", "e"), games=10, seed=1)
+    assert cfg.deals == 2
+    seatings = [cfg.entries(r) for r in range(5)]
+    for entry in range(5):
+        assert sorted(s.index(entry) for s in seatings) == [0, 1, 2, 3, 4]
+    assert cfg.entries(0) == (0, 1, 2, 3, 4)
+    assert cfg.entries(1) == (4, 0, 1, 2, 3)  # bot i sits at seat i + 1
+    assert cfg.setup(0) == cfg.setup(0) and cfg.setup(0) != cfg.setup(1)
+
+
+def test_seeds_depend_on_the_schedule_only() -> None:
+    assert derive_seed(1, "deal", 0) == derive_seed(1, "deal", 0)
+    assert derive_seed(1, "deal", 0) != derive_seed(1, "deal", 1) != derive_seed(2, "deal", 1)
+    assert derive_seed(1, "deal", 0) == 3771704300739359091  # stable across processes and versions
+    assert sum(len(c) for c in chunk_deals(1000, 2)) == 1000
+    assert [list(c) for c in chunk_deals(3, 8)] == [[0], [1], [2]]
+
+
+# ---------------------------------------------------------------- statistics
+
+
+def test_win_shares_scores_and_margins_on_constructed_results() -> None:
+    bots = ("a", "b", "c")
+    games = [
+        result(0, 0, (0, 1, 2), (30, 20, 10)),  # a wins alone
+        result(0, 1, (2, 0, 1), (25, 25, 10)),  # c and a share the victory (R22)
+        result(0, 2, (1, 2, 0), (40, 10, 10), (5, 0, 3)),  # b wins
+    ]
+    stats = {s.bot: s for s in summarize(bots, games, seed=1, resamples=50)}
+    assert stats["a"].wins == pytest.approx(1.5) and stats["a"].win_share == pytest.approx(0.5)
+    assert stats["b"].win_share == pytest.approx(1 / 3)
+    assert stats["c"].win_share == pytest.approx(0.5 / 3)
+    assert sum(s.wins for s in stats.values()) == pytest.approx(3)  # one victory per game
+    assert stats["a"].mean_score == pytest.approx((30 + 25 + 10) / 3)
+    # margins: a: +10, +5, -10; table means 20, 20, 20.
+    assert stats["a"].mean_margin == pytest.approx(5 / 3)
+    assert sum(s.mean_margin * s.games for s in stats.values()) == pytest.approx(0)
+    assert all(s.games == 3 and s.seats == 1 for s in stats.values())
+
+
+def test_ties_on_score_are_broken_by_cats_before_sharing() -> None:
+    games = [result(0, 0, (0, 1, 2), (20, 20, 5), (10, 8, 0))]  # R22: the higher cat sum wins
+    stats = {s.bot: s for s in summarize(("a", "b", "c"), games, seed=1)}
+    assert stats["a"].win_share == 1 and stats["b"].win_share == 0
+
+
+def test_pooled_specs_count_every_seat() -> None:
+    games = [result(d, r, (0, 1, 2, 3), (40, 10, 10, 10)) for d in range(2) for r in range(4)]
+    stats = {s.bot: s for s in summarize(("x", "y", "y", "y"), games, seed=1)}
+    assert stats["y"].seats == 3 and stats["y"].games == 24 and stats["x"].games == 8
+    assert stats["x"].win_share == 1 and stats["y"].win_share == 0
+    assert stats["x"].mean_margin == pytest.approx(22.5) and stats["y"].mean_margin == pytest.approx(-7.5)
+
+
+def test_bootstrap_interval_contains_the_mean_and_narrows_with_data() -> None:
+    rng = random.Random(3)
+    bots = ("a", "b", "c")
+    games = []
+    for deal in range(60):
+        for rot in range(3):
+            scores = tuple(rng.randrange(20, 60) for _ in range(3))
+            games.append(result(deal, rot, tuple((s - rot) % 3 for s in range(3)), scores))
+    full = summarize(bots, games, seed=7, resamples=400)
+    part = summarize(bots, games[:30], seed=7, resamples=400)
+    for s, p in zip(full, part, strict=True):
+        for value, (lo, hi) in (
+            (s.win_share, s.win_share_ci),
+            (s.mean_score, s.mean_score_ci),
+            (s.mean_margin, s.mean_margin_ci),
+        ):
+            assert lo <= value <= hi
+        assert s.mean_score_ci[1] - s.mean_score_ci[0] < p.mean_score_ci[1] - p.mean_score_ci[0]
+    assert summarize(bots, games, seed=7, resamples=400) == full  # seeded
+
+
+def test_bootstrap_of_identical_deals_is_a_point_and_quantiles_interpolate() -> None:
+    rng = random.Random(1)
+    assert bootstrap_ratio_ci([[2, 2, 2, 2]], [4, 4, 4, 4], rng, 100) == [(0.5, 0.5)]
+    assert bootstrap_ratio_ci([[3]], [4], rng, 100) == [(0.75, 0.75)]
+    assert math.isnan(bootstrap_ratio_ci([[]], [], rng)[0][0])
+    assert quantile([0.0, 10.0], 0.25) == 2.5 and quantile([1.0, 2.0, 3.0], 1.0) == 3.0
+
+
+def test_ratings_follow_the_rankings() -> None:
+    pytest.importorskip("openskill")
+    games = [result(d, r, (0, 1, 2), (50, 30, 10)) for d in range(10) for r in range(3)]
+    stats = {s.bot: s for s in summarize(("top", "mid", "low"), games, seed=1)}
+    ratings = {b: s.rating for b, s in stats.items()}
+    assert all(r is not None for r in ratings.values())
+    assert ratings["top"].mu > ratings["mid"].mu > ratings["low"].mu  # type: ignore[union-attr]
+
+
+# ---------------------------------------------------------------- running
+
+
+def test_same_seed_same_results_whatever_the_jobs() -> None:
+    cfg = TournamentConfig(BOTS, games=12, seed=11)
+    one = run_tournament(cfg, jobs=1, resamples=100)
+    two = run_tournament(cfg, jobs=2, resamples=100)
+    assert one.games == two.games
+    assert to_json(one) == to_json(two)
+    assert [(g.deal, g.rotation) for g in one.games] == [(d, r) for d in range(4) for r in range(3)]
+    other = run_tournament(TournamentConfig(BOTS, games=12, seed=12), resamples=100)
+    assert other.games != one.games
+
+
+def test_duplicate_deals_share_their_setup(small: TournamentResult, tmp_path: Path) -> None:
+    write_records(small, tmp_path)
+    by_deal: dict[int, set[tuple[object, ...]]] = {}
+    for path in tmp_path.iterdir():
+        with path.open() as f:
+            rec = read_record(f)
+        by_deal.setdefault(rec.extra["tournament"]["deal"], set()).add((rec.start, tuple(rec.removed)))
+    assert len(by_deal) == 3 and all(len(setups) == 1 for setups in by_deal.values())
+
+
+def test_records_are_written_and_replay_to_the_same_scores(small: TournamentResult, tmp_path: Path) -> None:
+    res = small
+    out = tmp_path / "records"
+    assert write_records(res, out) == 9
+    for g in res.games:
+        path = out / f"deal{g.deal:06d}-seating{g.rotation}.json"
+        with path.open() as f:
+            rec = read_record(f)
+        assert rec.players == [BOTS[e] for e in g.entries]
+        assert rec.extra["tournament"]["seating"] == g.rotation
+        game = rec.to_game()
+        assert game.is_over and game.scores() == g.scores and game.ranking() == g.ranking
+
+
+def test_json_and_csv_shapes(small: TournamentResult) -> None:
+    buf = io.StringIO()
+    write_json(small, buf)
+    data = json.loads(buf.getvalue())
+    assert data["format"] == FORMAT and data["bots"] == list(BOTS) and data["games"] == 9 and data["deals"] == 3
+    assert [r["bot"] for r in data["results"]] == ["heuristic", "random"]
+    row = data["results"][1]
+    assert row["seats"] == 2 and row["games"] == 18 and len(row["win_share_ci"]) == 2
+    assert set(row) >= {"win_share", "mean_score", "mean_margin", "rating", "faults"}
+    buf = io.StringIO()
+    write_csv(small, buf)
+    rows = list(csv.DictReader(io.StringIO(buf.getvalue())))
+    assert tuple(rows[0]) == CSV_COLUMNS and len(rows) == 2
+    assert float(rows[0]["win_share_low"]) <= float(rows[0]["win_share"]) <= float(rows[0]["win_share_high"])
+    total = sum(float(r["wins"]) for r in rows)
+    assert total == pytest.approx(9)
+
+
+def test_unknown_bot_spec_fails_before_playing() -> None:
+    with pytest.raises(BotSpecError, match="unknown bot kind 'nosuch'"):
+        run_tournament(TournamentConfig(("random", "random", "nosuch"), games=3, seed=1))
+
+
+def test_a_misbehaving_external_bot_does_not_stop_the_tournament(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if m['type'] == 'hello':\n"
+        "        print(json.dumps({'type': 'hello', 'protocol': 'catsack-bot/1', 'name': 'bad'}), flush=True)\n"
+        "    elif m['type'] == 'move':\n"
+        "        print(json.dumps({'type': 'move', 'id': m['id'], 'move': 'bid 999'}), flush=True)\n"
+    )
+    spec = f"external:{shlex.quote(sys.executable)} {shlex.quote(str(bad))}"
+    good = f"external:{shlex.quote(sys.executable)} {shlex.quote(str(EXAMPLE))}"
+    res = run_tournament(TournamentConfig((spec, good, "random"), games=3, seed=2), resamples=50)
+    stats = {s.bot: s for s in res.stats}
+    assert stats[spec].faults > 0 and stats[good].faults == 0
+    assert len(res.games) == 3 and all(sum(g.faults) == g.faults[g.entries.index(0)] for g in res.games)
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_cli_writes_json_to_stdout_and_csv_to_a_file(tmp_path: Path) -> None:
+    pytest.importorskip("openskill")
+    out = tmp_path / "r.csv"
+    args = ["tournament", "--bots", "random,random,random", "--games", "6", "--seed", "3", "-q"]
+    res = CliRunner().invoke(app, [*args, "--json", "-", "--csv", str(out), "--bootstrap", "50"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["seed"] == 3 and data["results"][0]["win_share"] == pytest.approx(1 / 3)  # one pooled spec
+    assert out.read_text().startswith("bot,seats,games,")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bots", "random,random,random,random", "--games", "10"], "not a multiple of the 4 seats"),
+        (["--bots", "random,random,nosuch", "--games", "3"], "unknown bot kind 'nosuch'"),
+        (["--bots", "random,random", "--games", "2"], "3, 4 or 5 bots"),
+        (["--bots", "random,random,random", "--games", "3", "--backend", "mpi"], "unknown backend 'mpi'"),
+        (["--bots", "random,random,random", "--json", "-", "--csv", "-"], "only one of --json and --csv"),
+    ],
+)
+def test_cli_errors_are_clear(args: list[str], message: str) -> None:
+    res = CliRunner().invoke(app, ["tournament", "-q", *args])
+    assert res.exit_code == 2
+    assert message in res.output
+
+
+def test_cli_plot_and_records(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "shares.png"
+    recs = tmp_path / "recs"
+    args = ["tournament", "--bots", "random,random,random", "--games", "3", "--seed", "1", "-q", "--bootstrap", "20"]
+    res = CliRunner().invoke(app, [*args, "--plot", str(plot), "--records", str(recs)])
+    assert res.exit_code == 0, res.output
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(list(recs.iterdir())) == 3
+
+
+# ---------------------------------------------------------------- Ray
+
+
+def test_ray_backend_gives_the_local_results() -> None:
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'catsack[ray]')")
+    cfg = TournamentConfig(("random",) * 3, games=6, seed=4)
+    local = run_tournament(cfg, resamples=50)
+    try:
+        ray.init(num_cpus=1, include_dashboard=False, logging_level="ERROR")
+    except Exception as exc:  # Ray cannot start in every sandbox
+        pytest.skip(f"Ray cannot start here: {exc}")
+    try:
+        remote = run_tournament(cfg, backend="ray", resamples=50)
+    finally:
+        ray.shutdown()
+    assert remote.games == local.games

@@ -1,0 +1,227 @@
+"""A single-agent Gymnasium environment: one learner seat against catsack bots.
+
+>>> from catsack.envs.gymnasium import FelixEnv
+>>> env = FelixEnv(seats=4, learner_seat=0, opponents="random")
+>>> obs, info = env.reset(seed=1)
+>>> obs.shape, info["action_mask"].shape
+((203,), (119,))
+
+``register()`` makes the id ``catsack/Felix-v0`` known to ``gymnasium.make``;
+importing this module registers nothing.
+
+The learner sees its own seat's view only (R23): observations and the
+action mask come from :mod:`catsack.envs.encoding`. Between the learner's
+turns the other seats are played by bots made with
+:func:`catsack.bots.base.make_bot`, each from its own view.
+
+Action masking: ``info["action_mask"]`` after ``reset`` and every ``step``,
+and the method :meth:`FelixEnv.action_masks` (the name sb3-contrib's
+``MaskablePPO`` looks for). An in-range action that is illegal now is
+replaced by the lowest legal action (``place`` of the first card in hand,
+``pass`` while bidding) and costs ``illegal_penalty`` in that step's reward;
+the info reports ``illegal_action`` and ``played``. A value that is not an
+action index at all raises :class:`~catsack.envs.encoding.ActionError`.
+
+Reward: 0 on every step but the last (apart from penalties); the last gives
+the learner's terminal reward (``margin``, ``rank`` or ``win``,
+:func:`catsack.envs.encoding.final_rewards`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from catsack.bots.base import Bot, make_bot
+from catsack.envs.encoding import (
+    NUM_ACTIONS,
+    REWARD_MODES,
+    ActionError,
+    MaskArray,
+    ObsArray,
+    action_mask,
+    action_to_move,
+    encode_observation,
+    final_rewards,
+    is_legal_action,
+    legal_actions_of,
+    observation_size,
+    render_text,
+)
+from catsack.game import Game
+from catsack.setup import check_seats
+from catsack.view import View
+
+__all__ = ["ENV_ID", "FelixEnv", "register"]
+
+ENV_ID: Final = "catsack/Felix-v0"
+
+
+class FelixEnv(gym.Env[ObsArray, np.int64]):
+    """Felix for one learner: ``seats`` players, the others played by bots.
+
+    ``learner_seat``: the learner's seat, or ``None`` for a random seat each
+    episode. ``opponents``: one bot spec for every other seat, or a sequence
+    with one spec (or :class:`~catsack.bots.base.Bot`) per other seat, in
+    clockwise order from the learner. Bots made from specs are re-made with
+    seeds drawn from the episode's seed, so ``reset(seed=s)`` repeats an
+    episode exactly; bot objects passed in are only ``reset``.
+    """
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi"], "render_fps": 1}  # noqa: RUF012 - gymnasium's own form
+
+    def __init__(
+        self,
+        seats: int = 4,
+        learner_seat: int | None = 0,
+        opponents: str | Sequence[str | Bot] = "random",
+        reward: str = "margin",
+        illegal_penalty: float = 1.0,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        n = check_seats(seats)
+        if learner_seat is not None and (type(learner_seat) is not int or not 0 <= learner_seat < n):
+            raise ValueError(f"learner_seat must be None or a seat from 0 to {n - 1}, not {learner_seat!r}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, not {reward!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+        if not isinstance(illegal_penalty, (int, float)) or illegal_penalty != illegal_penalty:
+            raise ValueError(f"illegal_penalty must be a number, not {illegal_penalty!r}")
+        if isinstance(opponents, str):
+            specs: list[str | Bot] = [opponents] * (n - 1)
+        else:
+            specs = list(opponents)
+            if len(specs) != n - 1:
+                raise ValueError(f"opponents must name {n - 1} bots (one per other seat), got {len(specs)}")
+        for spec in specs:
+            if not isinstance(spec, (str, Bot)):
+                raise ValueError(f"an opponent must be a bot spec such as 'random' or a Bot, not {spec!r}")
+            if isinstance(spec, str):
+                make_bot(spec, seed=0).close()  # fail now, with the spec's own message, not at reset
+        self.seats = n
+        self.learner_seat = learner_seat
+        self.reward_mode = reward
+        self.illegal_penalty = float(illegal_penalty)
+        self.render_mode = render_mode
+        self._specs = specs
+        self.observation_space = spaces.Box(0.0, 1.0, (observation_size(n),), np.float32)
+        self.action_space = spaces.Discrete(NUM_ACTIONS)
+        self._game: Game | None = None
+        self._seat = 0 if learner_seat is None else learner_seat
+        self._bots: dict[int, Bot] = {}
+        self._own_bots: list[Bot] = []
+
+    # ------------------------------------------------------------------ gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[ObsArray, dict[str, Any]]:
+        """Deal a new game (R4–R9) and play the bots up to the learner's first turn."""
+        super().reset(seed=seed)
+        rng = self.np_random
+        n = self.seats
+        self._seat = int(rng.integers(n)) if self.learner_seat is None else self.learner_seat
+        self._game = Game.new(n, seed=int(rng.integers(2**62)))
+        self._close_own_bots()
+        self._bots = {}
+        for k, spec in enumerate(self._specs, start=1):
+            seat = (self._seat + k) % n
+            if isinstance(spec, str):
+                bot = make_bot(spec, seed=int(rng.integers(2**62)))
+                self._own_bots.append(bot)
+            else:
+                bot = spec
+            bot.reset(seat, n)
+            self._bots[seat] = bot
+        self._play_bots()
+        view = self._view()
+        return encode_observation(view), self._info(view)
+
+    def step(self, action: Any) -> tuple[ObsArray, float, bool, bool, dict[str, Any]]:
+        g = self._game
+        if g is None:
+            raise RuntimeError("call reset() before step()")
+        if g.is_over:
+            raise RuntimeError("the game is over: call reset() to start another")
+        move = action_to_move(action)
+        legal = g.legal_moves()  # the learner is to move: these are its view's legal moves
+        reward = 0.0
+        extra: dict[str, Any] = {}
+        if not is_legal_action(legal, int(action)):
+            # Documented, deterministic: the lowest legal action, and a penalty.
+            move = action_to_move(legal_actions_of(legal)[0])
+            reward -= self.illegal_penalty
+            extra = {"illegal_action": int(action), "played": move.text}
+        g.play(move)
+        self._play_bots()
+        view = self._view()
+        terminated = g.is_over
+        if terminated:
+            reward += final_rewards(view, self.reward_mode)[self._seat]
+        info = self._info(view)
+        info.update(extra)
+        return encode_observation(view), reward, terminated, False, info
+
+    def action_masks(self) -> MaskArray:
+        """The learner's legal actions now as a 0/1 ``int8`` vector (all 0 once the game is over)."""
+        return action_mask(self._view())
+
+    def render(self) -> str | None:
+        """The learner's view as text (``render_mode="ansi"``)."""
+        if self.render_mode is None:
+            gym.logger.warn("render() was called without a render_mode; make the env with render_mode='ansi'")
+            return None
+        return render_text(self._view())
+
+    def close(self) -> None:
+        self._close_own_bots()
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def game(self) -> Game:
+        """The running game (for tools and tests; the learner must use observations)."""
+        if self._game is None:
+            raise RuntimeError("call reset() first")
+        return self._game
+
+    @property
+    def seat(self) -> int:
+        """The learner's seat in the current episode."""
+        return self._seat
+
+    def _view(self) -> View:
+        return self.game.view(self._seat)
+
+    def _info(self, view: View) -> dict[str, Any]:
+        return {"action_mask": action_mask(view), "seat": self._seat}
+
+    def _play_bots(self) -> None:
+        g = self.game
+        while not g.is_over and g.to_move != self._seat:
+            seat = g.to_move
+            assert seat is not None
+            bot = self._bots[seat]
+            view = g.view(seat)
+            move = bot.choose(view)
+            if move not in view.legal:
+                raise ActionError(f"bot {bot.name!r} in seat {seat} chose {move!r}, which is not legal now")
+            g.play(move)
+
+    def _close_own_bots(self) -> None:
+        for bot in self._own_bots:
+            bot.close()
+        self._own_bots = []
+
+
+def register() -> str:
+    """Make ``catsack/Felix-v0`` known to ``gymnasium.make`` (idempotent); return the id."""
+    if ENV_ID not in gym.registry:
+        gym.register(id=ENV_ID, entry_point="catsack.envs.gymnasium:FelixEnv")
+    return ENV_ID

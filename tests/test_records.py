@@ -249,7 +249,6 @@ def test_huge_numbers_are_record_errors() -> None:
         loads_record(json.dumps(big_bid)).to_game()
 
 
-@pytest.mark.xfail(strict=True, reason="core bug: an integer of over 4300 digits escapes loads_record as ValueError")
 def test_integer_beyond_int_max_str_digits_is_a_record_error() -> None:
     text = json.dumps(BASE).replace('"start": 0', '"start": ' + "9" * 5000)
     with pytest.raises(RecordError):

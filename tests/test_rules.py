@@ -496,11 +496,6 @@ def test_r17_buyer_pays_bank_takes_row_and_starts_next_round() -> None:
     assert g.view(None).won[2] == g.won(2)  # the won pile is public
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: with a lone dog, the won pile (and Bought.cards) puts rabbits after the cats, "
-    "while RoundResult.won keeps row order",
-)
 def test_r17_bought_event_and_round_result_list_the_won_cards_alike() -> None:
     g = bought_4p(["R", "-8", "LD", "-5"])
     bought = next(e for e in g.last_events() if isinstance(e, Bought))

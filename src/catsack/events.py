@@ -58,7 +58,8 @@ class Passed:
     """``seat`` passed and took ``payout`` mice from mouse card ``mouse_card`` (R13).
 
     ``mouse_card`` is the card's face value, or ``None`` when the cards were
-    empty this round or the pass voided the round (R15).
+    empty this round. A pass under R15's last choice is no auction pass: it
+    voids the round and is reported as :class:`RoundVoid` instead.
     """
 
     seat: int

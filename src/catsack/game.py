@@ -132,11 +132,11 @@ def _keep_after_dogs(row: list[int], won: list[int]) -> None:
     if dogs >= 2:
         won.extend([c for c in row if c < _LARGE])
         return
-    cats = [c for c in row if c < 7]
+    kept = [c for c in row if c < _LARGE]
+    cats = [c for c in kept if c < 7]  # rabbits (7) are never chased
     if cats:
-        cats.remove(min(cats) if _LARGE in row else max(cats))
-    won.extend(cats)
-    won.extend([c for c in row if c == 7])  # rabbits are never chased
+        kept.remove(min(cats) if _LARGE in row else max(cats))
+    won.extend(kept)  # row order, as resolve_dogs
 
 
 def resolve_dogs(row: Sequence[int]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:

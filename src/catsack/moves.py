@@ -39,8 +39,8 @@ class Move:
                 raise ParseError(f"not a card index: {arg!r}")
             text = "place " + TOKENS[arg]
         elif kind == BID:
-            if type(arg) is not int or arg < 1:
-                raise ParseError(f"a bid must be a whole number of at least 1, not {arg!r}")
+            if type(arg) is not int or not 1 <= arg < 10**_MAX_BID_DIGITS:
+                raise ParseError(f"a bid must be a whole number from 1 to {10**_MAX_BID_DIGITS - 1}, not {arg!r}")
             text = f"bid {arg}"
         elif kind == PASS:
             arg = 0

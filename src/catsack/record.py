@@ -186,7 +186,7 @@ def loads_record(text: str | bytes, source: str | None = None) -> Record:
     """Parse a record from JSON text."""
     try:
         obj = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+    except (ValueError, RecursionError) as exc:  # includes JSONDecodeError and int digit limits
         raise _fail(source, f"not valid JSON: {exc}") from None
     return record_from_obj(obj, source)
 

@@ -164,8 +164,12 @@ def test_ratings_follow_the_rankings() -> None:
 
 def test_same_seed_same_results_whatever_the_jobs() -> None:
     cfg = TournamentConfig(BOTS, games=12, seed=11)
-    one = run_tournament(cfg, jobs=1, resamples=100)
-    two = run_tournament(cfg, jobs=2, resamples=100)
+    done: list[int] = []
+    one = run_tournament(cfg, jobs=1, resamples=100, progress=done.append)
+    assert done == [1] * 12  # in-process: one report per game
+    done.clear()
+    two = run_tournament(cfg, jobs=2, resamples=100, progress=done.append)
+    assert sum(done) == 12 and len(done) == 4  # one report per finished chunk (a deal each here)
     assert one.games == two.games
     assert to_json(one) == to_json(two)
     assert [(g.deal, g.rotation) for g in one.games] == [(d, r) for d in range(4) for r in range(3)]

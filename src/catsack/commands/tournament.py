@@ -40,7 +40,7 @@ def tournament(
         int, typer.Option("--jobs", "-j", min=0, help="Worker processes; 1 plays in-process, 0 uses all cores.")
     ] = 1,
     backend: Annotated[
-        str, typer.Option(help="'local' (processes on this machine) or 'ray' (needs catsack[ray]).")
+        str, typer.Option(help="'local' (processes on this machine) or 'ray' (needs the 'ray' extra).")
     ] = "local",
     move_time: Annotated[float, typer.Option(help="Seconds per decision for external bots.")] = 5.0,
     json_out: Annotated[
@@ -54,7 +54,9 @@ def tournament(
     ] = None,
     plot: Annotated[
         Path | None,
-        typer.Option("--plot", metavar="FILE.png", help="Draw win shares with 95% intervals (needs catsack[stats])."),
+        typer.Option(
+            "--plot", metavar="FILE.png", help="Draw win shares with 95% intervals (needs the 'stats' extra)."
+        ),
     ] = None,
     resamples: Annotated[
         int, typer.Option("--bootstrap", min=0, help="Bootstrap resamples for the 95% intervals.")

@@ -118,9 +118,11 @@ def results_table(result: TournamentResult) -> Table:
     from rich.table import Table
 
     cfg = result.config
+    rate = result.games_per_second
+    deals = f"{cfg.deals} deal{'s' if cfg.deals != 1 else ''}"
     title = (
-        f"{cfg.games} games ({cfg.deals} deals x {cfg.seats} seatings), seed {cfg.seed}, "
-        f"{result.elapsed:.1f} s, {result.games_per_second:.0f} games/s ({result.backend}, jobs {result.jobs})"
+        f"{cfg.games} games ({deals} x {cfg.seats} seatings), seed {cfg.seed}, "
+        f"{result.elapsed:.1f} s, {rate:.{1 if rate < 10 else 0}f} games/s ({result.backend}, jobs {result.jobs})"
     )
     table = Table(title=title, title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD)
     table.add_column("bot (seats)", overflow="fold")

@@ -106,8 +106,11 @@ def play_game(
     )
 
 
-def play_chunk(config: TournamentConfig, deals: Sequence[int]) -> list[GameResult]:
-    """Play every rotation of each deal in ``deals`` (the work unit of all backends)."""
+def play_chunk(config: TournamentConfig, deals: Sequence[int], on_game: Progress | None = None) -> list[GameResult]:
+    """Play every rotation of each deal in ``deals`` (the work unit of all backends).
+
+    ``on_game`` (in-process runs only) is called with 1 after each game.
+    """
     pool: dict[int, ExternalBot] = {}
     out: list[GameResult] = []
     try:
@@ -115,6 +118,8 @@ def play_chunk(config: TournamentConfig, deals: Sequence[int]) -> list[GameResul
             setup = config.setup(deal)
             for rotation in range(config.seats):
                 out.append(play_game(config, deal, rotation, setup, pool))
+                if on_game is not None:
+                    on_game(1)
     finally:
         for bot in pool.values():
             bot.close()
@@ -157,9 +162,7 @@ def run_games(
     elif jobs == 1 or len(chunks) == 1:
         results = []
         for chunk in chunks:
-            part = play_chunk(config, chunk)
-            results.extend(part)
-            report(len(part))
+            results.extend(play_chunk(config, chunk, report))
     else:
         results = _run_pool(config, chunks, jobs, report)
     results.sort(key=lambda r: (r.deal, r.rotation))

@@ -151,6 +151,9 @@ def run_games(
     ``jobs=1`` with the local backend plays in this process; more jobs use a
     process pool; ``backend="ray"`` sends the chunks to Ray (``catsack[ray]``).
     ``progress`` is called with the number of games each finished chunk held.
+    Worker processes start with ``forkserver`` (``spawn`` where missing), so a
+    script calling this with several jobs needs the ``if __name__ ==
+    "__main__":`` guard of :mod:`multiprocessing`.
     """
     if backend not in BACKENDS:
         raise TournamentError(f"unknown backend {backend!r} (choose from {', '.join(BACKENDS)})")

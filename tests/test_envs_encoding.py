@@ -230,6 +230,8 @@ def test_render_text_shows_only_the_view() -> None:
 
 
 def test_importing_envs_imports_no_optional_library_and_registers_nothing() -> None:
+    pytest.importorskip("gymnasium")
+    pytest.importorskip("pettingzoo")
     code = (
         "import sys, catsack.envs, catsack.envs.encoding\n"
         "assert not {'gymnasium', 'pettingzoo', 'pyspiel'} & set(sys.modules), sorted(sys.modules)\n"

@@ -127,11 +127,13 @@ class CatsackGame(pyspiel.Game):  # type: ignore[misc]
 class _Box:
     """Holds the engine game; copying the state copies it with ``Game.clone`` (fast) and drops cached views."""
 
-    __slots__ = ("game", "views")
+    __slots__ = ("game", "tensors", "views")
 
     def __init__(self, game: Game | None) -> None:
         self.game = game
         self.views: dict[int, View] = {}
+        # pyspiel may ask an observer twice for one tensor: keep the last ones per (player, perfect recall).
+        self.tensors: dict[tuple[int, bool], np.ndarray[Any, Any]] = {}
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Box:
         return _Box(None if self.game is None else self.game.clone())
@@ -181,6 +183,7 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
             self._apply_chance(int(action))
             return
         self._box.views = {}
+        self._box.tensors = {}
         g.play(action_to_move(action))
 
     def _apply_chance(self, a: int) -> None:
@@ -245,6 +248,13 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
         if v is None:
             v = box.views[player] = box.game.view(player)
         return v
+
+    def cached_tensor(self, key: tuple[int, bool]) -> np.ndarray[Any, Any] | None:
+        return self._box.tensors.get(key)
+
+    def cache_tensor(self, key: tuple[int, bool], tensor: np.ndarray[Any, Any]) -> None:
+        if self._box.game is not None:
+            self._box.tensors[key] = tensor.copy()
 
     def known_setup(self, player: int) -> tuple[int, int | None]:
         """During setup: (start seat or -1, the player's removed card if already dealt)."""
@@ -317,6 +327,11 @@ class CatsackObserver:
     def set_from(self, state: CatsackState, player: int) -> None:
         view = state.view(player)
         obs = self.dict["observation"]
+        key = (player, self.perfect_recall)
+        cached = state.cached_tensor(key)
+        if cached is not None:
+            self.tensor[:] = cached
+            return
         if view is None:
             self.tensor.fill(0.0)
             _start, removed = state.known_setup(player)
@@ -326,6 +341,7 @@ class CatsackObserver:
         encode_observation(view, out=obs)
         if self.perfect_recall:
             self.dict["rounds"][:] = encode_rounds(view)
+        state.cache_tensor(key, self.tensor)
 
     def string_from(self, state: CatsackState, player: int) -> str:
         view = state.view(player)

@@ -1,6 +1,6 @@
 """Bot strength on duplicate deals: one hero bot against copies of another, rotated through the seats.
 
-    .venv/bin/python bench/bot_strength.py HERO OPPONENT [--deals 50] [--seats 4] [--seed 1]
+    .venv/bin/python bench/bot_strength.py HERO OPPONENT [--deals 50] [--seats 4] [--seed 1] [--jobs 1]
 
 Every deal is played once with the hero in each seat (the same setup, so luck
 of the deal cancels out). Prints the hero's win rate (ties share the win,
@@ -13,6 +13,7 @@ import argparse
 import math
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 from catsack.bots.base import make_bot
 from catsack.game import Game
@@ -30,6 +31,18 @@ def play(specs: list[str], seats: int, seed: int) -> Game:
     return g
 
 
+def deal_score(task: tuple[str, str, int, int]) -> float:
+    """The hero's mean win share over one deal played with the hero in each seat."""
+    hero_spec, opponent, seats, seed = task
+    total = 0.0
+    for hero in range(seats):
+        specs = [opponent] * seats
+        specs[hero] = hero_spec
+        winners = play(specs, seats, seed).winners()
+        total += (hero in winners) / len(winners)
+    return total / seats
+
+
 def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
     d = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / d
@@ -44,18 +57,12 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=50)
     ap.add_argument("--seats", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1, help="worker processes")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    per_deal: list[float] = []
-    for d in range(args.deals):
-        total = 0.0
-        for hero in range(args.seats):
-            specs = [args.opponent] * args.seats
-            specs[hero] = args.hero
-            g = play(specs, args.seats, args.seed * 100_000 + d)
-            winners = g.winners()
-            total += (hero in winners) / len(winners)
-        per_deal.append(total / args.seats)
+    tasks = [(args.hero, args.opponent, args.seats, args.seed * 100_000 + d) for d in range(args.deals)]
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        per_deal = list(pool.map(deal_score, tasks))
     games = args.deals * args.seats
     rate = sum(per_deal) / len(per_deal)
     lo, hi = wilson(rate, games)

@@ -23,16 +23,30 @@ heuristic bot's own limit (its estimate of the row minus the payout for
 passing); these are the moves :mod:`catsack.bots.analysis` reports. Rollouts
 bid in steps of 1–3.
 
-*Rollout policy.* Cards are placed at random. Each player bids as an
-English-auction bidder whose private estimate of the row is its true kept
-value in the sampled world plus noise (standing in for what it cannot see),
-staying in while the raise is below that estimate minus the payout for
+*Opponent model.* The belief sampler deals face-down cards uniformly, but
+players place with intent: a player who expects someone else to buy dumps a
+negative cat or the large dog, one who expects to buy favours good cats
+(the heuristic bot's rule: about as rich as the richest opponent). Each
+sampled world is accepted with probability proportional to the model's
+weights for the opponents' face-down cards (rejection sampling, at most
+:data:`MAX_TRIES` deals, so worlds stay consistent with the view), and
+placements in the tree and in rollouts are drawn from the same weights.
+Without this the search buys rows full of dumped negative cats.
+
+*Rollout policy.* Cards are placed by the opponent model. Each player bids
+as an English-auction bidder whose private estimate of the row is its true
+kept value in the sampled world plus noise (standing in for what it cannot
+see), staying in while the raise is below that estimate minus the payout for
 passing (R13); in the last choice (R15) it buys for 1 when the estimate
 exceeds 1.
 
-*Reward.* Each player's own result: a win share (R22, ties split) plus its
-score margin over the table average divided by :data:`MARGIN_SCALE`; the
-margin in points is kept apart for analysis.
+*Horizon and reward.* Rollouts stop at the end of the current round
+(:data:`HORIZON` rounds later; money and cats are points, R21, so the score
+margin then is a low-noise measure of the round's outcome) unless that is the
+end of the game. Each player's reward is its score margin over the table
+average divided by :data:`MARGIN_SCALE`, plus its win share (R22, ties split)
+when rollouts reach the end of the game; the margin in points is kept apart
+for analysis.
 
 *Budget.* Levels: ``easy`` (150 iterations), ``normal`` (600), ``strong``
 (1500); or ``iters=N``, ``time=S`` (seconds, wall clock; not reproducible).
@@ -43,11 +57,20 @@ from __future__ import annotations
 import math
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError
-from catsack.bots.heuristic import bid_limit, expected_row_value, kept_value, row_distributions
+from catsack.bots.heuristic import (
+    BUY_MIN_MONEY,
+    BUY_MONEY_GAP,
+    bid_limit,
+    expected_row_value,
+    kept_value,
+    row_distributions,
+    seat_money,
+)
 from catsack.game import Game
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.view import View
@@ -59,7 +82,14 @@ RAISES = (1, 2, 4, 7)  # raises over the high bid the tree considers (plus all-i
 EXPLORATION = 0.7  # UCB1 constant for rewards of order 1
 MARGIN_SCALE = 30.0  # points of margin worth one win in the reward
 ROLLOUT_NOISE = 4.0  # standard deviation (points) of a rollout bidder's error about the row
+HORIZON: int | None = 0  # rollouts stop when this many rounds after the current one are done (None: game end)
 HIDDEN = None  # the tree label of an opponent's face-down placement
+# Opponent model for placements (R10), index order +15 +11 +8 +5 +3 -5 -8 R LD SD: a player who
+# expects to buy the row favours good cats and the small dog; one who expects someone else to buy
+# dumps negative cats and the large dog. Used to weight hidden worlds and in rollouts.
+BUYER_WEIGHTS = (3.5, 3.0, 2.2, 1.5, 1.2, 0.6, 0.5, 1.0, 0.6, 1.8)
+SELLER_WEIGHTS = (1.0, 1.0, 1.0, 1.0, 1.2, 3.0, 3.5, 1.3, 2.2, 1.0)
+MAX_TRIES = 12  # rejection-sampling attempts per iteration before taking an unweighted world
 
 
 class _Node:
@@ -102,8 +132,34 @@ def _tree_bids(legal: tuple[Move, ...], high: int, extra: int | None) -> tuple[M
     return (*(BIDS[t] for t in sorted(totals)), PASS_MOVE)
 
 
-def _rollout(g: Game, rng: random.Random) -> None:
-    """Finish ``g`` with the fast policy (see the module docstring)."""
+def _weights_for(money: tuple[int, ...], p: int) -> tuple[float, ...]:
+    """The placement weights of seat ``p`` under the opponent model (the heuristic's buy rule)."""
+    richest = max(m for j, m in enumerate(money) if j != p)
+    mine = money[p]
+    return BUYER_WEIGHTS if mine >= BUY_MIN_MONEY and mine >= richest - BUY_MONEY_GAP else SELLER_WEIGHTS
+
+
+def _model_place(g: Game, rand: Callable[[], float]) -> Move:
+    """A placement drawn from the opponent model's weights over the mover's hand."""
+    ms = g.legal_moves()
+    if len(ms) == 1:
+        return ms[0]
+    s = g.to_move
+    assert s is not None
+    w = _weights_for(g.money, s)
+    total = 0.0
+    for m in ms:
+        total += w[m.arg]
+    x = rand() * total
+    for m in ms:
+        x -= w[m.arg]
+        if x <= 0:
+            return m
+    return ms[-1]
+
+
+def _rollout(g: Game, rng: random.Random, stop_round: int) -> None:
+    """Play ``g`` with the fast policy until it ends or round ``stop_round`` begins (see the module docstring)."""
     rand = rng.random
     gauss = rng.gauss
     seats = g.seats
@@ -114,8 +170,9 @@ def _rollout(g: Game, rng: random.Random) -> None:
         if ph == "over":
             return
         if ph == "placement":
-            ms = g.legal_moves()
-            g.play(ms[int(rand() * len(ms))])
+            if g.round >= stop_round:
+                return
+            g.play(_model_place(g, rand))
             continue
         if g.round != est_round:
             est_round = g.round
@@ -137,13 +194,15 @@ def _rollout(g: Game, rng: random.Random) -> None:
             g.play(PASS_MOVE)
 
 
-def _rewards(g: Game) -> tuple[list[float], list[float]]:
+def _rewards(g: Game, to_the_end: bool) -> tuple[list[float], list[float]]:
     scores = g.scores()
     n = len(scores)
     mean = sum(scores) / n
     winners = g.winners()
-    share = 1.0 / len(winners)
     margins = [s - mean for s in scores]
+    if not winners:  # a truncated rollout: the margin alone (R21: money and cats are points)
+        return [m / MARGIN_SCALE for m in margins], margins
+    share = 1.0 / len(winners)
     rewards = [(share if i in winners else 0.0) + margins[i] / MARGIN_SCALE for i in range(n)]
     return rewards, margins
 
@@ -154,6 +213,7 @@ def search(
     *,
     iterations: int | None = None,
     seconds: float | None = None,
+    horizon: int | None = HORIZON,
 ) -> RootStats:
     """Run SO-ISMCTS+POM from ``view`` (the seat to move) within a budget; return the root's statistics."""
     seat = view.seat
@@ -175,14 +235,32 @@ def search(
     c = EXPLORATION
     done = 0
     deadline = None if seconds is None else t0 + seconds
+    stop = 99 if horizon is None else view.round + 1 + horizon
+    to_the_end = stop > 9  # R20: nine rounds
+    # Face-down cards of opponents in the row: weight each hidden world by the opponent model.
+    hidden = []
+    money = tuple(seat_money(view))
+    for pos, rc in enumerate(view.row):
+        if rc.card is None and rc.owner is not None:
+            w = _weights_for(money, rc.owner)
+            hidden.append((pos, w, max(w)))
     while True:
         if iterations is not None and done >= iterations:
             break
         if deadline is not None and done & 15 == 0 and time.perf_counter() >= deadline:
             break
         done += 1
-        g = base.clone()
-        g.redeal(seat, rng)
+        for _ in range(MAX_TRIES):
+            g = base.clone()
+            g.redeal(seat, rng)
+            if not hidden:
+                break
+            row = g.row
+            accept = 1.0
+            for pos, w, wmax in hidden:
+                accept *= w[row[pos]] / wmax
+            if rng.random() < accept:
+                break
         node = root
         path = [root]
         while True:
@@ -190,9 +268,11 @@ def search(
             if p is None:
                 break
             legal = g.legal_moves()
+            if legal[0].kind == PLACE and g.round >= stop:
+                break
             if p != seat and legal[0].kind == PLACE:
                 # POM: one edge for any face-down card the opponent may place (R10, R23).
-                g.play(legal[int(rng.random() * len(legal))])
+                g.play(_model_place(g, rng.random))
                 child = node.children.get(HIDDEN)
                 if child is None:
                     child = node.children[HIDDEN] = _Node(p)
@@ -225,8 +305,8 @@ def search(
             g.play(best)
             node = children[best]
             path.append(node)
-        _rollout(g, rng)
-        rewards, margins = _rewards(g)
+        _rollout(g, rng, stop)
+        rewards, margins = _rewards(g, to_the_end)
         root.n += 1
         for nd in path[1:]:
             nd.n += 1

@@ -188,6 +188,7 @@ class Game:
         "_high",
         "_hseat",
         "_last",
+        "_done",
         "_log",
         "_money",
         "_moves",
@@ -234,6 +235,9 @@ class Game:
     _next: tuple[tuple[int, ...], ...]
     _last: tuple[int, ...]
     _rowlen: int
+    # Finished rounds and their (all public) history, built on demand for views
+    # and dropped when a round end is undone; immutable, so clones share it.
+    _done: tuple[tuple[RoundResult, ...], tuple[tuple[int, str], ...]] | None
     _log: list[list[Event]] | None
 
     def __init__(self, setup: Setup, *, events: bool = False) -> None:
@@ -270,6 +274,7 @@ class Game:
         self._undo = []
         self._next, self._last = _NEXT[n]
         self._rowlen = n + 1 if n == 3 else n  # R10: with 3 seats the dummy adds a card
+        self._done = None
         self._log = [] if events else None
 
     # ------------------------------------------------------------------ construction
@@ -353,6 +358,7 @@ class Game:
         g._next = self._next
         g._last = self._last
         g._rowlen = self._rowlen
+        g._done = self._done
         g._log = None if self._log is None else [e[:] for e in self._log]
         return g
 
@@ -511,7 +517,16 @@ class Game:
     @property
     def rounds(self) -> tuple[RoundResult, ...]:
         """Finished rounds, in order."""
-        return tuple(self._round_result(ply, snap) for ply, snap in self._snaps())
+        return self._finished()[0]
+
+    def _finished(self) -> tuple[tuple[RoundResult, ...], tuple[tuple[int, str], ...]]:
+        """Finished rounds and the (seat, move text) history up to the current round."""
+        done = self._done
+        if done is None or len(done[0]) != self._round:
+            rounds = tuple(self._round_result(ply, snap) for ply, snap in self._snaps())
+            history = tuple((self.seat_of(p), self._moves[p].text) for p in range(self._rply))
+            done = self._done = (rounds, history)
+        return done
 
     def _snaps(self) -> list[tuple[int, tuple[Any, ...]]]:
         """(ply, snapshot) of every round-ending move so far."""
@@ -856,6 +871,7 @@ class Game:
 
     def _restore(self, snap: tuple[Any, ...]) -> None:
         # Lists in a snapshot may be shared by clones: restore copies.
+        self._done = None
         (
             row,
             bids,

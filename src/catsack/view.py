@@ -150,11 +150,13 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
     moves = game._moves
     rply = game._rply
     dummy_off = 1 if n == 3 else 0
-    history = []
-    for ply, m in enumerate(moves):
+    rounds, done_history = game._finished()
+    history = list(done_history)
+    for ply in range(rply, len(moves)):
+        m = moves[ply]
         s = game.seat_of(ply)
         text = m.text
-        if m.kind == PLACE and s != seat and not over and ply >= rply and ply - rply + dummy_off >= up:
+        if m.kind == PLACE and s != seat and not over and ply - rply + dummy_off >= up:
             text = HIDDEN_PLACE
         history.append((s, text))
     hand_sizes = tuple(game._hands[j].bit_count() for j in range(n))
@@ -185,7 +187,7 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
         bank=game.bank,
         money=money,
         money_visible=show_money or over,
-        rounds=game.rounds,
+        rounds=rounds,
         history=tuple(history),
         legal=game.legal_moves() if (seat is not None and to_move == seat) else (),
         scores=game.scores() if over else None,

@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-EXTRAS ?= dev,tui,stats,server,rl
+EXTRAS ?= dev,tui,stats,server,rl,openspiel,ray
 
 .PHONY: run test lint typecheck pytest bench install clean
 

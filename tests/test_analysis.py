@@ -92,6 +92,7 @@ def test_analyse_record_covers_each_decision_of_the_seat() -> None:
     assert [(d.ply, d.played) for d in decisions] == expected
     for d in decisions:
         assert d.analysis.best.text in d.analysis.values
+        assert d.played.text in d.analysis.values  # the played move is always valued
 
 
 @pytest.mark.parametrize("seats", [3, 4])

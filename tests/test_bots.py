@@ -117,7 +117,7 @@ def test_heuristic_beats_random() -> None:
             winners = g.winners()
             wins += (hero in winners) / len(winners)
             games += 1
-    assert wins / games >= 0.5  # measured ~0.85; 0.25 is chance
+    assert wins / games >= 0.5  # bench/bot_strength.py measured 0.95 over 400 games; 0.25 is chance
 
 
 def test_kept_value_follows_r16() -> None:

@@ -11,6 +11,7 @@ exact belief over each face-down row card (:func:`catsack.belief.card_beliefs`).
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,8 +85,13 @@ def _level_iterations(level: str) -> int:
     raise AnalysisError(f"unknown analysis level {level!r} (use {', '.join(LEVELS)} or 'iters=N')")
 
 
-def analyse_view(view: View, *, level: str = "strong", seed: int | None = None) -> Analysis:
-    """Search from ``view`` (its seat must be to move) and report every considered move's value."""
+def analyse_view(
+    view: View, *, level: str = "strong", seed: int | None = None, consider: Iterable[Move] = ()
+) -> Analysis:
+    """Search from ``view`` (its seat must be to move) and report every considered move's value.
+
+    ``consider`` names legal moves to value besides the search's own candidates (e.g. the move played).
+    """
     iterations = _level_iterations(level)
     if view.seat is None or view.to_move != view.seat or not view.legal:
         raise AnalysisError(f"seat {view.seat} is not to move in this view (to move: {view.to_move})")
@@ -93,7 +99,7 @@ def analyse_view(view: View, *, level: str = "strong", seed: int | None = None) 
     if len(view.legal) == 1:
         only = view.legal[0]
         return Analysis(only, {only.text: 0.0}, beliefs, {only.text: 0}, 0)
-    stats = search(view, random.Random(seed), iterations=iterations)
+    stats = search(view, random.Random(seed), iterations=iterations, consider=consider)
     values = {m.text: round(v, 3) for m, v in zip(stats.moves, stats.margins, strict=True)}
     visits = {m.text: k for m, k in zip(stats.moves, stats.visits, strict=True)}
     return Analysis(stats.best, values, beliefs, visits, stats.iterations)
@@ -181,6 +187,7 @@ def analyse_record(record: Record, seat: int, *, level: str = "strong", seed: in
         if replay.to_move == seat:
             view = replay.view(seat)
             sub = None if seed is None else seed * 1000 + ply
-            out.append(Decision(ply, view.round, view.phase, move, analyse_view(view, level=level, seed=sub)))
+            analysis = analyse_view(view, level=level, seed=sub, consider=(move,))
+            out.append(Decision(ply, view.round, view.phase, move, analysis))
         replay.play(move)
     return out

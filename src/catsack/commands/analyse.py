@@ -18,8 +18,11 @@ def _belief_text(beliefs: list[dict[str, float] | None]) -> str:
     for pos, belief in enumerate(beliefs):
         if belief is None:
             continue
-        top = sorted(belief.items(), key=lambda kv: -kv[1])
-        parts.append(f"#{pos + 1}: " + " ".join(f"{t} {p:.0%}" for t, p in top))
+        groups: dict[float, list[str]] = {}
+        for token, p in belief.items():
+            groups.setdefault(round(p, 4), []).append(token)
+        text = "; ".join(f"{p:.0%} each " + " ".join(ts) for p, ts in sorted(groups.items(), reverse=True))
+        parts.append(f"#{pos + 1}: {text}")
     return "\n".join(parts) or "-"
 
 

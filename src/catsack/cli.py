@@ -68,20 +68,29 @@ def replay(
 def demo(
     seats: Annotated[int, typer.Option(min=3, max=5, help="Number of players (3-5).")] = 4,
     seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots.")] = None,
+    bots: Annotated[str, typer.Option(help="Bot spec for every seat: random, heuristic, ismcts:easy...")] = "heuristic",
 ) -> None:
-    """Watch bots play one narrated game."""
+    """Watch bots play one narrated game (each bot sees only its own seat's view)."""
     import random
 
+    from catsack.bots.base import make_bot
+    from catsack.errors import CatsackError
     from catsack.game import Game
     from catsack.narrative import narrate
 
     rng = random.Random(seed)
     game = Game.new(seats, rng=rng)
+    try:
+        players = [make_bot(bots, seed=rng.randrange(2**31)) for _ in range(seats)]
+    except CatsackError as exc:
+        typer.echo(str(exc), err=True)
+        raise typer.Exit(2) from None
+    for seat, bot in enumerate(players):
+        bot.reset(seat, seats)
+    while (seat := game.to_move) is not None:
+        game.play(players[seat].choose(game.view(seat)))
     names = ["Ann", "Ben", "Cat", "Dan", "Eve"][:seats]
-    while not game.is_over:
-        moves = game.legal_moves()
-        game.play(rng.choice(moves))
-    typer.echo("\n".join(narrate(game, names)))
+    typer.echo("\n".join(narrate(game, [f"{n} ({bots})" for n in names])))
 
 
 # Commands living in their own modules: each has ``register(app)``. An explicit

@@ -85,8 +85,8 @@ def demo(
     except CatsackError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
-    for seat, bot in enumerate(players):
-        bot.reset(seat, seats)
+    for i, bot in enumerate(players):
+        bot.reset(i, seats)
     while (seat := game.to_move) is not None:
         game.play(players[seat].choose(game.view(seat)))
     names = ["Ann", "Ben", "Cat", "Dan", "Eve"][:seats]

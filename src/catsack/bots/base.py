@@ -19,7 +19,7 @@ from catsack.errors import CatsackError
 from catsack.moves import Move
 from catsack.view import View
 
-__all__ = ["BOT_KINDS", "Bot", "BotSpecError", "make_bot"]
+__all__ = ["BOT_KINDS", "Bot", "BotSpecError", "forced_move", "make_bot"]
 
 
 class BotSpecError(CatsackError):
@@ -41,6 +41,17 @@ class Bot(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (processes, files)."""
+
+
+def forced_move(view: View) -> Move | None:
+    """The only legal move of ``view``, ``None`` when there is a choice; raise if there is none.
+
+    Shared opening of every bot's ``choose``: a single legal move needs no thought.
+    """
+    legal = view.legal
+    if not legal:
+        raise ValueError(f"seat {view.seat} has no legal move in this view (to move: {view.to_move})")
+    return legal[0] if len(legal) == 1 else None
 
 
 #: kind -> "module:Class". Each class is called as ``Class(arg, seed=seed)``.

@@ -46,7 +46,7 @@ import random
 from collections.abc import Sequence
 
 from catsack.belief import card_beliefs
-from catsack.bots.base import Bot, BotSpecError
+from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.cards import POINTS, TOKENS, Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import HIDDEN_PLACE as _HIDDEN
@@ -234,12 +234,10 @@ class HeuristicBot(Bot):
         self.rng = random.Random(seed)
 
     def choose(self, view: View) -> Move:
-        legal = view.legal
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal move in this view (to move: {view.to_move})")
-        if len(legal) == 1:
-            return legal[0]
-        if legal[0].kind == PLACE:
+        only = forced_move(view)
+        if only is not None:
+            return only
+        if view.legal[0].kind == PLACE:
             return self._place(view)
         return self._bid(view)
 

@@ -61,7 +61,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from catsack.belief import sample_game
-from catsack.bots.base import Bot, BotSpecError
+from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import (
     BUY_MIN_MONEY,
     BUY_MONEY_GAP,
@@ -357,10 +357,8 @@ class ISMCTSBot(Bot):
         self.last: RootStats | None = None
 
     def choose(self, view: View) -> Move:
-        legal = view.legal
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal move in this view (to move: {view.to_move})")
-        if len(legal) == 1:
-            return legal[0]
+        only = forced_move(view)
+        if only is not None:
+            return only
         self.last = search(view, self.rng, iterations=self.iterations, seconds=self.seconds)
         return self.last.best

@@ -22,7 +22,7 @@ import pyspiel  # type: ignore[import-untyped,import-not-found,unused-ignore]
 from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from catsack.belief import sample_game
-from catsack.bots.base import Bot, BotSpecError
+from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.envs.encoding import action_to_move
 from catsack.envs.openspiel import CatsackGame, CatsackState, register, state_from_game
 from catsack.moves import Move
@@ -92,14 +92,12 @@ class OpenSpielISMCTSBot(Bot):
         self._search(seats)
 
     def choose(self, view: View) -> Move:
-        legal = view.legal
-        if not legal:
-            raise ValueError(f"seat {view.seat} has no legal move in this view (to move: {view.to_move})")
-        if len(legal) == 1:
-            return legal[0]
+        only = forced_move(view)
+        if only is not None:
+            return only
         game, bot = self._search(view.seats)
         state: CatsackState = state_from_game(game, sample_game(view, self._rng))
         move = action_to_move(int(bot.step(state)))
-        if move not in legal:  # ISMCTS only ever picks a legal action; this guards a broken install
+        if move not in view.legal:  # ISMCTS only ever picks a legal action; this guards a broken install
             raise ValueError(f"openspiel-ismcts chose {move.text!r}, not legal for seat {view.seat}")
         return move

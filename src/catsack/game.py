@@ -1036,13 +1036,3 @@ class Game:
         """Money of all seats, the bank and the mouse cards: constant (R5)."""
         on_cards = sum(self.mouse_card_mice)
         return sum(self._money) + self._bank + on_cards
-
-
-def play_random_game(seats: int, rng: random.Random) -> Game:
-    """Deal and play one game choosing uniformly among legal moves (tests, benchmarks)."""
-    g = Game.new(seats, rng=rng)
-    rand = rng.random
-    while g._phase != OVER:
-        ms = g.legal_moves()
-        g.play(ms[int(rand() * len(ms))])
-    return g

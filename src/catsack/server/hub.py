@@ -1,0 +1,842 @@
+"""Live tables: the in-memory game of each table, its connections, bots and timers.
+
+One :class:`Hub` per server process holds the tables in play. Every change to
+a table happens under that table's :class:`asyncio.Lock`: check the action,
+play it on a copy of the game, commit it to the database, and only then make
+the copy the table's game and tell the connections. So a slow database write
+cannot let two actions interleave (checklist 5), and nothing a client saw can
+be lost by a crash (checklist 17).
+
+What leaves the server for a receiver is built by :func:`state_frame` from
+that receiver's view (R23) and public events only. Identifiers never follow
+a card (there are none: cards travel as tokens once face up), and bot and
+timer delays are fixed table settings (checklist 10).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import json
+import logging
+import random
+import secrets
+import time
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from catsack.bots.base import Bot, make_bot
+from catsack.cards import Card
+from catsack.errors import CatsackError
+from catsack.events import Event
+from catsack.game import Game
+from catsack.moves import Move
+from catsack.narrative import describe_event
+from catsack.record import Record, record_from_game, redact
+from catsack.server.settings import Settings
+from catsack.server.store import ActionRow, AppendConflict, SeatRow, Store, TableRow
+from catsack.setup import Setup
+
+__all__ = [
+    "BOT_LEVELS",
+    "PROTOCOL",
+    "Conn",
+    "Hub",
+    "LiveTable",
+    "TableError",
+    "event_dict",
+    "hash_token",
+    "state_frame",
+]
+
+log = logging.getLogger("catsack.server")
+
+PROTOCOL = "catsack-ws/1"
+#: The bot specs a table may seat. External bots run arbitrary commands and are never offered here.
+BOT_LEVELS = ("random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong")
+#: Most events sent in one state frame; the view is always complete anyway.
+MAX_EVENTS = 200
+_THREAD_BOTS = ("ismcts",)  # bots slow enough to think in a worker thread
+
+
+class TableError(Exception):
+    """A refused request, with the HTTP status or protocol error code to answer with."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def _iso(epoch: float | None) -> str | None:
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.token
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def event_dict(ev: Event, version: int, names: list[str]) -> dict[str, Any]:
+    """A public event as JSON: its kind, the move (version) that caused it, a sentence, its fields."""
+    out: dict[str, Any] = {"version": version, "kind": type(ev).__name__, "text": describe_event(ev, names)}
+    for f in dataclasses.fields(ev):
+        out[f.name] = _jsonable(getattr(ev, f.name))
+    return out
+
+
+def setup_to_json(setup: Setup) -> dict[str, Any]:
+    return {
+        "start": setup.start,
+        "removed": [c.token for c in setup.removed],
+        "dummy": [c.token for c in setup.dummy],
+    }
+
+
+def setup_from_json(seats: int, obj: dict[str, Any]) -> Setup:
+    return Setup(
+        seats,
+        int(obj["start"]),
+        tuple(Card.parse(t) for t in obj["removed"]),
+        tuple(Card.parse(t) for t in obj["dummy"]),
+    )
+
+
+@dataclass
+class Player:
+    """A seat as the server tracks it."""
+
+    kind: str  # open | human | bot
+    name: str | None = None
+    bot: str | None = None
+    token_hash: str | None = None
+    replaced: bool = False
+    away_since: float | None = None  # monotonic time the last connection of a human left
+
+
+class Conn:
+    """One WebSocket connection: a seat (or ``None`` for a spectator) and an outbound queue.
+
+    Frames go out through one writer task per connection so that a slow client
+    never holds a table's lock. A ``state`` entry in the queue is built when it
+    is sent, from the table as it is then, so bursts of moves coalesce.
+    """
+
+    STATE = object()
+
+    def __init__(self, send: Callable[[str], Awaitable[None]], seat: int | None, since: int | None) -> None:
+        self.send = send
+        self.seat = seat
+        self.since = since  # last version this connection was shown
+        self.queue: asyncio.Queue[object] = asyncio.Queue(maxsize=256)
+        self.table: LiveTable | None = None
+        self.closed = asyncio.Event()
+        self.sent: list[str] = []  # kept only when the hub records frames (leak tests)
+        self.busy_hint = False
+
+    def push(self, item: object) -> None:
+        try:
+            self.queue.put_nowait(item)
+        except asyncio.QueueFull:  # a client that does not read: drop it, it will resync on reconnect
+            self.closed.set()
+
+    async def writer(self, record: bool) -> None:
+        while not self.closed.is_set():
+            item = await self.queue.get()
+            if item is None:
+                break
+            if item is Conn.STATE:
+                table = self.table
+                if table is None:
+                    continue
+                text = table.state_text(self.seat, self.since)
+                self.since = table.version
+            else:
+                text = json.dumps(item, separators=(",", ":"))
+            if record:
+                self.sent.append(text)
+            try:
+                await self.send(text)
+            except Exception:  # the socket is gone; the reader side cleans up
+                self.closed.set()
+                break
+
+
+@dataclass
+class LiveTable:
+    """A table in memory: its game (rebuilt from the action log), players and connections."""
+
+    hub: Hub
+    row: TableRow
+    players: list[Player]
+    game: Game
+    results: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, action id) -> version after
+    conns: set[Conn] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    task: asyncio.Task[None] | None = None
+    bots: dict[int, Bot] = field(default_factory=dict)
+    touched: float = field(default_factory=time.monotonic)
+    _frames: dict[tuple[int | None, int | None], str] = field(default_factory=dict)
+    _frames_version: int = -1
+
+    # ------------------------------------------------------------------ public facts
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    @property
+    def version(self) -> int:
+        return len(self.game.moves)
+
+    @property
+    def status(self) -> str:
+        if self.game.is_over:
+            return "over"
+        return "open" if any(p.kind == "open" for p in self.players) else "playing"
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.row.options
+
+    def names(self) -> list[str]:
+        return [p.name or (p.bot if p.kind == "bot" else None) or f"Seat {i + 1}" for i, p in enumerate(self.players)]
+
+    def seat_status(self, seat: int) -> str:
+        p = self.players[seat]
+        if p.kind == "human":
+            return "connected" if any(c.seat == seat for c in self.conns) else "away"
+        return p.kind  # open | bot
+
+    def players_public(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": i,
+                "name": p.name if p.kind == "human" else (p.bot if p.kind == "bot" else None),
+                "kind": p.kind,
+                "status": self.seat_status(i),
+                "replaced": p.replaced,
+            }
+            for i, p in enumerate(self.players)
+        ]
+
+    def public(self) -> dict[str, Any]:
+        """The table as the HTTP API shows it: public information only."""
+        return {
+            "table": self.id,
+            "name": self.row.name,
+            "seats": self.row.seats,
+            "status": self.status,
+            "version": self.version,
+            "money_visible": bool(self.options.get("money_visible")),
+            "turn_seconds": self.options.get("turn_seconds"),
+            "hints": bool(self.options.get("hints")),
+            "created": _iso(self.row.created),
+            "finished": _iso(self.row.finished),
+            "players": self.players_public(),
+        }
+
+    # ------------------------------------------------------------------ frames
+
+    def state_text(self, seat: int | None, since: int | None) -> str:
+        """The encoded ``state`` frame for ``seat`` (cached per version: spectators share one)."""
+        if self._frames_version != self.version:
+            self._frames.clear()
+            self._frames_version = self.version
+        key = (seat, since)
+        text = self._frames.get(key)
+        if text is None:
+            frame = state_frame(
+                self.game,
+                seat,
+                since,
+                names=self.names(),
+                players=self.players_public(),
+                money_visible=bool(self.options.get("money_visible")),
+                deadline=self.row.deadline if self.status == "playing" else None,
+            )
+            text = json.dumps(frame, separators=(",", ":"))
+            if len(self._frames) < 64:
+                self._frames[key] = text
+        return text
+
+    def broadcast_state(self) -> None:
+        self._frames.clear()
+        for c in self.conns:
+            c.push(Conn.STATE)
+
+    def broadcast(self, frame: dict[str, Any]) -> None:
+        for c in self.conns:
+            c.push(frame)
+
+    def players_changed(self) -> None:
+        self._frames.clear()
+        self.broadcast({"type": "players", "players": self.players_public()})
+
+    # ------------------------------------------------------------------ records
+
+    def record(self, seat: int | None = None) -> Record:
+        extra = {"table": self.id, "event": self.row.name, "date": _iso(self.row.created)}
+        names = self.names()
+        if seat is None:
+            return record_from_game(self.game, names, **extra)
+        return redact(self.game, seat, names, **extra)
+
+
+def state_frame(
+    game: Game,
+    seat: int | None,
+    since: int | None,
+    *,
+    names: list[str],
+    players: list[dict[str, Any]],
+    money_visible: bool,
+    deadline: float | None,
+) -> dict[str, Any]:
+    """The ``state`` frame for ``seat`` (``None``: a spectator): its view (R23), the public
+    events after version ``since``, the seats and the turn deadline. Nothing else."""
+    version = len(game.moves)
+    start = version if since is None or since < 0 or since >= version else since
+    start = max(start, version - MAX_EVENTS)
+    events: list[dict[str, Any]] = []
+    for ply in range(start, version):
+        events.extend(event_dict(ev, ply + 1, names) for ev in game.events(ply))
+    return {
+        "type": "state",
+        "version": version,
+        "view": game.view(seat, show_money=money_visible).to_dict(),
+        "events": events,
+        "players": players,
+        "table_status": "over"
+        if game.is_over
+        else ("open" if any(p["kind"] == "open" for p in players) else "playing"),
+        "deadline": _iso(deadline),
+    }
+
+
+class Hub:
+    """Every live table of this process, the database, and (optionally) Redis fan-out."""
+
+    def __init__(self, settings: Settings, store: Store | None = None) -> None:
+        self.settings = settings
+        self.store = store or Store(settings.database_url, write_delay=settings.write_delay)
+        self.tables: dict[str, LiveTable] = {}
+        self.process_id = uuid.uuid4().hex[:12]
+        self.record_frames = False  # tests: keep every frame sent on each connection
+        self.fanout: Any = None  # catsack.server.fanout.Fanout when CATSACK_REDIS_URL is set
+        self._load_lock = asyncio.Lock()
+        self._tasks: list[asyncio.Task[None]] = []
+        self.addresses: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ life cycle
+
+    async def start(self) -> None:
+        ids = await asyncio.to_thread(self.store.unfinished_ids)
+        for table_id in ids:
+            await self.get(table_id)
+        log.info("resumed tables", extra={"fields": {"tables": len(ids)}})
+        self._tasks.append(asyncio.create_task(self._sweeper()))
+        if self.settings.redis_url:
+            from catsack.server.fanout import Fanout
+
+            self.fanout = Fanout(self.settings.redis_url, self.process_id, self._on_wakeup)
+            await self.fanout.start()
+
+    async def stop(self) -> None:
+        for t in self._tasks:
+            t.cancel()
+        for table in self.tables.values():
+            if table.task is not None:
+                table.task.cancel()
+            for c in list(table.conns):
+                c.push(None)
+            for b in table.bots.values():
+                b.close()
+        if self.fanout is not None:
+            await self.fanout.stop()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._tasks.clear()
+
+    # ------------------------------------------------------------------ loading
+
+    async def get(self, table_id: str) -> LiveTable | None:
+        """The live table ``table_id``, loaded from the database on first use."""
+        table = self.tables.get(table_id)
+        if table is not None:
+            return table
+        if not isinstance(table_id, str) or not 1 <= len(table_id) <= 32:
+            return None
+        async with self._load_lock:
+            table = self.tables.get(table_id)
+            if table is not None:
+                return table
+            loaded = await asyncio.to_thread(self.store.load, table_id)
+            if loaded is None:
+                return None
+            row, seats, actions = loaded
+            if row.status == "abandoned":
+                return None
+            table = self._build(row, seats, actions)
+            self.tables[table_id] = table
+        self._schedule(table)
+        return table
+
+    def _build(self, row: TableRow, seats: list[SeatRow], actions: list[ActionRow]) -> LiveTable:
+        game = Game(setup_from_json(row.seats, row.setup), events=True)
+        now = time.monotonic()
+        players = [
+            Player(s.kind, s.name, s.bot, s.token_hash, s.replaced, now if s.kind == "human" else None) for s in seats
+        ]
+        table = LiveTable(hub=self, row=row, players=players, game=game)
+        self._apply_rows(table, actions)
+        return table
+
+    def _apply_rows(self, table: LiveTable, actions: list[ActionRow]) -> None:
+        for a in actions:
+            if a.version != table.version + 1:
+                continue  # already applied
+            table.game.play(a.move)
+            if a.action_id is not None:
+                table.results[(a.seat, a.action_id)] = a.version
+
+    async def catch_up(self, table: LiveTable) -> None:
+        """Read what other processes appended (or seat changes) and tell our connections."""
+        actions, seats, row = await asyncio.gather(
+            asyncio.to_thread(self.store.actions_since, table.id, table.version),
+            asyncio.to_thread(self.store.seats, table.id),
+            asyncio.to_thread(self.store.table, table.id),
+        )
+        before = table.version
+        self._apply_rows(table, actions)
+        if row is not None:
+            table.row = row
+        changed = False
+        for s in seats:
+            p = table.players[s.seat]
+            if (p.kind, p.name, p.bot, p.token_hash, p.replaced) != (s.kind, s.name, s.bot, s.token_hash, s.replaced):
+                p.kind, p.name, p.bot, p.token_hash, p.replaced = s.kind, s.name, s.bot, s.token_hash, s.replaced
+                if s.kind == "human" and p.away_since is None:
+                    p.away_since = time.monotonic()
+                changed = True
+                if s.kind == "bot":
+                    self._drop_seat_conns(table, s.seat)
+        if changed:
+            table.players_changed()
+        if table.version != before or changed:
+            table.broadcast_state()
+            self._schedule(table)
+
+    async def _on_wakeup(self, table_id: str, version: int) -> None:
+        table = self.tables.get(table_id)
+        if table is None:
+            return
+        async with table.lock:
+            if version > table.version or version < 0:  # negative: a seat change
+                await self.catch_up(table)
+
+    # ------------------------------------------------------------------ HTTP-side actions
+
+    async def create(
+        self,
+        seats: int,
+        bots: dict[int, str],
+        *,
+        name: str,
+        money_visible: bool,
+        turn_seconds: int | None,
+        hints: bool,
+        setup: Setup | None = None,
+        table_id: str | None = None,
+    ) -> LiveTable:
+        for seat, spec in bots.items():
+            if not 0 <= seat < seats:
+                raise TableError("bad_request", f"bot seat {seat} is not a seat of a {seats}-seat table", 422)
+            if spec not in BOT_LEVELS:
+                raise TableError("bad_request", f"unknown bot {spec!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+        if setup is None:
+            setup = Setup.deal(seats, random.Random(secrets.randbits(128)))
+        table_id = table_id or secrets.token_urlsafe(6)
+        rows = [SeatRow(i, "bot" if i in bots else "open", None, bots.get(i), None, False) for i in range(seats)]
+        options = {"money_visible": money_visible, "turn_seconds": turn_seconds, "hints": hints}
+        status = "playing" if len(bots) == seats else "open"
+        await asyncio.to_thread(self.store.create_table, table_id, name, rows, options, setup_to_json(setup), status)
+        table = await self.get(table_id)
+        assert table is not None
+        log.info("table created", extra={"fields": {"table": table_id, "seats": seats, "bots": len(bots)}})
+        return table
+
+    async def join(self, table: LiveTable, name: str, seat: int | None) -> tuple[int, str]:
+        """Give a person a seat: returns the seat and its secret token."""
+        async with table.lock:
+            if table.status != "open":
+                raise TableError("table_full", "this table has no open seat", 409)
+            if seat is None:
+                seat = next(i for i, p in enumerate(table.players) if p.kind == "open")
+            if not 0 <= seat < len(table.players):
+                raise TableError("bad_request", f"no seat {seat} at a {len(table.players)}-seat table", 422)
+            if table.players[seat].kind != "open":
+                raise TableError("seat_taken", f"seat {seat} is taken", 409)
+            token = secrets.token_urlsafe(24)
+            ok = await asyncio.to_thread(self.store.claim_seat, table.id, seat, name, hash_token(token))
+            if not ok:
+                await self.catch_up(table)
+                raise TableError("seat_taken", f"seat {seat} is taken", 409)
+            p = table.players[seat]
+            p.kind, p.name, p.token_hash, p.away_since = "human", name, hash_token(token), time.monotonic()
+            if table.status == "playing":
+                await asyncio.to_thread(self.store.set_status, table.id, "playing")
+                await self._start_timer(table)
+            table.players_changed()
+            table.broadcast_state()
+            self._schedule(table)
+        await self._publish(table.id, -1)
+        log.info("seat joined", extra={"fields": {"table": table.id, "seat": seat}})
+        return seat, token
+
+    # ------------------------------------------------------------------ connections
+
+    def seat_for_token(self, table: LiveTable, token: str) -> int:
+        """The seat ``token`` holds; raise ``unauthorized`` or ``replaced``."""
+        h = hash_token(token)
+        for i, p in enumerate(table.players):
+            if p.token_hash is not None and secrets.compare_digest(p.token_hash, h):
+                if p.kind == "human":
+                    return i
+                if p.replaced:
+                    raise TableError(
+                        "replaced",
+                        f"You were away longer than {self.settings.grace_seconds:g} s, so a bot ({p.bot}) "
+                        f"now plays seat {i + 1} and this seat's link no longer works. You can watch the table.",
+                        403,
+                    )
+        raise TableError("unauthorized", "this token holds no seat at this table", 403)
+
+    def attach(self, table: LiveTable, conn: Conn) -> None:
+        conn.table = table
+        table.conns.add(conn)
+        table.touched = time.monotonic()
+        if conn.seat is not None:
+            table.players[conn.seat].away_since = None
+            table.players_changed()
+        conn.push(Conn.STATE)
+
+    def detach(self, conn: Conn) -> None:
+        table = conn.table
+        if table is None or conn not in table.conns:
+            return
+        table.conns.discard(conn)
+        table.touched = time.monotonic()
+        if conn.seat is not None and not any(c.seat == conn.seat for c in table.conns):
+            table.players[conn.seat].away_since = time.monotonic()
+            table.players_changed()
+
+    def _drop_seat_conns(self, table: LiveTable, seat: int) -> None:
+        """The seat's token stopped working: tell its connections and turn them into spectators."""
+        for c in list(table.conns):
+            if c.seat == seat:
+                c.push({"type": "error", "code": "replaced", "message": "A bot now plays your seat; you are watching."})
+                c.seat = None
+                c.push(Conn.STATE)
+
+    # ------------------------------------------------------------------ moves
+
+    async def act(self, conn: Conn, action_id: str, version: int, text: str) -> dict[str, Any]:
+        """A player's move: the answer frame (``ack`` or ``error``). State frames go to everyone."""
+        table = conn.table
+        assert table is not None
+        seat = conn.seat
+        if seat is None:
+            return _error("unauthorized", "spectators cannot move", action_id=action_id)
+        async with table.lock:
+            if conn.seat is None:  # replaced while waiting for the lock
+                return _error("replaced", "a bot plays this seat now", action_id=action_id)
+            done = table.results.get((seat, action_id))
+            if done is not None:
+                return {"type": "ack", "action_id": action_id, "version": done}
+            if table.game.is_over:
+                return _error("game_over", "the game is over", action_id=action_id, version=table.version)
+            if version != table.version:
+                return _error(
+                    "stale",
+                    f"that move was made against version {version}; the table is at version {table.version}",
+                    action_id=action_id,
+                    version=table.version,
+                )
+            if table.status != "playing":
+                return _error("not_your_turn", "the game starts when every seat is taken", action_id=action_id)
+            if table.game.to_move != seat:
+                return _error(
+                    "not_your_turn",
+                    f"it is seat {table.game.to_move}'s turn, not yours (seat {seat})",
+                    action_id=action_id,
+                    version=table.version,
+                )
+            try:
+                move = Move.parse(text)
+            except CatsackError as exc:
+                return _error("illegal", str(exc), action_id=action_id, version=table.version)
+            err = await self._commit(table, seat, move, action_id, "human")
+            if err is not None:
+                return _error(err[0], err[1], action_id=action_id, version=table.version)
+            return {"type": "ack", "action_id": action_id, "version": table.version}
+
+    async def _commit(
+        self, table: LiveTable, seat: int, move: Move, action_id: str | None, actor: str
+    ) -> tuple[str, str] | None:
+        """Play ``move`` for ``seat`` (lock held): commit, then apply and broadcast. An error pair or None."""
+        nxt = table.game.clone()
+        try:
+            nxt.play(move)
+        except CatsackError as exc:
+            return ("illegal", str(exc))
+        version = len(nxt.moves)
+        status = "over" if nxt.is_over else "playing"
+        deadline = self._deadline_for(table, nxt)
+        try:
+            await asyncio.to_thread(
+                self.store.append,
+                table.id,
+                version,
+                seat,
+                move.text,
+                action_id,
+                actor,
+                status=status,
+                deadline=deadline,
+            )
+        except AppendConflict as exc:
+            log.warning("append conflict", extra={"fields": {"table": table.id, "version": version}})
+            await self.catch_up(table)
+            return ("stale", f"{exc}; the table is at version {table.version}")
+        table.game = nxt
+        table.row = dataclasses.replace(
+            table.row, version=version, status=status, deadline=deadline, finished=time.time() if nxt.is_over else None
+        )
+        if action_id is not None:
+            table.results[(seat, action_id)] = version
+        table.touched = time.monotonic()
+        table.broadcast_state()
+        self._schedule(table)
+        await self._publish(table.id, version)
+        if nxt.is_over:
+            log.info("game over", extra={"fields": {"table": table.id, "scores": list(nxt.scores())}})
+        return None
+
+    async def _publish(self, table_id: str, version: int) -> None:
+        if self.fanout is not None:
+            await self.fanout.publish(table_id, version)
+
+    # ------------------------------------------------------------------ bots and timers
+
+    def _deadline_for(self, table: LiveTable, game: Game) -> float | None:
+        seconds = table.options.get("turn_seconds")
+        seat = game.to_move
+        if not seconds or seat is None or table.players[seat].kind != "human":
+            return None
+        return time.time() + float(seconds)
+
+    async def _start_timer(self, table: LiveTable) -> None:
+        deadline = self._deadline_for(table, table.game)
+        await asyncio.to_thread(self.store.set_deadline, table.id, table.version, deadline)
+        table.row = dataclasses.replace(table.row, deadline=deadline, status=table.status)
+
+    def _schedule(self, table: LiveTable) -> None:
+        """Start whatever moves the game on by itself: a bot's move or a turn timer."""
+        if table.task is not None and not table.task.done() and table.task is not asyncio.current_task():
+            table.task.cancel()
+        table.task = None
+        seat = table.game.to_move
+        if seat is None or table.status != "playing":
+            return
+        p = table.players[seat]
+        if p.kind == "bot":
+            table.task = asyncio.create_task(self._bot_turn(table, seat, table.version))
+        elif p.kind == "human" and table.row.deadline is not None:
+            table.task = asyncio.create_task(self._timer_turn(table, seat, table.version, table.row.deadline))
+
+    def _bot(self, table: LiveTable, seat: int, spec: str) -> Bot:
+        bot = table.bots.get(seat)
+        if bot is None or bot.name != spec:
+            bot = make_bot(spec, seed=secrets.randbits(32))
+            bot.name = spec
+            bot.reset(seat, table.row.seats)
+            table.bots[seat] = bot
+        return bot
+
+    async def _decide(self, table: LiveTable, seat: int, spec: str) -> Move:
+        view = table.game.view(seat, show_money=bool(table.options.get("money_visible")))
+        bot = self._bot(table, seat, spec)
+        if spec.startswith(_THREAD_BOTS):
+            return await asyncio.to_thread(bot.choose, view)
+        return bot.choose(view)
+
+    async def _bot_turn(self, table: LiveTable, seat: int, version: int) -> None:
+        # The delay is a fixed setting: how long a bot takes never hints at its cards (checklist 10).
+        t0 = time.monotonic()
+        try:
+            spec = table.players[seat].bot or self.settings.standin_bot
+            move = await self._decide(table, seat, spec)
+            rest = self.settings.bot_delay - (time.monotonic() - t0)
+            if rest > 0:
+                await asyncio.sleep(rest)
+            async with table.lock:
+                if table.version != version or table.players[seat].kind != "bot":
+                    return
+                table.task = None
+                err = await self._commit(table, seat, move, None, "bot")
+                if err is not None:
+                    log.error("bot move refused", extra={"fields": {"table": table.id, "seat": seat, "why": err[1]}})
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("bot failed", extra={"fields": {"table": table.id, "seat": seat}})
+
+    async def _timer_turn(self, table: LiveTable, seat: int, version: int, deadline: float) -> None:
+        try:
+            await asyncio.sleep(max(0.0, deadline - time.time()))
+            move = await self._decide(table, seat, self.settings.standin_bot)
+            async with table.lock:
+                if table.version != version:
+                    return
+                table.task = None
+                err = await self._commit(table, seat, move, None, "timer")
+            if err is None:
+                for c in list(table.conns):
+                    if c.seat == seat:
+                        c.push(
+                            {
+                                "type": "notice",
+                                "code": "timer",
+                                "message": f"Your time ran out: a bot played {move.text} for you.",
+                            }
+                        )
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("timer move failed", extra={"fields": {"table": table.id, "seat": seat}})
+
+    # ------------------------------------------------------------------ housekeeping
+
+    async def _sweeper(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.sweep_seconds)
+            try:
+                await self.sweep()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("sweep failed")
+
+    async def sweep(self, now: float | None = None) -> None:
+        """Grace periods (checklist 16), eviction (19) and version gaps across processes (20)."""
+        now = time.monotonic() if now is None else now
+        s = self.settings
+        for table in list(self.tables.values()):
+            if table.status == "playing":
+                for seat, p in enumerate(table.players):
+                    if p.kind == "human" and p.away_since is not None and now - p.away_since >= s.grace_seconds:
+                        await self.replace(table, seat)
+            idle = now - table.touched
+            if table.conns:
+                continue
+            if table.status == "over" and idle >= s.evict_finished_seconds:
+                self.evict(table)
+            elif table.status == "open" and idle >= s.evict_open_seconds:
+                await asyncio.to_thread(self.store.set_status, table.id, "abandoned")
+                self.evict(table)
+            elif table.status == "playing" and idle >= s.evict_idle_seconds and not self._bots_only(table):
+                self.evict(table)
+        if self.fanout is not None:  # a missed wake-up shows as a version gap
+            for table in list(self.tables.values()):
+                if table.conns:
+                    row = await asyncio.to_thread(self.store.table, table.id)
+                    if row is not None and row.version > table.version:
+                        async with table.lock:
+                            await self.catch_up(table)
+
+    def _bots_only(self, table: LiveTable) -> bool:
+        return all(p.kind == "bot" for p in table.players) and not table.game.is_over
+
+    def evict(self, table: LiveTable) -> None:
+        if table.task is not None:
+            table.task.cancel()
+        for b in table.bots.values():
+            b.close()
+        self.tables.pop(table.id, None)
+        log.info("table evicted", extra={"fields": {"table": table.id, "status": table.status}})
+
+    async def replace(self, table: LiveTable, seat: int) -> None:
+        """A bot takes over an absent player's seat; the old token stops working (checklist 8, 16)."""
+        async with table.lock:
+            p = table.players[seat]
+            if p.kind != "human":
+                return
+            spec = self.settings.standin_bot
+            await asyncio.to_thread(self.store.replace_with_bot, table.id, seat, spec)
+            p.kind, p.bot, p.replaced, p.away_since = "bot", spec, True, None
+            self._drop_seat_conns(table, seat)
+            table.players_changed()
+            table.broadcast_state()
+            self._schedule(table)
+        await self._publish(table.id, -1)
+        log.info("player replaced by bot", extra={"fields": {"table": table.id, "seat": seat}})
+
+    # ------------------------------------------------------------------ hints
+
+    async def hint(self, conn: Conn) -> dict[str, Any]:
+        table = conn.table
+        assert table is not None
+        if not table.options.get("hints"):
+            return _error("hints_off", "this table does not allow hints")
+        if conn.seat is None:
+            return _error("unauthorized", "spectators get no hints")
+        if table.game.to_move != conn.seat:
+            return _error("not_your_turn", "hints are given when it is your turn")
+        if conn.busy_hint:
+            return _error("rate_limited", "a hint is already being worked out")
+        from catsack.bots.analysis import analyse_view
+
+        view = table.game.view(conn.seat, show_money=bool(table.options.get("money_visible")))
+        version = table.version
+        conn.busy_hint = True
+        try:
+            a = await asyncio.to_thread(analyse_view, view, level="normal", seed=secrets.randbits(32))
+        finally:
+            conn.busy_hint = False
+        return {"type": "hint", "version": version, "best": a.best.text, "values": a.values, "beliefs": a.beliefs}
+
+
+def _status(game: Game, players: list[dict[str, Any]]) -> str:
+    if game.is_over:
+        return "over"
+    return "open" if any(p["kind"] == "open" for p in players) else "playing"
+
+
+def _error(code: str, message: str, *, action_id: str | None = None, version: int | None = None) -> dict[str, Any]:
+    frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if action_id is not None:
+        frame["action_id"] = action_id
+    if version is not None:
+        frame["version"] = version
+    return frame
+
+
+async def close_quietly(task: asyncio.Task[Any]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError, Exception):
+        await task

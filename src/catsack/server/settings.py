@@ -1,0 +1,48 @@
+"""Server settings, read from ``CATSACK_*`` environment variables (pydantic-settings)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+__all__ = ["Settings"]
+
+
+class Settings(BaseSettings):
+    """Every knob of ``catsack serve``; each field is also ``CATSACK_<NAME>`` in the environment."""
+
+    model_config = SettingsConfigDict(env_prefix="CATSACK_", extra="ignore")
+
+    #: SQLAlchemy URL. SQLite (WAL) by default; ``postgresql+psycopg://…`` for PostgreSQL.
+    database_url: str = "sqlite:///catsack.db"
+    #: ``redis://host:port/0`` to fan updates out across several server processes.
+    redis_url: str | None = None
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    #: Seconds a bot waits before it moves: the same for every move, never dependent on cards (R23).
+    bot_delay: float = Field(default=0.8, ge=0.0, le=30.0)
+    #: A joined player without a live connection for this long is replaced by a bot.
+    grace_seconds: float = Field(default=120.0, ge=0.0)
+    #: Level of the bot that replaces an absent player or plays when a turn timer runs out.
+    standin_bot: str = "heuristic"
+    #: Largest client frame accepted, in bytes; larger ones close the connection (1009).
+    max_frame_bytes: int = Field(default=4096, ge=256)
+    #: Per-connection token bucket: frames per second and burst size.
+    rate_per_second: float = Field(default=20.0, gt=0)
+    rate_burst: int = Field(default=40, ge=1)
+    #: Frames dropped for flooding before the connection is closed (1008).
+    rate_close_after: int = Field(default=50, ge=1)
+    #: Live WebSocket connections allowed from one client address.
+    max_connections_per_address: int = Field(default=64, ge=1)
+    #: How often the housekeeping sweep runs (grace periods, eviction, version-gap checks).
+    sweep_seconds: float = Field(default=2.0, gt=0)
+    #: Evict from memory: tables never filled after this long, tables with nobody connected,
+    #: and finished tables (they stay in the database, browsable and downloadable).
+    evict_open_seconds: float = Field(default=3600.0, ge=0)
+    evict_idle_seconds: float = Field(default=600.0, ge=0)
+    evict_finished_seconds: float = Field(default=120.0, ge=0)
+    #: Test hook: seconds to sleep inside every database write (checklist case 5).
+    write_delay: float = Field(default=0.0, ge=0.0)
+    #: JSON log lines on stderr (structured logs); plain text when false.
+    log_json: bool = True
+    log_level: str = "INFO"

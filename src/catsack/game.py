@@ -83,24 +83,36 @@ def _bid_row(money: int) -> tuple[tuple[Move, ...], ...]:
     return row
 
 
-def _next_tables(n: int) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]:
-    """For each mask of passed seats: the next seat still in after each seat, and the last one in."""
+def _next_table(n: int) -> tuple[tuple[int, ...], ...]:
+    """For each mask of passed seats: the next seat still in after each seat (R12).
+
+    Where only one seat is still in, every entry is ``~last`` (negative), so
+    the pass path learns "the auction is over" (R15) from the same lookup.
+    """
     nxt = []
-    last = []
     for passed in range(1 << n):
+        ins = [s for s in range(n) if not passed >> s & 1]
+        if len(ins) <= 1:
+            nxt.append((~ins[0] if ins else -1,) * n)
+            continue
         row = []
         for s in range(n):
             t = (s + 1) % n
-            while passed >> t & 1 and t != s:
+            while passed >> t & 1:
                 t = (t + 1) % n
             row.append(t)
         nxt.append(tuple(row))
-        ins = [s for s in range(n) if not passed >> s & 1]
-        last.append(ins[0] if len(ins) == 1 else -1)
-    return tuple(nxt), tuple(last)
+    return tuple(nxt)
 
 
-_NEXT: Final = {n: _next_tables(n) for n in (3, 4, 5)}
+def _pay_table(cards: tuple[int, ...], n: int) -> tuple[int, ...]:
+    """Mice paid to the next passer for each mask of passed seats (R13: lowest card first)."""
+    return tuple(cards[mask.bit_count()] if mask.bit_count() < len(cards) else 0 for mask in range(1 << n))
+
+
+_NEXT: Final = {n: _next_table(n) for n in (3, 4, 5)}
+# _PAYS[n][filled]: the pass payouts by passed mask, with the mouse cards filled or empty (R13, R18).
+_PAYS: Final = {n: (tuple([0] * (1 << n)), _pay_table(MOUSE_CARDS[n], n)) for n in (3, 4, 5)}
 # Face-up cards of the row after k passes (R11, R14). With 3 seats the row has
 # the dummy's card first, then the start player's; the 2nd pass shows the rest.
 _UP_AFTER_PASSES: Final = {3: (1, 2, 4, 4), 4: (1, 2, 3, 4, 4), 5: (1, 2, 3, 4, 5, 5)}
@@ -127,16 +139,29 @@ class RoundResult:
 
 
 def _keep_after_dogs(row: list[int], won: list[int]) -> None:
-    """Append to ``won`` the cards of ``row`` that stay after R16 (hot path of resolve_dogs)."""
-    dogs = row.count(_LARGE) + row.count(_SMALL)
-    if dogs >= 2:
+    """Append to ``won`` the cards of ``row`` that stay after R16 (hot path of resolve_dogs).
+
+    Card indices put the large dog's prey first (+15 … +3, then -5 before -8) and
+    the small dog's last (-8, -5, then +3 … +15); rabbits (7) are never chased.
+    """
+    if row.count(_LARGE) + row.count(_SMALL) >= 2:  # two or more dogs cancel out
         won.extend([c for c in row if c < _LARGE])
         return
-    kept = [c for c in row if c < _LARGE]
-    cats = [c for c in kept if c < 7]  # rabbits (7) are never chased
-    if cats:
-        kept.remove(min(cats) if _LARGE in row else max(cats))
-    won.extend(kept)  # row order, as resolve_dogs
+    kept = row[:]  # row order, as resolve_dogs
+    if _LARGE in kept:
+        kept.remove(_LARGE)
+        prey = min(kept)  # the row keeps at least two other cards (R10: 3+ seats)
+        if prey < 7:
+            kept.remove(prey)
+    else:
+        kept.remove(_SMALL)
+        prey = -1
+        for c in kept:
+            if prey < c < 7:
+                prey = c
+        if prey >= 0:
+            kept.remove(prey)
+    won.extend(kept)
 
 
 def resolve_dogs(row: Sequence[int]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
@@ -155,13 +180,23 @@ def resolve_dogs(row: Sequence[int]) -> tuple[tuple[Card, ...], tuple[Card, ...]
     return (CARDS[dog],), tuple(CARDS[c] for c in kept)
 
 
-# A round-ending move keeps on the undo stack a tuple of the state it replaced:
-# (row, bids, (unused), passed, npass, high, hseat, filled, bank, start,
-#  phase, to_move, round, rply, buyer, price, nwon, refilled).
+# _undo holds, per move, the seat that made it; a round-ending move holds instead
+# a snapshot of the state it replaced (after the move's own pass, if any):
+#   (row, passed, high, hseat, filled, bank, start, phase, mover, round, rply,
+#    buyer, price, nwon, refilled)
 # The finished rounds (RoundResult) are read back from these tuples on demand,
-# so the hot path builds no objects at a round's end.
-_SNAP_LEN: Final = 18
-_S_TO_MOVE: Final = 11
+# so the hot path builds no objects at a round's end. Standing bids are not
+# kept either: ``bids`` and ``undo`` read them back from the current round's moves.
+_S_ROW: Final = 0
+_S_FILLED: Final = 4
+_S_START: Final = 6
+_S_PHASE: Final = 7
+_S_MOVER: Final = 8
+_S_ROUND: Final = 9
+_S_RPLY: Final = 10
+_S_BUYER: Final = 11
+_S_PRICE: Final = 12
+_S_REFILLED: Final = 14
 
 
 class Game:
@@ -178,7 +213,6 @@ class Game:
 
     __slots__ = (
         "_bank",
-        "_bids",
         "_cards",
         "_cards_total",
         "_done",
@@ -188,19 +222,17 @@ class Game:
         "_hands",
         "_high",
         "_hseat",
-        "_last",
         "_log",
         "_money",
         "_moves",
         "_n",
         "_next",
-        "_npass",
         "_passed",
+        "_pay",
         "_phase",
         "_removed",
         "_round",
         "_row",
-        "_rowlen",
         "_rply",
         "_start",
         "_to_move",
@@ -218,9 +250,8 @@ class Game:
     _cards: tuple[int, ...]
     _cards_total: int
     _filled: bool
-    _npass: int
     _passed: int
-    _bids: list[int]
+    _pay: tuple[int, ...]
     _high: int
     _hseat: int
     _row: list[int]
@@ -231,10 +262,8 @@ class Game:
     _rply: int
     _won: list[list[int]]
     _moves: list[Move]
-    _undo: list[object]
+    _undo: list[Any]  # int seats and round-end snapshot tuples, see above
     _next: tuple[tuple[int, ...], ...]
-    _last: tuple[int, ...]
-    _rowlen: int
     # Finished rounds and their (all public) history, built on demand for views
     # and dropped when a round end is undone; immutable, so clones share it.
     _done: tuple[tuple[RoundResult, ...], tuple[tuple[int, str], ...]] | None
@@ -258,9 +287,8 @@ class Game:
         self._cards_total = sum(cards)
         self._bank = BANK_START[n] - self._cards_total  # R6: the cards are filled at setup
         self._filled = True
-        self._npass = 0
+        self._pay = _PAYS[n][True]
         self._passed = 0
-        self._bids = [0] * n
         self._high = 0
         self._hseat = -1
         self._row = [self._dummy[0]] if n == 3 else []  # R10: the dummy's top card leads
@@ -272,8 +300,7 @@ class Game:
         self._won = [[] for _ in range(n)]
         self._moves = []
         self._undo = []
-        self._next, self._last = _NEXT[n]
-        self._rowlen = n + 1 if n == 3 else n  # R10: with 3 seats the dummy adds a card
+        self._next = _NEXT[n]
         self._done = None
         self._log = [] if events else None
 
@@ -341,9 +368,8 @@ class Game:
         g._cards = self._cards
         g._cards_total = self._cards_total
         g._filled = self._filled
-        g._npass = self._npass
+        g._pay = self._pay
         g._passed = self._passed
-        g._bids = self._bids[:]
         g._high = self._high
         g._hseat = self._hseat
         g._row = self._row[:]
@@ -356,8 +382,6 @@ class Game:
         g._moves = self._moves[:]
         g._undo = self._undo[:]
         g._next = self._next
-        g._last = self._last
-        g._rowlen = self._rowlen
         g._done = self._done
         g._log = None if self._log is None else [e[:] for e in self._log]
         return g
@@ -412,14 +436,14 @@ class Game:
         """Mice lying on each mouse card now (R13, R18)."""
         if not self._filled or self._phase == OVER:
             return (0,) * len(self._cards)
-        k = self._npass
+        k = self._passed.bit_count()
         return tuple(0 if i < k else v for i, v in enumerate(self._cards))
 
     @property
     def next_payout(self) -> int:
         """What the next player to pass would receive (R13); 0 when the cards are empty."""
         if self._filled and self._phase == BIDDING:
-            return self._cards[self._npass]
+            return self._cards[self._passed.bit_count()]
         return 0
 
     @property
@@ -433,7 +457,14 @@ class Game:
     @property
     def bids(self) -> tuple[int, ...]:
         """Each seat's standing bid this round (0 for none or after passing)."""
-        return tuple(self._bids)
+        bids = [0] * self._n
+        moves = self._moves
+        seats = self._undo
+        for ply in range(self._rply, len(moves)):
+            m = moves[ply]
+            if m.kind != PLACE:  # R12: a bid names the total; R13: a pass takes it back
+                bids[seats[ply]] = m.arg
+        return tuple(bids)
 
     @property
     def passed(self) -> tuple[bool, ...]:
@@ -473,7 +504,7 @@ class Game:
         if ph == PLACING:
             return 0
         if ph == BIDDING:
-            return _UP_AFTER_PASSES[self._n][self._npass]
+            return _UP_AFTER_PASSES[self._n][self._passed.bit_count()]
         return len(self._row)
 
     def won(self, seat: int) -> tuple[Card, ...]:
@@ -530,15 +561,7 @@ class Game:
 
     def _snaps(self) -> list[tuple[int, tuple[Any, ...]]]:
         """(ply, snapshot) of every round-ending move so far."""
-        out = []
-        for ply, entry in enumerate(self._undo):
-            if entry.__class__ is tuple:
-                k = len(entry)
-                if k == 3:
-                    out.append((ply, entry[2]))
-                elif k == _SNAP_LEN:
-                    out.append((ply, entry))
-        return out
+        return [(ply, entry) for ply, entry in enumerate(self._undo) if entry.__class__ is tuple]
 
     def _payouts(self, first: int, end: int, filled: bool) -> tuple[tuple[int, int], ...]:
         """(seat, mice) for the auction passes among plies first..end-1 (R13).
@@ -547,29 +570,34 @@ class Game:
         is not listed.
         """
         cards = self._cards
+        moves = self._moves
         out: list[tuple[int, int]] = []
         for ply in range(first, end):
-            entry = self._undo[ply]
-            if entry.__class__ is tuple and len(entry) in (2, 3):
-                out.append((entry[0], cards[len(out)] if filled else 0))
+            if moves[ply].kind == PASS:
+                entry = self._undo[ply]
+                if entry.__class__ is tuple:
+                    if entry[_S_PHASE] != BIDDING:
+                        continue
+                    entry = entry[_S_MOVER]
+                out.append((entry, cards[len(out)] if filled else 0))
         return tuple(out)
 
     def _round_result(self, ply: int, snap: tuple[Any, ...]) -> RoundResult:
-        row = snap[0]
-        start = snap[9]
-        buyer = snap[14]
+        row = snap[_S_ROW]
+        start = snap[_S_START]
+        buyer = snap[_S_BUYER]
         chased, kept = resolve_dogs(row) if buyer >= 0 else ((), ())
         return RoundResult(
-            snap[12] + 1,
+            snap[_S_ROUND] + 1,
             start,
             tuple(CARDS[c] for c in row),
             self._owners(start, len(row)),
             buyer if buyer >= 0 else None,
-            snap[15] if buyer >= 0 else None,
+            snap[_S_PRICE] if buyer >= 0 else None,
             chased,
             kept,
-            self._payouts(snap[13], ply + 1, snap[7]),
-            snap[17],
+            self._payouts(snap[_S_RPLY], ply + 1, snap[_S_FILLED]),
+            snap[_S_REFILLED],
         )
 
     def current_payouts(self) -> tuple[tuple[int, int], ...]:
@@ -581,9 +609,7 @@ class Game:
         entry = self._undo[ply]
         if entry.__class__ is int:
             return entry
-        if len(entry) == _SNAP_LEN:  # type: ignore[arg-type]
-            return entry[_S_TO_MOVE]  # type: ignore[index,no-any-return]
-        return entry[0]  # type: ignore[index,no-any-return]
+        return entry[_S_MOVER]  # type: ignore[no-any-return]
 
     def legal_moves(self) -> tuple[Move, ...]:
         """The legal moves of the seat to move, in canonical order (empty at the end)."""
@@ -621,61 +647,54 @@ class Game:
         s = self._to_move
         k = move.kind
         if ph == BIDDING:
-            if k == PASS:
-                # R13: the passer takes back the bid and the mice of the lowest filled mouse card.
-                npass = self._npass
-                if self._filled:
-                    self._money[s] += self._cards[npass]
-                bids = self._bids
-                entry: tuple[Any, ...] = (s, bids[s])
-                bids[s] = 0
-                passed = self._passed | 1 << s
-                self._passed = passed
-                self._npass = npass = npass + 1
-                self._moves.append(move)
-                if self._log is not None:
-                    self._log_pass(s, npass)
-                if npass == self._n - 1:  # R15: one player is left
-                    if self._hseat >= 0:
-                        entry = (s, entry[1], self._finish_round(self._hseat, self._high))
-                    else:
-                        self._phase = LAST_CHOICE
-                        self._to_move = self._last[passed]
-                        if self._log is not None:
-                            self._log[-1].append(LastChoice(self._to_move))
-                else:
-                    self._to_move = self._next[passed][s]
-                self._undo.append(entry)
-                return
             if k == BID:
                 b = move.arg
                 if self._high < b <= self._money[s]:  # R12
-                    bids = self._bids
-                    self._undo.append((s, self._high, self._hseat, bids[s]))
                     self._moves.append(move)
-                    bids[s] = b
+                    self._undo.append(s)
                     self._high = b
                     self._hseat = s
                     self._to_move = self._next[self._passed][s]
                     if self._log is not None:
                         self._log.append([BidMade(s, b)])
                     return
+            elif k == PASS:
+                # R13: the passer takes back the bid (bids are read back from the moves, so
+                # there is nothing to clear) and the mice of the lowest filled mouse card.
+                passed = self._passed
+                self._money[s] += self._pay[passed]
+                self._passed = passed = passed | 1 << s
+                self._moves.append(move)
+                if self._log is not None:
+                    self._log_pass(s)
+                t = self._next[passed][s]
+                if t >= 0:
+                    self._to_move = t
+                    self._undo.append(s)
+                elif self._hseat >= 0:  # R15: one player is left, the high bidder: they buy
+                    self._undo.append(self._finish_round(self._hseat, self._high, s))
+                else:  # R15: nobody bid; the last one left may buy for 1 or pass
+                    self._phase = LAST_CHOICE
+                    self._to_move = ~t
+                    self._undo.append(s)
+                    if self._log is not None:
+                        self._log[-1].append(LastChoice(~t))
+                return
         elif ph == PLACING:
             if k == PLACE:
                 c = move.arg
-                hand = self._hands[s]
+                hands = self._hands
+                hand = hands[s]
                 if hand >> c & 1:
-                    # R10: placement goes clockwise from the start player.
-                    self._hands[s] = hand ^ 1 << c
-                    row = self._row
-                    row.append(c)
+                    hands[s] = hand ^ 1 << c
+                    self._row.append(c)
                     self._moves.append(move)
                     self._undo.append(s)
-                    if len(row) == self._rowlen:
+                    # R10: placement goes clockwise from the start player; after the last
+                    # placement the turn is back at the start player, who bids first (R12).
+                    self._to_move = t = self._next[0][s]
+                    if t == self._start:
                         self._phase = BIDDING
-                        self._to_move = self._start  # R12: the start player bids first
-                    else:
-                        self._to_move = self._next[0][s]
                     if self._log is not None:
                         self._log_place(s)
                     return
@@ -741,11 +760,11 @@ class Game:
             events.append(Revealed(0, None if self._n == 3 else self._start, CARDS[row[0]]))
         self._log.append(events)
 
-    def _log_pass(self, s: int, npass: int) -> None:
+    def _log_pass(self, s: int) -> None:
         # R14: each pass turns more of the row face up.
         assert self._log is not None
-        filled = self._filled
-        card = self._cards[npass - 1] if filled else None
+        npass = self._passed.bit_count()
+        card = self._cards[npass - 1] if self._filled else None
         events: list[Event] = [Passed(s, card or 0, card)]
         up = _UP_AFTER_PASSES[self._n]
         owners = self.row_owners
@@ -753,7 +772,8 @@ class Game:
             events.append(Revealed(pos, owners[pos], CARDS[self._row[pos]]))
         self._log.append(events)
 
-    def _finish_round(self, buyer: int, price: int, mover: int = -1) -> tuple[Any, ...]:
+    def _finish_round(self, buyer: int, price: int, mover: int) -> tuple[Any, ...]:
+        """End the round (R15-R20) and return the snapshot that undoes it."""
         row = self._row
         bank = self._bank
         rnd = self._round
@@ -761,12 +781,13 @@ class Game:
         nwon = 0
         if buyer >= 0:
             won = self._won[buyer]
-            before = len(won)
             if _LARGE in row or _SMALL in row:
+                nwon = len(won)
                 _keep_after_dogs(row, won)  # R16
+                nwon = len(won) - nwon
             else:
                 won.extend(row)
-            nwon = len(won) - before
+                nwon = len(row)
             self._money[buyer] -= price  # R17
             bank += price
             if log is not None:
@@ -785,17 +806,14 @@ class Game:
             bank -= self._cards_total
         snap = (
             row,
-            self._bids,
-            None,
             self._passed,
-            self._npass,
             self._high,
             self._hseat,
             self._filled,
             self._bank,
             self._start,
             self._phase,
-            mover if mover >= 0 else self._to_move,
+            mover,
             rnd,
             self._rply,
             buyer,
@@ -804,13 +822,12 @@ class Game:
             filled,
         )
         self._bank = bank
-        self._filled = filled
+        if filled is not self._filled:
+            self._filled = filled
+            self._pay = _PAYS[self._n][filled]
         if buyer >= 0:
             self._start = buyer  # R17: the buyer starts the next round
-        n = self._n
-        self._bids = [0] * n
         self._passed = 0
-        self._npass = 0
         self._high = 0
         self._hseat = -1
         self._rply = len(self._moves)
@@ -824,7 +841,7 @@ class Game:
         else:
             rnd += 1
             self._round = rnd
-            self._row = [self._dummy[rnd]] if n == 3 else []
+            self._row = [self._dummy[rnd]] if self._n == 3 else []
             self._phase = PLACING
             self._to_move = self._start
             if log is not None:
@@ -837,36 +854,37 @@ class Game:
         if not self._moves:
             raise IndexError("undo: no move to take back")
         move = self._moves.pop()
-        entry: Any = self._undo.pop()
+        entry = self._undo.pop()
         if self._log is not None:
             self._log.pop()
-        if move.kind == PLACE:
-            s: int = entry
+        k = move.kind
+        if entry.__class__ is tuple:
+            self._restore(entry)
+            if k != PASS or self._phase != BIDDING:
+                return move  # R15's last choice: the snapshot is the whole state before it
+            s = entry[_S_MOVER]  # a pass that ended the auction: take the pass back below
+        else:
+            s = entry
+        self._to_move = s
+        if k == PLACE:
             self._row.pop()
             self._hands[s] |= 1 << move.arg
             self._phase = PLACING
-            self._to_move = s
-            return move
-        k = len(entry)
-        if k == 4:
-            s, self._high, self._hseat, self._bids[s] = entry
-            self._to_move = s
-            return move
-        if k == _SNAP_LEN:
-            self._restore(entry)
-            return move
-        if k == 3:
-            s, prev_bid, snap = entry
-            self._restore(snap)
-        else:
-            s, prev_bid = entry
-        self._phase = BIDDING
-        self._to_move = s
-        self._npass -= 1
-        self._passed &= ~(1 << s)
-        self._bids[s] = prev_bid
-        if self._filled:
-            self._money[s] -= self._cards[self._npass]
+        elif k == PASS:
+            self._phase = BIDDING
+            self._passed = passed = self._passed & ~(1 << s)
+            self._money[s] -= self._pay[passed]
+        else:  # the high bid falls back to the round's previous bid, if any
+            moves = self._moves
+            high = 0
+            hseat = -1
+            for ply in range(len(moves) - 1, self._rply - 1, -1):
+                if moves[ply].kind == BID:
+                    high = moves[ply].arg
+                    hseat = self._undo[ply]
+                    break
+            self._high = high
+            self._hseat = hseat
         return move
 
     def _restore(self, snap: tuple[Any, ...]) -> None:
@@ -874,13 +892,10 @@ class Game:
         self._done = None
         (
             row,
-            bids,
-            _,
             self._passed,
-            self._npass,
             self._high,
             self._hseat,
-            self._filled,
+            filled,
             self._bank,
             self._start,
             self._phase,
@@ -892,12 +907,13 @@ class Game:
             nwon,
             _refilled,
         ) = snap
+        self._filled = filled
+        self._pay = _PAYS[self._n][filled]
         if buyer >= 0:
             self._money[buyer] += price
             if nwon:
                 del self._won[buyer][-nwon:]
         self._row = row[:]
-        self._bids = bids[:]
 
     # ------------------------------------------------------------------ events
 
@@ -1003,9 +1019,8 @@ class Game:
             tuple(self._money),
             self._bank,
             self._filled,
-            self._npass,
             self._passed,
-            tuple(self._bids),
+            self.bids,
             self._high,
             self._hseat,
             tuple(self._row),

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
 
 from catsack.bots import Bot, make_bot
 from catsack.bots.base import BotSpecError
-from catsack.bots.heuristic import kept_value, row_distributions, seat_money
+from catsack.bots.heuristic import (
+    expected_row_value,
+    kept_value,
+    mask_row_value,
+    row_distributions,
+    seat_money,
+    unseen_cards,
+)
+from catsack.cards import TOKENS
 from catsack.game import Game, resolve_dogs
-from catsack.view import View
+from catsack.view import HIDDEN_PLACE, View
 
 SPECS = ("random", "heuristic", "ismcts:iters=12")
 
@@ -153,3 +162,49 @@ def test_row_distributions_are_probabilities() -> None:
             if view.phase == "placement":
                 full_row = seats + 1 if seats == 3 else seats  # R10: the dummy adds a card with 3 seats
                 assert len(dists) == full_row - 1  # every card but the seat's own, which it chooses
+
+
+def _enumerated(dists: list[list[tuple[int, float]]], extra: int | None = None) -> float:
+    """E[kept value] by brute force over every combination of the row's cards."""
+    total = 0.0
+    for combo in itertools.product(*dists):
+        w = 1.0
+        cards = []
+        for c, p in combo:
+            cards.append(c)
+            w *= p
+        total += w * kept_value(cards if extra is None else [*cards, extra])
+    return total
+
+
+def test_exact_row_value_equals_enumeration() -> None:
+    # The heuristic computes E[kept value] (R16) in closed form; it must equal the plain average.
+    rng = random.Random(6)
+    for _ in range(600):
+        dists = []
+        for _ in range(rng.randrange(1, 6)):
+            cards = rng.sample(range(10), rng.choice((1, 1, 2, 4, 7, 10)))
+            weights = [rng.random() + 0.01 for _ in cards]
+            dists.append([(c, w / sum(weights)) for c, w in zip(cards, weights, strict=True)])
+        extra = rng.choice([None, rng.randrange(10)])
+        assert expected_row_value(dists, extra=[extra])[0] == pytest.approx(_enumerated(dists, extra), abs=1e-7)
+    for _ in range(300):
+        masks = [rng.randrange(1, 1 << 10) for _ in range(rng.randrange(1, 6))]
+        uniform = [[(c, 1 / m.bit_count()) for c in range(10) if m >> c & 1] for m in masks]
+        assert mask_row_value(masks) == pytest.approx(_enumerated(uniform), abs=1e-7)
+
+
+def test_unseen_cards_follow_the_history() -> None:
+    # R23: another seat's unseen cards are its set minus what the viewer saw it place.
+    for seats in (3, 4, 5):
+        for g in _positions(seats, seed=60 + seats, count=8):
+            seat = g.to_move
+            assert seat is not None
+            view = g.view(seat)
+            for owner in range(seats):
+                if owner == seat:
+                    expected = sorted({*map(int, view.hand), int(g.removed(seat))})
+                else:
+                    seen = {t for s, t in view.history if s == owner and t.startswith("place ") and t != HIDDEN_PLACE}
+                    expected = [c for c in range(10) if f"place {TOKENS[c]}" not in seen]
+                assert unseen_cards(view, owner) == expected

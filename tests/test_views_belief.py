@@ -200,3 +200,90 @@ def test_sample_game_of_the_full_deal_is_a_permutation_of_the_sets() -> None:
     for seat in range(3):
         assert sorted([*s.hand(seat), s.removed(seat)]) == list(CARDS)
     assert len(set(s.setup.dummy)) == 9
+
+
+# ---------------------------------------------------------------- the fast view against a plain reference
+
+
+def reference_view(g: Game, seat: int | None, show_money: bool, round_ply: int) -> dict[str, object]:
+    """R23/R24 spelled out the slow, obvious way from the game's public API (what make_view must equal).
+
+    ``round_ply`` is the number of moves made before the current round began.
+    """
+    n = g.seats
+    over = g.is_over
+    up = g.face_up
+    row = [
+        {"owner": o, "card": c.token if (i < up or (seat is not None and o == seat)) else None, "face_up": i < up}
+        for i, (o, c) in enumerate(zip(g.row_owners, g.row, strict=True))
+    ]
+    dummy = 1 if n == 3 else 0
+    history: list[list[object]] = []
+    for ply, m in enumerate(g.moves):
+        s = g.seat_of(ply)
+        # finished rounds were turned up entirely (R14); now, a face-down card is its owner's alone
+        hidden = not over and ply >= round_ply and m.is_place and s != seat and ply - round_ply + dummy >= up
+        history.append([s, "place ?" if hidden else m.text])
+    legal = g.legal_moves() if seat is not None and g.to_move == seat else ()
+    return {
+        "seat": seat,
+        "seats": n,
+        "round": g.round,
+        "phase": g.phase,
+        "to_move": g.to_move,
+        "start": g.start_player,
+        "first_start": g.setup.start,
+        "hand": [] if seat is None else [c.token for c in g.hand(seat)],
+        "removed": None if seat is None else g.removed(seat).token,
+        "row": row,
+        "mouse_cards": list(g.mouse_cards),
+        "mouse_card_mice": list(g.mouse_card_mice),
+        "next_payout": g.next_payout,
+        "bids": list(g.bids),
+        "high_bid": g.high_bid,
+        "high_bidder": g.high_bidder,
+        "passed": list(g.passed),
+        "hand_sizes": [len(g.hand(j)) for j in range(n)],
+        "won": [[c.token for c in g.won(j)] for j in range(n)],
+        "cat_points": list(g.cat_points()),
+        "bank": g.bank,
+        "money": [m if (show_money or over or j == seat) else None for j, m in enumerate(g.money)],
+        "money_visible": show_money or over,
+        "history": history,
+        "legal": [m.text for m in legal],
+        "scores": list(g.scores()) if over else None,
+        "winners": list(g.winners()),
+    }
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_view_equals_the_plain_reference_everywhere(seats: int) -> None:
+    # make_view shares caches and precomputed values for speed; its content must be exactly R23/R24.
+    for seed in range(3):
+        g, _ = play_to(seats, 100 + seed, 200)
+        replay = Game(g.setup)
+        round_ply = 0
+        for ply, m in enumerate([*g.moves, None]):
+            if ply % 3 == 0 or m is None:
+                for seat in viewers(seats):
+                    for show in (False, True):
+                        d = replay.view(seat, show_money=show).to_dict()
+                        del d["rounds"]  # RoundResult values: the rules tests check them
+                        assert d == reference_view(replay, seat, show, round_ply), (seats, seed, ply, seat, show)
+            if m is not None:
+                done = len(replay.rounds)
+                replay.play(m)
+                if len(replay.rounds) > done:
+                    round_ply = ply + 1
+
+
+def test_view_is_a_frozen_value() -> None:
+    g, _ = play_to(4, 5, 40)
+    v = g.view(1)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        v.round = 3  # type: ignore[misc]
+    assert dataclasses.replace(v, round=v.round) == v
+    assert dataclasses.replace(v, round=v.round + 1) != v
+    w = g.clone().view(1)
+    assert w == v and w is not v and hash(w) == hash(v)
+    assert repr(v).startswith("View(seat=1,")

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from catsack.cards import POINTS, Card
-from catsack.moves import PLACE, Move
+from catsack.cards import CARDS, POINTS, Card
+from catsack.moves import Move
 
 if TYPE_CHECKING:
     from catsack.game import Game, RoundResult
 
-__all__ = ["HIDDEN_PLACE", "RowCard", "View", "make_view"]
+__all__ = ["HIDDEN_PLACE", "RowCard", "View", "make_view", "won_piles"]
 
 HIDDEN_PLACE = "place ?"  # a placement whose card the viewer may not see
 
@@ -31,7 +31,7 @@ class RowCard:
     face_up: bool
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class View:
     """Everything R23 lets ``seat`` know (``seat is None``: a spectator).
 
@@ -132,64 +132,128 @@ def round_to_dict(r: RoundResult) -> dict[str, Any]:
     }
 
 
+# Row cards are small immutable values: one shared instance per (owner, card, face up).
+_ROW_CARDS: dict[tuple[int | None, Card | None, bool], RowCard] = {
+    (owner, card, up): RowCard(owner, card, up)
+    for owner in (None, 0, 1, 2, 3, 4)
+    for card in (None, *CARDS)
+    for up in (False, True)
+}
+# Hands in canonical card order, for every bit mask of the ten card kinds.
+_HANDS: tuple[tuple[Card, ...], ...] = tuple(tuple(CARDS[c] for c in range(10) if m >> c & 1) for m in range(1 << 10))
+# Won piles and cat points depend on the finished rounds alone (R17, R21), which change
+# only when a round ends; they are derived once per rounds tuple (public information).
+_WON_CACHE: dict[int, tuple[tuple[RoundResult, ...], tuple[tuple[Card, ...], ...], tuple[int, ...]]] = {}
+_WON_CACHE_SIZE = 64
+
+
+def won_piles(rounds: tuple[RoundResult, ...], seats: int) -> tuple[tuple[tuple[Card, ...], ...], tuple[int, ...]]:
+    """Every seat's won pile (R17) and cat points (R21), read from the finished rounds."""
+    hit = _WON_CACHE.get(id(rounds))
+    if hit is not None and hit[0] is rounds and len(hit[1]) == seats:
+        return hit[1], hit[2]
+    piles: list[tuple[Card, ...]] = [()] * seats
+    for r in rounds:
+        if r.buyer is not None:
+            piles[r.buyer] += r.won
+    won = tuple(piles)
+    points = tuple(sum(POINTS[c] for c in w) for w in won)
+    if len(_WON_CACHE) >= _WON_CACHE_SIZE:
+        _WON_CACHE.clear()
+    _WON_CACHE[id(rounds)] = (rounds, won, points)  # the entry keeps ``rounds`` alive: its id stays unique
+    return won, points
+
+
+_new = object.__new__
+_set = object.__setattr__
+
+
 def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View:
-    """Build ``seat``'s view of ``game`` (``None``: the public view)."""
+    """Build ``seat``'s view of ``game`` (``None``: the public view).
+
+    This runs once per decision of every bot and adapter, so it shares what
+    it can: the finished rounds and their history are cached by the game,
+    won piles per finished-rounds tuple, and row cards and hands are
+    precomputed values. Nothing in the view refers back to the game.
+    """
     n = game.seats
     if seat is not None and (type(seat) is not int or not 0 <= seat < n):
         raise ValueError(f"no seat {seat!r} in a {n}-seat game")
-    over = game.is_over
+    phase = game.phase
+    over = phase == "over"
     up = game.face_up
+    me = -1 if seat is None else seat  # the dummy's card (owner None) is never the viewer's own
     owners = game.row_owners
-    row_cards = game.row
+    cards = game.row
+    rc = _ROW_CARDS
     row = tuple(
-        RowCard(owner, c if (i < up or (seat is not None and owner == seat)) else None, i < up)
-        for i, (owner, c) in enumerate(zip(owners, row_cards, strict=True))
+        [
+            rc[owners[i], cards[i], True] if i < up else rc[owners[i], cards[i] if owners[i] == me else None, False]
+            for i in range(len(cards))
+        ]
     )
     # History: placements of finished rounds were all turned up (R14); in the
     # current round a placement shows only when face up or the viewer's own.
     moves = game._moves
     rply = game._rply
-    dummy_off = 1 if n == 3 else 0
-    rounds, done_history = game._finished()
-    history = list(done_history)
-    for ply in range(rply, len(moves)):
-        m = moves[ply]
-        s = game.seat_of(ply)
-        text = m.text
-        if m.kind == PLACE and s != seat and not over and ply - rply + dummy_off >= up:
-            text = HIDDEN_PLACE
-        history.append((s, text))
-    hand_sizes = tuple(game._hands[j].bit_count() for j in range(n))
-    money = tuple(m if (show_money or j == seat or over) else None for j, m in enumerate(game.money))
+    rounds, history = game._finished()
+    end = len(moves)
+    if rply < end:
+        start = game.start_player
+        cur: list[tuple[int, str]] = []
+        placed = min(end - rply, n)  # R10: a round opens with one placement per seat, clockwise
+        shown = up - (1 if n == 3 else 0)  # placements of this round that are face up
+        for k in range(placed):
+            s = (start + k) % n
+            cur.append((s, moves[rply + k].text if k < shown or s == me else HIDDEN_PLACE))
+        if end > rply + n:
+            seat_of = game.seat_of
+            for ply in range(rply + n, end):
+                cur.append((seat_of(ply), moves[ply].text))
+        history += tuple(cur)
+    hands = game._hands
+    money: tuple[int | None, ...] = game.money
+    if not (show_money or over):
+        hidden: list[int | None] = [None] * n
+        if seat is not None:
+            hidden[seat] = money[seat]
+        money = tuple(hidden)
     to_move = game.to_move
-    won = tuple(game.won(j) for j in range(n))
-    return View(
-        seat=seat,
-        seats=n,
-        round=game.round,
-        phase=game.phase,
-        to_move=to_move,
-        start=game.start_player,
-        first_start=game._first_start,
-        hand=() if seat is None else game.hand(seat),
-        removed=None if seat is None else game.removed(seat),
-        row=row,
-        mouse_cards=game.mouse_cards,
-        mouse_card_mice=game.mouse_card_mice,
-        next_payout=game.next_payout,
-        bids=game.bids,
-        high_bid=game.high_bid,
-        high_bidder=game.high_bidder,
-        passed=game.passed,
-        hand_sizes=hand_sizes,
-        won=won,
-        cat_points=tuple(sum(POINTS[c] for c in w) for w in won),
-        bank=game.bank,
-        money=money,
-        money_visible=show_money or over,
-        rounds=rounds,
-        history=tuple(history),
-        legal=game.legal_moves() if (seat is not None and to_move == seat) else (),
-        scores=game.scores() if over else None,
-        winners=game.winners(),
+    won, cat_points = won_piles(rounds, n)
+    view = _new(View)
+    # A frozen value: its fields are written once, here, all at the same time (as __init__ would).
+    _set(
+        view,
+        "__dict__",
+        {
+            "seat": seat,
+            "seats": n,
+            "round": game.round,
+            "phase": phase,
+            "to_move": to_move,
+            "start": game.start_player,
+            "first_start": game._first_start,
+            "hand": () if seat is None else _HANDS[hands[seat]],
+            "removed": None if seat is None else game.removed(seat),
+            "row": row,
+            "mouse_cards": game.mouse_cards,
+            "mouse_card_mice": game.mouse_card_mice,
+            "next_payout": game.next_payout,
+            "bids": game.bids,
+            "high_bid": game.high_bid,
+            "high_bidder": game.high_bidder,
+            "passed": game.passed,
+            "hand_sizes": tuple(map(int.bit_count, hands)),
+            "won": won,
+            "cat_points": cat_points,
+            "bank": game.bank,
+            "money": money,
+            "money_visible": show_money or over,
+            "rounds": rounds,
+            "history": history,
+            "legal": game.legal_moves() if (seat is not None and to_move == seat) else (),
+            "scores": game.scores() if over else None,
+            "winners": game.winners() if over else (),
+        },
     )
+    return view

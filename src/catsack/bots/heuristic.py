@@ -8,9 +8,10 @@ worst, two dogs cancel). Face-up cards and the bot's own card are known. Every
 face-down card is uncertain: its owner may have placed any card of their set
 that nobody has seen yet (R23), which is exactly
 :func:`catsack.belief.card_beliefs`. Cards not placed yet (during placement)
-get the same belief. The bot averages the row's worth over all combinations
-of the hidden cards (exactly when there are few, on a fixed sample otherwise),
-so a possible dog lowers or raises the estimate by the cat it would chase.
+get the same belief. The bot takes the exact average of the row's worth over
+all combinations of the hidden cards (in closed form, see
+:func:`mask_row_value`), so a possible dog lowers or raises the estimate by
+the cat it would chase.
 
 **Bidding (R12–R15).** Money is points (R21), so buying at ``b`` gains
 ``worth - b``, while passing now gains ``view.next_payout`` (R13). The bot
@@ -41,36 +42,41 @@ It does not model opponents' styles or infer their cards from their bids.
 
 from __future__ import annotations
 
-import itertools
 import random
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from catsack.belief import card_beliefs
 from catsack.bots.base import Bot, BotSpecError, forced_move
-from catsack.cards import POINTS, TOKENS, Card
+from catsack.cards import POINTS, Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
-from catsack.view import HIDDEN_PLACE as _HIDDEN
 from catsack.view import View
+
+if TYPE_CHECKING:
+    from catsack.game import RoundResult
 
 __all__ = [
     "HeuristicBot",
     "expected_row_value",
     "kept_value",
+    "mask_row_value",
     "row_distributions",
+    "row_masks",
+    "row_worth",
     "seat_money",
     "unseen_cards",
+    "unseen_mask",
 ]
 
 _LD = int(Card.LARGE_DOG)
 _SD = int(Card.SMALL_DOG)
-_TOKEN_INDEX = {t: i for i, t in enumerate(TOKENS)}
+_RABBIT = int(Card.RABBIT)
+_ALL = (1 << 10) - 1
 
 MARGIN = 1.0  # mice of safety below the estimate (the estimate is uncertain)
 OUTLAST_SHARE = 0.5  # share of the higher payout a bidder may collect by outlasting others
 BUY_MONEY_GAP = 2  # plan to buy when at most this much poorer than the richest opponent
 BUY_MIN_MONEY = 6  # ... and holding at least this much
-EXACT_LIMIT = 1200  # enumerate hidden combinations up to this many, else sample
-SAMPLES = 300  # samples when enumeration is too large
+VALUE_DIGITS = 9  # estimates are rounded here, so ties between cards do not hang on float noise
 
 Dist = list[tuple[int, float]]  # (card index, probability)
 
@@ -97,20 +103,174 @@ def kept_value(cards: Sequence[int]) -> int:
     return total - POINTS[lo if has_large else hi]  # R16: LD chases +15 first, SD chases -8 first
 
 
+# ---------------------------------------------------------------- exact expected kept value
+#
+# The cards of a row are independent under the bot's beliefs (one card per
+# position), so E[kept value] needs no enumeration. kept = total - chased
+# (R16), the total is linear, and a cat is chased only when exactly one
+# position holds a dog. With the large dog at position j and no dog
+# elsewhere, the chased cat is the best cat (lowest index) of the others:
+#   P(no dog elsewhere, best cat index = k) = prod_i F_i(k) - prod_i F_i(k+1),
+# where F_i(k) is the probability that card i is a rabbit or a cat of index
+# >= k. The small dog mirrors this with G_i(k), the probability that card i
+# is a rabbit or a cat of index <= k, and the worst cat.
+
+# Per-position summary: (mean points, P(large dog), P(small dog), F(0..7), G(-1..6)).
+_Stats = tuple[float, float, float, tuple[float, ...], tuple[float, ...]]
+
+
+def _stats(dist: Dist) -> _Stats:
+    mean = 0.0
+    p_large = 0.0
+    p_small = 0.0
+    mass = [0.0] * 8  # probability of each rabbit or cat index 0..7
+    for c, p in dist:
+        mean += p * POINTS[c]
+        if c == _LD:
+            p_large += p
+        elif c == _SD:
+            p_small += p
+        else:
+            mass[c] += p
+    rabbit = mass[_RABBIT]
+    f = [0.0] * 8
+    acc = rabbit
+    f[7] = acc
+    for k in range(6, -1, -1):
+        acc += mass[k]
+        f[k] = acc
+    g = [rabbit]  # g[k + 1] = G(k)
+    acc = rabbit
+    for k in range(7):
+        acc += mass[k]
+        g.append(acc)
+    return mean, p_large, p_small, tuple(f), tuple(g)
+
+
+def _uniform_stats(mask: int) -> _Stats:
+    hit = _MASK_STATS[mask]
+    if hit is None:
+        cards = [c for c in range(10) if mask >> c & 1]
+        hit = _MASK_STATS[mask] = _stats(_uniform(cards))
+    return hit
+
+
+_MASK_STATS: list[_Stats | None] = [None] * (1 << 10)
+
+
+def _expected(stats: Sequence[_Stats]) -> float:
+    """E[kept value] of a row whose positions are independent with these summaries."""
+    total = 0.0
+    chase = 0.0
+    size = len(stats)
+    for j in range(size):
+        sj = stats[j]
+        total += sj[0]
+        p_large = sj[1]
+        p_small = sj[2]
+        if not (p_large or p_small):
+            continue
+        # products over the other positions, k = 0..7 (F) and k = -1..6 (G)
+        pf = [1.0] * 8
+        pg = [1.0] * 8
+        for i in range(size):
+            if i != j:
+                fi = stats[i][3]
+                gi = stats[i][4]
+                for k in range(8):
+                    pf[k] *= fi[k]
+                    pg[k] *= gi[k]
+        if p_large:
+            best = 0.0
+            for k in range(7):
+                best += POINTS[k] * (pf[k] - pf[k + 1])
+            chase += p_large * best
+        if p_small:
+            worst = 0.0
+            for k in range(7):
+                worst += POINTS[k] * (pg[k + 1] - pg[k])
+            chase += p_small * worst
+    return total - chase
+
+
+_ROW_CACHE: dict[tuple[int, ...], float] = {}
+_ROW_CACHE_SIZE = 1 << 16
+
+
+def mask_row_value(masks: Sequence[int]) -> float:
+    """Expected kept value of a row where each card is uniform over one bit mask of card kinds.
+
+    Order does not matter to R16, so results are shared by every row with the
+    same multiset of masks (a known card is a one-bit mask).
+    """
+    key = tuple(sorted(masks))
+    hit = _ROW_CACHE.get(key)
+    if hit is None:
+        hit = round(_expected([_uniform_stats(m) for m in key]), VALUE_DIGITS)
+        if len(_ROW_CACHE) >= _ROW_CACHE_SIZE:
+            _ROW_CACHE.clear()
+        _ROW_CACHE[key] = hit
+    return hit
+
+
+# ---------------------------------------------------------------- what the view shows
+
+# Per finished-rounds tuple: the cards each seat (and, last, the dummy) was seen placing, as masks.
+_SEEN_CACHE: dict[int, tuple[tuple[RoundResult, ...], tuple[int, ...], tuple[int, ...]]] = {}
+_SEEN_CACHE_SIZE = 64
+
+
+def _public_tables(view: View) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(cards seen placed per seat, then the dummy; money per seat after the finished rounds).
+
+    Every placement of a finished round was turned up (R14), so both follow
+    from ``view.rounds`` and are shared by all views of the same rounds.
+    """
+    rounds = view.rounds
+    n = view.seats
+    hit = _SEEN_CACHE.get(id(rounds))
+    if hit is not None and hit[0] is rounds and len(hit[2]) == n:
+        return hit[1], hit[2]
+    from catsack.setup import START_MONEY
+
+    seen = [0] * (n + 1)
+    money = [START_MONEY] * n
+    for r in rounds:
+        for owner, c in zip(r.owners, r.row, strict=True):
+            seen[n if owner is None else owner] |= 1 << c
+        for s, amount in r.payouts:
+            money[s] += amount
+        if r.buyer is not None and r.price is not None:
+            money[r.buyer] -= r.price
+    out = (tuple(seen), tuple(money))
+    if len(_SEEN_CACHE) >= _SEEN_CACHE_SIZE:
+        _SEEN_CACHE.clear()
+    _SEEN_CACHE[id(rounds)] = (rounds, *out)  # the entry keeps ``rounds`` alive: its id stays unique
+    return out
+
+
+def unseen_mask(view: View, owner: int | None) -> int:
+    """Bit mask of :func:`unseen_cards`."""
+    if owner == view.seat and owner is not None:
+        mask = 0
+        for c in view.hand:
+            mask |= 1 << c
+        return mask if view.removed is None else mask | 1 << view.removed
+    seen = _public_tables(view)[0][view.seats if owner is None else owner]
+    if not view.is_over:
+        for rc in view.row:
+            if rc.owner == owner and rc.face_up and rc.card is not None:
+                seen |= 1 << rc.card
+    return _ALL & ~seen
+
+
 def unseen_cards(view: View, owner: int | None) -> list[int]:
-    """Cards of ``owner``'s set (``None``: the dummy) that the viewer has not seen played (R23)."""
-    if owner is None:
-        seen = {int(r.row[0]) for r in view.rounds}
-        if not view.is_over and view.row and view.row[0].card is not None:
-            seen.add(int(view.row[0].card))
-        return [c for c in range(10) if c not in seen]
-    if owner == view.seat:
-        return sorted({int(c) for c in view.hand} | ({int(view.removed)} if view.removed is not None else set()))
-    seen = set()
-    for s, text in view.history:
-        if s == owner and text.startswith("place ") and text != _HIDDEN:
-            seen.add(_TOKEN_INDEX[text[6:]])
-    return [c for c in range(10) if c not in seen]
+    """Cards of ``owner``'s set (``None``: the dummy) that the viewer has not seen played (R23).
+
+    For the viewer's own seat: its hand and removed card.
+    """
+    mask = unseen_mask(view, owner)
+    return [c for c in range(10) if mask >> c & 1]
 
 
 def _uniform(cards: Sequence[int]) -> Dist:
@@ -118,85 +278,64 @@ def _uniform(cards: Sequence[int]) -> Dist:
     return [(c, p) for c in cards]
 
 
-def row_distributions(view: View, *, include_unplaced: bool = True) -> list[Dist]:
-    """One distribution per row card, current and (during placement) still to be placed by others.
+def row_masks(view: View, *, include_unplaced: bool = True) -> list[int]:
+    """Per row card, current and (during placement) still to be placed by others: the cards it may be.
 
-    Known cards get probability 1; face-down cards follow
-    :func:`catsack.belief.card_beliefs`; a card an opponent has yet to place
-    is uniform over their unseen cards. The viewer's own unplaced card is
+    A known card is a one-bit mask; a face-down card is uniform over its
+    owner's unseen cards (exactly :func:`catsack.belief.card_beliefs`); a card
+    an opponent has yet to place likewise. The viewer's own unplaced card is
     left out (the caller tries each candidate).
     """
-    dists: list[Dist] = []
-    beliefs = card_beliefs(view)
-    for rc, belief in zip(view.row, beliefs, strict=True):
-        if belief is None:
-            assert rc.card is not None
-            dists.append([(int(rc.card), 1.0)])
-        else:
-            dists.append([(_TOKEN_INDEX[t], p) for t, p in belief.items()])
+    masks = []
+    for rc in view.row:
+        masks.append(1 << rc.card if rc.card is not None else unseen_mask(view, rc.owner))
     if include_unplaced and view.phase == "placement" and view.seat is not None:
         n = view.seats
         placed = len(view.row) - (1 if n == 3 else 0)
         for k in range(placed, n):
             owner = (view.start + k) % n
             if owner != view.seat:
-                dists.append(_uniform(unseen_cards(view, owner)))
-    return dists
+                masks.append(unseen_mask(view, owner))
+    return masks
 
 
-def _combos(dists: list[Dist], rng: random.Random) -> list[tuple[list[int], float]]:
-    """Weighted combinations of the uncertain cards: all of them, or a fixed-size sample."""
-    fixed = [d[0][0] for d in dists if len(d) == 1]
-    loose = [d for d in dists if len(d) > 1]
-    size = 1
-    for d in loose:
-        size *= len(d)
-    if size <= EXACT_LIMIT:
-        out = []
-        for combo in itertools.product(*loose):
-            w = 1.0
-            cards = fixed[:]
-            for c, p in combo:
-                cards.append(c)
-                w *= p
-            out.append((cards, w))
-        return out
-    w = 1.0 / SAMPLES
-    out = []
-    for _ in range(SAMPLES):
-        cards = fixed[:]
-        for d in loose:
-            cards.append(rng.choices([c for c, _ in d], weights=[p for _, p in d])[0])
-        out.append((cards, w))
-    return out
+def row_distributions(view: View, *, include_unplaced: bool = True) -> list[Dist]:
+    """:func:`row_masks` as explicit distributions: (card index, probability) per possible card."""
+    return [_uniform([c for c in range(10) if m >> c & 1]) for m in row_masks(view, include_unplaced=include_unplaced)]
 
 
-def expected_row_value(dists: list[Dist], rng: random.Random, extra: Sequence[int | None] = (None,)) -> list[float]:
-    """Expected :func:`kept_value` of the row, once per ``extra`` card added to it (``None``: none)."""
-    totals = [0.0] * len(extra)
-    for cards, w in _combos(dists, rng):
-        for i, e in enumerate(extra):
-            totals[i] += w * kept_value(cards if e is None else [*cards, e])
-    return totals
+def row_worth(view: View) -> float:
+    """The expected kept value (R16) of the current row for the viewer."""
+    return mask_row_value(row_masks(view, include_unplaced=False))
+
+
+def expected_row_value(
+    dists: list[Dist], rng: random.Random | None = None, extra: Sequence[int | None] = (None,)
+) -> list[float]:
+    """Expected :func:`kept_value` of the row, once per ``extra`` card added to it (``None``: none).
+
+    Exact for any independent distributions; ``rng`` is accepted for
+    compatibility and not used.
+    """
+    base = [_stats(d) for d in dists]
+    return [round(_expected(base if e is None else [*base, _uniform_stats(1 << e)]), VALUE_DIGITS) for e in extra]
 
 
 def seat_money(view: View) -> list[int]:
     """Every seat's money, rebuilt from the public history (R24: every change of money is public)."""
-    from catsack.setup import START_MONEY
-
-    n = view.seats
-    money = [START_MONEY] * n
-    for r in view.rounds:
-        for s, amount in r.payouts:
-            money[s] += amount
-        if r.buyer is not None and r.price is not None:
-            money[r.buyer] -= r.price
-    if not view.is_over and any(view.passed):
-        filled = view.rounds[-1].refilled if view.rounds else True
+    money = list(_public_tables(view)[1])
+    if not view.is_over:
         k = sum(view.passed)
-        passers = [s for s, text in view.history if text == "pass"][-k:]
-        if filled:
-            for i, s in enumerate(passers):
+        filled = view.rounds[-1].refilled if view.rounds else True
+        if k and filled:
+            # This round's passers are the last k passes of the history (R13: in pass order).
+            passers: list[int] = []
+            for s, text in reversed(view.history):
+                if text == "pass":
+                    passers.append(s)
+                    if len(passers) == k:
+                        break
+            for i, s in enumerate(reversed(passers)):
                 money[s] += view.mouse_cards[i]
     for s, m in enumerate(view.money):
         if m is not None:
@@ -243,7 +382,7 @@ class HeuristicBot(Bot):
 
     def worth(self, view: View) -> float:
         """The expected kept value of the current row for this seat."""
-        return expected_row_value(row_distributions(view, include_unplaced=False), self.rng)[0]
+        return row_worth(view)
 
     def _bid(self, view: View) -> Move:
         legal = view.legal
@@ -259,8 +398,8 @@ class HeuristicBot(Bot):
         assert view.seat is not None
         legal = view.legal
         pool = unseen_cards(view, view.seat)  # what opponents think this card may be
-        dists = row_distributions(view)
-        values = expected_row_value(dists, self.rng, pool)
+        masks = row_masks(view)
+        values = [mask_row_value([*masks, 1 << c]) for c in pool]
         by_card = dict(zip(pool, values, strict=True))
         average = sum(values) / len(values)
         n = view.seats

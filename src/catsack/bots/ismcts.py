@@ -66,9 +66,8 @@ from catsack.bots.heuristic import (
     BUY_MIN_MONEY,
     BUY_MONEY_GAP,
     bid_limit,
-    expected_row_value,
     kept_value,
-    row_distributions,
+    row_worth,
     seat_money,
 )
 from catsack.game import Game
@@ -229,8 +228,7 @@ def search(
     base = sample_game(view, rng)
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
-        worth = expected_row_value(row_distributions(view, include_unplaced=False), rng)[0]
-        extra = math.floor(bid_limit(view, worth))
+        extra = math.floor(bid_limit(view, row_worth(view)))
     root_moves = _tree_bids(view.legal, view.high_bid, extra)
     wanted = [m for m in consider if m in view.legal and m not in root_moves]
     if wanted:  # analysis: also value the move actually played

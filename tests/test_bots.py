@@ -208,3 +208,16 @@ def test_unseen_cards_follow_the_history() -> None:
                     seen = {t for s, t in view.history if s == owner and t.startswith("place ") and t != HIDDEN_PLACE}
                     expected = [c for c in range(10) if f"place {TOKENS[c]}" not in seen]
                 assert unseen_cards(view, owner) == expected
+
+
+def test_ismcts_values_the_moves_asked_about_first() -> None:
+    # Analysis asks about the move actually played: even one iteration must value it.
+    from catsack.bots.ismcts import search
+
+    for g in _positions(4, seed=8, count=10):
+        seat = g.to_move
+        assert seat is not None
+        view = g.view(seat)
+        asked = view.legal[len(view.legal) // 2]
+        stats = search(view, random.Random(1), iterations=1, consider=iter([asked]))
+        assert stats.moves == (asked,) and stats.visits == (1,)

@@ -9,6 +9,7 @@ compare after re-dealing everything hidden from the viewer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import getitem
 from typing import TYPE_CHECKING, Any
 
 from catsack.cards import CARDS, POINTS, Card
@@ -164,6 +165,27 @@ def won_piles(rounds: tuple[RoundResult, ...], seats: int) -> tuple[tuple[tuple[
     return won, points
 
 
+# How the viewer sees each position of the row, which depends on public facts only: the
+# seats, the start player, the row's length, how many cards are face up and who looks
+# (R10, R11, R14, R23). Per position, a table from the card to the RowCard shown.
+_RowPlan = tuple[tuple[RowCard, ...], ...]
+_ROW_PLANS: dict[tuple[int, int, int, int, int], _RowPlan] = {}
+
+
+def _row_plan(n: int, start: int, length: int, up: int, me: int) -> _RowPlan:
+    key = (n, start, length, up, me)
+    plan = _ROW_PLANS.get(key)
+    if plan is None:
+        dummy = 1 if n == 3 else 0  # R10: with 3 seats the dummy's card leads the row
+        positions = []
+        for i in range(length):
+            owner = None if i < dummy else (start + i - dummy) % n
+            shown = i < up or owner == me
+            positions.append(tuple(_ROW_CARDS[owner, c if shown else None, i < up] for c in CARDS))
+        plan = _ROW_PLANS[key] = tuple(positions)
+    return plan
+
+
 _new = object.__new__
 _set = object.__setattr__
 
@@ -183,15 +205,9 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
     over = phase == "over"
     up = game.face_up
     me = -1 if seat is None else seat  # the dummy's card (owner None) is never the viewer's own
-    owners = game.row_owners
+    start = game.start_player
     cards = game.row
-    rc = _ROW_CARDS
-    row = tuple(
-        [
-            rc[owners[i], cards[i], True] if i < up else rc[owners[i], cards[i] if owners[i] == me else None, False]
-            for i in range(len(cards))
-        ]
-    )
+    row = tuple(map(getitem, _row_plan(n, start, len(cards), up, me), cards))
     # History: placements of finished rounds were all turned up (R14); in the
     # current round a placement shows only when face up or the viewer's own.
     moves = game._moves
@@ -199,7 +215,6 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
     rounds, history = game._finished()
     end = len(moves)
     if rply < end:
-        start = game.start_player
         cur: list[tuple[int, str]] = []
         placed = min(end - rply, n)  # R10: a round opens with one placement per seat, clockwise
         shown = up - (1 if n == 3 else 0)  # placements of this round that are face up
@@ -231,7 +246,7 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
             "round": game.round,
             "phase": phase,
             "to_move": to_move,
-            "start": game.start_player,
+            "start": start,
             "first_start": game._first_start,
             "hand": () if seat is None else _HANDS[hands[seat]],
             "removed": None if seat is None else game.removed(seat),

@@ -206,11 +206,56 @@ def mask_row_value(masks: Sequence[int]) -> float:
     key = tuple(sorted(masks))
     hit = _ROW_CACHE.get(key)
     if hit is None:
-        hit = round(_expected([_uniform_stats(m) for m in key]), VALUE_DIGITS)
+        hit = round(_masks_value(key), VALUE_DIGITS)
         if len(_ROW_CACHE) >= _ROW_CACHE_SIZE:
             _ROW_CACHE.clear()
         _ROW_CACHE[key] = hit
     return hit
+
+
+# A block of known cards without dogs, as one position of _expected: F and G are steps at its
+# best cat (lowest index; 7: none) and worst cat (highest index; -1: none).
+_STEP_F = tuple(tuple(1.0 if lo >= k else 0.0 for k in range(8)) for lo in range(8))
+_STEP_G = tuple(tuple(1.0 if hi <= k else 0.0 for k in range(-1, 7)) for hi in range(-1, 7))
+
+
+def _masks_value(masks: Sequence[int]) -> float:
+    """:func:`_expected` for uniform masks, with the known cards (one-bit masks) taken together."""
+    known = 0
+    dogs = 0
+    large = False
+    lo = 7
+    hi = -1
+    loose = []
+    for m in masks:
+        if m & (m - 1):
+            loose.append(_uniform_stats(m))
+            continue
+        c = m.bit_length() - 1
+        known += POINTS[c]
+        if c >= _LD:
+            dogs += 1
+            large = c == _LD
+        elif c < 7:
+            lo = min(lo, c)
+            hi = max(hi, c)
+    if dogs >= 2:  # R16: two dogs cancel, whatever the hidden cards are
+        return known + sum(st[0] for st in loose)
+    block: _Stats = (float(known), 0.0, 0.0, _STEP_F[lo], _STEP_G[hi + 1])
+    if dogs == 0:
+        return _expected([block, *loose])
+    # One known dog: it chases only if no hidden card is a dog (F and G exclude dogs).
+    total = float(known)
+    prod = list(block[3] if large else block[4])
+    for st in loose:
+        total += st[0]
+        vec = st[3] if large else st[4]
+        for k in range(8):
+            prod[k] *= vec[k]
+    chase = 0.0
+    for k in range(7):
+        chase += POINTS[k] * (prod[k] - prod[k + 1] if large else prod[k + 1] - prod[k])
+    return total - chase
 
 
 # ---------------------------------------------------------------- what the view shows
@@ -286,16 +331,19 @@ def row_masks(view: View, *, include_unplaced: bool = True) -> list[int]:
     an opponent has yet to place likewise. The viewer's own unplaced card is
     left out (the caller tries each candidate).
     """
-    masks = []
-    for rc in view.row:
-        masks.append(1 << rc.card if rc.card is not None else unseen_mask(view, rc.owner))
+    n = view.seats
+    seen = _public_tables(view)[0]
+    # An owner has one card per round (R10): if it is face down, or not placed yet, none of the
+    # owner's cards of this round was seen, so its unseen cards are those of the finished rounds.
+    masks = [
+        1 << rc.card if rc.card is not None else _ALL & ~seen[n if rc.owner is None else rc.owner] for rc in view.row
+    ]
     if include_unplaced and view.phase == "placement" and view.seat is not None:
-        n = view.seats
         placed = len(view.row) - (1 if n == 3 else 0)
         for k in range(placed, n):
             owner = (view.start + k) % n
             if owner != view.seat:
-                masks.append(unseen_mask(view, owner))
+                masks.append(_ALL & ~seen[owner])
     return masks
 
 

@@ -92,14 +92,19 @@ MAX_TRIES = 12  # rejection-sampling attempts per iteration before taking an unw
 
 
 class _Node:
-    __slots__ = ("children", "margin", "n", "player", "reward")
+    """A tree node; children are kept in a list aligned with ``acts`` (no hashing on the hot path)."""
+
+    __slots__ = ("acts", "hidden", "kids", "margin", "n", "player", "reward", "tried")
 
     def __init__(self, player: int) -> None:
         self.player = player  # who made the move leading here
         self.n = 0
         self.reward = 0.0
         self.margin = 0.0
-        self.children: dict[Move | None, _Node] = {}
+        self.acts: tuple[Move, ...] = ()  # the moves considered here, fixed at the first visit
+        self.kids: list[_Node | None] = []  # kids[i]: the child for acts[i], once tried
+        self.tried = 0  # how many of kids are not None
+        self.hidden: _Node | None = None  # the child for an opponent's face-down placement (POM)
 
 
 @dataclass(frozen=True)
@@ -175,7 +180,7 @@ def _rollout(g: Game, rng: random.Random, stop_round: int) -> None:
             continue
         if g.round != est_round:
             est_round = g.round
-            worth = kept_value([int(c) for c in g.row])
+            worth = kept_value(g.row)  # cards are their indices (IntEnum)
             est = [worth + gauss(0.0, ROLLOUT_NOISE) for _ in range(seats)]
         s = g.to_move
         assert s is not None
@@ -197,10 +202,10 @@ def _rewards(g: Game, to_the_end: bool) -> tuple[list[float], list[float]]:
     scores = g.scores()
     n = len(scores)
     mean = sum(scores) / n
-    winners = g.winners()
     margins = [s - mean for s in scores]
-    if not winners:  # a truncated rollout: the margin alone (R21: money and cats are points)
+    if not g.is_over:  # a truncated rollout: the margin alone (R21: money and cats are points)
         return [m / MARGIN_SCALE for m in margins], margins
+    winners = g.winners()
     share = 1.0 / len(winners)
     rewards = [(share if i in winners else 0.0) + margins[i] / MARGIN_SCALE for i in range(n)]
     return rewards, margins
@@ -217,7 +222,8 @@ def search(
 ) -> RootStats:
     """Run SO-ISMCTS+POM from ``view`` (the seat to move) within a budget; return the root's statistics.
 
-    ``consider`` adds legal moves to the root's bid abstraction (analysis of a move actually played).
+    ``consider`` adds legal moves to the root's bid abstraction (analysis of a move actually played);
+    they are expanded before the others, so any budget of at least as many iterations values them.
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -230,11 +236,15 @@ def search(
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
     root_moves = _tree_bids(view.legal, view.high_bid, extra)
-    wanted = [m for m in consider if m in view.legal and m not in root_moves]
+    asked = tuple(consider)
+    wanted = [m for m in asked if m in view.legal and m not in root_moves]
     if wanted:  # analysis: also value the move actually played
         root_moves = tuple(m for m in view.legal if m in root_moves or m in wanted)
     root = _Node(-1)
-    actions: dict[int, tuple[Move, ...]] = {id(root): root_moves}
+    root.acts = root_moves
+    root.kids = [None] * len(root_moves)
+    # Analysis: the moves asked about are expanded first, so even a tiny budget values them.
+    first = sorted({root_moves.index(m) for m in asked if m in root_moves}, reverse=True)
     log = math.log
     sqrt = math.sqrt
     c = EXPLORATION
@@ -249,22 +259,23 @@ def search(
         if rc.card is None and rc.owner is not None:
             w = _weights_for(money, rc.owner)
             hidden.append((pos, w, max(w)))
+    rand = rng.random
     while True:
         if iterations is not None and done >= iterations:
             break
         if deadline is not None and done & 15 == 0 and time.perf_counter() >= deadline:
             break
         done += 1
+        g = base.clone()
         for _ in range(MAX_TRIES):
-            g = base.clone()
-            g.redeal(seat, rng)
+            g.redeal(seat, rng)  # a fresh deal each time: redeal reshuffles everything hidden from the seat
             if not hidden:
                 break
             row = g.row
             accept = 1.0
             for pos, w, wmax in hidden:
                 accept *= w[row[pos]] / wmax
-            if rng.random() < accept:
+            if rand() < accept:
                 break
         node = root
         path = [root]
@@ -273,42 +284,47 @@ def search(
             if p is None:
                 break
             legal = g.legal_moves()
-            if legal[0].kind == PLACE and g.round >= stop:
-                break
-            if p != seat and legal[0].kind == PLACE:
-                # POM: one edge for any face-down card the opponent may place (R10, R23).
-                g.play(_model_place(g, rng.random))
-                child = node.children.get(HIDDEN)
-                if child is None:
-                    child = node.children[HIDDEN] = _Node(p)
-                    path.append(child)
+            if legal[0].kind == PLACE:
+                if g.round >= stop:
                     break
-                node = child
-                path.append(child)
-                continue
-            acts = actions.get(id(node))
-            if acts is None:
-                acts = actions[id(node)] = _tree_bids(legal, g.high_bid, None)
-            children = node.children
-            if len(children) < len(acts):
-                untried = [a for a in acts if a not in children]
-                move = untried[int(rng.random() * len(untried))]
-                g.play(move)
-                child = children[move] = _Node(p)
+                if p != seat:
+                    # POM: one edge for any face-down card the opponent may place (R10, R23).
+                    g.play(_model_place(g, rand))
+                    child = node.hidden
+                    if child is None:
+                        child = node.hidden = _Node(p)
+                        path.append(child)
+                        break
+                    node = child
+                    path.append(child)
+                    continue
+            acts = node.acts
+            if not acts:
+                acts = node.acts = _tree_bids(legal, g.high_bid, None)
+                node.kids = [None] * len(acts)
+            kids = node.kids
+            if node.tried < len(acts):
+                if node is root and first:
+                    i = first.pop()
+                else:
+                    untried = [i for i, k in enumerate(kids) if k is None]
+                    i = untried[int(rand() * len(untried))]
+                g.play(acts[i])
+                child = kids[i] = _Node(p)
+                node.tried += 1
                 path.append(child)
                 break
             logn = log(node.n)
-            best = None
+            best = 0
             best_score = -1e18
-            for move in acts:
-                ch = children[move]
+            for i, ch in enumerate(kids):
+                assert ch is not None
                 score = ch.reward / ch.n + c * sqrt(logn / ch.n)
                 if score > best_score:
                     best_score = score
-                    best = move
-            assert best is not None
-            g.play(best)
-            node = children[best]
+                    best = i
+            g.play(acts[best])
+            node = kids[best]  # type: ignore[assignment]
             path.append(node)
         _rollout(g, rng, stop)
         rewards, margins = _rewards(g, to_the_end)
@@ -317,12 +333,12 @@ def search(
             nd.n += 1
             nd.reward += rewards[nd.player]
             nd.margin += margins[nd.player]
-    kids = [(m, root.children[m]) for m in root_moves if m in root.children]
+    tried = [(m, ch) for m, ch in zip(root_moves, root.kids, strict=True) if ch is not None]
     return RootStats(
-        moves=tuple(m for m, _ in kids),
-        visits=tuple(ch.n for _, ch in kids),
-        rewards=tuple(ch.reward / ch.n for _, ch in kids),
-        margins=tuple(ch.margin / ch.n for _, ch in kids),
+        moves=tuple(m for m, _ in tried),
+        visits=tuple(ch.n for _, ch in tried),
+        rewards=tuple(ch.reward / ch.n for _, ch in tried),
+        margins=tuple(ch.margin / ch.n for _, ch in tried),
         iterations=done,
         seconds=time.perf_counter() - t0,
     )

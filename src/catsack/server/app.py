@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import logging
 import sys
@@ -55,6 +56,20 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             out["exc"] = self.formatException(record.exc_info)
         return json.dumps(out, default=str)
+
+
+class GcLog:
+    """Times every garbage-collector pause through ``gc.callbacks`` and logs it."""
+
+    def __init__(self) -> None:
+        self.t0 = 0.0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self.t0 = time.perf_counter()
+            return
+        ms = (time.perf_counter() - self.t0) * 1000.0
+        log.info("gc", extra={"fields": {"gen": info.get("generation"), "ms": round(ms, 3)}})
 
 
 def setup_logging(settings: Settings) -> None:
@@ -151,12 +166,17 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         h = hub or Hub(settings)
         app.state.hub = h
+        gc_log = GcLog() if settings.gc_log else None
+        if gc_log is not None:
+            gc.callbacks.append(gc_log)
         await h.start()
         log.info("server ready", extra={"fields": {"database": _safe_url(settings.database_url)}})
         try:
             yield
         finally:
             await h.stop()
+            if gc_log is not None:
+                gc.callbacks.remove(gc_log)
 
     app = FastAPI(
         title="catsack",

@@ -46,3 +46,5 @@ class Settings(BaseSettings):
     #: JSON log lines on stderr (structured logs); plain text when false.
     log_json: bool = True
     log_level: str = "INFO"
+    #: Log every garbage-collector pause (``{"msg": "gc", "gen": .., "ms": ..}``) for load tests.
+    gc_log: bool = False

@@ -1,0 +1,807 @@
+"""The server over HTTP and WebSocket, in process: every case of SERVER_CHECKLIST.md that needs
+no second process (17, 18 across restarts and 20 are in test_server_crash / test_server_multiprocess).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import time
+import tracemalloc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+import contextlib
+import itertools
+
+from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
+
+from catsack.game import Game
+from catsack.moves import Move
+from catsack.server.app import create_app
+from catsack.server.hub import Hub, state_frame
+from catsack.server.settings import Settings
+from catsack.server.store import Store
+from catsack.setup import Setup
+
+PROTO = "catsack-ws/1"
+
+
+def make_settings(tmp_path: Path, **kw: Any) -> Settings:
+    base: dict[str, Any] = {
+        "database_url": f"sqlite:///{tmp_path / 'server.db'}",
+        "bot_delay": 0.0,
+        "sweep_seconds": 0.1,
+        "grace_seconds": 3600.0,
+        "log_json": True,
+    }
+    base.update(kw)
+    return Settings(**base)
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+    """A factory: ``server(**settings)`` gives a started TestClient (closed at the end)."""
+    clients: list[TestClient] = []
+
+    def start(**kw: Any) -> TestClient:
+        c = TestClient(create_app(make_settings(tmp_path, **kw)))
+        c.__enter__()
+        clients.append(c)
+        return c
+
+    yield start
+    for c in reversed(clients):
+        for ws in _SOCKETS.pop(id(c), []):  # an open socket would keep the app from shutting down
+            with contextlib.suppress(Exception):
+                ws.__exit__(None, None, None)
+        c.__exit__(None, None, None)
+
+
+_SOCKETS: dict[int, list[Any]] = {}
+
+
+def hub_of(client: TestClient) -> Hub:
+    h: Hub = client.app.state.hub  # type: ignore[attr-defined]
+    return h
+
+
+def new_table(client: TestClient, seats: int = 4, bots: dict[int, str] | None = None, **opts: Any) -> str:
+    body = {"seats": seats, "bots": {str(k): v for k, v in (bots or {}).items()}, **opts}
+    r = client.post("/api/tables", json=body)
+    assert r.status_code == 201, r.text
+    return str(r.json()["table"])
+
+
+def join(client: TestClient, table: str, name: str = "Ann", seat: int | None = None) -> tuple[int, str]:
+    body: dict[str, Any] = {"name": name}
+    if seat is not None:
+        body["seat"] = seat
+    r = client.post(f"/api/tables/{table}/join", json=body)
+    assert r.status_code == 200, r.text
+    return int(r.json()["seat"]), str(r.json()["token"])
+
+
+class Client:
+    """A WebSocket client that keeps every frame it received."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.frames: list[dict[str, Any]] = []
+        self.state: dict[str, Any] | None = None
+        self.n = 0
+
+    def send(self, obj: Any) -> None:
+        self.ws.send_text(obj if isinstance(obj, str) else json.dumps(obj))
+
+    def recv(self) -> dict[str, Any]:
+        f: dict[str, Any] = self.ws.receive_json()
+        self.frames.append(f)
+        if f["type"] == "state":
+            self.state = f
+        return f
+
+    def until(self, pred: Callable[[dict[str, Any]], bool], limit: int = 2000) -> dict[str, Any]:
+        for _ in range(limit):
+            f = self.recv()
+            if pred(f):
+                return f
+        raise AssertionError("frame not seen")
+
+    def state_where(self, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        return self.until(lambda f: f["type"] == "state" and pred(f))
+
+    def current(self) -> dict[str, Any]:
+        """The latest state frame, waiting for the first one if none came yet."""
+        return self.state if self.state is not None else self.state_where(lambda f: True)
+
+    def my_turn(self) -> dict[str, Any]:
+        return self.state_where(lambda f: f["view"]["to_move"] == f["view"]["seat"] or f["view"]["phase"] == "over")
+
+    def move(self, text: str, version: int | None = None, action_id: str | None = None) -> dict[str, Any]:
+        assert self.state is not None
+        self.n += 1
+        aid = action_id or f"a{self.n}"
+        v = self.state["version"] if version is None else version
+        self.send({"type": "move", "action_id": aid, "version": v, "move": text})
+        return self.until(lambda f: f["type"] in ("ack", "error") and f.get("action_id") == aid)
+
+    def ping(self) -> dict[str, Any]:
+        """Round-trip: everything the server queued before the pong arrives first."""
+        self.send({"type": "ping"})
+        return self.until(lambda f: f["type"] == "pong")
+
+
+def connect(client: TestClient, table: str, token: str | None, since: int | None = None) -> Any:
+    ws = client.websocket_connect("/ws")
+    s = ws.__enter__()
+    _SOCKETS.setdefault(id(client), []).append(s)
+    s.send_text(json.dumps({"type": "hello", "protocol": PROTO, "table": table, "token": token, "since": since}))
+    return s
+
+
+def open_client(client: TestClient, table: str, token: str | None, since: int | None = None) -> Client:
+    c = Client(connect(client, table, token, since))
+    welcome = c.recv()
+    assert welcome["type"] == "welcome", welcome
+    return c
+
+
+def choose(view: dict[str, Any], rng: random.Random) -> str:
+    legal: list[str] = view["legal"]
+    bids = [m for m in legal if m.startswith("bid")]
+    if bids and rng.random() < 0.4:
+        return bids[0]
+    if "pass" in legal:
+        return "pass"
+    return rng.choice(legal)
+
+
+def play_out(c: Client, rng: random.Random) -> dict[str, Any]:
+    """Play ``c``'s seat until the game is over; returns the last state."""
+    while True:
+        st = c.my_turn()
+        if st["view"]["phase"] == "over":
+            return st
+        ans = c.move(choose(st["view"], rng), version=st["version"])
+        assert ans["type"] == "ack", ans
+
+
+# ---------------------------------------------------------------------- HTTP
+
+
+def test_http_create_join_list_and_openapi(server: Callable[..., TestClient]) -> None:
+    c = server()
+    assert c.get("/health").json()["status"] == "ok"
+    t = new_table(c, 4, {1: "heuristic", 2: "random"}, name="Friday", money_visible=True)
+    listed = c.get("/api/tables").json()
+    assert [x["table"] for x in listed] == [t]
+    info = c.get(f"/api/tables/{t}").json()
+    assert info["name"] == "Friday" and info["money_visible"] is True and info["status"] == "open"
+    assert [p["kind"] for p in info["players"]] == ["open", "bot", "bot", "open"]
+    assert join(c, t, "Ann")[0] == 0
+    assert join(c, t, "Bea", seat=3)[0] == 3
+    assert c.get(f"/api/tables/{t}").json()["status"] == "playing"
+    assert c.get("/api/tables").json() == []
+    r = c.post(f"/api/tables/{t}/join", json={"name": "Cy"})
+    assert r.status_code == 409 and "no open seat" in r.json()["detail"]
+    schema = c.get("/openapi.json").json()
+    for path in ("/api/tables", "/api/tables/{table_id}/join", "/api/tables/{table_id}/record", "/health"):
+        assert path in schema["paths"]
+    assert c.get("/").status_code in (200, 404)  # 404 only while the client files are missing
+
+
+@pytest.mark.parametrize(
+    "body, fragment",
+    [
+        ({"seats": 6}, "seats"),
+        ({"seats": 2}, "seats"),
+        ({"seats": "four"}, "seats"),
+        ({"bots": {"1": "external:rm -rf /"}}, "unknown bot level"),
+        ({"bots": {"9": "heuristic"}}, "not a seat"),
+        ({"turn_seconds": 1}, "turn_seconds"),
+        ({"colour": "red"}, "colour"),
+        ({"seats": 10**30}, "seats"),
+    ],
+)
+def test_http_bad_create_requests_get_clear_errors(server: Callable[..., TestClient], body: Any, fragment: str) -> None:
+    c = server()
+    r = c.post("/api/tables", json=body)
+    assert r.status_code == 422, r.text
+    assert fragment in r.json()["detail"]
+
+
+def test_http_bad_requests_never_500(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 3, {1: "random"})
+    cases = [
+        ("post", "/api/tables", b"not json"),
+        ("post", "/api/tables", b"null"),
+        ("post", "/api/tables", b"[]"),
+        ("post", f"/api/tables/{t}/join", b'{"name": ""}'),
+        ("post", f"/api/tables/{t}/join", b'{"name": "\\u0000"}'),
+        ("post", f"/api/tables/{t}/join", b'{"name": "x", "seat": 7}'),
+        ("post", f"/api/tables/{t}/join", b'{"name": "x", "seat": 1}'),
+        ("post", "/api/tables/nope/join", b'{"name": "x"}'),
+        ("get", "/api/tables/nope", None),
+        ("get", "/api/tables/" + "x" * 5000, None),
+        ("get", f"/api/tables/{t}/record", None),
+        ("get", f"/api/tables/{t}/record/0", None),
+        ("get", f"/api/tables/{t}/record/abc", None),
+        ("get", "/api/tables/finished?limit=0", None),
+    ]
+    for method, path, content in cases:
+        r = c.request(method, path, content=content, headers={"content-type": "application/json"})
+        assert 400 <= r.status_code < 500, (path, content, r.status_code, r.text)
+        assert isinstance(r.json().get("detail"), str) and r.json()["detail"], (path, r.text)
+
+
+def test_records_full_after_end_and_redacted_with_token(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 4, {1: "heuristic", 2: "heuristic", 3: "random"})
+    seat, token = join(c, t)
+    r = c.get(f"/api/tables/{t}/record/{seat}", headers={"Authorization": f"Bearer {token}"})
+    assert r.status_code == 200
+    red = r.json()
+    assert red["redacted_for"] == seat and red["removed"][1] is None and red["removed"][0] is not None
+    assert c.get(f"/api/tables/{t}/record/1", headers={"Authorization": f"Bearer {token}"}).status_code == 403
+    assert c.get(f"/api/tables/{t}/record/0", headers={"Authorization": "Bearer wrong"}).status_code == 403
+    assert c.get(f"/api/tables/{t}/record").status_code == 409
+    cl = open_client(c, t, token)
+    final = play_out(cl, random.Random(1))
+    cl.ws.__exit__(None, None, None)
+    rec = c.get(f"/api/tables/{t}/record")
+    assert rec.status_code == 200
+    from catsack.record import loads_record
+
+    game = loads_record(rec.text).to_game()
+    assert game.is_over and list(game.scores()) == final["view"]["scores"]
+    finished = c.get("/api/tables/finished").json()
+    assert finished[0]["table"] == t and finished[0]["status"] == "over"
+
+
+# ---------------------------------------------------------------------- actions (checklist 1-6)
+
+
+def test_c1_same_action_twice_applied_once(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 4, {1: "random", 2: "random", 3: "random"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    st = cl.my_turn()
+    frame = {"type": "move", "action_id": "dup", "version": st["version"], "move": st["view"]["legal"][0]}
+    cl.send(frame)
+    cl.send(frame)
+    acks = [cl.until(lambda f: f["type"] in ("ack", "error")) for _ in range(2)]
+    assert acks[0] == acks[1] == {"type": "ack", "action_id": "dup", "version": st["version"] + 1}
+    time.sleep(0.2)
+    cl.ping()
+    hub = hub_of(c)
+    moves = hub.tables[t].game.moves
+    assert sum(1 for i, m in enumerate(moves) if hub.tables[t].game.seat_of(i) == 0) == 1
+    cl.ws.__exit__(None, None, None)
+
+
+def test_c2_stale_action_refused_nothing_broadcast(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 3, {1: "random", 2: "random"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    st = cl.my_turn()
+    ans = cl.move(st["view"]["legal"][0], version=st["version"] - 1 if st["version"] else 99)
+    assert ans["type"] == "error" and ans["code"] == "stale" and ans["version"] == st["version"]
+    before = len(cl.frames)
+    cl.ping()
+    assert [f["type"] for f in cl.frames[before:]] == ["pong"]  # no state frame: nothing changed
+    assert hub_of(c).tables[t].version == st["version"]
+
+
+def test_c3_out_of_turn_refused(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 3)
+    toks = [join(c, t, f"P{i}")[1] for i in range(3)]
+    cls = [open_client(c, t, tok) for tok in toks]
+    st = cls[0].current()
+    for cl in cls:
+        cl.current()
+    mover = st["view"]["to_move"]
+    other = cls[(mover + 1) % 3]
+    assert other.move("pass")["code"] == "not_your_turn"
+    # the mover places; then placing again (out of turn now) is refused too
+    mc = cls[mover]
+    assert mc.move(mc.current()["view"]["legal"][0])["type"] == "ack"
+    mc.ping()
+    after = mc.current()
+    assert after["version"] == 1
+    again = mc.move("place " + after["view"]["hand"][0])
+    assert again["type"] == "error" and again["code"] == "not_your_turn"
+    assert hub_of(c).tables[t].version == 1
+
+
+def test_c4_two_connections_of_one_seat_exactly_one_wins(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 4, {1: "random", 2: "random", 3: "random"})
+    _, tok = join(c, t)
+    a, b = open_client(c, t, tok), open_client(c, t, tok)
+    st = a.my_turn()
+    while b.current()["version"] != st["version"]:
+        b.recv()
+    legal = st["view"]["legal"]
+    a.send({"type": "move", "action_id": "from-a", "version": st["version"], "move": legal[0]})
+    b.send({"type": "move", "action_id": "from-b", "version": st["version"], "move": legal[-1]})
+    ra = a.until(lambda f: f.get("action_id") == "from-a")
+    rb = b.until(lambda f: f.get("action_id") == "from-b")
+    assert sorted([ra["type"], rb["type"]]) == ["ack", "error"]
+    loser = ra if ra["type"] == "error" else rb
+    assert loser["code"] == "stale"
+    time.sleep(0.2)
+    a.ping(), b.ping()
+    assert a.state is not None and b.state is not None
+    assert a.state["version"] == b.state["version"] and a.state["view"] == b.state["view"]
+
+
+def test_c5_slow_database_write_still_serialises(server: Callable[..., TestClient]) -> None:
+    c = server(write_delay=0.15)
+    t = new_table(c, 4, {1: "random", 2: "random", 3: "random"})
+    _, tok = join(c, t)
+    conns = [open_client(c, t, tok) for _ in range(3)]
+    st = conns[0].my_turn()
+    for i, cl in enumerate(conns):
+        cl.ping()
+        assert cl.current()["version"] == st["version"]
+        cl.send({"type": "move", "action_id": f"x{i}", "version": st["version"], "move": st["view"]["legal"][i % 2]})
+    answers = [cl.until(lambda f, i=i: f.get("action_id") == f"x{i}") for i, cl in enumerate(conns)]
+    assert [a["type"] for a in answers].count("ack") == 1
+    store = hub_of(c).store
+    loaded = store.load(t)
+    assert loaded is not None
+    versions = [a.version for a in loaded[2]]
+    assert versions == list(range(1, len(versions) + 1))
+
+
+def test_c6_action_after_game_end_refused(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 3, {1: "heuristic", 2: "heuristic"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    final = play_out(cl, random.Random(2))
+    ans = cl.move("pass", version=final["version"])
+    assert ans["type"] == "error" and ans["code"] == "game_over"
+
+
+# ---------------------------------------------------------------------- identity and secrecy (7-11)
+
+
+def test_c7_bad_tokens_get_no_view(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t1 = new_table(c, 3)
+    t2 = new_table(c, 3, {1: "random", 2: "random"})
+    _, tok1 = join(c, t1)
+    _, tok2 = join(c, t2)
+    for table, token in [(t1, "wrong"), (t1, tok2), (t2, tok1), (t1, ""), ("nosuch", tok1)]:
+        ws = connect(c, table, token)
+        f = ws.receive_json()
+        assert f["type"] == "error" and f["code"] in ("unauthorized", "unknown_table"), f
+        ws.send_text(json.dumps({"type": "move", "action_id": "a", "version": 0, "move": "pass"}))
+        f2 = ws.receive_json()
+        assert f2["type"] == "error" and f2["code"] == "bad_hello"
+        ws.__exit__(None, None, None)
+    # a spectator cannot act
+    spec = open_client(c, t2, None)
+    spec.state_where(lambda f: True)
+    assert spec.move("pass")["code"] == "unauthorized"
+    assert spec.state is not None and spec.state["view"]["hand"] == []
+
+
+def test_c8_c16_grace_period_bot_takes_seat_old_token_stops(server: Callable[..., TestClient]) -> None:
+    c = server(grace_seconds=0.3)
+    t = new_table(c, 4, {1: "random", 2: "random"})
+    _, tok_a = join(c, t, "Ann")
+    _, tok_b = join(c, t, "Bea")
+    a = open_client(c, t, tok_a)
+    b = open_client(c, t, tok_b)
+    a.state_where(lambda f: True)
+    b.ws.__exit__(None, None, None)  # Bea leaves
+    a.until(lambda f: f["type"] == "players" and f["players"][3]["kind"] == "bot", limit=5000)
+    ws = connect(c, t, tok_b)
+    f = ws.receive_json()
+    assert f["type"] == "error" and f["code"] == "replaced"
+    assert "bot" in f["message"] and "no longer works" in f["message"]
+    ws.__exit__(None, None, None)
+    r = c.get(f"/api/tables/{t}/record/3", headers={"Authorization": f"Bearer {tok_b}"})
+    assert r.status_code == 403
+    # the game goes on: Ann can finish it with bots in every other seat
+    final = play_out(a, random.Random(3))
+    assert final["view"]["phase"] == "over"
+
+
+def _redealt_replay(game: Game, receiver: int | None, seed: int) -> Game:
+    g = game.clone()
+    g.redeal(receiver, random.Random(seed))
+    fresh = Game(g.setup, events=True)
+    for m in g.moves:
+        fresh.play(m)
+    return fresh
+
+
+def test_c9_every_frame_unchanged_when_hidden_cards_redealt(server: Callable[..., TestClient]) -> None:
+    """Checklist 9, mechanically: every state frame a receiver got equals the frame built from a
+    game where everything hidden from that receiver was re-dealt (R23)."""
+    c = server(rate_per_second=1e6, rate_burst=10**6)
+    hub = hub_of(c)
+    hub.record_frames = True
+    rng = random.Random(9)
+    for seats in (3, 4, 5, 3, 4, 5):
+        t = new_table(c, seats, {i: "random" for i in range(2, seats)}, money_visible=seats == 5)
+        toks = [join(c, t, f"P{i}")[1] for i in range(2)]
+        cls = [open_client(c, t, tok) for tok in toks]
+        spectator = open_client(c, t, None)
+        # seat 0 plays from its socket; seat 1 too, alternately reading both sockets
+        done = False
+        while not done:
+            for cl in cls:
+                cl.ping()
+                st = cl.state
+                assert st is not None
+                if st["view"]["phase"] == "over":
+                    done = True
+                    break
+                if st["view"]["to_move"] == st["view"]["seat"]:
+                    cl.move(choose(st["view"], rng), version=st["version"])
+        spectator.ping()
+        table = hub.tables[t]
+        full = table.game
+        conns = {id(x): x for x in table.conns}
+        assert len(conns) == 3
+        checked = 0
+        for conn in table.conns:
+            for text in conn.sent:
+                frame = json.loads(text)
+                if frame["type"] != "state":
+                    assert "view" not in frame and "hand" not in text
+                    continue
+                v = frame["version"]
+                since = frame["events"][0]["version"] - 1 if frame["events"] else v
+                at_v = Game(full.setup, events=True)
+                for m in full.moves[:v]:
+                    at_v.play(m)
+                for k in range(2):
+                    other = _redealt_replay(at_v, conn.seat, seed=v * 7 + k)
+                    rebuilt = state_frame(
+                        other,
+                        conn.seat,
+                        since,
+                        names=table.names(),
+                        players=frame["players"],
+                        money_visible=bool(table.options.get("money_visible")),
+                        deadline=None,
+                    )
+                    assert rebuilt == frame, (seats, conn.seat, v)
+                checked += 1
+        assert checked > 20
+        for cl in [*cls, spectator]:
+            cl.ws.__exit__(None, None, None)
+
+
+def test_c9_frames_carry_no_setup_or_seed(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 3, {1: "random", 2: "random"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    st = cl.my_turn()
+    text = json.dumps(st) + json.dumps(c.get(f"/api/tables/{t}").json()) + json.dumps(c.get("/api/tables").json())
+    for word in ("seed", "dummy", "setup", "token"):
+        assert word not in text
+    view = st["view"]
+    assert view["removed"] is not None  # own removed card: known to the seat
+    assert all(set(r) == {"owner", "card", "face_up"} for r in view["row"])  # no card ids (checklist 10)
+
+
+def test_c10_bot_delay_is_fixed(server: Callable[..., TestClient]) -> None:
+    c = server(bot_delay=0.15)
+    t = new_table(c, 3, {1: "random", 2: "heuristic"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    times: list[tuple[float, dict[str, Any]]] = []
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and len(times) < 12:
+        f = cl.recv()
+        if f["type"] != "state":
+            continue
+        times.append((time.monotonic(), f))
+        v = f["view"]
+        if v["to_move"] == 0:
+            cl.move(choose(v, random.Random(len(times))), version=f["version"])
+    gaps = [
+        t1 - t0
+        for (t0, f0), (t1, f1) in itertools.pairwise(times)
+        if f1["version"] == f0["version"] + 1 and f0["view"]["to_move"] in (1, 2)
+    ]
+    assert gaps and min(gaps) >= 0.12  # every bot move waits the same table delay, forced or not
+
+
+def test_c11_bots_receive_exactly_their_own_view(server: Callable[..., TestClient], monkeypatch: Any) -> None:
+    from catsack.bots import random_bot
+
+    seen: list[tuple[int, Any]] = []
+    original = random_bot.RandomBot.choose
+
+    def spy(self: Any, view: Any) -> Move:
+        seen.append((self.seat_for_test, view))
+        return original(self, view)
+
+    def reset(self: Any, seat: int, seats: int) -> None:
+        self.seat_for_test = seat
+
+    monkeypatch.setattr(random_bot.RandomBot, "choose", spy)
+    monkeypatch.setattr(random_bot.RandomBot, "reset", reset)
+    c = server()
+    t = new_table(c, 4, {i: "random" for i in range(4)})
+    hub = hub_of(c)
+    for _ in range(200):
+        if hub.tables[t].game.is_over:
+            break
+        time.sleep(0.02)
+    game = hub.tables[t].game
+    assert game.is_over and len(seen) == len(game.moves)
+    replay = Game(game.setup)
+    for (seat, view), m in zip(seen, game.moves, strict=True):
+        assert view.seat == seat == replay.to_move
+        assert view == replay.view(seat)
+        replay.play(m)
+
+
+# ---------------------------------------------------------------------- input (12-14)
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        "not json",
+        "null",
+        "[]",
+        "[1, 2]",
+        "42",
+        '"move"',
+        "{}",
+        '{"type": null}',
+        '{"type": "dance"}',
+        '{"type": ["move"]}',
+        '{"type": "move"}',
+        '{"type": "move", "action_id": 5, "version": 0, "move": "pass"}',
+        '{"type": "move", "action_id": "", "version": 0, "move": "pass"}',
+        '{"type": "move", "action_id": "a", "version": "0", "move": "pass"}',
+        '{"type": "move", "action_id": "a", "version": 1e400, "move": "pass"}',
+        '{"type": "move", "action_id": "a", "version": 123456789012345678901234567890, "move": "pass"}',
+        '{"type": "move", "action_id": "a", "version": -1, "move": "pass"}',
+        '{"type": "move", "action_id": "a", "version": 0, "move": 7}',
+        '{"type": "move", "action_id": "a", "version": 0, "move": "bid 99999999999999999999"}',
+        '{"type": "move", "action_id": "a", "version": 0, "move": "place +16"}',
+        '{"type": "resync", "since": "x"}',
+        '{"type": "resync", "since": 1e999}',
+        '{"type": "hello", "protocol": "catsack-ws/1"}',
+        '{"type": "hint"}',
+        b"\xff\xfe not utf-8",
+    ],
+)
+def test_c12_malformed_frames_structured_error_connection_stays(
+    server: Callable[..., TestClient], frame: str | bytes
+) -> None:
+    c = server()
+    t = new_table(c, 4, {1: "random", 2: "random", 3: "random"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    cl.my_turn()
+    before = len(cl.frames)
+    if isinstance(frame, bytes):
+        cl.ws.send_bytes(frame)
+    else:
+        cl.send(frame)
+    cl.ping()  # the connection is still open and answering
+    replies = [f for f in cl.frames[before:] if f["type"] == "error"]
+    assert replies, frame
+    for f in replies:
+        assert f["code"] in ("bad_frame", "illegal", "stale", "hints_off", "not_your_turn"), f
+        assert f["message"] and "Traceback" not in f["message"] and "internal" not in f["message"].lower()
+
+
+def test_c13_oversized_frame_closes_with_1009(server: Callable[..., TestClient]) -> None:
+    c = server(max_frame_bytes=1024)
+    t = new_table(c, 3, {1: "random", 2: "random"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    cl.my_turn()
+    cl.send('{"type": "ping", "pad": "' + "x" * 5000 + '"}')
+    with pytest.raises(WebSocketDisconnect) as info:
+        for _ in range(100):
+            cl.recv()
+    assert info.value.code == 1009
+
+
+def test_c14_flooding_is_dropped_then_closed(server: Callable[..., TestClient]) -> None:
+    c = server(rate_per_second=5.0, rate_burst=5, rate_close_after=30)
+    t = new_table(c, 3, {1: "random", 2: "random"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    for _ in range(60):
+        cl.send({"type": "ping"})
+    kinds: list[str] = []
+    with pytest.raises(WebSocketDisconnect) as info:
+        for _ in range(200):
+            kinds.append(cl.recv()["type"])
+    assert info.value.code == 1008
+    assert kinds.count("pong") <= 10 and "error" in kinds
+
+
+def test_c14_connection_cap_per_address(server: Callable[..., TestClient]) -> None:
+    c = server(max_connections_per_address=2)
+    t = new_table(c, 3, {1: "random", 2: "random"})
+    a, b = open_client(c, t, None), open_client(c, t, None)
+    ws = c.websocket_connect("/ws").__enter__()
+    _SOCKETS.setdefault(id(c), []).append(ws)
+    f = ws.receive_json()
+    assert f["code"] == "busy"
+    with pytest.raises(WebSocketDisconnect) as info:
+        ws.receive_json()
+    assert info.value.code == 1013
+    a.ws.__exit__(None, None, None)
+    b.ws.__exit__(None, None, None)
+
+
+# ---------------------------------------------------------------------- connections (15, 18, 19)
+
+
+def test_c15_reconnect_mid_auction_gets_exactly_what_it_missed(server: Callable[..., TestClient]) -> None:
+    c = server(bot_delay=0.01)
+    t = new_table(c, 4, {1: "heuristic", 2: "heuristic", 3: "heuristic"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    rng = random.Random(15)
+    while True:  # into the first auction
+        st = cl.my_turn()
+        if st["view"]["phase"] == "bidding":
+            break
+        cl.move(choose(st["view"], rng), version=st["version"])
+    seen = st["version"]
+    history = st["view"]["history"]
+    legal = st["view"]["legal"]
+    bid = next((m for m in legal if m.startswith("bid")), "pass")
+    assert cl.move(bid, version=seen)["type"] == "ack"
+    cl.ws.__exit__(None, None, None)  # the connection drops right after the ack
+    time.sleep(0.3)  # bots move on meanwhile
+    cl2 = open_client(c, t, tok, since=seen)
+    st2 = cl2.state_where(lambda f: True)
+    assert st2["version"] >= seen + 1
+    assert st2["view"]["history"][: len(history)] == history
+    assert st2["view"]["history"][len(history)] == [0, bid]
+    versions = [e["version"] for e in st2["events"]]
+    assert versions == sorted(versions) and set(versions) == set(range(seen + 1, st2["version"] + 1))
+
+
+def test_c18_turn_timer_plays_for_absent_seat_and_survives_restart(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path)
+
+    async def scenario() -> None:
+        hub = Hub(settings)
+        await hub.start()
+        table = await hub.create(
+            3, {1: "random", 2: "random"}, name="t", money_visible=False, turn_seconds=1, hints=False
+        )
+        await hub.join(table, "Ann", 0)
+        for _ in range(100):
+            if table.game.to_move == 0:
+                break
+            await asyncio.sleep(0.02)
+        v = table.version
+        stored = hub.store.table(table.id)
+        assert stored is not None and stored.deadline is not None and stored.deadline > time.time()
+        await hub.stop()  # "crash": the deadline lives in the database only
+        hub2 = Hub(settings)
+        await hub2.start()
+        t2 = hub2.tables[table.id]
+        assert t2.row.deadline == stored.deadline
+        for _ in range(150):
+            if t2.version > v:
+                break
+            await asyncio.sleep(0.02)
+        assert t2.version > v and t2.game.seat_of(v) == 0  # a bot moved for the absent seat
+        loaded = hub2.store.load(table.id)
+        assert loaded is not None and loaded[2][v].actor == "timer"
+        await hub2.stop()
+
+    asyncio.run(scenario())
+
+
+def test_c19_abandoned_tables_evicted_memory_back_to_baseline(tmp_path: Path) -> None:
+    settings = make_settings(
+        tmp_path, evict_open_seconds=0.0, evict_idle_seconds=0.0, evict_finished_seconds=0.0, sweep_seconds=3600
+    )
+
+    async def cycle(hub: Hub, n: int) -> None:
+        for i in range(n):
+            table = await hub.create(
+                4, {1: "random"}, name=f"t{i}", money_visible=False, turn_seconds=None, hints=False
+            )
+            if i % 2:
+                await hub.join(table, "Ann", 0)
+        await hub.sweep(now=time.monotonic() + 1.0)
+
+    async def scenario() -> tuple[int, int, int]:
+        hub = Hub(settings)
+        await hub.start()
+        await cycle(hub, 20)  # warm caches
+        assert not hub.tables
+        tracemalloc.start()
+        base = tracemalloc.get_traced_memory()[0]
+        await cycle(hub, 100)
+        held = len(hub.tables)
+        after = tracemalloc.get_traced_memory()[0]
+        tracemalloc.stop()
+        await hub.stop()
+        return held, base, after
+
+    held, base, after = asyncio.run(scenario())
+    assert held == 0
+    assert after - base < 200_000, f"{after - base} bytes still held after 100 create/abandon cycles"
+    store = Store(settings.database_url)
+    assert not store.list_tables("open")  # never-filled tables are marked abandoned, not listed
+    store.close()
+
+
+def test_restart_resumes_unfinished_tables_exactly(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path)
+    setup = Setup.deal(4, 77)
+
+    async def scenario() -> None:
+        hub = Hub(settings)
+        await hub.start()
+        table = await hub.create(
+            4,
+            {1: "random", 2: "random", 3: "random"},
+            name="r",
+            money_visible=False,
+            turn_seconds=None,
+            hints=False,
+            setup=setup,
+        )
+        await hub.join(table, "Ann", 0)
+        for _ in range(100):
+            if table.game.to_move == 0 and table.version > 3:
+                break
+            await asyncio.sleep(0.02)
+        moves = list(table.game.moves)
+        await hub.stop()
+        hub2 = Hub(settings)
+        await hub2.start()
+        t2 = hub2.tables[table.id]
+        assert list(t2.game.moves) == moves and t2.game.setup == setup
+        await hub2.stop()
+
+    asyncio.run(scenario())
+
+
+def test_hints_when_allowed(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = new_table(c, 4, {1: "random", 2: "random", 3: "random"}, hints=True)
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    st = cl.my_turn()
+    cl.send({"type": "hint"})
+    h = cl.until(lambda f: f["type"] in ("hint", "error"), limit=100)
+    assert h["type"] == "hint", h
+    assert h["best"] in st["view"]["legal"] and set(h["values"]) <= set(st["view"]["legal"])
+    assert len(h["beliefs"]) == len(st["view"]["row"])
+    t2 = new_table(c, 4, {1: "random", 2: "random", 3: "random"})
+    _, tok2 = join(c, t2)
+    cl2 = open_client(c, t2, tok2)
+    cl2.my_turn()
+    cl2.send({"type": "hint"})
+    assert cl2.until(lambda f: f["type"] == "error")["code"] == "hints_off"

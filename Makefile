@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 EXTRAS ?= dev,tui,stats,server,rl,openspiel,ray
 
-.PHONY: run test lint typecheck pytest bench install clean
+.PHONY: run demo test lint typecheck pytest bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,6 +14,10 @@ install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
 
 run: $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[server]"
+	$(BIN)/catsack serve
+
+demo: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	$(BIN)/catsack demo
 

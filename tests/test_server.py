@@ -805,3 +805,36 @@ def test_hints_when_allowed(server: Callable[..., TestClient]) -> None:
     cl2.my_turn()
     cl2.send({"type": "hint"})
     assert cl2.until(lambda f: f["type"] == "error")["code"] == "hints_off"
+
+
+# ---------------------------------------------------------------------- the store on SQLite and PostgreSQL
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_store_one_append_per_version_and_one_claim_per_seat(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    from catsack.server.store import AppendConflict, SeatRow
+
+    url = f"sqlite:///{tmp_path / 's.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_url")
+    store = Store(url)
+    tid = "t" + str(random.randrange(10**12))
+    seats = [SeatRow(i, "open", None, None, None, False) for i in range(3)]
+    store.create_table(tid, "x", seats, {"hints": False}, {"start": 0, "removed": [], "dummy": []}, "open")
+    assert store.claim_seat(tid, 1, "Ann", "h1")
+    assert not store.claim_seat(tid, 1, "Bea", "h2")  # taken
+    store.append(tid, 1, 0, "place +15", "a1", "human", status="playing", deadline=None)
+    with pytest.raises(AppendConflict):
+        store.append(tid, 1, 0, "place +11", "a2", "human", status="playing", deadline=None)
+    with pytest.raises(AppendConflict):
+        store.append(tid, 3, 0, "place +11", "a2", "human", status="playing", deadline=None)
+    store.append(tid, 2, 1, "place R", None, "bot", status="playing", deadline=123.0)
+    loaded = store.load(tid)
+    assert loaded is not None
+    row, seat_rows, actions = loaded
+    assert row.version == 2 and row.deadline == 123.0
+    assert [(a.version, a.move, a.action_id) for a in actions] == [(1, "place +15", "a1"), (2, "place R", None)]
+    assert seat_rows[1].name == "Ann" and seat_rows[1].kind == "human"
+    assert store.replace_with_bot(tid, 1, "heuristic")
+    assert store.seats(tid)[1].replaced
+    store.close()

@@ -1,0 +1,338 @@
+"""Helpers for tests that run real ``catsack serve`` processes (checklist 17, 18, 20).
+
+- :class:`ServerProc`: one ``python -m catsack serve`` subprocess on a free port, its log in a file,
+  started, health-checked, killed with SIGKILL or stopped, and restarted on the same port.
+- :class:`WsClient`: one ``catsack-ws/1`` WebSocket connection (``websockets`` library) whose reader
+  task records every frame: ``state`` frames, ``ack`` and ``error`` answers, notices.
+- :func:`need_postgres` / :func:`need_redis`: skip with a clear reason when a service is absent, and
+  fail instead when ``CATSACK_REQUIRE_SERVICES=1``.
+
+Servers run with the current interpreter and environment (so ``PYTHONPATH`` reaches them) and with
+their working directory in the test's tmp_path: nothing is written into the repository.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+__all__ = [
+    "POSTGRES_URL",
+    "PROTOCOL",
+    "REDIS_URL",
+    "ServerProc",
+    "WsClient",
+    "free_port",
+    "need_postgres",
+    "need_redis",
+    "services_required",
+]
+
+PROTOCOL = "catsack-ws/1"
+POSTGRES_URL = os.environ.get("CATSACK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("CATSACK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+def free_port() -> int:
+    """A TCP port nobody listens on right now (the kernel's choice)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+# ---------------------------------------------------------------------- services
+
+
+def services_required() -> bool:
+    """``CATSACK_REQUIRE_SERVICES=1``: a missing PostgreSQL or Redis is a failure, not a skip."""
+    return os.environ.get("CATSACK_REQUIRE_SERVICES", "").strip() not in ("", "0", "false", "no")
+
+
+def _missing(what: str, why: str) -> None:
+    msg = f"{what} is not reachable ({why})"
+    if services_required():
+        pytest.fail(f"{msg}, and CATSACK_REQUIRE_SERVICES=1 demands it")
+    pytest.skip(f"{msg}; set CATSACK_REQUIRE_SERVICES=1 to fail instead of skipping")
+
+
+def need_postgres(url: str = POSTGRES_URL) -> str:
+    """``url`` if PostgreSQL answers there (and psycopg is installed); otherwise skip or fail."""
+    try:
+        import psycopg
+    except ImportError as exc:
+        _missing("PostgreSQL", f"psycopg is not installed: {exc}")
+    dsn = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    try:
+        with psycopg.connect(dsn, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:
+        _missing("PostgreSQL", f"{url}: {exc}".strip())
+    return url
+
+
+def need_redis(url: str = REDIS_URL) -> str:
+    """``url`` if Redis answers PING there (and redis-py is installed); otherwise skip or fail."""
+    try:
+        import redis
+    except ImportError as exc:
+        _missing("Redis", f"redis is not installed: {exc}")
+    try:
+        r = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+        try:
+            r.ping()
+        finally:
+            r.close()
+    except Exception as exc:
+        _missing("Redis", f"{url}: {exc}")
+    return url
+
+
+# ---------------------------------------------------------------------- server processes
+
+
+class ServerProc:
+    """A ``catsack serve`` subprocess. ``env`` adds ``CATSACK_*`` settings to the inherited environment."""
+
+    def __init__(self, workdir: Path, env: dict[str, str], *, name: str = "server", port: int | None = None) -> None:
+        self.workdir = workdir
+        self.name = name
+        self.port = port or free_port()
+        self.env = {**os.environ, "PYTHONUNBUFFERED": "1", "CATSACK_LOG_JSON": "false", **env}
+        self.log_path = workdir / f"{name}.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.starts = 0
+        self.kills = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    def start(self, timeout: float = 30.0) -> ServerProc:
+        """Start the process and wait until ``/health`` answers (raise with the log tail if not)."""
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self.starts += 1
+        with self.log_path.open("ab") as log:
+            log.write(f"===== start {self.starts} of {self.name} on port {self.port} =====\n".encode())
+            log.flush()
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+                cwd=self.workdir,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,  # its own process group: a kill reaches it alone
+            )
+        self.wait_healthy(timeout)
+        return self
+
+    def wait_healthy(self, timeout: float = 30.0) -> None:
+        end = time.monotonic() + timeout
+        last: object = None
+        while time.monotonic() < end:
+            assert self.proc is not None
+            if self.proc.poll() is not None:
+                raise AssertionError(f"{self.name} exited with {self.proc.returncode}\n{self.tail()}")
+            try:
+                r = httpx.get(self.url + "/health", timeout=2.0)
+                if r.status_code == 200 and r.json().get("status") == "ok":
+                    return
+                last = f"{r.status_code} {r.text[:200]}"
+            except httpx.HTTPError as exc:
+                last = exc
+            time.sleep(0.05)
+        raise AssertionError(f"{self.name} not healthy after {timeout} s ({last})\n{self.tail()}")
+
+    def kill9(self) -> None:
+        """SIGKILL: no shutdown handler runs, nothing is flushed that was not committed."""
+        if self.proc is not None and self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(10)
+            self.kills += 1
+
+    def stop(self) -> None:
+        """A clean stop (SIGTERM, then SIGKILL after 5 s)."""
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait(5)
+
+    def tail(self, lines: int = 40) -> str:
+        try:
+            text = self.log_path.read_text(errors="replace")
+        except OSError:
+            return f"(no log at {self.log_path})"
+        return f"--- last {lines} lines of {self.log_path} ---\n" + "\n".join(text.splitlines()[-lines:])
+
+    # HTTP shortcuts (synchronous: they are quick and keep the tests simple)
+
+    def create_table(self, **body: Any) -> dict[str, Any]:
+        r = httpx.post(self.url + "/api/tables", json=body, timeout=10)
+        assert r.status_code == 201, f"{r.status_code} {r.text}"
+        out: dict[str, Any] = r.json()
+        return out
+
+    def join(self, table: str, name: str, seat: int | None = None) -> dict[str, Any]:
+        body: dict[str, Any] = {"name": name}
+        if seat is not None:
+            body["seat"] = seat
+        r = httpx.post(f"{self.url}/api/tables/{table}/join", json=body, timeout=10)
+        assert r.status_code == 200, f"{r.status_code} {r.text}"
+        out: dict[str, Any] = r.json()
+        return out
+
+    def get_json(self, path: str) -> Any:
+        r = httpx.get(self.url + path, timeout=10)
+        assert r.status_code == 200, f"GET {path}: {r.status_code} {r.text}"
+        return r.json()
+
+
+# ---------------------------------------------------------------------- WebSocket clients
+
+_ids = itertools.count(1)
+
+
+class WsClient:
+    """A ``catsack-ws/1`` connection. Every received frame is kept in ``frames``; ``latest`` is the newest
+    ``state`` frame, ``acks`` maps action ids to the version their ack named, ``errors`` lists error frames.
+
+    ``connect`` may be called again after the connection dropped (a server kill): the record persists.
+    """
+
+    def __init__(self, ws_url: str, table: str, token: str | None, *, label: str = "") -> None:
+        self.ws_url = ws_url
+        self.table = table
+        self.token = token
+        self.label = label or f"client{next(_ids)}"
+        self.ws: Any = None
+        self.reader: asyncio.Task[None] | None = None
+        self.frames: list[dict[str, Any]] = []
+        self.states: list[dict[str, Any]] = []
+        self.latest: dict[str, Any] | None = None
+        self.acks: dict[str, int] = {}
+        self.errors: list[dict[str, Any]] = []
+        self.welcome: dict[str, Any] | None = None
+        self.seat: int | None = None
+        self.cond = asyncio.Condition()
+        self.closed = True
+        self.arrivals: list[tuple[float, int]] = []  # (monotonic time, version) of every state frame
+
+    @property
+    def version(self) -> int:
+        return -1 if self.latest is None else int(self.latest["version"])
+
+    async def connect(self, since: int | None = None, timeout: float = 10.0) -> dict[str, Any]:
+        """Open, say hello (``since``: last version seen) and wait for the welcome and the first state."""
+        import websockets
+
+        self.ws = await websockets.connect(self.ws_url, open_timeout=timeout, max_size=2**22)
+        self.closed = False
+        n_states = len(self.states)
+        n_frames = len(self.frames)
+        self.reader = asyncio.create_task(self._read())
+        await self.send(
+            {"type": "hello", "protocol": PROTOCOL, "table": self.table, "token": self.token, "since": since}
+        )
+        await self.wait(lambda: len(self.states) > n_states or self._error_after(n_frames), timeout)
+        if self.welcome is None or self._error_after(n_frames):
+            raise AssertionError(f"{self.label}: no welcome: {self.frames[n_frames:]}")
+        return self.states[n_states]
+
+    def _error_after(self, n: int) -> bool:
+        return any(f.get("type") == "error" and "action_id" not in f for f in self.frames[n:])
+
+    async def _read(self) -> None:
+        try:
+            async for text in self.ws:
+                frame = json.loads(text)
+                async with self.cond:
+                    self.frames.append(frame)
+                    kind = frame.get("type")
+                    if kind == "state":
+                        self.states.append(frame)
+                        self.latest = frame
+                        self.arrivals.append((time.monotonic(), int(frame["version"])))
+                    elif kind == "ack":
+                        self.acks[frame["action_id"]] = int(frame["version"])
+                    elif kind == "error":
+                        self.errors.append(frame)
+                    elif kind == "welcome":
+                        self.welcome = frame
+                        self.seat = frame["seat"]
+                    self.cond.notify_all()
+        except Exception:  # the connection dropped (a killed server): callers see `closed`
+            pass
+        finally:
+            async with self.cond:
+                self.closed = True
+                self.cond.notify_all()
+
+    async def send(self, frame: dict[str, Any]) -> None:
+        """Send a frame; a dropped connection raises :class:`ConnectionError` (as :meth:`wait` does)."""
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            await self.ws.send(json.dumps(frame))
+        except ConnectionClosed as exc:
+            raise ConnectionError(f"{self.label}: connection closed: {exc}") from exc
+
+    async def wait(self, pred: Callable[[], bool], timeout: float = 10.0) -> None:
+        """Wait until ``pred()`` holds (checked after every frame); raise on timeout or a dropped connection."""
+        async with self.cond:
+            try:
+                await asyncio.wait_for(self.cond.wait_for(lambda: pred() or self.closed), timeout)
+            except TimeoutError:
+                last = self.frames[-3:]
+                raise AssertionError(f"{self.label}: timed out after {timeout} s; last frames {last}") from None
+            if not pred():
+                raise ConnectionError(f"{self.label}: connection closed while waiting")
+
+    async def wait_version(self, version: int, timeout: float = 10.0) -> dict[str, Any]:
+        await self.wait(lambda: self.version >= version, timeout)
+        assert self.latest is not None
+        return self.latest
+
+    async def move(
+        self, text: str, version: int, action_id: str | None = None, timeout: float = 10.0
+    ) -> dict[str, Any]:
+        """Send a move and return its answer (``ack`` or ``error`` with this action id)."""
+        action_id = action_id or f"{self.label}-{next(_ids)}"
+        n = len(self.frames)
+        await self.send({"type": "move", "action_id": action_id, "version": version, "move": text})
+
+        def answered() -> bool:
+            return any(f.get("action_id") == action_id for f in self.frames[n:])
+
+        await self.wait(answered, timeout)
+        return next(f for f in self.frames[n:] if f.get("action_id") == action_id)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+        if self.reader is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.reader, 2.0)

@@ -1,0 +1,360 @@
+"""Several server processes on one PostgreSQL database and Redis (checklist 20).
+
+- Two ``catsack serve`` processes, A and B, share PostgreSQL (a fresh schema per test, dropped after)
+  and Redis. Players join one table through A's and B's HTTP API and play over WebSockets connected to
+  either process: every move made on one process reaches the other's clients through Redis pub/sub
+  (the sweep is set to 30 s here, so nothing else could deliver it in time). Seat 0 has a connection on
+  each process, and at each of its turns both send a different move against the same version at once:
+  exactly one is acknowledged and the other is told it is stale. A table of three bots is held by both
+  processes, whose bots race to append every move. Each action log has versions 1..N exactly once,
+  and all clients end on the same final state.
+- A missed pub/sub message is caught by the version gap: process C listens to a private Redis server
+  (so it hears none of A's wake-ups, and A none of C's) and both still catch up through the sweep
+  (0.5 s) within a few seconds.
+
+PostgreSQL and Redis are needed: without them the tests skip, or fail if ``CATSACK_REQUIRE_SERVICES=1``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import re
+import secrets
+import shutil
+import statistics
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server_procs import ServerProc, WsClient, free_port, need_postgres, need_redis, services_required
+
+pytest.importorskip("fastapi", reason="the server extra (fastapi, uvicorn, sqlalchemy) is not installed")
+pytest.importorskip("websockets", reason="websockets is not installed")
+
+pytestmark = pytest.mark.services
+
+
+@pytest.fixture
+def pg_schema() -> Iterator[tuple[str, str]]:
+    """A fresh PostgreSQL schema: (SQLAlchemy URL whose search_path is that schema, schema name)."""
+    base = need_postgres()
+    import psycopg
+
+    dsn = base.replace("postgresql+psycopg://", "postgresql://", 1)
+    schema = f"catsack_test_{secrets.token_hex(6)}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options=-csearch_path%3D{schema}", schema
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    return need_redis()
+
+
+def pg_actions(schema: str, table: str) -> list[tuple[int, int, str, str | None]]:
+    """The action log of ``table``: (version, seat, move, action id) in version order."""
+    import psycopg
+
+    dsn = need_postgres().replace("postgresql+psycopg://", "postgresql://", 1)
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute(
+            f"SELECT version, seat, move, action_id FROM {schema}.actions WHERE table_id = %s ORDER BY version",
+            (table,),
+        ).fetchall()
+    return [(int(r[0]), int(r[1]), str(r[2]), r[3]) for r in rows]
+
+
+def pg_versions(schema: str, table: str) -> list[int]:
+    return [r[0] for r in pg_actions(schema, table)]
+
+
+def server_env(db_url: str, redis_url: str | None, sweep: float) -> dict[str, str]:
+    env = {
+        "CATSACK_DATABASE_URL": db_url,
+        "CATSACK_BOT_DELAY": "0.02",
+        "CATSACK_SWEEP_SECONDS": str(sweep),
+        "CATSACK_GRACE_SECONDS": "600",
+    }
+    if redis_url is not None:
+        env["CATSACK_REDIS_URL"] = redis_url
+    return env
+
+
+def contiguous(versions: list[int]) -> bool:
+    return versions == list(range(1, len(versions) + 1))
+
+
+async def first_arrival(c: WsClient, version: int) -> float:
+    await c.wait_version(version, timeout=10)
+    return next(t for t, v in c.arrivals if v >= version)
+
+
+async def two_processes(tmp_path: Path, db_url: str, redis_url: str, schema: str, figures: dict[str, Any]) -> None:
+    # A starts first: it creates the tables in the fresh schema (two create_all at once could collide).
+    a = ServerProc(tmp_path, server_env(db_url, redis_url, 30.0), name="A")
+    b = ServerProc(tmp_path, server_env(db_url, redis_url, 30.0), name="B")
+    try:
+        await asyncio.to_thread(a.start)
+        await asyncio.to_thread(b.start)
+        await play_across(a, b, schema, figures)
+    except BaseException:
+        print(a.tail(30))
+        print(b.tail(30))
+        raise
+    finally:
+        a.stop()
+        b.stop()
+    figures["append_conflicts"] = sum(
+        len(re.findall(r"append conflict", p.log_path.read_text(errors="replace"))) for p in (a, b)
+    )
+
+
+async def play_across(a: ServerProc, b: ServerProc, schema: str, figures: dict[str, Any]) -> None:
+    rng = random.Random()
+    # A table of three bots that both processes hold: their bots race to append every move.
+    bots = a.create_table(seats=3, bots={"0": "heuristic", "1": "random", "2": "heuristic"}, name="bots")["table"]
+    watch_a = WsClient(a.ws_url, bots, None, label="bots@A")
+    watch_b = WsClient(b.ws_url, bots, None, label="bots@B")
+    await watch_a.connect()
+    await watch_b.connect()
+
+    # A table of three people: seat 0 joins through A, seats 1 and 2 through B.
+    table = a.create_table(seats=3, name="across")["table"]
+    t0 = a.join(table, "Ann", 0)["token"]
+    t1 = b.join(table, "Bea", 1)["token"]
+    t2 = b.join(table, "Cy", 2)["token"]
+    assert a.get_json(f"/api/tables/{table}")["status"] == "playing"  # A learnt B's joins
+    seat0_a = WsClient(a.ws_url, table, t0, label="s0@A")
+    seat0_b = WsClient(b.ws_url, table, t0, label="s0@B")
+    seat1_b = WsClient(b.ws_url, table, t1, label="s1@B")
+    seat2_a = WsClient(a.ws_url, table, t2, label="s2@A")
+    clients = [seat0_a, seat0_b, seat1_b, seat2_a]
+    for c in clients:
+        await c.connect()
+    on = {seat0_a: "A", seat0_b: "B", seat1_b: "B", seat2_a: "A"}
+
+    latencies: list[float] = []
+    races: dict[int, tuple[str, str, str]] = {}  # version -> (winning action id, its move, losing action id)
+    version = seat0_a.version
+    while True:
+        for c in clients:
+            await c.wait_version(version, timeout=5)
+        st = seat0_a.latest
+        assert st is not None
+        if st["table_status"] == "over":
+            break
+        to_move = st["view"]["to_move"]
+        if to_move == 0:
+            # Two connections of seat 0, one per process, send different moves against the same version.
+            legal = st["view"]["legal"]
+            m_a, m_b = rng.sample(legal, 2) if len(legal) > 1 else legal * 2
+            ra, rb = await asyncio.gather(
+                seat0_a.move(m_a, version, f"a{version}"), seat0_b.move(m_b, version, f"b{version}")
+            )
+            kinds = sorted(r["type"] for r in (ra, rb))
+            assert kinds == ["ack", "error"], (ra, rb)
+            loser = ra if ra["type"] == "error" else rb
+            assert loser["code"] == "stale", loser
+            winner, proc = (seat0_a, "A") if ra["type"] == "ack" else (seat0_b, "B")
+            won, lost = (ra, rb) if ra["type"] == "ack" else (rb, ra)
+            races[version + 1] = (won["action_id"], m_a if won is ra else m_b, lost["action_id"])
+        else:
+            winner = seat1_b if to_move == 1 else seat2_a
+            proc = on[winner]
+            mover_state = winner.latest
+            assert mover_state is not None
+            answer = await winner.move(rng.choice(mover_state["view"]["legal"]), version)
+            assert answer["type"] == "ack", answer
+        version += 1
+        t_mover = await first_arrival(winner, version)
+        for c in clients:
+            if on[c] != proc:
+                latencies.append(await first_arrival(c, version) - t_mover)
+
+    # Every client (on either process) ends on the same state; the log has each version exactly once.
+    views_0 = [seat0_a.latest, seat0_b.latest]
+    assert views_0[0] is not None and views_0[1] is not None
+    assert views_0[0]["view"] == views_0[1]["view"], "seat 0 sees different final states on A and B"
+    for c in clients:
+        assert c.latest is not None and c.latest["version"] == version and c.latest["table_status"] == "over"
+    assert a.get_json(f"/api/tables/{table}/record") == b.get_json(f"/api/tables/{table}/record")
+    log = pg_actions(schema, table)
+    assert contiguous([r[0] for r in log]) and len(log) == version, log
+    by_version = {r[0]: r for r in log}
+    logged_ids = {r[3] for r in log}
+    for v, (won_id, won_move, lost_id) in races.items():
+        assert by_version[v][1:] == (0, won_move, won_id), (v, by_version[v], races[v])
+        assert lost_id not in logged_ids, f"the refused racer {lost_id} is in the log too"
+
+    # The bot table: both processes raced; one append per version, the same end everywhere.
+    await watch_a.wait(lambda: watch_a.latest is not None and watch_a.latest["table_status"] == "over", 60)
+    await watch_b.wait(lambda: watch_b.latest is not None and watch_b.latest["table_status"] == "over", 10)
+    assert watch_a.latest is not None and watch_b.latest is not None
+    assert watch_a.latest["view"] == watch_b.latest["view"], "the bot table ended differently on A and B"
+    bot_versions = pg_versions(schema, bots)
+    assert contiguous(bot_versions) and len(bot_versions) == watch_a.version, bot_versions
+    assert a.get_json(f"/api/tables/{bots}/record") == b.get_json(f"/api/tables/{bots}/record")
+
+    figures.update(
+        moves=version,
+        bot_moves=len(bot_versions),
+        seat_races=len(races),
+        seat_races_won_on_a=sum(1 for w, _, _ in races.values() if w.startswith("a")),
+        latency_median_ms=round(1000 * statistics.median(latencies), 1),
+        latency_max_ms=round(1000 * max(latencies), 1),
+        crossings=len(latencies),
+    )
+    for c in [*clients, watch_a, watch_b]:
+        await c.close()
+    # Pub/sub, not the 30 s sweep, carried every move across.
+    assert max(latencies) < 2.0, f"slowest cross-process update {max(latencies):.2f} s"
+
+
+def test_two_processes_share_tables_through_postgres_and_redis(
+    tmp_path: Path, pg_schema: tuple[str, str], redis_url: str
+) -> None:
+    """Checklist 20: pub/sub fan-out both ways; racing appends (one seat on two processes, bots held by
+    both) are decided by the database, one per version; every client ends on the same state."""
+    db_url, schema = pg_schema
+    figures: dict[str, Any] = {}
+    try:
+        asyncio.run(two_processes(tmp_path, db_url, redis_url, schema, figures))
+    finally:
+        print(f"\ntwo processes on PostgreSQL + Redis: {figures}")
+    assert figures["seat_races"] > 0
+
+
+@contextlib.contextmanager
+def private_redis(tmp_path: Path) -> Iterator[str]:
+    """A Redis server of our own on a free port (so a process subscribed there hears nobody else)."""
+    exe = shutil.which("redis-server")
+    if exe is None:
+        if services_required():
+            pytest.fail("redis-server is not installed, and CATSACK_REQUIRE_SERVICES=1 demands it")
+        pytest.skip("redis-server is not installed (needed to start a private Redis)")
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        end = time.monotonic() + 10
+        while True:
+            try:
+                _ping(url)
+                break
+            except Exception as exc:
+                if time.monotonic() > end:
+                    raise AssertionError(f"the private redis-server on port {port} does not answer: {exc}") from exc
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def _ping(url: str) -> None:
+    import redis
+
+    r = redis.Redis.from_url(url, socket_connect_timeout=1)
+    try:
+        r.ping()
+    finally:
+        r.close()
+
+
+async def deaf_process(tmp_path: Path, db_url: str, redis_url: str, schema: str, figures: dict[str, Any]) -> None:
+    with private_redis(tmp_path) as elsewhere:
+        a = ServerProc(tmp_path, server_env(db_url, redis_url, 0.5), name="A")
+        c = ServerProc(tmp_path, server_env(db_url, elsewhere, 0.5), name="C")
+        try:
+            await asyncio.to_thread(a.start)
+            await asyncio.to_thread(c.start)
+            await play_deaf(a, c, schema, figures)
+        except BaseException:
+            print(a.tail(30))
+            print(c.tail(30))
+            raise
+        finally:
+            a.stop()
+            c.stop()
+
+
+async def play_deaf(a: ServerProc, c: ServerProc, schema: str, figures: dict[str, Any]) -> None:
+    rng = random.Random()
+    table = a.create_table(seats=3, name="deaf")["table"]
+    tokens = [a.join(table, f"P{s}", s)["token"] for s in range(3)]
+    # Seats 0 and 1 play on A, seat 2 on C; a spectator watches on each.
+    clients = [
+        WsClient(a.ws_url, table, tokens[0], label="s0@A"),
+        WsClient(a.ws_url, table, tokens[1], label="s1@A"),
+        WsClient(c.ws_url, table, tokens[2], label="s2@C"),
+        WsClient(a.ws_url, table, None, label="watch@A"),
+        WsClient(c.ws_url, table, None, label="watch@C"),
+    ]
+    on = ["A", "A", "C", "A", "C"]
+    for cl in clients:
+        await cl.connect()
+    gaps: list[float] = []
+    version = 0
+    moves = 12
+    while version < moves:
+        for cl in clients:
+            await cl.wait_version(version, timeout=10)
+        st = clients[0].latest
+        assert st is not None and st["table_status"] == "playing"
+        mover = clients[st["view"]["to_move"]]
+        assert mover.latest is not None
+        answer = await mover.move(rng.choice(mover.latest["view"]["legal"]), version)
+        assert answer["type"] == "ack", answer
+        version += 1
+        t_mover = await first_arrival(mover, version)
+        proc = on[clients.index(mover)]
+        for cl, where in zip(clients, on, strict=True):
+            if where != proc:  # no wake-up can reach the other process: only its sweep finds the gap
+                gaps.append(await first_arrival(cl, version) - t_mover)
+    assert [cl.version for cl in clients] == [moves] * len(clients)
+    # Both processes show the public state identically, and each seat's history matches the spectators'.
+    public = [cl.latest["view"] for cl in clients[3:] if cl.latest is not None]
+    assert len(public) == 2 and public[0] == public[1], "the spectators on A and C see different states"
+    for seat, cl in enumerate(clients[:3]):
+        assert cl.latest is not None
+        mine = cl.latest["view"]["history"]
+        assert [s for s, _ in mine] == [s for s, _ in public[0]["history"]], f"seat {seat}: another history"
+    assert contiguous(pg_versions(schema, table))
+    assert a.get_json(f"/api/tables/{table}")["version"] == c.get_json(f"/api/tables/{table}")["version"] == moves
+    figures.update(
+        moves=moves,
+        crossings=len(gaps),
+        gap_median_ms=round(1000 * statistics.median(gaps), 1),
+        gap_max_ms=round(1000 * max(gaps), 1),
+    )
+    for cl in clients:
+        await cl.close()
+    assert max(gaps) < 3.0, f"a missed wake-up took {max(gaps):.2f} s to be caught (sweep 0.5 s)"
+
+
+def test_missed_pubsub_message_is_caught_by_the_version_gap(
+    tmp_path: Path, pg_schema: tuple[str, str], redis_url: str
+) -> None:
+    """Checklist 20: a process that hears no pub/sub message still catches up through the sweep."""
+    db_url, schema = pg_schema
+    figures: dict[str, Any] = {}
+    try:
+        asyncio.run(deaf_process(tmp_path, db_url, redis_url, schema, figures))
+    finally:
+        print(f"\nprocess without the wake-ups: {figures}")

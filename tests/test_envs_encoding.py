@@ -265,3 +265,23 @@ def test_docs_examples_run(index: int, capsys: pytest.CaptureFixture[str]) -> No
         pytest.importorskip("pyspiel")
     exec(compile(code, f"docs/envs.md example {index}", "exec"), {"__name__": "__docs__"})
     assert capsys.readouterr().out.strip()  # every example prints its result
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_cached_blocks_match_a_fresh_encoding(seats: int) -> None:
+    # Won piles and finished rounds are encoded once per rounds tuple and viewer; a view rebuilt
+    # field by field (no shared objects) must encode the same, and callers may write into results.
+    import dataclasses
+
+    for g in _random_positions(seats, 2, seed=seats)[::5]:
+        for seat in range(seats):
+            view = g.view(seat)
+            fresh = dataclasses.replace(view, won=tuple(tuple(w) for w in view.won), rounds=tuple(list(view.rounds)))
+            assert (encode_observation(view) == encode_observation(fresh)).all()
+            first = encode_rounds(view)
+            assert (first == encode_rounds(fresh)).all()
+            first[:] = 7.0
+            assert (encode_rounds(view) == encode_rounds(fresh)).all()
+            if any(view.won):
+                piles = _block(seats, "won", encode_observation(view))
+                assert piles.sum() == pytest.approx(sum(map(len, view.won)) / (seats + 1 if seats == 3 else seats))

@@ -290,6 +290,30 @@ def observation_layout(seats: int) -> list[Field]:
     return fields
 
 
+def _won_block(view: View) -> ObsArray:
+    """The ``won`` block for the viewer: the same for every view of the same finished rounds (R17)."""
+    me = view.seat
+    assert me is not None
+    n = view.seats
+    key = (id(view.won), me, n)
+    hit = _WON_BLOCKS.get(key)
+    if hit is not None and hit[0] is view.won:
+        return hit[1]
+    block = np.zeros(n * _WON_KINDS, np.float32)
+    step = 1.0 / _offsets(n).sets
+    for s, pile in enumerate(view.won):
+        base = ((s - me) % n) * _WON_KINDS
+        for c in pile:
+            block[base + c] += step
+    if len(_WON_BLOCKS) >= 256:
+        _WON_BLOCKS.clear()
+    _WON_BLOCKS[key] = (view.won, block)  # the entry keeps the piles alive: their id stays unique
+    return block
+
+
+_WON_BLOCKS: dict[tuple[int, int, int], tuple[object, ObsArray]] = {}
+
+
 def encode_observation(view: View, out: ObsArray | None = None) -> ObsArray:
     """The ``float32`` observation vector of a seat's view; every entry lies in [0, 1].
 
@@ -306,48 +330,60 @@ def encode_observation(view: View, out: ObsArray | None = None) -> ObsArray:
         if out.shape != (o.size,):
             raise ValueError(f"out has shape {out.shape}, expected ({o.size},) for {n} seats")
         out.fill(0.0)
-    ones = [o.hand + c for c in view.hand]
+    # numpy pays per call, not per element: gather indices and values, then write them at once.
+    hand = o.hand
+    ones = [hand + c for c in view.hand]
     if view.removed is not None:
         ones.append(o.removed + view.removed)
     slot = o.slot
-    for p, rc in enumerate(view.row):
-        base = o.row + p * slot
-        ones.append(base + (n if rc.owner is None else (rc.owner - me) % n))
-        if rc.card is None:
+    base = o.row
+    for rc in view.row:
+        owner = rc.owner
+        ones.append(base + (n if owner is None else (owner - me) % n))
+        card = rc.card
+        if card is None:
             ones.append(base + n + 21)
         elif rc.face_up:
-            ones.append(base + n + 1 + rc.card)
+            ones.append(base + n + 1 + card)
         else:
-            ones.append(base + n + 11 + rc.card)
+            ones.append(base + n + 11 + card)
+        base += slot
     tm = o.total_money
+    at = [o.payout, o.high_bid, o.bank]
+    vals = [view.next_payout / _MOUSE_CARD_MAX, view.high_bid / tm, view.bank / tm]
     for i, mice in enumerate(view.mouse_card_mice):
-        out[o.mouse + i] = mice / _MOUSE_CARD_MAX
-    out[o.payout] = view.next_payout / _MOUSE_CARD_MAX
-    out[o.high_bid] = view.high_bid / tm
+        at.append(o.mouse + i)
+        vals.append(mice / _MOUSE_CARD_MAX)
     if view.high_bidder is not None:
         ones.append(o.high_bidder + (view.high_bidder - me) % n)
-    sets = o.sets
+    bids = view.bids
+    passed = view.passed
+    money = view.money
     for s in range(n):
         r = (s - me) % n
-        if view.bids[s]:
-            out[o.bids + r] = view.bids[s] / tm
-        if view.passed[s]:
+        if bids[s]:
+            at.append(o.bids + r)
+            vals.append(bids[s] / tm)
+        if passed[s]:
             ones.append(o.passed + r)
-        won_base = o.won + r * _WON_KINDS
-        for c in view.won[s]:
-            out[won_base + c] += 1.0 / sets
-        money = view.money[s]
-        if money is not None:
-            out[o.money + r] = money / tm
+        m = money[s]
+        if m is not None:
+            at.append(o.money + r)
+            vals.append(m / tm)
             ones.append(o.money_known + r)
-    out[o.bank] = view.bank / tm
+    if view.won != _NO_WON[n]:
+        out[o.won : o.won + n * _WON_KINDS] = _won_block(view)
     ones.append(o.round + view.round - 1)
     ones.append(o.start + (view.start - me) % n)
     if view.to_move is not None:
         ones.append(o.to_move + (view.to_move - me) % n)
     ones.append(o.phase + _PHASE_INDEX[view.phase])
     out[ones] = 1.0
+    out[at] = vals
     return out
+
+
+_NO_WON: Final = {n: ((),) * n for n in MOUSE_CARDS}
 
 
 # ---------------------------------------------------------------------- finished rounds
@@ -392,16 +428,23 @@ def encode_rounds(view: View) -> ObsArray:
     Together with :func:`encode_observation` this is the OpenSpiel
     information-state tensor. It keeps each finished round's row, owners,
     buyer, price and pass order; it drops the order of bids within a round.
+    The result is a fresh array (callers may write into it).
     """
     me = view.seat
     if me is None:
         raise ValueError("a round summary needs a seat's view, not the public view (R23)")
     n = view.seats
+    rounds = view.rounds
+    # Finished rounds change once a round, not once a move: encode each (rounds, viewer) once.
+    key = (id(rounds), me, n)
+    hit = _ROUND_BLOCKS.get(key)
+    if hit is not None and hit[0] is rounds:
+        return hit[1].copy()
     slot, row_len, block = _round_block(n)
     out = np.zeros(ROUNDS * block, np.float32)
     ones: list[int] = []
     tm = float(TOTAL_MONEY[n])
-    for r in view.rounds:
+    for r in rounds:
         base = (r.number - 1) * block
         for p, (owner, card) in enumerate(zip(r.owners, r.row, strict=True)):
             ones.append(base + p * slot + (n if owner is None else (owner - me) % n))
@@ -413,7 +456,13 @@ def encode_rounds(view: View) -> ObsArray:
         for k, (seat, _mice) in enumerate(r.payouts, start=1):
             out[b + n + 2 + (seat - me) % n] = k / n
     out[ones] = 1.0
-    return out
+    if len(_ROUND_BLOCKS) >= 256:
+        _ROUND_BLOCKS.clear()
+    _ROUND_BLOCKS[key] = (rounds, out)  # the entry keeps ``rounds`` alive: its id stays unique
+    return out.copy()
+
+
+_ROUND_BLOCKS: dict[tuple[int, int, int], tuple[object, ObsArray]] = {}
 
 
 # ---------------------------------------------------------------------- rewards

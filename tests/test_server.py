@@ -9,6 +9,7 @@ import json
 import random
 import time
 import tracemalloc
+import urllib.parse
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -838,3 +839,103 @@ def test_store_one_append_per_version_and_one_claim_per_seat(
     assert store.replace_with_bot(tid, 1, "heuristic")
     assert store.seats(tid)[1].replaced
     store.close()
+
+
+def test_c12_fuzzed_frames_never_an_internal_error(server: Callable[..., TestClient]) -> None:
+    """Hypothesis throws arbitrary JSON values and near-valid move frames at one open connection:
+    every answer is a structured error (or a legitimate ack/pong), and the connection stays open."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    c = server(rate_per_second=1e6, rate_burst=10**6)
+    t = new_table(c, 4, {1: "random", 2: "random", 3: "random"})
+    _, tok = join(c, t)
+    cl = open_client(c, t, tok)
+    cl.my_turn()
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=30)
+    values = st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+        max_leaves=12,
+    )
+    kinds = st.sampled_from(["move", "resync", "ping", "hint", "hello", "nope", ""]) | values
+    frames = (
+        st.fixed_dictionaries(
+            {"type": kinds},
+            optional={
+                "action_id": values,
+                "version": values,
+                "move": st.sampled_from(["pass", "bid 3", "place +15"]) | values,
+                "since": values,
+            },
+        )
+        | values
+    )
+    sent = 0
+
+    @settings(max_examples=300, deadline=None)
+    @given(frames)
+    def check(frame: Any) -> None:
+        nonlocal sent
+        text = json.dumps(frame)
+        if len(text) > 4000:
+            return
+        before = len(cl.frames)
+        cl.send(text)
+        sent += 1
+        cl.ping()
+        for f in cl.frames[before:]:
+            assert f["type"] in ("error", "ack", "pong", "state", "players"), f
+            if f["type"] == "error":
+                assert f["code"] != "internal" and isinstance(f["message"], str) and f["message"]
+
+    check()
+    assert sent >= 100
+
+
+def test_http_fuzzed_bodies_never_500(server: Callable[..., TestClient]) -> None:
+    """Arbitrary JSON bodies and path segments on every endpoint: 2xx or a 4xx with a reason, never 5xx."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    c = server()
+    t = new_table(c, 5, {1: "random"})
+    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+    values = st.recursive(
+        scalars,
+        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5),
+        max_leaves=10,
+    )
+    create = st.fixed_dictionaries(
+        {},
+        optional={
+            "seats": values | st.integers(0, 7),
+            "bots": values | st.dictionaries(st.sampled_from(["0", "1", "4", "x"]), st.sampled_from(["random", "x"])),
+            "money_visible": values,
+            "turn_seconds": values,
+            "hints": values,
+            "name": values,
+        },
+    )
+    sent = 0
+
+    @settings(max_examples=150, deadline=None)
+    @given(create | values, st.text(max_size=40), values)
+    def check(body: Any, segment: str, join_body: Any) -> None:
+        nonlocal sent
+        for method, path, payload in (
+            ("post", "/api/tables", body),
+            ("post", f"/api/tables/{t}/join", join_body),
+            ("get", "/api/tables/" + urllib.parse.quote(segment, safe=""), None),
+        ):
+            if payload is None:
+                r = c.request(method, path)
+            else:  # json.dumps writes Infinity/NaN literals: invalid JSON the server must refuse cleanly
+                r = c.request(method, path, content=json.dumps(payload), headers={"content-type": "application/json"})
+            sent += 1
+            assert r.status_code < 500, (path, payload, r.text)
+            if r.status_code >= 400:
+                assert r.json()["detail"]
+
+    check()
+    assert sent >= 300

@@ -566,7 +566,7 @@ async def _handle(hub: Hub, conn: Conn, text: str) -> dict[str, Any] | None:
         except ValueError as exc:
             return _bad("bad_frame", str(exc))
         conn.since = since
-        conn.push(Conn.STATE)
+        conn.push(Conn.FULL)
         return None
     if kind == "hint":
         task = asyncio.create_task(_hint(hub, conn))  # the analysis takes a while: keep reading frames

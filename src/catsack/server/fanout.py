@@ -27,7 +27,9 @@ class Fanout:
     def __init__(self, url: str, origin: str, on_wakeup: Callable[[str, int], Awaitable[None]]) -> None:
         import redis.asyncio as aioredis
 
-        self.redis: Any = aioredis.from_url(url)
+        # Publishing happens while a table's lock is held: a hung Redis must fail fast, not stall moves.
+        self.redis: Any = aioredis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+        self.sub_redis: Any = aioredis.from_url(url, socket_connect_timeout=1.0)
         self.origin = origin
         self.on_wakeup = on_wakeup
         self.task: asyncio.Task[None] | None = None
@@ -35,7 +37,7 @@ class Fanout:
 
     async def start(self) -> None:
         await self.redis.ping()
-        self.pubsub = self.redis.pubsub(ignore_subscribe_messages=True)
+        self.pubsub = self.sub_redis.pubsub(ignore_subscribe_messages=True)
         await self.pubsub.subscribe(CHANNEL)
         self.task = asyncio.create_task(self._listen())
 
@@ -48,6 +50,8 @@ class Fanout:
             await self.pubsub.aclose()
         with contextlib.suppress(Exception):
             await self.redis.aclose()
+        with contextlib.suppress(Exception):
+            await self.sub_redis.aclose()
 
     async def publish(self, table_id: str, version: int) -> None:
         msg = json.dumps({"table": table_id, "version": version, "origin": self.origin})

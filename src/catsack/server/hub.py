@@ -137,7 +137,8 @@ class Conn:
     is sent, from the table as it is then, so bursts of moves coalesce.
     """
 
-    STATE = object()
+    STATE = object()  # a state frame if the table moved on since the last one sent
+    FULL = object()  # a state frame in any case (hello, resync, seats changed)
 
     def __init__(self, send: Callable[[str], Awaitable[None]], seat: int | None, since: int | None) -> None:
         self.send = send
@@ -160,9 +161,9 @@ class Conn:
             item = await self.queue.get()
             if item is None:
                 break
-            if item is Conn.STATE:
+            if item is Conn.STATE or item is Conn.FULL:
                 table = self.table
-                if table is None:
+                if table is None or (item is Conn.STATE and self.since == table.version):
                     continue
                 text = table.state_text(self.seat, self.since)
                 self.since = table.version
@@ -275,10 +276,11 @@ class LiveTable:
                 self._frames[key] = text
         return text
 
-    def broadcast_state(self) -> None:
+    def broadcast_state(self, *, force: bool = False) -> None:
         self._frames.clear()
+        item = Conn.FULL if force else Conn.STATE
         for c in self.conns:
-            c.push(Conn.STATE)
+            c.push(item)
 
     def broadcast(self, frame: dict[str, Any]) -> None:
         for c in self.conns:
@@ -391,7 +393,11 @@ class Hub:
             row, seats, actions = loaded
             if row.status == "abandoned":
                 return None
-            table = self._build(row, seats, actions)
+            try:
+                table = self._build(row, seats, actions)
+            except Exception:  # one damaged table must not keep the others (or the server) down
+                log.exception("table cannot be loaded", extra={"fields": {"table": table_id}})
+                return None
             self.tables[table_id] = table
         self._schedule(table)
         return table
@@ -438,7 +444,7 @@ class Hub:
         if changed:
             table.players_changed()
         if table.version != before or changed:
-            table.broadcast_state()
+            table.broadcast_state(force=changed)
             self._schedule(table)
 
     async def _on_wakeup(self, table_id: str, version: int) -> None:
@@ -502,7 +508,7 @@ class Hub:
                 await asyncio.to_thread(self.store.set_status, table.id, "playing")
                 await self._start_timer(table)
             table.players_changed()
-            table.broadcast_state()
+            table.broadcast_state(force=True)
             self._schedule(table)
         await self._publish(table.id, -1)
         log.info("seat joined", extra={"fields": {"table": table.id, "seat": seat}})
@@ -533,7 +539,7 @@ class Hub:
         if conn.seat is not None:
             table.players[conn.seat].away_since = None
             table.players_changed()
-        conn.push(Conn.STATE)
+        conn.push(Conn.FULL)
 
     def detach(self, conn: Conn) -> None:
         table = conn.table
@@ -551,7 +557,7 @@ class Hub:
             if c.seat == seat:
                 c.push({"type": "error", "code": "replaced", "message": "A bot now plays your seat; you are watching."})
                 c.seat = None
-                c.push(Conn.STATE)
+                c.push(Conn.FULL)
 
     # ------------------------------------------------------------------ moves
 
@@ -791,7 +797,7 @@ class Hub:
             p.kind, p.bot, p.replaced, p.away_since = "bot", spec, True, None
             self._drop_seat_conns(table, seat)
             table.players_changed()
-            table.broadcast_state()
+            table.broadcast_state(force=True)
             self._schedule(table)
         await self._publish(table.id, -1)
         log.info("player replaced by bot", extra={"fields": {"table": table.id, "seat": seat}})

@@ -32,6 +32,7 @@ from sqlalchemy import (
     event,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
@@ -163,7 +164,17 @@ class Store:
         self.engine = make_engine(url)
         #: Test hook (checklist case 5): sleep inside every write transaction.
         self.write_delay = write_delay
-        metadata.create_all(self.engine)
+        self._create_schema()
+
+    def _create_schema(self) -> None:
+        """Create the tables if missing. Two processes starting at once on an empty PostgreSQL
+        database can race inside CREATE TABLE; an advisory lock serialises them."""
+        if self.engine.dialect.name == "postgresql":
+            with self.engine.begin() as conn:
+                conn.execute(text("SELECT pg_advisory_xact_lock(7303)"))  # arbitrary key: "catsack schema"
+                metadata.create_all(conn)
+        else:
+            metadata.create_all(self.engine)
 
     def close(self) -> None:
         self.engine.dispose()

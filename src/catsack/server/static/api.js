@@ -1,0 +1,153 @@
+// HTTP helpers and the seat tokens kept in localStorage.
+
+const TOKEN_PREFIX = "catsack:seat:";
+const NAME_KEY = "catsack:name";
+
+/** An API error carrying the server's `detail` text and HTTP status. */
+export class ApiError extends Error {
+  constructor(status, detail) {
+    super(detail);
+    this.status = status;
+  }
+}
+
+async function detailOf(response) {
+  try {
+    const body = await response.json();
+    if (typeof body?.detail === "string") return body.detail;
+    if (Array.isArray(body?.detail)) return body.detail.map((d) => d.msg ?? String(d)).join("; ");
+  } catch {
+    // not JSON: fall through to the status text
+  }
+  return `${response.status} ${response.statusText || "error"}`;
+}
+
+/** Fetch JSON from the API; throws ApiError with the server's message on a 4xx/5xx. */
+export async function api(path, { method = "GET", body, token } = {}) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (token) headers.Authorization = `Bearer ${token}`;
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, "The server cannot be reached.");
+  }
+  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
+  return response.status === 204 ? null : response.json();
+}
+
+/** Download a JSON answer as a file (used for records that need a bearer token). */
+export async function downloadJson(path, filename, token) {
+  const data = await api(path, { token });
+  const blob = new Blob([JSON.stringify(data, null, 2) + "\n"], { type: "application/json" });
+  const url = URL.createObjectURL(blob);
+  const link = document.createElement("a");
+  link.href = url;
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+function storage() {
+  try {
+    return window.localStorage;
+  } catch {
+    return null; // storage disabled: seats then last only as long as the page
+  }
+}
+
+/** The stored seat {seat, token, name, saved} for a table, or null. */
+export function loadSeat(tableId) {
+  const raw = storage()?.getItem(TOKEN_PREFIX + tableId);
+  if (!raw) return null;
+  try {
+    const seat = JSON.parse(raw);
+    return typeof seat?.token === "string" && Number.isInteger(seat.seat) ? seat : null;
+  } catch {
+    return null;
+  }
+}
+
+export function saveSeat(tableId, seat, token, name) {
+  storage()?.setItem(TOKEN_PREFIX + tableId, JSON.stringify({ seat, token, name, saved: Date.now() }));
+}
+
+export function forgetSeat(tableId) {
+  storage()?.removeItem(TOKEN_PREFIX + tableId);
+}
+
+/** Every stored seat as [tableId, seat], newest first. */
+export function storedSeats() {
+  const store = storage();
+  if (!store) return [];
+  const seats = [];
+  for (let i = 0; i < store.length; i += 1) {
+    const key = store.key(i);
+    if (!key?.startsWith(TOKEN_PREFIX)) continue;
+    const tableId = key.slice(TOKEN_PREFIX.length);
+    const seat = loadSeat(tableId);
+    if (seat) seats.push([tableId, seat]);
+  }
+  return seats.sort((a, b) => (b[1].saved ?? 0) - (a[1].saved ?? 0));
+}
+
+export function loadName() {
+  return storage()?.getItem(NAME_KEY) ?? "";
+}
+
+export function saveName(name) {
+  if (name) storage()?.setItem(NAME_KEY, name);
+}
+
+/** Join a table and remember the seat token; returns {seat, token, table}. */
+export async function joinTable(tableId, name, seat) {
+  const body = { name };
+  if (seat !== undefined && seat !== null) body.seat = seat;
+  const joined = await api(`/api/tables/${encodeURIComponent(tableId)}/join`, { method: "POST", body });
+  saveSeat(tableId, joined.seat, joined.token, name);
+  saveName(name);
+  return joined;
+}
+
+/** A small DOM builder: h("button", {class: "x", onclick}, "text", child...). */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith("on") && typeof value === "function") el.addEventListener(key.slice(2), value);
+    else if (key === "class") el.className = value;
+    else if (key === "dataset") Object.assign(el.dataset, value);
+    else if (key === "html") el.innerHTML = value; // only ever used with our own constant SVG
+    else el.setAttribute(key, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+/** "3 players: Ann, heuristic, open" style summary of a table's seats. */
+export function seatLabel(player) {
+  if (player.kind === "open" || player.status === "open") return "open seat";
+  return player.name ?? `Seat ${player.seat}`;
+}
+
+/** A short relative time ("2 min ago") for an ISO date. */
+export function ago(iso) {
+  if (!iso) return "";
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return "";
+  const seconds = Math.max(0, Math.round((Date.now() - then) / 1000));
+  if (seconds < 60) return "just now";
+  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
+  if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
+  return new Date(then).toLocaleDateString();
+}

@@ -25,6 +25,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 # ---------------------------------------------------------------------- services
 
 import pytest  # noqa: E402
+
 from server_procs import need_postgres, need_redis  # noqa: E402
 
 

@@ -71,6 +71,10 @@ _MAX_MONEY: Final = max(TOTAL_MONEY.values())
 
 # Legal placements for every hand mask (R10), in canonical card order.
 _PLACE_SETS: Final = tuple(tuple(PLACES[c] for c in range(10) if mask >> c & 1) for mask in range(1 << 10))
+# _DROP[mask][card]: the hand left after placing ``card`` from hand ``mask``, -1 if it is not there.
+# A table lookup is cheaper than the shifts and masks, which CPython does not specialise.
+_MASKS: Final = tuple(range(1 << 10))  # one int object per mask, shared by the table
+_DROP: Final = tuple(tuple(_MASKS[mask ^ 1 << c] if mask >> c & 1 else -1 for c in range(10)) for mask in _MASKS)
 
 # _BID_TABLE[money][lowest allowed bid]: the bids from there up to money, then pass (R12).
 _BID_TABLE: list[tuple[tuple[Move, ...], ...] | None] = [None] * (_MAX_MONEY + 1)
@@ -111,10 +115,17 @@ def _pay_table(cards: tuple[int, ...], n: int) -> tuple[int, ...]:
 
 
 _NEXT: Final = {n: _next_table(n) for n in (3, 4, 5)}
+# _AFTER_PASS[n][passed][s]: the passed mask once seat s passes too, and the next seat's
+# entry of _NEXT for that mask (negative when the auction is over). One lookup for the pass path.
+_AFTER_PASS: Final = {
+    n: tuple(tuple((p | 1 << s, _NEXT[n][p | 1 << s][s]) for s in range(n)) for p in range(1 << n)) for n in (3, 4, 5)
+}
 # _PAYS[n][filled]: the pass payouts by passed mask, with the mouse cards filled or empty (R13, R18).
 _PAYS: Final = {n: (tuple([0] * (1 << n)), _pay_table(MOUSE_CARDS[n], n)) for n in (3, 4, 5)}
 # Face-up cards of the row after k passes (R11, R14). With 3 seats the row has
 # the dummy's card first, then the start player's; the 2nd pass shows the rest.
+_FULL_HAND: Final = (1 << 10) - 1
+_HAND_WITHOUT: Final = tuple(_FULL_HAND ^ 1 << c for c in range(10))  # R7: 9 cards each
 _UP_AFTER_PASSES: Final = {3: (1, 2, 4, 4), 4: (1, 2, 3, 4, 4), 5: (1, 2, 3, 4, 5, 5)}
 
 
@@ -138,30 +149,31 @@ class RoundResult:
         return self.buyer is None
 
 
-def _keep_after_dogs(row: list[int], won: list[int]) -> None:
-    """Append to ``won`` the cards of ``row`` that stay after R16 (hot path of resolve_dogs).
+def _keep_after_dogs(row: list[int], won: list[int]) -> int:
+    """Append to ``won`` the cards of ``row`` that stay after R16 and return how many (see resolve_dogs).
 
     Card indices put the large dog's prey first (+15 … +3, then -5 before -8) and
     the small dog's last (-8, -5, then +3 … +15); rabbits (7) are never chased.
     """
     if row.count(_LARGE) + row.count(_SMALL) >= 2:  # two or more dogs cancel out
-        won.extend([c for c in row if c < _LARGE])
-        return
-    kept = row[:]  # row order, as resolve_dogs
-    if _LARGE in kept:
-        kept.remove(_LARGE)
-        prey = min(kept)  # the row keeps at least two other cards (R10: 3+ seats)
-        if prey < 7:
-            kept.remove(prey)
+        kept = [c for c in row if c < _LARGE]
     else:
-        kept.remove(_SMALL)
-        prey = -1
-        for c in kept:
-            if prey < c < 7:
-                prey = c
-        if prey >= 0:
-            kept.remove(prey)
-    won.extend(kept)
+        kept = row[:]  # row order, as resolve_dogs
+        if _LARGE in kept:
+            kept.remove(_LARGE)
+            prey = min(kept)  # the row keeps at least two other cards (R10: 3+ seats)
+            if prey < 7:
+                kept.remove(prey)
+        else:
+            kept.remove(_SMALL)
+            prey = -1
+            for c in kept:
+                if prey < c < 7:
+                    prey = c
+            if prey >= 0:
+                kept.remove(prey)
+    won += kept
+    return len(kept)
 
 
 def resolve_dogs(row: Sequence[int]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
@@ -212,6 +224,7 @@ class Game:
     """
 
     __slots__ = (
+        "_after",
         "_bank",
         "_cards",
         "_cards_total",
@@ -222,6 +235,7 @@ class Game:
         "_hands",
         "_high",
         "_hseat",
+        "_legal",
         "_log",
         "_money",
         "_moves",
@@ -254,6 +268,7 @@ class Game:
     _pay: tuple[int, ...]
     _high: int
     _hseat: int
+    _legal: tuple[Move, ...]  # legal_moves(), kept up to date by every change of position
     _row: list[int]
     _phase: int
     _to_move: int
@@ -264,6 +279,7 @@ class Game:
     _moves: list[Move]
     _undo: list[Any]  # int seats and round-end snapshot tuples, see above
     _next: tuple[tuple[int, ...], ...]
+    _after: tuple[tuple[tuple[int, int], ...], ...]
     # Finished rounds and their (all public) history, built on demand for views
     # and dropped when a round end is undone; immutable, so clones share it.
     _done: tuple[tuple[RoundResult, ...], tuple[tuple[int, str], ...]] | None
@@ -279,30 +295,30 @@ class Game:
         self._first_start = start
         self._removed = removed
         self._dummy = dummy
-        full = (1 << 10) - 1
-        self._hands = [full ^ (1 << r) for r in self._removed]  # R7: 9 cards each
+        self._hands = hands = list(map(_HAND_WITHOUT.__getitem__, removed))  # R7: 9 cards each
         self._money = [START_MONEY] * n  # R5
-        cards = MOUSE_CARDS[n]
-        self._cards = cards
-        self._cards_total = sum(cards)
-        self._bank = BANK_START[n] - self._cards_total  # R6: the cards are filled at setup
+        self._cards = cards = MOUSE_CARDS[n]
+        self._cards_total = total = sum(cards)
+        self._bank = BANK_START[n] - total  # R6: the cards are filled at setup
         self._filled = True
         self._pay = _PAYS[n][True]
         self._passed = 0
         self._high = 0
         self._hseat = -1
-        self._row = [self._dummy[0]] if n == 3 else []  # R10: the dummy's top card leads
+        self._row = [dummy[0]] if n == 3 else []  # R10: the dummy's top card leads
         self._phase = PLACING
         self._to_move = start
         self._start = start
         self._round = 0
         self._rply = 0
-        self._won = [[] for _ in range(n)]
+        self._won = [[], [], [], [], []][:n]
         self._moves = []
         self._undo = []
         self._next = _NEXT[n]
+        self._after = _AFTER_PASS[n]
         self._done = None
         self._log = [] if events else None
+        self._legal = _PLACE_SETS[hands[start]]
 
     # ------------------------------------------------------------------ construction
 
@@ -372,6 +388,7 @@ class Game:
         g._passed = self._passed
         g._high = self._high
         g._hseat = self._hseat
+        g._legal = self._legal
         g._row = self._row[:]
         g._phase = self._phase
         g._to_move = self._to_move
@@ -382,6 +399,7 @@ class Game:
         g._moves = self._moves[:]
         g._undo = self._undo[:]
         g._next = self._next
+        g._after = self._after
         g._done = self._done
         g._log = None if self._log is None else [e[:] for e in self._log]
         return g
@@ -613,11 +631,14 @@ class Game:
 
     def legal_moves(self) -> tuple[Move, ...]:
         """The legal moves of the seat to move, in canonical order (empty at the end)."""
+        return self._legal
+
+    def _find_legal(self) -> tuple[Move, ...]:
+        """Derive :meth:`legal_moves` from the position (play keeps it up to date faster)."""
         ph = self._phase
         if ph == BIDDING:
             m = self._money[self._to_move]
-            row = _BID_TABLE[m] or _bid_row(m)
-            return row[self._high + 1]
+            return (_BID_TABLE[m] or _bid_row(m))[self._high + 1]
         if ph == PLACING:
             return _PLACE_SETS[self._hands[self._to_move]]
         if ph == LAST_CHOICE:
@@ -643,67 +664,68 @@ class Game:
         """
         if move.__class__ is not Move:
             move = parse_move(move)
+        # One short branch per move kind: the hot paths stay small, so CPython's
+        # specialised integer compares apply (rare work lives in helper methods).
+        k = move.kind
         ph = self._phase
         s = self._to_move
-        k = move.kind
-        if ph == BIDDING:
-            if k == BID:
-                b = move.arg
-                if self._high < b <= self._money[s]:  # R12
-                    self._moves.append(move)
-                    self._undo.append(s)
-                    self._high = b
-                    self._hseat = s
-                    self._to_move = self._next[self._passed][s]
-                    if self._log is not None:
-                        self._log.append([BidMade(s, b)])
-                    return
-            elif k == PASS:
-                # R13: the passer takes back the bid (bids are read back from the moves, so
-                # there is nothing to clear) and the mice of the lowest filled mouse card.
-                passed = self._passed
-                self._money[s] += self._pay[passed]
-                self._passed = passed = passed | 1 << s
+        if k == PLACE:
+            c = move.arg
+            hands = self._hands
+            hand = _DROP[hands[s]][c]
+            if ph == PLACING and hand >= 0:
+                hands[s] = hand
+                self._row.append(c)
                 self._moves.append(move)
+                self._undo.append(s)
+                # R10: placement goes clockwise from the start player; after the last
+                # placement the turn is back at the start player, who bids first (R12).
+                self._to_move = t = self._next[0][s]
+                if t == self._start:
+                    self._phase = BIDDING
+                    m = self._money[t]
+                    self._legal = (_BID_TABLE[m] or _bid_row(m))[1]
+                else:
+                    self._legal = _PLACE_SETS[hands[t]]
                 if self._log is not None:
-                    self._log_pass(s)
-                t = self._next[passed][s]
-                if t >= 0:
-                    self._to_move = t
-                    self._undo.append(s)
-                elif self._hseat >= 0:  # R15: one player is left, the high bidder: they buy
-                    self._undo.append(self._finish_round(self._hseat, self._high, s))
-                else:  # R15: nobody bid; the last one left may buy for 1 or pass
-                    self._phase = LAST_CHOICE
-                    self._to_move = ~t
-                    self._undo.append(s)
-                    if self._log is not None:
-                        self._log[-1].append(LastChoice(~t))
+                    self._log_place(s)
                 return
-        elif ph == PLACING:
-            if k == PLACE:
-                c = move.arg
-                hands = self._hands
-                hand = hands[s]
-                if hand >> c & 1:
-                    hands[s] = hand ^ 1 << c
-                    self._row.append(c)
-                    self._moves.append(move)
-                    self._undo.append(s)
-                    # R10: placement goes clockwise from the start player; after the last
-                    # placement the turn is back at the start player, who bids first (R12).
-                    self._to_move = t = self._next[0][s]
-                    if t == self._start:
-                        self._phase = BIDDING
-                    if self._log is not None:
-                        self._log_place(s)
-                    return
-        elif ph == LAST_CHOICE and (k == PASS or (k == BID and move.arg == 1 and self._money[s] >= 1)):
-            # R15: buy for 1 mouse, or pass and void the round (R19).
+        elif k == BID:
+            b = move.arg
+            if ph == BIDDING and self._high < b <= self._money[s]:  # R12
+                self._moves.append(move)
+                self._undo.append(s)
+                self._high = b
+                self._hseat = s
+                self._to_move = t = self._next[self._passed][s]
+                m = self._money[t]
+                self._legal = (_BID_TABLE[m] or _bid_row(m))[b + 1]
+                if self._log is not None:
+                    self._log.append([BidMade(s, b)])
+                return
+            if ph == LAST_CHOICE and b == 1 and self._money[s] >= 1:
+                self._last_choice(move, s, s)  # R15: buy the row for 1 mouse
+                return
+        elif ph == BIDDING:
+            # R13: the passer takes back the bid (bids are read back from the moves, so
+            # there is nothing to clear) and the mice of the lowest filled mouse card.
+            passed = self._passed
+            money = self._money
+            money[s] += self._pay[passed]
+            self._passed, t = self._after[passed][s]
             self._moves.append(move)
             if self._log is not None:
-                self._log.append([])
-            self._undo.append(self._finish_round(-1 if k == PASS else s, 1, s))
+                self._log_pass(s)
+            if t >= 0:
+                self._to_move = t
+                self._undo.append(s)
+                m = money[t]
+                self._legal = (_BID_TABLE[m] or _bid_row(m))[self._high + 1]
+            else:
+                self._end_auction(s, ~t)
+            return
+        elif ph == LAST_CHOICE:
+            self._last_choice(move, -1, s)  # R15, R19: pass and void the round
             return
         raise self._illegal(move)
 
@@ -752,6 +774,24 @@ class Game:
             reason=reason,
         )
 
+    def _end_auction(self, s: int, last: int) -> None:
+        """R15: seat ``s`` passed and only ``last`` is still in."""
+        if self._hseat >= 0:  # the high bidder is the one left: they buy
+            self._finish_round(self._hseat, self._high, s)
+            return
+        self._phase = LAST_CHOICE  # nobody bid: the last one may buy for 1 or pass
+        self._to_move = last
+        self._legal = _LAST_CHOICE_MOVES if self._money[last] >= 1 else _ONLY_PASS
+        self._undo.append(s)
+        if self._log is not None:
+            self._log[-1].append(LastChoice(last))
+
+    def _last_choice(self, move: Move, buyer: int, s: int) -> None:
+        self._moves.append(move)
+        if self._log is not None:
+            self._log.append([])
+        self._finish_round(buyer, 1, s)
+
     def _log_place(self, s: int) -> None:
         assert self._log is not None
         row = self._row
@@ -772,87 +812,101 @@ class Game:
             events.append(Revealed(pos, owners[pos], CARDS[self._row[pos]]))
         self._log.append(events)
 
-    def _finish_round(self, buyer: int, price: int, mover: int) -> tuple[Any, ...]:
-        """End the round (R15-R20) and return the snapshot that undoes it."""
+    def _finish_round(self, buyer: int, price: int, mover: int) -> None:
+        """End the round (R15-R20) and push the snapshot that undoes it (``buyer`` -1: void, R19)."""
         row = self._row
-        bank = self._bank
         rnd = self._round
-        log = self._log
-        nwon = 0
+        bank = self._bank
         if buyer >= 0:
             won = self._won[buyer]
             if _LARGE in row or _SMALL in row:
-                nwon = len(won)
-                _keep_after_dogs(row, won)  # R16
-                nwon = len(won) - nwon
+                nwon = _keep_after_dogs(row, won)  # R16
             else:
-                won.extend(row)
+                won += row
                 nwon = len(row)
             self._money[buyer] -= price  # R17
             bank += price
-            if log is not None:
-                chased, _ = resolve_dogs(row)
-                ev = log[-1]
-                if len(chased) == 1 or (len(chased) == 2 and chased[1] < _LARGE):
-                    ev.append(DogChase(chased[0], chased[1] if len(chased) == 2 else None))
-                elif chased:
-                    ev.append(DogsCancel(chased))
-                ev.append(Bought(buyer, price, tuple(CARDS[c] for c in won[len(won) - nwon :])))
-        elif log is not None:
-            log[-1].append(RoundVoid(rnd + 1, mover))
-        # R18: refill all mouse cards after a bought round 1-8, if the bank can fill them all.
-        filled = buyer >= 0 and rnd < ROUNDS - 1 and bank >= self._cards_total
-        if filled:
-            bank -= self._cards_total
-        snap = (
-            row,
-            self._passed,
-            self._high,
-            self._hseat,
-            self._filled,
-            self._bank,
-            self._start,
-            self._phase,
-            mover,
-            rnd,
-            self._rply,
-            buyer,
-            price,
-            nwon,
-            filled,
+            # R18: refill all mouse cards after a bought round 1-8, if the bank can fill them all.
+            filled = rnd < ROUNDS - 1 and bank >= self._cards_total
+            if filled:
+                bank -= self._cards_total
+        else:
+            nwon = 0
+            filled = False  # R19: no refill after a void round
+        self._undo.append(
+            (
+                row,
+                self._passed,
+                self._high,
+                self._hseat,
+                self._filled,
+                self._bank,
+                self._start,
+                self._phase,
+                mover,
+                rnd,
+                self._rply,
+                buyer,
+                price,
+                nwon,
+                filled,
+            )
         )
         self._bank = bank
         if filled is not self._filled:
             self._filled = filled
             self._pay = _PAYS[self._n][filled]
         if buyer >= 0:
-            self._start = buyer  # R17: the buyer starts the next round
+            self._start = start = buyer  # R17: the buyer starts the next round
+        else:
+            start = self._start
         self._passed = 0
         self._high = 0
         self._hseat = -1
         self._rply = len(self._moves)
-        if rnd == ROUNDS - 1:  # R20: the game ends after the 9th auction
+        if rnd < ROUNDS - 1:
+            self._round = rnd + 1
+            self._row = [self._dummy[rnd + 1]] if self._n == 3 else []
+            self._phase = PLACING
+            self._to_move = start
+            self._legal = _PLACE_SETS[self._hands[start]]
+        else:  # R20: the game ends after the 9th auction
             self._round = ROUNDS
             self._row = []
             self._phase = OVER
             self._to_move = -1
-            if log is not None:
-                log[-1].append(GameOver(self.scores(), self.winners()))
+            self._legal = ()
+        if self._log is not None:
+            self._log_round_end(row, buyer, price, mover, nwon)
+
+    def _log_round_end(self, row: list[int], buyer: int, price: int, mover: int, nwon: int) -> None:
+        assert self._log is not None
+        ev = self._log[-1]
+        if buyer >= 0:
+            chased, _ = resolve_dogs(row)
+            if len(chased) == 1 or (len(chased) == 2 and chased[1] < _LARGE):
+                ev.append(DogChase(chased[0], chased[1] if len(chased) == 2 else None))
+            elif chased:
+                ev.append(DogsCancel(chased))
+            won = self._won[buyer]
+            ev.append(Bought(buyer, price, tuple(CARDS[c] for c in won[len(won) - nwon :])))
         else:
-            rnd += 1
-            self._round = rnd
-            self._row = [self._dummy[rnd]] if self._n == 3 else []
-            self._phase = PLACING
-            self._to_move = self._start
-            if log is not None:
-                log[-1].append(Refill(filled, bank))
-                log[-1].append(RoundStarted(rnd + 1, self._start))
-        return snap
+            ev.append(RoundVoid(self._round, mover))  # the round just ended: 1-based, as _round is now
+        if self._phase == OVER:
+            ev.append(GameOver(self.scores(), self.winners()))
+        else:
+            ev.append(Refill(self._filled, self._bank))
+            ev.append(RoundStarted(self._round + 1, self._start))
 
     def undo(self) -> Move:
         """Take back the last move and return it; the state is restored exactly."""
         if not self._moves:
             raise IndexError("undo: no move to take back")
+        move = self._take_back()
+        self._legal = self._find_legal()
+        return move
+
+    def _take_back(self) -> Move:
         move = self._moves.pop()
         entry = self._undo.pop()
         if self._log is not None:
@@ -1006,6 +1060,7 @@ class Game:
             self._dummy[hidden_from:] = pool[: ROUNDS - hidden_from]
             if up == 0 and r < ROUNDS:
                 row[0] = self._dummy[r]
+        self._legal = self._find_legal()
 
     # ------------------------------------------------------------------ comparison
 

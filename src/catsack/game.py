@@ -311,7 +311,8 @@ class Game:
         self._start = start
         self._round = 0
         self._rply = 0
-        self._won = [[], [], [], [], []][:n]
+        won: list[list[int]] = [[], [], [], [], []]  # cheaper than a comprehension (R4: 5 seats at most)
+        self._won = won[:n]
         self._moves = []
         self._undo = []
         self._next = _NEXT[n]

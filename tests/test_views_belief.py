@@ -287,3 +287,27 @@ def test_view_is_a_frozen_value() -> None:
     w = g.clone().view(1)
     assert w == v and w is not v and hash(w) == hash(v)
     assert repr(v).startswith("View(seat=1,")
+
+
+def test_view_history_is_right_when_games_interleave() -> None:
+    # make_view remembers the last auction it read (public moves only); views of other games,
+    # clones and undone positions in between must not confuse it (R12: whose turn each bid was).
+    games = [Game.from_setup(4, 1, ["R", "R", "R", "R"]) for _ in range(2)]
+    for g in games:
+        for m in ("place +15", "place -8", "place LD", "place +3"):
+            g.play(m)
+    scripts = (["bid 1", "bid 2", "pass", "bid 3", "pass"], ["pass", "bid 1", "bid 4", "pass"])
+    for step in range(5):
+        for g, script in zip(games, scripts, strict=True):
+            if step < len(script):
+                g.play(script[step])
+            for seat in (None, 0, 2):
+                hist = g.view(seat).history
+                assert [s for s, _ in hist] == [g.seat_of(p) for p in range(g.ply)]
+                assert [t for _, t in hist[4:]] == [m.text for m in g.moves[4:]]
+    g = games[0].clone()
+    g.undo()
+    g.undo()
+    assert [s for s, _ in g.view(1).history] == [g.seat_of(p) for p in range(g.ply)]
+    g.play("pass")
+    assert [s for s, _ in g.view(1).history] == [g.seat_of(p) for p in range(g.ply)]

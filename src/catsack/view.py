@@ -186,6 +186,44 @@ def _row_plan(n: int, start: int, length: int, up: int, me: int) -> _RowPlan:
     return plan
 
 
+# The auction's history (bids and passes, all public) of the round last viewed, kept between
+# calls: successive views of a round share its prefix. Whose turn each bid was is fixed by the
+# seats, the start player and the earlier bids and passes (R12), so the prefix is reused only
+# when those agree. The memo holds public moves only.
+class _AuctionMemo:
+    __slots__ = ("entries", "moves", "seats", "start")
+
+    def __init__(self) -> None:
+        self.seats = 0
+        self.start = 0
+        self.moves: list[Move] = []
+        self.entries: list[tuple[int, str]] = []
+
+
+_auction = _AuctionMemo()
+
+
+def _auction_history(game: Game, n: int, start: int, bids: list[Move], first: int) -> list[tuple[int, str]]:
+    """(seat, text) for this round's auction moves ``bids``, which begin at ply ``first``."""
+    memo = _auction
+    k = len(memo.moves)
+    if memo.seats == n and memo.start == start and k <= len(bids) and bids[:k] == memo.moves:
+        if k == len(bids):
+            return memo.entries
+        entries = memo.entries[:]
+    else:
+        k = 0
+        entries = []
+    seat_of = game.seat_of
+    for i in range(k, len(bids)):
+        entries.append((seat_of(first + i), bids[i].text))
+    memo.seats = n
+    memo.start = start
+    memo.moves = bids
+    memo.entries = entries
+    return entries
+
+
 _new = object.__new__
 _set = object.__setattr__
 
@@ -222,9 +260,7 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
             s = (start + k) % n
             cur.append((s, moves[rply + k].text if k < shown or s == me else HIDDEN_PLACE))
         if end > rply + n:
-            seat_of = game.seat_of
-            for ply in range(rply + n, end):
-                cur.append((seat_of(ply), moves[ply].text))
+            cur += _auction_history(game, n, start, moves[rply + n : end], rply + n)
         history += tuple(cur)
     hands = game._hands
     money: tuple[int | None, ...] = game.money

@@ -65,6 +65,7 @@ __all__ = [
     "seat_money",
     "unseen_cards",
     "unseen_mask",
+    "values_with_each_card",
 ]
 
 _LD = int(Card.LARGE_DOG)
@@ -210,6 +211,25 @@ def mask_row_value(masks: Sequence[int]) -> float:
         if len(_ROW_CACHE) >= _ROW_CACHE_SIZE:
             _ROW_CACHE.clear()
         _ROW_CACHE[key] = hit
+    return hit
+
+
+_WITH_CARD_CACHE: dict[tuple[int, ...], tuple[float, ...]] = {}
+
+
+def values_with_each_card(masks: Sequence[int]) -> tuple[float, ...]:
+    """:func:`mask_row_value` of the row plus one known card, for each of the ten cards in turn.
+
+    A placement weighs every card it might play against the same row, so the
+    ten values are computed, and cached, together.
+    """
+    key = tuple(sorted(masks))
+    hit = _WITH_CARD_CACHE.get(key)
+    if hit is None:
+        hit = tuple(mask_row_value([*key, 1 << c]) for c in range(10))
+        if len(_WITH_CARD_CACHE) >= _ROW_CACHE_SIZE:
+            _WITH_CARD_CACHE.clear()
+        _WITH_CARD_CACHE[key] = hit
     return hit
 
 
@@ -446,8 +466,8 @@ class HeuristicBot(Bot):
         assert view.seat is not None
         legal = view.legal
         pool = unseen_cards(view, view.seat)  # what opponents think this card may be
-        masks = row_masks(view)
-        values = [mask_row_value([*masks, 1 << c]) for c in pool]
+        with_card = values_with_each_card(row_masks(view))
+        values = [with_card[c] for c in pool]
         by_card = dict(zip(pool, values, strict=True))
         average = sum(values) / len(values)
         n = view.seats

@@ -20,6 +20,7 @@ from catsack.game import Game
 from catsack.protocol.external import ExternalBot
 from catsack.setup import Setup
 from catsack.tournament.schedule import TournamentConfig, TournamentError, chunk_deals
+from catsack.view import make_view
 
 __all__ = ["BACKENDS", "GameResult", "check_bots", "play_chunk", "play_game", "run_games"]
 
@@ -77,7 +78,7 @@ def play_game(
         while not game.is_over:
             mover = game.to_move
             assert mover is not None
-            move = bots[mover].choose(game.view(mover))
+            move = bots[mover].choose(make_view(game, mover))  # Game.view without the indirection
             try:
                 game.play(move)
             except CatsackError as exc:

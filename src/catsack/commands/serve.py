@@ -68,6 +68,7 @@ def register(app: typer.Typer) -> None:
             host=settings.host,
             port=settings.port,
             ws_max_size=settings.max_frame_bytes,
+            ws_per_message_deflate=settings.ws_compression,
             log_level="warning",
             lifespan="on",
         )

@@ -170,11 +170,19 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         if gc_log is not None:
             gc.callbacks.append(gc_log)
         await h.start()
+        old_threshold = gc.get_threshold()
+        gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
+        if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
+            gc.collect()
+            gc.freeze()
         log.info("server ready", extra={"fields": {"database": _safe_url(settings.database_url)}})
         try:
             yield
         finally:
             await h.stop()
+            gc.set_threshold(*old_threshold)
+            if settings.gc_freeze:
+                gc.unfreeze()
             if gc_log is not None:
                 gc.callbacks.remove(gc_log)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import logging
@@ -26,9 +27,10 @@ import secrets
 import time
 import uuid
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypeVar
 
 from catsack.bots.base import Bot, make_bot
 from catsack.cards import Card
@@ -39,7 +41,7 @@ from catsack.moves import Move
 from catsack.narrative import describe_event
 from catsack.record import Record, record_from_game, redact
 from catsack.server.settings import Settings
-from catsack.server.store import ActionRow, AppendConflict, SeatRow, Store, TableRow
+from catsack.server.store import ActionRow, Append, AppendConflict, SeatRow, Store, TableRow
 from catsack.setup import Setup
 
 __all__ = [
@@ -55,6 +57,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("catsack.server")
+T = TypeVar("T")
 
 PROTOCOL = "catsack-ws/1"
 #: The bot specs a table may seat. External bots run arbitrary commands and are never offered here.
@@ -62,6 +65,61 @@ BOT_LEVELS = ("random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:str
 #: Most events sent in one state frame; the view is always complete anyway.
 MAX_EVENTS = 200
 _THREAD_BOTS = ("ismcts",)  # bots slow enough to think in a worker thread
+
+
+class Writer:
+    """Every database write of this process goes through one thread, and concurrent move appends
+    are committed together (group commit): SQLite allows one writer at a time, and threads that
+    wait on its lock sleep in long steps; one writer with batches keeps latency flat under load."""
+
+    MAX_BATCH = 512
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="catsack-db")
+        self.queue: asyncio.Queue[tuple[Append, asyncio.Future[None]]] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+        self.batches = 0
+        self.appends = 0
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self.executor, functools.partial(fn, *args))
+
+    async def append(self, item: Append) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._loop())
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait((item, fut))
+        await fut
+
+    async def _loop(self) -> None:
+        while True:
+            batch = [await self.queue.get()]
+            while not self.queue.empty() and len(batch) < self.MAX_BATCH:
+                batch.append(self.queue.get_nowait())
+            try:
+                results = await self.run(self.store.append_batch, [it for it, _ in batch])
+            except Exception as exc:  # the database is down: every waiting move fails, none is applied
+                for _, fut in batch:
+                    if not fut.done():
+                        fut.set_exception(exc)
+                continue
+            self.batches += 1
+            self.appends += len(batch)
+            for (_, fut), err in zip(batch, results, strict=True):
+                if fut.done():
+                    continue
+                if err is None:
+                    fut.set_result(None)
+                else:
+                    fut.set_exception(err)
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        self.executor.shutdown(wait=True)
 
 
 class TableError(Exception):
@@ -165,8 +223,13 @@ class Conn:
                 table = self.table
                 if table is None or (item is Conn.STATE and self.since == table.version):
                     continue
-                text = table.state_text(self.seat, self.since)
-                self.since = table.version
+                try:
+                    text = table.state_text(self.seat, self.since)
+                except Exception:  # never leave a connection silent: log it and tell the client
+                    log.exception("state frame failed", extra={"fields": {"table": table.id, "seat": self.seat}})
+                    text = json.dumps({"type": "error", "code": "unavailable", "message": "state not available"})
+                else:
+                    self.since = table.version
             else:
                 text = json.dumps(item, separators=(",", ":"))
             if record:
@@ -192,7 +255,7 @@ class LiveTable:
     task: asyncio.Task[None] | None = None
     bots: dict[int, Bot] = field(default_factory=dict)
     touched: float = field(default_factory=time.monotonic)
-    _frames: dict[tuple[int | None, int | None], str] = field(default_factory=dict)
+    _frames: dict[tuple[str, int | None], str] = field(default_factory=dict)
     _frames_version: int = -1
 
     # ------------------------------------------------------------------ public facts
@@ -255,26 +318,32 @@ class LiveTable:
     # ------------------------------------------------------------------ frames
 
     def state_text(self, seat: int | None, since: int | None) -> str:
-        """The encoded ``state`` frame for ``seat`` (cached per version: spectators share one)."""
+        """The encoded ``state`` frame for ``seat``: the same content as :func:`state_frame`, put
+        together from parts cached per version (each seat's view, the events after each ``since``,
+        the seat list), since every connection of a table needs one after every move."""
         if self._frames_version != self.version:
             self._frames.clear()
             self._frames_version = self.version
-        key = (seat, since)
-        text = self._frames.get(key)
-        if text is None:
-            frame = state_frame(
-                self.game,
-                seat,
-                since,
-                names=self.names(),
-                players=self.players_public(),
-                money_visible=bool(self.options.get("money_visible")),
-                deadline=self.row.deadline if self.status == "playing" else None,
-            )
-            text = json.dumps(frame, separators=(",", ":"))
-            if len(self._frames) < 64:
-                self._frames[key] = text
-        return text
+        cache = self._frames
+        view_key = ("view", seat)
+        view_json = cache.get(view_key)
+        if view_json is None:
+            view = self.game.view(seat, show_money=bool(self.options.get("money_visible")))
+            view_json = cache[view_key] = _dumps(view.to_dict())
+        events_key = ("events", since)
+        events_json = cache.get(events_key)
+        if events_json is None:
+            events_json = _dumps(events_since(self.game, since, self.names()))
+            if len(cache) < 64:
+                cache[events_key] = events_json
+        tail = cache.get(("tail", None))
+        if tail is None:
+            players = self.players_public()
+            deadline = self.row.deadline if self.status == "playing" else None
+            tail = cache[("tail", None)] = _dumps(
+                {"players": players, "table_status": _status(self.game, players), "deadline": _iso(deadline)}
+            )[1:]
+        return f'{{"type":"state","version":{self.version},"view":{view_json},"events":{events_json},{tail}'
 
     def broadcast_state(self, *, force: bool = False) -> None:
         self._frames.clear()
@@ -312,23 +381,30 @@ def state_frame(
 ) -> dict[str, Any]:
     """The ``state`` frame for ``seat`` (``None``: a spectator): its view (R23), the public
     events after version ``since``, the seats and the turn deadline. Nothing else."""
+    return {
+        "type": "state",
+        "version": len(game.moves),
+        "view": game.view(seat, show_money=money_visible).to_dict(),
+        "events": events_since(game, since, names),
+        "players": players,
+        "table_status": _status(game, players),
+        "deadline": _iso(deadline),
+    }
+
+
+def events_since(game: Game, since: int | None, names: list[str]) -> list[dict[str, Any]]:
+    """The public events of the moves after version ``since`` (at most the last ``MAX_EVENTS`` moves)."""
     version = len(game.moves)
     start = version if since is None or since < 0 or since >= version else since
     start = max(start, version - MAX_EVENTS)
     events: list[dict[str, Any]] = []
     for ply in range(start, version):
         events.extend(event_dict(ev, ply + 1, names) for ev in game.events(ply))
-    return {
-        "type": "state",
-        "version": version,
-        "view": game.view(seat, show_money=money_visible).to_dict(),
-        "events": events,
-        "players": players,
-        "table_status": "over"
-        if game.is_over
-        else ("open" if any(p["kind"] == "open" for p in players) else "playing"),
-        "deadline": _iso(deadline),
-    }
+    return events
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, separators=(",", ":"))
 
 
 class Hub:
@@ -337,6 +413,7 @@ class Hub:
     def __init__(self, settings: Settings, store: Store | None = None) -> None:
         self.settings = settings
         self.store = store or Store(settings.database_url, write_delay=settings.write_delay)
+        self.writer = Writer(self.store)
         self.tables: dict[str, LiveTable] = {}
         self.process_id = uuid.uuid4().hex[:12]
         self.record_frames = False  # tests: keep every frame sent on each connection
@@ -372,6 +449,7 @@ class Hub:
         if self.fanout is not None:
             await self.fanout.stop()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.writer.stop()
         self._tasks.clear()
 
     # ------------------------------------------------------------------ loading
@@ -480,7 +558,7 @@ class Hub:
         rows = [SeatRow(i, "bot" if i in bots else "open", None, bots.get(i), None, False) for i in range(seats)]
         options = {"money_visible": money_visible, "turn_seconds": turn_seconds, "hints": hints}
         status = "playing" if len(bots) == seats else "open"
-        await asyncio.to_thread(self.store.create_table, table_id, name, rows, options, setup_to_json(setup), status)
+        await self.writer.run(self.store.create_table, table_id, name, rows, options, setup_to_json(setup), status)
         table = await self.get(table_id)
         assert table is not None
         log.info("table created", extra={"fields": {"table": table_id, "seats": seats, "bots": len(bots)}})
@@ -498,14 +576,14 @@ class Hub:
             if table.players[seat].kind != "open":
                 raise TableError("seat_taken", f"seat {seat} is taken", 409)
             token = secrets.token_urlsafe(24)
-            ok = await asyncio.to_thread(self.store.claim_seat, table.id, seat, name, hash_token(token))
+            ok = await self.writer.run(self.store.claim_seat, table.id, seat, name, hash_token(token))
             if not ok:
                 await self.catch_up(table)
                 raise TableError("seat_taken", f"seat {seat} is taken", 409)
             p = table.players[seat]
             p.kind, p.name, p.token_hash, p.away_since = "human", name, hash_token(token), time.monotonic()
             if table.status == "playing":
-                await asyncio.to_thread(self.store.set_status, table.id, "playing")
+                await self.writer.run(self.store.set_status, table.id, "playing")
                 await self._start_timer(table)
             table.players_changed()
             table.broadcast_state(force=True)
@@ -605,33 +683,31 @@ class Hub:
         self, table: LiveTable, seat: int, move: Move, action_id: str | None, actor: str
     ) -> tuple[str, str] | None:
         """Play ``move`` for ``seat`` (lock held): commit, then apply and broadcast. An error pair or None."""
-        nxt = table.game.clone()
+        # Work out the move's consequences on the game itself and take it back at once (no await in
+        # between, so no frame can show it); it is played for good only once it is committed.
+        game = table.game
         try:
-            nxt.play(move)
+            game.play(move)
         except CatsackError as exc:
             return ("illegal", str(exc))
-        version = len(nxt.moves)
-        status = "over" if nxt.is_over else "playing"
-        deadline = self._deadline_for(table, nxt)
+        version = len(game.moves)
+        over = game.is_over
+        status = "over" if over else "playing"
+        deadline = self._deadline_for(table, game)
+        game.undo()
         try:
-            await asyncio.to_thread(
-                self.store.append,
-                table.id,
-                version,
-                seat,
-                move.text,
-                action_id,
-                actor,
-                status=status,
-                deadline=deadline,
-            )
+            await self.writer.append(Append(table.id, version, seat, move.text, action_id, actor, status, deadline))
         except AppendConflict as exc:
             log.warning("append conflict", extra={"fields": {"table": table.id, "version": version}})
             await self.catch_up(table)
             return ("stale", f"{exc}; the table is at version {table.version}")
-        table.game = nxt
+        except Exception:
+            log.exception("database write failed", extra={"fields": {"table": table.id}})
+            return ("unavailable", "the move could not be saved; nothing changed, try again")
+        game.play(move)
+        nxt = game
         table.row = dataclasses.replace(
-            table.row, version=version, status=status, deadline=deadline, finished=time.time() if nxt.is_over else None
+            table.row, version=version, status=status, deadline=deadline, finished=time.time() if over else None
         )
         if action_id is not None:
             table.results[(seat, action_id)] = version
@@ -658,7 +734,7 @@ class Hub:
 
     async def _start_timer(self, table: LiveTable) -> None:
         deadline = self._deadline_for(table, table.game)
-        await asyncio.to_thread(self.store.set_deadline, table.id, table.version, deadline)
+        await self.writer.run(self.store.set_deadline, table.id, table.version, deadline)
         table.row = dataclasses.replace(table.row, deadline=deadline, status=table.status)
 
     def _schedule(self, table: LiveTable) -> None:
@@ -763,7 +839,7 @@ class Hub:
             if table.status == "over" and idle >= s.evict_finished_seconds:
                 self.evict(table)
             elif table.status == "open" and idle >= s.evict_open_seconds:
-                await asyncio.to_thread(self.store.set_status, table.id, "abandoned")
+                await self.writer.run(self.store.set_status, table.id, "abandoned")
                 self.evict(table)
             elif table.status == "playing" and idle >= s.evict_idle_seconds and not self._bots_only(table):
                 self.evict(table)
@@ -793,7 +869,7 @@ class Hub:
             if p.kind != "human":
                 return
             spec = self.settings.standin_bot
-            await asyncio.to_thread(self.store.replace_with_bot, table.id, seat, spec)
+            await self.writer.run(self.store.replace_with_bot, table.id, seat, spec)
             p.kind, p.bot, p.replaced, p.away_since = "bot", spec, True, None
             self._drop_seat_conns(table, seat)
             table.players_changed()

@@ -48,3 +48,9 @@ class Settings(BaseSettings):
     log_level: str = "INFO"
     #: Log every garbage-collector pause (``{"msg": "gc", "gen": .., "ms": ..}``) for load tests.
     gc_log: bool = False
+    #: Garbage collector tuning for many long-lived connections: the first-generation threshold
+    #: (Python's default is 700), and freezing everything alive after start-up out of collections.
+    gc_threshold: int = Field(default=20000, ge=100)
+    gc_freeze: bool = True
+    #: permessage-deflate on WebSockets: less bandwidth, but CPU and ~45 KiB per connection.
+    ws_compression: bool = False

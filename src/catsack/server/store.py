@@ -37,7 +37,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-__all__ = ["ActionRow", "AppendConflict", "SeatRow", "Store", "TableRow"]
+__all__ = ["ActionRow", "Append", "AppendConflict", "SeatRow", "Store", "TableRow"]
 
 metadata = MetaData()
 
@@ -83,6 +83,20 @@ actions_t = Table(
 
 class AppendConflict(Exception):
     """Another writer appended this version first (or the table is not where the writer thought)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Append:
+    """One move to append: the table, its new version, who played what, and the table's new state."""
+
+    table_id: str
+    version: int
+    seat: int
+    move: str
+    action_id: str | None
+    actor: str
+    status: str
+    deadline: float | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -268,35 +282,55 @@ class Store:
     ) -> None:
         """Append move number ``version`` (1-based) in one transaction; raise :class:`AppendConflict`
         if that version exists already or the table moved on."""
+        error = self.append_batch([Append(table_id, version, seat, move, action_id, actor, status, deadline)])[0]
+        if error is not None:
+            raise error
+
+    def append_batch(self, items: Sequence[Append]) -> list[AppendConflict | None]:
+        """Append moves of different tables in one transaction (a group commit); per item ``None``
+        or the :class:`AppendConflict` that refused it. A table's version moves from ``v - 1`` to
+        ``v`` only where it is still ``v - 1`` (the row lock serialises writers); the action log's
+        primary key is the backstop."""
         now = time.time()
+        results: list[AppendConflict | None] = []
         try:
             with self.engine.begin() as conn:
-                res = conn.execute(
-                    update(tables_t)
-                    .where(tables_t.c.id == table_id, tables_t.c.version == version - 1)
-                    .values(
-                        version=version,
-                        status=status,
-                        deadline=deadline,
-                        finished=now if status == "over" else None,
-                    )
-                )
-                if res.rowcount != 1:
-                    raise AppendConflict(f"table {table_id} is no longer at version {version - 1}")
                 self._delay()
-                conn.execute(
-                    insert(actions_t).values(
-                        table_id=table_id,
-                        version=version,
-                        seat=seat,
-                        move=move,
-                        action_id=action_id,
-                        actor=actor,
-                        created=now,
+                rows = []
+                for it in items:
+                    res = conn.execute(
+                        update(tables_t)
+                        .where(tables_t.c.id == it.table_id, tables_t.c.version == it.version - 1)
+                        .values(
+                            version=it.version,
+                            status=it.status,
+                            deadline=it.deadline,
+                            finished=now if it.status == "over" else None,
+                        )
                     )
-                )
-        except IntegrityError as exc:
-            raise AppendConflict(f"version {version} of table {table_id} was written by another process") from exc
+                    if res.rowcount != 1:
+                        results.append(AppendConflict(f"table {it.table_id} is no longer at version {it.version - 1}"))
+                        continue
+                    results.append(None)
+                    rows.append(
+                        {
+                            "table_id": it.table_id,
+                            "version": it.version,
+                            "seat": it.seat,
+                            "move": it.move,
+                            "action_id": it.action_id,
+                            "actor": it.actor,
+                            "created": now,
+                        }
+                    )
+                if rows:
+                    conn.execute(insert(actions_t), rows)
+        except IntegrityError:
+            if len(items) == 1:
+                it = items[0]
+                return [AppendConflict(f"version {it.version} of table {it.table_id} was written by another process")]
+            return [r for it in items for r in self.append_batch([it])]  # find the one that clashed
+        return results
 
     def set_deadline(self, table_id: str, version: int, deadline: float | None) -> None:
         with self.engine.begin() as conn:

@@ -16,6 +16,7 @@ from catsack.bots.heuristic import (
     row_distributions,
     seat_money,
     unseen_cards,
+    values_with_each_card,
 )
 from catsack.cards import TOKENS
 from catsack.game import Game, resolve_dogs
@@ -192,6 +193,9 @@ def test_exact_row_value_equals_enumeration() -> None:
         masks = [rng.randrange(1, 1 << 10) for _ in range(rng.randrange(1, 6))]
         uniform = [[(c, 1 / m.bit_count()) for c in range(10) if m >> c & 1] for m in masks]
         assert mask_row_value(masks) == pytest.approx(_enumerated(uniform), abs=1e-7)
+        with_card = values_with_each_card(masks)
+        for c in range(10):
+            assert with_card[c] == pytest.approx(_enumerated(uniform, c), abs=1e-7)
 
 
 def test_unseen_cards_follow_the_history() -> None:

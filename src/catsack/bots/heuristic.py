@@ -194,53 +194,82 @@ def _expected(stats: Sequence[_Stats]) -> float:
     return total - chase
 
 
-_ROW_CACHE: dict[tuple[int, ...], float] = {}
-_ROW_CACHE_SIZE = 1 << 16
+# Rows of uniform masks: the known cards (one-bit masks) form a block described by five
+# numbers (points, dogs, whether a lone dog is large, best and worst cat), and the uncertain
+# cards are summarised once per multiset of their masks as tables over the block's best or
+# worst cat, so a row's value costs a few lookups, whatever the known cards.
 
 
-def mask_row_value(masks: Sequence[int]) -> float:
-    """Expected kept value of a row where each card is uniform over one bit mask of card kinds.
+def _table_best(prod: Sequence[float]) -> tuple[float, ...]:
+    """E[points of the best cat chased] for each best known cat ``lo`` (0..6, 7: none).
 
-    Order does not matter to R16, so results are shared by every row with the
-    same multiset of masks (a known card is a one-bit mask).
+    ``prod[k]``: probability that the uncertain cards hold no dog and no cat better than index k.
     """
-    key = tuple(sorted(masks))
-    hit = _ROW_CACHE.get(key)
-    if hit is None:
-        hit = round(_masks_value(key), VALUE_DIGITS)
-        if len(_ROW_CACHE) >= _ROW_CACHE_SIZE:
-            _ROW_CACHE.clear()
-        _ROW_CACHE[key] = hit
+    return tuple(
+        sum(POINTS[k] * ((prod[k] if lo >= k else 0.0) - (prod[k + 1] if lo >= k + 1 else 0.0)) for k in range(7))
+        for lo in range(8)
+    )
+
+
+def _table_worst(prod: Sequence[float]) -> tuple[float, ...]:
+    """E[points of the worst cat chased] for each worst known cat ``hi`` (-1: none, 0..6); ``prod`` as G."""
+    return tuple(
+        sum(POINTS[k] * ((prod[k + 1] if hi <= k else 0.0) - (prod[k] if hi <= k - 1 else 0.0)) for k in range(7))
+        for hi in range(-1, 7)
+    )
+
+
+# (mean points of the uncertain cards; chase by one of their dogs, per lo and per hi, with no
+#  known dog; chase by one known large dog per lo, by one known small dog per hi)
+_Summary = tuple[float, tuple[float, ...], tuple[float, ...], tuple[float, ...], tuple[float, ...]]
+_SUMMARIES: dict[tuple[int, ...], _Summary] = {}
+_SUMMARIES_SIZE = 1 << 15
+
+
+def _summary(loose: tuple[int, ...]) -> _Summary:
+    hit = _SUMMARIES.get(loose)
+    if hit is not None:
+        return hit
+    stats = [_uniform_stats(m) for m in loose]
+    mean = sum(st[0] for st in stats)
+    by_large = [0.0] * 8
+    by_small = [0.0] * 8
+    for j, sj in enumerate(stats):
+        if not (sj[1] or sj[2]):
+            continue
+        pf = [1.0] * 8
+        pg = [1.0] * 8
+        for i, si in enumerate(stats):
+            if i != j:
+                pf = [a * b for a, b in zip(pf, si[3], strict=True)]
+                pg = [a * b for a, b in zip(pg, si[4], strict=True)]
+        if sj[1]:
+            by_large = [a + sj[1] * b for a, b in zip(by_large, _table_best(pf), strict=True)]
+        if sj[2]:
+            by_small = [a + sj[2] * b for a, b in zip(by_small, _table_worst(pg), strict=True)]
+    all_f = [1.0] * 8
+    all_g = [1.0] * 8
+    for st in stats:
+        all_f = [a * b for a, b in zip(all_f, st[3], strict=True)]
+        all_g = [a * b for a, b in zip(all_g, st[4], strict=True)]
+    hit = (mean, tuple(by_large), tuple(by_small), _table_best(all_f), _table_worst(all_g))
+    if len(_SUMMARIES) >= _SUMMARIES_SIZE:
+        _SUMMARIES.clear()
+    _SUMMARIES[loose] = hit
     return hit
 
 
-_WITH_CARD_CACHE: dict[tuple[int, ...], tuple[float, ...]] = {}
+def _value(summary: _Summary, known: int, dogs: int, large: bool, lo: int, hi: int) -> float:
+    """E[kept value] of a row: known cards (points, dogs, best and worst cat) plus uncertain ones (R16)."""
+    if dogs >= 2:  # two dogs cancel, whatever the uncertain cards are
+        return known + summary[0]
+    if dogs == 1:  # the known dog chases only if no uncertain card is a dog
+        return known + summary[0] - (summary[3][lo] if large else summary[4][hi + 1])
+    return known + summary[0] - summary[1][lo] - summary[2][hi + 1]
 
 
-def values_with_each_card(masks: Sequence[int]) -> tuple[float, ...]:
-    """:func:`mask_row_value` of the row plus one known card, for each of the ten cards in turn.
-
-    A placement weighs every card it might play against the same row, so the
-    ten values are computed, and cached, together.
-    """
-    key = tuple(sorted(masks))
-    hit = _WITH_CARD_CACHE.get(key)
-    if hit is None:
-        hit = tuple(mask_row_value([*key, 1 << c]) for c in range(10))
-        if len(_WITH_CARD_CACHE) >= _ROW_CACHE_SIZE:
-            _WITH_CARD_CACHE.clear()
-        _WITH_CARD_CACHE[key] = hit
-    return hit
-
-
-# A block of known cards without dogs, as one position of _expected: F and G are steps at its
-# best cat (lowest index; 7: none) and worst cat (highest index; -1: none).
-_STEP_F = tuple(tuple(1.0 if lo >= k else 0.0 for k in range(8)) for lo in range(8))
-_STEP_G = tuple(tuple(1.0 if hi <= k else 0.0 for k in range(-1, 7)) for hi in range(-1, 7))
-
-
-def _masks_value(masks: Sequence[int]) -> float:
-    """:func:`_expected` for uniform masks, with the known cards (one-bit masks) taken together."""
+def _split(masks: Sequence[int]) -> tuple[tuple[int, ...], int, int, bool, int, int]:
+    """For sorted ``masks``: (uncertain masks, known points, known dogs, lone dog is large, best cat, worst cat)."""
     known = 0
     dogs = 0
     large = False
@@ -249,7 +278,7 @@ def _masks_value(masks: Sequence[int]) -> float:
     loose = []
     for m in masks:
         if m & (m - 1):
-            loose.append(_uniform_stats(m))
+            loose.append(m)
             continue
         c = m.bit_length() - 1
         known += POINTS[c]
@@ -257,25 +286,62 @@ def _masks_value(masks: Sequence[int]) -> float:
             dogs += 1
             large = c == _LD
         elif c < 7:
-            lo = min(lo, c)
-            hi = max(hi, c)
-    if dogs >= 2:  # R16: two dogs cancel, whatever the hidden cards are
-        return known + sum(st[0] for st in loose)
-    block: _Stats = (float(known), 0.0, 0.0, _STEP_F[lo], _STEP_G[hi + 1])
-    if dogs == 0:
-        return _expected([block, *loose])
-    # One known dog: it chases only if no hidden card is a dog (F and G exclude dogs).
-    total = float(known)
-    prod = list(block[3] if large else block[4])
-    for st in loose:
-        total += st[0]
-        vec = st[3] if large else st[4]
-        for k in range(8):
-            prod[k] *= vec[k]
-    chase = 0.0
-    for k in range(7):
-        chase += POINTS[k] * (prod[k] - prod[k + 1] if large else prod[k + 1] - prod[k])
-    return total - chase
+            if c < lo:
+                lo = c
+            if c > hi:
+                hi = c
+    return tuple(loose), known, dogs, large, lo, hi
+
+
+# Decisions meet the same rows again and again (the same known cards, the same unseen sets):
+# the values are kept, keyed by the sorted masks.
+_ROW_CACHE: dict[tuple[int, ...], float] = {}
+_WITH_CARD_CACHE: dict[tuple[int, ...], tuple[float, ...]] = {}
+_CACHE_SIZE = 1 << 16
+
+
+def mask_row_value(masks: Sequence[int]) -> float:
+    """Expected kept value of a row where each card is uniform over one bit mask of card kinds.
+
+    A known card is a one-bit mask. Exact: see the comment above :func:`_stats`.
+    """
+    key = tuple(sorted(masks))
+    hit = _ROW_CACHE.get(key)
+    if hit is None:
+        loose, known, dogs, large, lo, hi = _split(key)
+        hit = round(_value(_summary(loose), known, dogs, large, lo, hi), VALUE_DIGITS)
+        if len(_ROW_CACHE) >= _CACHE_SIZE:
+            _ROW_CACHE.clear()
+        _ROW_CACHE[key] = hit
+    return hit
+
+
+def values_with_each_card(masks: Sequence[int]) -> tuple[float, ...]:
+    """:func:`mask_row_value` of the row plus one known card, for each of the ten cards in turn.
+
+    A placement weighs every card it might play against the same row, so the
+    ten values are computed, and kept, together.
+    """
+    key = tuple(sorted(masks))
+    hit = _WITH_CARD_CACHE.get(key)
+    if hit is not None:
+        return hit
+    loose, known, dogs, large, lo, hi = _split(key)
+    summary = _summary(loose)
+    out = []
+    for c in range(10):
+        if c >= _LD:
+            v = _value(summary, known, dogs + 1, c == _LD if dogs == 0 else large, lo, hi)
+        elif c < 7:
+            v = _value(summary, known + POINTS[c], dogs, large, min(lo, c), max(hi, c))
+        else:
+            v = _value(summary, known, dogs, large, lo, hi)  # a rabbit changes nothing
+        out.append(round(v, VALUE_DIGITS))
+    hit = tuple(out)
+    if len(_WITH_CARD_CACHE) >= _CACHE_SIZE:
+        _WITH_CARD_CACHE.clear()
+    _WITH_CARD_CACHE[key] = hit
+    return hit
 
 
 # ---------------------------------------------------------------- what the view shows

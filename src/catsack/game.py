@@ -10,6 +10,7 @@ precomputed tuples. Nothing here prints, logs or touches global random state.
 from __future__ import annotations
 
 import random
+from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -192,13 +193,14 @@ def resolve_dogs(row: Sequence[int]) -> tuple[tuple[Card, ...], tuple[Card, ...]
     return (CARDS[dog],), tuple(CARDS[c] for c in kept)
 
 
-# _undo holds, per move, the seat that made it; a round-ending move holds instead
-# a snapshot of the state it replaced (after the move's own pass, if any):
+# The hot path records only the moves. Each round-ending move pushes on _ends a
+# snapshot of the state it replaced (after the move's own pass, if any):
 #   (row, passed, high, hseat, filled, bank, start, phase, mover, round, rply,
 #    buyer, price, nwon, refilled)
 # The finished rounds (RoundResult) are read back from these tuples on demand,
-# so the hot path builds no objects at a round's end. Standing bids are not
-# kept either: ``bids`` and ``undo`` read them back from the current round's moves.
+# so the hot path builds no objects at a round's end. Who made each move and the
+# standing bids are read back from the moves too (the seat order is fixed by the
+# rules), into the _seats cache that undo trims.
 _S_ROW: Final = 0
 _S_FILLED: Final = 4
 _S_START: Final = 6
@@ -230,6 +232,7 @@ class Game:
         "_cards_total",
         "_done",
         "_dummy",
+        "_ends",
         "_filled",
         "_first_start",
         "_hands",
@@ -248,9 +251,9 @@ class Game:
         "_round",
         "_row",
         "_rply",
+        "_seats",
         "_start",
         "_to_move",
-        "_undo",
         "_won",
     )
 
@@ -277,7 +280,8 @@ class Game:
     _rply: int
     _won: list[list[int]]
     _moves: list[Move]
-    _undo: list[Any]  # int seats and round-end snapshot tuples, see above
+    _ends: list[tuple[Any, ...]]  # one snapshot per finished round, see above
+    _seats: list[int]  # the seat of each move, a prefix of the moves filled on demand
     _next: tuple[tuple[int, ...], ...]
     _after: tuple[tuple[tuple[int, int], ...], ...]
     # Finished rounds and their (all public) history, built on demand for views
@@ -314,7 +318,8 @@ class Game:
         won: list[list[int]] = [[], [], [], [], []]  # cheaper than a comprehension (R4: 5 seats at most)
         self._won = won[:n]
         self._moves = []
-        self._undo = []
+        self._ends = []
+        self._seats = []
         self._next = _NEXT[n]
         self._after = _AFTER_PASS[n]
         self._done = None
@@ -398,7 +403,8 @@ class Game:
         g._rply = self._rply
         g._won = [w[:] for w in self._won]
         g._moves = self._moves[:]
-        g._undo = self._undo[:]
+        g._ends = self._ends[:]
+        g._seats = self._seats[:]
         g._next = self._next
         g._after = self._after
         g._done = self._done
@@ -478,11 +484,10 @@ class Game:
         """Each seat's standing bid this round (0 for none or after passing)."""
         bids = [0] * self._n
         moves = self._moves
-        seats = self._undo
         for ply in range(self._rply, len(moves)):
             m = moves[ply]
             if m.kind != PLACE:  # R12: a bid names the total; R13: a pass takes it back
-                bids[seats[ply]] = m.arg
+                bids[self.seat_of(ply)] = m.arg
         return tuple(bids)
 
     @property
@@ -580,25 +585,20 @@ class Game:
 
     def _snaps(self) -> list[tuple[int, tuple[Any, ...]]]:
         """(ply, snapshot) of every round-ending move so far."""
-        return [(ply, entry) for ply, entry in enumerate(self._undo) if entry.__class__ is tuple]
+        ends = self._ends
+        if not ends:
+            return []
+        firsts = [snap[_S_RPLY] for snap in ends[1:]] + [self._rply]
+        return [(first - 1, snap) for first, snap in zip(firsts, ends, strict=True)]
 
     def _payouts(self, first: int, end: int, filled: bool) -> tuple[tuple[int, int], ...]:
-        """(seat, mice) for the auction passes among plies first..end-1 (R13).
-
-        A pass in the last choice (R15) voids the round and pays nothing: it
-        is not listed.
-        """
+        """(seat, mice) for the auction passes among plies first..end-1 (R13)."""
         cards = self._cards
         moves = self._moves
         out: list[tuple[int, int]] = []
         for ply in range(first, end):
             if moves[ply].kind == PASS:
-                entry = self._undo[ply]
-                if entry.__class__ is tuple:
-                    if entry[_S_PHASE] != BIDDING:
-                        continue
-                    entry = entry[_S_MOVER]
-                out.append((entry, cards[len(out)] if filled else 0))
+                out.append((self.seat_of(ply), cards[len(out)] if filled else 0))
         return tuple(out)
 
     def _round_result(self, ply: int, snap: tuple[Any, ...]) -> RoundResult:
@@ -615,7 +615,8 @@ class Game:
             snap[_S_PRICE] if buyer >= 0 else None,
             chased,
             kept,
-            self._payouts(snap[_S_RPLY], ply + 1, snap[_S_FILLED]),
+            # A pass in the last choice (R15) voids the round and pays nothing: not listed.
+            self._payouts(snap[_S_RPLY], ply if snap[_S_PHASE] == LAST_CHOICE else ply + 1, snap[_S_FILLED]),
             snap[_S_REFILLED],
         )
 
@@ -624,11 +625,43 @@ class Game:
         return self._payouts(self._rply, len(self._moves), self._filled)
 
     def seat_of(self, ply: int) -> int:
-        """The seat that made move number ``ply`` (0-based)."""
-        entry = self._undo[ply]
-        if entry.__class__ is int:
-            return entry
-        return entry[_S_MOVER]  # type: ignore[no-any-return]
+        """The seat that made move number ``ply`` (0-based; negative counts from the end)."""
+        seats = self._seats
+        if ply >= len(seats) or ply < 0:
+            if not -len(self._moves) <= ply < len(self._moves):
+                raise IndexError(f"no move number {ply}")
+            self._fill_seats()
+        return seats[ply]
+
+    def _fill_seats(self) -> None:
+        """Extend the ``_seats`` cache to every move, replaying the turn order (R10, R12, R15)."""
+        seats = self._seats
+        moves = self._moves
+        n = self._n
+        nxt = self._next
+        ends = self._ends
+        firsts = [snap[_S_RPLY] for snap in ends] + [self._rply, len(moves)]
+        starts = [snap[_S_START] for snap in ends] + [self._start]
+        i = bisect_right(firsts, len(seats)) - 1
+        while len(seats) < len(moves):
+            first = firsts[i]
+            start = starts[i]
+            passed = 0
+            t = start  # after the placements, the start player bids first (R12)
+            for ply in range(first, firsts[i + 1]):
+                k = ply - first
+                if k < n:  # R10: placements clockwise from the start player
+                    s = (start + k) % n
+                else:
+                    s = t
+                    if moves[ply].kind == PASS:
+                        passed |= 1 << s
+                    t = nxt[passed][s]
+                    if t < 0:  # R15: one player left, who may have the last choice
+                        t = ~t
+                if ply >= len(seats):
+                    seats.append(s)
+            i += 1
 
     def legal_moves(self) -> tuple[Move, ...]:
         """The legal moves of the seat to move, in canonical order (empty at the end)."""
@@ -678,7 +711,6 @@ class Game:
                 hands[s] = hand
                 self._row.append(c)
                 self._moves.append(move)
-                self._undo.append(s)
                 # R10: placement goes clockwise from the start player; after the last
                 # placement the turn is back at the start player, who bids first (R12).
                 self._to_move = t = self._next[0][s]
@@ -695,7 +727,6 @@ class Game:
             b = move.arg
             if ph == BIDDING and self._high < b <= self._money[s]:  # R12
                 self._moves.append(move)
-                self._undo.append(s)
                 self._high = b
                 self._hseat = s
                 self._to_move = t = self._next[self._passed][s]
@@ -719,11 +750,12 @@ class Game:
                 self._log_pass(s)
             if t >= 0:
                 self._to_move = t
-                self._undo.append(s)
                 m = money[t]
                 self._legal = (_BID_TABLE[m] or _bid_row(m))[self._high + 1]
+            elif self._hseat >= 0:  # R15: one player is left, the high bidder: they buy
+                self._finish_round(self._hseat, self._high, s)
             else:
-                self._end_auction(s, ~t)
+                self._to_last_choice(~t)
             return
         elif ph == LAST_CHOICE:
             self._last_choice(move, -1, s)  # R15, R19: pass and void the round
@@ -775,15 +807,11 @@ class Game:
             reason=reason,
         )
 
-    def _end_auction(self, s: int, last: int) -> None:
-        """R15: seat ``s`` passed and only ``last`` is still in."""
-        if self._hseat >= 0:  # the high bidder is the one left: they buy
-            self._finish_round(self._hseat, self._high, s)
-            return
-        self._phase = LAST_CHOICE  # nobody bid: the last one may buy for 1 or pass
+    def _to_last_choice(self, last: int) -> None:
+        """R15: nobody bid and only ``last`` is still in: they may buy for 1 or pass."""
+        self._phase = LAST_CHOICE
         self._to_move = last
         self._legal = _LAST_CHOICE_MOVES if self._money[last] >= 1 else _ONLY_PASS
-        self._undo.append(s)
         if self._log is not None:
             self._log[-1].append(LastChoice(last))
 
@@ -834,7 +862,7 @@ class Game:
         else:
             nwon = 0
             filled = False  # R19: no refill after a void round
-        self._undo.append(
+        self._ends.append(
             (
                 row,
                 self._passed,
@@ -908,18 +936,18 @@ class Game:
         return move
 
     def _take_back(self) -> Move:
+        ply = len(self._moves) - 1
+        s = self.seat_of(ply)
         move = self._moves.pop()
-        entry = self._undo.pop()
+        del self._seats[ply:]
         if self._log is not None:
             self._log.pop()
         k = move.kind
-        if entry.__class__ is tuple:
-            self._restore(entry)
+        if ply < self._rply:  # the move ended a round
+            self._restore(self._ends.pop())
             if k != PASS or self._phase != BIDDING:
                 return move  # R15's last choice: the snapshot is the whole state before it
-            s = entry[_S_MOVER]  # a pass that ended the auction: take the pass back below
-        else:
-            s = entry
+            # a pass that ended the auction: take the pass back below
         self._to_move = s
         if k == PLACE:
             self._row.pop()
@@ -936,7 +964,7 @@ class Game:
             for ply in range(len(moves) - 1, self._rply - 1, -1):
                 if moves[ply].kind == BID:
                     high = moves[ply].arg
-                    hseat = self._undo[ply]
+                    hseat = self.seat_of(ply)
                     break
             self._high = high
             self._hseat = hseat

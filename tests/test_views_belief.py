@@ -311,3 +311,27 @@ def test_view_history_is_right_when_games_interleave() -> None:
     assert [s for s, _ in g.view(1).history] == [g.seat_of(p) for p in range(g.ply)]
     g.play("pass")
     assert [s for s, _ in g.view(1).history] == [g.seat_of(p) for p in range(g.ply)]
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_r23_a_fresh_view_holds_nothing_hidden(seats: int) -> None:
+    # A view defers a few fields (history, won, cat_points) to their first use. Everything it
+    # keeps for them, like every field, must be the same after re-dealing what the seat cannot
+    # see (R23); and the deferred fields must read as if computed at once.
+    import copy
+    import pickle
+
+    for seed in range(4):
+        for cut in (3, 7, 18, 40, 90):
+            g, rng = play_to(seats, 300 + seed, cut)
+            for seat in viewers(seats):
+                v = g.view(seat)
+                stash = dict(vars(v))
+                h = g.clone()
+                h.redeal(seat, rng)
+                assert dict(vars(h.view(seat))) == stash
+                w = pickle.loads(pickle.dumps(g.view(seat)))
+                c = copy.copy(g.view(seat))
+                assert w == v == c and w.history == v.history == c.history
+                assert dataclasses.replace(g.view(seat)) == v
+                assert v.to_dict() == g.view(seat).to_dict()

@@ -70,6 +70,17 @@ class View:
     scores: tuple[int, ...] | None  # only once the game is over
     winners: tuple[int, ...]
 
+    if not TYPE_CHECKING:  # type checkers see the fields above, not this fallback
+
+        def __getattr__(self, name: str) -> Any:
+            # make_view defers a few costly fields (history, won, cat_points) to their first
+            # use; they are computed from public facts it kept, then stored like the others.
+            deferred = self.__dict__.get("_deferred")
+            if deferred is None or name not in _DEFERRED_FIELDS:
+                raise AttributeError(f"'View' object has no attribute {name!r}")
+            _fill_deferred(self, deferred)
+            return self.__dict__[name]
+
     @property
     def is_over(self) -> bool:
         return self.phase == "over"
@@ -224,6 +235,28 @@ def _auction_history(game: Game, n: int, start: int, bids: list[Move], first: in
     return entries
 
 
+_DEFERRED_FIELDS = frozenset({"history", "won", "cat_points"})
+
+
+def _fill_deferred(view: View, deferred: tuple[Any, ...]) -> None:
+    """Write the fields make_view deferred into ``view`` (all public: see make_view)."""
+    done, current = deferred
+    history = done
+    if current:
+        start, placed, shown, mine, own, auction = current
+        n = view.seats
+        cur: list[tuple[int, str]] = [((start + k) % n, m.text) for k, m in enumerate(shown)]
+        for k in range(len(shown), placed):
+            cur.append(((start + k) % n, own.text if k == mine else HIDDEN_PLACE))
+        history = done + tuple(cur) + tuple(auction)
+    won, cat_points = won_piles(view.rounds, view.seats)
+    fields = view.__dict__
+    fields["history"] = history
+    fields["won"] = won
+    fields["cat_points"] = cat_points
+    del fields["_deferred"]
+
+
 _new = object.__new__
 _set = object.__setattr__
 
@@ -247,21 +280,21 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
     cards = game.row
     row = tuple(map(getitem, _row_plan(n, start, len(cards), up, me), cards))
     # History: placements of finished rounds were all turned up (R14); in the
-    # current round a placement shows only when face up or the viewer's own.
+    # current round a placement shows only when face up or the viewer's own. The
+    # view keeps only those moves (and the public auction) and writes the history
+    # when it is first read.
     moves = game._moves
     rply = game._rply
-    rounds, history = game._finished()
+    rounds, done = game._finished()
     end = len(moves)
+    current: tuple[Any, ...] = ()
     if rply < end:
-        cur: list[tuple[int, str]] = []
         placed = min(end - rply, n)  # R10: a round opens with one placement per seat, clockwise
-        shown = up - (1 if n == 3 else 0)  # placements of this round that are face up
-        for k in range(placed):
-            s = (start + k) % n
-            cur.append((s, moves[rply + k].text if k < shown or s == me else HIDDEN_PLACE))
-        if end > rply + n:
-            cur += _auction_history(game, n, start, moves[rply + n : end], rply + n)
-        history += tuple(cur)
+        shown = max(0, min(up - (1 if n == 3 else 0), placed))  # placements of this round now face up
+        mine = (me - start) % n if me >= 0 else n  # the viewer's placement in this round
+        own = moves[rply + mine] if shown <= mine < placed else None
+        auction = _auction_history(game, n, start, moves[rply + n : end], rply + n) if end > rply + n else []
+        current = (start, placed, moves[rply : rply + shown], mine, own, auction)
     hands = game._hands
     money: tuple[int | None, ...] = game.money
     if not (show_money or over):
@@ -270,7 +303,6 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
             hidden[seat] = money[seat]
         money = tuple(hidden)
     to_move = game.to_move
-    won, cat_points = won_piles(rounds, n)
     view = _new(View)
     # A frozen value: its fields are written once, here, all at the same time (as __init__ would).
     _set(
@@ -295,16 +327,14 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
             "high_bidder": game.high_bidder,
             "passed": game.passed,
             "hand_sizes": tuple(map(int.bit_count, hands)),
-            "won": won,
-            "cat_points": cat_points,
             "bank": game.bank,
             "money": money,
             "money_visible": show_money or over,
             "rounds": rounds,
-            "history": history,
             "legal": game.legal_moves() if (seat is not None and to_move == seat) else (),
             "scores": game.scores() if over else None,
             "winners": game.winners() if over else (),
+            "_deferred": (done, current),
         },
     )
     return view

@@ -111,19 +111,60 @@ def bootstrap_ratio_ci(
     if resamples < 1 or units == 1:
         total = sum(denominators)
         return [(sum(num) / total, sum(num) / total) for num in numerators]
-    draws: list[list[float]] = [[] for _ in numerators]
-    index = range(units)
-    for _ in range(resamples):
-        pick = rng.choices(index, k=units)
-        total = sum(map(denominators.__getitem__, pick))
-        for j, num in enumerate(numerators):
-            draws[j].append(sum(map(num.__getitem__, pick)) / total)
+    draws = _draws_numpy(numerators, denominators, rng, resamples)
+    if draws is None:
+        draws = [[] for _ in numerators]
+        index = range(units)
+        for _ in range(resamples):
+            pick = rng.choices(index, k=units)
+            total = sum(map(denominators.__getitem__, pick))
+            for j, num in enumerate(numerators):
+                draws[j].append(sum(map(num.__getitem__, pick)) / total)
     tail = (1 - level) / 2
     out = []
     for values in draws:
         values.sort()
         out.append((quantile(values, tail), quantile(values, 1 - tail)))
     return out
+
+
+_NUMPY_MIN_WORK = 20_000  # resamples x units below which the plain loop is as fast
+
+
+def _draws_numpy(
+    numerators: Sequence[Sequence[int]], denominators: Sequence[int], rng: random.Random, resamples: int
+) -> list[list[float]] | None:
+    """The bootstrap loop's ratios, bit for bit, with numpy (``None`` without it, or for small work).
+
+    numpy's legacy generator is the same Mersenne Twister as :mod:`random` and
+    draws doubles the same way, so ``rng``'s state is handed over, the unit
+    indices ``floor(random() * units)`` of :meth:`random.Random.choices` are
+    drawn in one go, and the state is handed back: ``rng`` ends where the
+    plain loop leaves it. Sums stay in exact integers.
+    """
+    units = len(denominators)
+    if resamples * units < _NUMPY_MIN_WORK:
+        return None
+    try:
+        import numpy as np
+    except ImportError:
+        return None
+    version, internal, gauss = rng.getstate()
+    mt = np.random.RandomState()
+    mt.set_state(("MT19937", np.array(internal[:624], dtype=np.uint32), internal[624], 0, 0.0))
+    draws: list[list[float]] = [[] for _ in numerators]
+    den = np.asarray(denominators, dtype=np.int64)
+    nums = [np.asarray(num, dtype=np.int64) for num in numerators]
+    chunk = max(1, 2_000_000 // units)  # resamples per batch: bounded memory
+    for first in range(0, resamples, chunk):
+        rows = min(chunk, resamples - first)
+        pick = (mt.random_sample((rows, units)) * float(units)).astype(np.int64)
+        total = den[pick].sum(axis=1).astype(np.float64)
+        for j, num in enumerate(nums):
+            draws[j].extend((num[pick].sum(axis=1).astype(np.float64) / total).tolist())
+    _, keys, pos, _, _ = mt.get_state()
+    rng.setstate((version, (*(int(k) for k in keys), int(pos)), gauss))
+    return draws
 
 
 def rate(bots: Sequence[str], games: Sequence[GameResult]) -> dict[str, Rating] | None:

@@ -10,7 +10,6 @@ precomputed tuples. Nothing here prints, logs or touches global random state.
 from __future__ import annotations
 
 import random
-from bisect import bisect_right
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -228,6 +227,7 @@ class Game:
     __slots__ = (
         "_after",
         "_bank",
+        "_bids",
         "_cards",
         "_cards_total",
         "_done",
@@ -272,6 +272,7 @@ class Game:
     _high: int
     _hseat: int
     _legal: tuple[Move, ...]  # legal_moves(), kept up to date by every change of position
+    _bids: tuple[int, tuple[int, ...]] | None  # (ply count, bids): the bids property's cache; undo drops it
     _row: list[int]
     _phase: int
     _to_move: int
@@ -323,6 +324,7 @@ class Game:
         self._next = _NEXT[n]
         self._after = _AFTER_PASS[n]
         self._done = None
+        self._bids = None
         self._log = [] if events else None
         self._legal = _PLACE_SETS[hands[start]]
 
@@ -408,6 +410,7 @@ class Game:
         g._next = self._next
         g._after = self._after
         g._done = self._done
+        g._bids = self._bids
         g._log = None if self._log is None else [e[:] for e in self._log]
         return g
 
@@ -482,13 +485,20 @@ class Game:
     @property
     def bids(self) -> tuple[int, ...]:
         """Each seat's standing bid this round (0 for none or after passing)."""
-        bids = [0] * self._n
         moves = self._moves
-        for ply in range(self._rply, len(moves)):
-            m = moves[ply]
-            if m.kind != PLACE:  # R12: a bid names the total; R13: a pass takes it back
-                bids[self.seat_of(ply)] = m.arg
-        return tuple(bids)
+        cached = self._bids
+        if cached is not None and cached[0] == len(moves):
+            return cached[1]
+        n = self._n
+        bids = [0] * n
+        if len(self._seats) < len(moves):
+            self._fill_seats()
+        seats = self._seats
+        for ply in range(self._rply + n, len(moves)):  # the auction follows n placements (R10)
+            bids[seats[ply]] = moves[ply].arg  # R12: a bid names the total; R13: a pass takes it back
+        out = tuple(bids)
+        self._bids = (len(moves), out)
+        return out
 
     @property
     def passed(self) -> tuple[bool, ...]:
@@ -636,32 +646,39 @@ class Game:
     def _fill_seats(self) -> None:
         """Extend the ``_seats`` cache to every move, replaying the turn order (R10, R12, R15)."""
         seats = self._seats
-        moves = self._moves
+        end = len(self._moves)
+        while len(seats) < end:
+            p = len(seats)
+            if p >= self._rply:  # the current round (the usual case: views after each move)
+                self._replay_seats(self._rply, self._start, end)
+                continue
+            ends = self._ends
+            i = len(ends) - 1
+            while ends[i][_S_RPLY] > p:
+                i -= 1
+            stop = ends[i + 1][_S_RPLY] if i + 1 < len(ends) else self._rply
+            self._replay_seats(ends[i][_S_RPLY], ends[i][_S_START], stop)
+
+    def _replay_seats(self, first: int, start: int, stop: int) -> None:
+        """Append the seats of plies len(_seats)..stop-1 of the round that begins at ply ``first``."""
+        seats = self._seats
         n = self._n
+        p = len(seats)
+        for k in range(p - first, min(n, stop - first)):  # R10: placements clockwise from the start player
+            seats.append((start + k) % n)
+        moves = self._moves
         nxt = self._next
-        ends = self._ends
-        firsts = [snap[_S_RPLY] for snap in ends] + [self._rply, len(moves)]
-        starts = [snap[_S_START] for snap in ends] + [self._start]
-        i = bisect_right(firsts, len(seats)) - 1
-        while len(seats) < len(moves):
-            first = firsts[i]
-            start = starts[i]
-            passed = 0
-            t = start  # after the placements, the start player bids first (R12)
-            for ply in range(first, firsts[i + 1]):
-                k = ply - first
-                if k < n:  # R10: placements clockwise from the start player
-                    s = (start + k) % n
-                else:
-                    s = t
-                    if moves[ply].kind == PASS:
-                        passed |= 1 << s
-                    t = nxt[passed][s]
-                    if t < 0:  # R15: one player left, who may have the last choice
-                        t = ~t
-                if ply >= len(seats):
-                    seats.append(s)
-            i += 1
+        passed = 0
+        t = start  # after the placements, the start player bids first (R12)
+        for ply in range(first + n, stop):
+            if ply >= p:
+                seats.append(t)
+            s = t
+            if moves[ply].kind == PASS:
+                passed |= 1 << s
+            t = nxt[passed][s]
+            if t < 0:  # R15: one player left, who may have the last choice
+                t = ~t
 
     def legal_moves(self) -> tuple[Move, ...]:
         """The legal moves of the seat to move, in canonical order (empty at the end)."""
@@ -940,6 +957,7 @@ class Game:
         s = self.seat_of(ply)
         move = self._moves.pop()
         del self._seats[ply:]
+        self._bids = None
         if self._log is not None:
             self._log.pop()
         k = move.kind

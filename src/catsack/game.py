@@ -150,22 +150,25 @@ class RoundResult:
 
 
 def _keep_after_dogs(row: list[int], won: list[int]) -> int:
-    """Append to ``won`` the cards of ``row`` that stay after R16 and return how many (see resolve_dogs).
+    """Append to ``won`` the cards of a row with a dog that stay after R16; return how many (see resolve_dogs).
 
     Card indices put the large dog's prey first (+15 … +3, then -5 before -8) and
     the small dog's last (-8, -5, then +3 … +15); rabbits (7) are never chased.
     """
-    if row.count(_LARGE) + row.count(_SMALL) >= 2:  # two or more dogs cancel out
-        kept = [c for c in row if c < _LARGE]
-    else:
-        kept = row[:]  # row order, as resolve_dogs
-        if _LARGE in kept:
-            kept.remove(_LARGE)
+    kept = row[:]  # row order, as resolve_dogs
+    if _LARGE in kept:
+        kept.remove(_LARGE)
+        if _LARGE in kept or _SMALL in kept:  # two or more dogs cancel out
+            kept = [c for c in row if c < _LARGE]
+        else:
             prey = min(kept)  # the row keeps at least two other cards (R10: 3+ seats)
             if prey < 7:
                 kept.remove(prey)
+    else:
+        kept.remove(_SMALL)
+        if _SMALL in kept:  # two small dogs cancel out
+            kept = [c for c in row if c < _LARGE]
         else:
-            kept.remove(_SMALL)
             prey = -1
             for c in kept:
                 if prey < c < 7:

@@ -403,13 +403,13 @@ def test_c7_bad_tokens_get_no_view(server: Callable[..., TestClient]) -> None:
 
 
 def test_c8_c16_grace_period_bot_takes_seat_old_token_stops(server: Callable[..., TestClient]) -> None:
-    c = server(grace_seconds=0.3)
+    c = server(grace_seconds=1.0)
     t = new_table(c, 4, {1: "random", 2: "random"})
     _, tok_a = join(c, t, "Ann")
+    a = open_client(c, t, tok_a)  # connected at once: Ann's grace period never runs out
     _, tok_b = join(c, t, "Bea")
-    a = open_client(c, t, tok_a)
     b = open_client(c, t, tok_b)
-    a.state_where(lambda f: True)
+    a.current()
     b.ws.__exit__(None, None, None)  # Bea leaves
     a.until(lambda f: f["type"] == "players" and f["players"][3]["kind"] == "bot", limit=5000)
     ws = connect(c, t, tok_b)

@@ -32,6 +32,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
+import orjson
+
 from catsack.bots.base import Bot, make_bot
 from catsack.cards import Card
 from catsack.errors import CatsackError
@@ -231,7 +233,7 @@ class Conn:
                 else:
                     self.since = table.version
             else:
-                text = json.dumps(item, separators=(",", ":"))
+                text = _dumps(item)
             if record:
                 self.sent.append(text)
             try:
@@ -404,7 +406,8 @@ def events_since(game: Game, since: int | None, names: list[str]) -> list[dict[s
 
 
 def _dumps(obj: Any) -> str:
-    return json.dumps(obj, separators=(",", ":"))
+    # orjson: the frames of every move go to every connection; the standard library is ~8x slower here.
+    return orjson.dumps(obj).decode()
 
 
 class Hub:

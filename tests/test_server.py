@@ -198,6 +198,11 @@ def test_http_create_join_list_and_openapi(server: Callable[..., TestClient]) ->
     for path in ("/api/tables", "/api/tables/{table_id}/join", "/api/tables/{table_id}/record", "/health"):
         assert path in schema["paths"]
     assert c.get("/").status_code in (200, 404)  # 404 only while the client files are missing
+    public = c.get(f"/api/tables/{t}/state").json()
+    assert public["type"] == "state" and public["view"]["seat"] is None and public["view"]["hand"] == []
+    _, tok = join(c, new_table(c, 3, {1: "random", 2: "random"}), "Dee")
+    mine = c.get(f"/api/tables/{t}/state", headers={"Authorization": f"Bearer {tok}"})
+    assert mine.status_code == 403  # a token of another table
 
 
 @pytest.mark.parametrize(

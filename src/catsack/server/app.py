@@ -295,6 +295,19 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         seat, token = await the_hub(request).join(table, body.name, body.seat)
         return Joined(table=table.id, seat=seat, token=token)
 
+    @app.get("/api/tables/{table_id}/state")
+    async def table_state(
+        request: Request,
+        table_id: str,
+        authorization: Annotated[str | None, Header(description="Bearer <seat token>; omit to spectate")] = None,
+    ) -> Response:
+        """A snapshot ``state`` frame, as the WebSocket sends it: the seat's view with its token,
+        the public (spectator) view without one."""
+        table = await live(request, table_id)
+        token = (authorization or "").removeprefix("Bearer ").strip()
+        seat = the_hub(request).seat_for_token(table, token) if token else None
+        return Response(table.state_text(seat, None), media_type="application/json")
+
     @app.get("/api/tables/{table_id}/record", responses={200: {"content": {"application/json": {}}}})
     async def full_record(request: Request, table_id: str) -> Response:
         """The full catsack/1 record, once the game is over."""

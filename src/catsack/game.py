@@ -414,7 +414,7 @@ class Game:
         g._start = self._start
         g._round = self._round
         g._rply = self._rply
-        g._won = [w[:] for w in self._won]
+        g._won = list(map(list.copy, self._won))  # cheaper than a comprehension
         g._moves = self._moves[:]
         g._ends = self._ends[:]
         g._seats = self._seats[:]

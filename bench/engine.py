@@ -5,7 +5,8 @@ the move to the checked ``play()``. Run on one core:
 
     python bench/engine.py [--seconds 2] [--repeats 5]
 
-Prints medians over repeats (these machines are noisy: compare ratios).
+Prints medians over repeats and, in brackets, their spread (lowest-highest);
+these machines are noisy: compare ratios measured in one run.
 The issue's reference figures for this machine: a plain Python
 implementation ~5,500 games/s; target >= 15,000 4-player games/s.
 """
@@ -81,22 +82,30 @@ def rollouts(seats: int, seconds: float, rng: random.Random) -> float:
     return count / (time.perf_counter() - t0)
 
 
+def _spread(values: list[float], fmt: str) -> str:
+    """The median, then the lowest and highest value in brackets."""
+    return f"{statistics.median(values):{fmt}} [{min(values):{fmt}}-{max(values):{fmt}}]"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=float, default=2.0, help="length of one measurement")
     ap.add_argument("--repeats", type=int, default=5, help="measurements per figure (median printed)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seats", type=int, nargs="+", default=[3, 4, 5], choices=(3, 4, 5), help="seat counts to measure")
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
     rng = random.Random(args.seed)
     print(f"python {platform.python_version()} on {platform.machine()}, one core, medians of {args.repeats}")
-    print(f"{'seats':>5}  {'games/s':>9}  {'clone us':>8}  {'rollouts/s':>10}")
-    for seats in (3, 4, 5):
-        gps = statistics.median(random_games(seats, args.seconds, rng) for _ in range(args.repeats))
-        ct = statistics.median(clone_time(seats, rng) for _ in range(args.repeats)) * 1e6
-        ro = statistics.median(rollouts(seats, args.seconds, rng) for _ in range(args.repeats))
-        print(f"{seats:>5}  {gps:>9,.0f}  {ct:>8.2f}  {ro:>10,.0f}", flush=True)
+    print(f"{'seats':>5}  {'games/s [spread]':>26}  {'clone us [spread]':>21}  {'rollouts/s [spread]':>26}")
+    for seats in args.seats:
+        gps = [random_games(seats, args.seconds, rng) for _ in range(args.repeats)]
+        ct = [clone_time(seats, rng) * 1e6 for _ in range(args.repeats)]
+        ro = [rollouts(seats, args.seconds, rng) for _ in range(args.repeats)]
+        print(
+            f"{seats:>5}  {_spread(gps, ',.0f'):>26}  {_spread(ct, '.2f'):>21}  {_spread(ro, ',.0f'):>26}", flush=True
+        )
     print("target: >= 15,000 random 4-player games/s (plain Python reference ~5,500/s)")
 
 

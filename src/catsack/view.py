@@ -75,10 +75,12 @@ class View:
         def __getattr__(self, name: str) -> Any:
             # make_view defers a few costly fields (history, won, cat_points) to their first
             # use; they are computed from public facts it kept, then stored like the others.
-            deferred = self.__dict__.get("_deferred")
-            if deferred is None or name not in _DEFERRED_FIELDS:
+            if name not in _DEFERRED_FIELDS:
                 raise AttributeError(f"'View' object has no attribute {name!r}")
-            _fill_deferred(self, deferred)
+            deferred = self.__dict__.get("_deferred")
+            if deferred is None and name == "history":
+                raise AttributeError(f"'View' object has no attribute {name!r}")
+            _fill_deferred(self, name, deferred)
             return self.__dict__[name]
 
     @property
@@ -238,23 +240,24 @@ def _auction_history(game: Game, n: int, start: int, bids: list[Move], first: in
 _DEFERRED_FIELDS = frozenset({"history", "won", "cat_points"})
 
 
-def _fill_deferred(view: View, deferred: tuple[Any, ...]) -> None:
-    """Write the fields make_view deferred into ``view`` (all public: see make_view)."""
-    done, current = deferred
-    history = done
-    if current:
-        start, placed, shown, mine, own, auction = current
-        n = view.seats
-        cur: list[tuple[int, str]] = [((start + k) % n, m.text) for k, m in enumerate(shown)]
-        for k in range(len(shown), placed):
-            cur.append(((start + k) % n, own.text if k == mine else HIDDEN_PLACE))
-        history = done + tuple(cur) + tuple(auction)
-    won, cat_points = won_piles(view.rounds, view.seats)
+def _fill_deferred(view: View, name: str, deferred: tuple[Any, ...] | None) -> None:
+    """Write the deferred field ``name`` (and its sibling) into ``view``; all public (see make_view)."""
     fields = view.__dict__
-    fields["history"] = history
-    fields["won"] = won
-    fields["cat_points"] = cat_points
-    del fields["_deferred"]
+    if name == "history":
+        assert deferred is not None
+        done, current = deferred
+        history = done
+        if current:
+            start, placed, shown, mine, own, auction = current
+            n = view.seats
+            cur: list[tuple[int, str]] = [((start + k) % n, m.text) for k, m in enumerate(shown)]
+            for k in range(len(shown), placed):
+                cur.append(((start + k) % n, own.text if k == mine else HIDDEN_PLACE))
+            history = done + tuple(cur) + tuple(auction)
+        fields["history"] = history
+        del fields["_deferred"]
+    else:  # won piles and cat points: from the finished rounds (R17, R21)
+        fields["won"], fields["cat_points"] = won_piles(view.rounds, view.seats)
 
 
 _new = object.__new__

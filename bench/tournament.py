@@ -6,6 +6,14 @@
 The issue's target: 10,000 heuristic-only 4-player games in under 10 s on a
 2-core machine. ``--profile`` plays a short in-process run under cProfile and
 prints where the time goes (bot, views, engine, runner).
+
+Issue 6 took one process from ~19 to ~650 heuristic-only games per CPU second
+(~1.5 ms a game: about 55% building the 128 views of a game, a fifth of which
+is the game rebuilding its finished rounds at each round's end, 35% the
+heuristic bot, the rest engine and runner).
+Two free cores therefore play 10,000 games in about 8 s; on the shared
+machine, wall time depends on what else runs (14.9 s and 24.4 s measured
+with other agents using ~1.8 cores).
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ when rollouts reach the end of the game; the margin in points is kept apart
 for analysis.
 
 *Budget.* Levels: ``easy`` (150 iterations), ``normal`` (600), ``strong``
-(2000; p95 decision time about 0.4 s on one core); or ``iters=N``, ``time=S`` (seconds, wall clock; not reproducible).
+(2000; p95 decision time about 0.2 s on one core); or ``iters=N``, ``time=S`` (seconds, wall clock; not reproducible).
 """
 
 from __future__ import annotations

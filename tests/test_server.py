@@ -99,6 +99,7 @@ class Client:
         self.frames: list[dict[str, Any]] = []
         self.state: dict[str, Any] | None = None
         self.n = 0
+        self.acted_at = -1  # the version our last move was made against
 
     def send(self, obj: Any) -> None:
         self.ws.send_text(obj if isinstance(obj, str) else json.dumps(obj))
@@ -125,13 +126,23 @@ class Client:
         return self.state if self.state is not None else self.state_where(lambda f: True)
 
     def my_turn(self) -> dict[str, Any]:
-        return self.state_where(lambda f: f["view"]["to_move"] == f["view"]["seat"] or f["view"]["phase"] == "over")
+        """The state where this seat is to move (or the game is over). The server coalesces state
+        frames, so that state may already have arrived, before the ack of our previous move."""
+        st = self.state
+        if st is not None and st["version"] != self.acted_at and self._mine(st):
+            return st
+        return self.state_where(self._mine)
+
+    @staticmethod
+    def _mine(f: dict[str, Any]) -> bool:
+        return bool(f["view"]["to_move"] == f["view"]["seat"] or f["view"]["phase"] == "over")
 
     def move(self, text: str, version: int | None = None, action_id: str | None = None) -> dict[str, Any]:
         assert self.state is not None
         self.n += 1
         aid = action_id or f"a{self.n}"
         v = self.state["version"] if version is None else version
+        self.acted_at = v
         self.send({"type": "move", "action_id": aid, "version": v, "move": text})
         return self.until(lambda f: f["type"] in ("ack", "error") and f.get("action_id") == aid)
 

@@ -16,7 +16,8 @@ export function seatNames(players, seats) {
     const player = players?.find((p) => p.seat === seat);
     names.push(player?.name || `Seat ${seat + 1}`);
   }
-  return names;
+  // Two bots of one level share a name: tell them apart by seat.
+  return names.map((name, seat) => (names.indexOf(name) !== names.lastIndexOf(name) ? `${name} ${seat + 1}` : name));
 }
 
 function ownerName(owner, names) {
@@ -42,6 +43,10 @@ function mice(n) {
   return n === 1 ? "1 mouse" : `${n} mice`;
 }
 
+function fact(kind, label, value, title) {
+  return h("span", { class: `fact ${kind}`, title }, h("span", { class: "fact-label" }, label), " ", h("b", {}, value));
+}
+
 function seatPanel(view, seat, player, names, { isMe }) {
   const passed = view.passed[seat];
   const bid = view.bids[seat];
@@ -50,7 +55,7 @@ function seatPanel(view, seat, player, names, { isMe }) {
   const status = player?.status ?? "open";
   const won = view.won[seat];
   const classes = ["seat", `status-${status}`];
-  if (isMe) classes.push("me");
+  if (isMe) classes.push("mine");
   if (toMove) classes.push("to-move");
   if (passed) classes.push("passed");
   if (view.high_bidder === seat) classes.push("high");
@@ -83,9 +88,9 @@ function seatPanel(view, seat, player, names, { isMe }) {
     h(
       "div",
       { class: "seat-facts" },
-      h("span", { class: "fact money", title: "Money" }, "🐭 ", money === null ? "?" : String(money)),
-      h("span", { class: "fact cards", title: "Cards in hand" }, `✋ ${view.hand_sizes[seat]}`),
-      h("span", { class: "fact cats", title: "Cat points won" }, `🐈 ${view.cat_points[seat]}`),
+      fact("money", "mice", money === null ? "?" : String(money), money === null ? "Money: secret (R24)" : "Money"),
+      fact("cards", "hand", String(view.hand_sizes[seat]), "Cards in hand"),
+      fact("cats", "cats", String(view.cat_points[seat]), "Cat points won"),
       bidText ? h("span", { class: `fact bid${view.high_bidder === seat ? " high" : ""}` }, bidText) : null,
       toMove ? h("span", { class: "fact turn" }, "to move") : null,
     ),
@@ -173,7 +178,11 @@ export function drawMouseCards(container, view) {
           "aria-label": `${value}-mouse card: ${held ? mice(held) : "empty"}${i === next ? ", next passer takes it" : ""}`,
         },
         h("span", { class: "mouse-value" }, String(value)),
-        h("span", { class: "mouse-held", "aria-hidden": "true" }, held ? "🐭".repeat(Math.min(held, 6)) : "—"),
+        h(
+          "span",
+          { class: "mouse-held", "aria-hidden": "true" },
+          held ? Array.from({ length: held }, () => h("span", { class: "mouse-dot" })) : "empty",
+        ),
         i === next ? h("span", { class: "next-tag", "aria-hidden": "true" }, "next pass") : null,
       );
     }),
@@ -232,6 +241,8 @@ export function drawLastRound(container, view, names) {
     summary = `Round ${last.number}: ${names[last.buyer]} bought the row for ${mice(last.price)}`;
     summary += last.won.length ? ` and won ${last.won.join(" ")}.` : " and won nothing.";
     if (last.chased.length) summary += ` Chased away: ${last.chased.join(" ")}.`;
+    const gone = last.row.filter((_, i) => !kept[i]);
+    if (gone.length) summary += ` Back to the box: ${gone.join(" ")}.`;
   }
   container.replaceChildren(
     h("h3", { class: "label" }, "Last round"),
@@ -274,7 +285,7 @@ export function drawFinal(container, view, names, { recordUrl, onMyRecord }) {
       "tr",
       { class: view.winners.includes(seat) ? "winner" : "" },
       h("td", {}, `${place}.`),
-      h("th", { scope: "row" }, names[seat], seat === view.seat ? " (you)" : "", view.winners.includes(seat) ? " 🏆" : ""),
+      h("th", { scope: "row" }, names[seat], seat === view.seat ? " (you)" : "", view.winners.includes(seat) ? h("span", { class: "crown" }, " winner") : null),
       h("td", {}, String(view.cat_points[seat])),
       h("td", {}, String(view.money[seat] ?? "?")),
       h("td", { class: "score" }, String(view.scores[seat])),

@@ -436,7 +436,7 @@ function render() {
   drawRow($("row"), view, seatNamesList);
   drawMouseCards($("mouse-cards"), view);
   drawLastRound($("last-round"), view, seatNamesList);
-  $("bank").textContent = `${view.bank} 🐭`;
+  $("bank").textContent = `${view.bank} mice`;
   $("high-bid").textContent = view.high_bid
     ? `${view.high_bid} (${seatNamesList[view.high_bidder]})`
     : view.phase === "placement"
@@ -447,7 +447,7 @@ function render() {
   const me = view.seat;
   $("me").hidden = me === null || view.phase === "over";
   if (me !== null) {
-    $("my-money").textContent = `Your money: ${view.money[me]} 🐭`;
+    $("my-money").textContent = `Your money: ${view.money[me]} mice`;
     $("my-removed").textContent = view.removed ? `Removed from your set: ${view.removed}` : "";
   }
 
@@ -621,7 +621,7 @@ function animateEvents(events) {
         break;
       case "Passed":
         flash(`seat-${event.seat}`, "anim-pass");
-        if (event.payout) floatText(`seat-${event.seat}`, `+${event.payout} 🐭`);
+        if (event.payout) floatText(`seat-${event.seat}`, `+${event.payout} mice`);
         break;
       case "Bought":
         flash(`seat-${event.seat}`, "anim-buy");

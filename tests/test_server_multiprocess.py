@@ -101,21 +101,26 @@ async def first_arrival(c: WsClient, version: int) -> float:
     return next(t for t, v in c.arrivals if v >= version)
 
 
-async def two_processes(tmp_path: Path, db_url: str, redis_url: str, schema: str, figures: dict[str, Any]) -> None:
-    # A starts first: it creates the tables in the fresh schema (two create_all at once could collide).
-    a = ServerProc(tmp_path, server_env(db_url, redis_url, 30.0), name="A")
-    b = ServerProc(tmp_path, server_env(db_url, redis_url, 30.0), name="B")
+async def run_pair(first: ServerProc, second: ServerProc, play: Any) -> None:
+    """Start ``first`` then ``second`` (two create_all at once could collide), run ``play``; print
+    both logs' tails if anything fails; always stop both."""
     try:
-        await asyncio.to_thread(a.start)
-        await asyncio.to_thread(b.start)
-        await play_across(a, b, schema, figures)
+        await asyncio.to_thread(first.start)
+        await asyncio.to_thread(second.start)
+        await play()
     except BaseException:
-        print(a.tail(30))
-        print(b.tail(30))
+        print(first.tail(30))
+        print(second.tail(30))
         raise
     finally:
-        a.stop()
-        b.stop()
+        first.stop()
+        second.stop()
+
+
+async def two_processes(tmp_path: Path, db_url: str, redis_url: str, schema: str, figures: dict[str, Any]) -> None:
+    a = ServerProc(tmp_path, server_env(db_url, redis_url, 30.0), name="A")
+    b = ServerProc(tmp_path, server_env(db_url, redis_url, 30.0), name="B")
+    await run_pair(a, b, lambda: play_across(a, b, schema, figures))
     figures["append_conflicts"] = sum(
         len(re.findall(r"append conflict", p.log_path.read_text(errors="replace"))) for p in (a, b)
     )
@@ -281,17 +286,7 @@ async def deaf_process(tmp_path: Path, db_url: str, redis_url: str, schema: str,
     with private_redis(tmp_path) as elsewhere:
         a = ServerProc(tmp_path, server_env(db_url, redis_url, 0.5), name="A")
         c = ServerProc(tmp_path, server_env(db_url, elsewhere, 0.5), name="C")
-        try:
-            await asyncio.to_thread(a.start)
-            await asyncio.to_thread(c.start)
-            await play_deaf(a, c, schema, figures)
-        except BaseException:
-            print(a.tail(30))
-            print(c.tail(30))
-            raise
-        finally:
-            a.stop()
-            c.stop()
+        await run_pair(a, c, lambda: play_deaf(a, c, schema, figures))
 
 
 async def play_deaf(a: ServerProc, c: ServerProc, schema: str, figures: dict[str, Any]) -> None:

@@ -242,14 +242,7 @@ class Store:
 
     def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
         """Give an open seat to a person; ``False`` if someone took it first (atomic)."""
-        with self.engine.begin() as conn:
-            self._delay()
-            res = conn.execute(
-                update(seats_t)
-                .where(seats_t.c.table_id == table_id, seats_t.c.seat == seat, seats_t.c.kind == "open")
-                .values(kind="human", name=name, token_hash=token_hash)
-            )
-            return res.rowcount == 1
+        return self._change_seat(table_id, seat, "open", kind="human", name=name, token_hash=token_hash)
 
     def set_status(self, table_id: str, status: str) -> None:
         with self.engine.begin() as conn:
@@ -259,12 +252,16 @@ class Store:
         """A bot takes a human's seat; the seat's token stops working (checklist 8).
 
         The token's hash stays, marked ``replaced``, so its holder can be told what happened."""
+        return self._change_seat(table_id, seat, "human", kind="bot", bot=bot, replaced=True)
+
+    def _change_seat(self, table_id: str, seat: int, was: str, **values: Any) -> bool:
+        """Update a seat only while it is of kind ``was``; ``False`` if it is not (atomic)."""
         with self.engine.begin() as conn:
             self._delay()
             res = conn.execute(
                 update(seats_t)
-                .where(seats_t.c.table_id == table_id, seats_t.c.seat == seat, seats_t.c.kind == "human")
-                .values(kind="bot", bot=bot, replaced=True)
+                .where(seats_t.c.table_id == table_id, seats_t.c.seat == seat, seats_t.c.kind == was)
+                .values(**values)
             )
             return res.rowcount == 1
 

@@ -229,7 +229,7 @@ function multisetMinus(items, remove) {
 /** The previous round: its row with what was won and what went back to the box (R16, R17, R19). */
 export function drawLastRound(container, view, names) {
   const last = view.rounds.at(-1);
-  if (!last || view.phase === "over") {
+  if (!last) {
     container.hidden = true;
     return;
   }

@@ -193,7 +193,8 @@ function enterGame() {
   connection = new TableConnection({
     table: tableId,
     token: () => state.seat?.token ?? null,
-    since: () => state.version,
+    // On a fresh page ask from version 0: the first state frame then carries the whole log so far.
+    since: () => state.version ?? 0,
     onFrame: handleFrame,
     onStatus: setConnectionStatus,
   });

@@ -102,7 +102,7 @@ export function loadName() {
   return storage()?.getItem(NAME_KEY) ?? "";
 }
 
-export function saveName(name) {
+function saveName(name) {
   if (name) storage()?.setItem(NAME_KEY, name);
 }
 

@@ -3,8 +3,6 @@
 // Every picture is built from constants only (never from received text), so
 // the markup can be inserted as HTML safely.
 
-export const TOKENS = ["+15", "+11", "+8", "+5", "+3", "-5", "-8", "R", "LD", "SD"];
-
 const NAMES = {
   R: "rabbit",
   LD: "large dog",
@@ -14,11 +12,6 @@ const NAMES = {
 /** The spoken name of a card token: "cat +15", "rabbit", "large dog". */
 export function cardName(token) {
   return NAMES[token] ?? `cat ${token.replace("-", "−")}`;
-}
-
-/** The points a card scores in a won pile (R21). */
-export function cardPoints(token) {
-  return /^[+-]\d+$/.test(token) ? Number(token) : 0;
 }
 
 function kindOf(token) {

@@ -7,7 +7,7 @@
 import { h } from "/static/api.js";
 import { cardBackSVG, cardFaceSVG, cardKindClass, cardName } from "/static/cards.js";
 
-const STATUS_LABELS = { connected: "online", away: "away", bot: "bot", open: "open seat" };
+export const STATUS_LABELS = { connected: "online", away: "away", bot: "bot", open: "open seat" };
 
 /** Display names by seat, from the players list (seat numbers shown 1-based). */
 export function seatNames(players, seats) {

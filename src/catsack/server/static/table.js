@@ -15,6 +15,7 @@ import {
   drawRow,
   drawSeats,
   seatNames,
+  STATUS_LABELS,
 } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -118,7 +119,7 @@ function drawJoinPanel() {
         "li",
         { class: `join-seat status-${player.status}` },
         h("span", { class: "seat-name" }, `Seat ${player.seat + 1}: `, seatLabel(player)),
-        h("span", { class: `tag status ${player.status}` }, player.status),
+        h("span", { class: `tag status ${player.status}` }, STATUS_LABELS[player.status] ?? player.status),
         player.status === "open"
           ? h(
               "button",
@@ -674,7 +675,11 @@ function onKey(event) {
     stepBid(-1);
   } else if (key === "Enter") {
     // On a button, Enter clicks it; elsewhere it bids the amount in the box.
-    if (target instanceof HTMLButtonElement || target instanceof HTMLAnchorElement || target instanceof HTMLElement && target.closest("summary")) return;
+    const onControl =
+      target instanceof HTMLButtonElement ||
+      target instanceof HTMLAnchorElement ||
+      (target instanceof HTMLElement && target.closest("summary") !== null);
+    if (onControl) return;
     if (!$("bid-button").disabled) {
       event.preventDefault();
       bidFromInput();
@@ -684,8 +689,6 @@ function onKey(event) {
   } else if (key === "?") {
     const help = $("help");
     help.open = !help.open;
-  } else {
-    return;
   }
 }
 

@@ -281,7 +281,13 @@ class LiveTable:
         return self.row.options
 
     def names(self) -> list[str]:
-        return [p.name or (p.bot if p.kind == "bot" else None) or f"Seat {i + 1}" for i, p in enumerate(self.players)]
+        """One distinct name per seat for event texts and records: people by their name, bots by
+        level and seat number ("heuristic 3"), a repeated name with its seat number added."""
+        base = [
+            p.name if p.kind == "human" and p.name else (f"{p.bot} {i + 1}" if p.kind == "bot" else f"Seat {i + 1}")
+            for i, p in enumerate(self.players)
+        ]
+        return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
 
     def seat_status(self, seat: int) -> str:
         p = self.players[seat]
@@ -290,10 +296,11 @@ class LiveTable:
         return p.kind  # open | bot
 
     def players_public(self) -> list[dict[str, Any]]:
+        names = self.names()
         return [
             {
                 "seat": i,
-                "name": p.name if p.kind == "human" else (p.bot if p.kind == "bot" else None),
+                "name": names[i] if p.kind != "open" else None,
                 "kind": p.kind,
                 "status": self.seat_status(i),
                 "replaced": p.replaced,

@@ -127,6 +127,19 @@ _PAYS: Final = {n: (tuple([0] * (1 << n)), _pay_table(MOUSE_CARDS[n], n)) for n 
 _FULL_HAND: Final = (1 << 10) - 1
 _HAND_WITHOUT: Final = tuple(_FULL_HAND ^ 1 << c for c in range(10))  # R7: 9 cards each
 _UP_AFTER_PASSES: Final = {3: (1, 2, 4, 4), 4: (1, 2, 3, 4, 4), 5: (1, 2, 3, 4, 5, 5)}
+# _PASSED_FLAGS[n][passed]: Game.passed for each mask of passed seats.
+_PASSED_FLAGS: Final = {n: tuple(tuple(bool(p >> s & 1) for s in range(n)) for p in range(1 << n)) for n in (3, 4, 5)}
+# _CARD_MICE[n][filled][passed]: Game.mouse_card_mice; passing empties the cards lowest first (R13, R18).
+_CARD_MICE: Final = {
+    n: tuple(
+        tuple(
+            tuple(0 if not filled or i < p.bit_count() else v for i, v in enumerate(MOUSE_CARDS[n]))
+            for p in range(1 << n)
+        )
+        for filled in (False, True)
+    )
+    for n in (3, 4, 5)
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +272,7 @@ class Game:
         "_pay",
         "_phase",
         "_removed",
+        "_resume",
         "_round",
         "_row",
         "_rply",
@@ -294,6 +308,9 @@ class Game:
     _moves: list[Move]
     _ends: list[tuple[Any, ...]]  # one snapshot per finished round, see above
     _seats: list[int]  # the seat of each move, a prefix of the moves filled on demand
+    # (first ply of a round, ply, passed mask, seat to move): where _replay_seats stopped. Valid
+    # while ply <= len(_seats): undo trims _seats below a changed move, and only replays regrow it.
+    _resume: tuple[int, int, int, int] | None
     _next: tuple[tuple[int, ...], ...]
     _after: tuple[tuple[tuple[int, int], ...], ...]
     # Finished rounds and their (all public) history, built on demand for views
@@ -332,6 +349,7 @@ class Game:
         self._moves = []
         self._ends = []
         self._seats = []
+        self._resume = None
         self._next = _NEXT[n]
         self._after = _AFTER_PASS[n]
         self._done = None
@@ -418,6 +436,7 @@ class Game:
         g._moves = self._moves[:]
         g._ends = self._ends[:]
         g._seats = self._seats[:]
+        g._resume = self._resume
         g._next = self._next
         g._after = self._after
         g._done = self._done
@@ -473,10 +492,7 @@ class Game:
     @property
     def mouse_card_mice(self) -> tuple[int, ...]:
         """Mice lying on each mouse card now (R13, R18)."""
-        if not self._filled or self._phase == OVER:
-            return (0,) * len(self._cards)
-        k = self._passed.bit_count()
-        return tuple(0 if i < k else v for i, v in enumerate(self._cards))
+        return _CARD_MICE[self._n][self._filled and self._phase != OVER][self._passed]
 
     @property
     def next_payout(self) -> int:
@@ -513,7 +529,7 @@ class Game:
 
     @property
     def passed(self) -> tuple[bool, ...]:
-        return tuple(bool(self._passed >> s & 1) for s in range(self._n))
+        return _PASSED_FLAGS[self._n][self._passed]
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The cards in ``seat``'s hand, in canonical order (hidden information, R23)."""
@@ -596,21 +612,36 @@ class Game:
         return self._finished()[0]
 
     def _finished(self) -> tuple[tuple[RoundResult, ...], tuple[tuple[int, str], ...]]:
-        """Finished rounds and the (seat, move text) history up to the current round."""
-        done = self._done
-        if done is None or len(done[0]) != self._round:
-            rounds = tuple(self._round_result(ply, snap) for ply, snap in self._snaps())
-            history = tuple((self.seat_of(p), self._moves[p].text) for p in range(self._rply))
-            done = self._done = (rounds, history)
-        return done
+        """Finished rounds and the (seat, move text) history up to the current round.
 
-    def _snaps(self) -> list[tuple[int, tuple[Any, ...]]]:
-        """(ply, snapshot) of every round-ending move so far."""
+        Built incrementally: the cache always describes a prefix of the finished
+        rounds (undoing a round end trims it in :meth:`_restore`), so a round's
+        end only adds that round and its moves. Everything in it is public
+        (R23: every placement of a finished round was turned up, R14), so
+        :meth:`redeal`, which changes only the current round, leaves it valid.
+        """
+        done = self._done
+        nround = self._round
+        if done is not None and len(done[0]) == nround:
+            return done
+        rounds, history = done if done is not None and len(done[0]) < nround else ((), ())
         ends = self._ends
-        if not ends:
-            return []
-        firsts = [snap[_S_RPLY] for snap in ends[1:]] + [self._rply]
-        return [(first - 1, snap) for first, snap in zip(firsts, ends, strict=True)]
+        last = len(ends) - 1
+        new_rounds = []
+        for i in range(len(rounds), nround):
+            snap = ends[i]
+            end = ends[i + 1][_S_RPLY] if i < last else self._rply  # the ply after the round's last move
+            new_rounds.append(self._round_result(end - 1, snap))
+        rply = self._rply
+        first = len(history)
+        if first < rply:
+            if len(self._seats) < rply:
+                self._fill_seats()
+            seats = self._seats
+            moves = self._moves
+            history += tuple([(seats[p], moves[p].text) for p in range(first, rply)])
+        done = self._done = (rounds + tuple(new_rounds), history)
+        return done
 
     def _payouts(self, first: int, end: int, filled: bool) -> tuple[tuple[int, int], ...]:
         """(seat, mice) for the auction passes among plies first..end-1 (R13)."""
@@ -679,9 +710,15 @@ class Game:
             seats.append((start + k) % n)
         moves = self._moves
         nxt = self._next
+        at = first + n
         passed = 0
         t = start  # after the placements, the start player bids first (R12)
-        for ply in range(first + n, stop):
+        resume = self._resume
+        # Views ask after every move: go on from where the last replay of this round stopped,
+        # if the seats it filled are still there (undo trims them; then the replay starts over).
+        if resume is not None and resume[0] == first and at <= resume[1] <= p:
+            _, at, passed, t = resume
+        for ply in range(at, stop):
             if ply >= p:
                 seats.append(t)
             s = t
@@ -690,6 +727,8 @@ class Game:
             t = nxt[passed][s]
             if t < 0:  # R15: one player left, who may have the last choice
                 t = ~t
+        if stop > at:
+            self._resume = (first, stop, passed, t)
 
     def legal_moves(self) -> tuple[Move, ...]:
         """The legal moves of the seat to move, in canonical order (empty at the end)."""
@@ -1003,7 +1042,6 @@ class Game:
 
     def _restore(self, snap: tuple[Any, ...]) -> None:
         # Lists in a snapshot may be shared by clones: restore copies.
-        self._done = None
         (
             row,
             self._passed,
@@ -1028,6 +1066,10 @@ class Game:
             if nwon:
                 del self._won[buyer][-nwon:]
         self._row = row[:]
+        done = self._done
+        if done is not None and len(done[0]) > self._round:
+            # The round just reopened is no longer finished: keep the cache of the earlier ones.
+            self._done = (done[0][: self._round], done[1][: self._rply])
 
     # ------------------------------------------------------------------ events
 

@@ -48,6 +48,9 @@ def check(game: Game) -> None:
     # Whose turn each move was (R10, R12, R15) and the standing bids, read back from the moves.
     assert game.bids == fresh.bids
     assert [game.seat_of(p) for p in range(game.ply)] == [fresh.seat_of(p) for p in range(fresh.ply)]
+    # Views read the caches; a fresh replay has none (R23: the same information either way).
+    seat = random.Random(game.ply).choice([None, *range(game.seats)])
+    assert game.view(seat).to_dict() == fresh.view(seat).to_dict()
 
 
 @settings(max_examples=40, deadline=None)

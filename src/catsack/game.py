@@ -297,7 +297,8 @@ class Game:
     _high: int
     _hseat: int
     _legal: tuple[Move, ...]  # legal_moves(), kept up to date by every change of position
-    _bids: tuple[int, tuple[int, ...]] | None  # (ply count, bids): the bids property's cache; undo drops it
+    # (ply count, bids): the bids property's cache; undo drops it, so a shorter one is a prefix of the moves.
+    _bids: tuple[int, tuple[int, ...]] | None
     _row: list[int]
     _phase: int
     _to_move: int
@@ -513,18 +514,30 @@ class Game:
     def bids(self) -> tuple[int, ...]:
         """Each seat's standing bid this round (0 for none or after passing)."""
         moves = self._moves
+        end = len(moves)
         cached = self._bids
-        if cached is not None and cached[0] == len(moves):
-            return cached[1]
-        n = self._n
-        bids = [0] * n
-        if len(self._seats) < len(moves):
-            self._fill_seats()
-        seats = self._seats
-        for ply in range(self._rply + n, len(moves)):  # the auction follows n placements (R10)
-            bids[seats[ply]] = moves[ply].arg  # R12: a bid names the total; R13: a pass takes it back
+        rply = self._rply
+        first = rply + self._n  # the auction follows n placements (R10)
+        if cached is not None:
+            at = cached[0]
+            if at == end:
+                return cached[1]
+            # Only plies were added since (undo drops the cache): go on from it within this round.
+            if rply <= at < end:
+                bids = list(cached[1])
+                first = max(first, at)
+            else:
+                bids = [0] * self._n
+        else:
+            bids = [0] * self._n
+        if first < end:
+            if len(self._seats) < end:
+                self._fill_seats()
+            seats = self._seats
+            for ply in range(first, end):
+                bids[seats[ply]] = moves[ply].arg  # R12: a bid names the total; R13: a pass takes it back
         out = tuple(bids)
-        self._bids = (len(moves), out)
+        self._bids = (end, out)
         return out
 
     @property

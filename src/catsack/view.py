@@ -13,6 +13,7 @@ from operator import getitem
 from typing import TYPE_CHECKING, Any
 
 from catsack.cards import CARDS, POINTS, Card
+from catsack.game import _CARD_MICE, _PASSED_FLAGS, _UP_AFTER_PASSES, BIDDING, OVER, PHASE_NAMES, PLACING, ROUNDS
 from catsack.moves import Move
 
 if TYPE_CHECKING:
@@ -270,18 +271,27 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
     This runs once per decision of every bot and adapter, so it shares what
     it can: the finished rounds and their history are cached by the game,
     won piles per finished-rounds tuple, and row cards and hands are
-    precomputed values. Nothing in the view refers back to the game.
+    precomputed values. It reads the game's fields directly (this module is
+    part of the rules core) rather than through its properties, which would
+    each rebuild a tuple. Nothing in the view refers back to the game.
     """
-    n = game.seats
+    n = game._n
     if seat is not None and (type(seat) is not int or not 0 <= seat < n):
         raise ValueError(f"no seat {seat!r} in a {n}-seat game")
-    phase = game.phase
-    over = phase == "over"
-    up = game.face_up
+    ph = game._phase
+    over = ph == OVER
+    passed = game._passed
+    cards = game._row
+    if ph == PLACING:
+        up = 0
+    elif ph == BIDDING:
+        up = _UP_AFTER_PASSES[n][passed.bit_count()]  # R11, R14
+    else:
+        up = len(cards)
     me = -1 if seat is None else seat  # the dummy's card (owner None) is never the viewer's own
-    start = game.start_player
-    cards = game.row
-    row = tuple(map(getitem, _row_plan(n, start, len(cards), up, me), cards))
+    start = game._start
+    plan = _ROW_PLANS.get((n, start, len(cards), up, me)) or _row_plan(n, start, len(cards), up, me)
+    row = tuple(map(getitem, plan, cards))
     # History: placements of finished rounds were all turned up (R14); in the
     # current round a placement shows only when face up or the viewer's own. The
     # view keeps only those moves (and the public auction) and writes the history
@@ -299,13 +309,16 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
         auction = _auction_history(game, n, start, moves[rply + n : end], rply + n) if end > rply + n else []
         current = (start, placed, moves[rply : rply + shown], mine, own, auction)
     hands = game._hands
-    money: tuple[int | None, ...] = game.money
-    if not (show_money or over):
+    money: tuple[int | None, ...] = tuple(game._money)
+    visible = show_money or over
+    if not visible:
         hidden: list[int | None] = [None] * n
         if seat is not None:
             hidden[seat] = money[seat]
         money = tuple(hidden)
-    to_move = game.to_move
+    to_move = None if over else game._to_move
+    hseat = game._hseat
+    filled = game._filled
     view = _new(View)
     # A frozen value: its fields are written once, here, all at the same time (as __init__ would).
     _set(
@@ -314,27 +327,27 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
         {
             "seat": seat,
             "seats": n,
-            "round": game.round,
-            "phase": phase,
+            "round": game._round + 1 if game._round < ROUNDS else ROUNDS,
+            "phase": PHASE_NAMES[ph],
             "to_move": to_move,
             "start": start,
             "first_start": game._first_start,
             "hand": () if seat is None else _HANDS[hands[seat]],
-            "removed": None if seat is None else game.removed(seat),
+            "removed": None if seat is None else CARDS[game._removed[seat]],
             "row": row,
-            "mouse_cards": game.mouse_cards,
-            "mouse_card_mice": game.mouse_card_mice,
-            "next_payout": game.next_payout,
+            "mouse_cards": game._cards,
+            "mouse_card_mice": _CARD_MICE[n][filled and not over][passed],  # R13, R18
+            "next_payout": game._cards[passed.bit_count()] if filled and ph == BIDDING else 0,
             "bids": game.bids,
-            "high_bid": game.high_bid,
-            "high_bidder": game.high_bidder,
-            "passed": game.passed,
+            "high_bid": game._high,
+            "high_bidder": None if hseat < 0 else hseat,
+            "passed": _PASSED_FLAGS[n][passed],
             "hand_sizes": tuple(map(int.bit_count, hands)),
-            "bank": game.bank,
+            "bank": game._bank,
             "money": money,
-            "money_visible": show_money or over,
+            "money_visible": visible,
             "rounds": rounds,
-            "legal": game.legal_moves() if (seat is not None and to_move == seat) else (),
+            "legal": game._legal if (seat is not None and to_move == seat) else (),
             "scores": game.scores() if over else None,
             "winners": game.winners() if over else (),
             "_deferred": (done, current),

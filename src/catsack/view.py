@@ -200,44 +200,6 @@ def _row_plan(n: int, start: int, length: int, up: int, me: int) -> _RowPlan:
     return plan
 
 
-# The auction's history (bids and passes, all public) of the round last viewed, kept between
-# calls: successive views of a round share its prefix. Whose turn each bid was is fixed by the
-# seats, the start player and the earlier bids and passes (R12), so the prefix is reused only
-# when those agree. The memo holds public moves only.
-class _AuctionMemo:
-    __slots__ = ("entries", "moves", "seats", "start")
-
-    def __init__(self) -> None:
-        self.seats = 0
-        self.start = 0
-        self.moves: list[Move] = []
-        self.entries: list[tuple[int, str]] = []
-
-
-_auction = _AuctionMemo()
-
-
-def _auction_history(game: Game, n: int, start: int, bids: list[Move], first: int) -> list[tuple[int, str]]:
-    """(seat, text) for this round's auction moves ``bids``, which begin at ply ``first``."""
-    memo = _auction
-    k = len(memo.moves)
-    if memo.seats == n and memo.start == start and k <= len(bids) and bids[:k] == memo.moves:
-        if k == len(bids):
-            return memo.entries
-        entries = memo.entries[:]
-    else:
-        k = 0
-        entries = []
-    seat_of = game.seat_of
-    for i in range(k, len(bids)):
-        entries.append((seat_of(first + i), bids[i].text))
-    memo.seats = n
-    memo.start = start
-    memo.moves = bids
-    memo.entries = entries
-    return entries
-
-
 _DEFERRED_FIELDS = frozenset({"history", "won", "cat_points"})
 
 
@@ -249,12 +211,13 @@ def _fill_deferred(view: View, name: str, deferred: tuple[Any, ...] | None) -> N
         done, current = deferred
         history = done
         if current:
-            start, placed, shown, mine, own, auction = current
+            start, placed, shown, mine, own, bidders, auction = current
             n = view.seats
             cur: list[tuple[int, str]] = [((start + k) % n, m.text) for k, m in enumerate(shown)]
             for k in range(len(shown), placed):
                 cur.append(((start + k) % n, own.text if k == mine else HIDDEN_PLACE))
-            history = done + tuple(cur) + tuple(auction)
+            cur += zip(bidders, [m.text for m in auction], strict=True)  # R12, R13: bids and passes are public
+            history = done + tuple(cur)
         fields["history"] = history
         del fields["_deferred"]
     else:  # won piles and cat points: from the finished rounds (R17, R21)
@@ -294,8 +257,8 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
     row = tuple(map(getitem, plan, cards))
     # History: placements of finished rounds were all turned up (R14); in the
     # current round a placement shows only when face up or the viewer's own. The
-    # view keeps only those moves (and the public auction) and writes the history
-    # when it is first read.
+    # view keeps only those moves (and the public auction with its bidders) and
+    # writes the history when it is first read.
     moves = game._moves
     rply = game._rply
     rounds, done = game._finished()
@@ -306,8 +269,14 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
         shown = max(0, min(up - (1 if n == 3 else 0), placed))  # placements of this round now face up
         mine = (me - start) % n if me >= 0 else n  # the viewer's placement in this round
         own = moves[rply + mine] if shown <= mine < placed else None
-        auction = _auction_history(game, n, start, moves[rply + n : end], rply + n) if end > rply + n else []
-        current = (start, placed, moves[rply : rply + shown], mine, own, auction)
+        first = rply + n
+        if first < end:  # the auction has begun: whose turn each bid or pass was comes from the game (R12)
+            if len(game._seats) < end:
+                game._fill_seats()
+            bidders, auction = game._seats[first:end], moves[first:end]
+        else:
+            bidders, auction = [], []
+        current = (start, placed, moves[rply : rply + shown], mine, own, bidders, auction)
     hands = game._hands
     money: tuple[int | None, ...] = tuple(game._money)
     visible = show_money or over

@@ -5,6 +5,7 @@ round at each round end, trims them when a round end is undone, and keeps them
 across ``redeal`` (which changes only the current round's hidden cards). Along
 random games with random undo, redo, redeal and clones, the cache must equal
 a from-scratch rebuild: a fresh game replayed from the setup and the moves.
+Last, the tournament runner's shortcut for forced moves must not change a game.
 """
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pytest import MonkeyPatch
 
 from catsack import Game, Move
 from catsack.game import RoundResult
 from catsack.moves import PASS_MOVE
+from catsack.tournament import TournamentConfig, parse_bots, runner
 
 SEATS = st.sampled_from([3, 4, 5])
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
@@ -80,3 +83,30 @@ def test_finished_rounds_cache_equals_a_rebuild_under_undo_redo_redeal(seats: in
         # Check on a clone half the time, so that the game's own cache also lags several rounds behind.
         check(g.clone() if rng.random() < 0.5 else g)
     check(g)
+
+
+def test_runner_plays_forced_moves_without_a_view_and_the_games_stay_the_same(monkeypatch: MonkeyPatch) -> None:
+    # The tournament runner skips the view when the seat to move has one legal move and its
+    # bot kind answers that with forced_move (no random draw): the games must not change.
+    # The random bot draws even for a single placement, so it always gets its view.
+    config = TournamentConfig(
+        parse_bots("heuristic,random,heuristic,ismcts:iters=20"), games=8, seed=3, keep_moves=True
+    )
+    views = 0
+    make_view = runner.make_view
+
+    def counting(game: Game, seat: int | None) -> object:
+        nonlocal views
+        views += 1
+        return make_view(game, seat)
+
+    monkeypatch.setattr(runner, "make_view", counting)
+    fast = runner.play_chunk(config, range(2))
+    fast_views = views
+    views = 0
+    monkeypatch.setattr(runner, "_ANSWERS_FORCED", frozenset())
+    slow = runner.play_chunk(config, range(2))
+    assert fast == slow
+    moves = sum(len(r.moves or ()) for r in slow)
+    assert views == moves  # without the shortcut: one view per move
+    assert fast_views < views

@@ -27,6 +27,12 @@ __all__ = ["BACKENDS", "GameResult", "check_bots", "play_chunk", "play_game", "r
 BACKENDS = ("local", "ray")
 Progress = Callable[[int], None]
 
+# Bot kinds whose choose() answers a forced position (one legal move) with that move and
+# nothing else (base.forced_move: no random draw, no state kept), so the runner plays it
+# without building a view: the games are exactly the same. Not the random bot (it draws
+# for a single placement), nor external programs (their protocol sees every decision).
+_ANSWERS_FORCED = frozenset({"heuristic", "ismcts", "openspiel-ismcts"})
+
 
 @dataclass(frozen=True, slots=True)
 class GameResult:
@@ -75,10 +81,17 @@ def play_game(
             faults_before.append(getattr(bot, "faults", 0))
             bot.reset(seat, n)
             bots.append(bot)
+        skips = [
+            players[seat].strip().partition(":")[0] in _ANSWERS_FORCED for seat in range(n)
+        ]  # kind as make_bot reads it
         while not game.is_over:
             mover = game.to_move
             assert mover is not None
-            move = bots[mover].choose(make_view(game, mover))  # Game.view without the indirection
+            legal = game.legal_moves()
+            if len(legal) == 1 and skips[mover]:
+                move = legal[0]
+            else:
+                move = bots[mover].choose(make_view(game, mover))  # Game.view without the indirection
             try:
                 game.play(move)
             except CatsackError as exc:

@@ -224,6 +224,7 @@ def _fill_deferred(view: View, name: str, deferred: tuple[Any, ...] | None) -> N
         fields["won"], fields["cat_points"] = won_piles(view.rounds, view.seats)
 
 
+_NO_BIDS = {n: (0,) * n for n in (3, 4, 5)}  # before the auction (R10, R12)
 _new = object.__new__
 _set = object.__setattr__
 
@@ -264,6 +265,7 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
     rounds, done = game._finished()
     end = len(moves)
     current: tuple[Any, ...] = ()
+    bids = _NO_BIDS[n]
     if rply < end:
         placed = min(end - rply, n)  # R10: a round opens with one placement per seat, clockwise
         shown = max(0, min(up - (1 if n == 3 else 0), placed))  # placements of this round now face up
@@ -274,6 +276,10 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
             if len(game._seats) < end:
                 game._fill_seats()
             bidders, auction = game._seats[first:end], moves[first:end]
+            standing = [0] * n  # Game.bids, read from the same slices
+            for b, m in zip(bidders, auction, strict=True):
+                standing[b] = m.arg  # R12: a bid names the total; R13: a pass takes it back
+            bids = tuple(standing)
         else:
             bidders, auction = [], []
         current = (start, placed, moves[rply : rply + shown], mine, own, bidders, auction)
@@ -307,7 +313,7 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
             "mouse_cards": game._cards,
             "mouse_card_mice": _CARD_MICE[n][filled and not over][passed],  # R13, R18
             "next_payout": game._cards[passed.bit_count()] if filled and ph == BIDDING else 0,
-            "bids": game.bids,
+            "bids": bids,
             "high_bid": game._high,
             "high_bidder": None if hseat < 0 else hseat,
             "passed": _PASSED_FLAGS[n][passed],

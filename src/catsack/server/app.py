@@ -6,7 +6,6 @@ See ``docs/protocol.md`` for the contract. Build it with :func:`create_app`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import json
 import logging
@@ -453,12 +452,10 @@ async def serve_socket(hub: Hub, ws: WebSocket) -> None:
         return
     hub.addresses[addr] = hub.addresses.get(addr, 0) + 1
     conn: Conn | None = None
-    writer: asyncio.Task[None] | None = None
     try:
         conn = await _hello(hub, ws)
         if conn is None:
             return
-        writer = asyncio.create_task(conn.writer(hub.record_frames))
         await _read_loop(hub, ws, conn)
     except WebSocketDisconnect:
         pass
@@ -468,12 +465,7 @@ async def serve_socket(hub: Hub, ws: WebSocket) -> None:
             del hub.addresses[addr]
         if conn is not None:
             hub.detach(conn)
-            conn.push(None)
-            conn.closed.set()
-        if writer is not None:
-            with contextlib.suppress(asyncio.TimeoutError, Exception):
-                await asyncio.wait_for(writer, 1.0)
-            writer.cancel()
+            await conn.flush(1.0)
 
 
 async def _send_direct(ws: WebSocket, frame: dict[str, Any]) -> None:
@@ -523,7 +515,7 @@ async def _hello(hub: Hub, ws: WebSocket) -> Conn | None:
             except TableError as exc:
                 await _send_direct(ws, _bad(exc.code, exc.message))
                 continue
-        conn = Conn(ws.send_text, seat, since)
+        conn = Conn(ws.send_text, seat, since, record=hub.record_frames)
         name = None if seat is None else table.names()[seat]
         await _send_direct(ws, {"type": "welcome", "protocol": PROTOCOL, "table": table.id, "seat": seat, "name": name})
         hub.attach(table, conn)
@@ -533,7 +525,7 @@ async def _hello(hub: Hub, ws: WebSocket) -> Conn | None:
 async def _read_loop(hub: Hub, ws: WebSocket, conn: Conn) -> None:
     settings = hub.settings
     limit = RateLimit(settings.rate_per_second, settings.rate_burst)
-    while not conn.closed.is_set():
+    while not conn.closed:
         text = await _receive_text(ws, settings)
         if text is None:
             return

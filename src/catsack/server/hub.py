@@ -16,11 +16,11 @@ timer delays are fixed table settings (checklist 10).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import functools
 import hashlib
-import json
 import logging
 import random
 import secrets
@@ -190,57 +190,82 @@ class Player:
 
 
 class Conn:
-    """One WebSocket connection: a seat (or ``None`` for a spectator) and an outbound queue.
+    """One WebSocket connection: a seat (or ``None`` for a spectator) and its outbound frames.
 
-    Frames go out through one writer task per connection so that a slow client
-    never holds a table's lock. A ``state`` entry in the queue is built when it
-    is sent, from the table as it is then, so bursts of moves coalesce.
+    Frames go out in order through a short-lived sender task that runs only while
+    frames are pending, so a slow client never holds a table's lock, and an idle
+    connection keeps no waiting task (thousands of them would make every garbage
+    collection slower). A ``state`` entry is built when it is sent, from the table
+    as it is then, so bursts of moves coalesce.
     """
 
     STATE = object()  # a state frame if the table moved on since the last one sent
     FULL = object()  # a state frame in any case (hello, resync, seats changed)
+    MAX_PENDING = 256
 
-    def __init__(self, send: Callable[[str], Awaitable[None]], seat: int | None, since: int | None) -> None:
+    def __init__(
+        self, send: Callable[[str], Awaitable[None]], seat: int | None, since: int | None, *, record: bool = False
+    ) -> None:
         self.send = send
         self.seat = seat
         self.since = since  # last version this connection was shown
-        self.queue: asyncio.Queue[object] = asyncio.Queue(maxsize=256)
+        self.pending: collections.deque[object] = collections.deque()
+        self.task: asyncio.Task[None] | None = None
         self.table: LiveTable | None = None
-        self.closed = asyncio.Event()
+        self.closed = False
+        self.record = record
         self.sent: list[str] = []  # kept only when the hub records frames (leak tests)
         self.busy_hint = False
 
     def push(self, item: object) -> None:
-        try:
-            self.queue.put_nowait(item)
-        except asyncio.QueueFull:  # a client that does not read: drop it, it will resync on reconnect
-            self.closed.set()
+        if self.closed:
+            return
+        if len(self.pending) >= self.MAX_PENDING:  # a client that does not read: stop; it resyncs on reconnect
+            self.close()
+            return
+        self.pending.append(item)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._drain())
 
-    async def writer(self, record: bool) -> None:
-        while not self.closed.is_set():
-            item = await self.queue.get()
-            if item is None:
-                break
-            if item is Conn.STATE or item is Conn.FULL:
-                table = self.table
-                if table is None or (item is Conn.STATE and self.since == table.version):
-                    continue
-                try:
-                    text = table.state_text(self.seat, self.since)
-                except Exception:  # never leave a connection silent: log it and tell the client
-                    log.exception("state frame failed", extra={"fields": {"table": table.id, "seat": self.seat}})
-                    text = json.dumps({"type": "error", "code": "unavailable", "message": "state not available"})
-                else:
-                    self.since = table.version
-            else:
-                text = _dumps(item)
-            if record:
+    def close(self) -> None:
+        self.closed = True
+        self.pending.clear()
+
+    async def flush(self, timeout: float) -> None:
+        """Let frames already pending go out (up to ``timeout`` seconds), then stop."""
+        task = self.task
+        if task is not None and not task.done():
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+        self.close()
+        if task is not None and not task.done():
+            task.cancel()
+
+    def _render(self, item: object) -> str | None:
+        if item is not Conn.STATE and item is not Conn.FULL:
+            return _dumps(item)
+        table = self.table
+        if table is None or (item is Conn.STATE and self.since == table.version):
+            return None
+        try:
+            text = table.state_text(self.seat, self.since)
+        except Exception:  # never leave a connection silent: log it and tell the client
+            log.exception("state frame failed", extra={"fields": {"table": table.id, "seat": self.seat}})
+            return _dumps({"type": "error", "code": "unavailable", "message": "state not available"})
+        self.since = table.version
+        return text
+
+    async def _drain(self) -> None:
+        while self.pending and not self.closed:
+            text = self._render(self.pending.popleft())
+            if text is None:
+                continue
+            if self.record:
                 self.sent.append(text)
             try:
                 await self.send(text)
             except Exception:  # the socket is gone; the reader side cleans up
-                self.closed.set()
-                break
+                self.close()
 
 
 @dataclass
@@ -453,7 +478,7 @@ class Hub:
             if table.task is not None:
                 table.task.cancel()
             for c in list(table.conns):
-                c.push(None)
+                c.close()
             for b in table.bots.values():
                 b.close()
         if self.fanout is not None:

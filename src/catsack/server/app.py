@@ -71,6 +71,22 @@ class GcLog:
         log.info("gc", extra={"fields": {"gen": info.get("generation"), "ms": round(ms, 3)}})
 
 
+async def _collect_young(interval: float, full_seconds: float) -> None:
+    """Short, frequent young-generation collections instead of rare long ones; the middle generation
+    every 10th time, everything every ``full_seconds`` (timed collections never trigger the older
+    generations by themselves)."""
+    ticks = 0
+    last_full = time.monotonic()
+    while True:
+        await asyncio.sleep(interval)
+        ticks += 1
+        if time.monotonic() - last_full >= full_seconds:
+            gc.collect(2)
+            last_full = time.monotonic()
+        else:
+            gc.collect(1 if ticks % 10 == 0 else 0)
+
+
 def setup_logging(settings: Settings) -> None:
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
@@ -174,10 +190,15 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
             gc.collect()
             gc.freeze()
+        young = None
+        if settings.gc_young_interval:
+            young = asyncio.create_task(_collect_young(settings.gc_young_interval, settings.gc_full_seconds))
         log.info("server ready", extra={"fields": {"database": _safe_url(settings.database_url)}})
         try:
             yield
         finally:
+            if young is not None:
+                young.cancel()
             await h.stop()
             gc.set_threshold(*old_threshold)
             if settings.gc_freeze:

@@ -52,5 +52,12 @@ class Settings(BaseSettings):
     #: (Python's default is 700), and freezing everything alive after start-up out of collections.
     gc_threshold: int = Field(default=20000, ge=100)
     gc_freeze: bool = True
+    #: Collect the youngest generation every this many seconds (0: only when Python decides). Thousands
+    #: of connections renew their waiting coroutines all the time; Python's allocation counter does not
+    #: see that churn, so left alone the young generation grows large and each collection pauses long.
+    gc_young_interval: float = Field(default=0.1, ge=0.0)
+    #: With the timed collections above, the middle generation is collected every 10th time and the
+    #: whole heap every this many seconds (one longer pause, instead of unpredictable ones).
+    gc_full_seconds: float = Field(default=300.0, gt=0.0)
     #: permessage-deflate on WebSockets: less bandwidth, but CPU and ~45 KiB per connection.
     ws_compression: bool = False

@@ -31,10 +31,19 @@ Target (issue 5): 1,000 tables in one process with p99 <= 50 ms. Linux only
 (reads ``/proc``). ``--profile PATH`` samples the server with py-spy during the
 window (``pip install py-spy``) and shows where its busy time goes.
 
-Measured on the shared 2-core box with other tenants running (load average 3-5),
-SQLite, deflate on, 1 move/s per table: 1,000 tables -> 281-286 actions/s of the
-1,000 offered, p99 4.0-4.4 s, server CPU ~50 %, gen-2 GC pauses up to 1.7 s:
-target not met. 200 tables: p99 168 ms. 50 tables: p99 11 ms.
+Measured on the project's 2-core machine, SQLite, ``--workers 2 --no-compression``
+(the generators share the two cores with the server), 30 s windows:
+
+  first cut, 1,000 tables x 1 move/s, busy box (load 3-5): 281 of 1,000 actions/s
+      done, p99 4.0-4.4 s, gen-2 GC pauses up to 1.7 s.
+  after the server work (group commits, no clone per move, cached frame parts,
+  orjson, timed young-generation GC), load ~1.2-1.6:
+      1,000 tables x 0.5 move/s: 500 actions/s, p50 2.1 ms, p90 7.6 ms, p99 48.2 ms,
+          server CPU 50 %, GC pauses max 24 ms  -> target met
+      1,000 tables x 1 move/s:   963 actions/s, p50 11.5 ms, p90 53 ms, p99 178 ms,
+          server CPU 75 %, generators 2 x 37 %, generator loop lag p99 106 ms
+          -> target not met (both cores nearly busy; GC pauses max 30 ms)
+  ~41 KiB per connection, ~210 KiB per table with its 5 connections.
 """
 
 from __future__ import annotations

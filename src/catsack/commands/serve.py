@@ -37,7 +37,7 @@ def register(app: typer.Typer) -> None:
         try:
             import uvicorn
 
-            from catsack.server.app import create_app, setup_logging
+            from catsack.server.app import create_app, safe_url, setup_logging
             from catsack.server.settings import Settings
         except ImportError as exc:
             typer.echo(f"the server needs the 'server' extra: pip install 'catsack[server]' ({exc})", err=True)
@@ -59,7 +59,7 @@ def register(app: typer.Typer) -> None:
         setup_logging(settings)
         shown = "localhost" if settings.host in ("127.0.0.1", "0.0.0.0") else settings.host
         typer.echo(
-            f"catsack is serving at http://{shown}:{settings.port}/  (database: {_short(settings.database_url)})"
+            f"catsack is serving at http://{shown}:{settings.port}/  (database: {safe_url(settings.database_url)})"
         )
         typer.echo("Press Ctrl+C to stop.")
         os.environ.setdefault("PYTHONUNBUFFERED", "1")
@@ -72,10 +72,3 @@ def register(app: typer.Typer) -> None:
             log_level="warning",
             lifespan="on",
         )
-
-
-def _short(url: str) -> str:
-    if "@" in url and "://" in url:
-        scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
-    return url

@@ -25,10 +25,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import catsack
 from catsack.record import dumps_record
-from catsack.server.hub import BOT_LEVELS, PROTOCOL, Conn, Hub, LiveTable, TableError
+from catsack.server.hub import BOT_LEVELS, PROTOCOL, Conn, Hub, LiveTable, TableError, iso_time
 from catsack.server.settings import Settings
 
-__all__ = ["create_app", "setup_logging"]
+__all__ = ["create_app", "safe_url", "setup_logging"]
 
 log = logging.getLogger("catsack.server")
 
@@ -193,7 +193,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         young = None
         if settings.gc_young_interval:
             young = asyncio.create_task(_collect_young(settings.gc_young_interval, settings.gc_full_seconds))
-        log.info("server ready", extra={"fields": {"database": _safe_url(settings.database_url)}})
+        log.info("server ready", extra={"fields": {"database": safe_url(settings.database_url)}})
         try:
             yield
         finally:
@@ -296,8 +296,8 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
                     money_visible=bool(row.options.get("money_visible")),
                     turn_seconds=row.options.get("turn_seconds"),
                     hints=bool(row.options.get("hints")),
-                    created=_iso(row.created),
-                    finished=_iso(row.finished),
+                    created=iso_time(row.created),
+                    finished=iso_time(row.finished),
                     players=players,
                     invite=f"/t/{row.id}",
                 )
@@ -388,13 +388,7 @@ def _record_response(text: str, filename: str) -> Response:
     )
 
 
-def _iso(epoch: float | None) -> str | None:
-    from catsack.server.hub import _iso as iso
-
-    return iso(epoch)
-
-
-def _safe_url(url: str) -> str:
+def safe_url(url: str) -> str:
     """The database URL without a password, for logs."""
     if "@" in url and "://" in url:
         scheme, rest = url.split("://", 1)

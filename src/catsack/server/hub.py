@@ -138,7 +138,8 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
-def _iso(epoch: float | None) -> str | None:
+def iso_time(epoch: float | None) -> str | None:
+    """An epoch time as ISO 8601 UTC (``2026-11-21T10:00:00Z``), ``None`` stays ``None``."""
     if epoch is None:
         return None
     return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -344,8 +345,8 @@ class LiveTable:
             "money_visible": bool(self.options.get("money_visible")),
             "turn_seconds": self.options.get("turn_seconds"),
             "hints": bool(self.options.get("hints")),
-            "created": _iso(self.row.created),
-            "finished": _iso(self.row.finished),
+            "created": iso_time(self.row.created),
+            "finished": iso_time(self.row.finished),
             "players": self.players_public(),
         }
 
@@ -375,7 +376,7 @@ class LiveTable:
             players = self.players_public()
             deadline = self.row.deadline if self.status == "playing" else None
             tail = cache[("tail", None)] = _dumps(
-                {"players": players, "table_status": _status(self.game, players), "deadline": _iso(deadline)}
+                {"players": players, "table_status": _status(self.game, players), "deadline": iso_time(deadline)}
             )[1:]
         return f'{{"type":"state","version":{self.version},"view":{view_json},"events":{events_json},{tail}'
 
@@ -396,7 +397,7 @@ class LiveTable:
     # ------------------------------------------------------------------ records
 
     def record(self, seat: int | None = None) -> Record:
-        extra = {"table": self.id, "event": self.row.name, "date": _iso(self.row.created)}
+        extra = {"table": self.id, "event": self.row.name, "date": iso_time(self.row.created)}
         names = self.names()
         if seat is None:
             return record_from_game(self.game, names, **extra)
@@ -422,7 +423,7 @@ def state_frame(
         "events": events_since(game, since, names),
         "players": players,
         "table_status": _status(game, players),
-        "deadline": _iso(deadline),
+        "deadline": iso_time(deadline),
     }
 
 
@@ -951,9 +952,3 @@ def _error(code: str, message: str, *, action_id: str | None = None, version: in
     if version is not None:
         frame["version"] = version
     return frame
-
-
-async def close_quietly(task: asyncio.Task[Any]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError, Exception):
-        await task

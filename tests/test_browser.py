@@ -4,7 +4,9 @@ The server runs in a subprocess on a free port with its own SQLite file and
 no bot delay. The tests click through the pages as people would: the lobby's
 form, hand cards, bid buttons, pass, the invite link, the join panel. They
 read the page's state from the `data-*` attributes the client keeps on
-<body> (version, phase, my-turn, busy) and from what is visible.
+<body> (version, phase, my-turn, busy) and from what is visible. Tests that
+kill the server (reconnect) or need other settings (a 1-s grace period) get a
+server of their own from `own_server`.
 
 Screenshots go to $CATSACK_ARTIFACTS (default: pytest's tmp_path), never into
 the repository. Without Chromium or Playwright the tests skip, unless
@@ -16,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -63,51 +66,95 @@ def _free_port() -> int:
         return port
 
 
+class Server:
+    """One `catsack serve` subprocess on a fixed port and SQLite file; it can be killed and started again."""
+
+    def __init__(self, workdir: Path, env: dict[str, str] | None = None) -> None:
+        self.workdir = workdir
+        self.port = _free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.env = {
+            **os.environ,
+            "CATSACK_DATABASE_URL": f"sqlite:///{workdir / 't.db'}",
+            "CATSACK_BOT_DELAY": "0",
+            **(env or {}),
+        }
+        self.log_path = workdir / "server.log"
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        with self.log_path.open("ab") as log:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
+                env=self.env,
+                cwd=self.workdir,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 20
+        while True:
+            if self.proc.poll() is not None:
+                pytest.fail(f"catsack serve exited with {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.base}/health", timeout=1) as answer:
+                    if json.load(answer).get("status") == "ok":
+                        return
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"catsack serve did not answer /health within 20 s:\n{self.log_tail()}")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, as after a crash."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait()
+
+    def stop(self) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def log_tail(self) -> str:
+        return self.log_path.read_text(errors="replace")[-3000:]
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real `catsack serve` on a free port; yields its base URL."""
     reason = _unavailable()
     if reason:
         _skip_or_fail(reason)
-    workdir = tmp_path_factory.mktemp("server")
-    port = _free_port()
-    env = {
-        **os.environ,
-        "CATSACK_DATABASE_URL": f"sqlite:///{workdir / 't.db'}",
-        "CATSACK_BOT_DELAY": "0",
-    }
-    log_path = workdir / "server.log"
-    with log_path.open("wb") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(port)],
-            env=env,
-            cwd=workdir,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
+    own = Server(tmp_path_factory.mktemp("server"))
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"catsack serve exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(f"{base}/health", timeout=1) as answer:
-                    if json.load(answer).get("status") == "ok":
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"catsack serve did not answer /health within 20 s:\n{log_path.read_text()[-3000:]}")
-            time.sleep(0.1)
-        yield base
+        own.start()
+        yield own.base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        own.stop()
+
+
+@pytest.fixture
+def own_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
+    """A separate server for one test (one that kills it or needs its own settings)."""
+    made: list[Server] = []
+
+    def make(**env: str) -> Server:
+        workdir = tmp_path / f"server-{len(made)}"
+        workdir.mkdir()
+        one = Server(workdir, env)
+        made.append(one)
+        one.start()
+        return one
+
+    yield make
+    for one in made:
+        one.stop()
 
 
 @pytest.fixture(scope="module")
@@ -220,8 +267,8 @@ class Player:
 def people(browser: Browser, server: str) -> Iterator[Callable[..., Player]]:
     made: list[Player] = []
 
-    def make(**context: Any) -> Player:
-        player = Player(browser, server, **context)
+    def make(base: str | None = None, **context: Any) -> Player:
+        player = Player(browser, base or server, **context)
         made.append(player)
         return player
 
@@ -334,3 +381,143 @@ def test_phone_viewport(people: Callable[..., Player], artifacts: Path) -> None:
     page.wait_for_selector("#row .slot.own")
     assert page.evaluate(overflow) <= 0
     assert phone.errors == []
+
+
+def _hand(player: Player) -> list[str]:
+    return [str(card.get_attribute("data-move")) for card in player.page.locator(".hand-card").all()]
+
+
+def _table(player: Player, table: str) -> dict[str, Any]:
+    answer = player.page.request.get(f"{player.base}/api/tables/{table}")
+    assert answer.ok, answer.text()
+    data: dict[str, Any] = answer.json()
+    return data
+
+
+def test_hints(people: Callable[..., Player], artifacts: Path) -> None:
+    """A table with hints on: the Hint button and the H key show the best move and its estimated value."""
+    ann = people(viewport={"width": 1280, "height": 900})
+    table = ann.create_table("Ann", ["heuristic", "heuristic"], hints=True)
+    assert _table(ann, table)["hints"] is True
+    page = ann.page
+    assert ann.wait_turn_or_end()
+    assert page.is_visible("#hint-button") and page.is_enabled("#hint-button")
+    assert page.is_hidden("#hint-panel")
+
+    page.click("#hint-button")
+    page.wait_for_selector("#hint-panel:not([hidden]) .hint-values li")
+    best = page.inner_text("#hint-panel .hint-best strong")
+    assert best in _hand(ann)  # placement (R10): the best move places a card of our hand
+    values = page.locator("#hint-panel .hint-values li")
+    assert values.count() >= 1
+    # Every value is a number of points; the best move's row is marked.
+    shown = [float(v) for v in page.locator("#hint-panel .hint-value").all_inner_texts()]
+    assert len(shown) == values.count()
+    assert page.locator("#hint-panel .hint-values li.best .hint-move").inner_text() == best
+    page.screenshot(path=str(artifacts / "hints.png"), full_page=True)
+
+    # The hint belongs to its version: a move hides it; the H key asks again on the next turn.
+    ann.act()
+    assert ann.wait_turn_or_end()  # the game cannot be over after one move
+    page.wait_for_selector("#hint-panel", state="hidden")
+    page.locator("body").press("h")
+    page.wait_for_selector("#hint-panel:not([hidden]) .hint-best strong")
+    again = page.inner_text("#hint-panel .hint-best strong")
+    legal: list[str] = page.evaluate(
+        "[...document.querySelectorAll('.hand-card:not([disabled]), .quick-bid, #pass-button:not([disabled])')]"
+        ".map(b => b.dataset.move ?? (b.dataset.bid ? 'bid ' + b.dataset.bid : 'pass'))"
+    )
+    assert again.startswith(("place ", "bid ", "pass")), again
+    assert not again.startswith(("place ", "pass")) or again in legal, (again, legal)
+
+    # Hints off (the default): no button, and the H key does nothing.
+    bea = people(viewport={"width": 1280, "height": 900})
+    bea.create_table("Bea", ["heuristic", "heuristic"])
+    assert bea.wait_turn_or_end()
+    assert bea.page.is_hidden("#hint-button")
+    bea.page.locator("body").press("h")
+    bea.page.wait_for_timeout(300)
+    assert bea.page.is_hidden("#hint-panel")
+    assert ann.errors == [] and bea.errors == []
+
+
+def test_reconnect_after_server_restart(
+    people: Callable[..., Player], own_server: Callable[..., Server], artifacts: Path
+) -> None:
+    """kill -9 and a restart on the same port and database: the page reconnects by itself and play goes on."""
+    srv = own_server()
+    ann = people(base=srv.base, viewport={"width": 1100, "height": 850})
+    table = ann.create_table("Ann", ["heuristic", "heuristic"])
+    assert ann.wait_turn_or_end()
+    ann.act()  # one acknowledged move must survive the crash
+    assert ann.wait_turn_or_end()
+    page = ann.page
+    version = int(ann.body("version"))
+    hand = _hand(ann)
+    assert version >= 1 and hand
+
+    srv.kill()
+    page.wait_for_function("document.getElementById('connection').dataset.state !== 'open'")
+    assert ann.body("myTurn") == "no"  # no moves while disconnected
+    # After a few failed tries the page says so plainly.
+    page.wait_for_selector('#banner[data-kind="connection"]:not([hidden])')
+    assert "Connection lost" in page.inner_text("#banner-text")
+    assert "reconnecting" in page.inner_text("#connection")
+    page.screenshot(path=str(artifacts / "reconnect-lost.png"), full_page=True)
+
+    srv.start()
+    # No reload: the same page object reconnects with backoff (at most about 5 s here).
+    page.wait_for_function("document.getElementById('connection').dataset.state === 'open'", timeout=20_000)
+    assert ann.wait_turn_or_end()
+    assert int(ann.body("version")) >= version
+    assert _hand(ann) == hand
+    assert page.is_hidden("#banner")
+    assert _table(ann, table)["version"] == int(ann.body("version"))
+    ann.act()
+    assert int(ann.body("version")) > version
+    page.screenshot(path=str(artifacts / "reconnect-resumed.png"), full_page=True)
+    # The browser itself logs the refused WebSocket attempts; the page raised nothing.
+    assert all("WebSocket" in e for e in ann.errors), ann.errors
+
+
+def test_replaced_after_grace_period(
+    people: Callable[..., Player], own_server: Callable[..., Server], artifacts: Path
+) -> None:
+    """A player away longer than the grace period is replaced by a bot and told so on return (R23 tokens)."""
+    srv = own_server(CATSACK_GRACE_SECONDS="1", CATSACK_SWEEP_SECONDS="0.2")
+    ann = people(base=srv.base, viewport={"width": 1100, "height": 850})
+    table = ann.create_table("Ann", ["human", "heuristic"])
+    bea = people(base=srv.base, viewport={"width": 1100, "height": 850})
+    bea.page.goto(f"{srv.base}/t/{table}")
+    bea.page.wait_for_selector("#join-panel:not([hidden])")
+    bea.page.fill("#join-name", "Bea")
+    bea.page.click('button[data-seat="1"]')
+    for person in (ann, bea):
+        person.page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+    assert _table(ann, table)["players"][1]["kind"] == "human"
+
+    bea.page.close()  # the token stays in the context's localStorage
+    deadline = time.monotonic() + 10
+    while _table(ann, table)["players"][1]["kind"] != "bot":
+        assert time.monotonic() < deadline, "Bea was not replaced by a bot after the 1-s grace period"
+        time.sleep(0.1)
+    assert _table(ann, table)["players"][1]["replaced"] is True
+    # Ann's page learns it too (players frame) and the game goes on around her.
+    ann.page.wait_for_function("!document.getElementById('seat-1').innerText.toLowerCase().includes('online')")
+
+    bea.page = bea.context.new_page()
+    bea.page.set_default_timeout(TURN_TIMEOUT_MS)
+    bea.page.on("pageerror", lambda exc: bea.errors.append(str(exc)))
+    bea.page.goto(f"{srv.base}/t/{table}")
+    bea.page.wait_for_selector('#banner[data-kind="replaced"]:not([hidden])')
+    text = bea.page.inner_text("#banner-text")
+    assert "bot" in text.lower() and "away" in text.lower()
+    assert bea.page.locator("#banner-actions").get_by_text("Watch the game").is_visible()
+    bea.page.screenshot(path=str(artifacts / "replaced.png"), full_page=True)
+
+    bea.page.locator("#banner-actions").get_by_text("Watch the game").click()
+    bea.page.wait_for_function("document.body.dataset.seat === 'spectator'")
+    assert "You are watching" in bea.page.inner_text("#status-line") or bea.body("phase") == "over"
+    assert bea.page.is_hidden("#banner")
+    assert bea.page.evaluate(f"localStorage.getItem('catsack:seat:{table}')") is None  # the dead token is forgotten
+    assert ann.errors == [] and bea.errors == [], (ann.errors, bea.errors)

@@ -486,6 +486,9 @@ function statusText(view, seatNamesList) {
     return `Waiting for players: ${open} open seat${open === 1 ? "" : "s"}. Share the invite link.`;
   }
   if (view.phase === "over") return "The game is over.";
+  if (state.connection === "stopped") return "Disconnected from the table.";
+  if (state.connection === "connecting") return "Connecting to the table…";
+  if (state.connection !== "open") return "Connection lost: reconnecting… (your moves wait until it is back)";
   const mover = view.to_move === null ? "" : seatNamesList[view.to_move];
   if (view.seat === null) return `You are watching. ${mover} is to move.`;
   if (state.pending) return `Sending “${state.pending.move}”…`;

@@ -4,7 +4,7 @@
 
 Plays whole games in which every seat is the ISMCTS bot at the given level and
 times every decision with more than one legal move (trivial ones are free).
-Issue 6 target: >= 10,000 iterations/s at ``strong`` (measured: 18,113/s,
+Issue 3 target: >= 10,000 iterations/s at ``strong`` (measured: 18,113/s,
 p95 0.217 s, 1 game, shared 2-core machine; 9,100/s before).
 """
 

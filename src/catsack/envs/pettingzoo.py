@@ -126,7 +126,24 @@ class _Table:
         return render_text(self.game.public_view())
 
 
-class CatsackAEC(AECEnv):  # type: ignore[misc]
+class _Spaces:
+    """What both environments answer the same way, from their :class:`_Table`."""
+
+    _t: _Table
+
+    @property
+    def game(self) -> Game:
+        """The running game (for tools and tests; agents must use their observations)."""
+        return self._t.game
+
+    def observation_space(self, agent: str) -> spaces.Dict:
+        return self._t.obs_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Discrete:
+        return self._t.act_spaces[agent]
+
+
+class CatsackAEC(_Spaces, AECEnv):  # type: ignore[misc]
     """The AEC environment: one agent acts at a time, the seat the rules put to move (R10, R12)."""
 
     metadata: dict[str, Any] = {"render_modes": ["ansi"], "name": _NAME, "is_parallelizable": False}  # noqa: RUF012
@@ -157,17 +174,6 @@ class CatsackAEC(AECEnv):  # type: ignore[misc]
         to_move = self._t.game.to_move
         self.agent_selection = self.possible_agents[0 if to_move is None else to_move]
         self._skip_agent_selection = None
-
-    @property
-    def game(self) -> Game:
-        """The running game (for tools and tests; agents must use :meth:`observe`)."""
-        return self._t.game
-
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return self._t.obs_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return self._t.act_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game (R4–R9); ``seed`` fixes the deal. ``options`` are accepted and ignored."""
@@ -225,7 +231,7 @@ class CatsackAEC(AECEnv):  # type: ignore[misc]
         """Nothing to release."""
 
 
-class CatsackParallel(ParallelEnv):  # type: ignore[misc]
+class CatsackParallel(_Spaces, ParallelEnv):  # type: ignore[misc]
     """All live agents submit an action each step; they are played in turn order, each at most once.
 
     A step plays the seat to move, then the next seat to move, and so on,
@@ -250,16 +256,6 @@ class CatsackParallel(ParallelEnv):  # type: ignore[misc]
         self.possible_agents = self._t.names[:]
         self.agents: list[str] = []
         self._cycles = 0
-
-    @property
-    def game(self) -> Game:
-        return self._t.game
-
-    def observation_space(self, agent: str) -> spaces.Dict:
-        return self._t.obs_spaces[agent]
-
-    def action_space(self, agent: str) -> spaces.Discrete:
-        return self._t.act_spaces[agent]
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None

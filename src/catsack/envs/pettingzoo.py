@@ -130,6 +130,7 @@ class _Spaces:
     """What both environments answer the same way, from their :class:`_Table`."""
 
     _t: _Table
+    render_mode: str | None
 
     @property
     def game(self) -> Game:
@@ -141,6 +142,13 @@ class _Spaces:
 
     def action_space(self, agent: str) -> spaces.Discrete:
         return self._t.act_spaces[agent]
+
+    def render(self) -> str | None:
+        """The public view as text (``render_mode="ansi"``); hidden cards stay hidden (R23)."""
+        return self._t.render(self.render_mode)
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 class CatsackAEC(_Spaces, AECEnv):  # type: ignore[misc]
@@ -223,13 +231,6 @@ class CatsackAEC(_Spaces, AECEnv):  # type: ignore[misc]
         self._accumulate_rewards()
         self._deads_step_first()
 
-    def render(self) -> str | None:
-        """The public view as text (``render_mode="ansi"``); hidden cards stay hidden (R23)."""
-        return self._t.render(self.render_mode)
-
-    def close(self) -> None:
-        """Nothing to release."""
-
 
 class CatsackParallel(_Spaces, ParallelEnv):  # type: ignore[misc]
     """All live agents submit an action each step; they are played in turn order, each at most once.
@@ -299,12 +300,6 @@ class CatsackParallel(_Spaces, ParallelEnv):  # type: ignore[misc]
         if over or truncated:
             self.agents = []
         return observations, rewards, terminations, truncations, infos
-
-    def render(self) -> str | None:
-        return self._t.render(self.render_mode)
-
-    def close(self) -> None:
-        """Nothing to release."""
 
 
 def raw_env(

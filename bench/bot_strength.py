@@ -15,20 +15,12 @@ import random
 import time
 from concurrent.futures import ProcessPoolExecutor
 
-from catsack.bots.base import make_bot
+from catsack.bots.base import make_bot, play_game
 from catsack.game import Game
 
 
 def play(specs: list[str], seats: int, seed: int) -> Game:
-    g = Game.new(seats, seed=seed)
-    bots = [make_bot(s, seed=seed * 31 + i) for i, s in enumerate(specs)]
-    for i, b in enumerate(bots):
-        b.reset(i, seats)
-    while not g.is_over:
-        s = g.to_move
-        assert s is not None
-        g.play(bots[s].choose(g.view(s)))
-    return g
+    return play_game(Game.new(seats, seed=seed), [make_bot(s, seed=seed * 31 + i) for i, s in enumerate(specs)])
 
 
 def deal_score(task: tuple[str, str, int, int]) -> float:

@@ -73,7 +73,7 @@ def demo(
     """Watch bots play one narrated game (each bot sees only its own seat's view)."""
     import random
 
-    from catsack.bots.base import make_bot
+    from catsack.bots.base import make_bot, play_game
     from catsack.errors import CatsackError
     from catsack.game import Game
     from catsack.narrative import narrate
@@ -85,10 +85,7 @@ def demo(
     except CatsackError as exc:
         typer.echo(str(exc), err=True)
         raise typer.Exit(2) from None
-    for i, bot in enumerate(players):
-        bot.reset(i, seats)
-    while (seat := game.to_move) is not None:
-        game.play(players[seat].choose(game.view(seat)))
+    play_game(game, players)
     names = ["Ann", "Ben", "Cat", "Dan", "Eve"][:seats]
     typer.echo("\n".join(narrate(game, [f"{n} ({bots})" for n in names])))
 

@@ -16,10 +16,11 @@ import importlib
 from abc import ABC, abstractmethod
 
 from catsack.errors import CatsackError
+from catsack.game import Game
 from catsack.moves import Move
 from catsack.view import View
 
-__all__ = ["BOT_KINDS", "Bot", "BotSpecError", "forced_move", "make_bot"]
+__all__ = ["BOT_KINDS", "Bot", "BotSpecError", "forced_move", "make_bot", "play_game"]
 
 
 class BotSpecError(CatsackError):
@@ -81,3 +82,12 @@ def make_bot(spec: str, *, seed: int | None = None) -> Bot:
     bot: Bot = cls(arg or None, seed=seed)
     bot.name = spec.strip()
     return bot
+
+
+def play_game(game: Game, bots: list[Bot]) -> Game:
+    """Play ``game`` to the end with ``bots[i]`` in seat ``i``, each deciding from its own view (R23)."""
+    for i, bot in enumerate(bots):
+        bot.reset(i, game.seats)
+    while (seat := game.to_move) is not None:
+        game.play(bots[seat].choose(game.view(seat)))
+    return game

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 import catsack
 from catsack.record import dumps_record
-from catsack.server.hub import BOT_LEVELS, PROTOCOL, Conn, Hub, LiveTable, TableError, iso_time
+from catsack.server.hub import BOT_LEVELS, PROTOCOL, Conn, Hub, LiveTable, TableError, iso_time, seat_names
 from catsack.server.settings import Settings
 
 __all__ = ["create_app", "safe_url", "setup_logging"]
@@ -276,10 +276,11 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         rows = await asyncio.to_thread(h.store.list_tables, "over", limit)
         out = []
         for row, seats in rows:
+            names = seat_names(seats)
             players = [
                 PlayerOut(
                     seat=s.seat,
-                    name=s.name if s.kind == "human" else s.bot,
+                    name=None if s.kind == "open" else names[s.seat],
                     kind=s.kind,
                     status="bot" if s.kind == "bot" else "away",
                     replaced=s.replaced,

@@ -26,7 +26,7 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -151,6 +151,16 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, tuple | list):
         return [_jsonable(v) for v in value]
     return value
+
+
+def seat_names(players: Sequence[Player | SeatRow]) -> list[str]:
+    """One distinct name per seat for event texts, records and lists: people by their name, bots by
+    level and seat number ("heuristic 3"), a repeated name with its seat number added."""
+    base = [
+        p.name if p.kind == "human" and p.name else (f"{p.bot} {i + 1}" if p.kind == "bot" else f"Seat {i + 1}")
+        for i, p in enumerate(players)
+    ]
+    return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
 
 
 def event_dict(ev: Event, version: int, names: list[str]) -> dict[str, Any]:
@@ -307,13 +317,7 @@ class LiveTable:
         return self.row.options
 
     def names(self) -> list[str]:
-        """One distinct name per seat for event texts and records: people by their name, bots by
-        level and seat number ("heuristic 3"), a repeated name with its seat number added."""
-        base = [
-            p.name if p.kind == "human" and p.name else (f"{p.bot} {i + 1}" if p.kind == "bot" else f"Seat {i + 1}")
-            for i, p in enumerate(self.players)
-        ]
-        return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
+        return seat_names(self.players)
 
     def seat_status(self, seat: int) -> str:
         p = self.players[seat]

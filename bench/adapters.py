@@ -46,8 +46,6 @@ import random
 import time
 from collections.abc import Callable
 
-import numpy as np
-
 from catsack.envs.encoding import action_mask, encode_observation
 from catsack.game import Game
 
@@ -93,7 +91,7 @@ def pettingzoo(games: int, seats: int, seed: int) -> int:
             if terminated or truncated:
                 e.step(None)
                 continue
-            legal = np.flatnonzero(obs["action_mask"])
+            legal = obs["action_mask"].nonzero()[0]
             e.step(int(legal[int(rng.random() * len(legal))]))
         plies += e.game.ply
     return plies
@@ -109,7 +107,7 @@ def gymnasium(games: int, seats: int, seed: int) -> int:
         _obs, info = env.reset(seed=seed * 100_003 + k)
         terminated = False
         while not terminated:
-            legal = np.flatnonzero(info["action_mask"])
+            legal = info["action_mask"].nonzero()[0]
             _obs, _r, terminated, _t, info = env.step(int(legal[int(rng.random() * len(legal))]))
         plies += env.game.ply
     return plies

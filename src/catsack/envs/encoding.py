@@ -23,32 +23,36 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 import numpy.typing as npt
 
 from catsack.cards import POINTS, TOKENS
-from catsack.game import PHASE_NAMES, ROUNDS
+from catsack.game import PHASE_NAMES, ROUNDS, RoundResult
 from catsack.moves import BID, BIDS, PASS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.setup import MOUSE_CARDS, TOTAL_MONEY, check_seats
 from catsack.view import View
 
 __all__ = [
+    "ACTION_MOVES",
     "NUM_ACTIONS",
     "PASS_ACTION",
     "REWARD_MODES",
     "Field",
+    "action_index",
     "action_mask",
     "action_to_move",
     "encode_observation",
     "encode_rounds",
+    "encode_rounds_of",
     "final_rewards",
     "legal_actions",
     "move_to_action",
     "observation_layout",
     "observation_size",
     "render_text",
+    "rewards_of",
     "rounds_layout",
     "rounds_size",
 ]
@@ -97,13 +101,25 @@ def move_to_action(move: Move) -> int:
     raise ActionError(f"move {move.text!r} has no action index (bids above {MAX_BID} are never legal, R12)")
 
 
+# The move of every action index, for the adapters' hot paths.
+ACTION_MOVES: Final[tuple[Move, ...]] = (*PLACES[:NUM_CARDS], PASS_MOVE, *BIDS[1 : MAX_BID + 1])
+
+
+def action_index(action: Any) -> int:
+    """``action`` as a plain ``int`` action index; raise :class:`ActionError` for anything else."""
+    if type(action) is int and 0 <= action < NUM_ACTIONS:
+        return action
+    return move_to_action(action_to_move(action))  # numpy integers pass; the rest raise
+
+
 # The legal-move tuples the core returns are shared, long-lived values, so the
 # sorted action list of each is computed once. The tuple itself is kept in the
 # cache entry: while it lives, no other object can take its id.
-_LEGAL_CACHE: dict[int, tuple[tuple[Move, ...], list[int], MaskArray]] = {}
+_Entry = tuple[tuple[Move, ...], list[int], MaskArray, bytes]
+_LEGAL_CACHE: dict[int, _Entry] = {}
 
 
-def _legal_entry(moves: tuple[Move, ...]) -> tuple[tuple[Move, ...], list[int], MaskArray]:
+def _legal_entry(moves: tuple[Move, ...]) -> _Entry:
     hit = _LEGAL_CACHE.get(id(moves))
     if hit is not None and hit[0] is moves:
         return hit
@@ -111,7 +127,7 @@ def _legal_entry(moves: tuple[Move, ...]) -> tuple[tuple[Move, ...], list[int], 
     mask = np.zeros(NUM_ACTIONS, np.int8)
     mask[actions] = 1
     mask.flags.writeable = False
-    entry = (moves, actions, mask)
+    entry = (moves, actions, mask, mask.tobytes())
     if len(_LEGAL_CACHE) < 100_000:  # bounded: hand-made tuples must not grow it forever
         _LEGAL_CACHE[id(moves)] = entry
     return entry
@@ -122,9 +138,14 @@ def legal_actions_of(moves: tuple[Move, ...]) -> list[int]:
     return _legal_entry(moves)[1][:]
 
 
+def legal_mask_of(moves: tuple[Move, ...]) -> MaskArray:
+    """The 0/1 mask of a tuple of legal moves: a shared, read-only array (copy it to write)."""
+    return _legal_entry(moves)[2]
+
+
 def is_legal_action(moves: tuple[Move, ...], action: int) -> bool:
     """Whether ``action`` (already checked to be an action index) is among ``moves``; no Move comparisons."""
-    return bool(_legal_entry(moves)[2][action])
+    return _legal_entry(moves)[3][action] == 1
 
 
 def legal_actions(view: View) -> list[int]:
@@ -299,12 +320,13 @@ def _won_block(view: View) -> ObsArray:
     hit = _WON_BLOCKS.get(key)
     if hit is not None and hit[0] is view.won:
         return hit[1]
-    block = np.zeros(n * _WON_KINDS, np.float32)
-    step = 1.0 / _offsets(n).sets
+    counts = [0] * (n * _WON_KINDS)
     for s, pile in enumerate(view.won):
         base = ((s - me) % n) * _WON_KINDS
         for c in pile:
-            block[base + c] += step
+            counts[base + c] += 1
+    sets = _offsets(n).sets
+    block = np.array([k / sets for k in counts], np.float32)  # one rounding per entry (as the Observer)
     if len(_WON_BLOCKS) >= 256:
         _WON_BLOCKS.clear()
     _WON_BLOCKS[key] = (view.won, block)  # the entry keeps the piles alive: their id stays unique
@@ -433,8 +455,11 @@ def encode_rounds(view: View) -> ObsArray:
     me = view.seat
     if me is None:
         raise ValueError("a round summary needs a seat's view, not the public view (R23)")
-    n = view.seats
-    rounds = view.rounds
+    return encode_rounds_of(view.rounds, me, view.seats)
+
+
+def encode_rounds_of(rounds: tuple[RoundResult, ...], me: int, n: int) -> ObsArray:
+    """:func:`encode_rounds` from the finished rounds (public, R14, R17) for viewer ``me`` of ``n`` seats."""
     # Finished rounds change once a round, not once a move: encode each (rounds, viewer) once.
     key = (id(rounds), me, n)
     hit = _ROUND_BLOCKS.get(key)
@@ -481,16 +506,24 @@ def final_rewards(view: View, mode: str = "margin") -> tuple[float, ...]:
         raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, not {mode!r}")
     if view.scores is None:
         raise ValueError(f"rewards need a finished game; this one is in round {view.round}, {view.phase}")
-    scores = view.scores
+    return rewards_of(view.scores, view.cat_points, view.winners, mode)
+
+
+def rewards_of(
+    scores: tuple[int, ...], cat_points: tuple[int, ...], winners: tuple[int, ...], mode: str = "margin"
+) -> tuple[float, ...]:
+    """:func:`final_rewards` from the final scores, cat points and winners (all public at the end, R21, R22)."""
+    if mode not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, not {mode!r}")
     n = len(scores)
     if mode == "margin":
         mean = sum(scores) / n
         return tuple(float(s - mean) for s in scores)
     if mode == "rank":
-        keys = list(zip(scores, view.cat_points, strict=True))
+        keys = list(zip(scores, cat_points, strict=True))
         return tuple((sum(k > o for o in keys) - sum(k < o for o in keys)) / (n - 1) for k in keys)
-    share = 1.0 / len(view.winners)
-    return tuple(share if s in view.winners else 0.0 for s in range(n))
+    share = 1.0 / len(winners)
+    return tuple(share if s in winners else 0.0 for s in range(n))
 
 
 def reward_range(seats: int, mode: str) -> tuple[float, float]:

@@ -38,21 +38,21 @@ from gymnasium import spaces
 
 from catsack.bots.base import Bot, make_bot
 from catsack.envs.encoding import (
+    ACTION_MOVES,
     NUM_ACTIONS,
     REWARD_MODES,
     ActionError,
     MaskArray,
     ObsArray,
-    action_mask,
-    action_to_move,
-    encode_observation,
-    final_rewards,
-    is_legal_action,
-    legal_actions_of,
+    _legal_entry,
+    action_index,
+    legal_mask_of,
     observation_size,
     render_text,
+    rewards_of,
 )
-from catsack.game import Game
+from catsack.envs.observer import Observer
+from catsack.game import OVER, Game
 from catsack.setup import check_seats
 from catsack.view import View
 
@@ -113,6 +113,7 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
         self.observation_space = spaces.Box(0.0, 1.0, (observation_size(n),), np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
         self._game: Game | None = None
+        self._obs: Observer | None = None
         self._seat = 0 if learner_seat is None else learner_seat
         self._bots: dict[int, Bot] = {}
         self._own_bots: list[Bot] = []
@@ -128,6 +129,7 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
         n = self.seats
         self._seat = int(rng.integers(n)) if self.learner_seat is None else self.learner_seat
         self._game = Game.new(n, seed=int(rng.integers(2**62)))
+        self._obs = Observer(self._game)
         self._close_own_bots()
         self._bots = {}
         for k, spec in enumerate(self._specs, start=1):
@@ -140,8 +142,7 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
             bot.reset(seat, n)
             self._bots[seat] = bot
         self._play_bots()
-        view = self._view()
-        return encode_observation(view), self._info(view)
+        return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[ObsArray, float, bool, bool, dict[str, Any]]:
         g = self._game
@@ -149,28 +150,30 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
             raise RuntimeError("call reset() before step()")
         if g.is_over:
             raise RuntimeError("the game is over: call reset() to start another")
-        move = action_to_move(action)
-        legal = g.legal_moves()  # the learner is to move: these are its view's legal moves
+        a = action_index(action)  # raises ActionError for anything that is not an action
+        entry = _legal_entry(g._legal)  # the learner is to move: these are its view's legal moves
         reward = 0.0
         extra: dict[str, Any] = {}
-        if not is_legal_action(legal, int(action)):
+        if entry[3][a]:
+            move = ACTION_MOVES[a]
+        else:
             # Documented, deterministic: the lowest legal action, and a penalty.
-            move = action_to_move(legal_actions_of(legal)[0])
+            move = ACTION_MOVES[entry[1][0]]
             reward -= self.illegal_penalty
-            extra = {"illegal_action": int(action), "played": move.text}
+            extra = {"illegal_action": a, "played": move.text}
         g.play(move)
+        self._sync()
         self._play_bots()
-        view = self._view()
-        terminated = g.is_over
-        if terminated:
-            reward += final_rewards(view, self.reward_mode)[self._seat]
-        info = self._info(view)
+        terminated = g._phase == OVER
+        if terminated:  # scores, cat points and winners are public now (R20-R22)
+            reward += rewards_of(g.scores(), g.cat_points(), g.winners(), self.reward_mode)[self._seat]
+        info = self._info()
         info.update(extra)
-        return encode_observation(view), reward, terminated, False, info
+        return self._observe(), reward, terminated, False, info
 
     def action_masks(self) -> MaskArray:
         """The learner's legal actions now as a 0/1 ``int8`` vector (all 0 once the game is over)."""
-        return action_mask(self._view())
+        return self._mask().copy()
 
     def render(self) -> str | None:
         """The learner's view as text (``render_mode="ansi"``)."""
@@ -199,8 +202,21 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
     def _view(self) -> View:
         return self.game.view(self._seat)
 
-    def _info(self, view: View) -> dict[str, Any]:
-        return {"action_mask": action_mask(view), "seat": self._seat}
+    def _mask(self) -> MaskArray:
+        g = self.game  # the game's legal moves are the learner's only on its turn (R23)
+        return legal_mask_of(g._legal if g._to_move == self._seat and g._phase != OVER else ())
+
+    def _info(self) -> dict[str, Any]:
+        return {"action_mask": self._mask().copy(), "seat": self._seat}  # a new array each call, as gymnasium asks
+
+    def _observe(self) -> ObsArray:
+        """The learner's observation: ``encode_observation(game.view(seat))``, kept up to date move by move."""
+        assert self._obs is not None
+        return self._obs.observe(self._seat)
+
+    def _sync(self) -> None:
+        assert self._obs is not None
+        self._obs.sync()
 
     def _play_bots(self) -> None:
         g = self.game
@@ -213,6 +229,7 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
             if move not in view.legal:
                 raise ActionError(f"bot {bot.name!r} in seat {seat} chose {move!r}, which is not legal now")
             g.play(move)
+            self._sync()
 
     def _close_own_bots(self) -> None:
         for bot in self._own_bots:

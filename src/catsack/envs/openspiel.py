@@ -46,16 +46,16 @@ from catsack.envs.encoding import (
     NUM_ACTIONS,
     _offsets,
     action_to_move,
-    encode_observation,
-    encode_rounds,
-    final_rewards,
+    encode_rounds_of,
     legal_actions_of,
     move_to_action,
     observation_size,
     render_text,
     reward_range,
+    rewards_of,
     rounds_size,
 )
+from catsack.envs.observer import Observer
 from catsack.game import ROUNDS, Game
 from catsack.setup import TOTAL_MONEY, Setup
 from catsack.view import View
@@ -125,21 +125,31 @@ class CatsackGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class _Box:
-    """Holds the engine game; copying the state copies it with ``Game.clone`` (fast) and drops cached views."""
+    """Holds the engine game and its Observer; copying the state clones both and drops cached views."""
 
-    __slots__ = ("game", "tensors", "views")
+    __slots__ = ("game", "observer", "views")
 
-    def __init__(self, game: Game | None) -> None:
+    def __init__(self, game: Game | None, observer: Observer | None = None) -> None:
         self.game = game
         self.views: dict[int, View] = {}
-        # pyspiel may ask an observer twice for one tensor: keep the last ones per (player, perfect recall).
-        self.tensors: dict[tuple[int, bool], np.ndarray[Any, Any]] = {}
+        # Made on the first tensor request, then kept in step with every move (see Observer).
+        self.observer = observer
 
     def __deepcopy__(self, memo: dict[int, Any]) -> _Box:
-        return _Box(None if self.game is None else self.game.clone())
+        if self.game is None:
+            return _Box(None)
+        game = self.game.clone()
+        return _Box(game, None if self.observer is None else self.observer.clone(game))
 
     def __reduce__(self) -> tuple[type[_Box], tuple[Game | None]]:
-        return (_Box, (self.game,))  # pickled states (serialization) leave the view cache behind
+        return (_Box, (self.game,))  # pickled states (serialization) leave the caches behind
+
+    def observe_into(self, player: int, out: np.ndarray[Any, Any]) -> None:
+        """Write ``player``'s observation vector (``encode_observation`` of their view) into ``out``."""
+        assert self.game is not None
+        if self.observer is None:
+            self.observer = Observer(self.game)
+        self.observer.observe_into(player, out)
 
 
 class CatsackState(pyspiel.State):  # type: ignore[misc]
@@ -182,9 +192,12 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
         if g is None:
             self._apply_chance(int(action))
             return
-        self._box.views = {}
-        self._box.tensors = {}
+        box = self._box
+        if box.views:
+            box.views = {}
         g.play(action_to_move(action))
+        if box.observer is not None:
+            box.observer.sync()
 
     def _apply_chance(self, a: int) -> None:
         if a not in [o for o, _ in self.chance_outcomes()]:
@@ -220,7 +233,7 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
         g = self._box.game
         if g is None or not g.is_over:
             return [0.0] * self._n
-        return list(final_rewards(g.public_view(), "margin"))
+        return list(rewards_of(g.scores(), g.cat_points(), g.winners(), "margin"))  # public at the end (R21)
 
     def __str__(self) -> str:
         g = self._box.game
@@ -249,12 +262,16 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
             v = box.views[player] = box.game.view(player)
         return v
 
-    def cached_tensor(self, key: tuple[int, bool]) -> np.ndarray[Any, Any] | None:
-        return self._box.tensors.get(key)
-
-    def cache_tensor(self, key: tuple[int, bool], tensor: np.ndarray[Any, Any]) -> None:
-        if self._box.game is not None:
-            self._box.tensors[key] = tensor.copy()
+    def write_tensors(self, player: int, obs: np.ndarray[Any, Any], rounds: np.ndarray[Any, Any] | None) -> bool:
+        """Write ``player``'s observation (and finished rounds) tensors; ``False`` during the setup."""
+        box = self._box
+        g = box.game
+        if g is None:
+            return False
+        box.observe_into(player, obs)
+        if rounds is not None:
+            rounds[:] = encode_rounds_of(g._finished()[0], player, self._n)  # public rounds (R14, R17)
+        return True
 
     def known_setup(self, player: int) -> tuple[int, int | None]:
         """During setup: (start seat or -1, the player's removed card if already dealt)."""
@@ -325,23 +342,12 @@ class CatsackObserver:
             self.dict["rounds"] = self.tensor[size:]
 
     def set_from(self, state: CatsackState, player: int) -> None:
-        view = state.view(player)
-        obs = self.dict["observation"]
-        key = (player, self.perfect_recall)
-        cached = state.cached_tensor(key)
-        if cached is not None:
-            self.tensor[:] = cached
+        if state.write_tensors(player, self.dict["observation"], self.dict.get("rounds")):
             return
-        if view is None:
-            self.tensor.fill(0.0)
-            _start, removed = state.known_setup(player)
-            if removed is not None:
-                obs[_offsets(self.seats).removed + removed] = 1.0
-            return
-        encode_observation(view, out=obs)
-        if self.perfect_recall:
-            self.dict["rounds"][:] = encode_rounds(view)
-        state.cache_tensor(key, self.tensor)
+        self.tensor.fill(0.0)  # still dealing: all the player knows is their removed card (R7)
+        _start, removed = state.known_setup(player)
+        if removed is not None:
+            self.dict["observation"][_offsets(self.seats).removed + removed] = 1.0
 
     def string_from(self, state: CatsackState, player: int) -> str:
         view = state.view(player)

@@ -36,19 +36,19 @@ from gymnasium.logger import warn
 from pettingzoo import AECEnv, ParallelEnv  # type: ignore[import-untyped,import-not-found,unused-ignore]
 
 from catsack.envs.encoding import (
+    ACTION_MOVES,
     NUM_ACTIONS,
     REWARD_MODES,
     ActionError,
-    action_mask,
-    action_to_move,
-    encode_observation,
-    final_rewards,
-    is_legal_action,
-    legal_actions_of,
+    _legal_entry,
+    action_index,
+    legal_mask_of,
     observation_size,
     render_text,
+    rewards_of,
 )
-from catsack.game import Game
+from catsack.envs.observer import Observer
+from catsack.game import OVER, Game
 from catsack.moves import Move
 from catsack.setup import check_seats
 
@@ -93,31 +93,41 @@ class _Table:
         self.act_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in self.names}
         self.rng = random.Random()
         self.game = Game.new(self.n, rng=self.rng)
+        self.obs = Observer(self.game)
 
     def deal(self, seed: int | None) -> None:
         # A seed restarts the deal sequence; without one the next deal follows on.
         if seed is not None:
             self.rng = random.Random(seed)
         self.game = Game.new(self.n, rng=self.rng)
+        self.obs = Observer(self.game)
 
     def observe(self, seat: int) -> Obs:
-        view = self.game.view(seat)
-        return {"observation": encode_observation(view), "action_mask": action_mask(view)}
+        # The Observer's vector equals encode_observation(game.view(seat)); the mask is the
+        # seat's legal moves, which are the game's own only while it is that seat's turn (R23).
+        g = self.game
+        legal = g._legal if g._to_move == seat else ()
+        return {"observation": self.obs.observe(seat), "action_mask": legal_mask_of(legal)}
 
-    def resolve(self, agent: str, action: Any) -> tuple[Move, dict[str, Any]]:
-        """The move to play for ``action`` and the info to report (illegal actions are replaced)."""
-        move = action_to_move(action)  # raises ActionError for non-actions
-        legal = self.game.legal_moves()
-        if is_legal_action(legal, int(action)):
-            return move, {}
-        fallback = action_to_move(legal_actions_of(legal)[0])
-        return fallback, {"illegal_action": int(action), "played": fallback.text}
+    def play(self, move: Move) -> None:
+        self.game.play(move)
+        self.obs.sync()
+
+    def resolve(self, action: Any) -> tuple[Move, dict[str, Any] | None]:
+        """The move to play for ``action`` and, if it was illegal and replaced, the info to report."""
+        a = action_index(action)  # raises ActionError for non-actions
+        entry = _legal_entry(self.game._legal)
+        if entry[3][a]:
+            return ACTION_MOVES[a], None
+        fallback = ACTION_MOVES[entry[1][0]]
+        return fallback, {"illegal_action": a, "played": fallback.text}
 
     def fallback_move(self) -> Move:
-        return action_to_move(legal_actions_of(self.game.legal_moves())[0])
+        return ACTION_MOVES[_legal_entry(self.game._legal)[1][0]]
 
     def final(self) -> tuple[float, ...]:
-        return final_rewards(self.game.public_view(), self.reward_mode)
+        g = self.game  # over: scores, cat points and winners are public (R20-R22)
+        return rewards_of(g.scores(), g.cat_points(), g.winners(), self.reward_mode)
 
     def render(self, render_mode: str | None) -> str | None:
         if render_mode is None:
@@ -182,6 +192,8 @@ class CatsackAEC(_Spaces, AECEnv):  # type: ignore[misc]
         to_move = self._t.game.to_move
         self.agent_selection = self.possible_agents[0 if to_move is None else to_move]
         self._skip_agent_selection = None
+        # True while step may take its short path (see step): no max_cycles, nothing to clear.
+        self._quiet = self._t.max_cycles is None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Deal a new game (R4–R9); ``seed`` fixes the deal. ``options`` are accepted and ignored."""
@@ -191,25 +203,48 @@ class CatsackAEC(_Spaces, AECEnv):  # type: ignore[misc]
     def observe(self, agent: str) -> Obs:
         return self._t.observe(self._t.seat_of[agent])
 
+    def last(self, observe: bool = True) -> tuple[Obs | None, float, bool, bool, dict[str, Any]]:
+        """Observation, cumulative reward, terminated, truncated and info of the agent to act."""
+        agent = self.agent_selection
+        return (
+            self._t.observe(self._t.seat_of[agent]) if observe else None,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
     def action_masks(self) -> np.ndarray[Any, Any]:
         """The legal-action mask of the agent to act (all 0 for a dead agent)."""
-        return self._t.observe(self._t.seat_of[self.agent_selection])["action_mask"]
+        return self._t.observe(self._t.seat_of[self.agent_selection])["action_mask"].copy()
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
+        t = self._t
+        g = t.game
+        if self._quiet:
+            # The usual step: a legal move mid-game, no rewards pending, no agent dead or truncated.
+            move, info = t.resolve(action)
+            if info is None:
+                self._cumulative_rewards[agent] = 0.0
+                self.infos[agent] = {}
+                t.play(move)
+                if g._phase != OVER:
+                    self.agent_selection = t.names[g._to_move]
+                    return
+                self._finish_step(agent)
+                return
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        t = self._t
         seat = t.seat_of[agent]
-        move, info = t.resolve(agent, action)
+        move, info = t.resolve(action)
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.infos[agent] = info
+        self.infos[agent] = info or {}
         if info:
             self.rewards[agent] -= t.penalty
-        g = t.game
-        g.play(move)
+        t.play(move)
         self._moves_made[seat] += 1
         if t.max_cycles is not None:
             if self._moves_made[seat] >= t.max_cycles:
@@ -217,7 +252,12 @@ class CatsackAEC(_Spaces, AECEnv):  # type: ignore[misc]
             # While an agent is still live, the game goes on: truncated seats play the fallback.
             live = [a for a in self.agents if not self.truncations[a]]
             while live and not g.is_over and t.names[g.to_move] not in live:  # type: ignore[index]
-                g.play(t.fallback_move())
+                t.play(t.fallback_move())
+        self._finish_step(agent)
+
+    def _finish_step(self, agent: str) -> None:
+        t = self._t
+        g = t.game
         if g.is_over:
             final = t.final()
             for a in self.agents:
@@ -230,6 +270,13 @@ class CatsackAEC(_Spaces, AECEnv):  # type: ignore[misc]
                 self.agent_selection = mover
         self._accumulate_rewards()
         self._deads_step_first()
+        # Quiet again only if this step left no rewards to clear and nobody dead or truncated.
+        self._quiet = (
+            t.max_cycles is None
+            and not any(self.rewards.values())
+            and not any(self.terminations.values())
+            and not any(self.truncations.values())
+        )
 
 
 class CatsackParallel(_Spaces, ParallelEnv):  # type: ignore[misc]
@@ -282,11 +329,11 @@ class CatsackParallel(_Spaces, ParallelEnv):  # type: ignore[misc]
                 break
             if agent not in actions:
                 raise ActionError(f"{agent} is to move but has no action in {sorted(actions)}")
-            move, info = t.resolve(agent, actions[agent])
+            move, info = t.resolve(actions[agent])
             if info:
                 rewards[agent] -= t.penalty
                 infos[agent] = info
-            g.play(move)
+            t.play(move)
             acted.add(agent)
         self._cycles += 1
         over = g.is_over

@@ -1,0 +1,410 @@
+"""Observation vectors kept up to date move by move, instead of re-encoded from a fresh view.
+
+:func:`catsack.envs.encoding.encode_observation` builds a seat's vector from
+its :class:`~catsack.view.View`: about 5 µs for the view and as much again
+for the encoding, against about 0.5 µs for the engine to play a move. An
+environment that observes after every move spends nearly all its time there,
+although a move changes only a handful of entries.
+
+:class:`Observer` keeps the same vectors current by applying each move's
+effect. It is split the way R23 splits the game:
+
+- one **public** vector ``P`` in absolute seat order, holding what every
+  seat may know (the face-up row, owners, bids, passes, mouse cards, won
+  piles, bank, round, start player, seat to move, phase), updated once per
+  move whoever observes;
+- per seat, a **private** vector ``Q[s]`` in that seat's relative order for
+  the entries that differ between seats: its hand, its removed card, its
+  own money (R24), and for each row position whether the card is hidden
+  from it or is its own face-down card.
+
+Seat ``s`` observes one gather (``numpy.take``) from ``P`` and ``Q[s]``,
+with an index that rotates the seat blocks into ``s``'s order. The result
+is the very vector :func:`encode_observation` gives for ``game.view(s)``,
+entry for entry (``tests/test_observer.py`` checks every
+ply of many games for 3, 4 and 5 seats, and that re-dealing what a seat
+cannot see never changes its vector).
+
+Like :func:`~catsack.view.make_view`, the observer reads the game's fields
+directly and reads a seat's hidden cards only into that seat's ``Q``.
+Call :meth:`Observer.sync` after every move; if the game moved by anything
+other than one move (several moves, an undo, a different game), ``sync``
+rebuilds the vectors from views instead.
+"""
+
+from __future__ import annotations
+
+from array import array
+from functools import cache
+
+import numpy as np
+import numpy.typing as npt
+
+from catsack.envs.encoding import (
+    _MOUSE_CARD_MAX,
+    _WON_KINDS,
+    NUM_CARDS,
+    ObsArray,
+    _Offsets,
+    _offsets,
+    encode_observation,
+)
+from catsack.game import _CARD_MICE, _UP_AFTER_PASSES, BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
+from catsack.moves import BID, PLACE, Move
+from catsack.setup import BANK_START, MOUSE_CARDS
+
+__all__ = ["Observer"]
+
+
+@cache
+def _index(n: int, me: int) -> npt.NDArray[np.intp]:
+    """Where each entry of ``me``'s vector comes from in the buffer ``P + Q[0] + … + Q[n-1]``."""
+    o = _offsets(n)
+    size = o.size
+    index = list(range(o.size))
+
+    def rotate(start: int, width: int = 1) -> None:
+        # relative seat r's entries come from absolute seat (me + r) % n
+        for r in range(n):
+            a = (me + r) % n
+            for k in range(width):
+                index[start + r * width + k] = start + a * width + k
+
+    for p in range(o.row_len):
+        rotate(o.row + p * o.slot)  # owner one-hot; the dummy's entry (index n) stays
+    for start in (o.bids, o.high_bidder, o.passed, o.money, o.money_known, o.start, o.to_move):
+        rotate(start)
+    rotate(o.won, _WON_KINDS)
+    q = (1 + me) * size  # the entries that differ between viewers come from Q[me]
+    private = [*range(o.hand, o.hand + NUM_CARDS), *range(o.removed, o.removed + NUM_CARDS), o.money, o.money_known]
+    for p in range(o.row_len):
+        base = o.row + p * o.slot
+        private += range(base + n + 11, base + n + 22)  # own face-down card (10) and hidden (1)
+    for i in private:
+        index[i] = q + i
+    return np.array(index, np.intp)
+
+
+class Observer:
+    """Every seat's observation vector of one game, updated by :meth:`sync` after each move.
+
+    >>> from catsack.game import Game
+    >>> from catsack.envs.encoding import encode_observation
+    >>> g = Game.new(4, seed=3)
+    >>> obs = Observer(g)
+    >>> g.play(g.legal_moves()[0]); obs.sync()
+    >>> bool((obs.observe(1) == encode_observation(g.view(1))).all())
+    True
+    """
+
+    __slots__ = ("_b", "_bv", "_counts", "_game", "_idx", "_last", "_o", "_others", "_own", "_s")
+
+    _b: array[float]
+    _bv: ObsArray
+    _counts: list[int]
+    _idx: tuple[npt.NDArray[np.intp], ...]
+    _last: Move | None  # the last move synced (None before the first)
+    _o: _Offsets
+    _others: tuple[tuple[int, ...], ...]  # per seat: where the other seats' private vectors start
+    _own: list[int]  # per seat: where its face-down row card's block starts, -1 if none
+    _s: list[int]
+
+    def __init__(self, game: Game) -> None:
+        self._game = game
+        self._rebuild()
+
+    # ------------------------------------------------------------------ reading
+
+    def observe(self, seat: int) -> ObsArray:
+        """A fresh ``float32`` vector: ``encode_observation(game.view(seat))`` as of the last sync."""
+        return self._bv.take(self._idx[seat])
+
+    def observe_into(self, seat: int, out: ObsArray) -> None:
+        """Write :meth:`observe`'s vector into ``out`` (a ``float32`` array of the observation's length)."""
+        self._bv.take(self._idx[seat], out=out)
+
+    @property
+    def game(self) -> Game:
+        return self._game
+
+    def clone(self, game: Game) -> Observer:
+        """A copy for ``game``, a clone of this observer's game at the same position."""
+        c = Observer.__new__(Observer)
+        c._game = game
+        c._o = self._o
+        c._idx = self._idx
+        c._others = self._others
+        c._b = array("f", self._b)
+        c._bv = np.frombuffer(c._b, np.float32)
+        c._s = self._s[:]
+        c._own = self._own[:]
+        c._counts = self._counts[:]
+        c._last = self._last
+        return c
+
+    # ------------------------------------------------------------------ updating
+
+    def sync(self) -> None:
+        """Bring the vectors up to the game's current position (call after each move)."""
+        g = self._game
+        moves = g._moves
+        ply = len(moves)
+        s = self._s
+        if ply == s[0] and (ply == 0 or moves[-1] is self._last):
+            return
+        if ply != s[0] + 1 or (ply > 1 and moves[-2] is not self._last):  # not exactly one move on
+            self._rebuild()
+            return
+        move = self._last = moves[-1]
+        # s: [ply, phase, to_move, first ply of the round, high bidder, face-up cards, start, round index]
+        B = self._b
+        o = self._o
+        n = o.n
+        mover = s[2]
+        if g._rply != s[3]:
+            self._round_end(g, o, mover)
+            return
+        ph = g._phase
+        kind = move.kind
+        if kind == PLACE:
+            c = move.arg
+            size = o.size
+            base = o.row + (len(g._row) - 1) * o.slot
+            B[base + mover] = 1.0  # the owner, for everyone (R10)
+            q = (1 + mover) * size  # the card: face down, known to its owner only
+            B[q + o.hand + c] = 0.0
+            B[q + base + n + 11 + c] = 1.0
+            hidden = base + n + 21
+            for q in self._others[mover]:
+                B[q + hidden] = 1.0
+            self._own[mover] = base
+            if ph == BIDDING:  # R11: the last placement turns the first card up
+                up = _UP_AFTER_PASSES[n][0]
+                self._reveal(g, o, 0, up)
+                s[5] = up
+                B[o.phase + PLACING] = 0.0
+                B[o.phase + BIDDING] = 1.0
+                B[o.payout] = g._cards[0] / _MOUSE_CARD_MAX if g._filled else 0.0
+        elif kind == BID:  # R12 (a bid under R15's last choice ends the round: handled above)
+            b = move.arg / o.total_money
+            if s[4] >= 0:
+                B[o.high_bidder + s[4]] = 0.0
+            B[o.high_bidder + mover] = 1.0
+            B[o.high_bid] = b
+            B[o.bids + mover] = b
+            s[4] = mover
+        else:  # a pass in the auction that did not end the round (R13, R14, R15)
+            k = g._passed.bit_count()
+            B[o.passed + mover] = 1.0
+            B[o.bids + mover] = 0.0
+            if g._filled:
+                B[o.mouse + k - 1] = 0.0  # the lowest filled card was emptied
+                B[(1 + mover) * o.size + o.money] = g._money[mover] / o.total_money
+            if ph == BIDDING:
+                B[o.payout] = g._cards[k] / _MOUSE_CARD_MAX if g._filled and k < len(g._cards) else 0.0
+                up = _UP_AFTER_PASSES[n][k]
+            else:  # R15: last choice; the whole row is face up
+                B[o.payout] = 0.0
+                B[o.phase + BIDDING] = 0.0
+                B[o.phase + LAST_CHOICE] = 1.0
+                up = len(g._row)
+            if up > s[5]:
+                self._reveal(g, o, s[5], up)
+                s[5] = up
+        t = g._to_move
+        B[o.to_move + mover] = 0.0
+        B[o.to_move + t] = 1.0
+        s[0] = ply
+        s[1] = ph
+        s[2] = t
+
+    def _reveal(self, g: Game, o: _Offsets, first: int, stop: int) -> None:
+        """Turn row positions ``first .. stop-1`` face up for everyone (R11, R14)."""
+        B = self._b
+        n = o.n
+        size = o.size
+        row = g._row
+        dummy = 1 if n == 3 else 0
+        start = g._start
+        for pos in range(first, stop):
+            card = row[pos]
+            base = o.row + pos * o.slot
+            B[base + n + 1 + card] = 1.0
+            for v in range(n):
+                B[(1 + v) * size + base + n + 21] = 0.0
+            if pos >= dummy:
+                owner = (start + pos - dummy) % n
+                B[(1 + owner) * size + base + n + 11 + card] = 0.0
+                self._own[owner] = -1
+
+    def _set_money(self, g: Game, o: _Offsets, seat: int) -> None:
+        self._b[(1 + seat) * o.size + o.money] = g._money[seat] / o.total_money
+
+    def _round_end(self, g: Game, o: _Offsets, mover: int) -> None:
+        """The move ended a round (R15–R20): clear the row and the auction, add the won cards."""
+        s = self._s
+        B = self._b
+        n = o.n
+        size = o.size
+        # The row: every position goes, for everyone.
+        used = o.row_len * o.slot
+        zeros = _zeros(used)
+        for b in range(o.row, (n + 1) * size, size):
+            B[b : b + used] = zeros
+        own = self._own
+        for seat in range(n):
+            if own[seat] >= 0:  # a card never turned up: its owner's private entries go with it
+                base = (1 + seat) * size + own[seat]
+                B[base + n + 11 : base + n + 21] = _zeros(NUM_CARDS)
+                own[seat] = -1
+        over = g._phase == OVER
+        if n == 3 and not over:  # R10: the dummy's next card leads the new row, face down
+            self._dummy_card(o)
+        # The auction: bids, high bid, high bidder and passes are contiguous.
+        B[o.bids : o.passed + n] = _zeros(o.passed + n - o.bids)
+        # Won piles (R16, R17): count the buyer's new cards.
+        buyer = g._ends[-1][11]
+        if buyer >= 0:
+            counts = self._counts
+            sets = o.sets
+            pile = g._won[buyer]
+            first = buyer * (_WON_KINDS + 1)
+            for c in pile[counts[first + _WON_KINDS] :]:
+                counts[first + c] += 1
+                B[o.won + buyer * _WON_KINDS + c] = counts[first + c] / sets
+            counts[first + _WON_KINDS] = len(pile)
+            self._set_money(g, o, buyer)  # the price (R17)
+        self._set_money(g, o, mover)  # the last passer's payout (R13)
+        B[o.bank] = g._bank / o.total_money
+        for i, v in enumerate(_CARD_MICE[n][g._filled and not over][0]):  # R18 refill, or empty
+            B[o.mouse + i] = v / _MOUSE_CARD_MAX
+        B[o.payout] = 0.0
+        rnd = g._round if g._round < ROUNDS else ROUNDS - 1
+        B[o.round + s[7]] = 0.0
+        B[o.round + rnd] = 1.0
+        B[o.start + s[6]] = 0.0
+        B[o.start + g._start] = 1.0
+        B[o.phase + s[1]] = 0.0
+        B[o.phase + g._phase] = 1.0
+        B[o.to_move + s[2]] = 0.0
+        if over:  # R20, R24: every seat's money is shown at the end
+            t = -1
+            for seat in range(n):
+                B[o.money + seat] = g._money[seat] / o.total_money
+                B[o.money_known + seat] = 1.0
+        else:
+            t = g._to_move
+            B[o.to_move + t] = 1.0
+        s[:] = [len(g._moves), g._phase, t, g._rply, -1, 0, g._start, rnd]
+
+    def _dummy_card(self, o: _Offsets) -> None:
+        """R10 (3 seats): the dummy's card at the head of the row, face down for everyone."""
+        n = o.n
+        self._b[o.row + n] = 1.0
+        for v in range(n):
+            self._b[(1 + v) * o.size + o.row + n + 21] = 1.0
+
+    def _rebuild(self) -> None:
+        """Build every vector (a new game, or anything but a single move since the last sync)."""
+        g = self._game
+        n = g._n
+        o = self._o = _offsets(n)
+        self._idx = tuple(_index(n, seat) for seat in range(n))
+        self._others = tuple(tuple((1 + v) * o.size for v in range(n) if v != seat) for seat in range(n))
+        if not g._moves:
+            self._fresh(g, o)
+            return
+        views = [encode_observation(g.view(seat)) for seat in range(n)]
+        # Seat 0's vector is in absolute order. The entries that differ between viewers are
+        # read from each viewer's own vector; of the rest only seat 0's money is not public.
+        pub = views[0].copy()
+        if g._phase != OVER:
+            pub[o.money] = 0.0
+            pub[o.money_known] = 0.0
+        self._b = array("f", np.concatenate([pub, *views]).tobytes())
+        self._bv = np.frombuffer(self._b, np.float32)
+        own = [-1] * n
+        for seat in range(n):
+            for pos in range(o.row_len):
+                base = o.row + pos * o.slot
+                if views[seat][base + n + 11 : base + n + 21].any():
+                    own[seat] = base
+        self._own = own
+        counts = [0] * (n * (_WON_KINDS + 1))
+        for seat in range(n):
+            for c in g._won[seat]:
+                counts[seat * (_WON_KINDS + 1) + c] += 1
+            counts[seat * (_WON_KINDS + 1) + _WON_KINDS] = len(g._won[seat])
+        self._counts = counts
+        ph = g._phase
+        if ph == PLACING:
+            up = 0
+        elif ph == BIDDING:
+            up = _UP_AFTER_PASSES[n][g._passed.bit_count()]
+        else:
+            up = len(g._row)
+        rnd = g._round if g._round < ROUNDS else ROUNDS - 1
+        t = -1 if ph == OVER else g._to_move
+        self._s = [len(g._moves), ph, t, g._rply, g._hseat, up, g._start, rnd]
+        self._last = g._moves[-1]
+
+    def _fresh(self, g: Game, o: _Offsets) -> None:
+        """The vectors of a game before its first move (R4–R9), written directly."""
+        n = o.n
+        size = o.size
+        tm = o.total_money
+        B = self._b = array("f", _fresh_public(n, g._start))
+        for seat in range(n):
+            B.frombytes(_hand_vector(g._hands[seat], size))
+            q = (1 + seat) * size
+            B[q + o.removed + g._removed[seat]] = 1.0
+            B[q + o.money] = g._money[seat] / tm
+            B[q + o.money_known] = 1.0
+        if n == 3:
+            self._dummy_card(o)
+        self._bv = np.frombuffer(B, np.float32)
+        self._own = [-1] * n
+        self._counts = [0] * (n * (_WON_KINDS + 1))
+        self._s = [0, PLACING, g._to_move, 0, -1, 0, g._start, 0]
+        self._last = None
+
+
+@cache
+def _fresh_public(n: int, start: int) -> bytes:
+    """The public vector before the first move (the same for every deal with this start player)."""
+    o = _offsets(n)
+    P = array("f", bytes(4 * o.size))
+    for i, v in enumerate(_CARD_MICE[n][True][0]):
+        P[o.mouse + i] = v / _MOUSE_CARD_MAX
+    P[o.bank] = (BANK_START[n] - sum(MOUSE_CARDS[n])) / o.total_money  # R6: the cards are filled at setup
+    P[o.round] = 1.0
+    P[o.start + start] = 1.0
+    P[o.to_move + start] = 1.0
+    P[o.phase + PLACING] = 1.0
+    return P.tobytes()
+
+
+_HANDS: dict[tuple[int, int], bytes] = {}
+
+
+def _hand_vector(mask: int, size: int) -> bytes:
+    """A private vector of ``size`` entries with only the hand block (which comes first) filled in."""
+    key = (mask, size)
+    b = _HANDS.get(key)
+    if b is None:
+        v = array("f", bytes(4 * size))
+        for c in range(NUM_CARDS):
+            if mask >> c & 1:
+                v[c] = 1.0
+        b = _HANDS[key] = v.tobytes()
+    return b
+
+
+_ZEROS: dict[int, array[float]] = {}
+
+
+def _zeros(size: int) -> array[float]:
+    z = _ZEROS.get(size)
+    if z is None:
+        z = _ZEROS[size] = array("f", bytes(4 * size))
+    return z

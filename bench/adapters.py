@@ -4,39 +4,37 @@
 
 Every line plays whole games with uniformly random legal moves and counts
 player moves (plies; OpenSpiel's chance nodes are not counted) per second of
-this process's CPU time, best of ``--repeat`` runs. Lines:
+this process's CPU time. Every pass runs all lines once, so a noisy spell on
+the shared machine hits them alike; each line reports its best pass. Lines:
 
 - ``engine``: ``Game.legal_moves`` + ``Game.play``, nothing else (the floor).
-- ``engine+view``: the same plus the mover's ``View`` each move: the least any
-  adapter must do, since adapters work from views only (R23).
-- ``engine+view+encode``: plus the observation tensor and action mask.
-- ``pettingzoo``: the AEC env's ``agent_iter`` / ``last`` / ``step`` loop.
+- ``engine+view``: the same plus the mover's ``View`` each move.
+- ``engine+view+encode``: plus ``encode_observation`` and ``action_mask`` of it.
+- ``pettingzoo``: the AEC env's ``agent_iter`` / ``last`` / ``step`` loop; the
+  agent picks from ``mask.nonzero()[0]``.
 - ``gymnasium``: ``FelixEnv`` with ``random`` bots in the other seats (their
-  moves count too; the bots see views as well).
+  moves count too; the bots decide from their own views).
 - ``openspiel``: ``python_catsack`` states, ``legal_actions`` + ``apply_action``.
 - ``openspiel+infostate``: plus the mover's information-state tensor each move.
 
-The last column is each line's time per move over the raw engine's.
-Measured on the project's shared 2-core machine (4 seats, 40 games, seed 1,
-best of 3, CPU time), after issue 6's work on views and encoding:
+The last column is each line's time per move over the raw engine's. The
+adapters keep observations current with ``catsack.envs.observer.Observer``
+(no view per move). Measured on the project's shared 2-core machine
+(``--games 60 --repeat 5``, 4 seats):
 
-    line                  moves/s   x engine
-    engine                1852968        1.0
-    engine+view             78515       23.6
-    engine+view+encode      40907       45.3
-    pettingzoo              28632       64.7
-    gymnasium               45173       41.0
-    openspiel              178981       10.4
-    openspiel+infostate     16934      109.4
+    line                    moves/s   x engine
+    engine                  1204779        1.0
+    engine+view               85400       14.1
+    engine+view+encode        31582       38.1
+    pettingzoo               119473       10.1
+    gymnasium                 51544       23.4
+    openspiel                124673        9.7
+    openspiel+infostate       20670       58.3
 
-(before: engine 912k, engine+view 13.3k, pettingzoo 8.6k, gymnasium 10.5k,
-openspiel+infostate 6.2k moves/s; the engine itself also got ~2x faster.)
-The issue's target (adapter overhead at most 3x the raw engine) is **not**
-met, and cannot be while adapters work from views: the engine plays a move
-in ~0.55 us, and building one ``View`` (28 fields, read from the game's
-public properties) costs ~8 us and encoding it ~6 us in pure Python. Over
-that floor PettingZoo's AEC bookkeeping adds ~1.4x. Views, won piles and
-finished-round blocks are shared between steps where the rules allow.
+(before the Observer, same machine and day: pettingzoo 19.1k, gymnasium
+38.1k, openspiel+infostate 10.5k moves/s.) The issue's target, adapter
+overhead at most 3x the raw engine, is **not** met: see docs/envs.md, "Speed",
+for where the time goes.
 """
 
 from __future__ import annotations
@@ -152,21 +150,29 @@ def main() -> None:
         ("openspiel", openspiel),
         ("openspiel+infostate", lambda g, s, r: openspiel(g, s, r, infostate=True)),
     ]
-    print(f"{args.games} games, {args.seats} seats, seed {args.seed}, best of {args.repeat}")
-    print(f"{'line':<22}{'moves/s':>9}{'x engine':>11}")
-    base = None
-    for name, run in lines:
-        try:
-            rate = 0.0
-            for _ in range(max(1, args.repeat)):
+    print(f"{args.games} games, {args.seats} seats, seed {args.seed}, best of {args.repeat} (lines interleaved)")
+    best: dict[str, float] = {}
+    skipped: dict[str, str] = {}
+    for _ in range(max(1, args.repeat)):  # one run of every line per pass: a noisy spell hits all lines alike
+        for name, run in lines:
+            if name in skipped:
+                continue
+            try:
                 t0 = time.process_time()  # CPU time: the 2-core machines are shared, wall time is noisy
                 plies = run(args.games, args.seats, args.seed)
-                rate = max(rate, plies / (time.process_time() - t0))
-        except ImportError as exc:
-            print(f"{name:<22}  skipped: {exc}")
+                rate = plies / (time.process_time() - t0)
+            except ImportError as exc:
+                skipped[name] = str(exc)
+                continue
+            best[name] = max(best.get(name, 0.0), rate)
+    print(f"{'line':<22}{'moves/s':>9}{'x engine':>11}")
+    base = best.get("engine")
+    for name, _run in lines:
+        if name in skipped:
+            print(f"{name:<22}  skipped: {skipped[name]}")
             continue
-        base = base or rate
-        print(f"{name:<22}{rate:>9.0f}{base / rate:>11.1f}")
+        rate = best[name]
+        print(f"{name:<22}{rate:>9.0f}{(base or rate) / rate:>11.1f}")
 
 
 if __name__ == "__main__":

@@ -460,13 +460,34 @@ def encode_rounds(view: View) -> ObsArray:
 
 def encode_rounds_of(rounds: tuple[RoundResult, ...], me: int, n: int) -> ObsArray:
     """:func:`encode_rounds` from the finished rounds (public, R14, R17) for viewer ``me`` of ``n`` seats."""
-    # Finished rounds change once a round, not once a move: encode each (rounds, viewer) once.
+    return _rounds_vector(rounds, me, n).copy()
+
+
+def _rounds_vector(rounds: tuple[RoundResult, ...], me: int, n: int) -> ObsArray:
+    """The cached (shared, not to be written) vector of :func:`encode_rounds_of`."""
+    # Finished rounds change once a round, not once a move: encode each (rounds, viewer) once,
+    # and a round that extends the previous rounds of this viewer by one adds one block.
     key = (id(rounds), me, n)
     hit = _ROUND_BLOCKS.get(key)
     if hit is not None and hit[0] is rounds:
-        return hit[1].copy()
+        return hit[1]
+    prev = _LATEST_ROUNDS.get((me, n))
+    k = len(rounds) - 1
+    if prev is not None and len(prev[0]) == k and all(a is b for a, b in zip(prev[0], rounds[:k], strict=True)):
+        out = prev[1].copy()
+        _write_rounds(out, rounds[k:], me, n)
+    else:
+        out = np.zeros(rounds_size(n), np.float32)
+        _write_rounds(out, rounds, me, n)
+    if len(_ROUND_BLOCKS) >= 256:
+        _ROUND_BLOCKS.clear()
+    _ROUND_BLOCKS[key] = (rounds, out)  # the entry keeps ``rounds`` alive: its id stays unique
+    _LATEST_ROUNDS[me, n] = (rounds, out)
+    return out
+
+
+def _write_rounds(out: ObsArray, rounds: tuple[RoundResult, ...], me: int, n: int) -> None:
     slot, row_len, block = _round_block(n)
-    out = np.zeros(ROUNDS * block, np.float32)
     ones: list[int] = []
     tm = float(TOTAL_MONEY[n])
     for r in rounds:
@@ -481,12 +502,9 @@ def encode_rounds_of(rounds: tuple[RoundResult, ...], me: int, n: int) -> ObsArr
         for k, (seat, _mice) in enumerate(r.payouts, start=1):
             out[b + n + 2 + (seat - me) % n] = k / n
     out[ones] = 1.0
-    if len(_ROUND_BLOCKS) >= 256:
-        _ROUND_BLOCKS.clear()
-    _ROUND_BLOCKS[key] = (rounds, out)  # the entry keeps ``rounds`` alive: its id stays unique
-    return out.copy()
 
 
+_LATEST_ROUNDS: dict[tuple[int, int], tuple[tuple[RoundResult, ...], ObsArray]] = {}
 _ROUND_BLOCKS: dict[tuple[int, int, int], tuple[object, ObsArray]] = {}
 
 

@@ -150,10 +150,9 @@ class Observer:
         moves = g._moves
         ply = len(moves)
         s = self._s
-        if ply == s[0] and (ply == 0 or moves[-1] is self._last):
-            return
         if ply != s[0] + 1 or (ply > 1 and moves[-2] is not self._last):  # not exactly one move on
-            self._rebuild()
+            if ply != s[0] or (ply and moves[-1] is not self._last):  # ... nor no move at all
+                self._rebuild()
             return
         move = self._last = moves[-1]
         # s: [ply, phase, to_move, first ply of the round, high bidder, face-up cards, start, round index]

@@ -45,8 +45,8 @@ from catsack.cards import CARDS, TOKENS
 from catsack.envs.encoding import (
     NUM_ACTIONS,
     _offsets,
+    _rounds_vector,
     action_to_move,
-    encode_rounds_of,
     legal_actions_of,
     move_to_action,
     observation_size,
@@ -262,6 +262,11 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
             v = box.views[player] = box.game.view(player)
         return v
 
+    def position_key(self, player: int) -> tuple[object, int, int] | None:
+        """Names this state's position for ``player`` (``None`` while dealing); the box is never shared."""
+        g = self._box.game
+        return None if g is None else (self._box, len(g._moves), player)
+
     def write_tensors(self, player: int, obs: np.ndarray[Any, Any], rounds: np.ndarray[Any, Any] | None) -> bool:
         """Write ``player``'s observation (and finished rounds) tensors; ``False`` during the setup."""
         box = self._box
@@ -270,7 +275,7 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
             return False
         box.observe_into(player, obs)
         if rounds is not None:
-            rounds[:] = encode_rounds_of(g._finished()[0], player, self._n)  # public rounds (R14, R17)
+            rounds[:] = _rounds_vector(g._finished()[0], player, self._n)  # public rounds (R14, R17)
         return True
 
     def known_setup(self, player: int) -> tuple[int, int | None]:
@@ -340,8 +345,14 @@ class CatsackObserver:
         self.dict = {"observation": self.tensor[:size]}
         if self.perfect_recall:
             self.dict["rounds"] = self.tensor[size:]
+        self._filled: tuple[object, int, int] | None = None  # what the tensor holds now, see set_from
 
     def set_from(self, state: CatsackState, player: int) -> None:
+        # pyspiel often asks twice for the same tensor (its size, then its values): answer from the last fill.
+        key = state.position_key(player)
+        if key is not None and key == self._filled:
+            return
+        self._filled = key
         if state.write_tensors(player, self.dict["observation"], self.dict.get("rounds")):
             return
         self.tensor.fill(0.0)  # still dealing: all the player knows is their removed card (R7)

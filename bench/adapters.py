@@ -12,6 +12,9 @@ the shared machine hits them alike; each line reports its best pass. Lines:
 - ``engine+view+encode``: plus ``encode_observation`` and ``action_mask`` of it.
 - ``pettingzoo``: the AEC env's ``agent_iter`` / ``last`` / ``step`` loop; the
   agent picks from ``mask.nonzero()[0]``.
+- ``pettingzoo-null``: that loop over an AEC env with no game in it (a fixed
+  observation, a step that only passes the turn): PettingZoo's own protocol
+  and the agent's choice, the floor under any PettingZoo environment.
 - ``gymnasium``: ``FelixEnv`` with ``random`` bots in the other seats (their
   moves count too; the bots decide from their own views).
 - ``openspiel``: ``python_catsack`` states, ``legal_actions`` + ``apply_action``.
@@ -27,6 +30,7 @@ adapters keep observations current with ``catsack.envs.observer.Observer``
     engine+view               85400       14.1
     engine+view+encode        31582       38.1
     pettingzoo               119473       10.1
+    pettingzoo-null          329746        3.4   (a separate run: 20 games, 2 passes)
     gymnasium                 51544       23.4
     openspiel                124673        9.7
     openspiel+infostate       20670       58.3
@@ -95,6 +99,68 @@ def pettingzoo(games: int, seats: int, seed: int) -> int:
     return plies
 
 
+def pettingzoo_null(games: int, seats: int, seed: int) -> int:
+    """The same agent loop over an AEC env with no game at all: the floor of any PettingZoo env."""
+    import numpy as np
+    from pettingzoo import AECEnv  # type: ignore[import-untyped,import-not-found,unused-ignore]
+
+    from catsack.envs.encoding import NUM_ACTIONS, observation_size
+
+    plies_per_game = 22 * seats  # about a random game's length
+
+    class Null(AECEnv):  # type: ignore[misc]
+        metadata = {"name": "null_v0"}  # noqa: RUF012
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.possible_agents = [f"player_{i}" for i in range(seats)]
+            mask = np.ones(NUM_ACTIONS, np.int8)
+            mask.flags.writeable = False
+            self._obs = {"observation": np.zeros(observation_size(seats), np.float32), "action_mask": mask}
+
+        def reset(self, seed: int | None = None, options: object = None) -> None:
+            self.agents = self.possible_agents[:]
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+            self.terminations = dict.fromkeys(self.agents, False)
+            self.truncations = dict.fromkeys(self.agents, False)
+            self.infos = {a: {} for a in self.agents}
+            self.agent_selection = self.agents[0]
+            self.ply = 0
+
+        def observe(self, agent: str) -> dict[str, object]:
+            return {"observation": self._obs["observation"].copy(), "action_mask": self._obs["action_mask"]}
+
+        def step(self, action: object) -> None:
+            agent = self.agent_selection
+            if self.terminations[agent]:
+                self._was_dead_step(action)
+                return
+            self._cumulative_rewards[agent] = 0.0
+            self.infos[agent] = {}
+            self.ply += 1
+            if self.ply >= plies_per_game:
+                for a in self.agents:
+                    self.terminations[a] = True
+            self.agent_selection = self.possible_agents[self.ply % seats]
+            self._deads_step_first()
+
+    e = Null()
+    rng = random.Random(seed)
+    plies = 0
+    for _ in range(games):
+        e.reset()
+        for _agent in e.agent_iter():
+            obs, _reward, terminated, truncated, _info = e.last()
+            if terminated or truncated:
+                e.step(None)
+                continue
+            legal = obs["action_mask"].nonzero()[0]
+            e.step(int(legal[int(rng.random() * len(legal))]))
+        plies += e.ply
+    return plies
+
+
 def gymnasium(games: int, seats: int, seed: int) -> int:
     from catsack.envs.gymnasium import FelixEnv
 
@@ -146,6 +212,7 @@ def main() -> None:
         ("engine+view", engine_view),
         ("engine+view+encode", lambda g, s, r: engine_view(g, s, r, encode=True)),
         ("pettingzoo", pettingzoo),
+        ("pettingzoo-null", pettingzoo_null),
         ("gymnasium", gymnasium),
         ("openspiel", openspiel),
         ("openspiel+infostate", lambda g, s, r: openspiel(g, s, r, infostate=True)),

@@ -47,6 +47,7 @@ import argparse
 import random
 import time
 from collections.abc import Callable
+from typing import Any
 
 from catsack.envs.encoding import action_mask, encode_observation
 from catsack.game import Game
@@ -84,6 +85,11 @@ def pettingzoo(games: int, seats: int, seed: int) -> int:
     from catsack.envs.pettingzoo import env
 
     e = env(seats=seats)
+    return _aec_games(e, games, seed, lambda: e.game.ply)
+
+
+def _aec_games(e: Any, games: int, seed: int, ply: Callable[[], int]) -> int:
+    """Play ``games`` episodes of the AEC env ``e`` with a random agent; the plies played."""
     rng = random.Random(seed)
     plies = 0
     for k in range(games):
@@ -95,7 +101,7 @@ def pettingzoo(games: int, seats: int, seed: int) -> int:
                 continue
             legal = obs["action_mask"].nonzero()[0]
             e.step(int(legal[int(rng.random() * len(legal))]))
-        plies += e.game.ply
+        plies += ply()
     return plies
 
 
@@ -146,19 +152,7 @@ def pettingzoo_null(games: int, seats: int, seed: int) -> int:
             self._deads_step_first()
 
     e = Null()
-    rng = random.Random(seed)
-    plies = 0
-    for _ in range(games):
-        e.reset()
-        for _agent in e.agent_iter():
-            obs, _reward, terminated, truncated, _info = e.last()
-            if terminated or truncated:
-                e.step(None)
-                continue
-            legal = obs["action_mask"].nonzero()[0]
-            e.step(int(legal[int(rng.random() * len(legal))]))
-        plies += e.ply
-    return plies
+    return _aec_games(e, games, seed, lambda: e.ply)
 
 
 def gymnasium(games: int, seats: int, seed: int) -> int:

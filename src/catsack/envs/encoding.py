@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from catsack.cards import POINTS, TOKENS
-from catsack.game import PHASE_NAMES, ROUNDS, RoundResult
+from catsack.game import OVER, PHASE_NAMES, ROUNDS, Game, RoundResult
 from catsack.moves import BID, BIDS, PASS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.setup import MOUSE_CARDS, TOTAL_MONEY, check_seats
 from catsack.view import View
@@ -47,14 +47,17 @@ __all__ = [
     "encode_rounds",
     "encode_rounds_of",
     "final_rewards",
+    "game_rewards",
     "legal_actions",
     "move_to_action",
     "observation_layout",
     "observation_size",
     "render_text",
+    "resolve_action",
     "rewards_of",
     "rounds_layout",
     "rounds_size",
+    "seat_legal",
 ]
 
 NUM_CARDS: Final = 10
@@ -143,9 +146,28 @@ def legal_mask_of(moves: tuple[Move, ...]) -> MaskArray:
     return _legal_entry(moves)[2]
 
 
-def is_legal_action(moves: tuple[Move, ...], action: int) -> bool:
-    """Whether ``action`` (already checked to be an action index) is among ``moves``; no Move comparisons."""
-    return _legal_entry(moves)[3][action] == 1
+def resolve_action(moves: tuple[Move, ...], action: Any) -> tuple[Move, dict[str, Any] | None]:
+    """The move to play for ``action`` among the legal ``moves``, and the info to report if it was replaced.
+
+    An in-range action that is not legal is replaced by the lowest legal action
+    (docs/envs.md, "Illegal actions"); anything else raises :class:`ActionError`.
+    """
+    a = action_index(action)
+    entry = _legal_entry(moves)
+    if entry[3][a]:
+        return ACTION_MOVES[a], None
+    fallback = ACTION_MOVES[entry[1][0]]
+    return fallback, {"illegal_action": a, "played": fallback.text}
+
+
+def seat_legal(game: Game, seat: int) -> tuple[Move, ...]:
+    """``seat``'s legal moves: the game's while it is that seat's turn, else none (as in its view, R23)."""
+    return game._legal if game._to_move == seat and game._phase != OVER else ()
+
+
+def game_rewards(game: Game, mode: str = "margin") -> tuple[float, ...]:
+    """:func:`final_rewards` of a finished game, read from its scores, cat sums and winners (public, R20-R22)."""
+    return rewards_of(game.scores(), game.cat_points(), game.winners(), mode)
 
 
 def legal_actions(view: View) -> list[int]:

@@ -38,18 +38,17 @@ from gymnasium import spaces
 
 from catsack.bots.base import Bot, make_bot
 from catsack.envs.encoding import (
-    ACTION_MOVES,
     NUM_ACTIONS,
     REWARD_MODES,
     ActionError,
     MaskArray,
     ObsArray,
-    _legal_entry,
-    action_index,
+    game_rewards,
     legal_mask_of,
     observation_size,
     render_text,
-    rewards_of,
+    resolve_action,
+    seat_legal,
 )
 from catsack.envs.observer import Observer
 from catsack.game import OVER, Game
@@ -150,25 +149,19 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
             raise RuntimeError("call reset() before step()")
         if g.is_over:
             raise RuntimeError("the game is over: call reset() to start another")
-        a = action_index(action)  # raises ActionError for anything that is not an action
-        entry = _legal_entry(g._legal)  # the learner is to move: these are its view's legal moves
+        # The learner is to move: the game's legal moves are its view's.
+        move, extra = resolve_action(g._legal, action)  # raises ActionError for non-actions
         reward = 0.0
-        extra: dict[str, Any] = {}
-        if entry[3][a]:
-            move = ACTION_MOVES[a]
-        else:
-            # Documented, deterministic: the lowest legal action, and a penalty.
-            move = ACTION_MOVES[entry[1][0]]
+        if extra is not None:  # documented, deterministic: the lowest legal action, and a penalty
             reward -= self.illegal_penalty
-            extra = {"illegal_action": a, "played": move.text}
         g.play(move)
         self._sync()
         self._play_bots()
         terminated = g._phase == OVER
         if terminated:  # scores, cat points and winners are public now (R20-R22)
-            reward += rewards_of(g.scores(), g.cat_points(), g.winners(), self.reward_mode)[self._seat]
+            reward += game_rewards(g, self.reward_mode)[self._seat]
         info = self._info()
-        info.update(extra)
+        info.update(extra or {})
         return self._observe(), reward, terminated, False, info
 
     def action_masks(self) -> MaskArray:
@@ -203,8 +196,8 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
         return self.game.view(self._seat)
 
     def _mask(self) -> MaskArray:
-        g = self.game  # the game's legal moves are the learner's only on its turn (R23)
-        return legal_mask_of(g._legal if g._to_move == self._seat and g._phase != OVER else ())
+        g = self.game
+        return legal_mask_of(seat_legal(g, self._seat))
 
     def _info(self) -> dict[str, Any]:
         return {"action_mask": self._mask().copy(), "seat": self._seat}  # a new array each call, as gymnasium asks

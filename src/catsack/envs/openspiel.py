@@ -47,12 +47,12 @@ from catsack.envs.encoding import (
     _offsets,
     _rounds_vector,
     action_to_move,
+    game_rewards,
     legal_actions_of,
     move_to_action,
     observation_size,
     render_text,
     reward_range,
-    rewards_of,
     rounds_size,
 )
 from catsack.envs.observer import Observer
@@ -233,7 +233,7 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
         g = self._box.game
         if g is None or not g.is_over:
             return [0.0] * self._n
-        return list(rewards_of(g.scores(), g.cat_points(), g.winners(), "margin"))  # public at the end (R21)
+        return list(game_rewards(g, "margin"))
 
     def __str__(self) -> str:
         g = self._box.game

@@ -41,11 +41,12 @@ from catsack.envs.encoding import (
     REWARD_MODES,
     ActionError,
     _legal_entry,
-    action_index,
+    game_rewards,
     legal_mask_of,
     observation_size,
     render_text,
-    rewards_of,
+    resolve_action,
+    seat_legal,
 )
 from catsack.envs.observer import Observer
 from catsack.game import OVER, Game
@@ -103,11 +104,8 @@ class _Table:
         self.obs = Observer(self.game)
 
     def observe(self, seat: int) -> Obs:
-        # The Observer's vector equals encode_observation(game.view(seat)); the mask is the
-        # seat's legal moves, which are the game's own only while it is that seat's turn (R23).
-        g = self.game
-        legal = g._legal if g._to_move == seat else ()
-        return {"observation": self.obs.observe(seat), "action_mask": legal_mask_of(legal)}
+        # The Observer's vector equals encode_observation(game.view(seat)); the mask is the seat's legal moves.
+        return {"observation": self.obs.observe(seat), "action_mask": legal_mask_of(seat_legal(self.game, seat))}
 
     def play(self, move: Move) -> None:
         self.game.play(move)
@@ -115,19 +113,13 @@ class _Table:
 
     def resolve(self, action: Any) -> tuple[Move, dict[str, Any] | None]:
         """The move to play for ``action`` and, if it was illegal and replaced, the info to report."""
-        a = action_index(action)  # raises ActionError for non-actions
-        entry = _legal_entry(self.game._legal)
-        if entry[3][a]:
-            return ACTION_MOVES[a], None
-        fallback = ACTION_MOVES[entry[1][0]]
-        return fallback, {"illegal_action": a, "played": fallback.text}
+        return resolve_action(self.game._legal, action)
 
     def fallback_move(self) -> Move:
         return ACTION_MOVES[_legal_entry(self.game._legal)[1][0]]
 
     def final(self) -> tuple[float, ...]:
-        g = self.game  # over: scores, cat points and winners are public (R20-R22)
-        return rewards_of(g.scores(), g.cat_points(), g.winners(), self.reward_mode)
+        return game_rewards(self.game, self.reward_mode)
 
     def render(self, render_mode: str | None) -> str | None:
         if render_mode is None:

@@ -19,6 +19,12 @@ the shared machine hits them alike; each line reports its best pass. Lines:
   moves count too; the bots decide from their own views).
 - ``openspiel``: ``python_catsack`` states, ``legal_actions`` + ``apply_action``.
 - ``openspiel+infostate``: plus the mover's information-state tensor each move.
+- ``vector[B]``: ``catsack.envs.vector.VectorGame`` with ``B`` games a step:
+  each step reads every game's observation (the mover's) and legal mask, the
+  agent draws uniformly from each mask, and the step plays all the moves;
+  finished games are re-dealt. It counts moves like the other lines.
+- ``vector[B] rollout``: the same without observations or masks, actions
+  from ``VectorGame.random_actions`` (simulation, as for a search bot's playouts).
 
 The last column is each line's time per move over the raw engine's. The
 adapters keep observations current with ``catsack.envs.observer.Observer``
@@ -194,12 +200,43 @@ def openspiel(games: int, seats: int, seed: int, infostate: bool = False) -> int
     return plies
 
 
+def vector(games: int, seats: int, seed: int, batch: int = 1024, observe: bool = True) -> int:
+    """``VectorGame``: ``batch`` games a step, re-dealt as they end, until ``max(games, batch)`` have ended.
+
+    With ``observe`` every step reads each game's observation and mask and the
+    agent draws uniformly from the mask (as the PettingZoo agent does); without
+    it, ``random_actions`` draws from the legal sets directly (a rollout).
+    """
+    import numpy as np
+
+    from catsack.envs.vector import VectorGame
+
+    vg = VectorGame(batch, seats, seed=seed)
+    rng = np.random.default_rng(seed)
+    plies = finished = 0
+    while finished < max(games, batch):
+        live = vg.num_games - int(vg.terminated.sum())
+        if observe:
+            vg.observe()
+            mask = vg.legal_action_mask()
+            k = (rng.random(batch) * mask.sum(axis=1)).astype(np.int16)  # the k-th legal action
+            actions = np.argmax(np.cumsum(mask, axis=1, dtype=np.int16) > k[:, None], axis=1)
+        else:
+            actions = vg.random_actions(rng)
+        ended = vg.step(actions)
+        plies += live
+        finished += int(ended.sum())
+        vg.reset(ended)
+    return plies
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--games", type=int, default=100)
     ap.add_argument("--seats", type=int, default=4, choices=(3, 4, 5))
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=3, help="best of this many runs per line (shared machines are noisy)")
+    ap.add_argument("--batch", type=int, default=1024, help="games per VectorGame step (the vector lines)")
     args = ap.parse_args()
     lines: list[tuple[str, Callable[[int, int, int], int]]] = [
         ("engine", engine),
@@ -210,6 +247,8 @@ def main() -> None:
         ("gymnasium", gymnasium),
         ("openspiel", openspiel),
         ("openspiel+infostate", lambda g, s, r: openspiel(g, s, r, infostate=True)),
+        (f"vector[{args.batch}]", lambda g, s, r: vector(g, s, r, args.batch)),
+        (f"vector[{args.batch}] rollout", lambda g, s, r: vector(g, s, r, args.batch, observe=False)),
     ]
     print(f"{args.games} games, {args.seats} seats, seed {args.seed}, best of {args.repeat} (lines interleaved)")
     best: dict[str, float] = {}

@@ -231,7 +231,17 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
 
 
 def register() -> str:
-    """Make ``catsack/Felix-v0`` known to ``gymnasium.make`` (idempotent); return the id."""
+    """Make ``catsack/Felix-v0`` known to ``gymnasium.make`` and ``gymnasium.make_vec`` (idempotent); return the id.
+
+    ``make_vec(id, num_envs, vectorization_mode="vector_entry_point")`` gives
+    :class:`catsack.envs.gymnasium_vector.FelixVectorEnv` (all games in one
+    batched engine, random opponents); the ``sync`` and ``async`` modes run
+    one :class:`FelixEnv` per sub-environment.
+    """
     if ENV_ID not in gym.registry:
-        gym.register(id=ENV_ID, entry_point="catsack.envs.gymnasium:FelixEnv")
+        gym.register(
+            id=ENV_ID,
+            entry_point="catsack.envs.gymnasium:FelixEnv",
+            vector_entry_point="catsack.envs.gymnasium_vector:FelixVectorEnv",
+        )
     return ENV_ID

@@ -131,10 +131,7 @@ class VectorGame:
         if where is None:
             idx = self._ar
         else:
-            sel = np.asarray(where)
-            if sel.shape != (self.num_games,) or sel.dtype != np.bool_:
-                raise ValueError(f"where must be a boolean array of shape ({self.num_games},), not {sel.shape}")
-            idx = np.flatnonzero(sel)
+            idx = np.flatnonzero(self._games_where(where))
             if not len(idx):
                 return
         k = len(idx)
@@ -146,6 +143,12 @@ class VectorGame:
         if n == 3:  # R8: a fourth set, shuffled, one card removed unseen
             dummy = rng.permuted(np.tile(np.arange(NUM_CARDS), (k, 1)), axis=1)[:, :ROUNDS]
         self._deal(idx, start, removed, dummy)
+
+    def _games_where(self, where: npt.ArrayLike) -> BoolArray:
+        sel = np.asarray(where)
+        if sel.shape != (self.num_games,) or sel.dtype != np.bool_:
+            raise ValueError(f"where must be a boolean array of shape ({self.num_games},), not {sel.dtype} {sel.shape}")
+        return sel
 
     def _deal(self, idx: IntArray, start: IntArray, removed: IntArray, dummy: IntArray) -> None:
         n = self.seats
@@ -372,12 +375,13 @@ class VectorGame:
 
     # ------------------------------------------------------------------ playing
 
-    def step(self, actions: npt.ArrayLike) -> BoolArray:
+    def step(self, actions: npt.ArrayLike, where: npt.ArrayLike | None = None) -> BoolArray:
         """Play one action in every game that is not over; return which games this step finished.
 
         ``actions`` holds one integer per game (entries for finished games are
-        ignored). If any is illegal for its game, nothing is played and
-        ``ValueError`` names the first such game, its action and seat.
+        ignored). ``where``, a boolean array, limits the step to those games.
+        If any action to play is illegal, nothing is played and ``ValueError``
+        names the first such game, its action and seat.
         """
         N = self.num_games
         a = np.asarray(actions)
@@ -387,6 +391,8 @@ class VectorGame:
         ph = self._phase
         s = self._to_move
         live = ph != OVER
+        if where is not None:
+            live &= self._games_where(where)
         ok = self._legal(a, ph, s) | ~live
         if not ok.all():
             i = int(np.flatnonzero(~ok)[0])

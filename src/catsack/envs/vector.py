@@ -121,6 +121,7 @@ class VectorGame:
         self._won_windows = np.lib.stride_tricks.sliding_window_view(self._won_obs, n * _WON_KINDS, axis=1)
         self._log = np.zeros((N, 64), np.int16)  # each game's actions, for record()
         self._ply = np.zeros(N, np.int64)
+        self.total_moves = 0  # moves played in all games since this object was made, re-deals included
         self._ended = np.zeros(N, np.bool_)  # the last step finished the game (rewards are due)
         self.reset()
 
@@ -445,6 +446,7 @@ class VectorGame:
             self._log = np.concatenate([self._log, np.zeros_like(self._log)], axis=1)
         self._log[idx, ply] = a
         self._ply[idx] = ply + 1
+        self.total_moves += len(idx)
 
     def _next_in(self, idx: IntArray, s: IntArray) -> IntArray:
         """The next seat clockwise after ``s`` that has not passed (R12)."""

@@ -1,6 +1,6 @@
 """Moves per second through each research adapter, against the raw engine.
 
-    .venv/bin/python bench/adapters.py [--games 100] [--seats 4] [--seed 1] [--repeat 3]
+    .venv/bin/python bench/adapters.py [--games 100] [--seats 4] [--seed 1] [--repeat 3] [--batch 1024]
 
 Every line plays whole games with uniformly random legal moves and counts
 player moves (plies; OpenSpiel's chance nodes are not counted) per second of

@@ -6,6 +6,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from catsack.envs.encoding import (
     NUM_ACTIONS,
@@ -173,3 +175,33 @@ def test_observations_hide_what_r23_hides(seats: int) -> None:
                 g.redeal(seat, deal)
             assert any(a.setup != b.setup for a, b in zip(games, others, strict=True))  # not vacuous
             assert (_replay(others).observe(seat) == vg.observe(seat)).all()
+
+
+@pytest.mark.parametrize("module", ["catsack.envs.vector", "catsack.envs.gymnasium_vector"])
+def test_module_examples(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    seats=st.sampled_from([3, 4, 5]),
+    seed=st.integers(0, 2**32 - 1),
+    pass_rate=st.floats(0.0, 0.9),
+    resets=st.lists(st.integers(0, 200), max_size=4),
+)
+def test_property_batches_match_the_core(seats: int, seed: int, pass_rate: float, resets: list[int]) -> None:
+    """Any mix of policies and mid-game re-deals: each game stays equal to its replay in the core."""
+    vg = VectorGame(6, seats, seed=seed)
+    rng = np.random.default_rng(seed)
+    for step in range(220):
+        if step in resets:
+            vg.reset(rng.random(6) < 0.5)
+        vg.step(_policy(vg, rng, pass_rate), where=rng.random(6) < 0.8)
+        if step % 20 == 0 or vg.terminated.all():
+            _check(vg, [vg.to_game(i) for i in range(6)])
+        if vg.terminated.all():
+            break

@@ -9,6 +9,10 @@ Each adapter lives in its own module and needs its extra:
   environment (extra ``catsack[rl]``).
 - :mod:`catsack.envs.gymnasium` — ``FelixEnv`` and ``register()`` for
   ``catsack/Felix-v0`` (extra ``catsack[rl]``).
+- :mod:`catsack.envs.gymnasium_vector` — ``FelixVectorEnv``, the vector
+  entry point of ``catsack/Felix-v0`` (extra ``catsack[rl]``).
+- :mod:`catsack.envs.vector` — ``VectorGame``, many games stepped at once in
+  numpy arrays (extra ``catsack[rl]``).
 - :mod:`catsack.envs.openspiel` — ``register()`` for the OpenSpiel game
   ``python_catsack`` (extra ``catsack[openspiel]``).
 - :mod:`catsack.envs.openspiel_bot` — ``OpenSpielISMCTSBot``, bot spec

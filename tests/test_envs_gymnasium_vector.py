@@ -6,7 +6,14 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from catsack.envs.encoding import NUM_ACTIONS, PASS_ACTION, ActionError, encode_observation, game_rewards
+from catsack.envs.encoding import (
+    NUM_ACTIONS,
+    PASS_ACTION,
+    ActionError,
+    action_to_move,
+    encode_observation,
+    game_rewards,
+)
 from catsack.envs.gymnasium import register
 from catsack.envs.gymnasium_vector import FelixVectorEnv
 
@@ -53,8 +60,6 @@ def test_matches_the_core_game_by_game(seats: int, learner: int | None, reward: 
 
 
 def _text(action: int) -> str:
-    from catsack.envs.encoding import action_to_move
-
     return action_to_move(action).text
 
 

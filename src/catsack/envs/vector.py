@@ -38,7 +38,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from catsack.cards import CARDS, POINTS, TOKENS
+from catsack.cards import CARDS, POINTS, TOKENS, Card
 from catsack.envs.encoding import (
     _MOUSE_CARD_MAX,
     _WON_KINDS,
@@ -50,7 +50,7 @@ from catsack.envs.encoding import (
     _offsets,
     action_to_move,
 )
-from catsack.game import BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
+from catsack.game import _UP_AFTER_PASSES, BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
 from catsack.setup import BANK_START, MOUSE_CARDS, START_MONEY, TOTAL_MONEY, Setup, check_seats
 
 __all__ = ["VectorGame"]
@@ -58,13 +58,11 @@ __all__ = ["VectorGame"]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-_LARGE: Final = 8  # card indices (R1): 0..6 cats +15 … -8, 7 rabbit, 8 large dog, 9 small dog
-_SMALL: Final = 9
+_LARGE: Final = int(Card.LARGE_DOG)  # card indices (R1): 0..6 cats +15 … -8, 7 rabbit, 8 large dog, 9 small dog
+_SMALL: Final = int(Card.SMALL_DOG)
 _MAX_BID: Final = NUM_ACTIONS - 1 - PASS_ACTION  # 108
 _BIDS: Final = np.arange(1, _MAX_BID + 1)
 _CAT_POINTS: Final = np.array(POINTS[:_WON_KINDS], np.int64)  # won piles hold cats and rabbits (R16)
-# Face-up positions of the row after k passes (R11, R14), as in the core engine.
-_UP_AFTER_PASSES: Final = {3: (1, 2, 4, 4), 4: (1, 2, 3, 4, 4), 5: (1, 2, 3, 4, 5, 5)}
 
 
 class VectorGame:
@@ -89,7 +87,7 @@ class VectorGame:
         self._cards_total = int(self._cards.sum())
         self._dummy_seat = 1 if n == 3 else 0  # R10: the dummy's card leads a 3-seat row
         self._row_len = o.row_len
-        self._up_after = np.array(_UP_AFTER_PASSES[n], np.int64)
+        self._up_after = np.array(_UP_AFTER_PASSES[n], np.int64)  # face-up positions after k passes (R11, R14)
         # Payout to the k-th passer when the cards are filled (R13), k = 0 .. n-1.
         self._pay = np.array([MOUSE_CARDS[n][k] if k < self._m else 0 for k in range(n)], np.int64)
         self._tm = float(TOTAL_MONEY[n])

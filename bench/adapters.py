@@ -206,6 +206,14 @@ def openspiel(games: int, seats: int, seed: int, infostate: bool = False) -> int
     return plies
 
 
+def _from_masks(rng: Any, mask: Any) -> Any:
+    """A uniformly random legal action per row of ``mask`` (the k-th legal one, k uniform)."""
+    import numpy as np
+
+    k = (rng.random(len(mask)) * mask.sum(axis=1)).astype(np.int16)
+    return np.argmax(np.cumsum(mask, axis=1, dtype=np.int16) > k[:, None], axis=1)
+
+
 def vector(games: int, seats: int, seed: int, batch: int = 1024, observe: bool = True) -> int:
     """``VectorGame``: ``batch`` games a step, re-dealt as they end, until ``max(games, batch)`` have ended.
 
@@ -224,9 +232,7 @@ def vector(games: int, seats: int, seed: int, batch: int = 1024, observe: bool =
         live = vg.num_games - int(vg.terminated.sum())
         if observe:
             vg.observe()
-            mask = vg.legal_action_mask()
-            k = (rng.random(batch) * mask.sum(axis=1)).astype(np.int16)  # the k-th legal action
-            actions = np.argmax(np.cumsum(mask, axis=1, dtype=np.int16) > k[:, None], axis=1)
+            actions = _from_masks(rng, vg.legal_action_mask())
         else:
             actions = vg.random_actions(rng)
         ended = vg.step(actions)
@@ -247,9 +253,7 @@ def gymnasium_vector(games: int, seats: int, seed: int, batch: int = 1024) -> in
     rng = np.random.default_rng(seed)
     finished = 0
     while finished < max(games, batch):
-        mask = infos["action_mask"]
-        k = (rng.random(batch) * mask.sum(axis=1)).astype(np.int16)  # the k-th legal action
-        actions = np.argmax(np.cumsum(mask, axis=1, dtype=np.int16) > k[:, None], axis=1)
+        actions = _from_masks(rng, infos["action_mask"])
         _obs, _r, terminated, _tr, infos = envs.step(actions)
         finished += int(terminated.sum())
     return envs.games.total_moves

@@ -60,6 +60,18 @@ __all__ = ["ENV_ID", "FelixEnv", "register"]
 ENV_ID: Final = "catsack/Felix-v0"
 
 
+def check_options(seats: int, learner_seat: int | None, reward: str, illegal_penalty: float) -> int:
+    """Check the options ``FelixEnv`` and the vector env share; return the seat count."""
+    n = check_seats(seats)
+    if learner_seat is not None and (type(learner_seat) is not int or not 0 <= learner_seat < n):
+        raise ValueError(f"learner_seat must be None or a seat from 0 to {n - 1}, not {learner_seat!r}")
+    if reward not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, not {reward!r}")
+    if not isinstance(illegal_penalty, (int, float)) or illegal_penalty != illegal_penalty:
+        raise ValueError(f"illegal_penalty must be a number, not {illegal_penalty!r}")
+    return n
+
+
 class FelixEnv(gym.Env[ObsArray, np.int64]):
     """Felix for one learner: ``seats`` players, the others played by bots.
 
@@ -83,15 +95,9 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        n = check_seats(seats)
-        if learner_seat is not None and (type(learner_seat) is not int or not 0 <= learner_seat < n):
-            raise ValueError(f"learner_seat must be None or a seat from 0 to {n - 1}, not {learner_seat!r}")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, not {reward!r}")
+        n = check_options(seats, learner_seat, reward, illegal_penalty)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', not {render_mode!r}")
-        if not isinstance(illegal_penalty, (int, float)) or illegal_penalty != illegal_penalty:
-            raise ValueError(f"illegal_penalty must be a number, not {illegal_penalty!r}")
         if isinstance(opponents, str):
             specs: list[str | Bot] = [opponents] * (n - 1)
         else:

@@ -39,9 +39,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from catsack.envs.encoding import NUM_ACTIONS, REWARD_MODES, ActionError, ObsArray, observation_size
+from catsack.envs.encoding import NUM_ACTIONS, ActionError, ObsArray, observation_size
+from catsack.envs.gymnasium import check_options
 from catsack.envs.vector import VectorGame
-from catsack.setup import check_seats
 
 __all__ = ["FelixVectorEnv"]
 
@@ -61,22 +61,16 @@ class FelixVectorEnv(VectorEnv[ObsArray, npt.NDArray[np.int64], npt.NDArray[Any]
         illegal_penalty: float = 1.0,
         render_mode: str | None = None,
     ) -> None:
-        n = check_seats(seats)
+        n = check_options(seats, learner_seat, reward, illegal_penalty)
         if type(num_envs) is not int or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, not {num_envs!r}")
-        if learner_seat is not None and (type(learner_seat) is not int or not 0 <= learner_seat < n):
-            raise ValueError(f"learner_seat must be None or a seat from 0 to {n - 1}, not {learner_seat!r}")
         if opponents != "random":
             raise ValueError(
                 f"the vector env plays 'random' opponents only, not {opponents!r}; "
                 "use catsack.envs.gymnasium.FelixEnv for catsack's bots"
             )
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, not {reward!r}")
         if render_mode is not None:
             raise ValueError(f"the vector env has no render modes, not {render_mode!r}; render a FelixEnv instead")
-        if not isinstance(illegal_penalty, (int, float)) or illegal_penalty != illegal_penalty:
-            raise ValueError(f"illegal_penalty must be a number, not {illegal_penalty!r}")
         self.num_envs = num_envs
         self.seats = n
         self.learner_seat = learner_seat

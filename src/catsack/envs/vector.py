@@ -38,7 +38,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from catsack.cards import CARDS, POINTS, TOKENS, Card
+from catsack.cards import CARDS, POINTS, Card
 from catsack.envs.encoding import (
     _MOUSE_CARD_MAX,
     _WON_KINDS,
@@ -51,6 +51,7 @@ from catsack.envs.encoding import (
     action_to_move,
 )
 from catsack.game import _UP_AFTER_PASSES, BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
+from catsack.record import record_from_game
 from catsack.setup import BANK_START, MOUSE_CARDS, START_MONEY, TOTAL_MONEY, Setup, check_seats
 
 __all__ = ["VectorGame"]
@@ -120,7 +121,6 @@ class VectorGame:
         self._log = np.zeros((N, 64), np.int16)  # each game's actions, for record()
         self._ply = np.zeros(N, np.int64)
         self.total_moves = 0  # moves played in all games since this object was made, re-deals included
-        self._ended = np.zeros(N, np.bool_)  # the last step finished the game (rewards are due)
         self.reset()
 
     # ------------------------------------------------------------------ setup
@@ -168,7 +168,6 @@ class VectorGame:
         self._won[idx] = 0
         self._won_obs[idx] = 0.0
         self._ply[idx] = 0
-        self._ended[idx] = False
 
     def _clear_round(self, idx: IntArray) -> None:
         self._row[idx] = -1
@@ -349,9 +348,14 @@ class VectorGame:
 
     def winners(self) -> BoolArray:
         """``(num_games, seats)``: the leaders by score, then cat sum (R22); all false until a game is over."""
-        key = self.scores() * 4096 + self.cat_points()  # cat sums lie within ±2047
+        key = self._rank_key()
         won: BoolArray = (key == key.max(axis=1, keepdims=True)) & (self._phase == OVER)[:, None]
         return won
+
+    def _rank_key(self) -> IntArray:
+        """Score, then cat sum (R22), as one integer per seat: cat sums lie within ±2047."""
+        key: IntArray = self.scores() * 4096 + self.cat_points()
+        return key
 
     def rewards(self, mode: str = "margin") -> npt.NDArray[np.float64]:
         """``(num_games, seats)`` terminal rewards (as :func:`~catsack.envs.encoding.final_rewards`); 0 until over."""
@@ -363,7 +367,7 @@ class VectorGame:
         if mode == "margin":
             r = scores - scores.mean(axis=1, keepdims=True)
         elif mode == "rank":
-            key = scores * 4096 + self.cat_points()
+            key = self._rank_key()
             beats = (key[:, :, None] > key[:, None, :]).sum(axis=2)
             beaten = (key[:, :, None] < key[:, None, :]).sum(axis=2)
             r = (beats - beaten) / (n - 1)
@@ -398,7 +402,6 @@ class VectorGame:
             raise ValueError(self._why(i, int(a[i])))
         idx = np.flatnonzero(live)
         self._record(idx, a[idx])
-        self._ended[:] = False
         ap = a[idx]
         phi = ph[idx]
         place = idx[phi == PLACING]
@@ -415,7 +418,9 @@ class VectorGame:
         if len(last):  # R15: buy for 1 ("bid 1") or pass and void the round (R19)
             buys = a[last] != PASS_ACTION
             self._finish(last, np.where(buys, self._to_move[last], -1), np.ones(len(last), np.int64))
-        return self._ended.copy()
+        ended = np.zeros(N, np.bool_)
+        ended[idx] = self._phase[idx] == OVER  # idx: the games that were still on
+        return ended
 
     def _legal(self, a: IntArray, ph: IntArray, s: IntArray) -> BoolArray:
         money = self._money[self._ar, s]
@@ -533,7 +538,6 @@ class VectorGame:
         last = self._round[idx] >= ROUNDS - 1
         over = idx[last]
         self._phase[over] = OVER  # R20
-        self._ended[over] = True
         on = idx[~last]
         self._round[on] += 1
         self._phase[on] = PLACING
@@ -558,17 +562,7 @@ class VectorGame:
 
     def record(self, i: int) -> dict[str, Any]:
         """Game ``i`` as a ``catsack/1`` record (RULES.md, "Game records")."""
-        st = self.setup(i)
-        rec: dict[str, Any] = {
-            "format": "catsack/1",
-            "seats": self.seats,
-            "start": st.start,
-            "removed": [TOKENS[c] for c in st.removed],
-        }
-        if self.seats == 3:
-            rec["dummy"] = [TOKENS[c] for c in st.dummy]
-        rec["moves"] = [action_to_move(a).text for a in self.actions(i)]
-        return rec
+        return record_from_game(self.to_game(i)).to_dict()
 
     def to_game(self, i: int) -> Game:
         """Game ``i`` replayed in the core engine (:class:`catsack.game.Game`)."""

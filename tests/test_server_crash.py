@@ -1,9 +1,10 @@
 """``kill -9`` of a real server mid-game (checklist 17) and turn timers across a restart (checklist 18).
 
-One ``catsack serve`` process on a SQLite file in tmp_path. WebSocket clients play random legal moves
-at a table of two people and two bots and at a table of three people, and record every ``ack`` and
-every ``state`` frame. The server is SIGKILLed at random moments, restarted on the same database, and
-every client reconnects with ``hello {since: last version}``. After each restart:
+One ``catsack serve`` process, on a SQLite file in tmp_path and again on PostgreSQL (a schema of its
+own). WebSocket clients play random legal moves at a table of two people and two bots and at a table
+of three people, and record every ``ack`` and every ``state`` frame. The server is SIGKILLed at random
+moments, restarted on the same database, and every client reconnects with
+``hello {since: last version}``. After each restart:
 
 - the state is at least as new as anything the client saw or was acknowledged, and its history begins
   with exactly the moves the client saw (a placement shown as ``place ?`` may since have been turned up);
@@ -24,9 +25,10 @@ from __future__ import annotations
 import asyncio
 import os
 import random
-import sqlite3
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -34,10 +36,11 @@ from typing import Any
 
 import pytest
 
-from server_procs import ServerProc, WsClient
+from server_procs import ServerProc, WsClient, need_postgres
 
 pytest.importorskip("fastapi", reason="the server extra (fastapi, uvicorn, sqlalchemy) is not installed")
 pytest.importorskip("websockets", reason="websockets is not installed")
+sqlalchemy = pytest.importorskip("sqlalchemy", reason="the server extra is not installed")
 
 KILLS = 6
 TURN_SECONDS = 10  # the HTTP API's minimum
@@ -158,24 +161,25 @@ async def resend_pending(p: Seat) -> None:
         p.resent_refused += 1
 
 
-def db_rows(db: Path, sql: str, *args: Any) -> list[tuple[Any, ...]]:
-    conn = sqlite3.connect(db, timeout=10)
+def db_rows(url: str, sql: str, **params: Any) -> list[tuple[Any, ...]]:
+    """Rows of ``sql`` read straight from the server's database (not through the server)."""
+    engine = sqlalchemy.create_engine(url)
     try:
-        return conn.execute(sql, args).fetchall()
+        with engine.connect() as conn:
+            return [tuple(r) for r in conn.execute(sqlalchemy.text(sql), params)]
     finally:
-        conn.close()
+        engine.dispose()
 
 
 def iso_epoch(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
-async def scenario(tmp_path: Path, rng: random.Random, figures: Figures) -> None:
-    db = tmp_path / "catsack.db"
+async def scenario(tmp_path: Path, url: str, rng: random.Random, figures: Figures) -> None:
     server = ServerProc(
         tmp_path,
         {
-            "CATSACK_DATABASE_URL": f"sqlite:///{db}",
+            "CATSACK_DATABASE_URL": url,
             "CATSACK_BOT_DELAY": "0.02",
             "CATSACK_SWEEP_SECONDS": "0.5",
             "CATSACK_GRACE_SECONDS": "600",
@@ -184,7 +188,7 @@ async def scenario(tmp_path: Path, rng: random.Random, figures: Figures) -> None
     )
     try:
         await asyncio.to_thread(server.start)
-        await run(server, db, rng, figures)
+        await run(server, url, rng, figures)
     except BaseException:
         print(server.tail(60))
         raise
@@ -192,14 +196,14 @@ async def scenario(tmp_path: Path, rng: random.Random, figures: Figures) -> None
         server.stop()
 
 
-async def run(server: ServerProc, db: Path, rng: random.Random, figures: Figures) -> None:
+async def run(server: ServerProc, db: str, rng: random.Random, figures: Figures) -> None:
     # Checklist 18: a timer table. Nobody moves there; the seat to move is played by the timer.
     timer = server.create_table(seats=3, turn_seconds=TURN_SECONDS, name="timer")["table"]
     for s in range(3):
         server.join(timer, f"T{s}")
     watcher = WsClient(server.ws_url, timer, None, label="timer-watch")
     first = await watcher.connect()
-    (deadline,) = db_rows(db, "SELECT deadline FROM tables WHERE id = ?", timer)[0]
+    (deadline,) = db_rows(db, "SELECT deadline FROM tables WHERE id = :t", t=timer)[0]
     assert deadline is not None, "the turn timer's deadline is not stored in the database"
     assert first["deadline"] is not None and abs(iso_epoch(first["deadline"]) - deadline) < 1.0
     assert TURN_SECONDS - 2 < deadline - time.time() <= TURN_SECONDS
@@ -249,7 +253,7 @@ async def run(server: ServerProc, db: Path, rng: random.Random, figures: Figures
         now = await watcher.connect(since=watched_before["version"])
         if now["version"] == 0:  # the timer has not fired yet: the same stored deadline, not a fresh one
             assert now["deadline"] == first["deadline"], (now["deadline"], first["deadline"])
-            assert db_rows(db, "SELECT deadline FROM tables WHERE id = ?", timer)[0][0] == deadline
+            assert db_rows(db, "SELECT deadline FROM tables WHERE id = :t", t=timer)[0][0] == deadline
 
     # Play every game to its end.
     players = [asyncio.create_task(autoplay(p, rng)) for p in seats]
@@ -259,7 +263,7 @@ async def run(server: ServerProc, db: Path, rng: random.Random, figures: Figures
 
     # Checklist 18: the timer fired for the absent seat shortly after the stored deadline.
     await watcher.wait(lambda: watcher.version >= 1, timeout=max(1.0, deadline + 8 - time.time()))
-    actor, created = db_rows(db, "SELECT actor, created FROM actions WHERE table_id = ? AND version = 1", timer)[0]
+    actor, created = db_rows(db, "SELECT actor, created FROM actions WHERE table_id = :t AND version = 1", t=timer)[0]
     assert actor == "timer", actor
     assert deadline - 0.05 <= created <= deadline + 8, f"timer move at {created - deadline:+.2f} s from the deadline"
 
@@ -267,7 +271,7 @@ async def run(server: ServerProc, db: Path, rng: random.Random, figures: Figures
     for table in tables:
         record = server.get_json(f"/api/tables/{table}/record")
         rows = db_rows(
-            db, "SELECT version, seat, move, action_id FROM actions WHERE table_id = ? ORDER BY version", table
+            db, "SELECT version, seat, move, action_id FROM actions WHERE table_id = :t ORDER BY version", t=table
         )
         assert [r[0] for r in rows] == list(range(1, len(rows) + 1)), f"table {table}: versions not contiguous"
         assert [r[2] for r in rows] == record["moves"], f"table {table}: record and action log differ"
@@ -289,21 +293,53 @@ async def run(server: ServerProc, db: Path, rng: random.Random, figures: Figures
         await c.close()
 
 
-def test_kill_9_loses_nothing_and_timers_survive(tmp_path: Path) -> None:
-    """Checklist 17 (kill -9 mid-game: every action seen is kept, nothing re-dealt) and 18 (stored timers)."""
+@contextmanager
+def fresh_schema() -> Iterator[str]:
+    """A database URL on an empty PostgreSQL schema of its own, dropped afterwards.
+
+    The server's restarts load every table in its database; a schema of its own keeps other tests'
+    tables (in the shared ``test`` database) out of this run, and this run's out of theirs.
+    """
+    import psycopg
+
+    base = need_postgres()
+    schema = f"crash_{os.getpid()}_{random.randrange(10**9)}"
+    dsn = base.replace("postgresql+psycopg://", "postgresql://", 1)
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{schema}"')
+    try:
+        yield f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_kill_9_loses_nothing_and_timers_survive(backend: str, tmp_path: Path) -> None:
+    """Checklist 17 (kill -9 mid-game: every action seen is kept, nothing re-dealt) and 18 (stored timers).
+
+    On SQLite (a file in tmp_path) and on PostgreSQL (``CATSACK_TEST_POSTGRES_URL`` or the local ``test``
+    database, in a schema of its own).
+    """
     seed = int(os.environ.get("CATSACK_CRASH_SEED") or random.randrange(10**6))
     figures = Figures()
     t0 = time.monotonic()
-    try:
-        asyncio.run(scenario(tmp_path, random.Random(seed), figures))
-    finally:
-        print(
-            f"\nkill -9 run (CATSACK_CRASH_SEED={seed}): {figures.kills} kills, {figures.reconnects} reconnects, "
-            f"{figures.moves} moves in the logs, {figures.acked} actions acknowledged, {figures.lost} lost; "
-            f"unanswered moves resent after a kill: {figures.resent_applied} acked, "
-            f"{figures.resent_refused} refused; restarts took "
-            f"{', '.join(f'{s:.1f}' for s in figures.restart_seconds)} s; {time.monotonic() - t0:.1f} s in all"
-        )
+    with ExitStack() as stack:
+        if backend == "sqlite":
+            url = f"sqlite:///{tmp_path / 'catsack.db'}"
+        else:
+            url = stack.enter_context(fresh_schema())
+        try:
+            asyncio.run(scenario(tmp_path, url, random.Random(seed), figures))
+        finally:
+            print(
+                f"\nkill -9 run on {backend} (CATSACK_CRASH_SEED={seed}): {figures.kills} kills, "
+                f"{figures.reconnects} reconnects, "
+                f"{figures.moves} moves in the logs, {figures.acked} actions acknowledged, {figures.lost} lost; "
+                f"unanswered moves resent after a kill: {figures.resent_applied} acked, "
+                f"{figures.resent_refused} refused; restarts took "
+                f"{', '.join(f'{s:.1f}' for s in figures.restart_seconds)} s; {time.monotonic() - t0:.1f} s in all"
+            )
     assert figures.kills >= 5
     assert figures.acked > 0
     assert figures.lost == 0

@@ -16,7 +16,8 @@ the shared machine hits them alike; each line reports its best pass. Lines:
   observation, a step that only passes the turn): PettingZoo's own protocol
   and the agent's choice, the floor under any PettingZoo environment.
 - ``gymnasium``: ``FelixEnv`` with ``random`` bots in the other seats (their
-  moves count too; the bots decide from their own views).
+  moves count too; the random bot gets the legal moves, phase and high bid of
+  its view, not a whole view).
 - ``openspiel``: ``python_catsack`` states, ``legal_actions`` + ``apply_action``.
 - ``openspiel+infostate``: plus the mover's information-state tensor each move.
 - ``vector[B]``: ``catsack.envs.vector.VectorGame`` with ``B`` games a step:
@@ -24,7 +25,7 @@ the shared machine hits them alike; each line reports its best pass. Lines:
   agent draws uniformly from each mask, and the step plays all the moves;
   finished games are re-dealt. It counts moves like the other lines.
 - ``gymnasium-vector[B]``: ``FelixVectorEnv`` (``catsack/Felix-v0`` through
-  ``gymnasium.make_vec``), ``B`` games, random opponents; the learner draws
+  ``gymnasium.make_vec``), ``B`` games, ``random`` bot opponents; the learner draws
   from ``infos["action_mask"]``. Opponents' moves count too, as in ``gymnasium``.
 - ``vector[B] rollout``: the same without observations or masks, actions
   from ``VectorGame.random_actions`` (simulation, as for a search bot's playouts).
@@ -32,20 +33,21 @@ the shared machine hits them alike; each line reports its best pass. Lines:
 The last column is each line's time per move over the raw engine's. The
 adapters keep observations current with ``catsack.envs.observer.Observer``
 (no view per move). Measured on the project's shared 2-core machine
-(``--games 60 --repeat 5``, 4 seats, 2026-11-21):
+(``--games 60 --repeat 5``, 4 seats, 2026-11-21; the batched lines move by
+about ±0.5x from day to day):
 
     line                    moves/s   x engine
-    engine                  1904711        1.0
-    engine+view              159349       12.0
-    engine+view+encode        56862       33.5
-    pettingzoo               196601        9.7
-    pettingzoo-null          569334        3.3
-    gymnasium                 91126       20.9
-    openspiel                211662        9.0
-    openspiel+infostate       40848       46.6
-    vector[1024]             886800        2.1
-    gymnasium-vector[1024]  1052224        1.8
-    vector[1024] rollout    3120186        0.6
+    engine                  1787807        1.0
+    engine+view              126307       14.2
+    engine+view+encode        47018       38.0
+    pettingzoo               175199       10.2
+    pettingzoo-null          512456        3.5
+    gymnasium                213460        8.4
+    openspiel                185431        9.6
+    openspiel+infostate       35853       49.9
+    vector[1024]             679470        2.6
+    gymnasium-vector[1024]   695531        2.6
+    vector[1024] rollout    2472572        0.7
 
 The issue's target, adapter overhead at most 3x the raw engine, is met by
 the batched lines (from about 256 games a step) and not by the

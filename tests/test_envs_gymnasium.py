@@ -12,6 +12,7 @@ import numpy as np  # noqa: E402
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
 from catsack.bots.base import Bot, BotSpecError  # noqa: E402
+from catsack.bots.random_bot import RandomBot  # noqa: E402
 from catsack.envs.encoding import ActionError, final_rewards, observation_size  # noqa: E402
 from catsack.envs.gymnasium import ENV_ID, FelixEnv, register  # noqa: E402
 from catsack.moves import Move  # noqa: E402
@@ -134,3 +135,39 @@ def test_bot_objects_are_seated_clockwise_from_the_learner() -> None:
     _play(env, seed=9)
     assert [b.seat for b in bots] == [2, 3, 0]
     assert all(b.seen >= 9 for b in bots)  # at least one placement per round (R10)
+
+
+class _ViewRandom(RandomBot):
+    """The random bot through ``choose(view)`` (a subclass, so FelixEnv builds its views)."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed=seed)
+        self.views = 0
+
+    def choose(self, view: View) -> Move:
+        self.views += 1
+        return super().choose(view)
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_random_opponents_without_views_play_as_with_them(seats: int) -> None:
+    """FelixEnv hands the random bot its legal moves, phase and high bid only; the games are the same."""
+    from catsack.bots.random_bot import RandomBot
+
+    for seed in range(4):
+        fast = FelixEnv(seats=seats, opponents=[RandomBot(seed=seed * 10 + k) for k in range(seats - 1)])
+        viewing = [_ViewRandom(seed * 10 + k) for k in range(seats - 1)]
+        slow = FelixEnv(seats=seats, opponents=viewing)
+        for env in (fast, slow):
+            env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        done = False
+        while not done:
+            legal = np.flatnonzero(fast.action_masks())
+            action = int(rng.choice(legal))
+            a = fast.step(action)
+            b = slow.step(action)
+            assert (a[0] == b[0]).all() and a[1:4] == b[1:4]
+            done = a[2]
+        assert fast.game == slow.game
+        assert all(bot.views > 0 for bot in viewing)

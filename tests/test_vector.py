@@ -205,3 +205,41 @@ def test_property_batches_match_the_core(seats: int, seed: int, pass_rate: float
             _check(vg, [vg.to_game(i) for i in range(6)])
         if vg.terminated.all():
             break
+
+
+class _Draws:
+    """An rng whose ``random()`` returns given numbers in turn (RandomBot's only use of its rng)."""
+
+    def __init__(self, values: list[float]) -> None:
+        self.values = values
+
+    def random(self) -> float:
+        return self.values.pop(0)
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_random_bot_actions_are_the_random_bots_moves(seats: int) -> None:
+    """With the same draws, ``random_bot_actions`` picks exactly what ``RandomBot.choose`` picks from its view."""
+    from catsack.bots.random_bot import RandomBot
+    from catsack.moves import BID
+
+    vg = VectorGame(40, seats, seed=seats)
+    rng = np.random.default_rng(seats)
+    bot = RandomBot(seed=0)
+    kinds: set[str] = set()
+    while not vg.terminated.all():
+        u = rng.random((3, vg.num_games))
+        # Now and then force R15's last choice: everybody passes.
+        u[:, rng.random(vg.num_games) < 0.25] = 0.0
+        u[0] = np.where(u[0] == 0.0, 0.3, u[0])
+        actions = vg._random_bot_choice(u)
+        for i in np.flatnonzero(~vg.terminated):
+            g = vg.to_game(int(i))
+            bot.rng = _Draws(u[:, i].tolist())  # type: ignore[assignment]
+            want = bot.choose(g.view(g.to_move))
+            assert action_to_move(int(actions[i])) == want, (int(i), g.phase, u[:, i], vg.record(int(i)))
+            kinds.add(g.phase if want.kind != BID or g.phase != "bidding" else "raise")
+        vg.step(actions)
+    assert {"placement", "bidding", "raise", "last choice"} <= kinds
+    draws = vg.random_bot_actions(np.random.default_rng(1))
+    assert draws.shape == (vg.num_games,) and (draws == 0).all()  # all over: 0, as documented

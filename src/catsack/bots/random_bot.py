@@ -35,20 +35,30 @@ class RandomBot(Bot):
         legal = view.legal
         if not legal:
             raise ValueError(f"seat {view.seat} has no legal move in this view (to move: {view.to_move})")
+        return self.decide(legal, view.phase, view.high_bid)
+
+    def decide(self, legal: tuple[Move, ...], phase: str, high_bid: int) -> Move:
+        """The move for a seat to move whose view has these ``legal`` moves, ``phase`` and ``high_bid``.
+
+        All the bot ever reads of its view; callers that have these three
+        without a whole view (``FelixEnv``'s opponents) save building one.
+        """
         rng = self.rng
         if legal[0].kind == PLACE:
             return legal[int(rng.random() * len(legal))]
-        bids = [m for m in legal if m.kind == BID]
-        if not bids:
+        # Auction moves come in canonical order: the legal bids ascending, then pass.
+        lowest = legal[0]
+        if lowest.kind != BID:
             return PASS_MOVE
-        if view.phase == "last choice":  # R15: buy for 1 or void the round
-            return bids[0] if rng.random() < 0.5 else PASS_MOVE
+        if phase == "last choice":  # R15: buy for 1 or void the round
+            return lowest if rng.random() < 0.5 else PASS_MOVE
         if rng.random() < PASS_PROBABILITY:
             return PASS_MOVE
-        money = bids[-1].amount  # the highest legal bid is all the bot's money (R12)
+        highest = legal[-1] if legal[-1].kind == BID else legal[-2]
+        money = highest.amount  # the highest legal bid is all the bot's money (R12)
         step = 1 + int(rng.random() ** 2 * 4)  # 1..4, small raises far more often
-        amount = min(view.high_bid + step, money)
+        amount = min(high_bid + step, money)
         cap = max(1, int(money * MONEY_FRACTION))
         if amount > cap and rng.random() >= OVER_FRACTION:
-            return PASS_MOVE if view.high_bid + 1 > cap else bid(cap)
+            return PASS_MOVE if high_bid + 1 > cap else bid(cap)
         return bid(amount)

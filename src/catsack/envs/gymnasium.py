@@ -12,7 +12,9 @@ importing this module registers nothing.
 The learner sees its own seat's view only (R23): observations and the
 action mask come from :mod:`catsack.envs.encoding`. Between the learner's
 turns the other seats are played by bots made with
-:func:`catsack.bots.base.make_bot`, each from its own view.
+:func:`catsack.bots.base.make_bot`, each from its own view (the ``random``
+bot is handed only the three things it reads of its view: its legal moves,
+the phase and the high bid).
 
 Action masking: ``info["action_mask"]`` after ``reset`` and every ``step``,
 and the method :meth:`FelixEnv.action_masks` (the name sb3-contrib's
@@ -37,6 +39,7 @@ import numpy as np
 from gymnasium import spaces
 
 from catsack.bots.base import Bot, make_bot
+from catsack.bots.random_bot import RandomBot
 from catsack.envs.encoding import (
     NUM_ACTIONS,
     REWARD_MODES,
@@ -51,7 +54,7 @@ from catsack.envs.encoding import (
     seat_legal,
 )
 from catsack.envs.observer import Observer
-from catsack.game import OVER, Game
+from catsack.game import OVER, PHASE_NAMES, Game
 from catsack.setup import check_seats
 from catsack.view import View
 
@@ -219,10 +222,15 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
 
     def _play_bots(self) -> None:
         g = self.game
-        while not g.is_over and g.to_move != self._seat:
-            seat = g.to_move
-            assert seat is not None
+        while g._phase != OVER and g._to_move != self._seat:
+            seat = g._to_move
             bot = self._bots[seat]
+            if type(bot) is RandomBot:
+                # The random bot reads only its legal moves, the phase and the high bid of its view (R23):
+                # hand them over without building the whole view. Same moves, same draws.
+                g.play(bot.decide(g._legal, PHASE_NAMES[g._phase], g._high))
+                self._sync()
+                continue
             view = g.view(seat)
             move = bot.choose(view)
             if move not in view.legal:

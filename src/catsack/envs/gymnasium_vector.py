@@ -14,10 +14,12 @@ action rule. All games advance together in
 :class:`catsack.envs.vector.VectorGame`, instead of one Python game per
 sub-environment as ``SyncVectorEnv`` would run them.
 
-- **Opponents:** ``"random"`` only: every other seat plays a uniformly random
-  legal move, drawn for all games at once. For catsack's bots as opponents
-  use :class:`~catsack.envs.gymnasium.FelixEnv` (their decisions are Python,
-  one game at a time).
+- **Opponents:** ``"random"`` only: every other seat plays catsack's
+  ``random`` bot (the policy of :class:`~catsack.bots.random_bot.RandomBot`,
+  as in ``FelixEnv(opponents="random")``), drawn for all games at once by
+  :meth:`~catsack.envs.vector.VectorGame.random_bot_actions`. For catsack's
+  thinking bots as opponents use :class:`~catsack.envs.gymnasium.FelixEnv`
+  (their decisions are Python, one game at a time).
 - **Autoreset:** Gymnasium's default ``NEXT_STEP`` mode: the step after a
   game ends re-deals it, ignores that game's action and returns the new
   game's first observation with reward 0.
@@ -164,7 +166,7 @@ class FelixVectorEnv(VectorEnv[ObsArray, npt.NDArray[np.int64], npt.NDArray[Any]
             theirs = ~vg.terminated & (vg.to_move != self._seat)
             if not theirs.any():
                 return
-            vg.step(vg.random_actions(self._rng), where=theirs)
+            vg.step(vg.random_bot_actions(self._rng), where=theirs)
 
     def _observe(self) -> ObsArray:
         return self.games.observe(self._seat)

@@ -38,6 +38,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
+from catsack.bots.random_bot import MONEY_FRACTION, OVER_FRACTION, PASS_PROBABILITY
 from catsack.cards import CARDS, POINTS, Card
 from catsack.envs.encoding import (
     _MOUSE_CARD_MAX,
@@ -264,6 +265,39 @@ class VectorGame:
         j = np.minimum((u * (nbids + 1)).astype(np.int64), nbids)  # 0: pass, else bid high + j
         auction = np.where(j == 0, PASS_ACTION, PASS_ACTION + high + j)
         return np.where(ph == PLACING, place, np.where(ph == OVER, 0, auction))
+
+    def random_bot_actions(self, rng: np.random.Generator) -> IntArray:
+        """Every game's move by catsack's ``random`` bot (:class:`~catsack.bots.random_bot.RandomBot`).
+
+        The same policy as that bot, drawn for all games at once: a uniform
+        placement; in an auction a pass with probability 0.45, else a small
+        raise, rarely above 60% of the mover's money; in the last choice (R15)
+        a purchase half of the time. It uses only what the mover may know
+        (its hand and money, the public phase and high bid). 0 for games that
+        are over. :meth:`random_actions` is the uniform policy instead.
+        """
+        return self._random_bot_choice(rng.random((3, self.num_games)))
+
+    def _random_bot_choice(self, u: npt.NDArray[np.float64]) -> IntArray:
+        # u[0], u[1], u[2]: RandomBot's first, second and third rng.random() draw of its decision.
+        ph = self._phase
+        s = self._to_move
+        hand = self._hand[self._ar, s]
+        count = hand.sum(axis=1)
+        k = np.minimum((u[0] * count).astype(np.int64), np.maximum(count - 1, 0))  # the k-th card in hand
+        place = np.argmax(np.cumsum(hand, axis=1) > k[:, None], axis=1)
+        money = self._money[self._ar, s]
+        high = self._high
+        # R12: a raise of 1..4 (small ones far more often), at most all the mover's money.
+        amount = np.minimum(high + 1 + (u[1] ** 2 * 4).astype(np.int64), money)
+        cap = np.maximum(1, (money * MONEY_FRACTION).astype(np.int64))
+        over_cap = (amount > cap) & (u[2] >= OVER_FRACTION)
+        capped = np.where(high + 1 > cap, PASS_ACTION, PASS_ACTION + cap)
+        raise_ = np.where(over_cap, capped, PASS_ACTION + amount)
+        bidding = np.where((money <= high) | (u[0] < PASS_PROBABILITY), PASS_ACTION, raise_)
+        last = np.where((money >= 1) & (u[0] < 0.5), PASS_ACTION + 1, PASS_ACTION)  # R15: buy for 1, or pass
+        out = np.where(ph == PLACING, place, np.where(ph == BIDDING, bidding, np.where(ph == LAST_CHOICE, last, 0)))
+        return out.astype(np.int64)
 
     def observe(self, seats: npt.ArrayLike | None = None) -> ObsArray:
         """``(num_games, size)`` float32: each game's observation for one seat (R23).

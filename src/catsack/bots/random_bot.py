@@ -21,6 +21,7 @@ __all__ = ["RandomBot"]
 PASS_PROBABILITY = 0.45  # a random bidder stays in a little over half the time
 MONEY_FRACTION = 0.6  # raises above this fraction of the bot's money are rare
 OVER_FRACTION = 0.1  # ... they happen this often
+LAST_CHOICE_BUY = 0.5  # R15: the chance to buy for 1 mouse when nobody bid
 
 
 class RandomBot(Bot):
@@ -51,7 +52,7 @@ class RandomBot(Bot):
         if lowest.kind != BID:
             return PASS_MOVE
         if phase == "last choice":  # R15: buy for 1 or void the round
-            return lowest if rng.random() < 0.5 else PASS_MOVE
+            return lowest if rng.random() < LAST_CHOICE_BUY else PASS_MOVE
         if rng.random() < PASS_PROBABILITY:
             return PASS_MOVE
         highest = legal[-1] if legal[-1].kind == BID else legal[-2]

@@ -38,7 +38,7 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 
-from catsack.bots.random_bot import MONEY_FRACTION, OVER_FRACTION, PASS_PROBABILITY
+from catsack.bots.random_bot import LAST_CHOICE_BUY, MONEY_FRACTION, OVER_FRACTION, PASS_PROBABILITY
 from catsack.cards import CARDS, POINTS, Card
 from catsack.envs.encoding import (
     _MOUSE_CARD_MAX,
@@ -253,11 +253,7 @@ class VectorGame:
         ph = self._phase
         s = self._to_move
         u = rng.random(N)
-        hand = self._hand[self._ar, s]
-        count = hand.sum(axis=1)
-        # the k-th card in hand, k uniform
-        k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
-        place = np.argmax(np.cumsum(hand, axis=1) > k[:, None], axis=1)
+        place = self._kth_card(u)
         money = self._money[self._ar, s]
         high = np.where(ph == LAST_CHOICE, 0, self._high)
         top = np.where(ph == LAST_CHOICE, np.minimum(money, 1), money)
@@ -265,6 +261,14 @@ class VectorGame:
         j = np.minimum((u * (nbids + 1)).astype(np.int64), nbids)  # 0: pass, else bid high + j
         auction = np.where(j == 0, PASS_ACTION, PASS_ACTION + high + j)
         return np.where(ph == PLACING, place, np.where(ph == OVER, 0, auction))
+
+    def _kth_card(self, u: npt.NDArray[np.float64]) -> IntArray:
+        """Per game, the card of the mover's hand at index ``int(u * hand size)`` (a uniform placement, R10)."""
+        hand = self._hand[self._ar, self._to_move]
+        count = hand.sum(axis=1)
+        k = np.minimum((u * count).astype(np.int64), np.maximum(count - 1, 0))
+        card: IntArray = np.argmax(np.cumsum(hand, axis=1) > k[:, None], axis=1)
+        return card
 
     def random_bot_actions(self, rng: np.random.Generator) -> IntArray:
         """Every game's move by catsack's ``random`` bot (:class:`~catsack.bots.random_bot.RandomBot`).
@@ -282,10 +286,7 @@ class VectorGame:
         # u[0], u[1], u[2]: RandomBot's first, second and third rng.random() draw of its decision.
         ph = self._phase
         s = self._to_move
-        hand = self._hand[self._ar, s]
-        count = hand.sum(axis=1)
-        k = np.minimum((u[0] * count).astype(np.int64), np.maximum(count - 1, 0))  # the k-th card in hand
-        place = np.argmax(np.cumsum(hand, axis=1) > k[:, None], axis=1)
+        place = self._kth_card(u[0])
         money = self._money[self._ar, s]
         high = self._high
         # R12: a raise of 1..4 (small ones far more often), at most all the mover's money.
@@ -295,7 +296,8 @@ class VectorGame:
         capped = np.where(high + 1 > cap, PASS_ACTION, PASS_ACTION + cap)
         raise_ = np.where(over_cap, capped, PASS_ACTION + amount)
         bidding = np.where((money <= high) | (u[0] < PASS_PROBABILITY), PASS_ACTION, raise_)
-        last = np.where((money >= 1) & (u[0] < 0.5), PASS_ACTION + 1, PASS_ACTION)  # R15: buy for 1, or pass
+        # R15: buy for 1 (if the mover has a mouse), or pass.
+        last = np.where((money >= 1) & (u[0] < LAST_CHOICE_BUY), PASS_ACTION + 1, PASS_ACTION)
         out = np.where(ph == PLACING, place, np.where(ph == BIDDING, bidding, np.where(ph == LAST_CHOICE, last, 0)))
         return out.astype(np.int64)
 

@@ -6,6 +6,7 @@
   task records every frame: ``state`` frames, ``ack`` and ``error`` answers, notices.
 - :func:`need_postgres` / :func:`need_redis`: skip with a clear reason when a service is absent, and
   fail instead when ``CATSACK_REQUIRE_SERVICES=1``.
+- :func:`postgres_schema`: a fresh PostgreSQL schema and a URL whose search_path is it, dropped afterwards.
 
 Servers run with the current interpreter and environment (so ``PYTHONPATH`` reaches them) and with
 their working directory in the test's tmp_path: nothing is written into the repository.
@@ -18,12 +19,13 @@ import contextlib
 import itertools
 import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +41,7 @@ __all__ = [
     "free_port",
     "need_postgres",
     "need_redis",
+    "postgres_schema",
     "services_required",
 ]
 
@@ -76,13 +79,40 @@ def need_postgres(url: str = POSTGRES_URL) -> str:
         import psycopg
     except ImportError as exc:
         _missing("PostgreSQL", f"psycopg is not installed: {exc}")
-    dsn = url.replace("postgresql+psycopg://", "postgresql://", 1)
+    dsn = libpq_dsn(url)
     try:
         with psycopg.connect(dsn, connect_timeout=3) as conn:
             conn.execute("SELECT 1")
     except Exception as exc:
         _missing("PostgreSQL", f"{url}: {exc}".strip())
     return url
+
+
+def libpq_dsn(url: str) -> str:
+    """The libpq form (for psycopg) of a SQLAlchemy ``postgresql+psycopg://`` URL."""
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+@contextlib.contextmanager
+def postgres_schema() -> Iterator[tuple[str, str]]:
+    """A fresh, empty PostgreSQL schema: (SQLAlchemy URL whose search_path is that schema, schema name).
+
+    Skips or fails like :func:`need_postgres`. Servers on that URL see only their own tables, not
+    other tests' tables in the shared database; the schema is dropped afterwards.
+    """
+    base = need_postgres()
+    import psycopg
+
+    dsn = libpq_dsn(base)
+    schema = f"catsack_test_{secrets.token_hex(6)}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    sep = "&" if "?" in base else "?"
+    try:
+        yield f"{base}{sep}options=-csearch_path%3D{schema}", schema
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
 
 
 def need_redis(url: str = REDIS_URL) -> str:

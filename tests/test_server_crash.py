@@ -27,8 +27,7 @@ import os
 import random
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -36,7 +35,7 @@ from typing import Any
 
 import pytest
 
-from server_procs import ServerProc, WsClient, need_postgres
+from server_procs import ServerProc, WsClient, postgres_schema
 
 pytest.importorskip("fastapi", reason="the server extra (fastapi, uvicorn, sqlalchemy) is not installed")
 pytest.importorskip("websockets", reason="websockets is not installed")
@@ -293,27 +292,6 @@ async def run(server: ServerProc, db: str, rng: random.Random, figures: Figures)
         await c.close()
 
 
-@contextmanager
-def fresh_schema() -> Iterator[str]:
-    """A database URL on an empty PostgreSQL schema of its own, dropped afterwards.
-
-    The server's restarts load every table in its database; a schema of its own keeps other tests'
-    tables (in the shared ``test`` database) out of this run, and this run's out of theirs.
-    """
-    import psycopg
-
-    base = need_postgres()
-    schema = f"crash_{os.getpid()}_{random.randrange(10**9)}"
-    dsn = base.replace("postgresql+psycopg://", "postgresql://", 1)
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f'CREATE SCHEMA "{schema}"')
-    try:
-        yield f"{base}{'&' if '?' in base else '?'}options=-csearch_path%3D{schema}"
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f'DROP SCHEMA "{schema}" CASCADE')
-
-
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_kill_9_loses_nothing_and_timers_survive(backend: str, tmp_path: Path) -> None:
     """Checklist 17 (kill -9 mid-game: every action seen is kept, nothing re-dealt) and 18 (stored timers).
@@ -328,7 +306,7 @@ def test_kill_9_loses_nothing_and_timers_survive(backend: str, tmp_path: Path) -
         if backend == "sqlite":
             url = f"sqlite:///{tmp_path / 'catsack.db'}"
         else:
-            url = stack.enter_context(fresh_schema())
+            url, _schema = stack.enter_context(postgres_schema())
         try:
             asyncio.run(scenario(tmp_path, url, random.Random(seed), figures))
         finally:

@@ -21,7 +21,6 @@ import asyncio
 import contextlib
 import random
 import re
-import secrets
 import shutil
 import statistics
 import subprocess
@@ -32,7 +31,16 @@ from typing import Any
 
 import pytest
 
-from server_procs import ServerProc, WsClient, free_port, need_postgres, need_redis, services_required
+from server_procs import (
+    ServerProc,
+    WsClient,
+    free_port,
+    libpq_dsn,
+    need_postgres,
+    need_redis,
+    postgres_schema,
+    services_required,
+)
 
 pytest.importorskip("fastapi", reason="the server extra (fastapi, uvicorn, sqlalchemy) is not installed")
 pytest.importorskip("websockets", reason="websockets is not installed")
@@ -43,19 +51,8 @@ pytestmark = pytest.mark.services
 @pytest.fixture
 def pg_schema() -> Iterator[tuple[str, str]]:
     """A fresh PostgreSQL schema: (SQLAlchemy URL whose search_path is that schema, schema name)."""
-    base = need_postgres()
-    import psycopg
-
-    dsn = base.replace("postgresql+psycopg://", "postgresql://", 1)
-    schema = f"catsack_test_{secrets.token_hex(6)}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(f"CREATE SCHEMA {schema}")
-    sep = "&" if "?" in base else "?"
-    try:
-        yield f"{base}{sep}options=-csearch_path%3D{schema}", schema
-    finally:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    with postgres_schema() as found:
+        yield found
 
 
 @pytest.fixture
@@ -67,7 +64,7 @@ def pg_actions(schema: str, table: str) -> list[tuple[int, int, str, str | None]
     """The action log of ``table``: (version, seat, move, action id) in version order."""
     import psycopg
 
-    dsn = need_postgres().replace("postgresql+psycopg://", "postgresql://", 1)
+    dsn = libpq_dsn(need_postgres())
     with psycopg.connect(dsn) as conn:
         rows = conn.execute(
             f"SELECT version, seat, move, action_id FROM {schema}.actions WHERE table_id = %s ORDER BY version",

@@ -55,8 +55,7 @@ class RandomBot(Bot):
             return lowest if rng.random() < LAST_CHOICE_BUY else PASS_MOVE
         if rng.random() < PASS_PROBABILITY:
             return PASS_MOVE
-        highest = legal[-1] if legal[-1].kind == BID else legal[-2]
-        money = highest.amount  # the highest legal bid is all the bot's money (R12)
+        money = legal[-2].amount  # the highest legal bid (just before pass) is all the bot's money (R12)
         step = 1 + int(rng.random() ** 2 * 4)  # 1..4, small raises far more often
         amount = min(high_bid + step, money)
         cap = max(1, int(money * MONEY_FRACTION))

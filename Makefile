@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-EXTRAS ?= dev,tui,stats,server,rl,openspiel,ray
+EXTRAS ?= dev,tui,stats,server,rl,openspiel,ray,fast,train
 
 .PHONY: run demo test lint typecheck pytest bench install clean
 

@@ -62,6 +62,7 @@ BOT_KINDS: dict[str, str] = {
     "ismcts": "catsack.bots.ismcts:ISMCTSBot",
     "external": "catsack.protocol.external:ExternalBot",
     "openspiel-ismcts": "catsack.envs.openspiel_bot:OpenSpielISMCTSBot",
+    "policy": "catsack.learn.bot:PolicyBot",
 }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -15,6 +16,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Plain help: flags show as flags, defaults and ranges are listed, and "[...]" in a help text
+    # is printed instead of being eaten as Rich markup (issue 13, papercut 10).
+    rich_markup_mode=None,
 )
 
 
@@ -64,11 +68,28 @@ def replay(
         raise typer.Exit(2)
 
 
+# Seconds between lines of `catsack demo` on a terminal: slow enough to read as the game unfolds.
+DEMO_DELAY = 0.4
+
+
+def _stdout_is_terminal() -> bool:
+    return sys.stdout.isatty()
+
+
 @app.command()
 def demo(
     seats: Annotated[int, typer.Option(min=3, max=5, help="Number of players (3-5).")] = 4,
     seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots.")] = None,
     bots: Annotated[str, typer.Option(help="Bot spec for every seat: random, heuristic, ismcts:easy...")] = "heuristic",
+    delay: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            help=f"Seconds between lines (twice that between rounds); 0 prints the game at once. "
+            f"Default: {DEMO_DELAY} on a terminal, 0 into a pipe or file.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Watch bots play one narrated game (each bot sees only its own seat's view)."""
     import random
@@ -87,7 +108,15 @@ def demo(
         raise typer.Exit(2) from None
     play_game(game, players)
     names = ["Ann", "Ben", "Cat", "Dan", "Eve"][:seats]
-    typer.echo("\n".join(narrate(game, [f"{n} ({bots})" for n in names])))
+    lines = narrate(game, [f"{n} ({bots})" for n in names])
+    pause = delay if delay is not None else (DEMO_DELAY if _stdout_is_terminal() else 0.0)
+    if not pause:
+        typer.echo("\n".join(lines))
+        return
+    for line in lines:
+        typer.echo(line)
+        # A blank line ends a round: a longer breath before the next one.
+        time.sleep(pause * (2 if not line else 1))
 
 
 # Commands living in their own modules: each has ``register(app)``. An explicit

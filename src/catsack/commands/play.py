@@ -14,7 +14,13 @@ def register(app: typer.Typer) -> None:
     def play(
         seats: Annotated[int, typer.Option(min=3, max=5, help="Number of players, 3-5 (R4).")] = 4,
         seat: Annotated[
-            int, typer.Option(min=0, max=4, help="Your seat, 0 to seats-1 (seat 0 is left of nobody).")
+            int,
+            typer.Option(
+                min=0,
+                max=4,
+                help="Your seat, 0 to seats-1. Seats are numbered clockwise and play goes clockwise; "
+                "the first start player is drawn at random (R4, R9).",
+            ),
         ] = 0,
         bots: Annotated[
             str | None,

@@ -17,9 +17,15 @@ from __future__ import annotations
 import random
 from typing import Any, Final
 
-import numpy as np
-import pyspiel  # type: ignore[import-untyped,import-not-found,unused-ignore]
-from open_spiel.python.algorithms import ismcts, mcts  # type: ignore[import-untyped,import-not-found,unused-ignore]
+try:
+    import numpy as np
+    import pyspiel  # type: ignore[import-untyped,import-not-found,unused-ignore]
+    from open_spiel.python.algorithms import (  # type: ignore[import-untyped,import-not-found,unused-ignore]
+        ismcts,
+        mcts,
+    )
+except ImportError as exc:  # make_bot reports this as "bot kind 'openspiel-ismcts' is not available: ..."
+    raise ImportError(f"it needs OpenSpiel: pip install 'catsack[openspiel]' ({exc})", name=exc.name) from exc
 
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError, forced_move

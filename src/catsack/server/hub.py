@@ -293,6 +293,8 @@ class LiveTable:
     task: asyncio.Task[None] | None = None
     bots: dict[int, Bot] = field(default_factory=dict)
     touched: float = field(default_factory=time.monotonic)
+    #: This process holds the table's lease: it runs the bots and timers; otherwise it only relays.
+    driver: bool = False
     _frames: dict[tuple[str, int | None], str] = field(default_factory=dict)
     _frames_version: int = -1
 
@@ -452,7 +454,9 @@ class Hub:
 
     def __init__(self, settings: Settings, store: Store | None = None) -> None:
         self.settings = settings
-        self.store = store or Store(settings.database_url, write_delay=settings.write_delay)
+        self.store = store or Store(
+            settings.database_url, write_delay=settings.write_delay, upgrade=settings.db_auto_upgrade
+        )
         self.writer = Writer(self.store)
         self.tables: dict[str, LiveTable] = {}
         self.process_id = uuid.uuid4().hex[:12]
@@ -461,15 +465,25 @@ class Hub:
         self._load_lock = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self.addresses: dict[str, int] = {}
+        self._starting = False
+        self._touch: set[tuple[str, int]] = set()  # seats connected here since the last presence write
+        self._touched_all = 0.0  # time.monotonic() of the last write of every connected seat
+        self._pruned = 0.0  # time.monotonic() of the last retention pass
 
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
         ids = await asyncio.to_thread(self.store.unfinished_ids)
-        for table_id in ids:
-            await self.get(table_id)
-        log.info("resumed tables", extra={"fields": {"tables": len(ids)}})
+        self._starting = True  # one lease sync for all of them below, not one per table
+        try:
+            for table_id in ids:
+                await self.get(table_id)
+        finally:
+            self._starting = False
+        await self.sync_leases(fresh=True)
+        log.info("resumed tables", extra={"fields": {"tables": len(ids), "driving": self.driving()}})
         self._tasks.append(asyncio.create_task(self._sweeper()))
+        self._tasks.append(asyncio.create_task(self._lease_keeper()))
         if self.settings.redis_url:
             from catsack.server.fanout import Fanout
 
@@ -489,8 +503,48 @@ class Hub:
         if self.fanout is not None:
             await self.fanout.stop()
         await asyncio.gather(*self._tasks, return_exceptions=True)
+        held = [t.id for t in self.tables.values() if t.driver]
+        if held:  # hand the tables over at once instead of after the lease runs out
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self.store.release_leases, self.process_id, held)
         await self.writer.stop()
         self._tasks.clear()
+
+    # ------------------------------------------------------------------ leases (several processes)
+
+    def driving(self) -> int:
+        """How many live tables this process drives (holds the lease of)."""
+        return sum(1 for t in self.tables.values() if t.driver)
+
+    async def sync_leases(self, *, fresh: bool = False) -> None:
+        """Renew this process's leases, take free or expired ones of its live unfinished tables, give
+        up the rest; start driving the tables gained (after reading what the last holder appended,
+        unless they were ``fresh``ly loaded) and stop driving the ones lost."""
+        want = [t.id for t in self.tables.values() if not t.game.is_over]
+        held = await asyncio.to_thread(self.store.sync_leases, self.process_id, want, self.settings.lease_seconds)
+        for table in list(self.tables.values()):
+            was, table.driver = table.driver, table.id in held
+            if table.driver and not was:
+                async with table.lock:
+                    if not fresh:
+                        await self.catch_up(table)
+                    self._schedule(table)
+                log.info("lease taken", extra={"fields": {"table": table.id}})
+            elif was and not table.driver:
+                if table.task is not None:
+                    table.task.cancel()
+                    table.task = None
+                log.warning("lease lost", extra={"fields": {"table": table.id}})
+
+    async def _lease_keeper(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.lease_seconds / 3.0)
+            try:
+                await self.sync_leases()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database is away: keep trying; the leases run out meanwhile
+                log.exception("lease renewal failed")
 
     # ------------------------------------------------------------------ loading
 
@@ -517,6 +571,11 @@ class Hub:
                 log.exception("table cannot be loaded", extra={"fields": {"table": table_id}})
                 return None
             self.tables[table_id] = table
+        if not self._starting and not table.game.is_over:
+            held = await asyncio.to_thread(
+                self.store.take_leases, self.process_id, [table_id], self.settings.lease_seconds
+            )
+            table.driver = table_id in held
         self._schedule(table)
         return table
 
@@ -656,6 +715,7 @@ class Hub:
         table.touched = time.monotonic()
         if conn.seat is not None:
             table.players[conn.seat].away_since = None
+            self._touch.add((table.id, conn.seat))
             table.players_changed()
         conn.push(Conn.FULL)
 
@@ -778,12 +838,14 @@ class Hub:
         table.row = dataclasses.replace(table.row, deadline=deadline, status=table.status)
 
     def _schedule(self, table: LiveTable) -> None:
-        """Start whatever moves the game on by itself: a bot's move or a turn timer."""
+        """Start whatever moves the game on by itself: a bot's move or a turn timer. Only the process
+        holding the table's lease does (defect 4 of issue 16: otherwise every process holding a table
+        computed every bot move, and all but one lost the append race)."""
         if table.task is not None and not table.task.done() and table.task is not asyncio.current_task():
             table.task.cancel()
         table.task = None
         seat = table.game.to_move
-        if seat is None or table.status != "playing":
+        if seat is None or table.status != "playing" or not table.driver:
             return
         p = table.players[seat]
         if p.kind == "bot":
@@ -868,11 +930,21 @@ class Hub:
         """Grace periods (checklist 16), eviction (19) and version gaps across processes (20)."""
         now = time.monotonic() if now is None else now
         s = self.settings
+        await self._write_presence(now)
         for table in list(self.tables.values()):
-            if table.status == "playing":
-                for seat, p in enumerate(table.players):
-                    if p.kind == "human" and p.away_since is not None and now - p.away_since >= s.grace_seconds:
-                        await self.replace(table, seat)
+            if table.status == "playing" and table.driver:
+                away = [
+                    seat
+                    for seat, p in enumerate(table.players)
+                    if p.kind == "human" and p.away_since is not None and now - p.away_since >= s.grace_seconds
+                ]
+                if away:  # connected to another process? it writes when it last saw the seat
+                    seen = await asyncio.to_thread(self.store.seen, table.id)
+                    wall = time.time()
+                    for seat in away:
+                        last = seen.get(seat)
+                        if last is None or wall - last >= s.grace_seconds:
+                            await self.replace(table, seat)
             idle = now - table.touched
             if table.conns:
                 continue
@@ -883,13 +955,37 @@ class Hub:
                 self.evict(table)
             elif table.status == "playing" and idle >= s.evict_idle_seconds and not self._bots_only(table):
                 self.evict(table)
-        if self.fanout is not None:  # a missed wake-up shows as a version gap
-            for table in list(self.tables.values()):
-                if table.conns:
-                    row = await asyncio.to_thread(self.store.table, table.id)
-                    if row is not None and row.version > table.version:
-                        async with table.lock:
-                            await self.catch_up(table)
+        if self.fanout is not None:  # a missed wake-up shows as a version gap (one query for all tables)
+            watched = [t for t in self.tables.values() if t.conns or t.driver]
+            stored = await asyncio.to_thread(self.store.versions, [t.id for t in watched])
+            for table in watched:
+                if stored.get(table.id, -1) > table.version:
+                    async with table.lock:
+                        await self.catch_up(table)
+        await self._retention(now)
+
+    async def _write_presence(self, now: float) -> None:
+        """Tell the other processes which seats are connected here: the seats that connected since the
+        last sweep at once, and every connected seat a few times per grace period."""
+        seats = self._touch
+        self._touch = set()
+        if now - self._touched_all >= min(self.settings.grace_seconds / 4.0, 30.0):
+            self._touched_all = now
+            seats |= {(t.id, c.seat) for t in self.tables.values() for c in t.conns if c.seat is not None}
+        if seats:
+            await asyncio.to_thread(self.store.touch_seats, sorted(seats))
+
+    async def _retention(self, now: float) -> None:
+        """Delete (after archiving, if set) finished games older than ``retention_days``, hourly."""
+        s = self.settings
+        if not s.retention_days or now - self._pruned < 3600.0:
+            return
+        self._pruned = now
+        from catsack.server.retention import prune
+
+        n = await asyncio.to_thread(prune, self.store, s.retention_days, s.retention_archive_dir)
+        if n:
+            log.info("finished games deleted", extra={"fields": {"tables": n, "days": s.retention_days}})
 
     def _bots_only(self, table: LiveTable) -> bool:
         return all(p.kind == "bot" for p in table.players) and not table.game.is_over
@@ -900,7 +996,18 @@ class Hub:
         for b in table.bots.values():
             b.close()
         self.tables.pop(table.id, None)
+        if table.driver:  # another process holding it may drive it at once
+            table.driver = False
+            task = asyncio.create_task(self._release(table.id))
+            _background.add(task)
+            task.add_done_callback(_background.discard)
         log.info("table evicted", extra={"fields": {"table": table.id, "status": table.status}})
+
+    async def _release(self, table_id: str) -> None:
+        try:
+            await asyncio.to_thread(self.store.release_leases, self.process_id, [table_id])
+        except Exception:  # it runs out by itself
+            log.warning("lease release failed", extra={"fields": {"table": table_id}})
 
     async def replace(self, table: LiveTable, seat: int) -> None:
         """A bot takes over an absent player's seat; the old token stops working (checklist 8, 16)."""
@@ -941,6 +1048,9 @@ class Hub:
         finally:
             conn.busy_hint = False
         return {"type": "hint", "version": version, "best": a.best.text, "values": a.values, "beliefs": a.beliefs}
+
+
+_background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done
 
 
 def _status(game: Game, players: list[dict[str, Any]]) -> str:

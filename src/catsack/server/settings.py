@@ -61,3 +61,15 @@ class Settings(BaseSettings):
     gc_full_seconds: float = Field(default=300.0, gt=0.0)
     #: permessage-deflate on WebSockets: less bandwidth, but CPU and ~45 KiB per connection.
     ws_compression: bool = False
+    #: Several processes (docs/deploy.md): one process drives each table's bots and timers, the holder
+    #: of its lease in the database; it renews the lease every third of this many seconds, and when it
+    #: dies another process takes the table over once the lease has run out.
+    lease_seconds: float = Field(default=15.0, gt=0.0)
+    #: On start, bring an older database schema to the newest revision (Alembic). When false the
+    #: server refuses an older schema and ``catsack db upgrade`` must be run first (docs/deploy.md).
+    db_auto_upgrade: bool = True
+    #: Retention of finished games: delete those that ended more than this many days ago (0: keep
+    #: every game). With ``retention_archive_dir`` set, each game's full catsack/1 record is written
+    #: there first (``<table>.json``).
+    retention_days: float = Field(default=0.0, ge=0.0)
+    retention_archive_dir: str | None = None

@@ -6,6 +6,15 @@ appending move ``v`` to one table: the second insert fails and that process
 catches up from the log instead. Every write is one short transaction, and a
 move is committed before anyone is told about it.
 
+With several processes, one of them drives each table's bots and timers: the
+holder of the table's row in ``table_leases`` (process id and expiry), which
+renews it while it lives; when it dies the lease runs out and another process
+takes it over (:meth:`Store.sync_leases`).
+
+The schema is versioned with Alembic (``catsack.server.migrations``): a new
+database is created at the newest revision, an older one is upgraded (or
+refused, see :func:`catsack.server.migrations.prepare`).
+
 The methods are synchronous (the server calls them in a worker thread).
 """
 
@@ -20,6 +29,7 @@ from typing import Any
 from sqlalchemy import (
     Boolean,
     Column,
+    Connection,
     Engine,
     Float,
     ForeignKey,
@@ -28,16 +38,17 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     create_engine,
+    delete,
     event,
     insert,
     select,
-    text,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 
-__all__ = ["ActionRow", "Append", "AppendConflict", "SeatRow", "Store", "TableRow"]
+__all__ = ["ActionRow", "Append", "AppendConflict", "SeatRow", "Store", "TableRow", "make_engine", "metadata"]
 
 metadata = MetaData()
 
@@ -66,6 +77,9 @@ seats_t = Table(
     Column("bot", String(40), nullable=True),
     Column("token_hash", String(64), nullable=True),
     Column("replaced", Boolean, nullable=False, default=False),
+    # Epoch seconds a process last saw a connection of this (human) seat: a seat connected to another
+    # process is not "away" (revision 0002).
+    Column("seen", Float, nullable=True),
 )
 
 actions_t = Table(
@@ -78,6 +92,14 @@ actions_t = Table(
     Column("action_id", String(64), nullable=True),  # the client's id; NULL for bot and timer moves
     Column("actor", String(8), nullable=False),  # human | bot | timer
     Column("created", Float, nullable=False),
+)
+
+leases_t = Table(
+    "table_leases",  # revision 0002: which process drives a table's bots and timers, and until when
+    metadata,
+    Column("table_id", String(32), primary_key=True),
+    Column("holder", String(32), nullable=False),  # the holding process's id (Hub.process_id)
+    Column("expires", Float, nullable=False),  # epoch seconds; past it, any process may take the lease
 )
 
 
@@ -151,6 +173,17 @@ def _seat_row(r: Any) -> SeatRow:
     return SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced))
 
 
+def _upsert(dialect: str) -> Any:
+    """``INSERT … ON CONFLICT`` for the lease table, in the dialect's own form (both have it)."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert as pg_insert
+
+        return pg_insert(leases_t)
+    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+    return sqlite_insert(leases_t)
+
+
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, a busy timeout and foreign keys."""
     if url.startswith("sqlite"):
@@ -173,22 +206,20 @@ def make_engine(url: str) -> Engine:
 class Store:
     """All reads and writes of tables, seats and actions."""
 
-    def __init__(self, url: str, *, write_delay: float = 0.0) -> None:
+    def __init__(self, url: str, *, write_delay: float = 0.0, upgrade: bool = True) -> None:
+        """Open the database at ``url``: create the schema in an empty one; bring an older one to the
+        newest revision when ``upgrade``, else refuse it (:class:`~catsack.server.migrations.SchemaError`)."""
+        from catsack.server.migrations import prepare
+
         self.url = url
         self.engine = make_engine(url)
         #: Test hook (checklist case 5): sleep inside every write transaction.
         self.write_delay = write_delay
-        self._create_schema()
-
-    def _create_schema(self) -> None:
-        """Create the tables if missing. Two processes starting at once on an empty PostgreSQL
-        database can race inside CREATE TABLE; an advisory lock serialises them."""
-        if self.engine.dialect.name == "postgresql":
-            with self.engine.begin() as conn:
-                conn.execute(text("SELECT pg_advisory_xact_lock(7303)"))  # arbitrary key: "catsack schema"
-                metadata.create_all(conn)
-        else:
-            metadata.create_all(self.engine)
+        try:
+            self.schema = prepare(self.engine, upgrade=upgrade)
+        except Exception:
+            self.engine.dispose()
+            raise
 
     def close(self) -> None:
         self.engine.dispose()
@@ -337,6 +368,117 @@ class Store:
                 .values(deadline=deadline)
             )
 
+    def touch_seats(self, seats: Sequence[tuple[str, int]], now: float | None = None) -> None:
+        """Mark ``(table, seat)`` pairs as connected right now, for the other processes' grace periods."""
+        if not seats:
+            return
+        now = time.time() if now is None else now
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(seats_t)
+                .where(seats_t.c.table_id == bindparam("t"), seats_t.c.seat == bindparam("s"))
+                .values(seen=bindparam("now")),
+                [{"t": t, "s": s, "now": now} for t, s in seats],
+            )
+
+    # ------------------------------------------------------------------ leases
+
+    def sync_leases(self, holder: str, want: Sequence[str], seconds: float, now: float | None = None) -> set[str]:
+        """Hold the leases of ``want`` that nobody else holds: renew ours until ``now + seconds``,
+        take those that are free or expired, give up ours not in ``want``. Returns the tables of
+        ``want`` this holder now drives. One transaction; two processes taking one lease at once
+        are serialised by the row (an upsert whose update applies only to a free or own lease)."""
+        now = time.time() if now is None else now
+        until = now + seconds
+        wanted = set(want)
+        with self.engine.begin() as conn:
+            mine = {r.table_id for r in conn.execute(select(leases_t.c.table_id).where(leases_t.c.holder == holder))}
+            drop = mine - wanted
+            if drop:
+                self._delete_leases(conn, holder, drop)
+            keep = mine & wanted
+            if keep:
+                conn.execute(update(leases_t).where(leases_t.c.holder == holder).values(expires=until))
+            others = {
+                r.table_id
+                for r in conn.execute(
+                    select(leases_t.c.table_id).where(leases_t.c.holder != holder, leases_t.c.expires >= now)
+                )
+            }
+            free = sorted(wanted - keep - others)
+            if free:
+                keep |= self._take_leases(conn, holder, free, now, until)
+            return keep
+
+    def take_leases(self, holder: str, table_ids: Sequence[str], seconds: float, now: float | None = None) -> set[str]:
+        """Take the leases of ``table_ids`` that are free, expired or ours already; the ones held."""
+        now = time.time() if now is None else now
+        with self.engine.begin() as conn:
+            return self._take_leases(conn, holder, sorted(set(table_ids)), now, now + seconds)
+
+    def _take_leases(self, conn: Connection, holder: str, ids: list[str], now: float, until: float) -> set[str]:
+        ins = _upsert(self.engine.dialect.name)
+        stmt = ins.values(table_id=bindparam("t"), holder=holder, expires=until).on_conflict_do_update(
+            index_elements=[leases_t.c.table_id],
+            set_={"holder": holder, "expires": until},
+            where=(leases_t.c.holder == holder) | (leases_t.c.expires < now),
+        )
+        conn.execute(stmt, [{"t": t} for t in ids])
+        got: set[str] = set()
+        for i in range(0, len(ids), 500):
+            got.update(
+                r.table_id
+                for r in conn.execute(
+                    select(leases_t.c.table_id).where(
+                        leases_t.c.holder == holder, leases_t.c.table_id.in_(ids[i : i + 500])
+                    )
+                )
+            )
+        return got
+
+    def release_leases(self, holder: str, table_ids: Sequence[str]) -> None:
+        """Give up leases (a table evicted or finished, the process stopping): others take over at once."""
+        if table_ids:
+            with self.engine.begin() as conn:
+                self._delete_leases(conn, holder, set(table_ids))
+
+    @staticmethod
+    def _delete_leases(conn: Connection, holder: str, ids: set[str]) -> None:
+        listed = sorted(ids)
+        for i in range(0, len(listed), 500):
+            conn.execute(
+                delete(leases_t).where(leases_t.c.holder == holder, leases_t.c.table_id.in_(listed[i : i + 500]))
+            )
+
+    def leases(self) -> dict[str, tuple[str, float]]:
+        """Every lease: table -> (holder, expiry)."""
+        with self.engine.connect() as conn:
+            return {r.table_id: (r.holder, r.expires) for r in conn.execute(select(leases_t))}
+
+    # ------------------------------------------------------------------ retention
+
+    def finished_before(self, before: float, limit: int = 500) -> list[str]:
+        """Finished games whose game ended before ``before`` (epoch seconds), oldest first."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(tables_t.c.id)
+                .where(tables_t.c.status == "over", tables_t.c.finished < before)
+                .order_by(tables_t.c.finished)
+                .limit(limit)
+            )
+            return [r.id for r in rows]
+
+    def delete_tables(self, table_ids: Sequence[str]) -> int:
+        """Delete tables with their seats, action logs and leases; the number of tables deleted."""
+        ids = list(table_ids)
+        if not ids:
+            return 0
+        with self.engine.begin() as conn:
+            conn.execute(delete(actions_t).where(actions_t.c.table_id.in_(ids)))
+            conn.execute(delete(seats_t).where(seats_t.c.table_id.in_(ids)))
+            conn.execute(delete(leases_t).where(leases_t.c.table_id.in_(ids)))
+            return int(conn.execute(delete(tables_t).where(tables_t.c.id.in_(ids))).rowcount)
+
     # ------------------------------------------------------------------ reads
 
     def load(self, table_id: str) -> tuple[TableRow, list[SeatRow], list[ActionRow]] | None:
@@ -385,6 +527,24 @@ class Store:
                 seats = conn.execute(select(seats_t).where(seats_t.c.table_id == t.id).order_by(seats_t.c.seat))
                 out.append((t, [_seat_row(s) for s in seats]))
             return out
+
+    def versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """The stored version of each of ``table_ids`` that exists (one query: the version-gap sweep)."""
+        out: dict[str, int] = {}
+        ids = list(table_ids)
+        with self.engine.connect() as conn:
+            for i in range(0, len(ids), 500):
+                rows = conn.execute(
+                    select(tables_t.c.id, tables_t.c.version).where(tables_t.c.id.in_(ids[i : i + 500]))
+                )
+                out.update((r.id, r.version) for r in rows)
+        return out
+
+    def seen(self, table_id: str) -> dict[int, float | None]:
+        """Per seat, when a process last saw it connected (epoch seconds; ``None``: never)."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(seats_t.c.seat, seats_t.c.seen).where(seats_t.c.table_id == table_id))
+            return {r.seat: r.seen for r in rows}
 
     def unfinished_ids(self) -> list[str]:
         with self.engine.connect() as conn:

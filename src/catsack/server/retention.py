@@ -1,0 +1,61 @@
+"""Retention of finished games: delete those older than a number of days, optionally archiving
+each one's full catsack/1 record first (``CATSACK_RETENTION_DAYS``, ``CATSACK_RETENTION_ARCHIVE_DIR``,
+``catsack db prune``). Off by default: every finished game stays browsable and downloadable.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from catsack.game import Game
+from catsack.record import dumps_record, record_from_game
+from catsack.server.store import Store
+
+__all__ = ["archive_record", "prune"]
+
+DAY = 86400.0
+
+
+def archive_record(store: Store, table_id: str) -> str | None:
+    """The full catsack/1 record of a stored game (``None`` if there is no such table)."""
+    from catsack.server.hub import iso_time, seat_names, setup_from_json
+
+    loaded = store.load(table_id)
+    if loaded is None:
+        return None
+    row, seats, actions = loaded
+    game = Game(setup_from_json(row.seats, row.setup))
+    for a in actions:
+        game.play(a.move)
+    rec = record_from_game(game, seat_names(seats), table=row.id, event=row.name, date=iso_time(row.created))
+    return dumps_record(rec)
+
+
+def prune(
+    store: Store, days: float, archive_dir: str | os.PathLike[str] | None = None, *, now: float | None = None
+) -> int:
+    """Delete the games that ended more than ``days`` days ago; with ``archive_dir``, write each
+    one's record there first (``<table>.json``, written to a temporary name and renamed, so a file
+    that exists is whole). The number of games deleted."""
+    if days <= 0:
+        raise ValueError(f"retention needs a positive number of days, not {days!r}")
+    now = time.time() if now is None else now
+    folder = None if archive_dir is None else Path(archive_dir)
+    if folder is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+    total = 0
+    while True:
+        ids = store.finished_before(now - days * DAY, limit=200)
+        if not ids:
+            return total
+        if folder is not None:
+            for table_id in ids:
+                text = archive_record(store, table_id)
+                if text is None:
+                    continue
+                tmp = folder / f".{table_id}.json.tmp"
+                tmp.write_text(text, encoding="utf-8")
+                tmp.replace(folder / f"{table_id}.json")
+        total += store.delete_tables(ids)

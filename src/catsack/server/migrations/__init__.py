@@ -103,9 +103,6 @@ def _migrate(conn: Connection, *, upgrade: bool) -> str:
     """The work of :func:`prepare` and :func:`upgrade` inside one transaction (lock held)."""
     from alembic import command
 
-    from catsack.server import accounts, chat, ratings  # noqa: F401  (their tables live on the store's metadata)
-    from catsack.server.store import metadata
-
     rev = _current(conn)
     newest = head()
     if rev == newest:

@@ -1,0 +1,358 @@
+"""Train the learned evaluation by self-play against a league (Deep Monte Carlo), resumable from checkpoints.
+
+    python -m catsack.learn.train --seats 3,4,5 --games 20000 --seed 1 --out runs/v1 --export felix-v1.npz
+
+Each iteration plays ``--batch-games`` games per seat count
+(:func:`catsack.learn.selfplay.play_batch`), then fits the network of that
+seat count on the new rows for ``--epochs`` passes with Adam: the win-share
+and margin heads on every row, the Q head of the action taken on the
+learner's rows (regressed on the seat's final mixed return: Monte-Carlo
+targets, no bootstrapping). Every ``--snapshot-every`` iterations a frozen
+copy joins the league. All randomness flows from ``--seed`` through one
+numpy generator, whose state the checkpoint keeps with the networks, Adam's
+moments and the snapshots: resuming gives the very run an uninterrupted
+one would have given. Progress is printed one line per iteration.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from catsack.learn.blas import single_thread_blas
+from catsack.learn.features import feature_size
+from catsack.learn.mlp import MLP, Adam, Batch
+from catsack.learn.model import save_nets
+from catsack.learn.selfplay import ROLES, play_batch, sample_roles
+
+__all__ = ["CheckpointError", "TrainConfig", "Trainer", "main", "parse_league"]
+
+CHECKPOINT_FORMAT = "catsack-learn-checkpoint/1"
+DEFAULT_LEAGUE = "self=0.45,snapshot=0.2,heuristic=0.25,random=0.1"
+EVAL_SEED = 900_000  # the quick evaluation's deals never come from the training generator
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be read or does not match."""
+
+
+def parse_league(text: str) -> dict[str, float]:
+    """``self=0.45,heuristic=0.3,...`` -> weights per role (:data:`~catsack.learn.selfplay.ROLES`)."""
+    league: dict[str, float] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, eq, weight = part.partition("=")
+        name = name.strip()
+        if name not in ROLES or not eq:
+            raise ValueError(f"league entry {part.strip()!r}: expected ROLE=WEIGHT with ROLE one of {', '.join(ROLES)}")
+        try:
+            w = float(weight)
+        except ValueError:
+            raise ValueError(f"league entry {part.strip()!r}: weight {weight!r} is not a number") from None
+        if not w >= 0:
+            raise ValueError(f"league entry {part.strip()!r}: weights must be >= 0")
+        league[name] = w
+    if sum(league.values()) <= 0:
+        raise ValueError(f"league {text!r} gives every role weight 0")
+    return league
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides a training run (stored in its checkpoints)."""
+
+    seats: tuple[int, ...] = (4,)
+    games: int = 1000  # per seat count
+    batch_games: int = 32
+    seed: int = 0
+    hidden: tuple[int, ...] = (128, 128)
+    lr: float = 1e-3
+    epochs: int = 2
+    minibatch: int = 256
+    epsilon: float = 0.05
+    value_sample: float = 0.15
+    league: dict[str, float] = field(default_factory=lambda: parse_league(DEFAULT_LEAGUE))
+    snapshot_every: int = 10
+    max_snapshots: int = 5
+    eval_every: int = 10
+    eval_games: int = 64
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> TrainConfig:
+        d = json.loads(text)
+        d["seats"] = tuple(d["seats"])
+        d["hidden"] = tuple(d["hidden"])
+        return cls(**d)
+
+
+class Trainer:
+    """A training run's whole state: networks, optimisers, snapshots, generator, counters."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        self.config = config
+        self.rng = np.random.default_rng(config.seed)
+        self.nets = {n: MLP.create(feature_size(n), config.hidden, self.rng) for n in config.seats}
+        self.adams = {n: Adam(lr=config.lr) for n in config.seats}
+        self.snapshots: list[dict[int, MLP]] = []
+        self.iteration = 0
+        self.games_done = dict.fromkeys(config.seats, 0)
+        self.wall = 0.0  # seconds of training so far, over all resumed parts
+        self.log: list[dict[str, Any]] = []
+
+    # ------------------------------------------------------------------ one iteration
+
+    def fit(self, n: int, batch: Batch) -> dict[str, float]:
+        """Adam on ``batch`` for the configured epochs; the mean losses per head."""
+        cfg = self.config
+        net = self.nets[n]
+        totals = {"win": 0.0, "margin": 0.0, "q": 0.0}
+        steps = 0
+        for _ in range(cfg.epochs):
+            order = self.rng.permutation(len(batch))
+            for lo in range(0, len(order), cfg.minibatch):
+                idx = order[lo : lo + cfg.minibatch]
+                mb = Batch(batch.x[idx], batch.win[idx], batch.margin[idx], batch.action[idx])
+                losses, grads = net.loss_and_grads(mb)
+                self.adams[n].step(net.params, grads)
+                for k, v in losses.items():
+                    totals[k] += v
+                steps += 1
+        return {k: v / max(steps, 1) for k, v in totals.items()}
+
+    def step(self) -> dict[str, Any]:
+        """Play and learn one iteration for every seat count; return its log entry."""
+        cfg = self.config
+        start = time.monotonic()
+        entry: dict[str, Any] = {"iteration": self.iteration + 1}
+        for n in cfg.seats:
+            roles = [sample_roles(n, cfg.league, self.rng, bool(self.snapshots)) for _ in range(cfg.batch_games)]
+            snaps = [s[n] for s in self.snapshots]
+            batch, stats = play_batch(
+                n, roles, self.nets[n], snaps, self.rng, epsilon=cfg.epsilon, value_sample=cfg.value_sample
+            )
+            losses = self.fit(n, batch)
+            self.games_done[n] += cfg.batch_games
+            entry[f"{n}p"] = {"rows": len(batch), "self_share": round(stats.share("self")[0], 3), **losses}
+        self.iteration += 1
+        if self.iteration % cfg.snapshot_every == 0:
+            self.snapshots.append({n: net.copy() for n, net in self.nets.items()})
+            del self.snapshots[: -cfg.max_snapshots]
+        self.wall += time.monotonic() - start
+        if cfg.eval_every and self.iteration % cfg.eval_every == 0:
+            entry["eval_vs_heuristic"] = self.quick_eval()
+        entry["wall"] = round(self.wall, 1)
+        self.log.append(entry)
+        return entry
+
+    def quick_eval(self) -> dict[str, float]:
+        """Greedy learner in one seat against heuristic bots, fixed deals: its mean win share per seat count."""
+        out: dict[str, float] = {}
+        for n in self.config.seats:
+            rng = np.random.default_rng(EVAL_SEED + n)
+            games = range(self.config.eval_games)
+            roles = [tuple("self" if s == g % n else "heuristic" for s in range(n)) for g in games]
+            _, stats = play_batch(n, roles, self.nets[n], [], rng, epsilon=0.0, learn=False)
+            out[f"{n}p"] = round(stats.share("self")[0], 3)
+        return out
+
+    def done(self) -> bool:
+        return all(g >= self.config.games for g in self.games_done.values())
+
+    # ------------------------------------------------------------------ checkpoints
+
+    def save(self, path: str | Path) -> None:
+        """Write the whole state (atomically: a temporary file, then a rename)."""
+        arrays: dict[str, Any] = {}
+        for n, net in self.nets.items():
+            arrays.update(net.to_arrays(f"net/s{n}"))
+            arrays.update(self.adams[n].to_arrays(f"adam/s{n}"))
+        for k, snap in enumerate(self.snapshots):
+            for n, net in snap.items():
+                arrays.update(net.to_arrays(f"snap{k}/s{n}"))
+        state = {
+            "format": CHECKPOINT_FORMAT,
+            "config": self.config.to_json(),
+            "rng": self.rng.bit_generator.state,
+            "iteration": self.iteration,
+            "games_done": {str(n): g for n, g in self.games_done.items()},
+            "snapshots": len(self.snapshots),
+            "wall": self.wall,
+            "log": self.log,
+        }
+        arrays["state"] = np.array(json.dumps(state))
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        with tmp.open("wb") as fh:
+            np.savez(fh, **arrays)
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Trainer:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                arrays = {k: data[k] for k in data.files}
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(f"cannot read checkpoint {str(path)!r}: {exc}") from exc
+        if "state" not in arrays:
+            raise CheckpointError(f"{str(path)!r} is not a training checkpoint (no 'state')")
+        state = json.loads(str(arrays["state"]))
+        if state.get("format") != CHECKPOINT_FORMAT:
+            raise CheckpointError(f"{str(path)!r} has format {state.get('format')!r}, expected {CHECKPOINT_FORMAT!r}")
+        config = TrainConfig.from_json(state["config"])
+        self = cls(config)
+        self.rng.bit_generator.state = state["rng"]
+        for n in config.seats:
+            self.nets[n] = MLP.from_arrays(arrays, f"net/s{n}")
+            self.adams[n] = Adam.from_arrays(arrays, f"adam/s{n}", config.lr)
+        self.snapshots = [
+            {n: MLP.from_arrays(arrays, f"snap{k}/s{n}") for n in config.seats} for k in range(state["snapshots"])
+        ]
+        self.iteration = int(state["iteration"])
+        self.games_done = {int(n): int(g) for n, g in state["games_done"].items()}
+        self.wall = float(state["wall"])
+        self.log = list(state["log"])
+        return self
+
+
+def git_commit() -> str | None:
+    """The checkout's commit, if this runs inside a git work tree (recorded beside exported weights)."""
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "HEAD"], capture_output=True, text=True, check=True, cwd=Path(__file__).parent
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def export(trainer: Trainer, path: str | Path, command: Sequence[str], extra: Mapping[str, Any] | None = None) -> None:
+    """Write shipped weights (``float16``) and, beside them, a JSON record of how they were made."""
+    path = Path(path)
+    meta: dict[str, Any] = {
+        "command": " ".join(command),
+        "config": json.loads(trainer.config.to_json()),
+        "iterations": trainer.iteration,
+        "games": {str(n): g for n, g in trainer.games_done.items()},
+        "wall_seconds": round(trainer.wall, 1),
+        "git_commit": git_commit(),
+        "last_eval_vs_heuristic": _last_eval(trainer),
+        **(extra or {}),
+    }
+    save_nets(path, trainer.nets, meta)
+    path.with_suffix(".json").write_text(json.dumps({**meta, "log": trainer.log}, indent=1, sort_keys=True) + "\n")
+
+
+def _last_eval(trainer: Trainer) -> dict[str, float] | None:
+    evals = [e["eval_vs_heuristic"] for e in trainer.log if "eval_vs_heuristic" in e]
+    return evals[-1] if evals else None
+
+
+def _line(entry: Mapping[str, Any], trainer: Trainer) -> str:
+    parts = [f"it {entry['iteration']:4d}", f"wall {entry['wall']:7.1f}s"]
+    for n in trainer.config.seats:
+        e = entry[f"{n}p"]
+        parts.append(
+            f"{n}p games {trainer.games_done[n]} rows {e['rows']} win {e['win']:.3f} "
+            f"margin {e['margin']:.3f} q {e['q']:.4f} self {e['self_share']:.2f}"
+        )
+    if "eval_vs_heuristic" in entry:
+        parts.append("eval vs heuristic " + " ".join(f"{k} {v:.3f}" for k, v in entry["eval_vs_heuristic"].items()))
+    return " | ".join(parts)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    d = TrainConfig()
+    p = argparse.ArgumentParser(prog="python -m catsack.learn.train", description=__doc__.split("\n\n")[0])
+    p.add_argument("--seats", default="4", help="seat counts to train, e.g. 4 or 3,4,5 (one network each)")
+    p.add_argument("--games", type=int, default=d.games, help="self-play games per seat count (the run's length)")
+    p.add_argument("--minutes", type=float, default=None, help="also stop after this much training wall time")
+    p.add_argument("--batch-games", type=int, default=d.batch_games, help="games per seat count per iteration")
+    p.add_argument("--seed", type=int, default=d.seed)
+    p.add_argument("--hidden", default="128,128", help="hidden layer sizes")
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--epochs", type=int, default=d.epochs, help="passes over each iteration's rows")
+    p.add_argument("--epsilon", type=float, default=d.epsilon, help="exploration of the learner's seats")
+    p.add_argument("--league", default=DEFAULT_LEAGUE, help=f"role weights per seat ({', '.join(ROLES)})")
+    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
+    p.add_argument("--eval-every", type=int, default=d.eval_every, help="quick evaluation vs heuristic (0: never)")
+    p.add_argument("--eval-games", type=int, default=d.eval_games)
+    p.add_argument("--checkpoint-every", type=int, default=5, help="iterations between checkpoints")
+    p.add_argument("--out", default="runs/learn", help="folder for checkpoint.npz")
+    p.add_argument("--resume", default=None, metavar="CHECKPOINT", help="continue this checkpoint's run")
+    p.add_argument("--export", default=None, metavar="NPZ", help="write shipped weights (+ .json record) at the end")
+    return p
+
+
+def _ints(text: str, what: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise SystemExit(f"--{what}: expected integers separated by commas, not {text!r}") from None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    single_thread_blas()
+    try:
+        if args.resume:
+            trainer = Trainer.load(args.resume)
+            trainer.config.games = args.games  # the resumed run may be lengthened
+            print(f"resumed {args.resume}: iteration {trainer.iteration}, games {trainer.games_done}", flush=True)
+        else:
+            seats = _ints(args.seats, "seats")
+            for n in seats:
+                feature_size(n)  # raises for seat counts outside 3..5
+            config = TrainConfig(
+                seats=seats,
+                games=args.games,
+                batch_games=args.batch_games,
+                seed=args.seed,
+                hidden=_ints(args.hidden, "hidden"),
+                lr=args.lr,
+                epochs=args.epochs,
+                epsilon=args.epsilon,
+                league=parse_league(args.league),
+                snapshot_every=args.snapshot_every,
+                eval_every=args.eval_every,
+                eval_games=args.eval_games,
+            )
+            trainer = Trainer(config)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    ckpt = out / "checkpoint.npz"
+    began = time.monotonic()
+    while not trainer.done():
+        if args.minutes is not None and time.monotonic() - began >= args.minutes * 60:
+            print(f"stopping: {args.minutes} minutes of wall time reached", flush=True)
+            break
+        entry = trainer.step()
+        print(_line(entry, trainer), flush=True)
+        if trainer.iteration % args.checkpoint_every == 0:
+            trainer.save(ckpt)
+    trainer.save(ckpt)
+    games = trainer.games_done
+    print(f"done: {trainer.iteration} iterations, games {games}, wall {trainer.wall:.1f}s; {ckpt}", flush=True)
+    if args.export:
+        export(trainer, args.export, ["python -m catsack.learn.train", *(argv if argv is not None else sys.argv[1:])])
+        print(f"exported {args.export}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

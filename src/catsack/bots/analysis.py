@@ -1,4 +1,4 @@
-"""Move analysis: what the ISMCTS search thinks of each option at a seat's decision.
+"""Move analysis: what the search thinks of each option at a seat's decision.
 
 ``analyse_view`` searches from one view (R23: nothing hidden is used) and
 reports, for every move the search considered (all placements; for bids the
@@ -6,6 +6,11 @@ abstraction described in :mod:`catsack.bots.ismcts`), the seat's expected
 score margin over the table average in points, the preferred move, and the
 exact belief over each face-down row card (:func:`catsack.belief.card_beliefs`).
 ``analyse_record`` does this for every decision of one seat in a record.
+
+Levels: ``expert`` (the default: :mod:`catsack.bots.expert`, whose modelled
+opponents decide from their own views) or ``expert:iters=N``; the ISMCTS
+levels ``easy``, ``normal``, ``strong`` or ``iters=N``. A fixed seed gives the
+same analysis every time (budgets are iteration counts, never wall time).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catsack.belief import card_beliefs
+from catsack.bots import expert
 from catsack.bots.ismcts import LEVELS, search
 from catsack.cards import CARDS
 from catsack.errors import CatsackError
@@ -25,7 +31,7 @@ from catsack.record import Record
 from catsack.setup import Setup
 from catsack.view import HIDDEN_PLACE, View
 
-__all__ = ["Analysis", "AnalysisError", "Decision", "analyse_record", "analyse_view", "game_for_seat"]
+__all__ = ["DEFAULT_LEVEL", "Analysis", "AnalysisError", "Decision", "analyse_record", "analyse_view", "game_for_seat"]
 
 
 class AnalysisError(CatsackError):
@@ -76,30 +82,41 @@ class Decision:
         }
 
 
-def _level_iterations(level: str) -> int:
-    if level in LEVELS:
-        return LEVELS[level]
-    key, sep, value = level.partition("=")
+DEFAULT_LEVEL = "expert"
+
+
+def _level_iterations(level: str) -> tuple[bool, int]:
+    """``level`` -> (whether it is the expert search, iterations)."""
+    if level == "expert":
+        return True, expert.ITERATIONS
+    is_expert = level.startswith("expert:")
+    text = level.removeprefix("expert:")
+    if not is_expert and text in LEVELS:
+        return False, LEVELS[text]
+    key, sep, value = text.partition("=")
     if sep and key == "iters" and value.isdigit() and int(value) >= 1:
-        return int(value)
-    raise AnalysisError(f"unknown analysis level {level!r} (use {', '.join(LEVELS)} or 'iters=N')")
+        return is_expert, int(value)
+    raise AnalysisError(
+        f"unknown analysis level {level!r} (use expert, expert:iters=N, {', '.join(LEVELS)} or 'iters=N')"
+    )
 
 
 def analyse_view(
-    view: View, *, level: str = "strong", seed: int | None = None, consider: Iterable[Move] = ()
+    view: View, *, level: str = DEFAULT_LEVEL, seed: int | None = None, consider: Iterable[Move] = ()
 ) -> Analysis:
     """Search from ``view`` (its seat must be to move) and report every considered move's value.
 
     ``consider`` names legal moves to value besides the search's own candidates (e.g. the move played).
     """
-    iterations = _level_iterations(level)
+    is_expert, iterations = _level_iterations(level)
     if view.seat is None or view.to_move != view.seat or not view.legal:
         raise AnalysisError(f"seat {view.seat} is not to move in this view (to move: {view.to_move})")
     beliefs = card_beliefs(view)
     if len(view.legal) == 1:
         only = view.legal[0]
         return Analysis(only, {only.text: 0.0}, beliefs, {only.text: 0}, 0)
-    stats = search(view, random.Random(seed), iterations=iterations, consider=consider)
+    run = expert.search if is_expert else search
+    stats = run(view, random.Random(seed), iterations=iterations, consider=consider)
     values = {m.text: round(v, 3) for m, v in zip(stats.moves, stats.margins, strict=True)}
     visits = {m.text: k for m, k in zip(stats.moves, stats.visits, strict=True)}
     return Analysis(stats.best, values, beliefs, visits, stats.iterations)
@@ -176,7 +193,7 @@ def _placement_owners(record: Record) -> list[int | None]:
     return out
 
 
-def analyse_record(record: Record, seat: int, *, level: str = "strong", seed: int | None = None) -> list[Decision]:
+def analyse_record(record: Record, seat: int, *, level: str = DEFAULT_LEVEL, seed: int | None = None) -> list[Decision]:
     """Analyse every decision ``seat`` made in ``record`` (moves with a single legal option included)."""
     _level_iterations(level)
     game = game_for_seat(record, seat)

@@ -4,7 +4,7 @@ Bots never receive a :class:`~catsack.game.Game`. Those that need hidden
 worlds sample them from the view with :mod:`catsack.belief`.
 
 Bots are named by a spec string, ``kind`` or ``kind:arg`` (``random``,
-``heuristic``, ``ismcts:strong``, ``external:python3 my_bot.py``). The
+``heuristic``, ``ismcts:strong``, ``expert``, ``external:python3 my_bot.py``). The
 registry below is an explicit table of where each kind lives; nothing
 registers itself at import time, and each module is imported only when a
 bot of its kind is made.
@@ -60,6 +60,7 @@ BOT_KINDS: dict[str, str] = {
     "random": "catsack.bots.random_bot:RandomBot",
     "heuristic": "catsack.bots.heuristic:HeuristicBot",
     "ismcts": "catsack.bots.ismcts:ISMCTSBot",
+    "expert": "catsack.bots.expert:ExpertBot",
     "external": "catsack.protocol.external:ExternalBot",
     "openspiel-ismcts": "catsack.envs.openspiel_bot:OpenSpielISMCTSBot",
     "policy": "catsack.learn.bot:PolicyBot",

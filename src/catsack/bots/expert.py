@@ -1,0 +1,497 @@
+"""The ``expert`` bot: information-set search in which every player decides from its own view.
+
+It searches from one seat's view (R23) like :mod:`catsack.bots.ismcts`, and
+fixes the three reasons that bot misjudges strong play:
+
+**1. An honest opponent model.** Each iteration deals a hidden world
+consistent with the searcher's view (``Game.redeal``). Opponents are not tree
+nodes that learn, over many worlds, what the searcher's fixed face-down card
+is; they are players whose policy reads *their own view of the sampled
+world*: the row's face-up cards, their own face-down card, and for every
+other face-down card (the searcher's included) the uniform belief over the
+cards its owner has not been seen to play (exactly
+:func:`catsack.belief.card_beliefs`, valued in closed form by
+:func:`catsack.bots.heuristic.mask_row_value`, dogs included, R16). From that
+honest estimate (plus a per-player noise term standing for style) each one
+bids as an English-auction bidder up to its estimate minus the payout for
+passing (R12, R13), buys in the last choice (R15) when the visible row is
+worth more than 1, and places cards with intent (buyers good cats, sellers
+negative cats and the large dog). So an opening ``bid 1`` on a junk row is
+not free: opponents pass when their own information says the row is bad, and
+the searcher pays for the row it opened. The tree branches only on what the
+searcher observes: its own decisions (UCB) and opponents' public bids and
+passes; an opponent's face-down placement is one ``place ?`` edge.
+
+*Inference from bids.* Sampled worlds are weighted twice (rejection sampling,
+:data:`MAX_TRIES` deals, the most likely one kept if none is accepted): by
+the placement model's weights for opponents' face-down cards, and by the
+likelihood of every bid and pass already made this round under the same
+honest bidder model in that world (an opponent who kept raising probably
+placed a good card face down; one who passed at once probably did not).
+
+**2. A whole-game horizon.** Iterations play to the end of the current round
+(every later round starts with fresh placements), then a leaf evaluator
+values the rest of the game for every seat: by default :class:`HandValue`,
+the seats' scores (R21) plus the expected future gain of each card still in
+hand, turned into win probabilities with a softmax whose temperature grows
+with the rounds left (constants fitted on self-play games by
+``bench/expert_fit.py``). In round 9 the leaf is the real end of the game. A
+learned evaluator (``catsack.learn``) can replace it: see ``leaf=`` in
+:class:`ExpertBot`.
+
+**3. Reward that reflects winning.** The searcher's reward is its win share
+(R22: ties split; at the leaf, the evaluator's win probability) plus its score
+margin over the table average divided by :data:`TIE_SCALE`, so margin only
+breaks near-ties between moves.
+
+*Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision (p95
+decision time within 0.5 s CPU on one core, see ``bench/expert.py``);
+``expert:iters=N`` and ``expert:time=S`` (seconds, not reproducible) set it.
+With a seed the bot and :func:`search` are deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from catsack.belief import sample_game
+from catsack.bots.base import Bot, BotSpecError, forced_move
+from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, bid_limit, mask_row_value, row_worth, seat_money
+from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for
+from catsack.game import _UP_AFTER_PASSES, Game
+from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
+from catsack.view import View
+
+__all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
+
+ITERATIONS = 1500  # the ``expert`` level (p95 decision time within 0.5 s on one core, bench/expert.py)
+EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
+TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
+OPPONENT_NOISE = 2.5  # std dev (points) of a modelled player's estimate about its honest value
+MAX_TRIES = 10  # rejection-sampling deals per iteration before taking the most likely one seen
+MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err; keeps every world possible)
+_ALL = (1 << 10) - 1
+_SQRT2 = math.sqrt(2.0)
+
+#: A leaf evaluator: the sampled game (a round boundary or the end) -> each seat's win probability.
+LeafValue = Callable[[Game], Sequence[float]]
+
+
+# --------------------------------------------------------------------------- leaf value
+
+
+# Fitted by bench/expert_fit.py on self-play games (see its docstring): per seat count, the expected
+# future gain in points of holding each card (index order +15 +11 +8 +5 +3 -5 -8 R LD SD) when k
+# rounds are left, as a per-card value times k / 9; and the softmax temperature per rounds left.
+HAND_GAIN: dict[int, tuple[float, ...]] = {
+    3: (0.0,) * 10,
+    4: (0.0,) * 10,
+    5: (0.0,) * 10,
+}
+TEMPERATURE: dict[int, tuple[float, ...]] = {  # index: rounds left (0 = game over)
+    3: (1.0, 4.0, 5.5, 6.5, 7.5, 8.5, 9.0, 9.5, 10.0, 10.5),
+    4: (1.0, 4.0, 5.5, 6.5, 7.5, 8.5, 9.0, 9.5, 10.0, 10.5),
+    5: (1.0, 4.0, 5.5, 6.5, 7.5, 8.5, 9.0, 9.5, 10.0, 10.5),
+}
+
+
+class HandValue:
+    """The hand-made leaf value: score plus the hand's expected gain, as win probabilities (softmax)."""
+
+    def __call__(self, g: Game) -> list[float]:
+        n = g.seats
+        left = 0 if g.is_over else 10 - g.round  # called at a round's start: that round is still to play
+        scores = g.scores()
+        if left <= 0:
+            winners = g.winners()
+            return [(1.0 / len(winners)) if s in winners else 0.0 for s in range(n)]
+        gain = HAND_GAIN[n]
+        est = []
+        for s in range(n):
+            hand = g._hands[s]
+            extra = 0.0
+            for c in range(10):
+                if hand >> c & 1:
+                    extra += gain[c]
+            est.append(scores[s] + extra * left / 9.0)
+        return softmax_win(est, TEMPERATURE[n][min(left, 9)])
+
+
+def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
+    """Win probabilities from expected final scores: a softmax at ``temperature`` points."""
+    top = max(est)
+    ws = [math.exp((e - top) / temperature) for e in est]
+    total = sum(ws)
+    return [w / total for w in ws]
+
+
+# --------------------------------------------------------------------------- honest players
+
+
+class _Table:
+    """Public facts of the current round, fixed for one decision (the search stops at the round's end)."""
+
+    __slots__ = ("n", "owner", "unseen")
+
+    def __init__(self, view: View) -> None:
+        n = view.seats
+        self.n = n
+        # Cards each owner (index n: the dummy) was seen placing in finished rounds: all were turned
+        # up (R14). A face-down card of this round is uniform over its owner's other cards (R23).
+        seen = [0] * (n + 1)
+        for r in view.rounds:
+            for o, c in zip(r.owners, r.row, strict=True):
+                seen[n if o is None else o] |= 1 << c
+        self.unseen = [_ALL & ~m for m in seen]
+        # Row position -> owner index (R10: with 3 seats the dummy's card leads).
+        if n == 3:
+            self.owner = [n] + [(view.start + k) % n for k in range(n)]
+        else:
+            self.owner = [(view.start + k) % n for k in range(n)]
+
+    def estimate(self, row: Sequence[int], up: int, s: int) -> float:
+        """Seat ``s``'s honest expected kept value of ``row`` with ``up`` cards face up (R16, R23)."""
+        owner = self.owner
+        unseen = self.unseen
+        masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(row)]
+        return mask_row_value(masks)
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / _SQRT2))
+
+
+def _limit(est: float, payout: int, later: int, others_in: int) -> float:
+    """The highest total an honest bidder pays (the heuristic's rule, :func:`heuristic.bid_limit`)."""
+    limit = est - payout - MARGIN
+    if payout and others_in >= 2:
+        limit += OUTLAST_SHARE * (later - payout)
+    return limit
+
+
+def _auction_facts(g: Game) -> tuple[int, int, int]:
+    """(payout for passing now, payout one pass later, other players still in) for the seat to move."""
+    cards = g.mouse_cards
+    npass = g._passed.bit_count()
+    return g.next_payout, cards[min(npass + 1, len(cards) - 1)], g.seats - npass - 1
+
+
+def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], float]) -> Move:
+    """The honest move of the seat to move in ``g`` (see the module docstring)."""
+    legal = g.legal_moves()
+    if len(legal) == 1:
+        return legal[0]
+    if legal[0].kind == PLACE:
+        return _model_place(g, rand)
+    s = g.to_move
+    assert s is not None
+    row = g._row
+    ph = g._phase
+    if ph == 2:  # R15: the whole row is face up
+        est = table.estimate(row, len(row), s) + noise[s]
+        return legal[0] if est > 1 else PASS_MOVE
+    est = table.estimate(row, g.face_up, s) + noise[s]
+    payout, later, others = _auction_facts(g)
+    limit = _limit(est, payout, later, others)
+    high = g.high_bid
+    if legal[0].kind == BID and high + 1 <= limit:
+        step = 1 if rand() < 0.75 else 2
+        return BIDS[int(min(high + step, max(high + 1, min(limit, legal[-2].arg))))]
+    return PASS_MOVE
+
+
+# --------------------------------------------------------------------------- the search
+
+
+class _Node:
+    """A node of the searcher's tree: the public history since the root, as the searcher saw it."""
+
+    __slots__ = ("acts", "kids", "margin", "n", "next", "reward", "tried")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.reward = 0.0
+        self.margin = 0.0
+        self.acts: tuple[Move, ...] = ()  # the searcher's moves considered here (its decisions only)
+        self.kids: list[_Node | None] = []
+        self.tried = 0
+        self.next: dict[Move | None, _Node] | None = None  # opponents' moves (None: a face-down placement)
+
+
+@dataclass(frozen=True)
+class _Observed:
+    """One opponent action of the current auction, for the bid likelihood."""
+
+    seat: int
+    up: int  # cards face up when it acted
+    low: float  # the bidder's limit had to be >= this (a bid) ...
+    high: float | None  # ... or below this (a pass); None for a bid
+    payout: int
+    later: int
+    others: int
+
+
+def _observed_actions(view: View) -> list[_Observed]:
+    """Opponents' bids and passes of this round's auction, with the public facts when each was made."""
+    n = view.seats
+    if view.phase == "placement":
+        return []
+    hist = view.history
+    i = len(hist)
+    while i > 0 and not hist[i - 1][1].startswith("place"):
+        i -= 1  # the auction (bids and passes, R12-R15) follows this round's placements
+    cards = view.mouse_cards
+    filled = view.rounds[-1].refilled if view.rounds else True  # R18, R19
+    up_after = _UP_AFTER_PASSES[n]
+    out: list[_Observed] = []
+    high = 0
+    npass = 0
+    for s, text in hist[i:]:
+        payout = cards[npass] if filled and npass < len(cards) else 0
+        later = cards[min(npass + 1, len(cards) - 1)]
+        up = up_after[npass]
+        if s != view.seat:
+            if text == "pass":
+                out.append(_Observed(s, up, -1e9, float(high + 1), payout, later, n - npass - 1))
+            else:
+                out.append(_Observed(s, up, float(int(text[4:])), None, payout, later, n - npass - 1))
+        if text == "pass":
+            npass += 1
+        else:
+            high = int(text[4:])
+    return out
+
+
+def _likelihood(obs: Sequence[_Observed], table: _Table, row: Sequence[int], sigma: float) -> float:
+    """How likely the opponents' observed actions are in a world with this row, under the honest model."""
+    like = 1.0
+    for o in obs:
+        est = table.estimate(row, o.up, o.seat)
+        limit = _limit(est, o.payout, o.later, o.others)
+        if o.high is None:  # bid: its limit was at least the bid
+            p = 1.0 - _phi((o.low - limit) / sigma)
+        else:  # pass: its limit was below the next raise
+            p = _phi((o.high - limit) / sigma)
+        like *= max(p, MIN_LIKELIHOOD)
+    return like
+
+
+def _outcome(g: Game, seat: int, leaf: LeafValue) -> tuple[float, float]:
+    """(reward, margin in points) of ``seat`` at a round boundary or the end of the game."""
+    scores = g.scores()
+    margin = scores[seat] - sum(scores) / len(scores)
+    if g.is_over:
+        winners = g.winners()
+        win = 1.0 / len(winners) if seat in winners else 0.0
+    else:
+        win = leaf(g)[seat]
+    return win + margin / TIE_SCALE, margin
+
+
+def search(
+    view: View,
+    rng: random.Random,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+    leaf: LeafValue | None = None,
+    consider: Iterable[Move] = (),
+) -> RootStats:
+    """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
+
+    ``leaf`` values round boundaries (default :class:`HandValue`); ``consider`` adds legal moves to the
+    root's candidates (analysis of a move actually played), expanded first.
+    """
+    seat = view.seat
+    if seat is None or view.to_move != seat or not view.legal:
+        raise ValueError(f"search needs the view of the seat to move (seat {seat}, to move {view.to_move})")
+    if iterations is None and seconds is None:
+        iterations = ITERATIONS
+    value = leaf if leaf is not None else HandValue()
+    t0 = time.perf_counter()
+    base = sample_game(view, rng)
+    table = _Table(view)
+    extra: int | None = None
+    if view.phase == "bidding" and view.legal[0].kind == BID:
+        extra = math.floor(bid_limit(view, row_worth(view)))
+    root_moves = _tree_bids(view.legal, view.high_bid, extra)
+    asked = tuple(consider)
+    wanted = [m for m in asked if m in view.legal and m not in root_moves]
+    if wanted:
+        root_moves = tuple(m for m in view.legal if m in root_moves or m in wanted)
+    root = _Node()
+    root.acts = root_moves
+    root.kids = [None] * len(root_moves)
+    first = sorted({root_moves.index(m) for m in asked if m in root_moves}, reverse=True)
+    # Evidence for weighting worlds: placement intent of face-down cards, and this round's bids.
+    money = tuple(seat_money(view))
+    hidden = []
+    for pos, rc in enumerate(view.row):
+        if rc.card is None and rc.owner is not None:
+            w = _weights_for(money, rc.owner)
+            hidden.append((pos, w, max(w)))
+    observed = _observed_actions(view)
+    sigma = OPPONENT_NOISE * 1.5  # the model's noise plus the estimate's own spread
+    stop_round = view.round + 1
+    n = view.seats
+    rand = rng.random
+    gauss = rng.gauss
+    log = math.log
+    sqrt = math.sqrt
+    c = EXPLORATION
+    done = 0
+    deadline = None if seconds is None else t0 + seconds
+    while True:
+        if iterations is not None and done >= iterations:
+            break
+        if deadline is not None and done & 15 == 0 and time.perf_counter() >= deadline:
+            break
+        done += 1
+        g = _deal(base, seat, rng, hidden, observed, table, sigma)
+        noise = [gauss(0.0, OPPONENT_NOISE) for _ in range(n)]
+        noise[seat] = 0.0
+        node = root
+        path = [root]
+        expanded = False
+        while True:
+            p = g.to_move
+            if p is None or (g._phase == 0 and g.round >= stop_round):
+                break
+            if p != seat:
+                move = _policy(g, table, noise, rand)
+                key: Move | None = None if move.kind == PLACE else move
+                g.play(move)
+                if expanded:
+                    continue
+                nxt = node.next
+                if nxt is None:
+                    nxt = node.next = {}
+                child = nxt.get(key)
+                if child is None:
+                    child = nxt[key] = _Node()
+                node = child
+                path.append(child)
+                continue
+            if expanded:
+                g.play(_policy(g, table, noise, rand))
+                continue
+            acts = node.acts
+            if not acts:
+                legal = g.legal_moves()
+                acts = node.acts = _tree_bids(legal, g.high_bid, None)
+                node.kids = [None] * len(acts)
+            kids = node.kids
+            if node.tried < len(acts):
+                if node is root and first:
+                    i = first.pop()
+                else:
+                    untried = [i for i, k in enumerate(kids) if k is None]
+                    i = untried[int(rand() * len(untried))]
+                g.play(acts[i])
+                child = kids[i] = _Node()
+                node.tried += 1
+                path.append(child)
+                node = child
+                expanded = True
+                continue
+            logn = log(node.n) if node.n > 0 else 0.0
+            best = 0
+            best_score = -1e18
+            for i, ch in enumerate(kids):
+                assert ch is not None
+                score = ch.reward / ch.n + c * sqrt(logn / ch.n)
+                if score > best_score:
+                    best_score = score
+                    best = i
+            g.play(acts[best])
+            node = kids[best]  # type: ignore[assignment]
+            path.append(node)
+        reward, margin = _outcome(g, seat, value)
+        root.n += 1
+        for nd in path[1:]:
+            nd.n += 1
+            nd.reward += reward
+            nd.margin += margin
+    tried = [(m, ch) for m, ch in zip(root_moves, root.kids, strict=True) if ch is not None]
+    return RootStats(
+        moves=tuple(m for m, _ in tried),
+        visits=tuple(ch.n for _, ch in tried),
+        rewards=tuple(ch.reward / ch.n for _, ch in tried),
+        margins=tuple(ch.margin / ch.n for _, ch in tried),
+        iterations=done,
+        seconds=time.perf_counter() - t0,
+    )
+
+
+def _deal(
+    base: Game,
+    seat: int,
+    rng: random.Random,
+    hidden: Sequence[tuple[int, tuple[float, ...], float]],
+    observed: Sequence[_Observed],
+    table: _Table,
+    sigma: float,
+) -> Game:
+    """A hidden world weighted by placement intent and by the likelihood of this round's bids."""
+    g = base.clone()
+    if not hidden and not observed:
+        g.redeal(seat, rng)
+        return g
+    rand = rng.random
+    best: Game | None = None
+    best_w = -1.0
+    for _ in range(MAX_TRIES):
+        g.redeal(seat, rng)
+        row = g._row
+        w = 1.0
+        for pos, wt, wmax in hidden:
+            w *= wt[row[pos]] / wmax
+        if observed:
+            w *= _likelihood(observed, table, row, sigma)
+        if rand() < w:
+            return g
+        if w > best_w:
+            best_w = w
+            best = g.clone()
+    assert best is not None
+    return best
+
+
+# --------------------------------------------------------------------------- the bot
+
+
+def parse_budget(arg: str | None) -> tuple[int | None, float | None]:
+    """``None|iters=N|time=S`` -> (iterations, seconds)."""
+    text = (arg or "").strip()
+    if not text or text == "expert":
+        return ITERATIONS, None
+    key, sep, value = text.partition("=")
+    try:
+        if sep and key == "iters" and int(value) >= 1:
+            return int(value), None
+        if sep and key == "time" and 0 < float(value) <= 3600:
+            return None, float(value)
+    except ValueError:
+        pass
+    raise BotSpecError(f"bad expert budget {text!r}: use 'expert', 'expert:iters=N' (N >= 1) or 'expert:time=S'")
+
+
+class ExpertBot(Bot):
+    """Search with honest opponents, a whole-game leaf value and a win-share reward; ``expert``."""
+
+    def __init__(self, arg: str | None = None, *, seed: int | None = None, leaf: LeafValue | None = None) -> None:
+        self.iterations, self.seconds = parse_budget(arg)
+        self.rng = random.Random(seed)
+        self.leaf = leaf
+        self.last: RootStats | None = None
+
+    def choose(self, view: View) -> Move:
+        only = forced_move(view)
+        if only is not None:
+            return only
+        self.last = search(view, self.rng, iterations=self.iterations, seconds=self.seconds, leaf=self.leaf)
+        return self.last.best

@@ -1,0 +1,143 @@
+"""The ``expert`` bot (catsack.bots.expert): views only (R23), legal moves, determinism, honest opponents."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from catsack.bots.analysis import DEFAULT_LEVEL, AnalysisError, analyse_view
+from catsack.bots.base import BotSpecError, make_bot, play_game
+from catsack.bots.expert import ExpertBot, HandValue, _Table, search, softmax_win
+from catsack.game import Game
+from catsack.moves import BID, PASS_MOVE, bid
+
+SPEC = "expert:iters=25"  # small budgets: behaviour, not strength, is tested here
+
+
+def _positions(seats: int, seed: int, every: int = 3) -> list[Game]:
+    """Snapshots of a random game at decisions with a choice (placements and auctions)."""
+    rng = random.Random(seed)
+    g = Game.new(seats, seed=seed)
+    out = []
+    k = 0
+    while not g.is_over:
+        ms = g.legal_moves()
+        if len(ms) > 1:
+            k += 1
+            if k % every == 0:
+                out.append(g.clone())
+        g.play(ms[rng.randrange(len(ms))])
+    return out
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_expert_plays_whole_games_with_legal_moves(seats: int) -> None:
+    bots = [make_bot(SPEC, seed=s) for s in range(seats)]
+    g = play_game(Game.new(seats, seed=11), bots)  # play_game raises on an illegal move
+    assert g.is_over and len(g.winners()) >= 1
+    assert bots[0].name == SPEC
+
+
+def test_expert_spec_and_budget_errors() -> None:
+    assert isinstance(make_bot("expert"), ExpertBot)
+    assert make_bot("expert:time=0.01").seconds == 0.01  # type: ignore[attr-defined]
+    for bad in ("expert:iters=0", "expert:fast", "expert:time=-1"):
+        with pytest.raises(BotSpecError):
+            make_bot(bad)
+
+
+def test_expert_choice_is_deterministic_with_a_seed() -> None:
+    for g in _positions(4, seed=5, every=7):
+        seat = g.to_move
+        assert seat is not None
+        a = make_bot(SPEC, seed=9).choose(g.view(seat))
+        b = make_bot(SPEC, seed=9).choose(g.view(seat))
+        assert a == b and a in g.legal_moves()
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_expert_sees_only_its_view_redeal_changes_nothing(seats: int) -> None:
+    """R23: re-dealing everything hidden from the bot's seat changes neither its view nor its choice."""
+    rng = random.Random(seats)
+    for g in _positions(seats, seed=20 + seats, every=4)[:6]:
+        seat = g.to_move
+        assert seat is not None
+        before = make_bot(SPEC, seed=3).choose(g.view(seat))
+        stats_before = search(g.view(seat), random.Random(4), iterations=40)
+        for _ in range(2):
+            other = g.clone()
+            other.redeal(seat, rng)
+            assert other.view(seat) == g.view(seat)
+            assert make_bot(SPEC, seed=3).choose(other.view(seat)) == before
+            assert search(other.view(seat), random.Random(4), iterations=40).rewards == stats_before.rewards
+
+
+def test_honest_estimate_reads_only_the_estimating_seats_information() -> None:
+    """An opponent's estimate of the row knows its own face-down card, not anyone else's (R23)."""
+    g = Game.new(4, seed=2)
+    while g.phase == "placement":
+        g.play(g.legal_moves()[0])
+    view = g.view(g.start_player)
+    table = _Table(view)
+    row = list(g._row)
+    up = g.face_up
+    for s in range(4):
+        own = next(p for p in range(4) if table.owner[p] == s)
+        base = table.estimate(row, up, s)
+        for p in range(up, 4):
+            if p == own:
+                continue
+            for c in range(10):  # any card in another's face-down position: the same estimate
+                changed = row[:]
+                changed[p] = c
+                assert table.estimate(changed, up, s) == base
+        if own >= up:  # its own face-down card is known to it
+            assert any(table.estimate([*row[:own], c, *row[own + 1 :]], up, s) != base for c in range(10))
+
+
+def test_hand_value_is_a_win_distribution() -> None:
+    g = Game.new(5, seed=4)
+    rng = random.Random(1)
+    leaf = HandValue()
+    while not g.is_over:
+        if g.phase == "placement" and len(g.row) == 0:
+            p = leaf(g)
+            assert len(p) == 5 and abs(sum(p) - 1.0) < 1e-9 and min(p) >= 0.0
+        ms = g.legal_moves()
+        g.play(ms[rng.randrange(len(ms))])
+    winners = g.winners()
+    assert leaf(g) == [1.0 / len(winners) if s in winners else 0.0 for s in range(5)]  # R22: ties split
+    assert softmax_win([10.0, 10.0], 3.0) == [0.5, 0.5]
+
+
+def test_expert_passes_rather_than_open_on_a_junk_row_nobody_wants() -> None:
+    """Mouse cards empty, the seat's own -8 face up: an opening bid 1 is not free (R13, R15, R19)."""
+    # 4 seats, seat 0 starts; round 1 is void (R19), so in round 2 passers get nothing and
+    # opponents who read the row from their own information pass: the opener pays for the row.
+    g = Game.from_setup(4, 0, ["+15", "+11", "+8", "+3"])
+    for text in ("place R", "place R", "place R", "place R", "pass", "pass", "pass", "pass"):
+        g.play(text)
+    assert g.round == 2 and g.start_player == 0 and not any(g.mouse_card_mice)
+    g.play("place -8")
+    g.play("place -5")
+    g.play("place LD")
+    g.play("place +5")
+    view = g.view(0)
+    assert view.legal[0].kind == BID
+    stats = search(view, random.Random(1), iterations=600)
+    values = dict(zip(stats.moves, stats.rewards, strict=True))
+    assert values[PASS_MOVE] > values[bid(1)]
+
+
+def test_analysis_defaults_to_the_expert_and_is_deterministic() -> None:
+    assert DEFAULT_LEVEL == "expert"
+    g = _positions(4, seed=6, every=5)[2]
+    seat = g.to_move
+    assert seat is not None
+    view = g.view(seat)
+    a = analyse_view(view, level="expert:iters=60", seed=7)
+    assert a == analyse_view(view, level="expert:iters=60", seed=7)
+    assert a.best in view.legal and a.iterations == 60
+    with pytest.raises(AnalysisError):
+        analyse_view(view, level="expert:strong")

@@ -127,6 +127,7 @@ _COMMAND_MODULES = (
     "catsack.commands.play",
     "catsack.commands.serve",
     "catsack.commands.bot",
+    "catsack.commands.db",
 )
 
 

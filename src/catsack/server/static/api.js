@@ -1,5 +1,7 @@
 // HTTP helpers and the seat tokens kept in localStorage.
 
+import { t } from "/static/i18n.js";
+
 const TOKEN_PREFIX = "catsack:seat:";
 const NAME_KEY = "catsack:name";
 
@@ -35,7 +37,7 @@ export async function api(path, { method = "GET", body, token } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, "The server cannot be reached.");
+    throw new ApiError(0, t("err.unreachable"));
   }
   if (!response.ok) throw new ApiError(response.status, await detailOf(response));
   return response.status === 204 ? null : response.json();
@@ -134,10 +136,10 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
-/** "3 players: Ann, heuristic, open" style summary of a table's seats. */
+/** A seat in a table summary: the player's name, or "open seat". */
 export function seatLabel(player) {
-  if (player.kind === "open" || player.status === "open") return "open seat";
-  return player.name ?? `Seat ${player.seat}`;
+  if (player.kind === "open" || player.status === "open") return t("status.open");
+  return player.name ?? t("seat.n", { n: player.seat + 1 });
 }
 
 /** A short relative time ("2 min ago") for an ISO date. */
@@ -146,8 +148,8 @@ export function ago(iso) {
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return "";
   const seconds = Math.max(0, Math.round((Date.now() - then) / 1000));
-  if (seconds < 60) return "just now";
-  if (seconds < 3600) return `${Math.round(seconds / 60)} min ago`;
-  if (seconds < 86400) return `${Math.round(seconds / 3600)} h ago`;
-  return new Date(then).toLocaleDateString();
+  if (seconds < 60) return t("ago.now");
+  if (seconds < 3600) return t("ago.min", { n: Math.round(seconds / 60) });
+  if (seconds < 86400) return t("ago.h", { n: Math.round(seconds / 3600) });
+  return new Date(then).toLocaleDateString(document.documentElement.lang);
 }

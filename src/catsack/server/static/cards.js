@@ -1,17 +1,20 @@
 // Card art for the ten pet cards (R1) and the card back, drawn as inline SVG.
 //
-// Every picture is built from constants only (never from received text), so
-// the markup can be inserted as HTML safely.
+// Every picture is built from constants and catalogue labels only (never from received
+// text), so the markup can be inserted as HTML safely.
 
-const NAMES = {
-  R: "rabbit",
-  LD: "large dog",
-  SD: "small dog",
-};
+import { t } from "/static/i18n.js";
 
-/** The spoken name of a card token: "cat +15", "rabbit", "large dog". */
+/** The spoken name of a card token: "cat +15", "rabbit", "large dog" (in the page's language). */
 export function cardName(token) {
-  return NAMES[token] ?? `cat ${token.replace("-", "−")}`;
+  if (token === "R" || token === "LD" || token === "SD") return t(`card.${token}`);
+  return t("card.cat", { value: token.replace("-", "−") });
+}
+
+/** The short label printed on a card: the cat's value, or the page language's letter(s) for R, LD, SD. */
+export function cardLabel(token) {
+  if (token === "R" || token === "LD" || token === "SD") return t(`tok.${token}`);
+  return token.replace("-", "−");
 }
 
 function kindOf(token) {
@@ -86,7 +89,7 @@ export function cardFaceSVG(token) {
   if (kind === "rabbit") figure = rabbitFace();
   else if (kind === "dog") figure = dogFace(token === "LD");
   else figure = catFace(kind === "cat-good", Number(token));
-  const label = token.replace("-", "−");
+  const label = cardLabel(token);
   return `<svg class="card-art" viewBox="0 0 60 84" aria-hidden="true" focusable="false">
     <rect class="card-bg" x="1" y="1" width="58" height="82" rx="6"/>
     <rect class="card-frame" x="4" y="4" width="52" height="76" rx="4"/>

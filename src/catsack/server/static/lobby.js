@@ -1,15 +1,11 @@
 // The lobby: open tables, recent games, and the form that creates a table.
 
 import { ago, api, ApiError, h, joinTable, loadName, seatLabel, storedSeats, forgetSeat } from "/static/api.js";
+import { languagePicker, t, translatePage } from "/static/i18n.js";
+import { seatNames, seatTitles } from "/static/render.js";
 
-const BOT_LEVELS = [
-  ["human", "Human (open seat)"],
-  ["random", "Bot: random"],
-  ["heuristic", "Bot: heuristic"],
-  ["ismcts:easy", "Bot: ISMCTS easy"],
-  ["ismcts:normal", "Bot: ISMCTS normal"],
-  ["ismcts:strong", "Bot: ISMCTS strong"],
-];
+// The choices per seat: an open seat for a person, or a bot level (the server's spec as value).
+const BOT_LEVELS = ["human", "random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong"];
 const DEFAULT_LEVEL = "heuristic";
 const REFRESH_MS = 4000;
 
@@ -33,17 +29,19 @@ function drawSeatSetup() {
   for (let seat = 1; seat < seatCount(); seat += 1) {
     const select = h(
       "select",
-      { id: `seat-${seat}`, name: `seat-${seat}`, "aria-label": `Seat ${seat + 1}` },
-      BOT_LEVELS.map(([value, label]) => h("option", { value }, label)),
+      { id: `seat-${seat}`, name: `seat-${seat}`, "aria-label": t("seat.n", { n: seat + 1 }) },
+      BOT_LEVELS.map((value) =>
+        h("option", { value, title: value === "human" ? null : value }, t(`lobby.level.${value}`)),
+      ),
     );
     select.value = previous[seat - 1] ?? DEFAULT_LEVEL;
-    list.append(h("li", {}, h("label", { for: `seat-${seat}` }, `Seat ${seat + 1}`), select));
+    list.append(h("li", {}, h("label", { for: `seat-${seat}` }, t("seat.n", { n: seat + 1 })), select));
   }
 }
 
 function readForm() {
   const name = $("your-name").value.trim();
-  if (!name) throw new Error("Please enter your name.");
+  if (!name) throw new Error(t("lobby.enterName"));
   const bots = {};
   for (let seat = 1; seat < seatCount(); seat += 1) {
     const level = $(`seat-${seat}`).value;
@@ -54,7 +52,7 @@ function readForm() {
   if (timer) {
     turnSeconds = Number(timer);
     if (!Number.isInteger(turnSeconds) || turnSeconds < 10 || turnSeconds > 3600) {
-      throw new Error("The turn timer must be a whole number of seconds from 10 to 3600, or empty.");
+      throw new Error(t("lobby.badTimer"));
     }
   }
   return {
@@ -65,7 +63,7 @@ function readForm() {
       money_visible: $("money-visible").checked,
       turn_seconds: turnSeconds,
       hints: $("hints").checked,
-      name: $("table-name").value.trim() || `${name}'s table`,
+      name: $("table-name").value.trim() || t("lobby.defaultTable", { name }),
     },
   };
 }
@@ -84,22 +82,24 @@ async function createTable(event) {
     return;
   }
   button.disabled = true;
-  button.textContent = "Creating…";
+  button.textContent = t("lobby.creating");
   try {
     const table = await api("/api/tables", { method: "POST", body: form.table });
     await joinTable(table.table, form.name, 0);
     window.location.assign(`/t/${encodeURIComponent(table.table)}`);
   } catch (err) {
-    error.textContent = err instanceof ApiError ? `Could not create the table: ${err.message}` : String(err);
+    error.textContent = err instanceof ApiError ? t("lobby.createFailed", { detail: err.message }) : String(err);
     error.hidden = false;
     button.disabled = false;
-    button.textContent = "Create table and sit down";
+    button.textContent = t("lobby.create");
   }
 }
 
 function tableItem(table, extra) {
   const players = table.players ?? [];
   const open = players.filter((p) => p.status === "open").length;
+  const names = seatNames(players, table.seats);
+  const titles = seatTitles(players, table.seats, names);
   return h(
     "li",
     { class: "table-item" },
@@ -107,13 +107,17 @@ function tableItem(table, extra) {
     h(
       "span",
       { class: "table-meta" },
-      `${table.seats} players`,
-      open ? ` · ${open} open` : "",
-      table.hints ? " · hints" : "",
-      table.money_visible ? " · money shown" : "",
-      table.turn_seconds ? ` · ${table.turn_seconds} s timer` : "",
+      t("players.n", { n: table.seats }),
+      open ? ` · ${t("lobby.nOpen", { n: open })}` : "",
+      table.hints ? ` · ${t("lobby.withHints")}` : "",
+      table.money_visible ? ` · ${t("lobby.moneyShown")}` : "",
+      table.turn_seconds ? ` · ${t("lobby.timerN", { n: table.turn_seconds })}` : "",
     ),
-    h("span", { class: "table-players" }, players.map(seatLabel).join(", ")),
+    h(
+      "span",
+      { class: "table-players", title: titles.join(", ") },
+      players.map((p) => (p.status === "open" || p.kind === "open" ? seatLabel(p) : names[p.seat])).join(", "),
+    ),
     extra,
   );
 }
@@ -122,14 +126,14 @@ async function refreshOpen() {
   try {
     const tables = await api("/api/tables");
     const list = $("open-tables");
-    const items = (Array.isArray(tables) ? tables : (tables.tables ?? [])).map((t) =>
-      tableItem(t, h("a", { class: "button small", href: `/t/${encodeURIComponent(t.table)}` }, "Join")),
+    const items = (Array.isArray(tables) ? tables : (tables.tables ?? [])).map((tb) =>
+      tableItem(tb, h("a", { class: "button small", href: `/t/${encodeURIComponent(tb.table)}` }, t("lobby.join"))),
     );
-    list.replaceChildren(...(items.length ? items : [h("li", { class: "muted" }, "No open tables. Create one!")]));
-    $("open-updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    list.replaceChildren(...(items.length ? items : [h("li", { class: "muted" }, t("lobby.noOpen"))]));
+    $("open-updated").textContent = t("lobby.updated", { time: new Date().toLocaleTimeString() });
     showBanner("");
   } catch (err) {
-    showBanner(`Cannot load the open tables: ${err.message}`);
+    showBanner(t("lobby.loadFailed", { detail: err.message }));
   }
 }
 
@@ -137,26 +141,26 @@ async function refreshFinished() {
   try {
     const tables = await api("/api/tables/finished?limit=20");
     const list = $("finished-tables");
-    const items = (Array.isArray(tables) ? tables : (tables.tables ?? [])).map((t) =>
+    const items = (Array.isArray(tables) ? tables : (tables.tables ?? [])).map((tb) =>
       tableItem(
-        t,
+        tb,
         h(
           "span",
           { class: "table-actions" },
-          h("span", { class: "muted" }, ago(t.finished)),
+          h("span", { class: "muted" }, ago(tb.finished)),
           h(
             "a",
             {
               class: "button small",
-              href: `/api/tables/${encodeURIComponent(t.table)}/record`,
-              download: `catsack-${t.table}.json`,
+              href: `/api/tables/${encodeURIComponent(tb.table)}/record`,
+              download: `catsack-${tb.table}.json`,
             },
-            "Record",
+            t("lobby.record"),
           ),
         ),
       ),
     );
-    list.replaceChildren(...(items.length ? items : [h("li", { class: "muted" }, "No finished games yet.")]));
+    list.replaceChildren(...(items.length ? items : [h("li", { class: "muted" }, t("lobby.noFinished"))]));
   } catch {
     // the open-tables refresh already reports an unreachable server
   }
@@ -169,8 +173,11 @@ async function refreshMine() {
     seats.map(async ([tableId, seat]) => {
       try {
         const table = await api(`/api/tables/${encodeURIComponent(tableId)}`);
-        const label = { open: "waiting for players", playing: "playing", over: "finished" }[table.status] ?? "";
-        return tableItem(table, h("span", { class: "muted" }, `seat ${seat.seat + 1} as ${seat.name ?? "you"} · ${label}`));
+        const label = ["open", "playing", "over"].includes(table.status) ? t(`lobby.mine.${table.status}`) : "";
+        return tableItem(
+          table,
+          h("span", { class: "muted" }, t("lobby.mySeat", { n: seat.seat + 1, name: seat.name ?? t("seat.you"), status: label })),
+        );
       } catch (err) {
         if (err instanceof ApiError && err.status === 404) forgetSeat(tableId);
         return null;
@@ -183,6 +190,8 @@ async function refreshMine() {
 }
 
 function start() {
+  translatePage();
+  $("lang-slot").replaceChildren(languagePicker());
   $("your-name").value = loadName();
   for (const radio of document.querySelectorAll('input[name="seats"]')) radio.addEventListener("change", drawSeatSetup);
   drawSeatSetup();

@@ -5,23 +5,78 @@
 // final scores and cat points.
 
 import { h } from "/static/api.js";
-import { cardBackSVG, cardFaceSVG, cardKindClass, cardName } from "/static/cards.js";
+import { cardBackSVG, cardFaceSVG, cardKindClass, cardLabel, cardName } from "/static/cards.js";
+import { purchasePreview } from "/static/dogs.js";
+import { mice, t } from "/static/i18n.js";
 
-export const STATUS_LABELS = { connected: "online", away: "away", bot: "bot", open: "open seat" };
+export function statusLabel(status) {
+  return ["connected", "away", "bot", "open"].includes(status) ? t(`status.${status}`) : status;
+}
 
-/** Display names by seat, from the players list (seat numbers shown 1-based). */
+/** The bot spec behind a bot seat's server name ("ismcts:strong 2" -> "ismcts:strong"), or null. */
+export function botSpec(player) {
+  if (player?.kind !== "bot" || !player.name) return null;
+  const spec = player.name.split(" ")[0];
+  return ["random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong"].includes(spec) ? spec : null;
+}
+
+/** A friendly name for a bot level: "Strong bot" for ismcts:strong (papercut 12). */
+export function botLevelName(spec) {
+  return t(`bot.${spec}`);
+}
+
+/** Display names by seat, from the players list (seat numbers shown 1-based); bots get friendly
+ * names with their seat number ("Strong bot 2"), their spec goes in a tooltip (seatTitles). */
 export function seatNames(players, seats) {
   const names = [];
   for (let seat = 0; seat < seats; seat += 1) {
     const player = players?.find((p) => p.seat === seat);
-    names.push(player?.name || `Seat ${seat + 1}`);
+    const spec = botSpec(player);
+    if (spec) names.push(t("bot.named", { level: botLevelName(spec), n: seat + 1 }));
+    else names.push(player?.name || t("seat.n", { n: seat + 1 }));
   }
-  // Two bots of one level share a name: tell them apart by seat.
+  // Two people of one name: tell them apart by seat.
   return names.map((name, seat) => (names.indexOf(name) !== names.lastIndexOf(name) ? `${name} ${seat + 1}` : name));
 }
 
+/** A tooltip per seat: the bot's spec for bots, else the name itself. */
+export function seatTitles(players, seats, names) {
+  const titles = [];
+  for (let seat = 0; seat < seats; seat += 1) {
+    const spec = botSpec(players?.find((p) => p.seat === seat));
+    titles.push(spec ? t("bot.title", { spec }) : names[seat]);
+  }
+  return titles;
+}
+
 function ownerName(owner, names) {
-  return owner === null || owner === undefined ? "the dummy" : names[owner];
+  return owner === null || owner === undefined ? t("dummy") : names[owner];
+}
+
+/** A small "?" button that shows the help text for a term (tooltip on hover, bubble on tap). */
+export function helpTip(key) {
+  const text = t(`help.${key}`);
+  const button = h("button", {
+    type: "button",
+    class: "help-tip",
+    title: text,
+    "aria-label": text,
+    "aria-expanded": "false",
+    dataset: { help: key },
+  }, "?");
+  button.addEventListener("click", (event) => {
+    event.stopPropagation();
+    const open = button.getAttribute("aria-expanded") === "true";
+    for (const other of document.querySelectorAll(".help-tip[aria-expanded='true']")) {
+      other.setAttribute("aria-expanded", "false");
+      other.nextElementSibling?.classList.contains("help-pop") && other.nextElementSibling.remove();
+    }
+    if (!open) {
+      button.setAttribute("aria-expanded", "true");
+      button.after(h("span", { class: "help-pop", role: "note" }, text));
+    }
+  });
+  return button;
 }
 
 /** A card picture: a face for a known token, a back for null. */
@@ -33,21 +88,17 @@ export function cardElement(token, { faceDown = false, small = false, label } = 
   if (faceDown) classes.push("own-face-down");
   return h(
     "span",
-    { class: classes.join(" "), role: "img", "aria-label": label ?? (token ? cardName(token) : "face-down card") },
+    { class: classes.join(" "), role: "img", "aria-label": label ?? (token ? cardName(token) : t("card.faceDown")) },
     h("span", { class: "card-inner", html: token ? cardFaceSVG(token) : cardBackSVG() }),
-    faceDown ? h("span", { class: "face-down-tag", "aria-hidden": "true" }, "face down") : null,
+    faceDown ? h("span", { class: "face-down-tag", "aria-hidden": "true" }, t("card.faceDownTag")) : null,
   );
-}
-
-function mice(n) {
-  return n === 1 ? "1 mouse" : `${n} mice`;
 }
 
 function fact(kind, label, value, title) {
   return h("span", { class: `fact ${kind}`, title }, h("span", { class: "fact-label" }, label), " ", h("b", {}, value));
 }
 
-function seatPanel(view, seat, player, names, { isMe }) {
+function seatPanel(view, seat, player, names, titles, { isMe }) {
   const passed = view.passed[seat];
   const bid = view.bids[seat];
   const toMove = view.to_move === seat;
@@ -63,9 +114,9 @@ function seatPanel(view, seat, player, names, { isMe }) {
 
   let bidText = "";
   if (view.phase === "bidding" || view.phase === "last choice") {
-    if (passed) bidText = "passed";
-    else if (bid > 0) bidText = `bid ${bid}`;
-    else bidText = "no bid";
+    if (passed) bidText = t("seat.passed");
+    else if (bid > 0) bidText = t("seat.bid", { n: bid });
+    else bidText = t("seat.noBid");
   }
 
   return h(
@@ -74,38 +125,38 @@ function seatPanel(view, seat, player, names, { isMe }) {
       class: classes.join(" "),
       id: `seat-${seat}`,
       dataset: { seat: String(seat) },
-      "aria-label": `${names[seat]}${isMe ? " (you)" : ""}`,
+      "aria-label": isMe ? t("seat.youLabel", { name: names[seat] }) : names[seat],
       "aria-current": toMove ? "true" : null,
     },
     h(
       "header",
       { class: "seat-head" },
-      h("span", { class: "seat-name" }, names[seat]),
-      isMe ? h("span", { class: "tag you" }, "you") : null,
-      h("span", { class: `tag status ${status}` }, STATUS_LABELS[status] ?? status),
-      view.start === seat ? h("span", { class: "tag start", title: "Start player this round" }, "starts") : null,
+      h("span", { class: "seat-name", title: titles[seat] }, names[seat]),
+      isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
+      h("span", { class: `tag status ${status}` }, statusLabel(status)),
+      view.start === seat ? h("span", { class: "tag start", title: t("help.start") }, t("seat.starts")) : null,
     ),
     h(
       "div",
       { class: "seat-facts" },
-      fact("money", "mice", money === null ? "?" : String(money), money === null ? "Money: secret (R24)" : "Money"),
-      fact("cards", "hand", String(view.hand_sizes[seat]), "Cards in hand"),
-      fact("cats", "cats", String(view.cat_points[seat]), "Cat points won"),
+      fact("money", t("seat.mice"), money === null ? "?" : String(money), money === null ? t("seat.moneySecret") : t("seat.money")),
+      fact("cards", t("seat.hand"), String(view.hand_sizes[seat]), t("seat.handTitle")),
+      fact("cats", t("seat.cats"), String(view.cat_points[seat]), t("seat.catsTitle")),
       bidText ? h("span", { class: `fact bid${view.high_bidder === seat ? " high" : ""}` }, bidText) : null,
-      toMove ? h("span", { class: "fact turn" }, "to move") : null,
+      toMove ? h("span", { class: "fact turn" }, t("seat.toMove")) : null,
     ),
     won.length
       ? h(
           "div",
-          { class: "won", "aria-label": `Won: ${won.map(cardName).join(", ")}` },
-          won.map((t) => h("span", { class: `chip ${cardKindClass(t)}`, "aria-hidden": "true" }, t.replace("-", "−"))),
+          { class: "won", "aria-label": t("seat.won", { cards: won.map(cardName).join(", ") }) },
+          won.map((c) => h("span", { class: `chip ${cardKindClass(c)}`, "aria-hidden": "true" }, cardLabel(c))),
         )
       : null,
   );
 }
 
 /** The players' panels, starting with the seat after ours so we are last (closest to our hand). */
-export function drawSeats(container, view, players, names) {
+export function drawSeats(container, view, players, names, titles) {
   const order = [];
   const first = view.seat === null ? 0 : (view.seat + 1) % view.seats;
   for (let i = 0; i < view.seats; i += 1) order.push((first + i) % view.seats);
@@ -116,6 +167,7 @@ export function drawSeats(container, view, players, names) {
         seat,
         players?.find((p) => p.seat === seat),
         names,
+        titles,
         { isMe: seat === view.seat },
       ),
     ),
@@ -127,14 +179,14 @@ function rowLength(view) {
   return view.seats === 3 ? 4 : view.seats;
 }
 
-export function drawRow(container, view, names) {
+export function drawRow(container, view, names, titles) {
   const items = view.row.map((rc, position) => {
     const own = rc.owner !== null && rc.owner === view.seat;
     const faceDown = !rc.face_up;
     let label;
-    if (rc.face_up) label = `${cardName(rc.card)}, face up`;
-    else if (rc.card) label = `${cardName(rc.card)}, your card, still face down`;
-    else label = "face down";
+    if (rc.face_up) label = t("row.faceUp", { card: cardName(rc.card) });
+    else if (rc.card) label = t("row.ownDown", { card: cardName(rc.card) });
+    else label = t("row.down");
     return h(
       "li",
       {
@@ -144,9 +196,13 @@ export function drawRow(container, view, names) {
       },
       cardElement(rc.card, {
         faceDown: faceDown && Boolean(rc.card),
-        label: `Card ${position + 1}, ${ownerName(rc.owner, names)}'s: ${label}`,
+        label: t("row.cardLabel", { n: position + 1, owner: ownerName(rc.owner, names), what: label }),
       }),
-      h("span", { class: "owner" }, rc.owner === null ? "dummy" : names[rc.owner]),
+      h(
+        "span",
+        { class: "owner", title: rc.owner === null ? t("dummy") : titles[rc.owner] },
+        rc.owner === null ? t("dummy") : names[rc.owner],
+      ),
     );
   });
   if (view.phase === "placement") {
@@ -154,7 +210,7 @@ export function drawRow(container, view, names) {
       items.push(
         h(
           "li",
-          { class: "slot empty", dataset: { position: String(position) }, "aria-label": `Card ${position + 1}: not placed yet` },
+          { class: "slot empty", dataset: { position: String(position) }, "aria-label": t("row.notPlaced", { n: position + 1 }) },
           h("span", { class: "card empty-card" }),
           h("span", { class: "owner" }, "…"),
         ),
@@ -175,28 +231,29 @@ export function drawMouseCards(container, view) {
         {
           class: `mouse-card${held ? "" : " empty"}${i === next ? " next" : ""}`,
           id: `mouse-${i}`,
-          "aria-label": `${value}-mouse card: ${held ? mice(held) : "empty"}${i === next ? ", next passer takes it" : ""}`,
+          "aria-label": t(i === next ? "mouse.labelNext" : "mouse.label", { value, held: held ? mice(held) : t("mouse.empty") }),
+          title: i === next ? t("help.nextPass") : null,
         },
         h("span", { class: "mouse-value" }, String(value)),
         h(
           "span",
           { class: "mouse-held", "aria-hidden": "true" },
-          held ? Array.from({ length: held }, () => h("span", { class: "mouse-dot" })) : "empty",
+          held ? Array.from({ length: held }, () => h("span", { class: "mouse-dot" })) : t("mouse.empty"),
         ),
-        i === next ? h("span", { class: "next-tag", "aria-hidden": "true" }, "next pass") : null,
+        i === next ? h("span", { class: "next-tag", "aria-hidden": "true" }, t("mouse.nextPass")) : null,
       );
     }),
   );
 }
 
 /** The player's hand as buttons; only legal placements are enabled (R10). */
-export function drawHand(container, view, { busy, canAct, onPlace }) {
+export function drawHand(container, view, { busy, canAct, onPlace, keys = true }) {
   const legal = new Set(view.legal);
   container.replaceChildren(
     ...view.hand.map((token, i) => {
       const move = `place ${token}`;
       const enabled = canAct && !busy && legal.has(move);
-      const key = i < 9 ? String(i + 1) : null;
+      const key = keys && i < 9 ? String(i + 1) : null;
       return h(
         "button",
         {
@@ -204,7 +261,7 @@ export function drawHand(container, view, { busy, canAct, onPlace }) {
           class: "hand-card",
           disabled: !enabled,
           dataset: { key: `hand-${token}`, move },
-          "aria-label": `Place ${cardName(token)}${key ? ` (key ${key})` : ""}`,
+          "aria-label": key ? t("hand.placeKey", { card: cardName(token), key }) : t("hand.place", { card: cardName(token) }),
           "aria-keyshortcuts": key,
           onclick: () => onPlace(move),
         },
@@ -213,7 +270,7 @@ export function drawHand(container, view, { busy, canAct, onPlace }) {
       );
     }),
   );
-  if (!view.hand.length) container.append(h("p", { class: "muted" }, view.seat === null ? "" : "No cards left."));
+  if (!view.hand.length) container.append(h("p", { class: "muted" }, view.seat === null ? "" : t("hand.empty")));
 }
 
 function multisetMinus(items, remove) {
@@ -226,27 +283,34 @@ function multisetMinus(items, remove) {
   });
 }
 
-/** The previous round: its row with what was won and what went back to the box (R16, R17, R19). */
-export function drawLastRound(container, view, names) {
+/** The previous round: its row with what was won and what went back to the box (R16, R17, R19).
+ * Its dog outcome is told here, under the round's number, and nowhere else (papercut 3). */
+export function drawLastRound(container, view, names, titles) {
   const last = view.rounds.at(-1);
   if (!last) {
     container.hidden = true;
     return;
   }
   container.hidden = false;
+  container.dataset.round = String(last.number);
   const kept = multisetMinus(last.row, last.won);
-  let summary;
-  if (last.void) summary = `Round ${last.number} was void: nobody bought, the row went back to the box.`;
+  const cards = (list) => list.map(cardLabel).join(" ");
+  const parts = [];
+  if (last.void) parts.push(t("last.void", { round: last.number }));
   else {
-    summary = `Round ${last.number}: ${names[last.buyer]} bought the row for ${mice(last.price)}`;
-    summary += last.won.length ? ` and won ${last.won.join(" ")}.` : " and won nothing.";
-    if (last.chased.length) summary += ` Chased away: ${last.chased.join(" ")}.`;
+    const won = last.won.length ? cards(last.won) : t("nothing");
+    parts.push(t("last.bought", { round: last.number, name: names[last.buyer], mice: mice(last.price), cards: won }));
+    const dogs = last.chased.filter((c) => c === "LD" || c === "SD");
+    const cat = last.chased.find((c) => c !== "LD" && c !== "SD");
+    if (dogs.length >= 2) parts.push(t("last.dogsCancel", { n: dogs.length }));
+    else if (dogs.length === 1 && cat) parts.push(t("last.dogChase", { dog: t(`dog.${dogs[0]}`), cat: cardLabel(cat) }));
+    else if (dogs.length === 1) parts.push(t("last.dogAlone", { dog: t(`dog.${dogs[0]}`) }));
     const gone = last.row.filter((_, i) => !kept[i]);
-    if (gone.length) summary += ` Back to the box: ${gone.join(" ")}.`;
+    if (gone.length) parts.push(t("last.gone", { cards: cards(gone) }));
   }
   container.replaceChildren(
-    h("h3", { class: "label" }, "Last round"),
-    h("p", { class: "last-summary" }, summary),
+    h("h3", { class: "label" }, t("last.title", { round: last.number })),
+    h("p", { class: "last-summary" }, parts.join(" ")),
     h(
       "ol",
       { class: "row small-row" },
@@ -256,12 +320,50 @@ export function drawLastRound(container, view, names) {
           { class: `slot up${kept[i] ? " kept" : " gone"}` },
           cardElement(token, {
             small: true,
-            label: `${cardName(token)} from ${ownerName(last.owners[i], names)}: ${kept[i] ? "won" : "back to the box"}`,
+            label: t(kept[i] ? "last.cardWon" : "last.cardGone", { card: cardName(token), owner: ownerName(last.owners[i], names) }),
           }),
-          h("span", { class: "owner" }, last.owners[i] === null ? "dummy" : names[last.owners[i]]),
+          h(
+            "span",
+            { class: "owner", title: last.owners[i] === null ? t("dummy") : titles[last.owners[i]] },
+            last.owners[i] === null ? t("dummy") : names[last.owners[i]],
+          ),
         ),
       ),
     ),
+  );
+}
+
+/** The purchase preview (R16): what buying the row now would bring, from its face-up cards. */
+export function drawPreview(container, view) {
+  const show = (view.phase === "bidding" || view.phase === "last choice") && view.row.length > 0;
+  container.hidden = !show;
+  if (!show) return;
+  const p = purchasePreview(view);
+  const mode = p.exact ? "exact" : "partial";
+  const dogs = p.dogs;
+  // German declines the dog after "der" (exact) and after "ein" (partial) differently.
+  const dogName = (token) => (p.exact ? t(`dog.${token}`) : cardName(token));
+  let dogText;
+  if (dogs.length >= 2) dogText = t(`preview.${mode}.cancel`, { n: dogs.length });
+  else if (dogs.length === 1 && p.chased.length === 2)
+    dogText = t(`preview.${mode}.chase`, { dog: dogName(dogs[0]), cat: cardLabel(p.chased[1]) });
+  else if (dogs.length === 1) dogText = t(`preview.${mode}.alone`, { dog: dogName(dogs[0]) });
+  else dogText = t(`preview.${mode}.noDog`);
+  const keeps = p.kept.length ? p.kept.map(cardLabel).join(" ") : t("nothing");
+  const points = p.kept.reduce((sum, c) => sum + (c === "R" ? 0 : Number(c)), 0);
+  container.dataset.exact = p.exact ? "yes" : "no";
+  container.dataset.kept = p.kept.join(" ");
+  container.replaceChildren(
+    h("h3", { class: "label" }, view.phase === "last choice" ? t("preview.titleLast") : t("preview.title"), " ", helpTip("preview")),
+    h("p", { class: "preview-dogs" }, dogText),
+    h(
+      "p",
+      { class: "preview-keeps" },
+      t(p.exact ? "preview.keeps" : "preview.keepsSoFar", { cards: keeps, points }),
+      " ",
+      p.kept.map((c) => h("span", { class: `chip ${cardKindClass(c)}`, "aria-hidden": "true" }, cardLabel(c))),
+    ),
+    p.exact ? null : h("p", { class: "preview-hidden muted" }, t("preview.hidden", { n: p.hidden })),
   );
 }
 
@@ -285,36 +387,50 @@ export function drawFinal(container, view, names, { recordUrl, onMyRecord }) {
       "tr",
       { class: view.winners.includes(seat) ? "winner" : "" },
       h("td", {}, `${place}.`),
-      h("th", { scope: "row" }, names[seat], seat === view.seat ? " (you)" : "", view.winners.includes(seat) ? h("span", { class: "crown" }, " winner") : null),
+      h(
+        "th",
+        { scope: "row" },
+        names[seat],
+        seat === view.seat ? ` (${t("seat.you")})` : "",
+        view.winners.includes(seat) ? h("span", { class: "crown" }, ` ${t("final.winner")}`) : null,
+      ),
       h("td", {}, String(view.cat_points[seat])),
       h("td", {}, String(view.money[seat] ?? "?")),
       h("td", { class: "score" }, String(view.scores[seat])),
     ),
   );
   container.replaceChildren(
-    h("h2", { id: "final-title" }, "Game over"),
+    h("h2", { id: "final-title" }, t("final.title")),
     h(
       "p",
       { class: "winners" },
-      winners.length > 1 ? `Shared victory: ${winners.join(" and ")}!` : `${winners[0] ?? "Nobody"} wins!`,
+      winners.length > 1 ? t("final.shared", { names: winners.join(t("and")) }) : t("final.wins", { name: winners[0] ?? t("nobody") }),
     ),
     h(
       "table",
       { class: "scores", id: "scores" },
-      h("caption", {}, "Final scores: cats won plus money (R21)"),
+      h("caption", {}, t("final.caption")),
       h(
         "thead",
         {},
-        h("tr", {}, h("th", { scope: "col" }, "#"), h("th", { scope: "col" }, "Player"), h("th", { scope: "col" }, "Cats"), h("th", { scope: "col" }, "Mice"), h("th", { scope: "col" }, "Score")),
+        h(
+          "tr",
+          {},
+          h("th", { scope: "col" }, "#"),
+          h("th", { scope: "col" }, t("final.player")),
+          h("th", { scope: "col" }, t("final.cats")),
+          h("th", { scope: "col" }, t("final.mice")),
+          h("th", { scope: "col" }, t("final.score")),
+        ),
       ),
       h("tbody", {}, rows),
     ),
     h(
       "p",
       { class: "final-links" },
-      h("a", { class: "button", href: recordUrl, download: "" }, "Download the game record"),
-      onMyRecord ? h("button", { class: "button", type: "button", onclick: onMyRecord }, "Download your record") : null,
-      h("a", { class: "button primary", href: "/" }, "Back to the lobby"),
+      h("a", { class: "button", href: recordUrl, download: "" }, t("final.record")),
+      onMyRecord ? h("button", { class: "button", type: "button", onclick: onMyRecord }, t("final.myRecord")) : null,
+      h("a", { class: "button primary", href: "/" }, t("backToLobby")),
     ),
   );
 }
@@ -324,6 +440,17 @@ function percent(p) {
 }
 
 /** The strong bot's suggestion: best move, value per move, and per hidden row card its likely tokens. */
+/** A move's text in the page's language ("place +11" -> "lege +11"). */
+export function moveText(move) {
+  if (!move) return "—";
+  if (move.startsWith("place ")) {
+    const token = move.slice(6);
+    return t("move.place", { card: /^[+-]/.test(token) ? token : cardLabel(token) });
+  }
+  if (move.startsWith("bid ")) return t("move.bid", { n: move.slice(4) });
+  return move === "pass" ? t("move.pass") : move;
+}
+
 export function drawHint(container, hint, view, names) {
   const values = Object.entries(hint.values ?? {}).sort((a, b) => b[1] - a[1]);
   const top = values.length ? values[0][1] : 0;
@@ -333,16 +460,16 @@ export function drawHint(container, hint, view, names) {
     .map((b, position) => ({ b, position }))
     .filter(({ b }) => b && typeof b === "object");
   container.replaceChildren(
-    h("h3", { class: "label" }, "Hint"),
-    h("p", { class: "hint-best" }, "Best move: ", h("strong", {}, hint.best ?? "—")),
+    h("h3", { class: "label" }, t("hint.title")),
+    h("p", { class: "hint-best" }, t("hint.best"), " ", h("strong", { dataset: { move: hint.best ?? "" } }, moveText(hint.best))),
     h(
       "ol",
-      { class: "hint-values", "aria-label": "Estimated points per move" },
+      { class: "hint-values", "aria-label": t("hint.values") },
       values.map(([move, value]) =>
         h(
           "li",
           { class: move === hint.best ? "best" : "" },
-          h("span", { class: "hint-move" }, move),
+          h("span", { class: "hint-move", dataset: { move } }, moveText(move)),
           h("span", { class: "hint-bar", style: `--w: ${(8 + (92 * (value - bottom)) / span).toFixed(0)}%` }),
           h("span", { class: "hint-value" }, value.toFixed(1)),
         ),
@@ -352,7 +479,7 @@ export function drawHint(container, hint, view, names) {
       ? h(
           "div",
           { class: "hint-beliefs" },
-          h("h4", {}, "Face-down cards may be"),
+          h("h4", {}, t("hint.beliefs")),
           h(
             "ul",
             {},
@@ -364,9 +491,9 @@ export function drawHint(container, hint, view, names) {
               return h(
                 "li",
                 {},
-                h("span", { class: "belief-card" }, `Card ${position + 1} (${ownerName(owner, names)}): `),
+                h("span", { class: "belief-card" }, t("hint.card", { n: position + 1, owner: ownerName(owner, names) })),
                 odds.map(([token, p]) =>
-                  h("span", { class: `chip ${cardKindClass(token)}`, title: cardName(token) }, `${token} ${percent(p)}`),
+                  h("span", { class: `chip ${cardKindClass(token)}`, title: cardName(token) }, `${cardLabel(token)} ${percent(p)}`),
                 ),
               );
             }),

@@ -5,17 +5,24 @@
 // for the log and for brief animations.
 
 import { api, ApiError, downloadJson, forgetSeat, h, joinTable, loadName, loadSeat, seatLabel } from "/static/api.js";
+import { cardLabel } from "/static/cards.js";
 import { TableConnection } from "/static/connection.js";
+import { describeEvent } from "/static/events.js";
+import { languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
   drawFinal,
   drawHand,
   drawHint,
   drawLastRound,
   drawMouseCards,
+  drawPreview,
   drawRow,
   drawSeats,
+  helpTip,
+  moveText,
   seatNames,
-  STATUS_LABELS,
+  seatTitles,
+  statusLabel,
 } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -44,6 +51,12 @@ const state = {
 };
 let connection = null;
 let joinTimer = null;
+// Hooks for page add-ons (the guided game's coach): called with each state frame after drawing.
+export const frameHooks = [];
+
+/** A touch screen without a fine pointer: no keyboard badges or shortcut hints (papercut 4). */
+const TOUCH = window.matchMedia("(hover: none) and (pointer: coarse)").matches ||
+  (navigator.maxTouchPoints > 0 && !window.matchMedia("(any-pointer: fine)").matches);
 
 // ---------------------------------------------------------------- banner
 
@@ -78,6 +91,11 @@ function names() {
   return seatNames(state.players.length ? state.players : state.table?.players, seats);
 }
 
+function titles(namesList) {
+  const seats = state.view?.seats ?? state.table?.seats ?? 0;
+  return seatTitles(state.players.length ? state.players : state.table?.players, seats, namesList);
+}
+
 function inviteLink() {
   return `${window.location.origin}/t/${encodeURIComponent(tableId)}`;
 }
@@ -99,9 +117,10 @@ function canAct() {
 
 async function loadTable() {
   state.table = await api(`/api/tables/${encodeURIComponent(tableId)}`);
-  const title = state.table.name || `Table ${tableId}`;
+  const title = state.table.name || t("table.named", { id: tableId });
   $("table-title").textContent = title;
-  document.title = `${title} — The Cat in the Sack`;
+  $("table-title").title = title;
+  document.title = `${title} — ${t("brand")}`;
   if (!state.players.length) state.players = state.table.players ?? [];
 }
 
@@ -109,17 +128,18 @@ function drawJoinPanel() {
   const table = state.table;
   const players = table.players ?? [];
   const open = players.filter((p) => p.status === "open");
-  const statusText = { open: "waiting for players", playing: "game in progress", over: "game over" }[table.status];
+  const statusText = ["open", "playing", "over"].includes(table.status) ? t(`join.status.${table.status}`) : table.status;
+  const shown = seatNames(players, table.seats);
   $("join-summary").textContent =
-    `${table.seats} players · ${statusText ?? table.status}` +
-    (open.length ? ` · ${open.length} open seat${open.length > 1 ? "s" : ""}` : " · no open seat: you can watch");
+    `${t("players.n", { n: table.seats })} · ${statusText}` +
+    (open.length ? ` · ${t("join.open", { n: open.length })}` : ` · ${t("join.noOpen")}`);
   $("join-seats").replaceChildren(
     ...players.map((player) =>
       h(
         "li",
         { class: `join-seat status-${player.status}` },
-        h("span", { class: "seat-name" }, `Seat ${player.seat + 1}: `, seatLabel(player)),
-        h("span", { class: `tag status ${player.status}` }, STATUS_LABELS[player.status] ?? player.status),
+        h("span", { class: "seat-name" }, t("seat.n", { n: player.seat + 1 }), ": ", player.status === "open" ? seatLabel(player) : shown[player.seat]),
+        h("span", { class: `tag status ${player.status}` }, statusLabel(player.status)),
         player.status === "open"
           ? h(
               "button",
@@ -127,10 +147,10 @@ function drawJoinPanel() {
                 class: "button primary small",
                 type: "button",
                 dataset: { seat: String(player.seat) },
-                "aria-label": `Take seat ${player.seat + 1}`,
+                "aria-label": t("join.takeN", { n: player.seat + 1 }),
                 onclick: () => takeSeat(player.seat),
               },
-              "Take this seat",
+              t("join.take"),
             )
           : null,
       ),
@@ -143,7 +163,7 @@ async function refreshJoinPanel() {
     await loadTable();
     drawJoinPanel();
   } catch (err) {
-    showBanner(`Cannot load the table: ${err.message}`);
+    showBanner(t("err.loadTable", { detail: err.message }));
   }
 }
 
@@ -162,7 +182,7 @@ async function takeSeat(seat) {
   const name = $("join-name").value.trim();
   const error = $("join-error");
   if (!name) {
-    error.textContent = "Please enter your name first.";
+    error.textContent = t("join.nameFirst");
     error.hidden = false;
     $("join-name").focus();
     return;
@@ -173,7 +193,7 @@ async function takeSeat(seat) {
     state.seat = { seat: joined.seat, token: joined.token, name };
     enterGame();
   } catch (err) {
-    error.textContent = `Could not take seat ${seat + 1}: ${err.message}`;
+    error.textContent = t("join.failed", { n: seat + 1, detail: err.message });
     error.hidden = false;
     refreshJoinPanel();
   }
@@ -205,21 +225,17 @@ function enterGame() {
 
 function setConnectionStatus(status, detail) {
   state.connection = status;
-  const label = {
-    connecting: "connecting…",
-    open: "connected",
-    waiting: `reconnecting in ${detail}…`,
-    stopped: "disconnected",
-  }[status];
+  const label = ["connecting", "open", "waiting", "stopped"].includes(status) ? t(`conn.${status}`, { detail }) : status;
   const el = $("connection");
-  el.textContent = label ?? status;
+  el.firstElementChild.textContent = label;
+  el.title = label;
   el.dataset.state = status;
   if (status !== "open") clearPending();
   if (status === "open" && $("banner").dataset.kind === "connection") hideBanner();
   if (status === "waiting" && connection?.attempt > 1) {
-    showBanner(`Connection lost. Trying again in ${detail}…`, {
+    showBanner(t("conn.lost", { detail }), {
       kind: "connection",
-      actions: [h("button", { class: "button small", type: "button", onclick: () => connection.retryNow() }, "Retry now")],
+      actions: [h("button", { class: "button small", type: "button", onclick: () => connection.retryNow() }, t("conn.retry"))],
     });
   }
   renderControls();
@@ -244,10 +260,12 @@ function handleFrame(frame) {
       state.players = frame.players ?? state.players;
       render();
       break;
-    case "notice":
-      showBanner(frame.message, { kind: "notice", autoHideMs: 8000 });
-      appendLog(frame.message, "notice");
+    case "notice": {
+      const text = noticeText(frame);
+      showBanner(text, { kind: "notice", autoHideMs: 8000 });
+      appendLog(text, "notice");
       break;
+    }
     case "hint":
       state.hintPending = false;
       if (frame.version === state.version) state.hint = frame;
@@ -261,8 +279,9 @@ function handleFrame(frame) {
 function applyState(frame) {
   const animate = state.statesSeen > 0 && (frame.events?.length ?? 0) <= MAX_ANIMATED_EVENTS;
   state.statesSeen += 1;
+  const eventNames = seatNames(frame.players ?? state.players, frame.view?.seats ?? 0);
   for (const event of frame.events ?? []) {
-    if (event.version > state.loggedVersion || state.loggedVersion < 0) appendLog(event.text, event.kind);
+    if (event.version > state.loggedVersion || state.loggedVersion < 0) appendLog(describeEvent(event, eventNames), event.kind);
   }
   if (frame.events?.length) state.loggedVersion = Math.max(state.loggedVersion, ...frame.events.map((e) => e.version));
   state.version = frame.version;
@@ -274,6 +293,16 @@ function applyState(frame) {
   if (state.hint && state.hint.version !== frame.version) state.hint = null;
   render();
   if (animate) animateEvents(frame.events ?? []);
+  for (const hook of frameHooks) hook(frame, state);
+}
+
+/** A server notice in the page's language (the server's own text is English). */
+function noticeText(frame) {
+  if (frame.code === "timer") {
+    const move = /played (.+) for you/.exec(frame.message ?? "")?.[1];
+    return move ? t("notice.timer", { move: moveText(move) }) : t("notice.timerPlain");
+  }
+  return frame.message ?? "";
 }
 
 function resync() {
@@ -292,22 +321,22 @@ function handleError(frame) {
     case "illegal":
     case "game_over":
       if (mine) clearPending();
-      showBanner(frame.message, { autoHideMs: 6000 });
+      showBanner(t(`err.${frame.code}`), { autoHideMs: 6000 });
       resync();
       break;
     case "hints_off":
       state.hintPending = false;
-      showBanner("Hints are switched off at this table.", { autoHideMs: 5000 });
+      showBanner(t("err.hints_off"), { autoHideMs: 5000 });
       break;
     case "replaced":
       connection.stop("replaced");
       forgetSeat(tableId);
       state.seat = null;
-      showBanner(frame.message || "You were away too long: a bot took over your seat.", {
+      showBanner(t("err.replaced"), {
         kind: "replaced",
         actions: [
-          h("button", { class: "button small", type: "button", onclick: () => (hideBanner(), watch()) }, "Watch the game"),
-          h("a", { class: "button small", href: "/" }, "Back to the lobby"),
+          h("button", { class: "button small", type: "button", onclick: () => (hideBanner(), watch()) }, t("err.watch")),
+          h("a", { class: "button small", href: "/" }, t("backToLobby")),
         ],
       });
       break;
@@ -316,24 +345,24 @@ function handleError(frame) {
       if (state.seat) {
         forgetSeat(tableId);
         state.seat = null;
-        showBanner("Your seat at this table is no longer valid. Take an open seat or watch.");
+        showBanner(t("err.seatInvalid"));
         refreshJoinPanel().then(showJoin);
       } else {
-        showBanner(frame.message);
+        showBanner(t("err.unauthorized"));
       }
       break;
     case "unknown_table":
       connection.stop("unknown table");
-      showBanner("This table does not exist (any more).", {
-        actions: [h("a", { class: "button small", href: "/" }, "Back to the lobby")],
+      showBanner(t("err.unknown_table"), {
+        actions: [h("a", { class: "button small", href: "/" }, t("backToLobby"))],
       });
       break;
     case "rate_limited":
-      showBanner("Too many messages: slow down a little.", { autoHideMs: 4000 });
+      showBanner(t("err.rate_limited"), { autoHideMs: 4000 });
       break;
     default:
       if (mine) clearPending();
-      showBanner(frame.message || `Error: ${frame.code}`, { autoHideMs: 8000 });
+      showBanner(t("err.other", { code: frame.code }), { autoHideMs: 8000 });
       break;
   }
   renderControls();
@@ -374,7 +403,7 @@ function bidFromInput() {
   const input = $("bid-amount");
   const amount = Number(input.value);
   if (!Number.isInteger(amount) || !bids.includes(amount)) {
-    showBanner(`Bid a whole number from ${Math.min(...bids)} to ${Math.max(...bids)}.`, { autoHideMs: 4000 });
+    showBanner(t("err.bidRange", { min: Math.min(...bids), max: Math.max(...bids) }), { autoHideMs: 4000 });
     input.focus();
     return;
   }
@@ -399,11 +428,11 @@ function stepBid(delta) {
 
 async function copyInvite() {
   const link = inviteLink();
-  const button = $("invite-button");
+  const text = $("invite-text");
   try {
     await navigator.clipboard.writeText(link);
-    button.textContent = "Link copied!";
-    setTimeout(() => (button.textContent = "Copy invite link"), 2000);
+    text.textContent = t("invite.copied");
+    setTimeout(() => (text.textContent = t("invite.copy")), 2000);
   } catch {
     // No clipboard (insecure context or permission refused): show the link to copy by hand.
     const fallback = $("invite-fallback");
@@ -421,36 +450,41 @@ function render() {
   document.body.dataset.version = state.version ?? "";
   document.body.dataset.tableStatus = state.tableStatus ?? "";
   if (!view) {
-    $("status-line").textContent = "Connecting to the table…";
+    $("status-line").textContent = t("status.connectingTable");
     renderControls();
     return;
   }
   const focusKey = document.activeElement?.dataset?.key;
   const seatNamesList = names();
+  const seatTitleList = titles(seatNamesList);
   document.body.dataset.phase = view.phase;
   document.body.dataset.seat = view.seat ?? "spectator";
+  document.body.dataset.round = String(view.round);
 
   const badge = $("round-badge");
   badge.hidden = false;
-  badge.textContent = view.phase === "over" ? "Game over" : `Round ${view.round} / 9`;
+  badge.textContent = view.phase === "over" ? t("badge.over") : t("badge.round", { round: view.round });
 
-  drawSeats($("seats"), view, state.players, seatNamesList);
-  drawRow($("row"), view, seatNamesList);
+  drawSeats($("seats"), view, state.players, seatNamesList, seatTitleList);
+  drawRow($("row"), view, seatNamesList, seatTitleList);
   drawMouseCards($("mouse-cards"), view);
-  drawLastRound($("last-round"), view, seatNamesList);
-  $("bank").textContent = `${view.bank} mice`;
+  drawLastRound($("last-round"), view, seatNamesList, seatTitleList);
+  drawPreview($("preview"), view);
+  $("bank").textContent = t("mice", { n: view.bank });
   $("high-bid").textContent = view.high_bid
     ? `${view.high_bid} (${seatNamesList[view.high_bidder]})`
     : view.phase === "placement"
       ? "–"
-      : "none yet";
+      : t("board.noneYet");
   $("start-player").textContent = seatNamesList[view.start];
+  $("start-player").title = seatTitleList[view.start];
 
   const me = view.seat;
   $("me").hidden = me === null || view.phase === "over";
   if (me !== null) {
-    $("my-money").textContent = `Your money: ${view.money[me]} mice`;
-    $("my-removed").textContent = view.removed ? `Removed from your set: ${view.removed}` : "";
+    $("my-money").textContent = t("me.money", { mice: t("mice", { n: view.money[me] }) });
+    $("my-removed").textContent = view.removed ? t("me.removed", { card: cardLabel(view.removed) }) : "";
+    $("my-removed-box").hidden = !view.removed;
   }
 
   const final = $("final");
@@ -464,7 +498,7 @@ function render() {
               `/api/tables/${encodeURIComponent(tableId)}/record/${state.seat.seat}`,
               `catsack-${tableId}-seat${state.seat.seat + 1}.json`,
               state.seat.token,
-            ).catch((err) => showBanner(`Cannot download your record: ${err.message}`))
+            ).catch((err) => showBanner(t("err.record", { detail: err.message })))
         : null,
     });
   }
@@ -483,20 +517,21 @@ function render() {
 function statusText(view, seatNamesList) {
   if (state.tableStatus === "open") {
     const open = state.players.filter((p) => p.status === "open").length;
-    return `Waiting for players: ${open} open seat${open === 1 ? "" : "s"}. Share the invite link.`;
+    return t("status.waitingPlayers", { n: open });
   }
-  if (view.phase === "over") return "The game is over.";
-  if (state.connection === "stopped") return "Disconnected from the table.";
-  if (state.connection === "connecting") return "Connecting to the table…";
-  if (state.connection !== "open") return "Connection lost: reconnecting… (your moves wait until it is back)";
+  if (view.phase === "over") return t("status.over");
+  if (state.connection === "stopped") return t("status.disconnected");
+  if (state.connection === "connecting") return t("status.connectingTable");
+  if (state.connection !== "open") return t("status.reconnecting");
   const mover = view.to_move === null ? "" : seatNamesList[view.to_move];
-  if (view.seat === null) return `You are watching. ${mover} is to move.`;
-  if (state.pending) return `Sending “${state.pending.move}”…`;
-  if (!myTurn()) return `Waiting for ${mover}…`;
-  if (view.phase === "placement") return "Your turn: place a card face down (keys 1–9).";
-  if (view.phase === "last choice") return "Nobody bid: buy the row for 1 mouse, or pass and the round is void.";
+  if (view.seat === null) return t("status.watching", { name: mover });
+  if (state.pending) return t("status.sending", { move: moveText(state.pending.move) });
+  if (!myTurn()) return t("status.waitingFor", { name: mover });
+  const keys = TOUCH ? "" : "Keys";
+  if (view.phase === "placement") return t(`status.place${keys}`);
+  if (view.phase === "last choice") return t("status.lastChoice");
   const bids = legalBids(view);
-  return bids.length ? `Your turn: bid ${bids[0]} or more, or pass (P).` : "Your turn: you cannot outbid, so pass (P).";
+  return bids.length ? t(`status.bid${keys}`, { min: Math.min(...bids) }) : t(`status.cannotBid${keys}`);
 }
 
 /** Enable exactly the controls for the legal moves; everything is off while a move is in flight. */
@@ -508,9 +543,10 @@ function renderControls() {
   if (!view) return;
   const seatNamesList = names();
   $("status-line").textContent = statusText(view, seatNamesList);
-  document.title = `${active ? "▶ Your turn — " : ""}${state.table?.name || "Table"} — The Cat in the Sack`;
+  document.title = `${active ? `▶ ${t("title.yourTurn")} — ` : ""}${state.table?.name || t("table.title")} — ${t("brand")}`;
 
-  if (view.seat !== null) drawHand($("hand"), view, { busy: Boolean(state.pending), canAct: active, onPlace: sendMove });
+  if (view.seat !== null)
+    drawHand($("hand"), view, { busy: Boolean(state.pending), canAct: active, onPlace: sendMove, keys: !TOUCH });
 
   const bids = active ? legalBids(view) : [];
   const lastChoice = view.phase === "last choice";
@@ -523,13 +559,19 @@ function renderControls() {
     const max = Math.max(...bids);
     input.min = String(min);
     input.max = String(max);
+    // Papercut 5: a new turn starts from the lowest legal bid, the one the status line names;
+    // within the same turn an amount the player typed is kept.
     const current = Number(input.value);
-    if (!Number.isInteger(current) || current < min || current > max) input.value = String(min);
-    bidButton.textContent = lastChoice ? "Buy for 1 mouse" : "Bid";
-    input.setAttribute("aria-label", `Bid amount, ${min} to ${max}`);
+    if (input.dataset.turn !== String(state.version) || !Number.isInteger(current) || current < min || current > max) {
+      input.value = String(min);
+    }
+    input.dataset.turn = String(state.version);
+    bidButton.textContent = lastChoice ? t("me.buyFor1") : t("me.bid");
+    input.setAttribute("aria-label", t("me.bidAmount", { min, max }));
   } else {
-    bidButton.textContent = "Bid";
+    bidButton.textContent = t("me.bid");
   }
+  drawBuyPreview(view, lastChoice);
   $("bid-form").hidden = view.phase === "placement";
 
   const quick = [];
@@ -547,7 +589,7 @@ function renderControls() {
             dataset: { key: `quick-${amount}`, bid: String(amount) },
             onclick: () => sendMove(`bid ${amount}`),
           },
-          amount === max && amount !== min ? `All in: ${amount}` : `Bid ${amount}`,
+          amount === max && amount !== min ? t("me.allIn", { n: amount }) : t("me.bidN", { n: amount }),
         ),
       );
     }
@@ -557,16 +599,26 @@ function renderControls() {
   const pass = $("pass-button");
   pass.hidden = view.phase === "placement";
   pass.disabled = !(active && view.legal.includes("pass"));
-  pass.textContent = lastChoice ? "Pass (void round)" : "Pass";
+  pass.textContent = lastChoice ? t("me.passVoid") : t("me.pass");
   const next = view.next_payout;
-  pass.title = next ? `Passing now pays ${next} mice` : "Passing now pays nothing";
+  pass.title = next ? t("me.passPays", { mice: t("mice", { n: next }) }) : t("me.passPaysNothing");
 
   const hint = $("hint-button");
   hint.hidden = !state.table?.hints || view.seat === null || view.phase === "over";
   hint.disabled = !myTurn() || state.hintPending || state.connection !== "open";
-  hint.textContent = state.hintPending ? "Thinking…" : "Hint";
+  hint.textContent = state.hintPending ? t("me.thinking") : t("me.hint");
 
   drawTimer();
+}
+
+/** Under R15's last choice the whole row is face up: say exactly what 1 mouse buys. */
+function drawBuyPreview(view, lastChoice) {
+  const box = $("buy-preview");
+  box.hidden = !(lastChoice && myTurn());
+  if (box.hidden) return;
+  const kept = $("preview").dataset.kept ?? "";
+  const cards = kept ? kept.split(" ").map(cardLabel).join(" ") : t("nothing");
+  box.textContent = t("me.buyFor1Gets", { cards });
 }
 
 function drawTimer() {
@@ -575,7 +627,7 @@ function drawTimer() {
   box.hidden = Number.isNaN(deadline) || state.view?.phase === "over";
   if (box.hidden) return;
   const seconds = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-  $("timer").textContent = `${seconds} s`;
+  $("timer").textContent = t("seconds", { n: seconds });
   box.classList.toggle("urgent", seconds <= 10 && myTurn());
 }
 
@@ -622,11 +674,11 @@ function animateEvents(events) {
         break;
       case "BidMade":
         flash(`seat-${event.seat}`, "anim-bid");
-        floatText(`seat-${event.seat}`, `bids ${event.total}`);
+        floatText(`seat-${event.seat}`, t("float.bids", { n: event.total }));
         break;
       case "Passed":
         flash(`seat-${event.seat}`, "anim-pass");
-        if (event.payout) floatText(`seat-${event.seat}`, `+${event.payout} mice`);
+        if (event.payout) floatText(`seat-${event.seat}`, `+${t("mice", { n: event.payout })}`);
         break;
       case "Bought":
         flash(`seat-${event.seat}`, "anim-buy");
@@ -634,8 +686,9 @@ function animateEvents(events) {
         break;
       case "DogChase":
       case "DogsCancel":
+        // Told in the "last round" panel under its round number, not in a banner that would
+        // outlive the round (papercut 3).
         flash("last-round", "anim-chase");
-        showBanner(event.text, { kind: "notice", autoHideMs: 4000 });
         break;
       case "RoundVoid":
         flash("last-round", "anim-glow");
@@ -697,7 +750,22 @@ function onKey(event) {
 
 // ---------------------------------------------------------------- start
 
+function placeHelpTips() {
+  for (const slot of document.querySelectorAll(".help-slot")) slot.replaceChildren(helpTip(slot.dataset.help));
+  document.addEventListener("click", () => {
+    for (const open of document.querySelectorAll(".help-tip[aria-expanded='true']")) {
+      open.setAttribute("aria-expanded", "false");
+      if (open.nextElementSibling?.classList.contains("help-pop")) open.nextElementSibling.remove();
+    }
+  });
+}
+
 async function start() {
+  translatePage();
+  document.body.classList.toggle("touch", TOUCH);
+  $("lang-slot").replaceChildren(languagePicker());
+  $("rules-link").href = rulesUrl();
+  placeHelpTips();
   $("invite-link").value = inviteLink();
   $("invite-button").addEventListener("click", copyInvite);
   $("banner-close").addEventListener("click", hideBanner);
@@ -712,14 +780,14 @@ async function start() {
   setInterval(drawTimer, 500);
 
   if (!tableId) {
-    showBanner("No table given in the address.", { actions: [h("a", { class: "button small", href: "/" }, "Lobby")] });
+    showBanner(t("err.noTable"), { actions: [h("a", { class: "button small", href: "/" }, t("backToLobby"))] });
     return;
   }
   try {
     await loadTable();
   } catch (err) {
-    const text = err instanceof ApiError && err.status === 404 ? "This table does not exist." : `Cannot load the table: ${err.message}`;
-    showBanner(text, { actions: [h("a", { class: "button small", href: "/" }, "Back to the lobby")] });
+    const text = err instanceof ApiError && err.status === 404 ? t("err.unknown_table") : t("err.loadTable", { detail: err.message });
+    showBanner(text, { actions: [h("a", { class: "button small", href: "/" }, t("backToLobby"))] });
     return;
   }
   if (state.seat) enterGame();

@@ -1,0 +1,126 @@
+// The page's language: one catalogue per language (static/i18n/<lang>.json), the browser's
+// language by default, and a picker whose choice is kept in localStorage and in the
+// `catsack_lang` cookie (the server's /rules page reads the cookie).
+//
+// Every visible string of the lobby and table pages comes from the catalogue: HTML
+// elements name their key in data-i18n (text), data-i18n-title, data-i18n-placeholder
+// and data-i18n-aria-label; scripts call t(key, params).
+
+export const LANGUAGES = { en: "English", de: "Deutsch" };
+const STORE_KEY = "catsack:lang";
+const COOKIE = "catsack_lang";
+
+function stored() {
+  try {
+    const value = window.localStorage.getItem(STORE_KEY);
+    if (value in LANGUAGES) return value;
+  } catch {
+    // storage disabled: the cookie still remembers
+  }
+  const cookie = document.cookie.split("; ").find((c) => c.startsWith(`${COOKIE}=`));
+  const value = cookie?.slice(COOKIE.length + 1);
+  return value in LANGUAGES ? value : null;
+}
+
+function fromBrowser() {
+  for (const tag of navigator.languages ?? [navigator.language ?? "en"]) {
+    const base = String(tag).toLowerCase().split("-")[0];
+    if (base in LANGUAGES) return base;
+  }
+  return "en";
+}
+
+/** The language in use: ?lang= in the address, then the remembered choice, then the browser's. */
+function chooseLanguage() {
+  const asked = new URLSearchParams(window.location.search).get("lang");
+  if (asked in LANGUAGES) {
+    remember(asked);
+    return asked;
+  }
+  return stored() ?? fromBrowser();
+}
+
+function remember(lang) {
+  try {
+    window.localStorage.setItem(STORE_KEY, lang);
+  } catch {
+    // no storage: the cookie is enough
+  }
+  document.cookie = `${COOKIE}=${lang}; path=/; max-age=31536000; SameSite=Lax`;
+}
+
+export const lang = chooseLanguage();
+
+async function load(code) {
+  const response = await fetch(`/static/i18n/${code}.json`);
+  if (!response.ok) throw new Error(`catalogue ${code}: ${response.status}`);
+  return response.json();
+}
+
+let catalogue = {};
+let fallback = {};
+try {
+  fallback = await load("en");
+  catalogue = lang === "en" ? fallback : await load(lang);
+} catch {
+  catalogue = fallback; // a missing catalogue shows English rather than keys
+}
+document.documentElement.lang = lang;
+
+/**
+ * The text for `key` with {name} placeholders filled from `params`. A value may be
+ * {one, other}: `params.n === 1` picks `one`.
+ */
+export function t(key, params = {}) {
+  let value = catalogue[key] ?? fallback[key];
+  if (value === undefined) return key;
+  if (typeof value === "object") value = params.n === 1 ? value.one : value.other;
+  return value.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+/** "1 mouse" / "3 mice" in the page's language. */
+export function mice(n) {
+  return t("mice", { n });
+}
+
+/** Fill every data-i18n* element under `root` from the catalogue. */
+export function translatePage(root = document) {
+  for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
+  for (const [attr, data] of [
+    ["title", "i18nTitle"],
+    ["placeholder", "i18nPlaceholder"],
+    ["aria-label", "i18nAriaLabel"],
+  ]) {
+    for (const el of root.querySelectorAll(`[data-${data.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}]`)) {
+      el.setAttribute(attr, t(el.dataset[data]));
+    }
+  }
+}
+
+/** A <select> that switches the language (the page reloads in the new one). */
+export function languagePicker() {
+  const select = document.createElement("select");
+  select.className = "lang-picker";
+  select.id = "lang-picker";
+  select.setAttribute("aria-label", t("lang.label"));
+  select.title = t("lang.label");
+  for (const [code, name] of Object.entries(LANGUAGES)) {
+    const option = document.createElement("option");
+    option.value = code;
+    option.textContent = name;
+    option.selected = code === lang;
+    select.append(option);
+  }
+  select.addEventListener("change", () => {
+    remember(select.value);
+    const url = new URL(window.location.href);
+    url.searchParams.delete("lang");
+    window.location.replace(url.toString());
+  });
+  return select;
+}
+
+/** The rules page in this language. */
+export function rulesUrl() {
+  return `/rules?lang=${lang}`;
+}

@@ -1,0 +1,276 @@
+"""Accounts over HTTP: register, log in and out, change password, delete, export, claim guest games.
+
+Authentication is a session cookie (HttpOnly, SameSite=Lax, Secure over HTTPS).
+Every state change authenticated by that cookie must come from this site:
+its ``Origin`` (or, lacking one, ``Referer``) must name the host the request
+was sent to, else 403 ``csrf`` — a form on another site cannot act for a
+logged-in player. Login is limited per account name and per address; an
+unknown name and a wrong password get the same 401 answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import ipaddress
+import math
+import zipfile
+from typing import Annotated, Any
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from catsack.record import dumps_record
+from catsack.server.accounts import PASSWORD_MAX, Account, AccountError, Accounts, name_key
+from catsack.server.hub import Hub, hash_token
+from catsack.server.limits import AddressBuckets, scope_address
+from catsack.server.ratings import Ratings
+from catsack.server.routes.deps import hub_of
+from catsack.server.settings import Network
+
+__all__ = ["COOKIE", "account_of", "accounts_of", "check_origin", "router"]
+
+router = APIRouter()
+
+COOKIE = "catsack_session"
+#: Login attempts: per account name, and per address (a burst, then one every few seconds).
+LOGIN_PER_NAME = (1 / 10, 5)
+LOGIN_PER_ADDRESS = (1 / 3, 20)
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(..., max_length=64)
+    password: str = Field(..., max_length=PASSWORD_MAX)
+
+
+class NewPassword(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    old: str = Field(..., max_length=PASSWORD_MAX)
+    new: str = Field(..., max_length=PASSWORD_MAX)
+
+
+class Password(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    password: str = Field(..., max_length=PASSWORD_MAX)
+
+
+class SeatClaim(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    table: str = Field(..., max_length=32)
+    token: str = Field(..., max_length=128)
+
+
+class Claims(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seats: list[SeatClaim] = Field(..., max_length=500)
+
+
+class AccountOut(BaseModel):
+    name: str
+    rating: int
+    games: int
+    wins: float
+
+
+class _State:
+    """Per-app account services, made on first use from the hub's database engine."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.accounts = Accounts(hub.store.engine)
+        self.ratings = Ratings(hub.store.engine)
+        self.by_name = AddressBuckets(*LOGIN_PER_NAME)
+        self.by_address = AddressBuckets(*LOGIN_PER_ADDRESS)
+
+
+def _state(request: Request) -> _State:
+    st: _State | None = getattr(request.app.state, "accounts", None)
+    if st is None:
+        st = request.app.state.accounts = _State(hub_of(request))
+    return st
+
+
+def accounts_of(request: Request) -> Accounts:
+    return _state(request).accounts
+
+
+def ratings_of(request: Request) -> Ratings:
+    return _state(request).ratings
+
+
+async def account_of(request: Request) -> Account | None:
+    """The logged-in account of this request, or ``None`` (a guest)."""
+    token = request.cookies.get(COOKIE)
+    if not token:
+        return None
+    return await asyncio.to_thread(accounts_of(request).session, token)
+
+
+def check_origin(request: Request) -> None:
+    """Refuse a cookie-authenticated change sent from another site (CSRF)."""
+    source = request.headers.get("origin") or request.headers.get("referer")
+    host = request.headers.get("host", "")
+    if not source or source == "null" or urlsplit(source).netloc.lower() != host.lower():
+        raise AccountError("csrf", "this request must come from a page of this site (Origin header)", 403)
+
+
+async def logged_in(request: Request) -> Account:
+    account = await account_of(request)
+    if account is None:
+        raise AccountError("not_logged_in", "log in first", 401)
+    return account
+
+
+async def changing(request: Request) -> Account:
+    """The account of a cookie-authenticated state change, after the CSRF check."""
+    check_origin(request)
+    return await logged_in(request)
+
+
+def _secure(request: Request) -> bool:
+    """Whether the browser reached us over HTTPS: directly, or through a trusted proxy that says so."""
+    if request.url.scheme == "https":
+        return True
+    peer = request.client.host if request.client else None
+    proxies = hub_of(request).settings.proxy_networks()
+    trusted = _peer_trusted(peer, proxies)
+    return trusted and request.headers.get("x-forwarded-proto", "").split(",")[0].strip() == "https"
+
+
+def _peer_trusted(peer: str | None, proxies: tuple[Network, ...]) -> bool:
+    try:
+        ip = ipaddress.ip_address(peer or "")
+    except ValueError:
+        return False
+    return any(ip in net for net in proxies)
+
+
+def _set_session(request: Request, response: Response, token: str) -> None:
+    response.set_cookie(
+        COOKIE, token, max_age=30 * 24 * 3600, httponly=True, samesite="lax", secure=_secure(request), path="/"
+    )
+
+
+async def _out(request: Request, account: Account) -> AccountOut:
+    s = await asyncio.to_thread(ratings_of(request).summary, f"user:{account.id}")
+    return AccountOut(name=account.name, rating=s["rating"], games=s["games"], wins=s["wins"])
+
+
+def _address(request: Request) -> str:
+    return scope_address(request.scope, hub_of(request).settings.proxy_networks())
+
+
+def _throttle(request: Request, name: str) -> None:
+    st = _state(request)
+    wait = max(st.by_address.take(_address(request)), st.by_name.take(name_key(name)[:64]))
+    if wait > 0:
+        seconds = max(1, math.ceil(wait))
+        raise HTTPException(429, f"too many login attempts; try again in {seconds} s", {"Retry-After": str(seconds)})
+
+
+@router.post("/api/account/register", status_code=201, response_model=AccountOut)
+async def register(request: Request, response: Response, body: Credentials) -> AccountOut:
+    """Create an account and log in. Names: 3-24 letters, digits, ``-_.``; bot levels are reserved."""
+    check_origin(request)
+    _throttle(request, body.name)
+    accounts = accounts_of(request)
+    account = await asyncio.to_thread(accounts.register, body.name, body.password)
+    token = await asyncio.to_thread(accounts.new_session, account)
+    _set_session(request, response, token)
+    return await _out(request, account)
+
+
+@router.post("/api/account/login", response_model=AccountOut)
+async def login(request: Request, response: Response, body: Credentials) -> AccountOut:
+    """Log in; the answer to an unknown name and to a wrong password is the same."""
+    check_origin(request)
+    _throttle(request, body.name)
+    accounts = accounts_of(request)
+    account = await asyncio.to_thread(accounts.authenticate, body.name, body.password)
+    if account is None:
+        raise AccountError("login_failed", "wrong name or password", 401)
+    token = await asyncio.to_thread(accounts.new_session, account)
+    _set_session(request, response, token)
+    return await _out(request, account)
+
+
+@router.post("/api/account/logout", status_code=204)
+async def logout(request: Request) -> Response:
+    check_origin(request)
+    await asyncio.to_thread(accounts_of(request).end_session, request.cookies.get(COOKIE))
+    response = Response(status_code=204)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+@router.get("/api/account", response_model=AccountOut)
+async def me(request: Request, account: Annotated[Account, Depends(logged_in)]) -> AccountOut:
+    """The logged-in account (401 for a guest)."""
+    return await _out(request, account)
+
+
+@router.post("/api/account/password", status_code=204)
+async def change_password(
+    request: Request, body: NewPassword, account: Annotated[Account, Depends(changing)]
+) -> Response:
+    """Change the password; every session of the account ends, and this one gets a new cookie."""
+    accounts = accounts_of(request)
+    await asyncio.to_thread(accounts.change_password, account, body.old, body.new)
+    token = await asyncio.to_thread(accounts.new_session, account)
+    response = Response(status_code=204)
+    _set_session(request, response, token)
+    return response
+
+
+@router.delete("/api/account", status_code=204)
+async def delete_account(request: Request, body: Password, account: Annotated[Account, Depends(changing)]) -> Response:
+    """Delete the account (password required). Its games stay, under "deleted player"."""
+    await asyncio.to_thread(accounts_of(request).delete, account, body.password)
+    response = Response(status_code=204)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+@router.get("/api/account/games.zip", responses={200: {"content": {"application/zip": {}}}})
+async def export_games(request: Request, account: Annotated[Account, Depends(logged_in)]) -> Response:
+    """Every finished game of the account as ``catsack/1`` records, one JSON file each, in a zip."""
+    hub = hub_of(request)
+    games = await asyncio.to_thread(accounts_of(request).games, account, finished_only=True)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for table_id, _seat in games:
+            table = await hub.get(table_id)
+            if table is None or not table.game.is_over:
+                continue
+            zf.writestr(f"catsack-{table_id}.json", dumps_record(table.record()))
+    return Response(
+        buf.getvalue(),
+        media_type="application/zip",
+        headers={"Content-Disposition": f'attachment; filename="catsack-{account.name}.zip"'},
+    )
+
+
+@router.post("/api/account/claim")
+async def claim(request: Request, body: Claims, account: Annotated[Account, Depends(changing)]) -> dict[str, Any]:
+    """Bind the guest seats this browser holds (their tokens prove it) to the account."""
+    hub = hub_of(request)
+    accounts = accounts_of(request)
+    claimed: list[dict[str, Any]] = []
+    refused = 0
+    for c in body.seats:
+        table = await hub.get(c.table)
+        seat = None
+        if table is not None:
+            h = hash_token(c.token)
+            seat = next((i for i, p in enumerate(table.players) if p.token_hash == h), None)
+        if seat is None or table is None or not await asyncio.to_thread(accounts.bind_seat, account, table.id, seat):
+            refused += 1
+            continue
+        claimed.append({"table": table.id, "seat": seat})
+    return {"claimed": claimed, "refused": refused}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -21,7 +22,7 @@ from catsack.game import Game
 from catsack.moves import Move
 from catsack.record import loads_record
 from catsack.tui import controller as controller_module
-from catsack.tui.app import EndScreen, GameScreen, HintScreen, PlayApp, screen_text
+from catsack.tui.app import ConfirmQuitScreen, EndScreen, GameScreen, HintScreen, PlayApp, screen_text
 from catsack.tui.controller import (
     InputError,
     PlayController,
@@ -317,7 +318,8 @@ def test_default_opponents_come_from_the_registry(tmp_path: Path) -> None:
     ctl.close()
 
 
-def test_quitting_mid_game_saves_the_record(tmp_path: Path) -> None:
+def test_quitting_mid_game_asks_then_saves_the_record(tmp_path: Path) -> None:
+    """Papercut 6: q mid-game asks first; n keeps playing, y saves and quits."""
     ctl = fallback_controller(tmp_path, seats=4, human=0, seed=4)
     app = PlayApp(ctl, delay=0)
 
@@ -325,6 +327,13 @@ def test_quitting_mid_game_saves_the_record(tmp_path: Path) -> None:
         await pilot.press("3", "enter")
         await settle(pilot, ctl)
         await pilot.press("q")
+        assert isinstance(app.screen, ConfirmQuitScreen)
+        assert "Quit this game?" in screen_text(app) and "--resume" in screen_text(app)
+        await pilot.press("n")
+        assert isinstance(app.screen, GameScreen) and app.is_running and ctl.saved_path is None
+        await pilot.press("q", "escape")
+        assert isinstance(app.screen, GameScreen) and ctl.saved_path is None
+        await pilot.press("q", "y")
 
     run_app(app, body)
     assert app.return_value is not None and app.return_value.exists()
@@ -344,3 +353,168 @@ def test_play_command_rejects_bad_options() -> None:
     assert res.exit_code == 2 and "unknown bot kind 'nope'" in res.output
     res = runner.invoke(app, ["play", "--help"])
     assert res.exit_code == 0 and "--show-money" in res.output
+
+
+# ---------------------------------------------------------------------- issue 13 papercuts 6, 7, 8, 12
+
+
+def _bots_play_human_too(ctl: PlayController, until: int | None = None) -> list[str]:
+    """Play on with the human's moves chosen like a bot's; return every log line."""
+    choose = random.Random(3)
+    lines: list[str] = []
+    while not ctl.is_over and (until is None or len(ctl.game.moves) < until):
+        if ctl.is_human_turn:
+            got = ctl.play_human(choose.choice(ctl.view().legal))
+        else:
+            seat = ctl.bot_to_move()
+            assert seat is not None
+            got = ctl.play_bot(seat, ctl.bots[seat].choose(ctl.game.view(seat)))
+        lines += [line.text for line in got]
+    return lines
+
+
+def test_you_gets_verbs_that_agree(tmp_path: Path) -> None:
+    """Papercut 7: with the default name the log said "You places", "You passes", "You's"."""
+    ctl = fallback_controller(tmp_path, seats=4, human=0, seed=9)
+    assert ctl.names[0] == "You"
+    lines = _bots_play_human_too(ctl)
+    text = "\n".join(lines)
+    bad = re.findall(r"\b[Yy]ou (?:places|bids|passes|buys|starts|wins|takes)\b|\b[Yy]ou's", text)
+    assert not bad, bad
+    assert any(line.startswith("You place a card face down") for line in lines)
+    assert any(re.match(r"You (pass|bid) ", line) for line in lines)
+    assert all(not re.search(r"^You (pass and takes|buy .* and takes)", line) for line in lines)
+    ctl2 = fallback_controller(tmp_path, seats=4, human=0, seed=9)
+    ctl2.names[0] = "Zoe"  # any other name keeps the narrative's third person
+    assert any(line.startswith("Zoe places a card") for line in _bots_play_human_too(ctl2, until=4))
+
+
+def test_second_person_sentences() -> None:
+    from catsack.events import GameOver, Passed, Revealed, RoundStarted
+    from catsack.tui.controller import second_person
+
+    assert second_person("plain") == "plain"
+    ctl = fallback_controller(None, seats=4, human=1, seed=1)
+    ctl.names[1] = "you"
+    assert ctl.describe(RoundStarted(2, 1)) == "Round 2: you start."
+    assert ctl.describe(Revealed(0, 1, Game.new(4, seed=1).hand(1)[0])).startswith("The first card (your) is")
+    assert ctl.describe(Passed(1, 2, 2)) == "You pass and take 2 mice from the 2-mouse card."
+    assert ctl.describe(GameOver((1, 2, 3, 4), (1,))) == "Game over. You win."
+    assert ctl.describe(GameOver((1, 2, 3, 4), (0, 1))) == "Game over. Ann and you share the victory."
+
+
+def test_error_clears_when_the_turn_comes_back(tmp_path: Path) -> None:
+    """Papercut 8: "It is Ann's turn, not yours" stayed after the turn had come back."""
+    ctl = fallback_controller(tmp_path, seats=5, human=2, seed=5)
+    assert ctl.game.to_move != 2
+    app = PlayApp(ctl, delay=0.4)
+
+    async def body(pilot: Any) -> None:
+        await pilot.pause()
+        await pilot.press("1")
+        assert "turn, not yours" in message(app)
+        await settle(pilot, ctl)
+        assert ctl.is_human_turn and message(app).strip() == ""
+
+    run_app(app, body)
+
+
+def test_end_screen_lists_won_piles_sorted(tmp_path: Path) -> None:
+    """Papercut 12: the end screen listed won piles in the order won (the board sorts them)."""
+    ctl = fallback_controller(tmp_path, seats=3, human=0, seed=12)
+    _bots_play_human_too(ctl)
+    app = PlayApp(ctl, delay=0)
+
+    async def body(pilot: Any) -> None:
+        await pilot.pause()
+        assert isinstance(app.screen, EndScreen)
+        rows = [line for line in screen_text(app).splitlines() if re.match(r"\s+\d\s", line)]
+        assert len(rows) == 3
+        from catsack.cards import Card
+
+        for s in range(3):
+            pile = ctl.game.won(s)
+            row = next(r for r in rows if f" {ctl.names[s]} " in r)
+            tokens = row.split()[5:]
+            order = [Card.parse(t.split("x")[0]) for t in tokens if t != "-"]
+            assert order == sorted(set(pile)), (row, pile)
+        assert any(pile != tuple(sorted(pile)) for pile in (ctl.game.won(s) for s in range(3)))
+
+    run_app(app, body)
+
+
+def _saved_partial(tmp_path: Path, human: int = 1) -> Path:
+    ctl = PlayController.new(seats=4, seat=human, bots="random", seed=17, data_dir=tmp_path)
+    _bots_play_human_too(ctl, until=23)
+    path = ctl.save()
+    ctl.close()
+    assert path is not None
+    return path
+
+
+def test_resume_a_saved_game(tmp_path: Path) -> None:
+    """Papercut 6: a game left with q goes on from its file: same seat, names, opponents; saved anew."""
+    path = _saved_partial(tmp_path)
+    first = loads_record(path.read_text(encoding="utf-8"))
+    ctl = PlayController.resume(path, data_dir=tmp_path / "again")
+    assert ctl.human == 1 and ctl.names == first.players and ctl.seed == 17
+    assert ctl.specs == {0: "random", 2: "random", 3: "random"}
+    assert [m.text for m in ctl.game.moves] == list(first.moves)
+    assert ctl.save() is None  # nothing new yet: no second copy
+    history = [line.text for line in ctl.history()]
+    assert history[0].startswith("Round 1:") and any("You place" in h for h in history)
+    app = PlayApp(ctl, delay=0)
+
+    async def body(pilot: Any) -> None:
+        await settle(pilot, ctl)
+        assert f"Resumed from {path}" in screen_text(app) or "Resumed from" in screen_text(app)
+        while not ctl.is_over:
+            view = ctl.view()
+            await pilot.press("enter" if view.phase != "bidding" or not view.legal[0].is_bid else "p")
+            await settle(pilot, ctl)
+        await pilot.pause()
+        await pilot.press("q")
+
+    run_app(app, body)
+    assert ctl.saved_path is not None and ctl.saved_path.parent == tmp_path / "again"
+    done = loads_record(ctl.saved_path.read_text(encoding="utf-8"))
+    assert done.to_game().is_over and list(done.moves[: len(first.moves)]) == list(first.moves)
+    assert done.extra["resumed_from"] == str(path)
+
+
+def test_resume_errors_name_the_file(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="cannot read"):
+        PlayController.resume(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{", encoding="utf-8")
+    with pytest.raises(InputError, match=r"bad\.json"):
+        PlayController.resume(bad)
+    path = _saved_partial(tmp_path)
+    rec = loads_record(path.read_text(encoding="utf-8"))
+    over = tmp_path / "over.json"
+    game = rec.to_game()
+    while not game.is_over:
+        game.play(game.legal_moves()[-1])
+    from catsack.record import dumps_record, record_from_game
+
+    over.write_text(dumps_record(record_from_game(game)), encoding="utf-8")
+    with pytest.raises(InputError, match="already over"):
+        PlayController.resume(over)
+    anon = tmp_path / "anon.json"
+    anon.write_text(dumps_record(record_from_game(rec.to_game())), encoding="utf-8")
+    with pytest.raises(InputError, match="which seat was yours: add --seat"):
+        PlayController.resume(anon)
+    ctl = PlayController.resume(anon, seat=3, bots="random")
+    assert ctl.human == 3 and ctl.names[3] == "You"
+    ctl.close()
+
+
+def test_play_command_resume_option(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from catsack.cli import app
+
+    res = CliRunner().invoke(app, ["play", "--resume", str(tmp_path / "nope.json")])
+    assert res.exit_code == 2 and "cannot read" in res.output
+    res = CliRunner().invoke(app, ["play", "--help"])
+    assert "--resume FILE" in res.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -14,14 +15,14 @@ def register(app: typer.Typer) -> None:
     def play(
         seats: Annotated[int, typer.Option(min=3, max=5, help="Number of players, 3-5 (R4).")] = 4,
         seat: Annotated[
-            int,
+            int | None,
             typer.Option(
                 min=0,
                 max=4,
-                help="Your seat, 0 to seats-1. Seats are numbered clockwise and play goes clockwise; "
-                "the first start player is drawn at random (R4, R9).",
+                help="Your seat, 0 to seats-1 (default 0; with --resume, the saved game's). Seats are numbered "
+                "clockwise and play goes clockwise; the first start player is drawn at random (R4, R9).",
             ),
-        ] = 0,
+        ] = None,
         bots: Annotated[
             str | None,
             typer.Option(
@@ -37,6 +38,14 @@ def register(app: typer.Typer) -> None:
             float, typer.Option(min=0.0, help="Seconds between bot moves so you can follow; 0 plays them instantly.")
         ] = 0.8,
         name: Annotated[str, typer.Option(help="Your name at the table and in the saved record.")] = "You",
+        resume: Annotated[
+            Path | None,
+            typer.Option(
+                metavar="FILE",
+                help="Continue an unfinished game saved by catsack play (q saves it): same seat, names and "
+                "opponents (--bots and --seat replace them); --seats, --seed and --name are not used.",
+            ),
+        ] = None,
     ) -> None:
         """Play a game against bots in the terminal; the game is saved for `catsack replay`.
 
@@ -52,13 +61,16 @@ def register(app: typer.Typer) -> None:
         from catsack.tui.app import PlayApp
         from catsack.tui.controller import PlayController
 
-        if seat >= seats:
+        if resume is None and seat is not None and seat >= seats:
             typer.echo(f"--seat must be from 0 to {seats - 1} with {seats} seats, not {seat}", err=True)
             raise typer.Exit(2)
         try:
-            controller = PlayController.new(
-                seats=seats, seat=seat, bots=bots, seed=seed, name=name, show_money=show_money
-            )
+            if resume is not None:
+                controller = PlayController.resume(resume, seat=seat, bots=bots, show_money=show_money)
+            else:
+                controller = PlayController.new(
+                    seats=seats, seat=seat or 0, bots=bots, seed=seed, name=name, show_money=show_money
+                )
         except (ValueError, OSError) as exc:  # bad --bots spec, unknown kind, failing external bot...
             typer.echo(f"catsack play: {exc}", err=True)
             raise typer.Exit(2) from None
@@ -70,5 +82,7 @@ def register(app: typer.Typer) -> None:
         if controller.saved_path is not None:
             typer.echo(f"Game saved to {controller.saved_path}")
             typer.echo(f"Replay it with: catsack replay {controller.saved_path}")
+            if not controller.is_over:
+                typer.echo(f"Continue it with: catsack play --resume {controller.saved_path}")
         elif controller.save_error:
             typer.echo(f"catsack play: {controller.save_error}", err=True)

@@ -19,11 +19,11 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, RichLog, Static
 
-from catsack.narrative import final_table
+from catsack.events import GameOver, RoundStarted
 from catsack.tui import render
 from catsack.tui.controller import InputError, LogLine, PlayController
 
-__all__ = ["EndScreen", "GameScreen", "HintScreen", "PlayApp", "screen_text"]
+__all__ = ["ConfirmQuitScreen", "EndScreen", "GameScreen", "HintScreen", "PlayApp", "screen_text"]
 
 _FLASH_SECONDS = 1.5
 
@@ -70,12 +70,15 @@ class GameScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        names = self.controller.names
-        self.log_widget.write(
-            Text(f"{len(names)} players: {', '.join(self.controller.label(s) for s in range(len(names)))}.")
-        )
-        view = self.controller.view()
-        self.log_widget.write(Text(f"Round 1: {names[view.start]} starts."))
+        ctl = self.controller
+        names = ctl.names
+        self.log_widget.write(Text(f"{len(names)} players: {', '.join(ctl.label(s) for s in range(len(names)))}."))
+        if ctl.resumed_from is not None:
+            for line in ctl.history():
+                self.log_widget.write(Text(("* " if line.highlight else "  ") + line.text))
+            self.log_widget.write(Text(f"Resumed from {ctl.resumed_from}.", style="bold"))
+        else:
+            self.log_widget.write(Text(ctl.describe(RoundStarted(1, ctl.game.setup.start))))
         self.redraw()
         self.kick_bots()
 
@@ -159,6 +162,8 @@ class GameScreen(Screen[None]):
             self.show_lines(lines)
         if ctl.is_over:
             self.finish()
+        elif self.query_one("#message", Static).has_class("error"):
+            self.say("")  # "It is Ann's turn..." is stale now that the turn is back (papercut 8)
 
     # ------------------------------------------------------------------ input
 
@@ -286,8 +291,15 @@ class GameScreen(Screen[None]):
             self.say("The results come at the end of round 9.", error=True)
 
     def action_quit_game(self) -> None:
-        self.controller.save()
-        self.app.exit(self.controller.saved_path)
+        if self.controller.is_over:
+            self.app.exit(self.controller.saved_path)
+            return
+        self.app.push_screen(ConfirmQuitScreen(), self._quit_answer)
+
+    def _quit_answer(self, quit_now: bool | None) -> None:
+        if quit_now:
+            self.controller.save()
+            self.app.exit(self.controller.saved_path)
 
     def finish(self) -> None:
         """Show the end screen (the game was saved by the controller when it ended)."""
@@ -316,6 +328,25 @@ class HintScreen(ModalScreen[None]):
         self.dismiss()
 
 
+class ConfirmQuitScreen(ModalScreen[bool]):
+    """Asks before a game in progress is left; the game is saved and can be resumed (papercut 6)."""
+
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        Binding("y,q", "answer(True)", "quit"),
+        Binding("n,escape", "answer(False)", "keep playing"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        text = Text("Quit this game?\n\n", style="bold")
+        text.append("The game so far is saved; continue it later with\n  catsack play --resume FILE\n")
+        text.append("(the file is named when catsack play ends).\n\n")
+        text.append("y quits, n or Esc keeps playing.")
+        yield Static(text, id="confirm-box")
+
+    def action_answer(self, quit_now: bool) -> None:
+        self.dismiss(quit_now)
+
+
 class EndScreen(Screen[None]):
     """Final table (R21, R22: score, cat points, money, ranking with the tie-break) and where the record is."""
 
@@ -332,10 +363,8 @@ class EndScreen(Screen[None]):
         ctl = self.controller
         g = ctl.game
         names = [ctl.label(s) for s in range(g.seats)]
-        winners = g.winners()
-        head = " and ".join(names[w] for w in winners)
-        lines = [f"Game over: {head} {'wins' if len(winners) == 1 else 'share the victory'}.", ""]
-        lines += final_table(g, names)
+        lines = [ctl.describe(GameOver(g.scores(), g.winners())), ""]
+        lines += render.final_table_lines(g, names)
         lines += ["", "Ranking: score first, then cat points break ties (R22); tied seats share a rank."]
         if ctl.saved_path is not None:
             lines += ["", "Saved as:", f"  {ctl.saved_path}", f"Replay: catsack replay {ctl.saved_path}"]

@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import importlib.util
 import random
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -21,11 +22,11 @@ from typing import Any
 
 from catsack.bots.base import Bot, make_bot
 from catsack.errors import CatsackError
-from catsack.events import Bought, DogChase, DogsCancel, Event, GameOver, Passed, Revealed, RoundVoid
+from catsack.events import Bought, DogChase, DogsCancel, Event, GameOver, Passed, Revealed, RoundStarted, RoundVoid
 from catsack.game import Game
 from catsack.moves import Move, parse_move
 from catsack.narrative import describe_event
-from catsack.record import record_from_game
+from catsack.record import loads_record, record_from_game
 from catsack.tui.storage import save_record
 from catsack.view import View
 
@@ -38,12 +39,33 @@ __all__ = [
     "UniformFallbackBot",
     "default_bot_spec",
     "parse_bot_list",
+    "second_person",
 ]
 
 BOT_NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay")
 
 # Events worth a highlight: what turns cards up, pays mice or moves cards (R11, R13, R14, R16–R19).
 _HIGHLIGHT = (Revealed, Passed, DogChase, DogsCancel, Bought, RoundVoid, GameOver)
+
+
+# Stands for a human called "You" while the narrative builds a sentence, so that the verb can
+# agree with it afterwards ("You place", not "You places"; issue 13, papercut 7).
+_YOU = "\ue000"
+_VERBS = {"places": "place", "bids": "bid", "passes": "pass", "buys": "buy", "starts": "start", "wins": "win"}
+_VERB_RE = re.compile(_YOU + " (" + "|".join(_VERBS) + r")\b")
+
+
+def second_person(text: str) -> str:
+    """Turn a sentence about ``_YOU`` (third person) into one addressed to the reader."""
+    if _YOU not in text:
+        return text
+    text = text.replace(_YOU + "'s", "your")
+    text = _VERB_RE.sub(lambda m: _YOU + " " + _VERBS[m.group(1)], text)
+    if text.startswith(_YOU):  # "You pass and take 2 mice", "You buy the row ... and take +8"
+        text = text.replace(" and takes ", " and take ")
+    # Capital at the start of a sentence, lower case inside one ("Nobody bid: you may buy").
+    text = re.sub(r"(^|[.!?] )" + _YOU, lambda m: m.group(1) + "You", text)
+    return text.replace(_YOU, "you")
 
 
 class InputError(ValueError):
@@ -137,6 +159,8 @@ class PlayController:
     saved_path: Path | None = None
     save_error: str | None = None
     data_dir: Path | None = None
+    resumed_from: Path | None = None
+    resumed_moves: int = 0  # moves already in the resumed file: nothing new to save until one more
 
     @classmethod
     def new(
@@ -191,6 +215,83 @@ class PlayController:
             raise
         return cls(game, names, seat, made, show_money, seed, used, data_dir=data_dir)
 
+    @classmethod
+    def resume(
+        cls,
+        path: Path,
+        *,
+        seat: int | None = None,
+        bots: Sequence[str | None] | str | None = None,
+        show_money: bool = False,
+        data_dir: Path | None = None,
+    ) -> PlayController:
+        """Continue a game saved by ``catsack play`` (or any unfinished ``catsack/1`` record).
+
+        The record says whose seat was human (``human_seat``), who the opponents were
+        (``agents``) and the seed; ``seat`` and ``bots`` stand in where it does not, or
+        replace them. Raises :class:`InputError` naming the file and what is wrong.
+        """
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+        try:
+            record = loads_record(text, source=str(path))
+            game = record.to_game(events=True)
+        except CatsackError as exc:
+            raise InputError(str(exc)) from None
+        if game.is_over:
+            raise InputError(f"the game in {path} is already over; `catsack replay {path}` shows it")
+        extra = record.extra
+        human = extra.get("human_seat") if seat is None else seat
+        if not isinstance(human, int) or not 0 <= human < game.seats:
+            raise InputError(
+                f"{path} does not say which seat was yours: add --seat (0 to {game.seats - 1})"
+                if human is None
+                else f"--seat must be from 0 to {game.seats - 1} for this {game.seats}-seat game, not {human}"
+            )
+        seed = extra.get("seed")
+        if not isinstance(seed, int):
+            seed = random.SystemRandom().randrange(2**31)
+        names = (
+            list(record.players)
+            if record.players
+            else ["You" if s == human else BOT_NAMES[s] for s in range(game.seats)]
+        )
+        opponents = [s for s in range(game.seats) if s != human]
+        if bots is not None:
+            specs = parse_bot_list(bots, len(opponents)) if isinstance(bots, str) else list(bots)
+        else:
+            agents = extra.get("agents")
+            saved = agents if isinstance(agents, list) and len(agents) == game.seats else [None] * game.seats
+            specs = [saved[s] if isinstance(saved[s], str) else None for s in opponents]
+        if len(specs) != len(opponents):
+            raise InputError(f"{len(specs)} bots given for {len(opponents)} opponents")
+        default = default_bot_spec()
+        made: dict[int, Bot] = {}
+        used: dict[int, str] = {}
+        try:
+            for s, spec in zip(opponents, specs, strict=True):
+                if spec is None or spec == "bot":
+                    spec = default
+                bot: Bot = (
+                    UniformFallbackBot(seed=_bot_seed(seed, s))
+                    if spec is None or spec == UniformFallbackBot.name
+                    else make_bot(spec, seed=_bot_seed(seed, s))
+                )
+                bot.reset(s, game.seats)
+                made[s] = bot
+                used[s] = bot.name
+        except BaseException:
+            for b in made.values():
+                b.close()
+            raise
+        show = show_money or extra.get("show_money") is True
+        ctl = cls(game, names, human, made, show, seed, used, data_dir=data_dir)
+        ctl.resumed_from = Path(path)
+        ctl.resumed_moves = len(game.moves)
+        return ctl
+
     # ------------------------------------------------------------------ reading
 
     def view(self) -> View:
@@ -209,6 +310,21 @@ class PlayController:
         """The bot seat to move now, or ``None`` (the human's turn or the game is over)."""
         s = self.game.to_move
         return s if s is not None and s in self.bots else None
+
+    def describe(self, event: Event) -> str:
+        """One event in words; a human named "You" gets verbs that agree ("You place", "your card")."""
+        if self.names[self.human].lower() != "you":
+            return describe_event(event, self.names)
+        names = list(self.names)
+        names[self.human] = _YOU
+        return second_person(describe_event(event, names))
+
+    def history(self) -> list[LogLine]:
+        """The log of the game so far (for a resumed game): every event since the deal, in words."""
+        lines = [LogLine(self.describe(RoundStarted(1, self.game.setup.start)))]
+        for events in self.game.event_log():
+            lines += [self._line(ev) for ev in events]
+        return lines
 
     def label(self, seat: int) -> str:
         """A seat's display name; the human's carries "(you)"."""
@@ -273,13 +389,13 @@ class PlayController:
     def _apply(self, move: Move) -> list[LogLine]:
         self.game.play(move)
         events: tuple[Event, ...] = self.game.last_events()
-        lines = []
-        for ev in events:
-            text = describe_event(ev, self.names)
-            lines.append(LogLine(text, isinstance(ev, _HIGHLIGHT), isinstance(ev, Bought | RoundVoid)))
+        lines = [self._line(ev) for ev in events]
         if self.game.is_over:
             self.save()
         return lines
+
+    def _line(self, ev: Event) -> LogLine:
+        return LogLine(self.describe(ev), isinstance(ev, _HIGHLIGHT), isinstance(ev, Bought | RoundVoid))
 
     # ------------------------------------------------------------------ hints
 
@@ -314,11 +430,12 @@ class PlayController:
             "human_seat": self.human,
             "show_money": self.show_money,
             "source": "catsack play",
+            **({"resumed_from": str(self.resumed_from)} if self.resumed_from is not None else {}),
         }
 
     def save(self) -> Path | None:
         """Save the game so far as a ``catsack/1`` record once; on failure keep the error text."""
-        if self.saved_path is not None or not self.game.moves:
+        if self.saved_path is not None or len(self.game.moves) <= self.resumed_moves:
             return self.saved_path
         record = record_from_game(self.game, self.names, **self.record_extra())
         stem = datetime.now().strftime("game-%Y%m%d-%H%M%S") + f"-seed{self.seed}"

@@ -13,11 +13,12 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from catsack.cards import Card
-from catsack.game import ROUNDS
+from catsack.game import ROUNDS, Game
 from catsack.view import View
 
 __all__ = [
     "bid_range",
+    "final_table_lines",
     "hand_text",
     "hint_lines",
     "mouse_text",
@@ -225,4 +226,15 @@ def hint_lines(
         out.append(f" #{pos + 1} {who}: {cards}")
     if not shown:
         out.append(" (none: every card you cannot see is still in a hand)")
+    return out
+
+
+def final_table_lines(game: Game, names: Sequence[str]) -> list[str]:
+    """Rank, score, cats, money and the won pile sorted best card first (R21, R22; papercut 12)."""
+    scores, cats, money, ranks = game.scores(), game.cat_points(), game.money, game.ranking()
+    width = max(len(n) for n in names)
+    out = [f"{'rank':>4}  {'player':<{width}}  {'score':>5}  {'cats':>4}  {'mice':>4}  won pile"]
+    for s in sorted(range(game.seats), key=lambda i: (ranks[i], i)):
+        pile = _pile(game.won(s))
+        out.append(f"{ranks[s]:>4}  {names[s]:<{width}}  {scores[s]:>5}  {cats[s]:>4}  {money[s]:>4}  {pile}")
     return out

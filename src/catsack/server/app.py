@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -19,6 +20,9 @@ from fastapi.staticfiles import StaticFiles
 
 import catsack
 from catsack.server.hub import Hub, TableError
+from catsack.server.limits import AddressBuckets, HttpGuard
+from catsack.server.lobby import abandon_unjoined
+from catsack.server.metrics import Metrics
 from catsack.server.routes import health, pages, tables, ws
 from catsack.server.runtime import GcLog, collect_young, safe_url, setup_logging
 from catsack.server.settings import Settings
@@ -31,15 +35,25 @@ log = logging.getLogger("catsack.server")
 def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> FastAPI:
     """The ASGI application. ``settings`` default to the ``CATSACK_*`` environment."""
     settings = settings or Settings()
+    metrics = Metrics() if settings.metrics else None
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         h = hub or Hub(settings)
         app.state.hub = h
+        app.state.metrics = metrics
+        unhook_gc = None
+        if metrics is not None:
+            h.metrics = metrics
+            metrics.bind(h)
+            unhook_gc = metrics.hook_gc()
         gc_log = GcLog() if settings.gc_log else None
         if gc_log is not None:
             gc.callbacks.append(gc_log)
+        # Stale open tables first, so that start-up does not load thousands nobody will ever join.
+        await _abandon_stale(h)
         await h.start()
+        lobby_task = asyncio.create_task(_lobby_sweeper(h))
         old_threshold = gc.get_threshold()
         gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
         if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
@@ -54,12 +68,15 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         finally:
             if young is not None:
                 young.cancel()
+            lobby_task.cancel()
             await h.stop()
             gc.set_threshold(*old_threshold)
             if settings.gc_freeze:
                 gc.unfreeze()
             if gc_log is not None:
                 gc.callbacks.remove(gc_log)
+            if unhook_gc is not None:
+                unhook_gc()
 
     app = FastAPI(
         title="catsack",
@@ -72,16 +89,29 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
+        if metrics is not None:
+            metrics.error(exc.code)
         return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
+        if metrics is not None:
+            metrics.error("bad_request")
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
             for e in exc.errors()
         )
         return JSONResponse({"detail": problems or "bad request"}, status_code=422)
 
+    # Abuse limits before any routing or body parsing (issue 16, defects 5 and 6).
+    buckets = AddressBuckets(settings.http_rate_per_second, settings.http_rate_burst)
+    app.add_middleware(
+        HttpGuard,
+        max_body_bytes=settings.max_body_bytes,
+        buckets=buckets,
+        proxies=settings.proxy_networks(),
+        metrics=metrics,
+    )
     app.include_router(health.router)
     app.include_router(tables.router)
     app.include_router(ws.router)
@@ -89,3 +119,28 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app
+
+
+async def _abandon_stale(hub: Hub) -> None:
+    """Mark abandoned the open tables nobody joined within ``evict_open_seconds`` (issue 16, defect 5),
+    and let go of those this process holds with nobody watching."""
+    before = time.time() - hub.settings.evict_open_seconds
+    try:
+        ids = await asyncio.to_thread(abandon_unjoined, hub.store, before)
+    except Exception:  # the database is away: the next sweep tries again
+        log.exception("lobby sweep failed")
+        return
+    for table_id in ids:
+        table = hub.tables.get(table_id)
+        if table is not None and not table.conns:
+            hub.evict(table)
+    if ids:
+        log.info("open tables abandoned", extra={"fields": {"tables": len(ids)}})
+
+
+async def _lobby_sweeper(hub: Hub) -> None:
+    s = hub.settings
+    interval = max(s.sweep_seconds, min(60.0, s.evict_open_seconds / 2))
+    while True:
+        await asyncio.sleep(interval)
+        await _abandon_stale(hub)

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import orjson
 
@@ -45,6 +45,9 @@ from catsack.record import Record, record_from_game, redact
 from catsack.server.settings import Settings
 from catsack.server.store import ActionRow, Append, AppendConflict, SeatRow, Store, TableRow
 from catsack.setup import Setup
+
+if TYPE_CHECKING:
+    from catsack.server.metrics import Metrics
 
 __all__ = [
     "BOT_LEVELS",
@@ -465,6 +468,7 @@ class Hub:
         self._load_lock = asyncio.Lock()
         self._tasks: list[asyncio.Task[None]] = []
         self.addresses: dict[str, int] = {}
+        self.metrics: Metrics | None = None  # catsack.server.metrics, set by create_app
         self._starting = False
         self._touch: set[tuple[str, int]] = set()  # seats connected here since the last presence write
         self._touched_all = 0.0  # time.monotonic() of the last write of every connected seat
@@ -693,6 +697,22 @@ class Hub:
 
     # ------------------------------------------------------------------ connections
 
+    async def find_seat(self, table: LiveTable, token: str) -> int:
+        """:meth:`seat_for_token`, but a miss first asks the database: the seat may have been joined
+        through another process whose wake-up has not arrived yet (issue 16, defect 3). Only a token
+        that the database knows costs more than that one read."""
+        try:
+            return self.seat_for_token(table, token)
+        except TableError as exc:
+            if exc.code != "unauthorized":
+                raise
+        h = hash_token(token)
+        seats = await asyncio.to_thread(self.store.seats, table.id)
+        if any(s.token_hash is not None and secrets.compare_digest(s.token_hash, h) for s in seats):
+            async with table.lock:
+                await self.catch_up(table)
+        return self.seat_for_token(table, token)
+
     def seat_for_token(self, table: LiveTable, token: str) -> int:
         """The seat ``token`` holds; raise ``unauthorized`` or ``replaced``."""
         h = hash_token(token)
@@ -799,6 +819,8 @@ class Hub:
             await self.writer.append(Append(table.id, version, seat, move.text, action_id, actor, status, deadline))
         except AppendConflict as exc:
             log.warning("append conflict", extra={"fields": {"table": table.id, "version": version}})
+            if self.metrics is not None:
+                self.metrics.append_conflicts.inc()
             await self.catch_up(table)
             return ("stale", f"{exc}; the table is at version {table.version}")
         except Exception:
@@ -813,6 +835,8 @@ class Hub:
             table.results[(seat, action_id)] = version
         table.touched = time.monotonic()
         table.broadcast_state()
+        if self.metrics is not None:
+            self.metrics.moves.labels(actor).inc()
         self._schedule(table)
         await self._publish(table.id, version)
         if nxt.is_over:
@@ -865,9 +889,14 @@ class Hub:
     async def _decide(self, table: LiveTable, seat: int, spec: str) -> Move:
         view = table.game.view(seat, show_money=bool(table.options.get("money_visible")))
         bot = self._bot(table, seat, spec)
+        t0 = time.perf_counter()
         if spec.startswith(_THREAD_BOTS):
-            return await asyncio.to_thread(bot.choose, view)
-        return bot.choose(view)
+            move = await asyncio.to_thread(bot.choose, view)
+        else:
+            move = bot.choose(view)
+        if self.metrics is not None:
+            self.metrics.bot_think.labels(spec).observe(time.perf_counter() - t0)
+        return move
 
     async def _bot_turn(self, table: LiveTable, seat: int, version: int) -> None:
         # The delay is a fixed setting: how long a bot takes never hints at its cards (checklist 10).

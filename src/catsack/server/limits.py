@@ -1,28 +1,230 @@
-"""Abuse limits: per-connection frame budgets (checklist 14)."""
+"""Abuse limits: frame budgets per connection, request budgets per address, body sizes, and
+the client address behind trusted proxies (checklist 14; issue 16, defects 5, 6 and 7)."""
 
 from __future__ import annotations
 
+import ipaddress
+import math
 import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["RateLimit"]
+import orjson
+from starlette.exceptions import HTTPException
+
+from catsack.server.settings import Network
+
+if TYPE_CHECKING:
+    from catsack.server.metrics import Metrics
+
+__all__ = ["AddressBuckets", "HttpGuard", "RateLimit", "client_address", "scope_address"]
+
+Clock = Callable[[], float]
+_MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class RateLimit:
-    """A token bucket per connection (checklist 14)."""
+    """A token bucket per connection (checklist 14), counting the frames it drops.
 
-    def __init__(self, per_second: float, burst: int) -> None:
+    Drops are counted over a window of ``window`` seconds: a window that passes with no drop
+    starts the count again, so only sustained flooding reaches the closing threshold, never
+    occasional bursts spread over a long session (issue 16, defect 7).
+    """
+
+    def __init__(self, per_second: float, burst: int, *, window: float = 10.0, clock: Clock = time.monotonic) -> None:
         self.rate = per_second
         self.burst = float(burst)
         self.tokens = float(burst)
-        self.t = time.monotonic()
-        self.dropped = 0
+        self.clock = clock
+        self.t = clock()
+        self.window = window
+        self.dropped = 0  # frames dropped in the current window
+        self.last_drop = -math.inf
 
     def allow(self) -> bool:
-        now = time.monotonic()
+        now = self.clock()
         self.tokens = min(self.burst, self.tokens + (now - self.t) * self.rate)
         self.t = now
         if self.tokens >= 1.0:
             self.tokens -= 1.0
             return True
+        if now - self.last_drop > self.window:
+            self.dropped = 0
+        self.last_drop = now
         self.dropped += 1
         return False
+
+
+class AddressBuckets:
+    """One token bucket per client address, for mutating HTTP requests (issue 16, defect 5).
+
+    Full buckets are forgotten now and then, so the table holds only recently busy addresses.
+    """
+
+    def __init__(self, per_second: float, burst: int, *, clock: Clock = time.monotonic) -> None:
+        self.rate = per_second
+        self.burst = float(burst)
+        self.clock = clock
+        self.buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, time)
+        self._next_prune = clock() + 60.0
+
+    def take(self, address: str) -> float:
+        """Spend one request of ``address``: 0.0 if allowed, else the seconds until one is."""
+        now = self.clock()
+        tokens, t = self.buckets.get(address, (self.burst, now))
+        tokens = min(self.burst, tokens + (now - t) * self.rate)
+        if now >= self._next_prune:
+            self._prune(now)
+        if tokens >= 1.0:
+            self.buckets[address] = (tokens - 1.0, now)
+            return 0.0
+        self.buckets[address] = (tokens, now)
+        return (1.0 - tokens) / self.rate
+
+    def _prune(self, now: float) -> None:
+        full = [a for a, (tokens, t) in self.buckets.items() if tokens + (now - t) * self.rate >= self.burst]
+        for a in full:
+            del self.buckets[a]
+        self._next_prune = now + 60.0
+
+
+def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.strip().strip("[]"))
+    except ValueError:
+        return None
+
+
+def _trusted(address: str, proxies: Iterable[Network]) -> bool:
+    ip = _ip(address)
+    return ip is not None and any(ip in net for net in proxies)
+
+
+def client_address(peer: str | None, headers: Mapping[str, str], proxies: tuple[Network, ...]) -> str:
+    """The client's address: the peer's, unless the peer is a trusted proxy (issue 16, defect 6).
+
+    Behind trusted proxies, ``X-Forwarded-For`` is read from the right (each proxy appends the
+    address it saw), skipping trusted hops; the first untrusted entry is the client. A header
+    that only trusted hops wrote, or none, falls back to ``X-Real-IP`` and then the peer. Headers
+    from an untrusted peer are ignored: anyone could write them.
+    """
+    peer = peer or "?"
+    if not proxies or not _trusted(peer, proxies):
+        return peer
+    forwarded = headers.get("x-forwarded-for")
+    if forwarded:
+        for hop in reversed(forwarded.split(",")):
+            ip = _ip(hop)
+            if ip is None:
+                break  # a malformed hop: believe nothing further left
+            if not any(ip in net for net in proxies):
+                return str(ip)
+    real = _ip(headers.get("x-real-ip") or "")
+    if real is not None:
+        return str(real)
+    return peer
+
+
+def _headers(scope: Mapping[str, Any]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for k, v in scope.get("headers", ()):
+        key = k.decode("latin-1").lower()
+        value = v.decode("latin-1")
+        out[key] = f"{out[key]},{value}" if key in out else value  # repeated headers join as one list
+    return out
+
+
+def scope_address(scope: Mapping[str, Any], proxies: tuple[Network, ...]) -> str:
+    """:func:`client_address` for an ASGI scope (HTTP or WebSocket)."""
+    client = scope.get("client")
+    peer = str(client[0]) if client else None
+    return client_address(peer, _headers(scope), proxies)
+
+
+class _BodyTooLarge(HTTPException):
+    """Raised from ``receive`` once a body without a (truthful) length runs past the limit; an
+    ``HTTPException``, so the framework's body reader passes it on as a 413 answer."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(413, f"the request body is larger than {limit} bytes")
+
+
+class HttpGuard:
+    """ASGI middleware for HTTP requests: per-address budgets on mutating requests (429 with
+    ``Retry-After``) and a body size limit checked before the body is read or parsed (413)."""
+
+    def __init__(
+        self,
+        app: Any,
+        *,
+        max_body_bytes: int,
+        buckets: AddressBuckets,
+        proxies: tuple[Network, ...],
+        metrics: Metrics | None = None,
+    ) -> None:
+        self.app = app
+        self.max_body = max_body_bytes
+        self.buckets = buckets
+        self.proxies = proxies
+        self.metrics = metrics
+
+    def _refused(self, reason: str) -> None:
+        if self.metrics is not None:
+            self.metrics.http_refused.labels(reason).inc()
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = _headers(scope)
+        if scope["method"] in _MUTATING:
+            client = scope.get("client")
+            address = client_address(str(client[0]) if client else None, headers, self.proxies)
+            wait = self.buckets.take(address)
+            if wait > 0:
+                self._refused("rate")
+                retry = max(1, math.ceil(wait))
+                await _answer(send, 429, "too many requests from your address: slow down", {"retry-after": str(retry)})
+                return
+        length = headers.get("content-length")
+        if length is not None and (not length.strip().isdigit() or int(length) > self.max_body):
+            self._refused("size")
+            await _answer(send, 413, f"the request body is larger than {self.max_body} bytes")
+            return
+        seen = 0
+        started = False
+
+        async def limited_receive() -> dict[str, Any]:
+            nonlocal seen
+            message: dict[str, Any] = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise _BodyTooLarge(self.max_body)
+            return message
+
+        async def tracked_send(message: dict[str, Any]) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, limited_receive, tracked_send)
+        except _BodyTooLarge:
+            if not started:
+                await _answer(send, 413, f"the request body is larger than {self.max_body} bytes")
+        except BaseExceptionGroup as group:  # raised through a task group: unwrap our own signal only
+            rest = group.split(_BodyTooLarge)[1]
+            if rest is not None:
+                raise
+            if not started:
+                await _answer(send, 413, f"the request body is larger than {self.max_body} bytes")
+
+
+async def _answer(send: Any, status: int, detail: str, extra: Mapping[str, str] | None = None) -> None:
+    body = orjson.dumps({"detail": detail, "code": "rate_limited" if status == 429 else "too_large"})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in (extra or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

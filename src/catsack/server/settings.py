@@ -2,10 +2,28 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+import ipaddress
+
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-__all__ = ["Settings"]
+__all__ = ["Settings", "parse_networks"]
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def parse_networks(text: str) -> tuple[Network, ...]:
+    """``"127.0.0.1, 10.0.0.0/8"`` as networks; raise ``ValueError`` naming a bad entry."""
+    out: list[Network] = []
+    for part in text.replace(";", ",").split(","):
+        part = part.strip()
+        if not part:
+            continue
+        try:
+            out.append(ipaddress.ip_network(part, strict=False))
+        except ValueError:
+            raise ValueError(f"trusted_proxies: {part!r} is not an IP address or CIDR block") from None
+    return tuple(out)
 
 
 class Settings(BaseSettings):
@@ -32,12 +50,28 @@ class Settings(BaseSettings):
     rate_burst: int = Field(default=40, ge=1)
     #: Frames dropped for flooding before the connection is closed (1008).
     rate_close_after: int = Field(default=50, ge=1)
+    #: Frames dropped for flooding are counted over this many seconds; a connection that stays
+    #: within its budget for a whole window starts again from zero (occasional bursts never add up).
+    rate_window_seconds: float = Field(default=10.0, gt=0)
     #: Live WebSocket connections allowed from one client address.
     max_connections_per_address: int = Field(default=64, ge=1)
+    #: Mutating HTTP requests (POST, PUT, PATCH, DELETE) per client address: a token bucket of this
+    #: rate and burst; over it the answer is 429 with ``Retry-After``.
+    http_rate_per_second: float = Field(default=1.0, gt=0)
+    http_rate_burst: int = Field(default=30, ge=1)
+    #: Largest HTTP request body, in bytes: larger ones are refused (413) before they are read or parsed.
+    max_body_bytes: int = Field(default=65536, ge=1024)
+    #: Reverse proxies whose ``X-Forwarded-For`` / ``X-Real-IP`` headers are believed, as comma-separated
+    #: addresses or CIDR blocks (``127.0.0.1,10.0.0.0/8``). Empty: the peer address is the client.
+    trusted_proxies: str = ""
+    #: Serve Prometheus metrics at ``/metrics``.
+    metrics: bool = True
     #: How often the housekeeping sweep runs (grace periods, eviction, version-gap checks).
     sweep_seconds: float = Field(default=2.0, gt=0)
     #: Evict from memory: tables never filled after this long, tables with nobody connected,
-    #: and finished tables (they stay in the database, browsable and downloadable).
+    #: and finished tables (they stay in the database, browsable and downloadable). Open tables that
+    #: nobody joined are also marked abandoned in the database after ``evict_open_seconds``, so they
+    #: leave the lobby list even when no process holds them.
     evict_open_seconds: float = Field(default=3600.0, ge=0)
     evict_idle_seconds: float = Field(default=600.0, ge=0)
     evict_finished_seconds: float = Field(default=120.0, ge=0)
@@ -73,3 +107,13 @@ class Settings(BaseSettings):
     #: there first (``<table>.json``).
     retention_days: float = Field(default=0.0, ge=0.0)
     retention_archive_dir: str | None = None
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, v: str) -> str:
+        parse_networks(v)
+        return v
+
+    def proxy_networks(self) -> tuple[Network, ...]:
+        """The trusted proxies as networks."""
+        return parse_networks(self.trusted_proxies)

@@ -5,9 +5,10 @@ from __future__ import annotations
 from fastapi import HTTPException, Request, WebSocket
 from fastapi.responses import Response
 
-from catsack.server.hub import Hub, LiveTable
+from catsack.server.hub import Hub, LiveTable, TableError
+from catsack.server.validate import TOKEN_MAX, is_table_id, is_token, table_id_problem
 
-__all__ = ["hub_of", "live_table", "record_response", "ws_hub"]
+__all__ = ["bearer_token", "hub_of", "live_table", "record_response", "ws_hub"]
 
 
 def hub_of(request: Request) -> Hub:
@@ -21,10 +22,21 @@ def ws_hub(ws: WebSocket) -> Hub:
 
 
 async def live_table(request: Request, table_id: str) -> LiveTable:
-    table = await hub_of(request).get(table_id)
+    """The table behind a ``{table_id}`` path, or 404. An id that the server could not have made
+    (NUL, control characters, too long) never reaches the database (issue 16, defect 2)."""
+    table = await hub_of(request).get(table_id) if is_table_id(table_id) else None
     if table is None:
-        raise HTTPException(404, f"no table {table_id!r}")
+        raise HTTPException(404, table_id_problem(table_id))
     return table
+
+
+def bearer_token(authorization: str | None) -> str:
+    """The seat token of an ``Authorization: Bearer <token>`` header ('' when absent); a value that
+    cannot be a token is refused with 401 before any lookup."""
+    token = (authorization or "").removeprefix("Bearer ").strip()
+    if token and not is_token(token):
+        raise TableError("unauthorized", f"a seat token is 1 to {TOKEN_MAX} printable ASCII characters", 401)
+    return token
 
 
 def record_response(text: str, filename: str) -> Response:

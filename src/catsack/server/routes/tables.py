@@ -10,10 +10,12 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.record import dumps_record
-from catsack.server.hub import BOT_LEVELS, iso_time, seat_names
-from catsack.server.routes.deps import hub_of, live_table, record_response
+from catsack.server.hub import BOT_LEVELS, TableError, iso_time, seat_names
+from catsack.server.lobby import open_table_ids
+from catsack.server.routes.deps import bearer_token, hub_of, live_table, record_response
+from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, clean_text
 
-__all__ = ["CreateTable", "JoinTable", "Joined", "PlayerOut", "TableOut", "router"]
+__all__ = ["CreateTable", "CreatedTable", "JoinTable", "Joined", "PlayerOut", "TableOut", "router"]
 
 router = APIRouter()
 
@@ -28,7 +30,22 @@ class CreateTable(BaseModel):
     money_visible: bool = Field(False, description="R24 option: everybody's money is public")
     turn_seconds: int | None = Field(None, ge=10, le=3600, description="turn timer; a bot moves when it runs out")
     hints: bool = Field(False, description="players may ask for the strong bot's suggestion")
-    name: str = Field("", max_length=40, description="table name shown in the lobby")
+    name: str = Field("", description=f"table name shown in the lobby (at most {TABLE_NAME_MAX} characters)")
+    player: str | None = Field(
+        None,
+        description=f"the creator's name (at most {NAME_MAX} characters): the creator takes the first open seat, "
+        "and the answer carries its token; a refused name creates nothing",
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _table_name(cls, v: str) -> str:
+        return clean_text(v, field="the table name", max_chars=TABLE_NAME_MAX)
+
+    @field_validator("player")
+    @classmethod
+    def _player(cls, v: str | None) -> str | None:
+        return None if v is None else clean_text(v, field="a name", max_chars=NAME_MAX, min_chars=1)
 
     @field_validator("bots")
     @classmethod
@@ -42,16 +59,15 @@ class CreateTable(BaseModel):
 class JoinTable(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(..., min_length=1, max_length=24, description="the name others see")
+    name: str = Field(..., description=f"the name others see (1 to {NAME_MAX} printable characters)")
     seat: int | None = Field(None, ge=0, le=4, description="a particular open seat; the first open one if omitted")
 
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        v = " ".join(v.split())
-        if not v or any(not ch.isprintable() for ch in v):
-            raise ValueError("a name must be printable text")
-        return v
+        # The lobby's input has the same maxlength (papercut 1 of issue 13); NUL and other control
+        # characters never reach the database (issue 16, defect 2).
+        return clean_text(v, field="a name", max_chars=NAME_MAX, min_chars=1)
 
 
 class Joined(BaseModel):
@@ -83,32 +99,52 @@ class TableOut(BaseModel):
     invite: str
 
 
+class CreatedTable(TableOut):
+    """A new table; with ``player`` given, also the creator's seat and its secret token."""
+
+    seat: int | None = None
+    token: str | None = None
+
+
 def _table_out(t: dict[str, Any]) -> TableOut:
     return TableOut(invite=f"/t/{t['table']}", **t)
 
 
-@router.post("/api/tables", status_code=201, response_model=TableOut)
-async def create_table(request: Request, body: CreateTable) -> TableOut:
-    """Create a table; seats not given a bot wait for people to join."""
-    table = await hub_of(request).create(
+@router.post("/api/tables", status_code=201, response_model=CreatedTable)
+async def create_table(request: Request, body: CreateTable) -> CreatedTable:
+    """Create a table; seats not given a bot wait for people to join. With ``player``, the creator
+    sits down at once (one request, so a refused name or a failed join leaves no table behind)."""
+    hub = hub_of(request)
+    if body.player is not None and len(body.bots) >= body.seats:
+        raise TableError("bad_request", "every seat has a bot: there is no seat for 'player'", 422)
+    table = await hub.create(
         body.seats,
         body.bots,
-        name=body.name.strip() or "Table",
+        name=body.name or "Table",
         money_visible=body.money_visible,
         turn_seconds=body.turn_seconds,
         hints=body.hints,
     )
-    return _table_out(table.public())
+    seat = token = None
+    if body.player is not None:
+        try:
+            seat, token = await hub.join(table, body.player, None)
+        except BaseException:  # nobody can sit at it: it must not stay in the lobby
+            await asyncio.to_thread(hub.store.set_status, table.id, "abandoned")
+            hub.evict(table)
+            raise
+    out = table.public()
+    return CreatedTable(invite=f"/t/{out['table']}", seat=seat, token=token, **out)
 
 
 @router.get("/api/tables", response_model=list[TableOut])
 async def open_tables(request: Request) -> list[TableOut]:
-    """Tables with an empty seat, newest first."""
+    """Tables with an empty seat: those with somebody waiting first, newest first within each group."""
     h = hub_of(request)
-    rows = await asyncio.to_thread(h.store.list_tables, "open", 100)
+    ids = await asyncio.to_thread(open_table_ids, h.store, 100)
     out = []
-    for row, _seats in rows:
-        table = await h.get(row.id)
+    for table_id in ids:
+        table = await h.get(table_id)
         if table is not None and table.status == "open":
             out.append(_table_out(table.public()))
     return out
@@ -173,8 +209,8 @@ async def table_state(
     """A snapshot ``state`` frame, as the WebSocket sends it: the seat's view with its token,
     the public (spectator) view without one."""
     table = await live_table(request, table_id)
-    token = (authorization or "").removeprefix("Bearer ").strip()
-    seat = hub_of(request).seat_for_token(table, token) if token else None
+    token = bearer_token(authorization)
+    seat = await hub_of(request).find_seat(table, token) if token else None
     return Response(table.state_text(seat, None), media_type="application/json")
 
 
@@ -196,10 +232,10 @@ async def seat_record(
 ) -> Response:
     """That seat's record with everything R23 hides from it removed; needs the seat's token."""
     table = await live_table(request, table_id)
-    token = (authorization or "").removeprefix("Bearer ").strip()
+    token = bearer_token(authorization)
     if not token:
         raise HTTPException(401, "send the seat token as 'Authorization: Bearer <token>'")
-    held = hub_of(request).seat_for_token(table, token)
+    held = await hub_of(request).find_seat(table, token)
     if held != seat:
         raise HTTPException(403, f"this token does not hold seat {seat}")
     return record_response(dumps_record(table.record(seat)), f"catsack-{table.id}-seat{seat}.json")

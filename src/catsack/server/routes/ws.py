@@ -1,6 +1,9 @@
 """The ``catsack-ws/1`` WebSocket at ``/ws``: hello, then moves, resyncs, hints and pings.
 
-See ``docs/protocol.md`` for the contract.
+See ``docs/protocol.md`` for the contract. Every frame a client sends is parsed defensively:
+whatever it holds (not JSON, nesting thousands deep, NUL characters, lone surrogates, wrong
+types), the answer is a structured ``error`` frame and the connection stays open (checklist 12;
+issue 16, defect 1). Only oversized frames (1009) and flooding (1008) close it.
 """
 
 from __future__ import annotations
@@ -8,16 +11,19 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 
 from catsack.server.hub import PROTOCOL, Conn, Hub, TableError
-from catsack.server.limits import RateLimit
+from catsack.server.limits import RateLimit, scope_address
 from catsack.server.routes.deps import ws_hub
 from catsack.server.settings import Settings
+from catsack.server.validate import TOKEN_MAX, is_action_id, is_table_id, is_token, table_id_problem
 
-__all__ = ["router", "serve_socket"]
+__all__ = ["parse_frame", "router", "serve_socket"]
 
 log = logging.getLogger("catsack.server")
 
@@ -31,12 +37,21 @@ async def websocket(ws: WebSocket) -> None:
     await serve_socket(ws_hub(ws), ws)
 
 
-def _client_address(ws: WebSocket) -> str:
-    return ws.client.host if ws.client is not None else "?"
-
-
 def _bad(code: str, message: str) -> dict[str, Any]:
     return {"type": "error", "code": code, "message": message}
+
+
+def parse_frame(text: str) -> tuple[Any, str | None]:
+    """A client frame's JSON value, or ``(None, why)`` when it is not acceptable JSON.
+
+    orjson limits nesting (1024 levels) instead of recursing until ``RecursionError``, refuses
+    lone surrogates and non-finite numbers; any error from the parser is a client's mistake.
+    """
+    try:
+        return orjson.loads(text), None
+    except (ValueError, RecursionError, TypeError, UnicodeError) as exc:
+        reason = str(exc).split(":", 1)[0] if isinstance(exc, orjson.JSONDecodeError) else "unreadable text"
+        return None, reason[:80]
 
 
 def _check_since(value: Any) -> int | None:
@@ -45,6 +60,11 @@ def _check_since(value: Any) -> int | None:
     if type(value) is not int or not 0 <= value < 10**6:
         raise ValueError("'since' must be a version number or null")
     return value
+
+
+def _shown(value: Any, limit: int = 20) -> str:
+    """A short, safe rendering of a client's value inside an error message."""
+    return repr(value) if isinstance(value, str) and len(value) <= limit else type(value).__name__
 
 
 async def _receive_text(ws: WebSocket, settings: Settings) -> str | None:
@@ -62,7 +82,9 @@ async def _receive_text(ws: WebSocket, settings: Settings) -> str | None:
             data = raw.decode("utf-8")
         except UnicodeDecodeError:
             return ""
-    if len(data.encode("utf-8")) > settings.max_frame_bytes:
+    # surrogatepass: a text frame cannot carry lone surrogates on the wire, but an in-process client
+    # can hand one over; it is counted here and refused by the parser, never an encoding crash.
+    if len(data) > settings.max_frame_bytes or len(data.encode("utf-8", "surrogatepass")) > settings.max_frame_bytes:
         await ws.close(1009, f"frame larger than {settings.max_frame_bytes} bytes")
         return None
     return str(data)
@@ -70,19 +92,20 @@ async def _receive_text(ws: WebSocket, settings: Settings) -> str | None:
 
 async def serve_socket(hub: Hub, ws: WebSocket) -> None:
     settings = hub.settings
-    addr = _client_address(ws)
+    addr = scope_address(ws.scope, settings.proxy_networks())
     await ws.accept()
     if hub.addresses.get(addr, 0) >= settings.max_connections_per_address:
-        await ws.send_text(json.dumps(_bad("busy", "too many connections from your address")))
+        await _send_direct(ws, _bad("busy", "too many connections from your address"))
         await ws.close(1013, "too many connections")
         return
     hub.addresses[addr] = hub.addresses.get(addr, 0) + 1
     conn: Conn | None = None
+    limit = RateLimit(settings.rate_per_second, settings.rate_burst, window=settings.rate_window_seconds)
     try:
-        conn = await _hello(hub, ws)
+        conn = await _hello(hub, ws, limit)
         if conn is None:
             return
-        await _read_loop(hub, ws, conn)
+        await _read_loop(hub, ws, conn, limit)
     except WebSocketDisconnect:
         pass
     finally:
@@ -98,48 +121,75 @@ async def _send_direct(ws: WebSocket, frame: dict[str, Any]) -> None:
     await ws.send_text(json.dumps(frame, separators=(",", ":")))
 
 
-async def _hello(hub: Hub, ws: WebSocket) -> Conn | None:
+def _count(hub: Hub, frame: dict[str, Any] | None) -> None:
+    m = hub.metrics
+    if m is None or frame is None:
+        return
+    if frame.get("type") == "error":
+        m.error(str(frame.get("code")))
+    elif frame.get("type") == "ack":
+        m.acks.inc()
+
+
+async def _refuse(hub: Hub, ws: WebSocket, frame: dict[str, Any]) -> None:
+    _count(hub, frame)
+    await _send_direct(ws, frame)
+
+
+async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit) -> Conn | None:
     """Read and check the ``hello``; answer ``welcome`` and attach, or refuse without any view."""
     settings = hub.settings
     while True:
         try:
             text = await asyncio.wait_for(_receive_text(ws, settings), HELLO_TIMEOUT)
         except TimeoutError:
-            await _send_direct(ws, _bad("bad_hello", "no hello received"))
+            await _refuse(hub, ws, _bad("bad_hello", "no hello received"))
             await ws.close(1008, "no hello")
             return None
         if text is None:
             return None
-        try:
-            frame = json.loads(text)
-        except ValueError:
-            await _send_direct(ws, _bad("bad_hello", "the first frame must be a JSON hello object"))
+        if not limit.allow():  # a hello may read the database: failed ones share the frame budget
+            if limit.dropped >= settings.rate_close_after:
+                await ws.close(1008, "rate limit exceeded")
+                return None
+            continue
+        frame, why = parse_frame(text)
+        if why is not None:
+            await _refuse(hub, ws, _bad("bad_hello", f"the first frame must be a JSON hello object ({why})"))
             continue
         if not isinstance(frame, dict) or frame.get("type") != "hello":
-            await _send_direct(ws, _bad("bad_hello", "the first frame must be {'type': 'hello', ...}"))
+            await _refuse(hub, ws, _bad("bad_hello", "the first frame must be {'type': 'hello', ...}"))
             continue
         if frame.get("protocol") != PROTOCOL:
-            await _send_direct(ws, _bad("bad_hello", f"unsupported protocol {frame.get('protocol')!r}; use {PROTOCOL}"))
+            await _refuse(
+                hub, ws, _bad("bad_hello", f"unsupported protocol {_shown(frame.get('protocol'))}; use {PROTOCOL}")
+            )
             continue
         table_id, token = frame.get("table"), frame.get("token")
         try:
             since = _check_since(frame.get("since"))
         except ValueError as exc:
-            await _send_direct(ws, _bad("bad_hello", str(exc)))
+            await _refuse(hub, ws, _bad("bad_hello", str(exc)))
             continue
         if not isinstance(table_id, str) or (token is not None and not isinstance(token, str)):
-            await _send_direct(ws, _bad("bad_hello", "'table' must be text and 'token' text or null"))
+            await _refuse(hub, ws, _bad("bad_hello", "'table' must be text and 'token' text or null"))
             continue
-        table = await hub.get(table_id)
+        # Checked before the database sees them (issue 16, defect 2): PostgreSQL refuses NUL.
+        table = await hub.get(table_id) if is_table_id(table_id) else None
         if table is None:
-            await _send_direct(ws, _bad("unknown_table", f"no table {table_id[:40]!r}"))
+            await _refuse(hub, ws, _bad("unknown_table", table_id_problem(table_id)))
             continue
         seat: int | None = None
         if token is not None:
+            if not is_token(token):
+                await _refuse(
+                    hub, ws, _bad("unauthorized", f"a seat token is 1 to {TOKEN_MAX} printable ASCII characters")
+                )
+                continue
             try:
-                seat = hub.seat_for_token(table, token)
+                seat = await hub.find_seat(table, token)
             except TableError as exc:
-                await _send_direct(ws, _bad(exc.code, exc.message))
+                await _refuse(hub, ws, _bad(exc.code, exc.message))
                 continue
         conn = Conn(ws.send_text, seat, since, record=hub.record_frames)
         name = None if seat is None else table.names()[seat]
@@ -148,9 +198,8 @@ async def _hello(hub: Hub, ws: WebSocket) -> Conn | None:
         return conn
 
 
-async def _read_loop(hub: Hub, ws: WebSocket, conn: Conn) -> None:
+async def _read_loop(hub: Hub, ws: WebSocket, conn: Conn, limit: RateLimit) -> None:
     settings = hub.settings
-    limit = RateLimit(settings.rate_per_second, settings.rate_burst)
     while not conn.closed:
         text = await _receive_text(ws, settings)
         if text is None:
@@ -160,10 +209,16 @@ async def _read_loop(hub: Hub, ws: WebSocket, conn: Conn) -> None:
                 await ws.close(1008, "rate limit exceeded")
                 return
             if limit.dropped == 1 or limit.dropped % 10 == 0:
-                conn.push(_bad("rate_limited", "too many frames: slow down"))
+                frame = _bad("rate_limited", "too many frames: slow down")
+                _count(hub, frame)
+                conn.push(frame)
             continue
+        t0 = time.perf_counter()
         reply = await _handle(hub, conn, text)
         if reply is not None:
+            _count(hub, reply)
+            if reply.get("type") == "ack" and hub.metrics is not None:
+                hub.metrics.latency.observe(time.perf_counter() - t0)
             conn.push(reply)
 
 
@@ -172,31 +227,33 @@ _background: set[asyncio.Task[None]] = set()
 
 async def _hint(hub: Hub, conn: Conn) -> None:
     try:
-        conn.push(await hub.hint(conn))
+        reply = await hub.hint(conn)
     except Exception:
         log.exception("hint failed")
-        conn.push(_bad("hint_failed", "the analysis failed; try again"))
+        reply = _bad("hint_failed", "the analysis failed; try again")
+    _count(hub, reply)
+    conn.push(reply)
 
 
 async def _handle(hub: Hub, conn: Conn, text: str) -> dict[str, Any] | None:
     """One client frame after the hello: the direct answer, if any."""
-    try:
-        frame = json.loads(text)
-    except ValueError:
-        return _bad("bad_frame", "not JSON")
+    frame, why = parse_frame(text)
+    if why is not None:
+        return _bad("bad_frame", f"not JSON ({why})")
     if not isinstance(frame, dict):
         return _bad("bad_frame", f"a frame must be a JSON object, not {type(frame).__name__}")
     kind = frame.get("type")
     if kind == "move":
         action_id, version, move = frame.get("action_id"), frame.get("version"), frame.get("move")
-        if not isinstance(action_id, str) or not 1 <= len(action_id) <= 64:
-            return _bad("bad_frame", "'action_id' must be text of 1 to 64 characters")
+        if not is_action_id(action_id):
+            return _bad("bad_frame", "'action_id' must be 1 to 64 printable characters")
+        assert isinstance(action_id, str)
         if type(version) is not int or not 0 <= version < 10**6:
             return {
                 **_bad("bad_frame", "'version' must be the state version the move was made against"),
                 "action_id": action_id,
             }
-        if not isinstance(move, str) or len(move) > 24:
+        if not isinstance(move, str) or len(move) > 24 or not move.isprintable():
             return {**_bad("bad_frame", "'move' must be a move's text, e.g. 'bid 5'"), "action_id": action_id}
         return await hub.act(conn, action_id, version, move)
     if kind == "resync":
@@ -216,5 +273,4 @@ async def _handle(hub: Hub, conn: Conn, text: str) -> dict[str, Any] | None:
         return {"type": "pong"}
     if kind == "hello":
         return _bad("bad_frame", "already greeted: open a new connection to change seat")
-    shown = kind if isinstance(kind, str) and len(kind) <= 20 else type(kind).__name__
-    return _bad("bad_frame", f"unknown frame type {shown!r} (known: move, resync, hint, ping)")
+    return _bad("bad_frame", f"unknown frame type {_shown(kind)} (known: move, resync, hint, ping)")

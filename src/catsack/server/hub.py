@@ -66,7 +66,7 @@ T = TypeVar("T")
 
 PROTOCOL = "catsack-ws/1"
 #: The bot specs a table may seat. External bots run arbitrary commands and are never offered here.
-BOT_LEVELS = ("random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong")
+BOT_LEVELS = ("random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong", "expert")
 #: Most events sent in one state frame; the view is always complete anyway.
 MAX_EVENTS = 200
 _THREAD_BOTS = ("ismcts",)  # bots slow enough to think in a worker thread
@@ -1073,7 +1073,7 @@ class Hub:
         version = table.version
         conn.busy_hint = True
         try:
-            a = await asyncio.to_thread(analyse_view, view, level="normal", seed=secrets.randbits(32))
+            a = await asyncio.to_thread(analyse_view, view, level="expert", seed=secrets.randbits(32))
         finally:
             conn.busy_hint = False
         return {"type": "hint", "version": version, "best": a.best.text, "values": a.values, "beliefs": a.beliefs}

@@ -5,7 +5,7 @@ import { languagePicker, t, translatePage } from "/static/i18n.js";
 import { seatNames, seatTitles } from "/static/render.js";
 
 // The choices per seat: an open seat for a person, or a bot level (the server's spec as value).
-const BOT_LEVELS = ["human", "random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong"];
+const BOT_LEVELS = ["human", "random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong", "expert"];
 const DEFAULT_LEVEL = "heuristic";
 const REFRESH_MS = 4000;
 

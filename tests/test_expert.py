@@ -42,7 +42,8 @@ def test_expert_plays_whole_games_with_legal_moves(seats: int) -> None:
 def test_expert_spec_and_budget_errors() -> None:
     assert isinstance(make_bot("expert"), ExpertBot)
     assert make_bot("expert:time=0.01").seconds == 0.01  # type: ignore[attr-defined]
-    for bad in ("expert:iters=0", "expert:fast", "expert:time=-1"):
+    assert make_bot("expert:iters=30,leaf=hand").iterations == 30  # type: ignore[attr-defined]
+    for bad in ("expert:iters=0", "expert:fast", "expert:time=-1", "expert:leaf=oracle"):
         with pytest.raises(BotSpecError):
             make_bot(bad)
 
@@ -102,12 +103,12 @@ def test_hand_value_is_a_win_distribution() -> None:
     leaf = HandValue()
     while not g.is_over:
         if g.phase == "placement" and len(g.row) == 0:
-            p = leaf(g)
+            p = leaf.all_seats(g)
             assert len(p) == 5 and abs(sum(p) - 1.0) < 1e-9 and min(p) >= 0.0
         ms = g.legal_moves()
         g.play(ms[rng.randrange(len(ms))])
     winners = g.winners()
-    assert leaf(g) == [1.0 / len(winners) if s in winners else 0.0 for s in range(5)]  # R22: ties split
+    assert leaf.all_seats(g) == [1.0 / len(winners) if s in winners else 0.0 for s in range(5)]  # R22: ties split
     assert softmax_win([10.0, 10.0], 3.0) == [0.5, 0.5]
 
 

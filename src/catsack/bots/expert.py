@@ -56,7 +56,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError, forced_move
@@ -73,36 +73,42 @@ EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
 OPPONENT_NOISE = 2.5  # std dev (points) of a modelled player's estimate about its honest value
 MAX_TRIES = 10  # rejection-sampling deals per iteration before taking the most likely one seen
+TREE_DEPTH = 2  # the searcher's own decisions searched per iteration; later ones follow its honest policy
+DEFAULT_LEAF = "hand"  # the leaf value of plain ``expert`` (see LEAVES)
 MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err; keeps every world possible)
 _ALL = (1 << 10) - 1
 _SQRT2 = math.sqrt(2.0)
 
-#: A leaf evaluator: the sampled game (a round boundary or the end) -> each seat's win probability.
-LeafValue = Callable[[Game], Sequence[float]]
+#: A leaf evaluator: (the sampled game at a round's start, a seat) -> that seat's win probability.
+#: It may read only what the seat could know there (``g.view(seat)``) or, for the searcher's
+#: expectation over its sampled worlds, the whole sampled game.
+LeafValue = Callable[[Game, int], float]
 
 
 # --------------------------------------------------------------------------- leaf value
 
 
-# Fitted by bench/expert_fit.py on self-play games (see its docstring): per seat count, the expected
-# future gain in points of holding each card (index order +15 +11 +8 +5 +3 -5 -8 R LD SD) when k
-# rounds are left, as a per-card value times k / 9; and the softmax temperature per rounds left.
-HAND_GAIN: dict[int, tuple[float, ...]] = {
-    3: (0.0,) * 10,
-    4: (0.0,) * 10,
-    5: (0.0,) * 10,
-}
-TEMPERATURE: dict[int, tuple[float, ...]] = {  # index: rounds left (0 = game over)
-    3: (1.0, 4.0, 5.5, 6.5, 7.5, 8.5, 9.0, 9.5, 10.0, 10.5),
-    4: (1.0, 4.0, 5.5, 6.5, 7.5, 8.5, 9.0, 9.5, 10.0, 10.5),
-    5: (1.0, 4.0, 5.5, 6.5, 7.5, 8.5, 9.0, 9.5, 10.0, 10.5),
-}
+# Per seat count, the expected future gain in points of each card still in hand (index order +15 +11
+# +8 +5 +3 -5 -8 R LD SD). bench/expert_fit.py fits it on self-play games, but the fits disagree
+# in sign between opponent pools (heuristic self-play: holding the +15 helps; ismcts:easy: it
+# hurts), so the hand-made value leaves it at zero: a learned value (catsack.learn) is the place
+# for what a hand is worth.
+HAND_GAIN: dict[int, tuple[float, ...]] = {n: (0.0,) * 10 for n in (3, 4, 5)}
+# Softmax temperature (points) per rounds left (index 0: the game is over). Fitted by
+# bench/expert_fit.py on ismcts:easy self-play, 4 seats (heuristic self-play, being nearly
+# deterministic, fits 2.6-4.1: too sure of the leader against other opponents), smoothed.
+_T = (1.0, 4.5, 5.0, 5.8, 6.6, 7.3, 8.5, 10.0, 11.5, 13.0)
+TEMPERATURE: dict[int, tuple[float, ...]] = {n: _T for n in (3, 4, 5)}
 
 
 class HandValue:
     """The hand-made leaf value: score plus the hand's expected gain, as win probabilities (softmax)."""
 
-    def __call__(self, g: Game) -> list[float]:
+    def __call__(self, g: Game, seat: int) -> float:
+        return self.all_seats(g)[seat]
+
+    def all_seats(self, g: Game) -> list[float]:
+        """Every seat's win probability (they add up to 1)."""
         n = g.seats
         left = 0 if g.is_over else 10 - g.round  # called at a round's start: that round is still to play
         scores = g.scores()
@@ -288,7 +294,7 @@ def _outcome(g: Game, seat: int, leaf: LeafValue) -> tuple[float, float]:
         winners = g.winners()
         win = 1.0 / len(winners) if seat in winners else 0.0
     else:
-        win = leaf(g)[seat]
+        win = leaf(g, seat)
     return win + margin / TIE_SCALE, margin
 
 
@@ -299,6 +305,7 @@ def search(
     iterations: int | None = None,
     seconds: float | None = None,
     leaf: LeafValue | None = None,
+    depth: int = TREE_DEPTH,
     consider: Iterable[Move] = (),
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
@@ -357,6 +364,7 @@ def search(
         node = root
         path = [root]
         expanded = False
+        mine = 0  # the searcher's decisions taken in the tree this iteration
         while True:
             p = g.to_move
             if p is None or (g._phase == 0 and g.round >= stop_round):
@@ -376,9 +384,11 @@ def search(
                 node = child
                 path.append(child)
                 continue
-            if expanded:
+            if expanded or mine >= depth:
+                expanded = True
                 g.play(_policy(g, table, noise, rand))
                 continue
+            mine += 1
             acts = node.acts
             if not acts:
                 legal = g.legal_moves()
@@ -464,34 +474,86 @@ def _deal(
 # --------------------------------------------------------------------------- the bot
 
 
+@dataclass(frozen=True)
+class Options:
+    """What an ``expert:...`` spec sets: the budget, the leaf value's name and the tree depth."""
+
+    iterations: int | None = ITERATIONS
+    seconds: float | None = None
+    leaf: str = DEFAULT_LEAF
+    depth: int = TREE_DEPTH
+
+
+def parse_spec(arg: str | None) -> Options:
+    """``[iters=N|time=S][,leaf=hand|learned][,depth=D]``, comma separated; empty: the defaults."""
+    opts = Options()
+    for part in (arg or "").split(","):
+        text = part.strip()
+        if not text or text == "expert":
+            continue
+        key, sep, value = text.partition("=")
+        try:
+            if sep and key == "iters" and int(value) >= 1:
+                opts = replace(opts, iterations=int(value), seconds=None)
+                continue
+            if sep and key == "time" and 0 < float(value) <= 3600:
+                opts = replace(opts, iterations=None, seconds=float(value))
+                continue
+            if sep and key == "depth" and 1 <= int(value) <= 99:
+                opts = replace(opts, depth=int(value))
+                continue
+        except ValueError:
+            pass
+        if sep and key == "leaf" and value in LEAVES:
+            opts = replace(opts, leaf=value)
+            continue
+        raise BotSpecError(
+            f"bad expert option {text!r} in {arg!r}: use 'iters=N' (N >= 1), 'time=S' (seconds), "
+            f"'depth=D' (1-99) or 'leaf=' one of {', '.join(LEAVES)}, comma separated "
+            "(e.g. 'expert:iters=800,leaf=learned')"
+        )
+    return opts
+
+
 def parse_budget(arg: str | None) -> tuple[int | None, float | None]:
-    """``None|iters=N|time=S`` -> (iterations, seconds)."""
-    text = (arg or "").strip()
-    if not text or text == "expert":
-        return ITERATIONS, None
-    key, sep, value = text.partition("=")
-    try:
-        if sep and key == "iters" and int(value) >= 1:
-            return int(value), None
-        if sep and key == "time" and 0 < float(value) <= 3600:
-            return None, float(value)
-    except ValueError:
-        pass
-    raise BotSpecError(f"bad expert budget {text!r}: use 'expert', 'expert:iters=N' (N >= 1) or 'expert:time=S'")
+    """The budget part of :func:`parse_spec`: (iterations, seconds)."""
+    opts = parse_spec(arg)
+    return opts.iterations, opts.seconds
+
+
+class LearnedValue:
+    """The learned leaf value (:mod:`catsack.learn`): the win head of the value model on the seat's own view.
+
+    Reads only ``g.view(seat)``, so it is honest whatever the sampled world holds (R23).
+    """
+
+    def __init__(self, weights: str | None = None) -> None:
+        from catsack.learn import load_value_model
+
+        self.model = load_value_model(weights)
+
+    def __call__(self, g: Game, seat: int) -> float:
+        return float(self.model.evaluate_views([g.view(seat)])[0])
+
+
+LEAVES: dict[str, Callable[[], LeafValue]] = {"hand": HandValue, "learned": LearnedValue}
 
 
 class ExpertBot(Bot):
     """Search with honest opponents, a whole-game leaf value and a win-share reward; ``expert``."""
 
     def __init__(self, arg: str | None = None, *, seed: int | None = None, leaf: LeafValue | None = None) -> None:
-        self.iterations, self.seconds = parse_budget(arg)
+        opts = parse_spec(arg)
+        self.iterations, self.seconds, self.depth = opts.iterations, opts.seconds, opts.depth
         self.rng = random.Random(seed)
-        self.leaf = leaf
+        self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
 
     def choose(self, view: View) -> Move:
         only = forced_move(view)
         if only is not None:
             return only
-        self.last = search(view, self.rng, iterations=self.iterations, seconds=self.seconds, leaf=self.leaf)
+        self.last = search(
+            view, self.rng, iterations=self.iterations, seconds=self.seconds, leaf=self.leaf, depth=self.depth
+        )
         return self.last.best

@@ -1,0 +1,61 @@
+"""Expert bot speed: decision-time percentiles (CPU time, one core) and iterations per second.
+
+    .venv/bin/python bench/expert.py [--level expert] [--games 2] [--seats 4] [--seed 1]
+
+Plays whole games in which every seat is the expert bot at the given budget (``expert``,
+``iters=N`` or ``time=S``) and times every decision with more than one legal move with
+``time.process_time`` (CPU time of this process, so other load on a shared machine counts
+less than in wall time). Issue 17 target: p95 <= 0.5 s per decision on one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+from catsack.bots.expert import parse_budget, search
+from catsack.game import Game
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--level", default="expert", help="expert, iters=N or time=S")
+    ap.add_argument("--games", type=int, default=2)
+    ap.add_argument("--seats", type=int, default=4)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    iterations, seconds = parse_budget(args.level)
+    rng = random.Random(args.seed)
+    cpu: list[float] = []
+    wall: list[float] = []
+    total_iters = 0
+    for i in range(args.games):
+        g = Game.new(args.seats, seed=args.seed * 1000 + i)
+        while not g.is_over:
+            seat = g.to_move
+            assert seat is not None
+            view = g.view(seat)
+            if len(view.legal) == 1:
+                g.play(view.legal[0])
+                continue
+            c0 = time.process_time()
+            w0 = time.perf_counter()
+            stats = search(view, rng, iterations=iterations, seconds=seconds)
+            cpu.append(time.process_time() - c0)
+            wall.append(time.perf_counter() - w0)
+            total_iters += stats.iterations
+            g.play(stats.best)
+
+    def pct(xs: list[float], q: float) -> float:
+        s = sorted(xs)
+        return s[min(len(s) - 1, int(q * len(s)))]
+
+    print(f"level {args.level}, {args.seats} seats, {args.games} games, {len(cpu)} decisions")
+    print(f"iterations/s (CPU): {total_iters / sum(cpu):,.0f}")
+    print(f"decision CPU time: p50 {pct(cpu, 0.5):.3f} s, p95 {pct(cpu, 0.95):.3f} s, max {max(cpu):.3f} s")
+    print(f"decision wall time: p50 {pct(wall, 0.5):.3f} s, p95 {pct(wall, 0.95):.3f} s, max {max(wall):.3f} s")
+
+
+if __name__ == "__main__":
+    main()

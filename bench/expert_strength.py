@@ -1,0 +1,94 @@
+"""Expert bot strength on duplicate deals (catsack.tournament), with 95% bootstrap CIs and junk-buy counts.
+
+    .venv/bin/python bench/expert_strength.py PRESET [--games N] [--seed 1] [--jobs 1]
+    .venv/bin/python bench/expert_strength.py --bots expert,ismcts:strong,heuristic,random --games 200
+
+Presets (issue 17 targets):
+
+=============  ================================================  =========  ==================
+preset         table (one spec per seat)                         games      target
+=============  ================================================  =========  ==================
+``strong``     expert + 3 x ismcts:strong                        >= 400     >= 0.35, CI lo > 0.30
+``mixed``      expert, ismcts:strong, heuristic, random          >= 200     expert highest, order holds
+``five``       expert + 4 x heuristic (5 seats)                  any        >= 0.35
+``three``      expert + 2 x heuristic (3 seats)                  any        >= 0.60
+``before``     ismcts:strong + 3 x heuristic (junk-buy baseline) any        -
+=============  ================================================  =========  ==================
+
+Every deal is played once per rotation of the table through the seats (so ``--games`` must be
+a multiple of the seats). Per spec it prints the win share (R22: ties split) with its bootstrap
+CI over deals, the mean margin, and the *junk buys*: purchases of a row whose kept cats (after
+R16's dogs) are worth <= -10 points, for <= 2 mice, per 100 seat-games of that spec; also the
+mean price paid and kept value per row bought.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections import defaultdict
+
+from catsack.cards import POINTS
+from catsack.game import Game
+from catsack.tournament import TournamentConfig, parse_bots, run_tournament
+
+PRESETS: dict[str, str] = {
+    "strong": "expert,ismcts:strong,ismcts:strong,ismcts:strong",
+    "mixed": "expert,ismcts:strong,heuristic,random",
+    "five": "expert,heuristic,heuristic,heuristic,heuristic",
+    "three": "expert,heuristic,heuristic",
+    "before": "ismcts:strong,heuristic,heuristic,heuristic",
+}
+JUNK_VALUE = -10  # a row worth this much or less (kept cats, R16) ...
+JUNK_PRICE = 2  # ... bought for this many mice or fewer is a junk buy
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("preset", nargs="?", choices=sorted(PRESETS), help="a preset table (or give --bots)")
+    ap.add_argument("--bots", help="comma-separated specs, one per seat (overrides the preset)")
+    ap.add_argument("--games", type=int, default=40)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1)
+    args = ap.parse_args()
+    if not args.bots and not args.preset:
+        ap.error("give a preset or --bots")
+    bots = parse_bots(args.bots or PRESETS[args.preset])
+    config = TournamentConfig(bots, games=args.games, seed=args.seed, keep_moves=True)
+    t0 = time.perf_counter()
+    result = run_tournament(config, jobs=args.jobs)
+    elapsed = time.perf_counter() - t0
+    junk: dict[str, int] = defaultdict(int)
+    bought: dict[str, int] = defaultdict(int)
+    paid: dict[str, int] = defaultdict(int)
+    kept: dict[str, int] = defaultdict(int)
+    for res in result.games:
+        g = Game(config.setup(res.deal))
+        for text in res.moves or ():
+            g.play(text)
+        for r in g.rounds:
+            if r.buyer is None or r.price is None:
+                continue
+            spec = bots[res.entries[r.buyer]]
+            value = sum(POINTS[c] for c in r.won)
+            bought[spec] += 1
+            paid[spec] += r.price
+            kept[spec] += value
+            if value <= JUNK_VALUE and r.price <= JUNK_PRICE:
+                junk[spec] += 1
+    print(f"table: {', '.join(bots)}; {len(result.games)} games ({config.deals} deals x {config.seats} rotations)")
+    print(f"seed {args.seed}, {elapsed:.0f} s with {args.jobs} job(s)")
+    for st in result.stats:
+        lo, hi = st.win_share_ci
+        mlo, mhi = st.mean_margin_ci
+        rows = bought[st.bot]
+        per_row = f"{paid[st.bot] / rows:.1f} paid, {kept[st.bot] / rows:+.1f} kept" if rows else "-"
+        print(
+            f"  {st.bot:<24} win share {st.win_share:.3f} [{lo:.3f}, {hi:.3f}]  margin {st.mean_margin:+.1f} "
+            f"[{mlo:+.1f}, {mhi:+.1f}]  junk buys {100 * junk[st.bot] / st.games:.1f}/100 games "
+            f"({junk[st.bot]})  rows {rows} ({per_row} per row)"
+        )
+
+
+if __name__ == "__main__":
+    main()

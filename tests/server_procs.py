@@ -6,6 +6,7 @@
   task records every frame: ``state`` frames, ``ack`` and ``error`` answers, notices.
 - :func:`need_postgres` / :func:`need_redis`: skip with a clear reason when a service is absent, and
   fail instead when ``CATSACK_REQUIRE_SERVICES=1``.
+- :func:`need_program`: the same for a program (nginx, openssl).
 - :func:`postgres_schema`: a fresh PostgreSQL schema and a URL whose search_path is it, dropped afterwards.
 
 Servers run with the current interpreter and environment (so ``PYTHONPATH`` reaches them) and with
@@ -40,6 +41,7 @@ __all__ = [
     "WsClient",
     "free_port",
     "need_postgres",
+    "need_program",
     "need_redis",
     "postgres_schema",
     "services_required",
@@ -113,6 +115,13 @@ def postgres_schema() -> Iterator[tuple[str, str]]:
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+def need_program(path: str, package: str) -> str:
+    """``path`` if that program is installed (Debian ``package``); otherwise skip or fail."""
+    if not os.access(path, os.X_OK):
+        _missing(path, f"not installed: apt-get install {package}")
+    return path
 
 
 def need_redis(url: str = REDIS_URL) -> str:
@@ -252,8 +261,10 @@ class WsClient:
     ``connect`` may be called again after the connection dropped (a server kill): the record persists.
     """
 
-    def __init__(self, ws_url: str, table: str, token: str | None, *, label: str = "") -> None:
+    def __init__(self, ws_url: str, table: str, token: str | None, *, label: str = "", ssl: Any = None) -> None:
         self.ws_url = ws_url
+        self.ssl = ssl  # an ssl.SSLContext for wss:// (a test's self-signed certificate)
+        self.upstream: str | None = None  # X-Catsack-Upstream of the handshake: which process behind nginx
         self.table = table
         self.token = token
         self.label = label or f"client{next(_ids)}"
@@ -278,7 +289,10 @@ class WsClient:
         """Open, say hello (``since``: last version seen) and wait for the welcome and the first state."""
         import websockets
 
-        self.ws = await websockets.connect(self.ws_url, open_timeout=timeout, max_size=2**22)
+        extra: dict[str, Any] = {"ssl": self.ssl} if self.ssl is not None else {}
+        self.ws = await websockets.connect(self.ws_url, open_timeout=timeout, max_size=2**22, **extra)
+        response = getattr(self.ws, "response", None)
+        self.upstream = None if response is None else response.headers.get("X-Catsack-Upstream")
         self.closed = False
         n_states = len(self.states)
         n_frames = len(self.frames)

@@ -6,7 +6,7 @@
   (the sweep is set to 30 s here, so nothing else could deliver it in time). Seat 0 has a connection on
   each process, and at each of its turns both send a different move against the same version at once:
   exactly one is acknowledged and the other is told it is stale. A table of three bots is held by both
-  processes, whose bots race to append every move. Each action log has versions 1..N exactly once,
+  processes (only its lease holder moves the bots). Each action log has versions 1..N exactly once,
   and all clients end on the same final state.
 - One process drives each table's bots and timers (issue 16, defect 4): the holder of the table's lease
   in the database. Two processes holding the same tables of bots log no append conflict; after a

@@ -1,0 +1,373 @@
+"""The documented deployment, started on this machine (issue 16; docs/deploy.md).
+
+nginx (Debian's ``/usr/sbin/nginx``, run as a child process with a prefix and configuration in
+tmp_path) serves TLS on a free local port and round-robins to two ``catsack serve`` processes that
+share PostgreSQL (a schema of their own) and Redis. The site configuration is the repository's own
+``deploy/nginx/catsack.conf``: only its ports, names and certificate paths are substituted (a
+self-signed certificate made with ``openssl``). That file has nginx name the process that answered
+(``X-Catsack-Upstream``), so the tests put clients on each process on purpose.
+
+- Four WebSocket players (``wss://``) join and play a game through the proxy, each seat's connection
+  on a chosen process, and every few moves one of them reconnects (with its last version) to the
+  *other* process. Every acknowledged move is in the action log exactly once, the log has no gap,
+  no client saw a version twice or skipped one it then lacked, and everyone ends on the same state.
+- One person in Chromium (Playwright) plays a whole game against two bots through the proxy,
+  reloading the page now and then (which lands it on the other process).
+- Plain ``http://`` is redirected to ``https://``.
+
+Without nginx, openssl, PostgreSQL or Redis (or Chromium for the browser test) the tests skip, or
+fail when ``CATSACK_REQUIRE_SERVICES=1``. CI needs ``apt-get install nginx`` (and openssl, chromium).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import random
+import re
+import ssl
+import subprocess
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from server_procs import (
+    ServerProc,
+    WsClient,
+    free_port,
+    libpq_dsn,
+    need_postgres,
+    need_program,
+    need_redis,
+    postgres_schema,
+)
+
+pytest.importorskip("fastapi", reason="the server extra (fastapi, uvicorn, sqlalchemy) is not installed")
+pytest.importorskip("websockets", reason="websockets is not installed")
+httpx = pytest.importorskip("httpx")
+
+pytestmark = pytest.mark.services
+
+NGINX = "/usr/sbin/nginx"
+OPENSSL = "/usr/bin/openssl"
+SITE = Path(__file__).resolve().parent.parent / "deploy" / "nginx" / "catsack.conf"
+
+
+# ---------------------------------------------------------------------- nginx as a child process
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            OPENSSL,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def site_config(upstreams: list[int], https_port: int, http_port: int, cert: Path, key: Path) -> str:
+    """The repository's site file with this machine's ports and certificate: nothing else changes."""
+    text = SITE.read_text()
+    servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in upstreams)
+    text, n = re.subn(
+        r"(?m)^    server 127\.0\.0\.1:\d+[^\n]*\n(?:    server 127\.0\.0\.1:\d+[^\n]*\n)*", servers, text
+    )
+    assert n == 1, "the upstream block of deploy/nginx/catsack.conf changed shape"
+    for pattern, new in [
+        (r"(?m)^\s*listen \[::\]:\d+[^\n]*\n", ""),  # the test listens on IPv4 loopback only
+        (r"listen 443 ssl", f"listen 127.0.0.1:{https_port} ssl"),
+        (r"listen 80;", f"listen 127.0.0.1:{http_port};"),
+        (r"ssl_certificate\s+\S+;", f"ssl_certificate {cert};"),
+        (r"ssl_certificate_key\s+\S+;", f"ssl_certificate_key {key};"),
+        (r"server_name catsack\.example\.org;", "server_name localhost 127.0.0.1;"),
+    ]:
+        text, n = re.subn(pattern, new, text)
+        assert n >= 1 or pattern.startswith("(?m)^\\s*listen \\["), f"{pattern!r} not found in {SITE}"
+    return text
+
+
+class Nginx:
+    """``nginx -g 'daemon off;'`` with everything (pid, logs, temp files) under one folder."""
+
+    def __init__(self, folder: Path, upstreams: list[int]) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.http_port = free_port()
+        cert, key = self_signed(folder)
+        (folder / "catsack.conf").write_text(site_config(upstreams, self.port, self.http_port, cert, key))
+        temp = "".join(
+            f"    {kind}_temp_path {folder / kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        user = "user root;\n" if os.geteuid() == 0 else ""  # workers must read this folder
+        (folder / "nginx.conf").write_text(
+            f"{user}worker_processes 1;\npid {folder / 'nginx.pid'};\nerror_log {folder / 'error.log'} info;\n"
+            "events { worker_connections 1024; }\n"
+            f"http {{\n    access_log {folder / 'access.log'};\n{temp}    include {folder / 'catsack.conf'};\n}}\n"
+        )
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Nginx:
+        cmd = [
+            NGINX,
+            "-p",
+            str(self.folder),
+            "-c",
+            str(self.folder / "nginx.conf"),
+            "-e",
+            str(self.folder / "error.log"),
+        ]
+        check = subprocess.run([*cmd, "-t"], capture_output=True, text=True)
+        assert check.returncode == 0, f"nginx -t refused the configuration:\n{check.stderr}"
+        self.proc = subprocess.Popen(
+            [*cmd, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        end = time.monotonic() + 10
+        while True:
+            try:
+                httpx.get(f"https://127.0.0.1:{self.port}/health", verify=False, timeout=2)
+                return self
+            except httpx.HTTPError:
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    raise AssertionError(f"nginx did not start:\n{self.tail()}") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+    def tail(self) -> str:
+        path = self.folder / "error.log"
+        return path.read_text(errors="replace")[-3000:] if path.exists() else "(no error.log)"
+
+
+@dataclass
+class Deployment:
+    a: ServerProc
+    b: ServerProc
+    nginx: Nginx
+    schema: str
+
+    @property
+    def base(self) -> str:
+        return f"https://127.0.0.1:{self.nginx.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"wss://127.0.0.1:{self.nginx.port}/ws"
+
+    @property
+    def upstreams(self) -> dict[str, str]:
+        """``127.0.0.1:port`` (as nginx names it) -> process name."""
+        return {f"127.0.0.1:{self.a.port}": "A", f"127.0.0.1:{self.b.port}": "B"}
+
+    def post(self, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """POST through nginx: the JSON answer and the process that made it."""
+        r = httpx.post(self.base + path, json=body, verify=False, timeout=10)
+        assert r.status_code in (200, 201), f"{path}: {r.status_code} {r.text}"
+        out: dict[str, Any] = r.json()
+        return out, self.upstreams[r.headers["X-Catsack-Upstream"]]
+
+
+def tls_client() -> ssl.SSLContext:
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE  # the test's self-signed certificate
+    return ctx
+
+
+@pytest.fixture
+def deployment(tmp_path: Path) -> Iterator[Deployment]:
+    need_program(NGINX, "nginx")
+    need_program(OPENSSL, "openssl")
+    redis_url = need_redis()
+    with postgres_schema() as (db_url, schema):
+        env = {
+            "CATSACK_DATABASE_URL": db_url,
+            "CATSACK_REDIS_URL": redis_url,
+            "CATSACK_BOT_DELAY": "0.05",
+            "CATSACK_SWEEP_SECONDS": "0.5",
+            "CATSACK_LEASE_SECONDS": "3",
+            "CATSACK_GRACE_SECONDS": "600",
+            "CATSACK_TRUSTED_PROXIES": "127.0.0.1",
+        }
+        a = ServerProc(tmp_path, env, name="A")
+        b = ServerProc(tmp_path, env, name="B")
+        nginx = Nginx(tmp_path / "nginx", [a.port, b.port])
+        try:
+            a.start()  # one after the other: the first creates the schema
+            b.start()
+            nginx.start()
+            yield Deployment(a, b, nginx, schema)
+        except BaseException:
+            for p in (a, b):
+                print(p.tail(30))
+            print(nginx.tail())
+            raise
+        finally:
+            nginx.stop()
+            a.stop()
+            b.stop()
+
+
+def action_log(schema: str, table: str) -> list[tuple[int, int, str, str | None]]:
+    import psycopg
+
+    with psycopg.connect(libpq_dsn(need_postgres())) as conn:
+        rows = conn.execute(
+            f"SELECT version, seat, move, action_id FROM {schema}.actions WHERE table_id = %s ORDER BY version",
+            (table,),
+        ).fetchall()
+    return [(int(r[0]), int(r[1]), str(r[2]), r[3]) for r in rows]
+
+
+# ---------------------------------------------------------------------- WebSocket players
+
+
+async def connect_on(c: WsClient, process: str, d: Deployment, since: int | None = None) -> int:
+    """Connect ``c`` through nginx until round robin puts it on ``process``; the tries it took."""
+    for tries in range(1, 9):
+        await c.connect(since=since)
+        assert c.upstream is not None, "nginx did not name the process (X-Catsack-Upstream) on the handshake"
+        if d.upstreams[c.upstream] == process:
+            return tries
+        await c.close()
+    raise AssertionError(f"{c.label}: never landed on process {process} in 8 tries")
+
+
+async def play_through_proxy(d: Deployment, figures: dict[str, Any]) -> None:
+    rng = random.Random(16)
+    created, made_on = d.post("/api/tables", {"seats": 4, "name": "through nginx"})
+    table = created["table"]
+    joins = [d.post(f"/api/tables/{table}/join", {"name": f"P{s}", "seat": s}) for s in range(4)]
+    http_on = {made_on, *(on for _, on in joins)}
+    tokens = [j["token"] for j, _ in joins]
+    ctx = tls_client()
+    clients = [WsClient(d.ws_url, table, tokens[s], label=f"P{s}", ssl=ctx) for s in range(4)]
+    where = {c: "AB"[s % 2] for s, c in enumerate(clients)}
+    for c in clients:
+        await connect_on(c, where[c], d)
+    acked: set[str] = set()
+    reconnects = 0
+    version = 0
+    while True:
+        for c in clients:
+            await c.wait_version(version, timeout=10)
+        st = clients[0].latest
+        assert st is not None
+        if st["table_status"] == "over":
+            break
+        mover = clients[st["view"]["to_move"]]
+        assert mover.latest is not None
+        answer = await mover.move(rng.choice(mover.latest["view"]["legal"]), version)
+        assert answer["type"] == "ack", answer
+        acked.add(answer["action_id"])
+        version += 1
+        if version % 6 == 0:  # someone's connection drops; they come back on the other process
+            c = rng.choice(clients)
+            await c.close()
+            where[c] = "B" if where[c] == "A" else "A"
+            await connect_on(c, where[c], d, since=c.version)
+            reconnects += 1
+
+    # Nothing lost, nothing twice: the log is 1..N, holds every acknowledged move once and nothing else.
+    log = action_log(d.schema, table)
+    assert [r[0] for r in log] == list(range(1, version + 1))
+    logged = [r[3] for r in log]
+    assert sorted(x for x in logged if x is not None) == sorted(acked) and len(set(logged)) == len(logged)
+    for c in clients:
+        versions = [int(s["version"]) for s in c.states]
+        assert c.latest is not None and c.latest["version"] == version and c.latest["table_status"] == "over"
+        assert all(x <= y for x, y in itertools.pairwise(versions)), f"{c.label} went back"
+    publics = [[seat for seat, _ in c.latest["view"]["history"]] for c in clients if c.latest is not None]
+    assert all(p == publics[0] for p in publics), "the clients end on different histories"
+    assert d.a.get_json(f"/api/tables/{table}/record") == d.b.get_json(f"/api/tables/{table}/record")
+    figures.update(
+        moves=version,
+        reconnects=reconnects,
+        http_processes=sorted(http_on),
+        ws_processes=sorted(set(where.values())),
+    )
+    for c in clients:
+        await c.close()
+
+
+def test_clients_play_through_nginx_on_two_processes(deployment: Deployment) -> None:
+    """docs/deploy.md as deployed: four players over wss:// through nginx, on both processes on purpose,
+    reconnecting across them; no move lost or doubled, everyone on the same final state."""
+    figures: dict[str, Any] = {}
+    try:
+        asyncio.run(play_through_proxy(deployment, figures))
+    finally:
+        print(f"\nthrough nginx on two processes: {figures}")
+    assert figures["ws_processes"] == ["A", "B"]
+    # Plain HTTP is sent to HTTPS.
+    r = httpx.get(f"http://127.0.0.1:{deployment.nginx.http_port}/t/x", follow_redirects=False, timeout=5)
+    assert r.status_code == 301 and r.headers["location"].startswith("https://")
+
+
+def test_browser_game_through_nginx(deployment: Deployment, tmp_path: Path) -> None:
+    """One person in Chromium plays a whole game against two bots through nginx, reloading the page now
+    and then (round robin puts the reloaded page on the other process); the game ends on every process
+    with one move per version."""
+    import importlib.util
+
+    if importlib.util.find_spec("playwright") is None:
+        need_program("/nonexistent/playwright", "python3-playwright (or pip install playwright)")
+    from playwright.sync_api import sync_playwright
+
+    from test_browser import CHROMIUM, CHROMIUM_ARGS, Player
+
+    need_program(str(CHROMIUM), "chromium")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            ann = Player(browser, deployment.base, ignore_https_errors=True, viewport={"width": 1200, "height": 900})
+            table = ann.create_table("Ann", ["random", "heuristic"])
+            reloads = 0
+            while ann.wait_turn_or_end():
+                ann.act()
+                if len(ann.moves) % 5 == 0:
+                    ann.page.reload()
+                    ann.page.wait_for_function("(document.body.dataset.version ?? '') !== ''")
+                    reloads += 1
+                assert len(ann.moves) < 200, "the game does not end"
+            version = int(ann.body("version"))
+            errors = [e for e in ann.errors if "WebSocket" not in e]  # a reload may cut a socket mid-frame
+            ann.page.screenshot(path=str(tmp_path / "browser-through-nginx.png"), full_page=True)
+            ann.close()
+        finally:
+            browser.close()
+    log = action_log(deployment.schema, table)
+    assert [r[0] for r in log] == list(range(1, version + 1))
+    for p in (deployment.a, deployment.b):
+        assert p.get_json(f"/api/tables/{table}")["status"] == "over"
+    assert deployment.a.get_json(f"/api/tables/{table}/record") == deployment.b.get_json(f"/api/tables/{table}/record")
+    assert errors == [], errors
+    print(f"\nbrowser game through nginx: {len(log)} moves, {len(ann.moves)} by Ann, {reloads} reloads")

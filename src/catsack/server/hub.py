@@ -667,8 +667,11 @@ class Hub:
         log.info("table created", extra={"fields": {"table": table_id, "seats": seats, "bots": len(bots)}})
         return table
 
-    async def join(self, table: LiveTable, name: str, seat: int | None) -> tuple[int, str]:
-        """Give a person a seat: returns the seat and its secret token."""
+    async def join(
+        self, table: LiveTable, name: str, seat: int | None, *, token: str | None = None
+    ) -> tuple[int, str]:
+        """Give a person a seat: returns the seat and its secret token (``token``: one the caller
+        made, e.g. a rematch's, derived from the seat's old token so a second press finds the seat)."""
         async with table.lock:
             if table.status != "open":
                 raise TableError("table_full", "this table has no open seat", 409)
@@ -678,7 +681,7 @@ class Hub:
                 raise TableError("bad_request", f"no seat {seat} at a {len(table.players)}-seat table", 422)
             if table.players[seat].kind != "open":
                 raise TableError("seat_taken", f"seat {seat} is taken", 409)
-            token = secrets.token_urlsafe(24)
+            token = token or secrets.token_urlsafe(24)
             ok = await self.writer.run(self.store.claim_seat, table.id, seat, name, hash_token(token))
             if not ok:
                 await self.catch_up(table)

@@ -7,6 +7,7 @@
 import { api, ApiError, downloadJson, forgetSeat, h, joinTable, loadName, loadSeat, seatLabel } from "/static/api.js";
 import { cardLabel } from "/static/cards.js";
 import { TableConnection } from "/static/connection.js";
+import { addReviewButtons, noteRematch } from "/static/rematch.js";
 import { describeEvent } from "/static/events.js";
 import { languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
@@ -266,6 +267,10 @@ function handleFrame(frame) {
       appendLog(text, "notice");
       break;
     }
+    case "rematch": // issue 14: someone pressed "Play again"
+      noteRematch(frame);
+      render();
+      break;
     case "hint":
       state.hintPending = false;
       if (frame.version === state.version) state.hint = frame;
@@ -501,6 +506,7 @@ function render() {
             ).catch((err) => showBanner(t("err.record", { detail: err.message })))
         : null,
     });
+    addReviewButtons(final, tableId, state.seat);
   }
 
   const hintPanel = $("hint-panel");

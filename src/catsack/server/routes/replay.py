@@ -1,0 +1,245 @@
+"""Replays and post-game analysis (issue 14): the replay page, its data, record uploads, analyses.
+
+Who may see what (R23): a finished game from every perspective, everything
+included; an unfinished table only from the seat whose token is sent, and
+only that seat's views (what it was shown while playing). Analyses only once
+the game is over. An uploaded full record shows everything (its sender holds
+it all anyway); a redacted one only its seat's views.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Annotated, Any
+
+import orjson
+from fastapi import APIRouter, FastAPI, Header, HTTPException, Query, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from catsack.errors import CatsackError
+from catsack.game import Game
+from catsack.record import Record, loads_record, record_from_game
+from catsack.server.analysis_jobs import AnalysisJobs
+from catsack.server.hub import hash_token, seat_names, setup_from_json
+from catsack.server.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
+from catsack.server.routes.deps import hub_of
+from catsack.server.routes.pages import page
+from catsack.server.store import SeatRow, Store, TableRow
+
+__all__ = ["MAX_UPLOAD_BYTES", "router"]
+
+#: Largest record upload accepted. A whole 5-seat game's record is about 6 KiB.
+MAX_UPLOAD_BYTES = 64 * 1024
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    jobs = AnalysisJobs(app.state.hub)
+    await jobs.start()
+    app.state.analysis_jobs = jobs
+    try:
+        yield
+    finally:
+        await jobs.stop()
+
+
+router = APIRouter(lifespan=_lifespan)
+
+
+def jobs_of(request: Request) -> AnalysisJobs:
+    jobs: AnalysisJobs = request.app.state.analysis_jobs
+    return jobs
+
+
+def _json(obj: Any, status: int = 200) -> Response:
+    return Response(orjson.dumps(obj), status_code=status, media_type="application/json")
+
+
+# ---------------------------------------------------------------------- pages
+
+
+@router.get("/replay", include_in_schema=False)
+async def upload_page() -> Response:
+    return page("replay.html")
+
+
+@router.get("/replay/{table_id}", include_in_schema=False)
+async def replay_page(table_id: str) -> Response:
+    return page("replay.html")
+
+
+# ---------------------------------------------------------------------- loading
+
+
+def _load_game(store: Store, table_id: str) -> tuple[TableRow, list[SeatRow], Game] | None:
+    loaded = store.load(table_id)
+    if loaded is None or loaded[0].status == "abandoned":
+        return None
+    row, seats, actions = loaded
+    game = Game(setup_from_json(row.seats, row.setup))
+    for a in actions:
+        game.play(a.move)
+    return row, seats, game
+
+
+async def _table_game(request: Request, table_id: str) -> tuple[TableRow, list[SeatRow], Game]:
+    if not 1 <= len(table_id) <= 32:
+        raise HTTPException(404, f"no table {table_id[:40]!r}")
+    found = await asyncio.to_thread(_load_game, hub_of(request).store, table_id)
+    if found is None:
+        raise HTTPException(404, f"no table {table_id!r}")
+    return found
+
+
+def _token_seat(seats: list[SeatRow], authorization: str | None) -> int | None:
+    """The seat the bearer token holds; ``None`` without a token; 403 for a token that holds none."""
+    token = (authorization or "").removeprefix("Bearer ").strip()
+    if not token:
+        return None
+    h = hash_token(token)
+    for s in seats:
+        if s.kind == "human" and s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
+            return s.seat
+    raise HTTPException(403, "this token holds no seat at this table")
+
+
+def _perspective(text: str | None, allowed: list[Perspective]) -> Perspective:
+    if text is None:
+        return allowed[0]
+    chosen: Perspective = ALL if text == ALL else -1
+    if chosen != ALL:
+        try:
+            chosen = int(text)
+        except ValueError:
+            raise HTTPException(422, f"perspective must be 'all' or a seat number, not {text[:20]!r}") from None
+    if chosen not in allowed:
+        shown = ", ".join(str(p) for p in allowed)
+        raise HTTPException(403, f"perspective {text[:20]!r} is not open to you (open: {shown})")
+    return chosen
+
+
+# ---------------------------------------------------------------------- replay data
+
+
+@router.get("/api/tables/{table_id}/replay")
+async def table_replay(
+    request: Request,
+    table_id: str,
+    perspective: Annotated[str | None, Query(description="'all' or a seat number (0-based)")] = None,
+    authorization: Annotated[str | None, Header(description="Bearer <seat token>; needed before the end")] = None,
+) -> Response:
+    """Every frame of a table's game from one perspective (see docs/protocol.md, "Replays")."""
+    row, seats, game = await _table_game(request, table_id)
+    holder = _token_seat(seats, authorization)
+    if game.is_over:
+        allowed = available_perspectives(row.seats, full=True)
+    elif holder is None:
+        raise HTTPException(
+            409, "the game is not over: only a seat's own replay is available, with its token (Authorization: Bearer)"
+        )
+    else:
+        allowed = available_perspectives(row.seats, full=False, only=holder)
+    chosen = _perspective(perspective, allowed)
+    names = seat_names(seats)
+    payload = await asyncio.to_thread(
+        replay_payload,
+        game,
+        chosen,
+        names=names,
+        money_visible=bool(row.options.get("money_visible")) or game.is_over,
+        perspectives=allowed,
+        table=row.id,
+        title=row.name,
+    )
+    return _json(payload)
+
+
+async def _read_capped(request: Request, cap: int) -> bytes:
+    size = request.headers.get("content-length")
+    if size is not None and size.isdigit() and int(size) > cap:
+        raise HTTPException(413, f"a record file may be at most {cap // 1024} KiB")
+    chunks: list[bytes] = []
+    total = 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > cap:
+            raise HTTPException(413, f"a record file may be at most {cap // 1024} KiB")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _upload_payload(record: Record, text: str | None) -> dict[str, Any]:
+    game, only = record_game(record)
+    allowed = available_perspectives(record.seats, full=only is None, only=only)
+    chosen = _perspective(text, allowed)
+    names = record.players or [f"Seat {i + 1}" for i in range(record.seats)]
+    title = str(record.extra.get("event") or record.source or "Uploaded game")[:80]
+    return replay_payload(
+        game,
+        chosen,
+        names=list(names),
+        money_visible=only is None,
+        perspectives=allowed,
+        title=title,
+        extra={"redacted_for": only},
+    )
+
+
+@router.post("/api/replay")
+async def upload_replay(
+    request: Request,
+    perspective: Annotated[str | None, Query(description="'all' or a seat number (0-based)")] = None,
+    name: Annotated[str, Query(max_length=100, description="the file's name, for error messages")] = "your file",
+) -> Response:
+    """Replay a ``catsack/1`` record sent as the request body (at most 64 KiB). A bad record is
+    answered 422 with the record loader's message."""
+    body = await _read_capped(request, MAX_UPLOAD_BYTES)
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        raise HTTPException(422, f"{name}: not UTF-8 text (a catsack/1 record is JSON)") from None
+    try:
+        record = loads_record(text, source=name)
+        payload = await asyncio.to_thread(_upload_payload, record, perspective)
+    except CatsackError as exc:
+        raise HTTPException(422, str(exc)) from None
+    return _json(payload)
+
+
+# ---------------------------------------------------------------------- analysis
+
+
+class AnalysisRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    seat: int = Field(..., ge=0, le=4, description="the seat whose decisions to analyse")
+
+
+async def _finished(request: Request, table_id: str, seat: int) -> tuple[TableRow, list[SeatRow], Game]:
+    row, seats, game = await _table_game(request, table_id)
+    if not game.is_over:
+        raise HTTPException(409, "analyses are available once the game is over")
+    if not 0 <= seat < row.seats:
+        raise HTTPException(422, f"no seat {seat} at a {row.seats}-seat table (seats are 0 to {row.seats - 1})")
+    return row, seats, game
+
+
+@router.post("/api/tables/{table_id}/analysis")
+async def start_analysis(request: Request, table_id: str, body: AnalysisRequest) -> Response:
+    """Start the analysis of one seat of a finished game, or answer its progress or stored result."""
+    row, seats, game = await _finished(request, table_id, body.seat)
+    record = record_from_game(game, seat_names(seats), table=row.id)
+    address = request.client.host if request.client is not None else "?"
+    answer = await jobs_of(request).request(row.id, body.seat, record, address)
+    return _json(answer, 202 if answer["status"] == "running" else 200)
+
+
+@router.get("/api/tables/{table_id}/analysis")
+async def get_analysis(request: Request, table_id: str, seat: Annotated[int, Query(ge=0, le=4)]) -> Response:
+    """An analysis' progress (``running``, ``done``/``total``) or its result; ``none`` if never started."""
+    row, _seats, _game = await _finished(request, table_id, seat)
+    return _json(await jobs_of(request).status(row.id, seat))

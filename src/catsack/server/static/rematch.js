@@ -1,0 +1,55 @@
+// "Play again" and "Replay and analysis" on the table page's final panel (issue 14).
+//
+// The first "Play again" makes the rematch table on the server; everyone still at the old
+// table gets a `rematch` frame and joins it with one click, back at their own seat.
+
+import { api, h, saveSeat } from "/static/api.js";
+
+let offer = null; // the last `rematch` frame: {table, by, invite}
+
+/** Remember a rematch offer (a `rematch` frame from the server). */
+export function noteRematch(frame) {
+  if (typeof frame?.table === "string") offer = frame;
+}
+
+/** Take our seat at the rematch table (made now if nobody asked yet) and go there. */
+export async function playAgain(tableId, seat, button) {
+  if (button) button.disabled = true;
+  try {
+    const next = await api(`/api/tables/${encodeURIComponent(tableId)}/rematch`, { method: "POST", token: seat.token });
+    if (next.token !== null && next.seat !== null) saveSeat(next.table, next.seat, next.token, seat.name);
+    window.location.assign(`/t/${encodeURIComponent(next.table)}`);
+  } catch (err) {
+    if (button) {
+      button.disabled = false;
+      button.title = err.message;
+      button.after(h("span", { class: "form-error", role: "alert" }, ` ${err.message}`));
+    }
+  }
+}
+
+/** Add the review and rematch controls to the drawn final panel (`seat`: {seat, token, name} or null). */
+export function addReviewButtons(final, tableId, seat) {
+  const links = final.querySelector(".final-links") ?? final;
+  links.prepend(
+    h("a", { class: "button", id: "replay-link", href: `/replay/${encodeURIComponent(tableId)}` }, "Replay and analysis"),
+  );
+  if (seat?.token) {
+    const again = h("button", { class: "button primary", type: "button", id: "play-again" }, "Play again");
+    again.addEventListener("click", () => playAgain(tableId, seat, again));
+    links.prepend(again);
+  }
+  if (offer) {
+    const by = offer.by ? `${offer.by} wants to play again.` : "A new game was set up at this table.";
+    final.append(
+      h(
+        "p",
+        { class: "final-links rematch-offer", id: "rematch-offer", role: "status" },
+        h("span", {}, by),
+        seat?.token
+          ? h("button", { class: "button primary small", type: "button", onclick: (e) => playAgain(tableId, seat, e.currentTarget) }, "Join the new game")
+          : h("a", { class: "button small", href: offer.invite }, "Go to the new table"),
+      ),
+    );
+  }
+}

@@ -1,0 +1,637 @@
+// The replay page (issue 14): step through a game move by move, from one perspective, with a
+// score chart, the rounds' results and, for finished games of this server, the post-game analysis.
+//
+// Every frame comes from the server, computed by the rules core from the game (a seat's frames
+// are that seat's views: R23), and is drawn with the live table's components (render.js).
+
+import { api, ApiError, h, loadSeat } from "/static/api.js";
+import { cardKindClass, cardName } from "/static/cards.js";
+import { cardElement, drawHint, drawLastRound, drawMouseCards, drawRow, drawSeats } from "/static/render.js";
+
+const $ = (id) => document.getElementById(id);
+
+const POLL_MS = 400;
+const COLOURS = ["#c0392b", "#2471a3", "#229954", "#b9770e", "#7d3c98"];
+const MARKS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+
+const parts = window.location.pathname.split("/").filter(Boolean);
+const tableId = parts[0] === "replay" && parts[1] ? decodeURIComponent(parts[1]) : null;
+
+const state = {
+  data: null, // the replay payload (catsack-replay/1)
+  ply: 0,
+  perspective: null,
+  upload: null, // {text, name} of an uploaded record
+  analysis: null, // the analysis result shown, {seat, decisions, summary}
+  analysisSeat: 0,
+  polling: null,
+};
+
+// ---------------------------------------------------------------- small helpers
+
+function showBanner(text) {
+  $("banner-text").textContent = text;
+  $("banner").hidden = false;
+}
+
+function hideBanner() {
+  $("banner").hidden = true;
+}
+
+function names() {
+  return state.data?.names ?? [];
+}
+
+function perspectiveLabel(p) {
+  return p === "all" ? "Everything (all cards)" : `${names()[p] ?? `Seat ${p + 1}`}'s view`;
+}
+
+function hashParams() {
+  const params = new URLSearchParams(window.location.hash.slice(1));
+  const ply = Number(params.get("ply"));
+  const view = params.get("view");
+  return { ply: Number.isInteger(ply) && ply >= 0 ? ply : null, view };
+}
+
+function writeHash() {
+  const params = new URLSearchParams();
+  params.set("ply", String(state.ply));
+  if (state.perspective !== null && state.perspective !== state.data?.perspectives[0]) params.set("view", String(state.perspective));
+  history.replaceState(null, "", `#${params.toString()}`);
+}
+
+function parsePerspective(text) {
+  if (text === null || text === undefined) return null;
+  if (text === "all") return "all";
+  const n = Number(text);
+  return Number.isInteger(n) ? n : null;
+}
+
+// ---------------------------------------------------------------- loading
+
+async function fetchReplay(perspective) {
+  const query = perspective === null ? "" : `?perspective=${encodeURIComponent(String(perspective))}`;
+  if (state.upload) {
+    const name = encodeURIComponent(state.upload.name);
+    const sep = query ? "&" : "?";
+    let response;
+    try {
+      response = await fetch(`/api/replay${query}${sep}name=${name}`, { method: "POST", body: state.upload.text });
+    } catch {
+      throw new ApiError(0, "The server cannot be reached.");
+    }
+    const body = await response.json().catch(() => ({}));
+    if (!response.ok) throw new ApiError(response.status, body.detail ?? `${response.status} error`);
+    return body;
+  }
+  const token = loadSeat(tableId)?.token;
+  return api(`/api/tables/${encodeURIComponent(tableId)}/replay${query}`, { token });
+}
+
+async function load(perspective, ply) {
+  const data = await fetchReplay(perspective);
+  state.data = data;
+  state.perspective = data.perspective;
+  document.body.dataset.perspective = String(data.perspective);
+  document.body.dataset.plies = String(data.plies);
+  $("upload-panel").hidden = true;
+  $("replay").hidden = false;
+  const title = data.title || (tableId ? `Table ${tableId}` : "Game record");
+  $("replay-title").textContent = `Replay: ${title}`;
+  document.title = `Replay: ${title} — The Cat in the Sack`;
+  $("ply-slider").max = String(data.plies);
+  drawPerspectives();
+  drawTimeline();
+  drawRoundList();
+  drawChart();
+  drawRoundTable();
+  drawAnalysisForm();
+  drawFlags();
+  goto(ply ?? 0);
+  document.body.dataset.loaded = "yes";
+}
+
+// ---------------------------------------------------------------- stepping
+
+function goto(ply) {
+  const data = state.data;
+  if (!data) return;
+  state.ply = Math.max(0, Math.min(data.plies, Number(ply) || 0));
+  drawFrame();
+  writeHash();
+}
+
+function roundStep(direction) {
+  const starts = state.data?.round_starts ?? [];
+  if (direction > 0) {
+    const next = starts.find((s) => s > state.ply);
+    goto(next ?? state.data.plies);
+  } else {
+    const prev = [...starts].reverse().find((s) => s < state.ply);
+    goto(prev ?? 0);
+  }
+}
+
+function onKey(event) {
+  if (!state.data || event.ctrlKey || event.metaKey || event.altKey) return;
+  const target = event.target;
+  if (target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement) return;
+  if (target instanceof HTMLInputElement && target.id !== "ply-slider") return;
+  const actions = {
+    ArrowRight: () => goto(state.ply + 1),
+    ArrowLeft: () => goto(state.ply - 1),
+    ArrowDown: () => roundStep(1),
+    PageDown: () => roundStep(1),
+    ArrowUp: () => roundStep(-1),
+    PageUp: () => roundStep(-1),
+    Home: () => goto(0),
+    End: () => goto(state.data.plies),
+  };
+  const action = actions[event.key];
+  if (!action) return;
+  event.preventDefault(); // the slider would move by itself as well
+  action();
+}
+
+// ---------------------------------------------------------------- drawing: the frame
+
+function players() {
+  return names().map((name, seat) => ({ seat, name, kind: "human", status: "replay" }));
+}
+
+function drawFrame() {
+  const data = state.data;
+  const view = data.frames[state.ply];
+  const seatNames = names();
+  document.body.dataset.ply = String(state.ply);
+  document.body.dataset.phase = view.phase;
+  $("ply-slider").value = String(state.ply);
+  $("ply-label").textContent = `${state.ply} / ${data.plies}`;
+  const badge = $("round-badge");
+  badge.hidden = false;
+  badge.textContent = view.phase === "over" ? "Game over" : `Round ${view.round} / 9`;
+
+  drawSeats($("seats"), view, players(), seatNames, seatNames);
+  drawRow($("row"), view, seatNames, seatNames);
+  drawMouseCards($("mouse-cards"), view);
+  drawLastRound($("last-round"), view, seatNames, seatNames);
+  $("bank").textContent = `${view.bank} mice`;
+  $("high-bid").textContent = view.high_bid ? `${view.high_bid} (${seatNames[view.high_bidder]})` : "–";
+  $("start-player").textContent = seatNames[view.start] ?? "–";
+  drawHands(view);
+
+  let status;
+  if (state.ply === 0) status = "Start of the game: nobody has moved yet.";
+  else {
+    const [seat, text] = data.moves[state.ply - 1];
+    status = `Move ${state.ply} of ${data.plies}: ${seatNames[seat]} — ${text}`;
+  }
+  if (view.phase === "over") status += " · The game is over.";
+  $("status-line").textContent = status;
+
+  for (const item of document.querySelectorAll("#timeline li.current")) item.classList.remove("current");
+  const current = document.querySelector(`#timeline li[data-ply="${state.ply}"]`);
+  if (current) {
+    current.classList.add("current");
+    current.scrollIntoView({ block: "nearest" });
+  }
+  const round = view.phase === "over" ? 10 : view.round;
+  for (const item of document.querySelectorAll("#round-list li")) item.classList.toggle("current", Number(item.dataset.round) === round);
+  drawChartCursor(view.rounds.length);
+  drawDecision();
+}
+
+function drawHands(view) {
+  const panel = $("hands");
+  panel.hidden = !view.hands;
+  if (!view.hands) return;
+  const seatNames = names();
+  const rows = view.hands.map((hand, seat) =>
+    h(
+      "div",
+      { class: "hand-row", dataset: { seat: String(seat) } },
+      h("span", { class: "hand-owner" }, seatNames[seat]),
+      h("span", { class: "hand-cards" }, hand.map((token) => cardElement(token, { small: true }))),
+      h("span", { class: "muted removed" }, `removed: ${view.removed_all[seat]}`),
+    ),
+  );
+  if (view.dummy_deck) {
+    rows.push(
+      h(
+        "div",
+        { class: "hand-row dummy" },
+        h("span", { class: "hand-owner" }, "Dummy deck"),
+        h("span", { class: "hand-cards" }, view.dummy_deck.map((token) => cardElement(token, { small: true }))),
+        h("span", { class: "muted removed" }, `removed: ${view.dummy_removed}`),
+      ),
+    );
+  }
+  $("hands-list").replaceChildren(...rows);
+}
+
+// ---------------------------------------------------------------- drawing: lists
+
+function drawPerspectives() {
+  const select = $("perspective");
+  select.replaceChildren(
+    ...state.data.perspectives.map((p) =>
+      h("option", { value: String(p), selected: p === state.perspective }, perspectiveLabel(p)),
+    ),
+  );
+  $("perspective-box").hidden = state.data.perspectives.length < 2;
+}
+
+function drawTimeline() {
+  const data = state.data;
+  const seatNames = names();
+  const items = [h("li", { class: "move start", dataset: { ply: "0" } }, h("button", { type: "button", onclick: () => goto(0) }, "Start"))];
+  data.moves.forEach(([seat, text], i) => {
+    const round = data.round_starts.indexOf(i);
+    if (round >= 0) items.push(h("li", { class: "round-head" }, `Round ${round + 1}`));
+    items.push(
+      h(
+        "li",
+        { class: "move", dataset: { ply: String(i + 1), seat: String(seat) } },
+        h("button", { type: "button", onclick: () => goto(i + 1) }, `${i + 1}. ${seatNames[seat]}: ${text}`),
+      ),
+    );
+  });
+  $("timeline").replaceChildren(...items);
+}
+
+function drawRoundList() {
+  const data = state.data;
+  const seatNames = names();
+  $("round-list").replaceChildren(
+    ...data.round_starts.map((start, i) => {
+      const result = data.rounds[i];
+      let text = `Round ${i + 1}`;
+      if (result) text += result.void ? ": void" : `: ${seatNames[result.buyer]} bought for ${result.price}`;
+      return h("li", { dataset: { round: String(i + 1) } }, h("button", { type: "button", onclick: () => goto(start) }, text));
+    }),
+  );
+}
+
+function chips(tokens) {
+  return tokens.map((token) => h("span", { class: `chip ${cardKindClass(token)}`, title: cardName(token) }, token));
+}
+
+function drawRoundTable() {
+  const data = state.data;
+  const seatNames = names();
+  const head = h(
+    "thead",
+    {},
+    h("tr", {}, ...["Round", "Row", "Buyer", "Price", "Dogs chased", "Won", "Payouts"].map((t) => h("th", { scope: "col" }, t))),
+  );
+  const body = h(
+    "tbody",
+    {},
+    data.rounds.map((r) =>
+      h(
+        "tr",
+        { class: r.void ? "void" : "" },
+        h("th", { scope: "row" }, String(r.number)),
+        h("td", {}, chips(r.row)),
+        h("td", {}, r.void ? "void" : seatNames[r.buyer]),
+        h("td", {}, r.void ? "–" : String(r.price)),
+        h("td", {}, r.chased.length ? chips(r.chased) : "–"),
+        h("td", {}, r.won.length ? chips(r.won) : "–"),
+        h("td", {}, r.payouts.length ? r.payouts.map(([s, a]) => `${seatNames[s]} +${a}`).join(", ") : "–"),
+      ),
+    ),
+  );
+  $("round-table").replaceChildren(h("caption", {}, "Every round: the row, who bought it, what the dogs chased (R16), who passed for mice (R13)"), head, body);
+}
+
+// ---------------------------------------------------------------- the chart
+
+const SVG = "http://www.w3.org/2000/svg";
+
+function svg(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, String(v));
+  for (const c of children) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+function drawChart() {
+  const chart = state.data.chart;
+  const seatNames = names();
+  const width = 640;
+  const height = 260;
+  const m = { left: 40, right: 120, top: 14, bottom: 30 };
+  const values = chart.flatMap((c) => c.score.map((s, i) => s ?? c.cats[i]));
+  const top = Math.max(10, ...values);
+  const bottom = Math.min(0, ...values);
+  const x = (round) => m.left + ((width - m.left - m.right) * round) / 9;
+  const y = (v) => m.top + ((height - m.top - m.bottom) * (top - v)) / (top - bottom || 1);
+  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "score-chart", role: "img", "aria-label": "Each seat's score (cats plus mice) after every round" });
+  for (let r = 0; r <= 9; r += 1) {
+    root.append(svg("line", { x1: x(r), x2: x(r), y1: m.top, y2: height - m.bottom, class: "grid" }));
+    root.append(svg("text", { x: x(r), y: height - 10, "text-anchor": "middle", class: "axis" }, r === 0 ? "start" : String(r)));
+  }
+  const step = Math.max(5, Math.ceil((top - bottom) / 6 / 5) * 5);
+  for (let v = Math.ceil(bottom / step) * step; v <= top; v += step) {
+    root.append(svg("line", { x1: m.left, x2: width - m.right, y1: y(v), y2: y(v), class: "grid" }));
+    root.append(svg("text", { x: m.left - 6, y: y(v) + 4, "text-anchor": "end", class: "axis" }, String(v)));
+  }
+  root.append(svg("line", { id: "chart-cursor", x1: x(0), x2: x(0), y1: m.top, y2: height - m.bottom, class: "cursor" }));
+  seatNames.forEach((name, seat) => {
+    const colour = COLOURS[seat % COLOURS.length];
+    const secret = chart.some((c) => c.score[seat] === null);
+    const points = chart.map((c) => [x(c.round), y(c.score[seat] ?? c.cats[seat])]);
+    root.append(
+      svg("polyline", {
+        points: points.map(([px, py]) => `${px.toFixed(1)},${py.toFixed(1)}`).join(" "),
+        fill: "none",
+        stroke: colour,
+        "stroke-width": 2.5,
+        "stroke-dasharray": secret ? "5 4" : "none",
+        class: "series",
+        "data-seat": seat,
+      }),
+    );
+    for (const [px, py] of points) root.append(svg("circle", { cx: px.toFixed(1), cy: py.toFixed(1), r: 3, fill: colour }));
+    const last = chart.at(-1);
+    const value = last.score[seat] ?? last.cats[seat];
+    root.append(
+      svg("text", { x: width - m.right + 8, y: m.top + 16 + seat * 18, fill: colour, class: "legend" }, `${name}: ${value}${secret ? " (cats)" : ""}`),
+    );
+  });
+  const note = chart.some((c) => c.score.some((s) => s === null))
+    ? h("p", { class: "muted" }, "Dashed: cats only, since that seat's money was secret in this view (R24).")
+    : null;
+  $("chart").replaceChildren(root, ...(note ? [note] : []));
+}
+
+function drawChartCursor(roundsDone) {
+  const cursor = document.getElementById("chart-cursor");
+  if (!cursor) return;
+  const width = 640;
+  const px = 40 + ((width - 40 - 120) * roundsDone) / 9;
+  cursor.setAttribute("x1", px.toFixed(1));
+  cursor.setAttribute("x2", px.toFixed(1));
+}
+
+// ---------------------------------------------------------------- analysis
+
+function analysable() {
+  return Boolean(tableId && state.data?.table && state.data.over);
+}
+
+function drawAnalysisForm() {
+  const seatNames = names();
+  const select = $("analysis-seat");
+  const usable = analysable();
+  $("analysis-form").hidden = !usable;
+  $("analysis-note").textContent = usable
+    ? "The strong bot searches every decision of one seat from what that seat knew then, values each option in points, and marks the costly ones."
+    : state.data?.table
+      ? "The analysis opens once the game is over."
+      : "Analyses are made for games played on this server; for a record file use `catsack analyse RECORD --seat N`.";
+  if (!usable) return;
+  if (!select.options.length) {
+    select.replaceChildren(...seatNames.map((name, seat) => h("option", { value: String(seat) }, name)));
+    const own = loadSeat(tableId);
+    if (own) select.value = String(own.seat);
+    state.analysisSeat = Number(select.value);
+    fetchAnalysis(false);
+  }
+}
+
+async function fetchAnalysis(start) {
+  const seat = state.analysisSeat;
+  const path = `/api/tables/${encodeURIComponent(tableId)}/analysis`;
+  let answer;
+  try {
+    answer = start ? await api(path, { method: "POST", body: { seat } }) : await api(`${path}?seat=${seat}`);
+  } catch (err) {
+    showBanner(`Analysis: ${err.message}`);
+    $("analysis-button").disabled = false;
+    return;
+  }
+  if (seat !== state.analysisSeat) return; // the seat was changed meanwhile
+  showAnalysis(answer);
+}
+
+function showAnalysis(answer) {
+  clearTimeout(state.polling);
+  const progress = $("analysis-progress");
+  const button = $("analysis-button");
+  document.body.dataset.analysis = answer.status;
+  if (answer.status === "running") {
+    progress.hidden = false;
+    button.disabled = true;
+    $("analysis-bar").max = Math.max(1, answer.total);
+    $("analysis-bar").value = answer.done;
+    $("analysis-progress-text").textContent = `${answer.done} of ${answer.total} decisions analysed…`;
+    state.polling = setTimeout(() => fetchAnalysis(false), POLL_MS);
+    return;
+  }
+  progress.hidden = true;
+  button.disabled = false;
+  if (answer.status === "failed") {
+    showBanner(`The analysis failed: ${answer.result?.error ?? "unknown error"}. Try again.`);
+    return;
+  }
+  if (answer.status !== "done") {
+    state.analysis = null;
+    $("analysis-summary").hidden = true;
+    button.textContent = "Analyse";
+    drawFlags();
+    drawDecision();
+    return;
+  }
+  button.textContent = "Analysed";
+  button.disabled = true;
+  state.analysis = { seat: answer.seat, seed: answer.seed, level: answer.level, ...answer.result };
+  drawSummary();
+  drawFlags();
+  drawDecision();
+}
+
+function drawSummary() {
+  const a = state.analysis;
+  const s = a.summary;
+  const name = names()[a.seat];
+  $("analysis-summary").hidden = false;
+  $("analysis-summary").replaceChildren(
+    h("h3", {}, `${name}: ${s.decisions} decisions`),
+    h(
+      "dl",
+      { class: "summary-facts" },
+      h("div", {}, h("dt", {}, "Points lost per decision (accuracy)"), h("dd", { id: "accuracy" }, s.lost_per_decision.toFixed(2))),
+      h("div", {}, h("dt", {}, "Points lost in all"), h("dd", {}, s.lost.toFixed(1))),
+      h("div", {}, h("dt", {}, "Bot's choice played"), h("dd", {}, `${s.agreed} of ${s.decisions}`)),
+      h("div", { class: "flag-inaccuracy" }, h("dt", {}, `Inaccuracies (${MARKS.inaccuracy})`), h("dd", {}, String(s.inaccuracy))),
+      h("div", { class: "flag-mistake" }, h("dt", {}, `Mistakes (${MARKS.mistake})`), h("dd", {}, String(s.mistake))),
+      h("div", { class: "flag-blunder" }, h("dt", {}, `Blunders (${MARKS.blunder})`), h("dd", {}, String(s.blunder))),
+    ),
+    h(
+      "p",
+      { class: "muted" },
+      `Lost value: the preferred move's value minus the played move's, in points. Inaccuracy from ${a.thresholds.inaccuracy}, ` +
+        `mistake from ${a.thresholds.mistake}, blunder from ${a.thresholds.blunder} points. ` +
+        `Same numbers from the command line: catsack analyse RECORD --seat ${a.seat} --seed ${a.seed}` +
+        (a.level && a.level !== "default" ? ` --level ${a.level}` : ""),
+    ),
+  );
+}
+
+function decisionAt(moveIndex) {
+  return state.analysis?.decisions.find((d) => d.ply === moveIndex) ?? null;
+}
+
+function drawFlags() {
+  for (const item of document.querySelectorAll("#timeline li.move")) {
+    item.classList.remove("flag", "flag-inaccuracy", "flag-mistake", "flag-blunder", "analysed");
+    item.querySelector(".mark")?.remove();
+    delete item.dataset.flag;
+  }
+  const ticks = [];
+  const plies = state.data?.plies || 1;
+  for (const d of state.analysis?.decisions ?? []) {
+    const item = document.querySelector(`#timeline li.move[data-ply="${d.ply + 1}"]`);
+    if (!item) continue;
+    item.classList.add("analysed");
+    if (!d.class) continue;
+    item.classList.add("flag", `flag-${d.class}`);
+    item.dataset.flag = d.class;
+    item.querySelector("button").append(h("span", { class: "mark", title: `${d.class}: ${d.lost.toFixed(1)} points lost` }, ` ${MARKS[d.class]}`));
+    ticks.push(
+      h("button", {
+        type: "button",
+        class: `tick flag-${d.class}`,
+        style: `left: ${((100 * (d.ply + 1)) / plies).toFixed(2)}%`,
+        title: `Move ${d.ply + 1}: ${d.class}`,
+        tabindex: "-1",
+        onclick: () => goto(d.ply + 1),
+      }),
+    );
+  }
+  $("slider-flags").replaceChildren(...ticks);
+}
+
+/** The analysed decision behind the move just shown (the move that led to this frame). */
+function drawDecision() {
+  const panel = $("decision");
+  const d = state.ply > 0 ? decisionAt(state.ply - 1) : null;
+  panel.hidden = !d;
+  if (!d) return;
+  const seatNames = names();
+  const view = state.data.frames[d.ply];
+  const verdict = d.class
+    ? h("span", { class: `verdict flag-${d.class}` }, `${d.class} ${MARKS[d.class]}: ${d.lost.toFixed(1)} points lost`)
+    : h("span", { class: "verdict good" }, d.played === d.best ? "the bot's choice" : `${d.lost.toFixed(1)} points lost`);
+  const hint = h("div", { class: "decision-values" });
+  drawHint(hint, d, view, seatNames);
+  const switchView =
+    state.perspective !== d.seat && state.analysis.seat !== state.perspective && state.data.perspectives.includes(state.analysis.seat)
+      ? h("button", { type: "button", class: "button small", onclick: () => changePerspective(state.analysis.seat) }, `See ${seatNames[state.analysis.seat]}'s view`)
+      : null;
+  panel.replaceChildren(
+    h("h3", { class: "label" }, `Decision at move ${d.ply + 1} (round ${d.round}, ${d.phase})`),
+    h("p", {}, `${seatNames[state.analysis.seat]} played `, h("strong", {}, d.played), "; the bot prefers ", h("strong", {}, d.best), " — ", verdict),
+    hint,
+    switchView,
+  );
+}
+
+async function changePerspective(p, ply = state.ply) {
+  try {
+    await load(p, ply);
+  } catch (err) {
+    showBanner(`Cannot show that view: ${err.message}`);
+  }
+}
+
+// ---------------------------------------------------------------- upload
+
+async function openFile(file) {
+  const error = $("upload-error");
+  error.hidden = true;
+  if (!file) return;
+  if (file.size > 64 * 1024) {
+    error.textContent = `${file.name}: larger than 64 KiB, so not a catsack/1 record.`;
+    error.hidden = false;
+    return;
+  }
+  state.upload = { text: await file.text(), name: file.name };
+  try {
+    await load(null, hashParams().ply ?? 0);
+  } catch (err) {
+    state.upload = null;
+    error.textContent = err.message;
+    error.hidden = false;
+    $("upload-panel").hidden = false;
+    $("replay").hidden = true;
+  }
+}
+
+function setUpUpload() {
+  $("upload-panel").hidden = false;
+  const zone = $("drop-zone");
+  $("record-file").addEventListener("change", (event) => openFile(event.target.files[0]));
+  zone.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    zone.classList.add("dragging");
+  });
+  zone.addEventListener("dragleave", () => zone.classList.remove("dragging"));
+  zone.addEventListener("drop", (event) => {
+    event.preventDefault();
+    zone.classList.remove("dragging");
+    openFile(event.dataTransfer.files[0]);
+  });
+}
+
+// ---------------------------------------------------------------- start
+
+async function start() {
+  $("banner-close").addEventListener("click", hideBanner);
+  $("first-button").addEventListener("click", () => goto(0));
+  $("last-button").addEventListener("click", () => goto(state.data?.plies ?? 0));
+  $("back-button").addEventListener("click", () => goto(state.ply - 1));
+  $("next-button").addEventListener("click", () => goto(state.ply + 1));
+  $("round-back").addEventListener("click", () => roundStep(-1));
+  $("round-next").addEventListener("click", () => roundStep(1));
+  $("ply-slider").addEventListener("input", (event) => goto(Number(event.target.value)));
+  $("perspective").addEventListener("change", (event) => changePerspective(parsePerspective(event.target.value)));
+  $("analysis-seat").addEventListener("change", (event) => {
+    state.analysisSeat = Number(event.target.value);
+    state.analysis = null;
+    $("analysis-button").textContent = "Analyse";
+    $("analysis-button").disabled = false;
+    fetchAnalysis(false);
+  });
+  $("analysis-button").addEventListener("click", () => {
+    $("analysis-button").disabled = true;
+    fetchAnalysis(true);
+  });
+  document.addEventListener("keydown", onKey);
+  window.addEventListener("hashchange", () => {
+    const { ply, view } = hashParams();
+    const wanted = parsePerspective(view) ?? state.data?.perspectives[0] ?? null;
+    if (state.data && wanted !== null && wanted !== state.perspective) changePerspective(wanted, ply ?? state.ply);
+    else if (ply !== null && ply !== state.ply) goto(ply);
+  });
+
+  if (!tableId) {
+    setUpUpload();
+    return;
+  }
+  $("back-to-table").href = `/t/${encodeURIComponent(tableId)}`;
+  $("back-to-table").textContent = "Back to the table";
+  const { ply, view } = hashParams();
+  try {
+    await load(parsePerspective(view), ply);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 403 && view !== null) {
+      await load(null, ply).catch((again) => showBanner(again.message));
+      return;
+    }
+    showBanner(err instanceof ApiError && err.status === 404 ? "This table does not exist." : err.message);
+  }
+}
+
+start();

@@ -1,0 +1,299 @@
+"""The replay page, post-game analysis and "Play again" in a real browser (issue 14).
+
+Playwright drives Debian's Chromium against a `catsack serve` subprocess (the
+server helper of test_browser.py) with no bot delay and a cheap analysis
+level. Games are finished by bots, or by the test itself over the WebSocket
+for the seats of people, so the browser is used for what is under test.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from test_browser import CHROMIUM, CHROMIUM_ARGS, Server, _skip_or_fail, _unavailable
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
+
+TIMEOUT_MS = 15_000
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    reason = _unavailable()
+    if reason:
+        _skip_or_fail(reason)
+    own = Server(tmp_path_factory.mktemp("replay-server"), {"CATSACK_ANALYSIS_LEVEL": "iters=4"})
+    try:
+        own.start()
+        yield own.base
+    finally:
+        own.stop()
+
+
+@pytest.fixture(scope="module")
+def browser(server: str) -> Iterator[Browser]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def pages(browser: Browser) -> Iterator[Callable[..., Page]]:
+    """New pages, each in its own browser context; JavaScript errors fail the test."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def make(init_script: str | None = None) -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        if init_script:
+            context.add_init_script(init_script)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(TIMEOUT_MS)
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert errors == []
+
+
+def call(base: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method="GET" if body is None else "POST")
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        return json.load(answer)
+
+
+def wait_over(base: str, table: str) -> None:
+    deadline = time.monotonic() + 30
+    while call(base, f"/api/tables/{table}")["status"] != "over":
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def finished(server: str) -> str:
+    """A finished 4-seat game of bots."""
+    table = call(server, "/api/tables", {"seats": 4, "bots": {str(i): "heuristic" for i in range(4)}})["table"]
+    wait_over(server, table)
+    return str(table)
+
+
+def body(page: Page, name: str) -> str:
+    value: str = page.evaluate(f"document.body.dataset.{name} ?? ''")
+    return value
+
+
+def wait_ply(page: Page, ply: int) -> None:
+    page.wait_for_function(f"document.body.dataset.ply === '{ply}'")
+
+
+def test_replay_steps_by_keys_and_slider_switches_perspective_and_follows_links(
+    pages: Callable[..., Page], server: str, finished: str, tmp_path: Path
+) -> None:
+    data = call(server, f"/api/tables/{finished}/replay")
+    plies, starts = data["plies"], data["round_starts"]
+    page = pages()
+    page.goto(f"{server}/replay/{finished}")
+    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    assert body(page, "ply") == "0" and body(page, "perspective") == "all"
+    assert page.locator("#timeline li.move").count() == plies + 1  # the start and every move
+    assert page.locator("#round-list li").count() == 9
+    assert page.locator("#round-table tbody tr").count() == 9
+    assert page.locator("#chart svg polyline.series").count() == 4
+
+    # Keys: moves with the arrows, rounds with up/down, both ends with Home/End.
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    wait_ply(page, 3)
+    page.keyboard.press("ArrowLeft")
+    wait_ply(page, 2)
+    page.keyboard.press("ArrowDown")
+    wait_ply(page, starts[1])
+    assert "Round 2" in page.inner_text("#round-badge")
+    page.keyboard.press("ArrowUp")
+    wait_ply(page, starts[0])
+    page.keyboard.press("End")
+    wait_ply(page, plies)
+    assert body(page, "phase") == "over"
+    page.click("#first-button")
+    wait_ply(page, 0)
+    assert page.url.endswith("#ply=0")
+
+    # The slider: a click in its middle, then arrow keys while it has the focus.
+    slider = page.locator("#ply-slider")
+    box = slider.bounding_box()
+    assert box is not None
+    slider.click(position={"x": box["width"] / 2, "y": box["height"] / 2})
+    page.wait_for_function("document.body.dataset.ply !== '0'")
+    middle = int(body(page, "ply"))
+    assert abs(middle - plies / 2) <= plies / 10, (middle, plies)
+    slider.press("ArrowRight")
+    wait_ply(page, middle + 1)
+    assert page.url.endswith(f"#ply={middle + 1}")
+
+    # Everything: each seat's hand and removed card; one seat's view: only its own cards (R23).
+    page.keyboard.press("Home")
+    page.keyboard.press("ArrowRight")
+    wait_ply(page, 1)
+    assert page.locator("#hands .hand-row").count() == 4 and page.is_visible("#hands")
+    assert page.locator("#row .card.back").count() == 0  # the placed card shows its face
+    page.select_option("#perspective", "2")
+    page.wait_for_function("document.body.dataset.perspective === '2'")
+    wait_ply(page, 1)  # the same moment, seen by seat 2
+    assert page.is_hidden("#hands")
+    assert page.locator("#row .card.back").count() == 1  # seat 0's card is face down to seat 2
+    assert "view=2" in page.url
+
+    # A shared link opens at its move (and view).
+    other = pages()
+    target = min(57, plies)
+    other.goto(f"{server}/replay/{finished}#ply={target}")
+    other.wait_for_function("document.body.dataset.loaded === 'yes'")
+    wait_ply(other, target)
+    assert other.locator("#timeline li.current").get_attribute("data-ply") == str(target)
+    other.goto(f"{server}/replay/{finished}#ply=5&view=1")  # a new hash on the open page
+    other.wait_for_function("document.body.dataset.perspective === '1'")
+    wait_ply(other, 5)
+    other.reload()  # and opened afresh
+    other.wait_for_function("document.body.dataset.perspective === '1'")
+    wait_ply(other, 5)
+    other.screenshot(path=str(tmp_path / "replay.png"), full_page=True)
+
+
+def test_analysis_flags_decisions_on_the_timeline(pages: Callable[..., Page], server: str, finished: str) -> None:
+    page = pages()
+    page.goto(f"{server}/replay/{finished}")
+    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    page.select_option("#analysis-seat", "1")
+    page.click("#analysis-button")
+    page.wait_for_function("document.body.dataset.analysis === 'done'", timeout=60_000)
+    result = call(server, f"/api/tables/{finished}/analysis?seat=1")["result"]
+    flagged = [d for d in result["decisions"] if d["class"]]
+    assert flagged, "a level this cheap always misjudges some decisions"
+    assert page.locator("#timeline li.flag").count() == len(flagged)
+    assert page.locator("#slider-flags .tick").count() == len(flagged)
+    assert page.locator("#timeline li.analysed").count() == len(result["decisions"])
+    assert float(page.inner_text("#accuracy")) == pytest.approx(result["summary"]["lost_per_decision"], abs=0.01)
+    first = flagged[0]
+    page.locator(f'#timeline li.flag[data-ply="{first["ply"] + 1}"] button').click()
+    wait_ply(page, first["ply"] + 1)
+    panel = page.inner_text("#decision")
+    assert first["class"] in panel and "decision at move" in panel.lower()
+    assert page.locator("#decision .hint-values li").count() == len(first["values"])
+
+    # Served again from the database: a new page shows it at once.
+    again = pages()
+    again.goto(f"{server}/replay/{finished}")
+    again.wait_for_function("document.body.dataset.loaded === 'yes'")
+    again.select_option("#analysis-seat", "1")
+    again.wait_for_function("document.body.dataset.analysis === 'done'")
+    assert again.locator("#timeline li.flag").count() == len(flagged)
+
+
+def test_upload_a_record_file(pages: Callable[..., Page], server: str, finished: str, tmp_path: Path) -> None:
+    good = tmp_path / "game.json"
+    with urllib.request.urlopen(f"{server}/api/tables/{finished}/record", timeout=10) as answer:
+        good.write_bytes(answer.read())
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "catsack/1", "seats": 4, "start": 9, "removed": [], "moves": []}')
+    page = pages()
+    page.goto(f"{server}/replay")
+    page.wait_for_selector("#upload-panel:not([hidden])")
+    page.set_input_files("#record-file", str(bad))
+    page.wait_for_selector("#upload-error:not([hidden])")
+    assert "broken.json" in page.inner_text("#upload-error") and "'start'" in page.inner_text("#upload-error")
+    page.set_input_files("#record-file", str(good))
+    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    assert body(page, "perspective") == "all"
+    page.keyboard.press("End")
+    page.wait_for_function("document.body.dataset.phase === 'over'")
+    assert page.locator("#analysis-form").is_hidden()
+
+
+def finish_with_sockets(base: str, table: str, tokens: dict[int, str]) -> None:
+    """Play the people's seats over catsack-ws/1 (first legal move, passing when it can) to the end."""
+    from websockets.sync.client import connect
+
+    with contextlib.ExitStack() as stack:
+        socks = {}
+        for seat, token in tokens.items():
+            ws = stack.enter_context(connect(base.replace("http", "ws", 1) + "/ws"))
+            ws.send(json.dumps({"type": "hello", "protocol": "catsack-ws/1", "table": table, "token": token}))
+            socks[seat] = ws
+        n = 0
+        deadline = time.monotonic() + 60
+        while True:
+            assert time.monotonic() < deadline, "the game did not end"
+            st = call(base, f"/api/tables/{table}/state")
+            if st["view"]["phase"] == "over":
+                return
+            seat = st["view"]["to_move"]
+            if seat not in socks:
+                time.sleep(0.01)
+                continue
+            mine = call(base, f"/api/tables/{table}/state", token=tokens[seat])
+            legal = mine["view"]["legal"]
+            n += 1
+            move = "pass" if "pass" in legal else legal[0]
+            socks[seat].send(
+                json.dumps({"type": "move", "action_id": f"m{n}", "version": mine["version"], "move": move})
+            )
+            while True:
+                frame = json.loads(socks[seat].recv(timeout=10))
+                if frame.get("action_id") == f"m{n}":
+                    break
+
+
+def test_play_again_in_two_browsers(pages: Callable[..., Page], server: str) -> None:
+    """Both people press "Play again" and land at one new table, each at their own seat."""
+    table = call(server, "/api/tables", {"seats": 4, "bots": {"2": "heuristic", "3": "random"}})["table"]
+    people = {}
+    for name in ("Ann", "Bea"):
+        joined = call(server, f"/api/tables/{table}/join", {"name": name})
+        people[name] = joined
+    finish_with_sockets(server, table, {p["seat"]: p["token"] for p in people.values()})
+
+    browsers = {}
+    for name, joined in people.items():
+        seat = {"seat": joined["seat"], "token": joined["token"], "name": name, "saved": 1}
+        script = f"localStorage.setItem('catsack:seat:{table}', JSON.stringify({json.dumps(seat)}))"
+        page = pages(init_script=script)
+        page.goto(f"{server}/t/{table}")
+        page.wait_for_selector("#final:not([hidden]) #play-again")
+        assert page.is_visible("#replay-link")
+        browsers[name] = page
+
+    ann, bea = browsers["Ann"], browsers["Bea"]
+    ann.click("#play-again")
+    ann.wait_for_url(lambda url: "/t/" in url and not url.endswith(f"/t/{table}"))
+    new = ann.url.rsplit("/", 1)[1]
+    assert new != table
+    bea.wait_for_selector("#rematch-offer")  # Bea's page was told
+    assert "Ann" in bea.inner_text("#rematch-offer")
+    bea.click("#play-again")
+    bea.wait_for_url(f"{server}/t/{new}")
+    for name, page in browsers.items():
+        page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+        assert body(page, "seat") == str(people[name]["seat"])
+    info = call(server, f"/api/tables/{new}")
+    assert [p["kind"] for p in info["players"]] == ["human", "human", "bot", "bot"]

@@ -7,10 +7,12 @@ Each iteration plays ``--batch-games`` games per seat count
 seat count on the new rows for ``--epochs`` passes with Adam: the win-share
 and margin heads on every row, the Q head of the action taken on the
 learner's rows (regressed on the seat's final mixed return: Monte-Carlo
-targets, no bootstrapping). Every ``--snapshot-every`` iterations a frozen
-copy joins the league. All randomness flows from ``--seed`` through one
+targets, no bootstrapping). An exponential moving average of the weights
+(``--ema``) is what the quick evaluation plays, what joins the league as a
+frozen snapshot every ``--snapshot-every`` iterations, and what is
+exported. All randomness flows from ``--seed`` through one
 numpy generator, whose state the checkpoint keeps with the networks, Adam's
-moments and the snapshots: resuming gives the very run an uninterrupted
+moments, the averaged weights and the snapshots: resuming gives the very run an uninterrupted
 one would have given. Progress is printed one line per iteration.
 """
 
@@ -37,7 +39,7 @@ from catsack.learn.selfplay import ROLES, play_batch, sample_roles
 __all__ = ["CheckpointError", "TrainConfig", "Trainer", "main", "parse_league"]
 
 CHECKPOINT_FORMAT = "catsack-learn-checkpoint/1"
-DEFAULT_LEAGUE = "self=0.45,snapshot=0.2,heuristic=0.25,random=0.1"
+DEFAULT_LEAGUE = "self=0.43,snapshot=0.2,heuristic=0.25,random=0.1,ismcts=0.02"
 EVAL_SEED = 900_000  # the quick evaluation's deals never come from the training generator
 
 
@@ -76,7 +78,8 @@ class TrainConfig:
     batch_games: int = 32
     seed: int = 0
     hidden: tuple[int, ...] = (128, 128)
-    lr: float = 1e-3
+    lr: float = 5e-4
+    ema: float = 0.995  # decay per Adam step of the averaged weights that are evaluated, snapshotted and shipped
     epochs: int = 2
     minibatch: int = 256
     epsilon: float = 0.05
@@ -106,6 +109,9 @@ class Trainer:
         self.rng = np.random.default_rng(config.seed)
         self.nets = {n: MLP.create(feature_size(n), config.hidden, self.rng) for n in config.seats}
         self.adams = {n: Adam(lr=config.lr) for n in config.seats}
+        # Monte-Carlo targets are noisy (one game's 0/1 outcome), so the trained weights wander from one
+        # iteration to the next; their exponential moving average plays far more steadily (Polyak averaging).
+        self.averaged = {n: net.copy() for n, net in self.nets.items()}
         self.snapshots: list[dict[int, MLP]] = []
         self.iteration = 0
         self.games_done = dict.fromkeys(config.seats, 0)
@@ -127,6 +133,9 @@ class Trainer:
                 mb = Batch(batch.x[idx], batch.win[idx], batch.margin[idx], batch.action[idx])
                 losses, grads = net.loss_and_grads(mb)
                 self.adams[n].step(net.params, grads)
+                for avg, p in zip(self.averaged[n].params, net.params, strict=True):
+                    avg *= cfg.ema
+                    avg += (1.0 - cfg.ema) * p
                 for k, v in losses.items():
                     totals[k] += v
                 steps += 1
@@ -148,7 +157,7 @@ class Trainer:
             entry[f"{n}p"] = {"rows": len(batch), "self_share": round(stats.share("self")[0], 3), **losses}
         self.iteration += 1
         if self.iteration % cfg.snapshot_every == 0:
-            self.snapshots.append({n: net.copy() for n, net in self.nets.items()})
+            self.snapshots.append({n: net.copy() for n, net in self.averaged.items()})
             del self.snapshots[: -cfg.max_snapshots]
         if cfg.eval_every and self.iteration % cfg.eval_every == 0:
             entry["eval_vs_heuristic"] = self.quick_eval()
@@ -164,7 +173,7 @@ class Trainer:
             rng = np.random.default_rng(EVAL_SEED + n)
             games = range(self.config.eval_games)
             roles = [tuple("self" if s == g % n else "heuristic" for s in range(n)) for g in games]
-            _, stats = play_batch(n, roles, self.nets[n], [], rng, epsilon=0.0, learn=False)
+            _, stats = play_batch(n, roles, self.averaged[n], [], rng, epsilon=0.0, learn=False)
             out[f"{n}p"] = round(stats.share("self")[0], 3)
         return out
 
@@ -178,6 +187,7 @@ class Trainer:
         arrays: dict[str, Any] = {}
         for n, net in self.nets.items():
             arrays.update(net.to_arrays(f"net/s{n}"))
+            arrays.update(self.averaged[n].to_arrays(f"avg/s{n}"))
             arrays.update(self.adams[n].to_arrays(f"adam/s{n}"))
         for k, snap in enumerate(self.snapshots):
             for n, net in snap.items():
@@ -216,6 +226,7 @@ class Trainer:
         self.rng.bit_generator.state = state["rng"]
         for n in config.seats:
             self.nets[n] = MLP.from_arrays(arrays, f"net/s{n}")
+            self.averaged[n] = MLP.from_arrays(arrays, f"avg/s{n}")
             self.adams[n] = Adam.from_arrays(arrays, f"adam/s{n}", config.lr)
         self.snapshots = [
             {n: MLP.from_arrays(arrays, f"snap{k}/s{n}") for n in config.seats} for k in range(state["snapshots"])
@@ -251,7 +262,7 @@ def export(trainer: Trainer, path: str | Path, command: Sequence[str], extra: Ma
         "last_eval_vs_heuristic": _last_eval(trainer),
         **(extra or {}),
     }
-    save_nets(path, trainer.nets, meta)
+    save_nets(path, trainer.averaged, meta)
     path.with_suffix(".json").write_text(json.dumps({**meta, "log": trainer.log}, indent=1, sort_keys=True) + "\n")
 
 
@@ -283,6 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=d.seed)
     p.add_argument("--hidden", default="128,128", help="hidden layer sizes")
     p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--ema", type=float, default=d.ema, help="decay of the averaged weights (shipped) per step")
     p.add_argument("--epochs", type=int, default=d.epochs, help="passes over each iteration's rows")
     p.add_argument("--epsilon", type=float, default=d.epsilon, help="exploration of the learner's seats")
     p.add_argument("--league", default=DEFAULT_LEAGUE, help=f"role weights per seat ({', '.join(ROLES)})")
@@ -322,6 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seed=args.seed,
                 hidden=_ints(args.hidden, "hidden"),
                 lr=args.lr,
+                ema=args.ema,
                 epochs=args.epochs,
                 epsilon=args.epsilon,
                 league=parse_league(args.league),

@@ -1,4 +1,4 @@
-"""One test (or a few) per rule of shared/RULES.md, R1–R24, on hand-built positions.
+"""One test (or a few) per rule of docs/rules.md, R1–R24, on hand-built positions.
 
 Every scenario starts from an explicit setup (``Game.from_setup``) and plays an
 explicit move list, so each expected number below was worked out by hand from

@@ -47,7 +47,7 @@ class Card(IntEnum):
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Parse a token exactly as written in RULES.md (``+15``, ``-8``, ``R``, ``LD``…)."""
+        """Parse a token exactly as written in docs/rules.md (``+15``, ``-8``, ``R``, ``LD``…)."""
         return parse_card(text)
 
     def __str__(self) -> str:

@@ -1,6 +1,6 @@
 """The rules engine: a mutable game with checked and unchecked moves, undo and clone.
 
-Everything follows ``shared/RULES.md``; rule numbers are cited where a rule is
+Everything follows ``docs/rules.md``; rule numbers are cited where a rule is
 implemented. The representation is chosen for speed (search bots and
 simulations play millions of moves): hands are bit masks over the ten card
 kinds, the seat order is a precomputed table, and legal move lists are shared

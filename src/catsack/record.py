@@ -1,4 +1,4 @@
-"""``catsack/1`` game records: read, write, replay, redact (RULES.md, "Game records").
+"""``catsack/1`` game records: read, write, replay, redact (docs/records.md; rules in docs/rules.md).
 
 Records are read from and written to text streams the caller owns; this
 module opens no files. A record is JSON: setup plus moves, so it fixes a game

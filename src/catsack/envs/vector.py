@@ -597,7 +597,7 @@ class VectorGame:
         return [int(a) for a in self._log[i, : self._ply[i]]]
 
     def record(self, i: int) -> dict[str, Any]:
-        """Game ``i`` as a ``catsack/1`` record (RULES.md, "Game records")."""
+        """Game ``i`` as a ``catsack/1`` record (docs/records.md)."""
         return record_from_game(self.to_game(i)).to_dict()
 
     def to_game(self, i: int) -> Game:

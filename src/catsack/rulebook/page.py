@@ -1,0 +1,233 @@
+"""The "How to play" page: the rules text of one language as a complete HTML page (markdown-it-py).
+
+The page needs no JavaScript. Worked dog examples (fenced ``dogs`` blocks) are
+drawn as cards and resolved by the engine's own R16 (:func:`catsack.game.resolve_dogs`),
+so what the page shows cannot disagree with the game; card pictures come from
+``/rules/img/<lang>/``. Headings get the ids GitHub gives them (so the text's
+own contents links work in both places) and every rule label gets its number as
+id: ``/rules#R16``.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import re
+from collections.abc import Sequence
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from catsack.cards import Card
+from catsack.rulebook import LANGUAGES, DogExample, dog_example, source
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.rules_core import StateCore
+    from markdown_it.token import Token
+
+__all__ = ["IMAGE_ROOT", "render_examples", "render_page"]
+
+IMAGE_ROOT = "/rules/img"
+
+# What the page says around the rules text, per language.
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "title": "How to play – catsack",
+        "lobby": "← catsack lobby",
+        "language": "Language",
+        "keeps": "The buyer keeps {kept}.",
+        "nothing": "nothing",
+        "none": "No dog: the buyer keeps the whole row.",
+        "chase": "A lone {dog} chases the {cat}; both go back into the box.",
+        "alone": "A lone {dog} finds no cat and goes back into the box.",
+        "cancel": "{n} dogs scare each other off: they go back into the box and no cat is chased.",
+        "gone": "back into the box",
+        "LD": "large dog",
+        "SD": "small dog",
+        "R": "rabbit",
+        "cat": "cat {value}",
+        "R.label": "R",
+        "example": "Row {row}",
+        "2": "Two",
+        "3": "Three",
+        "4": "Four",
+        "5": "Five",
+    },
+    "de": {
+        "title": "Spielregeln – catsack",
+        "lobby": "← catsack-Lobby",
+        "language": "Sprache",
+        "keeps": "Der Käufer behält {kept}.",
+        "nothing": "nichts",
+        "none": "Kein Hund: Der Käufer behält die ganze Reihe.",
+        "chase": "Ein einzelner {dog} verjagt die {cat}; beide kommen zurück in die Schachtel.",
+        "alone": "Ein einzelner {dog} findet keine Katze und geht zurück in die Schachtel.",
+        "cancel": "{n} Hunde verscheuchen sich gegenseitig: Sie kommen zurück in die Schachtel, "
+        "keine Katze wird verjagt.",
+        "gone": "zurück in die Schachtel",
+        "LD": "großer Hund",
+        "SD": "kleiner Hund",
+        "R": "Hase",
+        "cat": "Katze {value}",
+        "R.label": "H",
+        "example": "Reihe {row}",
+        "2": "Zwei",
+        "3": "Drei",
+        "4": "Vier",
+        "5": "Fünf",
+    },
+}
+_LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
+# Links between the texts, as the page knows them; other relative links (docs that are not
+# served, such as records.md) become plain text.
+_PAGE_LINKS = {"rules.md": "/rules?lang=en", "rules.de.md": "/rules?lang=de"}
+
+
+def _label(card: Card, lang: str) -> str:
+    """A card as the page writes it: cats with a true minus sign, the rabbit as its letter."""
+    if card is Card.parse("R"):
+        return _WORDS[lang]["R.label"]
+    return str(card).replace("-", "−")
+
+
+def _name(card: Card, lang: str) -> str:
+    token = str(card)
+    if token in ("R", "LD", "SD"):
+        return _WORDS[lang][token]
+    return _WORDS[lang]["cat"].format(value=token.replace("-", "−"))
+
+
+def _file(card: Card) -> str:
+    return "card-" + str(card).replace("+", "p").replace("-", "m") + ".svg"
+
+
+def _card_img(card: Card, lang: str, extra: str = "") -> str:
+    src = f"{IMAGE_ROOT}/{lang}/{_file(card)}"
+    alt = _name(card, lang) + (f" ({extra})" if extra else "")
+    cls = "card gone" if extra else "card"
+    return f'<img class="{cls}" src="{html.escape(src)}" alt="{html.escape(alt)}" width="60" height="84">'
+
+
+def _caption(ex: DogExample, lang: str) -> str:
+    words = _WORDS[lang]
+    dogs = [c for c in ex.gone if str(c) in ("LD", "SD")]
+    if not dogs:
+        return words["none"]
+    if len(dogs) >= 2:
+        head = words["cancel"].format(n=words.get(str(len(dogs)), str(len(dogs))))
+    elif len(ex.gone) == 2:
+        head = words["chase"].format(dog=words[str(dogs[0])], cat=_label(ex.gone[1], lang))
+    else:
+        head = words["alone"].format(dog=words[str(dogs[0])])
+    kept = " ".join(_label(c, lang) for c in ex.kept) or words["nothing"]
+    return head + " " + words["keeps"].format(kept=kept)
+
+
+def render_examples(examples: Sequence[DogExample], lang: str) -> str:
+    """Worked R16 examples as HTML: the row (cards that leave marked), an arrow, the kept cards, a caption."""
+    out = ['<div class="dog-examples">']
+    for ex in examples:
+        leaving = list(ex.gone)
+        row = []
+        for card in ex.row:
+            if card in leaving:  # the first copy of each dog and of the chased cat leaves
+                leaving.remove(card)
+                row.append(_card_img(card, lang, _WORDS[lang]["gone"]))
+            else:
+                row.append(_card_img(card, lang))
+        kept = "".join(_card_img(c, lang) for c in ex.kept)
+        label = _WORDS[lang]["example"].format(row=" ".join(_label(c, lang) for c in ex.row))
+        out.append(
+            f'<figure class="dog-example" aria-label="{html.escape(label)}">'
+            f'<span class="cards">{"".join(row)}</span>'
+            '<span class="arrow" aria-hidden="true">→</span>'
+            f'<span class="cards kept">{kept}</span>'
+            f"<figcaption>{html.escape(_caption(ex, lang))}</figcaption></figure>"
+        )
+    out.append("</div>\n")
+    return "".join(out)
+
+
+def _slug(text: str) -> str:
+    """The anchor GitHub gives a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+def _rewrite(state: StateCore) -> None:
+    """Heading and rule ids, card picture addresses, links between the texts (a markdown-it core rule)."""
+    tokens = state.tokens
+    for i, tok in enumerate(tokens):
+        if tok.type == "heading_open" and i + 1 < len(tokens):
+            tok.attrSet("id", _slug(tokens[i + 1].content))
+        if tok.type != "inline" or not tok.children:
+            continue
+        children: list[Token] = []
+        depth_dropped = 0
+        for j, child in enumerate(tok.children):
+            if child.type == "strong_open" and j + 1 < len(tok.children):
+                m = re.match(r"R(\d+) ", tok.children[j + 1].content)
+                if m and tok.children[j + 1].type == "text":
+                    child.attrSet("id", f"R{m.group(1)}")
+            elif child.type == "image":
+                src = str(child.attrGet("src") or "")
+                if src.startswith("img/"):
+                    child.attrSet("src", IMAGE_ROOT + src[3:])
+                child.attrSet("class", "card")
+            elif child.type == "link_open":
+                href = str(child.attrGet("href") or "")
+                if href in _PAGE_LINKS:
+                    child.attrSet("href", _PAGE_LINKS[href])
+                elif not re.match(r"[a-z]+:|#|/", href):
+                    depth_dropped += 1
+                    continue
+            elif child.type == "link_close" and depth_dropped:
+                depth_dropped -= 1
+                continue
+            children.append(child)
+        tok.children = children
+
+
+@functools.cache
+def _markdown(lang: str) -> MarkdownIt:
+    from markdown_it import MarkdownIt
+
+    md = MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+    md.core.ruler.push("catsack_rewrite", _rewrite)
+
+    def fence(renderer: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+        tok = tokens[idx]
+        if tok.info.strip() == "dogs":
+            examples = [dog_example(line) for line in tok.content.splitlines() if line.strip()]
+            return render_examples(examples, lang)
+        return str(renderer.fence(tokens, idx, options, env))  # the class's own rule: a code block
+
+    md.add_render_rule("fence", fence)
+    return md
+
+
+def _stylesheet() -> str:
+    return (resources.files("catsack.rulebook") / "rules.css").read_text(encoding="utf-8")
+
+
+@functools.cache
+def render_page(lang: str) -> str:
+    """The complete HTML page for ``lang`` (cached: the texts are package data and do not change)."""
+    body = _markdown(lang).render(source(lang))
+    words = _WORDS[lang]
+    switch = " · ".join(
+        f'<a href="/rules?lang={code}" hreflang="{code}" lang="{code}"'
+        + (' aria-current="page"' if code == lang else "")
+        + f">{_LANGUAGE_NAMES[code]}</a>"
+        for code in LANGUAGES
+    )
+    return (
+        "<!doctype html>\n"
+        f'<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"<title>{html.escape(words['title'])}</title>\n"
+        '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">\n'
+        f"<style>\n{_stylesheet()}</style>\n</head>\n<body>\n"
+        f'<header class="rules-top"><a class="home" href="/">{html.escape(words["lobby"])}</a>'
+        f'<nav aria-label="{html.escape(words["language"])}">{switch}</nav></header>\n'
+        f'<main class="rules">\n{body}</main>\n</body>\n</html>\n'
+    )

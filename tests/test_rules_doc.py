@@ -1,0 +1,286 @@
+"""The rules for players (docs/rules.md, docs/rules.de.md) and the ``/rules`` page made from them.
+
+Every rule number the code and tests cite is defined in both texts, the
+package ships the very same files, the worked dog examples agree with the
+engine (R16), and the page renders in English and German without any script.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from catsack.cards import Card
+from catsack.game import resolve_dogs
+from catsack.rulebook import (
+    LANGUAGES,
+    choose_language,
+    defined_rules,
+    dog_examples,
+    image,
+    source,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = {"en": ROOT / "docs" / "rules.md", "de": ROOT / "docs" / "rules.de.md"}
+ALL_RULES = list(range(1, 25))
+_CITED = re.compile(r"\bR(\d{1,3})\b")
+_TEXT_SUFFIXES = {".py", ".js", ".html", ".css", ".tcss", ".md", ".json", ".txt", ".toml", ".cfg", ".yml", ".yaml"}
+
+
+def _text_files(*roots: Path) -> Iterator[Path]:
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.suffix in _TEXT_SUFFIXES and path.is_file() and "__pycache__" not in path.parts:
+                yield path
+
+
+# ---------------------------------------------------------------------- rule numbers
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_each_rule_is_defined_once(lang: str) -> None:
+    """R1–R24 are each defined exactly once, in both languages (the numbers are the same everywhere)."""
+    defined = defined_rules(DOCS[lang].read_text(encoding="utf-8"))
+    assert sorted(defined) == ALL_RULES, sorted(defined)
+
+
+def test_every_cited_rule_exists_in_the_rules_text() -> None:
+    """Every ``R<n>`` cited anywhere in src/ and tests/ is a rule of docs/rules.md and of the German text."""
+    cited: dict[int, Path] = {}
+    for path in _text_files(ROOT / "src", ROOT / "tests"):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        for m in _CITED.finditer(text):
+            cited.setdefault(int(m.group(1)), path)
+    assert len(cited) > 20  # the scan found the citations
+    for lang in LANGUAGES:
+        defined = set(defined_rules(DOCS[lang].read_text(encoding="utf-8")))
+        missing = {f"R{n}": str(p.relative_to(ROOT)) for n, p in cited.items() if n not in defined}
+        assert not missing, f"cited but not in {DOCS[lang].name}: {missing}"
+
+
+def test_no_pointer_to_the_team_reference_file() -> None:
+    """The project stands on its own: no docstring or page sends readers to ../shared (issue 13)."""
+    roots = [ROOT / d for d in ("src", "tests", "docs", "bench", "examples") if (ROOT / d).is_dir()]
+    offenders = []
+    for path in _text_files(*roots):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if "../shared" in text or "shared/RULES.md" in text or re.search(r"(?<![\w/])RULES\.md", text):
+            offenders.append(str(path.relative_to(ROOT)))
+    offenders = [p for p in offenders if p != "tests/test_rules_doc.py"]
+    assert not offenders, offenders
+
+
+# ---------------------------------------------------------------------- one source per language
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_package_ships_the_docs_themselves(lang: str) -> None:
+    """catsack.rulebook's texts and pictures are docs/ (symbolic links), byte for byte."""
+    assert source(lang) == DOCS[lang].read_text(encoding="utf-8")
+    pictures = sorted((ROOT / "docs" / "img" / lang).glob("card-*.svg"))
+    assert len(pictures) == 11  # ten card faces and the back
+    for picture in pictures:
+        assert image(lang, picture.name) == picture.read_bytes()
+    assert image(lang, "../rules.md") is None and image(lang, "card-nope.svg") is None
+    packaged = resources.files("catsack.rulebook")
+    assert (packaged / f"{lang}.md").is_file()
+
+
+def test_card_pictures_come_from_the_browser_card_art(tmp_path: Path) -> None:
+    """docs/img is what docs/img/make_cards.mjs makes from static/cards.js today (needs node)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    subprocess.run([node, str(ROOT / "docs" / "img" / "make_cards.mjs"), str(tmp_path)], check=True, timeout=60)
+    for lang in LANGUAGES:
+        made = sorted(p.name for p in (tmp_path / lang).iterdir())
+        assert made == sorted(p.name for p in (ROOT / "docs" / "img" / lang).glob("card-*.svg"))
+        for name in made:
+            assert (tmp_path / lang / name).read_bytes() == (ROOT / "docs" / "img" / lang / name).read_bytes(), (
+                f"docs/img/{lang}/{name} is out of date: run node docs/img/make_cards.mjs"
+            )
+
+
+def test_both_languages_have_the_same_structure() -> None:
+    """The same rules in the same order and the same worked examples, so the texts cannot drift apart."""
+    en, de = (DOCS[lang].read_text(encoding="utf-8") for lang in ("en", "de"))
+    assert defined_rules(en) == defined_rules(de)
+    assert [(e.row, e.written) for e in dog_examples(en)] == [(e.row, e.written) for e in dog_examples(de)]
+    assert en.count("\n## ") == de.count("\n## ")
+
+
+# ---------------------------------------------------------------------- worked examples (R16)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_worked_dog_examples_agree_with_the_engine(lang: str) -> None:
+    """R16: what each example says the buyer keeps is what the engine's dog resolution keeps."""
+    examples = dog_examples(source(lang))
+    assert len(examples) >= 6
+    for ex in examples:
+        assert ex.agrees, f"{' '.join(map(str, ex.row))}: text says {ex.written}, engine keeps {ex.kept}"
+    kinds = {(sum(str(c) in ("LD", "SD") for c in ex.row), len(ex.gone)) for ex in examples}
+    assert {(1, 2), (1, 1), (2, 2)} <= kinds  # a chase, a dog without a cat, two dogs cancelling
+
+
+def test_rendered_examples_match_the_engine_for_random_rows() -> None:
+    """The page draws what resolve_dogs keeps, for any row (checked on random rows of 4 and 5 cards)."""
+    pytest.importorskip("markdown_it")
+    from catsack.rulebook import dog_example
+    from catsack.rulebook.page import render_examples
+
+    rng = random.Random(13)
+    for _ in range(200):
+        row = [rng.choice(list(Card)) for _ in range(rng.choice((4, 5)))]
+        ex = dog_example(" ".join(map(str, row)) + " ->")
+        page = render_examples([ex], "en")
+        kept_html = page.split('class="cards kept">', 1)[1].split("</span>", 1)[0]
+        shown = re.findall(r"card-([pm]?\w+)\.svg", kept_html)
+        _, kept = resolve_dogs(row)
+        assert shown == [str(c).replace("+", "p").replace("-", "m") for c in kept], (row, shown)
+        assert page.count('class="card gone"') == len(resolve_dogs(row)[0])
+
+
+# ---------------------------------------------------------------------- language choice
+
+
+def test_language_choice() -> None:
+    assert choose_language(None, None, None) == "en"
+    assert choose_language("de", "en", "en") == "de"
+    assert choose_language("xx", "de", "en") == "de"  # an unknown ?lang= falls through
+    assert choose_language(None, "de-AT", None) == "de"
+    assert choose_language(None, None, "fr-FR, de;q=0.8, en;q=0.5") == "de"
+    assert choose_language(None, None, "en-GB;q=0.9, de-CH") == "de"
+    assert choose_language(None, None, "de;q=0, en") == "en"
+    assert choose_language(None, None, "fr, it") == "en"
+    assert choose_language(None, None, "de;q=oops, en;q=0.1") == "en"
+
+
+# ---------------------------------------------------------------------- the page
+
+
+class _Page(HTMLParser):
+    """Collects what the tests look at: tags, ids, links, images, visible text."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.ids: set[str] = set()
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        d = dict(attrs)
+        self.tags.append((tag, d))
+        if d.get("id"):
+            self.ids.add(str(d["id"]))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
+    pytest.importorskip("markdown_it")
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from catsack.server.app import create_app
+    from catsack.server.settings import Settings
+
+    db = tmp_path_factory.mktemp("rules") / "server.db"
+    with TestClient(create_app(Settings(database_url=f"sqlite:///{db}", bot_delay=0.0))) as c:
+        yield c
+
+
+def _get(client: object, url: str, **kw: object) -> tuple[str, _Page, object]:
+    res = client.get(url, **kw)  # type: ignore[attr-defined]
+    assert res.status_code == 200, (url, res.text[:300])
+    page = _Page()
+    page.feed(res.text)
+    return res.text, page, res
+
+
+@pytest.mark.parametrize(
+    ("url", "headers", "cookies", "lang"),
+    [
+        ("/rules", {}, {}, "en"),
+        ("/rules?lang=de", {}, {}, "de"),
+        ("/rules", {"Accept-Language": "de-DE,de;q=0.9,en;q=0.8"}, {}, "de"),
+        ("/rules", {"Accept-Language": "de"}, {"catsack_lang": "en"}, "en"),
+        ("/rules?lang=en", {}, {"catsack_lang": "de"}, "en"),
+    ],
+)
+def test_rules_page_language(
+    client: object, url: str, headers: dict[str, str], cookies: dict[str, str], lang: str
+) -> None:
+    client.cookies.clear()  # type: ignore[attr-defined]
+    for k, v in cookies.items():
+        client.cookies.set(k, v)  # type: ignore[attr-defined]
+    _, page, res = _get(client, url, headers=headers)
+    client.cookies.clear()  # type: ignore[attr-defined]
+    assert res.headers["content-language"] == lang  # type: ignore[attr-defined]
+    assert "Accept-Language" in res.headers["vary"]  # type: ignore[attr-defined]
+    assert ("html", {"lang": lang}) in page.tags
+    visible = " ".join(page.text)
+    assert ("Spielregeln" if lang == "de" else "How to play") in visible
+    assert ("großer Hund" if lang == "de" else "large dog") in visible
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_rules_page_is_complete_without_script(client: object, lang: str) -> None:
+    """Complete HTML, no script at all, every rule anchor, every picture and in-page link resolves."""
+    text, page, _ = _get(client, f"/rules?lang={lang}")
+    assert text.startswith("<!doctype html>")
+    assert not any(tag == "script" for tag, _ in page.tags)
+    assert not re.search(r"\son[a-z]+=", text) and "javascript:" not in text
+    assert {f"R{n}" for n in ALL_RULES} <= page.ids
+    for tag, attrs in page.tags:
+        href = attrs.get("href") or ""
+        if tag == "a" and href.startswith("#"):
+            from urllib.parse import unquote
+
+            assert unquote(href[1:]) in page.ids, href
+        if tag == "a" and href.endswith(".md"):
+            pytest.fail(f"a link to a file the server does not serve: {href}")
+    images = {str(a["src"]) for t, a in page.tags if t == "img"}
+    assert len(images) >= 11
+    for src in images:
+        res = client.get(src)  # type: ignore[attr-defined]
+        assert res.status_code == 200 and res.headers["content-type"] == "image/svg+xml", src
+    figures = [a for t, a in page.tags if t == "figure"]
+    assert len(figures) == len(dog_examples(source(lang)))
+    assert client.get(f"/rules/img/{lang}/card-XX.svg").status_code == 404  # type: ignore[attr-defined]
+    assert client.get("/rules/img/fr/card-LD.svg").status_code == 404  # type: ignore[attr-defined]
+
+
+def test_rules_page_examples_agree_with_the_core(client: object) -> None:
+    """Each example figure's kept cards are the engine's for that row (R16)."""
+    text, _, _ = _get(client, "/rules")
+    figures = re.findall(r'<figure class="dog-example".*?</figure>', text)
+    examples = dog_examples(source("en"))
+    assert len(figures) == len(examples)
+    for fig, ex in zip(figures, examples, strict=True):
+        row_html, kept_html = fig.split('class="cards kept">', 1)
+        row = re.findall(r"card-(\w+)\.svg", row_html)
+        kept = re.findall(r"card-(\w+)\.svg", kept_html)
+        token = {str(c).replace("+", "p").replace("-", "m"): c for c in Card}
+        _, want = resolve_dogs([token[t] for t in row])
+        assert [token[t] for t in row] == list(ex.row)
+        assert [token[t] for t in kept] == list(want) == list(ex.written)
+
+
+def test_lobby_links_to_the_rules(client: object) -> None:
+    _, page, _ = _get(client, "/")
+    assert any(tag == "a" and attrs.get("href") == "/rules" for tag, attrs in page.tags)

@@ -25,6 +25,7 @@ mean price paid and kept value per row bought.
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections import defaultdict
 
@@ -56,7 +57,14 @@ def main() -> None:
     bots = parse_bots(args.bots or PRESETS[args.preset])
     config = TournamentConfig(bots, games=args.games, seed=args.seed, keep_moves=True)
     t0 = time.perf_counter()
-    result = run_tournament(config, jobs=args.jobs)
+    played = 0
+
+    def progress(k: int) -> None:
+        nonlocal played
+        played += k
+        print(f"  {played}/{config.games} games, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+
+    result = run_tournament(config, jobs=args.jobs, progress=progress)
     elapsed = time.perf_counter() - t0
     junk: dict[str, int] = defaultdict(int)
     bought: dict[str, int] = defaultdict(int)

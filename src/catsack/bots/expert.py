@@ -1,53 +1,58 @@
 """The ``expert`` bot: information-set search in which every player decides from its own view.
 
 It searches from one seat's view (R23) like :mod:`catsack.bots.ismcts`, and
-fixes the three reasons that bot misjudges strong play:
+fixes the three reasons that bot misjudges strong play (issue 17):
 
 **1. An honest opponent model.** Each iteration deals a hidden world
-consistent with the searcher's view (``Game.redeal``). Opponents are not tree
-nodes that learn, over many worlds, what the searcher's fixed face-down card
-is; they are players whose policy reads *their own view of the sampled
-world*: the row's face-up cards, their own face-down card, and for every
-other face-down card (the searcher's included) the uniform belief over the
-cards its owner has not been seen to play (exactly
-:func:`catsack.belief.card_beliefs`, valued in closed form by
-:func:`catsack.bots.heuristic.mask_row_value`, dogs included, R16). From that
-honest estimate (plus a per-player noise term standing for style) each one
-bids as an English-auction bidder up to its estimate minus the payout for
-passing (R12, R13), buys in the last choice (R15) when the visible row is
-worth more than 1, and places cards with intent (buyers good cats, sellers
-negative cats and the large dog). So an opening ``bid 1`` on a junk row is
-not free: opponents pass when their own information says the row is bad, and
-the searcher pays for the row it opened. The tree branches only on what the
-searcher observes: its own decisions (UCB) and opponents' public bids and
-passes; an opponent's face-down placement is one ``place ?`` edge.
+consistent with the searcher's view. Opponents are not tree nodes that learn,
+over many worlds, what the searcher's fixed face-down card is; they are
+players whose policy reads *their own view of the sampled world*: the row's
+face-up cards, their own face-down card, and for every other face-down card
+(the searcher's included) the uniform belief over the cards its owner has not
+been seen to play (exactly :func:`catsack.belief.card_beliefs`, valued in
+closed form by :func:`catsack.bots.heuristic.mask_row_value`, dogs included,
+R16). From that honest estimate, plus a per-player noise term standing for
+style (:data:`OPPONENT_NOISE`), each one bids as an English-auction bidder up
+to its estimate minus the payout for passing (R12, R13, the heuristic's
+limit), buys in the last choice (R15) when the visible row is worth more
+than 1, and places cards with intent (the placement model of
+:mod:`catsack.bots.ismcts`: buyers favour good cats, sellers dump negative
+cats and the large dog). So an opening ``bid 1`` on a junk row is not free:
+opponents pass when their own information says the row is bad, and the
+opener pays for the row. The tree branches only on what the searcher
+observes: its own decisions (UCB1) and the opponents' public bids and passes;
+an opponent's face-down placement is one ``place ?`` edge. The searcher's
+own decisions beyond :data:`TREE_DEPTH` per iteration follow the same honest
+policy with its own information (deeper trees undervalue lines that need
+more decisions of the searcher later, which favoured jump bids).
 
-*Inference from bids.* Sampled worlds are weighted twice (rejection sampling,
-:data:`MAX_TRIES` deals, the most likely one kept if none is accepted): by
-the placement model's weights for opponents' face-down cards, and by the
-likelihood of every bid and pass already made this round under the same
-honest bidder model in that world (an opponent who kept raising probably
-placed a good card face down; one who passed at once probably did not).
+*Inference from bids.* The face-down row cards of a sampled world are drawn
+by rejection (:data:`MAX_TRIES` draws, the likeliest kept if none is
+accepted), weighted by the placement model and by the likelihood of every
+bid and pass already made this round under the same honest bidder model in
+that world: an opponent who kept raising probably placed a good card face
+down, one who passed at once probably did not. The drawn cards are swapped
+in from their owners' hands or removed cards, so the world stays consistent.
 
 **2. A whole-game horizon.** Iterations play to the end of the current round
-(every later round starts with fresh placements), then a leaf evaluator
-values the rest of the game for every seat: by default :class:`HandValue`,
-the seats' scores (R21) plus the expected future gain of each card still in
-hand, turned into win probabilities with a softmax whose temperature grows
-with the rounds left (constants fitted on self-play games by
-``bench/expert_fit.py``). In round 9 the leaf is the real end of the game. A
-learned evaluator (``catsack.learn``) can replace it: see ``leaf=`` in
-:class:`ExpertBot`.
+(every later round starts with fresh placements), then a leaf value gives the
+searcher's probability of winning the game from there. ``leaf=hand`` (the
+default, :class:`HandValue`): the seats' scores (R21) turned into win
+probabilities by a softmax whose temperature grows with the rounds left,
+fitted on self-play games by ``bench/expert_fit.py``. ``leaf=learned``
+(:class:`LearnedValue`): the win head of :mod:`catsack.learn`'s value model
+on the searcher's own view. In round 9 the leaf is the real end of the game.
 
 **3. Reward that reflects winning.** The searcher's reward is its win share
-(R22: ties split; at the leaf, the evaluator's win probability) plus its score
-margin over the table average divided by :data:`TIE_SCALE`, so margin only
-breaks near-ties between moves.
+(R22: ties split; at a leaf, the win probability) plus its score margin over
+the table average divided by :data:`TIE_SCALE`, so margin only breaks
+near-ties between moves.
 
 *Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision (p95
-decision time within 0.5 s CPU on one core, see ``bench/expert.py``);
-``expert:iters=N`` and ``expert:time=S`` (seconds, not reproducible) set it.
-With a seed the bot and :func:`search` are deterministic.
+CPU time per decision within 0.5 s on one core, ``bench/expert.py``).
+Options, comma separated: ``expert:iters=N``, ``expert:time=S`` (seconds,
+not reproducible), ``leaf=hand|learned``, ``depth=D``. With a seed the bot and
+:func:`search` are deterministic.
 """
 
 from __future__ import annotations
@@ -63,16 +68,16 @@ from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, bid_limit, mask_row_value, row_worth, seat_money
 from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for
 from catsack.game import _UP_AFTER_PASSES, Game
-from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
+from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.view import View
 
 __all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
 
-ITERATIONS = 1500  # the ``expert`` level (p95 decision time within 0.5 s on one core, bench/expert.py)
+ITERATIONS = 4000  # the ``expert`` level (p95 decision time within 0.5 s on one core, bench/expert.py)
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
 OPPONENT_NOISE = 2.5  # std dev (points) of a modelled player's estimate about its honest value
-MAX_TRIES = 10  # rejection-sampling deals per iteration before taking the most likely one seen
+MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
 TREE_DEPTH = 2  # the searcher's own decisions searched per iteration; later ones follow its honest policy
 DEFAULT_LEAF = "hand"  # the leaf value of plain ``expert`` (see LEAVES)
 MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err; keeps every world possible)
@@ -141,7 +146,7 @@ def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
 class _Table:
     """Public facts of the current round, fixed for one decision (the search stops at the round's end)."""
 
-    __slots__ = ("n", "owner", "unseen")
+    __slots__ = ("cache", "n", "owner", "unseen")
 
     def __init__(self, view: View) -> None:
         n = view.seats
@@ -158,13 +163,18 @@ class _Table:
             self.owner = [n] + [(view.start + k) % n for k in range(n)]
         else:
             self.owner = [(view.start + k) % n for k in range(n)]
+        self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
 
     def estimate(self, row: Sequence[int], up: int, s: int) -> float:
         """Seat ``s``'s honest expected kept value of ``row`` with ``up`` cards face up (R16, R23)."""
-        owner = self.owner
-        unseen = self.unseen
-        masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(row)]
-        return mask_row_value(masks)
+        key = (up, s, *row)
+        hit = self.cache.get(key)
+        if hit is None:
+            owner = self.owner
+            unseen = self.unseen
+            masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(row)]
+            hit = self.cache[key] = mask_row_value(masks)
+        return hit
 
 
 def _phi(x: float) -> float:
@@ -340,7 +350,8 @@ def search(
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
             w = _weights_for(money, rc.owner)
-            hidden.append((pos, w, max(w)))
+            pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
+            hidden.append((pos, rc.owner, pool, w, max(w)))
     observed = _observed_actions(view)
     sigma = OPPONENT_NOISE * 1.5  # the model's noise plus the estimate's own spread
     stop_round = view.round + 1
@@ -441,34 +452,64 @@ def _deal(
     base: Game,
     seat: int,
     rng: random.Random,
-    hidden: Sequence[tuple[int, tuple[float, ...], float]],
+    hidden: Sequence[tuple[int, int, tuple[int, ...], tuple[float, ...], float]],
     observed: Sequence[_Observed],
     table: _Table,
     sigma: float,
 ) -> Game:
-    """A hidden world weighted by placement intent and by the likelihood of this round's bids."""
+    """A hidden world weighted by placement intent and by the likelihood of this round's bids.
+
+    One ``redeal`` deals everything hidden from the seat; then the opponents' face-down row
+    cards alone are drawn by rejection (each uniform over its owner's unseen cards, R23, weighted
+    as the module docstring says; the most likely draw is kept after :data:`MAX_TRIES`) and
+    swapped into the dealt world from the owner's hand or removed card, which keeps the world
+    consistent and the other hidden cards uniform.
+    """
     g = base.clone()
-    if not hidden and not observed:
-        g.redeal(seat, rng)
+    g.redeal(seat, rng)
+    if not hidden:
         return g
     rand = rng.random
-    best: Game | None = None
+    row = list(g._row)
     best_w = -1.0
+    best: list[int] = row
     for _ in range(MAX_TRIES):
-        g.redeal(seat, rng)
-        row = g._row
         w = 1.0
-        for pos, wt, wmax in hidden:
-            w *= wt[row[pos]] / wmax
+        for pos, _owner, pool, wt, wmax in hidden:
+            c = pool[int(rand() * len(pool))]
+            row[pos] = c
+            w *= wt[c] / wmax
         if observed:
-            w *= _likelihood(observed, table, row, sigma)
-        if rand() < w:
-            return g
+            key = (-1, -1, *row)  # a likelihood, kept beside the estimates (up and seat -1)
+            like = table.cache.get(key)
+            if like is None:
+                like = table.cache[key] = _likelihood(observed, table, row, sigma)
+            w *= like
         if w > best_w:
             best_w = w
-            best = g.clone()
-    assert best is not None
-    return best
+            best = row[:]
+        if rand() < w:
+            best = row
+            break
+    # Swap the drawn cards in. Game fields are written directly: the engine has no API to fix a
+    # hidden card, and the swap only exchanges cards between places all hidden from the seat.
+    hands = g._hands
+    removed = g._removed
+    grow = g._row
+    first_ply = g._rply - (1 if g.seats == 3 else 0)
+    for pos, owner, _pool, _wt, _wmax in hidden:
+        c = best[pos]
+        old = grow[pos]
+        if c == old:
+            continue
+        if removed[owner] == c:
+            removed[owner] = old
+        else:
+            hands[owner] ^= (1 << c) | (1 << old)
+        grow[pos] = c
+        g._moves[first_ply + pos] = PLACES[c]
+    g._legal = g._find_legal()
+    return g
 
 
 # --------------------------------------------------------------------------- the bot

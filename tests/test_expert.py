@@ -142,3 +142,34 @@ def test_analysis_defaults_to_the_expert_and_is_deterministic() -> None:
     assert a.best in view.legal and a.iterations == 60
     with pytest.raises(AnalysisError):
         analyse_view(view, level="expert:strong")
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -> None:
+    """Worlds weighted by bids and placements (R23): replaying their setup and moves gives the same game."""
+    from catsack.belief import sample_game
+    from catsack.bots.expert import _deal, _observed_actions
+    from catsack.bots.heuristic import seat_money
+    from catsack.bots.ismcts import _weights_for
+
+    rng = random.Random(seats)
+    for g in _positions(seats, seed=40 + seats, every=2)[:12]:
+        seat = g.to_move
+        assert seat is not None
+        view = g.view(seat)
+        table = _Table(view)
+        money = tuple(seat_money(view))
+        hidden = []
+        for pos, rc in enumerate(view.row):
+            if rc.card is None and rc.owner is not None:
+                w = _weights_for(money, rc.owner)
+                pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
+                hidden.append((pos, rc.owner, pool, w, max(w)))
+        base = sample_game(view, rng)
+        for _ in range(3):
+            world = _deal(base, seat, rng, hidden, _observed_actions(view), table, 3.0)
+            assert world.view(seat) == view
+            replay = Game(world.setup)
+            for m in world.moves:
+                replay.play(m)
+            assert replay == world

@@ -1,0 +1,553 @@
+"""The numba kernels behind :mod:`catsack.envs.vector_numba` (imported only when numba is wanted).
+
+Every rule function works on **one game** ``i`` of the batched state that
+:class:`~catsack.envs.vector.VectorGame` keeps in arrays (same names, same
+meaning, same dtypes; ``rnd`` is ``_round``), with the seat count's constants
+in the int64 array ``cf``. The batched kernels loop over games and take the
+whole state as arguments in :data:`STATE_FIELDS` order; the playout kernel
+runs whole games in one lane of such a state. The numpy engine is the
+reference: ``tests/test_vector_numba.py`` compares the two array by array at
+every ply.
+
+The arrays are passed one by one rather than in a tuple: numba counts
+references to arrays taken out of a tuple, and those atomic counts cost
+about 100 ns per function call, more than a whole move.
+
+Rule numbers (R10–R22) are those of ``docs/rules.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Final, TypeVar, cast
+
+import numba
+import numpy as np
+
+from catsack.bots.random_bot import LAST_CHOICE_BUY, MONEY_FRACTION, OVER_FRACTION, PASS_PROBABILITY
+from catsack.cards import POINTS
+from catsack.game import BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS
+
+F = TypeVar("F", bound=Callable[..., Any])
+Arr = Any  # numpy arrays as numba sees them
+
+# The order of the state arrays the batched kernels take (VectorGame's attribute names without the underscore).
+STATE_FIELDS: Final = (
+    "hand",
+    "removed",
+    "dummy",
+    "first_start",
+    "money",
+    "bank",
+    "filled",
+    "start",
+    "to_move",
+    "phase",
+    "round",
+    "row",
+    "placed",
+    "up",
+    "high",
+    "hseat",
+    "bids",
+    "passed",
+    "npass",
+    "won",
+    "won_obs",
+    "log",
+    "ply",
+)
+# The constants of a seat count in ``cf``, an int64 array: these five, then the face-up positions after
+# 0..n passes (R11, R14), then the payout to the 1st..n-th passer when the cards are filled (R13).
+_SEATS: Final = 0
+_ROW_LEN: Final = 1
+_CARDS_TOTAL: Final = 2
+_BANK_START: Final = 3
+_SETS: Final = 4  # sets in play, as the observation's won block counts them (R8)
+_UP_AFTER: Final = 5
+
+UNIFORM: Final = 0  # policy codes of the compiled playouts
+RANDOM_BOT: Final = 1
+
+_NUM_CARDS: Final = 10
+_PASS: Final = 10
+_NUM_ACTIONS: Final = 119
+_LARGE: Final = 8  # card indices (R1): 0..6 cats +15 … -8, 7 rabbit, 8 large dog, 9 small dog
+_RABBIT: Final = 7
+_WON_KINDS: Final = 8
+_LAST_ROUND: Final = ROUNDS - 1
+_START_MONEY: Final = 15  # R5
+_CAT_POINTS: Final = np.array(POINTS[:_RABBIT], np.int64)  # R21: the cats' points (rabbits score 0)
+
+# splitmix64 (Steele, Lea, Flood 2014): one 64-bit word of state, fast, passes BigCrush.
+_GOLDEN: Final = np.uint64(0x9E3779B97F4A7C15)
+_MIX1: Final = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2: Final = np.uint64(0x94D049BB133111EB)
+_S30: Final = np.uint64(30)
+_S27: Final = np.uint64(27)
+_S31: Final = np.uint64(31)
+_S11: Final = np.uint64(11)
+_TO_UNIT: Final = 1.0 / 9007199254740992.0  # 2**-53
+
+
+# Numba counts references to the arrays handed from one compiled function to another (atomic
+# operations, 40-100 ns per call in these kernels, ten times the cost of the move itself). The
+# kernels never allocate an array (the callers hand in every buffer, scratch space included), so
+# they are compiled without numba's reference-counting runtime (``_nrt=False``, an option numba's
+# own tests use). A numba without the option compiles them with it: correct, about 10x slower.
+_OPTIONS: Final[dict[str, Any]] = {"cache": True, "nogil": True}
+if hasattr(numba.core.options.TargetOptions, "_nrt"):
+    _OPTIONS["_nrt"] = False
+
+
+def _jit(f: F) -> F:
+    """``numba.njit`` for a kernel called from Python, typed for mypy (numba's decorators are untyped).
+
+    ``cache=True`` keeps compiled code between processes: under ``NUMBA_CACHE_DIR``
+    if set (the tests use a temporary one), else in ``__pycache__`` beside this file.
+    """
+    return cast(F, numba.njit(**_OPTIONS)(f))
+
+
+def _inline(f: F) -> F:
+    """``numba.njit`` for a helper of the kernels, inlined into each of them by numba."""
+    return cast(F, numba.njit(inline="always", **_OPTIONS)(f))
+
+
+# ---------------------------------------------------------------------- random numbers
+
+
+@_inline
+def next_u64(rs: Any) -> Any:
+    """The next 64 random bits of the splitmix64 generator whose state is ``rs[0]``."""
+    z = rs[0] + _GOLDEN
+    rs[0] = z
+    z = (z ^ (z >> _S30)) * _MIX1
+    z = (z ^ (z >> _S27)) * _MIX2
+    return z ^ (z >> _S31)
+
+
+@_inline
+def uniform(rs: Any) -> float:
+    """A float in [0, 1) with 53 random bits."""
+    return float(next_u64(rs) >> _S11) * _TO_UNIT
+
+
+# ---------------------------------------------------------------------- rules, one game
+
+
+@_inline
+def clear_round(
+    i: int, n: int, dummy: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr,
+) -> None:  # fmt: skip
+    """An empty row and a fresh auction for game ``i``'s current round (R10; 3 seats: the dummy's card leads)."""
+    for p in range(row.shape[1]):
+        row[i, p] = -1
+    if n == 3:
+        row[i, 0] = dummy[i, rnd[i]]
+        placed[i] = 1
+    else:
+        placed[i] = 0
+    up[i] = 0
+    high[i] = 0
+    hseat[i] = -1
+    for s in range(n):
+        bids[i, s] = 0
+        passed[i, s] = False
+    npass[i] = 0
+
+
+@_inline
+def deal(
+    i: int, start_seat: int, removed_row: Arr, dummy_row: Arr,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> None:  # fmt: skip
+    """Deal game ``i`` (R4–R9): the removed cards, the start player, the dummy deck (3 seats)."""
+    n = cf[_SEATS]
+    for s in range(n):
+        for c in range(_NUM_CARDS):
+            hand[i, s, c] = True
+        hand[i, s, removed_row[s]] = False  # R7
+        removed[i, s] = removed_row[s]
+        money[i, s] = _START_MONEY  # R5
+        for k in range(_WON_KINDS):
+            won[i, s, k] = 0
+    for r in range(ROUNDS):
+        dummy[i, r] = dummy_row[r]
+    for k in range(won_obs.shape[1]):
+        won_obs[i, k] = 0.0
+    first_start[i] = start_seat
+    bank[i] = cf[_BANK_START] - cf[_CARDS_TOTAL]  # R6: the mouse cards are filled from the bank
+    filled[i] = True
+    start[i] = start_seat
+    to_move[i] = start_seat
+    phase[i] = PLACING
+    rnd[i] = 0
+    ply[i] = 0
+    clear_round(i, n, dummy, rnd, row, placed, up, high, hseat, bids, passed, npass)
+
+
+@_inline
+def next_in(passed: Arr, i: int, s: int, n: int) -> int:
+    """The next seat clockwise after ``s`` that has not passed (R12)."""
+    for k in range(1, n):
+        t = (s + k) % n
+        if not passed[i, t]:
+            return t
+    return (s + 1) % n
+
+
+@_inline
+def apply(
+    i: int, a: int, hand: Arr, dummy: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr, to_move: Arr, phase: Arr,
+    rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr, passed: Arr, npass: Arr, won: Arr,
+    won_obs: Arr, cf: Arr,
+) -> None:  # fmt: skip
+    """Play the legal action ``a`` in game ``i`` (R10–R20); nothing is checked here."""
+    n = cf[_SEATS]
+    ph = phase[i]
+    s = to_move[i]
+    if ph == PLACING:  # R10
+        hand[i, s, a] = False
+        row[i, placed[i]] = a
+        placed[i] += 1
+        t = (s + 1) % n
+        to_move[i] = t
+        if t == start[i]:  # everyone placed: the start player bids first (R12)
+            phase[i] = BIDDING
+            up[i] = cf[_UP_AFTER]  # R11
+        return
+    if ph == BIDDING:
+        if a > _PASS:  # R12
+            b = a - _PASS
+            high[i] = b
+            hseat[i] = s
+            bids[i, s] = b
+            to_move[i] = next_in(passed, i, s, n)
+            return
+        k = npass[i]  # R13: the lowest mouse card still holding mice, if they were filled
+        if filled[i]:
+            money[i, s] += cf[_UP_AFTER + n + 1 + k]
+        passed[i, s] = True
+        bids[i, s] = 0
+        k += 1
+        npass[i] = k
+        up[i] = cf[_UP_AFTER + k]  # R14
+        if k < n - 1:
+            to_move[i] = next_in(passed, i, s, n)
+            return
+        if hseat[i] < 0:  # R15: nobody bid; the last player sees the whole row and chooses
+            phase[i] = LAST_CHOICE
+            for t in range(n):
+                if not passed[i, t]:
+                    to_move[i] = t
+                    break
+            up[i] = cf[_ROW_LEN]
+            return
+        buyer = hseat[i]  # R15: the high bidder buys
+        price = high[i]
+    else:  # R15's last choice: buy for 1 or void the round (R19)
+        buyer = s if a != _PASS else -1
+        price = 1
+    # The round ends (R16–R20).
+    row_len = cf[_ROW_LEN]
+    if buyer >= 0:
+        # R16: exactly one dog chases one cat; two or more dogs chase nothing.
+        dogs = 0
+        large = False
+        best = 99  # the lowest cat index in the row: +15 first, without positives -5 before -8
+        worst = -1  # the highest: -8 first, without negatives +3 first
+        for p in range(row_len):
+            c = row[i, p]
+            if c >= _LARGE:
+                dogs += 1
+                large = c == _LARGE
+            elif c < _RABBIT:
+                best = min(best, c)
+                worst = max(worst, c)
+        prey = -1
+        if dogs == 1 and worst >= 0:
+            prey = best if large else worst
+        for p in range(row_len):
+            c = row[i, p]
+            if c < _WON_KINDS:
+                if c == prey:
+                    prey = -1  # one cat of that kind goes back to the box
+                else:
+                    won[i, buyer, c] += 1  # R17
+        sets = float(cf[_SETS])
+        half = n * _WON_KINDS
+        for t in range(n):  # the observation's won block, twice in a row (see VectorGame.observe)
+            for k in range(_WON_KINDS):
+                v = won[i, t, k] / sets
+                won_obs[i, t * _WON_KINDS + k] = v
+                won_obs[i, half + t * _WON_KINDS + k] = v
+        money[i, buyer] -= price  # R17
+        b = bank[i] + price
+        refill = rnd[i] < _LAST_ROUND and b >= cf[_CARDS_TOTAL]  # R18: all the mouse cards or none
+        bank[i] = b - cf[_CARDS_TOTAL] if refill else b
+        filled[i] = refill
+        start[i] = buyer  # R17: the buyer starts the next round
+    else:
+        filled[i] = False  # R19: no refill after a void round
+    over = rnd[i] >= _LAST_ROUND
+    if over:
+        phase[i] = OVER  # R20
+    else:
+        rnd[i] += 1
+        phase[i] = PLACING
+        to_move[i] = start[i]
+    clear_round(i, n, dummy, rnd, row, placed, up, high, hseat, bids, passed, npass)
+    if over and n == 3:  # no dummy card leads a tenth round
+        for p in range(row_len):
+            row[i, p] = -1
+        placed[i] = 0
+
+
+@_inline
+def legal(i: int, a: int, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> bool:
+    """Whether ``a`` is legal in game ``i`` (R10, R12, R15); false once the game is over."""
+    ph = phase[i]
+    s = to_move[i]
+    if ph == PLACING:
+        return 0 <= a < _NUM_CARDS and hand[i, s, a]
+    if ph == BIDDING:
+        b = a - _PASS
+        return a == _PASS or (_PASS < a < _NUM_ACTIONS and high[i] < b <= money[i, s])
+    if ph == LAST_CHOICE:
+        return a == _PASS or (a == _PASS + 1 and money[i, s] >= 1)
+    return False
+
+
+# ---------------------------------------------------------------------- policies, one game
+
+
+@_inline
+def kth_card(i: int, u: float, hand: Arr, s: int) -> int:
+    """The card of seat ``s``'s hand at index ``int(u * hand size)`` (a uniform placement, R10)."""
+    count = 0
+    for c in range(_NUM_CARDS):
+        count += hand[i, s, c]
+    k = min(int(u * count), max(count - 1, 0))
+    for c in range(_NUM_CARDS):
+        if hand[i, s, c]:
+            if k == 0:
+                return c
+            k -= 1
+    return 0
+
+
+@_inline
+def uniform_action(i: int, u: float, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> int:
+    """A uniformly random legal action from one draw ``u`` (as ``VectorGame.random_actions``); 0 once over."""
+    ph = phase[i]
+    s = to_move[i]
+    if ph == PLACING:
+        return kth_card(i, u, hand, s)
+    if ph == OVER:
+        return 0
+    m = money[i, s]
+    h = 0 if ph == LAST_CHOICE else high[i]
+    top = min(m, 1) if ph == LAST_CHOICE else m
+    nbids = max(top - h, 0)
+    j = min(int(u * (nbids + 1)), nbids)  # 0: pass, else bid h + j
+    return _PASS if j == 0 else _PASS + h + j
+
+
+@_inline
+def random_bot_action(
+    i: int, u0: float, u1: float, u2: float, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr
+) -> int:
+    """Catsack's ``random`` bot from its three draws (as ``VectorGame._random_bot_choice``); 0 once over."""
+    ph = phase[i]
+    s = to_move[i]
+    if ph == PLACING:
+        return kth_card(i, u0, hand, s)
+    m = money[i, s]
+    if ph == BIDDING:
+        h = high[i]
+        if m <= h or u0 < PASS_PROBABILITY:
+            return _PASS
+        amount = min(h + 1 + int(u1 * u1 * 4), m)  # R12: a raise of 1..4, at most all the money
+        cap = max(1, int(m * MONEY_FRACTION))
+        if amount > cap and u2 >= OVER_FRACTION:
+            return _PASS if h + 1 > cap else _PASS + cap
+        return _PASS + int(amount)
+    if ph == LAST_CHOICE:  # R15
+        return _PASS + 1 if m >= 1 and u0 < LAST_CHOICE_BUY else _PASS
+    return 0
+
+
+@_inline
+def policy_action(i: int, code: int, rs: Arr, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> int:
+    """The move of policy ``code`` (:data:`UNIFORM` or :data:`RANDOM_BOT`) in game ``i``, drawn from ``rs``."""
+    if code == RANDOM_BOT:
+        u0 = uniform(rs)
+        if phase[i] != BIDDING:  # RandomBot draws once to place or to choose under R15
+            return random_bot_action(i, u0, 0.0, 0.0, hand, money, to_move, phase, high)
+        u1 = uniform(rs)
+        u2 = uniform(rs)
+        return random_bot_action(i, u0, u1, u2, hand, money, to_move, phase, high)
+    return uniform_action(i, uniform(rs), hand, money, to_move, phase, high)
+
+
+# ---------------------------------------------------------------------- batched kernels (whole state)
+
+
+@_jit
+def step(
+    actions: Arr, where: Arr, ended: Arr,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> tuple[int, int]:  # fmt: skip
+    """Check, then play, one action in every game that is on and selected by ``where``.
+
+    Returns ``(bad, played)``: ``bad`` the first game whose action is illegal
+    (then nothing was played) or -1, ``played`` the number of moves played.
+    ``ended[i]``: whether this step finished game ``i``.
+    """
+    num = actions.shape[0]
+    for i in range(num):
+        if phase[i] != OVER and where[i] and not legal(i, actions[i], hand, money, to_move, phase, high):
+            return i, 0
+    played = 0
+    for i in range(num):
+        ended[i] = False
+        if phase[i] != OVER and where[i]:
+            a = actions[i]
+            log[i, ply[i]] = a
+            ply[i] += 1
+            apply(
+                i, a, hand, dummy, money, bank, filled, start, to_move, phase, rnd, row, placed, up, high, hseat,
+                bids, passed, npass, won, won_obs, cf,
+            )  # fmt: skip
+            ended[i] = phase[i] == OVER
+            played += 1
+    return -1, played
+
+
+@_jit
+def deal_many(
+    idx: Arr, starts: Arr, removed_rows: Arr, dummy_rows: Arr,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> None:  # fmt: skip
+    """Deal the games ``idx`` as given (row ``k`` of the other arguments for game ``idx[k]``)."""
+    for k in range(idx.shape[0]):
+        deal(
+            idx[k], starts[k], removed_rows[k], dummy_rows[k],
+            hand, removed, dummy, first_start, money, bank, filled, start, to_move, phase, rnd, row, placed, up,
+            high, hseat, bids, passed, npass, won, won_obs, log, ply, cf,
+        )  # fmt: skip
+
+
+@_jit
+def uniform_actions(u: Arr, out: Arr, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> None:
+    """``out[i]``: game ``i``'s uniformly random legal action for the draw ``u[i]``."""
+    for i in range(u.shape[0]):
+        out[i] = uniform_action(i, u[i], hand, money, to_move, phase, high)
+
+
+@_jit
+def random_bot_actions(u: Arr, out: Arr, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> None:
+    """``out[i]``: game ``i``'s random-bot move for the draws ``u[:, i]``."""
+    for i in range(u.shape[1]):
+        out[i] = random_bot_action(i, u[0, i], u[1, i], u[2, i], hand, money, to_move, phase, high)
+
+
+@_jit
+def play_out(
+    where: Arr, policies: Arr, rs: Arr,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> tuple[int, int]:  # fmt: skip
+    """Play every unfinished game selected by ``where`` to its end, seat ``s`` by policy ``policies[s]``.
+
+    The moves are logged. Returns ``(played, full)``: the moves played, and
+    -1, or the game whose log is full (the caller grows the log and calls
+    again: the games before it are over, it and the rest go on from where
+    they stand).
+    """
+    width = log.shape[1]
+    played = 0
+    for i in range(phase.shape[0]):
+        if not where[i]:
+            continue
+        while phase[i] != OVER:
+            if ply[i] >= width:
+                return played, i
+            a = policy_action(i, policies[to_move[i]], rs, hand, money, to_move, phase, high)
+            log[i, ply[i]] = a
+            ply[i] += 1
+            apply(
+                i, a, hand, dummy, money, bank, filled, start, to_move, phase, rnd, row, placed, up, high, hseat,
+                bids, passed, npass, won, won_obs, cf,
+            )  # fmt: skip
+            played += 1
+    return played, -1
+
+
+@_jit
+def play_random(
+    num_games: int, policies: Arr, rs: Arr, keep: int, scores: Arr, cats: Arr, plies: Arr, kept: Arr, scratch: Arr,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> None:  # fmt: skip
+    """Deal and play ``num_games`` games in game 0 of the state, seat ``s`` by policy ``policies[s]``.
+
+    Deals are uniform (R7–R9) from the generator ``rs``. Game ``g``'s final
+    scores (R21), cat sums and length go to ``scores[g]``, ``cats[g]``,
+    ``plies[g]``. The first ``keep`` games also leave their deal and moves in
+    ``kept`` (row ``g``: start, removed cards, dummy deck, then the actions),
+    so that they can be replayed in the core engine. ``scratch``: 20 int64s.
+    """
+    n = cf[_SEATS]
+    head = 1 + n + ROUNDS
+    deck = scratch[_NUM_CARDS:]
+    for g in range(num_games):
+        for s in range(n):  # R7: one card of each set out, uniformly
+            scratch[s] = int(uniform(rs) * _NUM_CARDS)
+        start_seat = int(uniform(rs) * n)  # R9
+        for c in range(_NUM_CARDS):
+            deck[c] = c if n == 3 else 0
+        if n == 3:  # R8: a shuffled set, its last card out unseen
+            for c in range(_NUM_CARDS - 1, 0, -1):
+                j = int(uniform(rs) * (c + 1))
+                t = deck[c]
+                deck[c] = deck[j]
+                deck[j] = t
+        deal(
+            0, start_seat, scratch, deck,
+            hand, removed, dummy, first_start, money, bank, filled, start, to_move, phase, rnd, row, placed, up,
+            high, hseat, bids, passed, npass, won, won_obs, log, ply, cf,
+        )  # fmt: skip
+        count = 0
+        while phase[0] != OVER:
+            a = policy_action(0, policies[to_move[0]], rs, hand, money, to_move, phase, high)
+            if g < keep:
+                kept[g, head + count] = a
+            apply(
+                0, a, hand, dummy, money, bank, filled, start, to_move, phase, rnd, row, placed, up, high, hseat,
+                bids, passed, npass, won, won_obs, cf,
+            )  # fmt: skip
+            count += 1
+        if g < keep:
+            kept[g, 0] = start_seat
+            for s in range(n):
+                kept[g, 1 + s] = removed[0, s]
+            for r in range(ROUNDS):
+                kept[g, 1 + n + r] = dummy[0, r]
+        plies[g] = count
+        for s in range(n):
+            cat = 0
+            for k in range(_RABBIT):
+                cat += won[0, s, k] * _CAT_POINTS[k]
+            cats[g, s] = cat
+            scores[g, s] = cat + money[0, s]  # R21

@@ -1,0 +1,326 @@
+"""A compiled batched engine: :class:`~catsack.envs.vector.VectorGame` stepped by numba kernels.
+
+Needs the optional extra ``fast`` (numba); without it nothing here compiles
+and :class:`NumbaVectorGame` raises ``ImportError`` naming the extra. The
+numpy :class:`~catsack.envs.vector.VectorGame` stays the dependency-light
+default and the reference: :class:`NumbaVectorGame` **is** a VectorGame (same
+arrays, same names, same dtypes, same deals for the same seed) whose
+:meth:`~NumbaVectorGame.step`, deals and random policies run compiled, one
+game after another instead of one array operation after another.
+``tests/test_vector_numba.py`` plays the same deals with the same actions on
+both, for 3, 4 and 5 seats, and compares every state array, the legal masks,
+every seat's observation and the rewards at every ply (and, through
+``tests/test_vector.py``, the core engine's games).
+
+Three ways in, fastest last:
+
+- :class:`NumbaVectorGame`: a drop-in VectorGame (observations and masks
+  are the numpy ones, for a learner's policy); step it from Python.
+- :meth:`NumbaVectorGame.play_out`: finish every unfinished game inside the
+  kernel with built-in policies (``"uniform"`` random legal actions or
+  catsack's ``"random"`` bot), e.g. the rollouts of a search from
+  positions loaded with :meth:`~catsack.envs.vector.VectorGame.from_setups`
+  and :meth:`step`.
+- :func:`play_random`: deal and play whole games inside one kernel call.
+
+>>> from catsack.envs.vector_numba import play_random
+>>> result = play_random(1000, seats=4, seed=1)
+>>> result.scores.shape, bool((result.rewards("win").sum(axis=1).round(9) == 1).all())
+((1000, 4), True)
+
+Hidden information is as in VectorGame (R23): the arrays hold the whole
+truth; a seat gets only :meth:`~catsack.envs.vector.VectorGame.observe` and
+:meth:`~catsack.envs.vector.VectorGame.legal_action_mask`. The built-in
+policies read only what the mover may know (its hand and money, the phase
+and high bid).
+
+Compiled code is cached between processes (``NUMBA_CACHE_DIR`` if set, else
+numba's ``__pycache__`` beside the kernels); the first compile takes some
+seconds.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+
+from catsack.cards import CARDS
+from catsack.envs.encoding import REWARD_MODES, action_to_move
+from catsack.envs.vector import BoolArray, IntArray, VectorGame
+from catsack.game import _UP_AFTER_PASSES, ROUNDS, Game
+from catsack.setup import BANK_START, MOUSE_CARDS, TOTAL_MONEY, Setup, check_seats
+
+__all__ = ["POLICIES", "NumbaVectorGame", "Playouts", "max_plies", "numba_available", "play_random"]
+
+POLICIES: Final = {"uniform": 0, "random": 1}  # the built-in policies' codes in the kernels
+
+
+def numba_available() -> bool:
+    """Whether numba is installed (the extra ``fast``)."""
+    return importlib.util.find_spec("numba") is not None
+
+
+def _kernels() -> ModuleType:
+    try:
+        from catsack.envs import _vector_kernels
+    except ImportError as exc:
+        raise ImportError(f"the compiled engine needs numba: pip install 'catsack[fast]' ({exc})") from exc
+    return _vector_kernels
+
+
+def max_plies(seats: int) -> int:
+    """An upper bound on a game's length: per round every seat places and passes once, bids rise by 1 (R10–R15)."""
+    n = check_seats(seats)
+    return ROUNDS * (2 * n + TOTAL_MONEY[n] + 1)
+
+
+def _policy_codes(policies: str | Sequence[str], seats: int) -> IntArray:
+    names = [policies] * seats if isinstance(policies, str) else list(policies)
+    if len(names) != seats or any(p not in POLICIES for p in names):
+        raise ValueError(
+            f"policies must be one of {', '.join(POLICIES)} or a list of one per seat ({seats}), not {policies!r}"
+        )
+    return np.array([POLICIES[p] for p in names], np.int64)
+
+
+def _seed_state(seed: int | None, rng: np.random.Generator) -> npt.NDArray[np.uint64]:
+    """The kernel generator's state word: from ``seed``, or drawn from ``rng`` when it is None."""
+    if seed is None:
+        return rng.integers(0, 2**64, 1, dtype=np.uint64, endpoint=False)
+    if type(seed) is not int or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer or None, not {seed!r}")
+    return np.asarray(np.random.SeedSequence(seed).generate_state(1, np.uint64), np.uint64)
+
+
+class NumbaVectorGame(VectorGame):
+    """A :class:`~catsack.envs.vector.VectorGame` whose steps, deals and random policies are compiled.
+
+    Same constructor, arrays, deals (for the same ``seed``), actions,
+    observations, rewards and records as VectorGame; see the module docs.
+    """
+
+    def __init__(self, num_games: int, seats: int = 4, *, seed: int | None = None) -> None:
+        self._k = _kernels()
+        n = check_seats(seats)
+        up_after = _UP_AFTER_PASSES[n]
+        pay = [MOUSE_CARDS[n][k] if k < len(MOUSE_CARDS[n]) else 0 for k in range(n)]  # R13
+        # The kernels' constants (_vector_kernels: _SEATS .. _UP_AFTER), then R14's reveals and R13's payouts.
+        self._cf = np.array(
+            [n, n + 1 if n == 3 else n, sum(MOUSE_CARDS[n]), BANK_START[n], n + 1 if n == 3 else n, *up_after, *pay],
+            np.int64,
+        )
+        super().__init__(num_games, seats, seed=seed)
+        assert self._cf[1] == self._row_len and self._cf[4] == self._sets  # the numpy engine's own figures
+
+    def _state(self) -> tuple[Any, ...]:
+        """The state arrays and constants in the batched kernels' order (``_vector_kernels.STATE_FIELDS``, ``cf``)."""
+        return (
+            self._hand,
+            self._removed,
+            self._dummy,
+            self._first_start,
+            self._money,
+            self._bank,
+            self._filled,
+            self._start,
+            self._to_move,
+            self._phase,
+            self._round,
+            self._row,
+            self._placed,
+            self._up,
+            self._high,
+            self._hseat,
+            self._bids,
+            self._passed,
+            self._npass,
+            self._won,
+            self._won_obs,
+            self._log,
+            self._ply,
+            self._cf,
+        )
+
+    def _policy_state(self) -> tuple[Any, ...]:
+        """What a policy may read: the hands, money, seat to move, phase and high bid (R23)."""
+        return self._hand, self._money, self._to_move, self._phase, self._high
+
+    def _deal(self, idx: IntArray, start: IntArray, removed: IntArray, dummy: IntArray) -> None:
+        i64 = np.int64
+        self._k.deal_many(
+            np.ascontiguousarray(idx, i64),
+            np.ascontiguousarray(start, i64),
+            np.ascontiguousarray(removed, i64),
+            np.ascontiguousarray(dummy, i64),
+            *self._state(),
+        )
+
+    def step(self, actions: npt.ArrayLike, where: npt.ArrayLike | None = None) -> BoolArray:
+        """Play one action in every game that is not over; return which games this step finished.
+
+        As :meth:`VectorGame.step <catsack.envs.vector.VectorGame.step>`: if any
+        action to play is illegal, nothing is played and ``ValueError`` names
+        the first such game, its action and seat.
+        """
+        N = self.num_games
+        a = np.asarray(actions)
+        if a.shape != (N,) or not np.issubdtype(a.dtype, np.integer):
+            raise ValueError(f"actions must be an integer array of shape ({N},), got {a.dtype} {a.shape}")
+        a = np.ascontiguousarray(a, np.int64)
+        sel = np.ones(N, np.bool_) if where is None else np.ascontiguousarray(self._games_where(where))
+        if int(self._ply.max()) >= self._log.shape[1]:
+            self._grow_log()
+        ended = np.empty(N, np.bool_)
+        bad, played = self._k.step(a, sel, ended, *self._state())
+        if bad >= 0:
+            raise ValueError(self._why(int(bad), int(a[bad])))
+        self.total_moves += int(played)
+        return ended
+
+    def _grow_log(self) -> None:
+        self._log = np.concatenate([self._log, np.zeros_like(self._log)], axis=1)
+
+    def random_actions(self, rng: np.random.Generator) -> IntArray:
+        """A uniformly random legal action for every game (0 for games that are over).
+
+        The same action VectorGame draws from the same ``rng`` state.
+        """
+        u = rng.random(self.num_games)
+        out = np.empty(self.num_games, np.int64)
+        self._k.uniform_actions(u, out, *self._policy_state())
+        return out
+
+    def _random_bot_choice(self, u: npt.NDArray[np.float64]) -> IntArray:
+        out = np.empty(self.num_games, np.int64)
+        self._k.random_bot_actions(np.ascontiguousarray(u, np.float64), out, *self._policy_state())
+        return out
+
+    def play_out(
+        self, seed: int | None = None, policies: str | Sequence[str] = "uniform", where: npt.ArrayLike | None = None
+    ) -> int:
+        """Play every unfinished game (or those where ``where`` is true) to its end inside the kernel.
+
+        ``policies``: ``"uniform"`` (a uniformly random legal action, as
+        :meth:`random_actions`), ``"random"`` (catsack's random bot, as
+        :meth:`random_bot_actions`), or one of those per seat. ``seed`` seeds
+        the kernel's own generator (splitmix64); ``None`` draws it from the
+        object's generator. Moves are logged as by :meth:`step` (so
+        :meth:`record` works); returns the number of moves played.
+        """
+        codes = _policy_codes(policies, self.seats)
+        sel = np.ones(self.num_games, np.bool_) if where is None else np.ascontiguousarray(self._games_where(where))
+        rs = _seed_state(seed, self._rng)
+        total = 0
+        while True:
+            played, full = self._k.play_out(sel, codes, rs, *self._state())
+            total += int(played)
+            if full < 0:
+                break
+            self._grow_log()
+        self.total_moves += total
+        return total
+
+
+@dataclass(frozen=True)
+class Playouts:
+    """The outcome of :func:`play_random`: one row per game.
+
+    ``scores`` and ``cat_points`` are ``(num_games, seats)`` (R21), ``plies``
+    each game's length. The first ``keep`` games also keep their deal and
+    moves (:meth:`setup`, :meth:`actions`, :meth:`to_game`).
+    """
+
+    seats: int
+    scores: IntArray
+    cat_points: IntArray
+    plies: IntArray
+    kept: IntArray
+
+    def winners(self) -> BoolArray:
+        """``(num_games, seats)``: the leaders by score, then cat sum (R22)."""
+        key = self.scores * 4096 + self.cat_points  # cat sums lie within ±2047
+        won: BoolArray = key == key.max(axis=1, keepdims=True)
+        return won
+
+    def rewards(self, mode: str = "margin") -> npt.NDArray[np.float64]:
+        """``(num_games, seats)`` terminal rewards (``margin``, ``rank``, ``win``), as VectorGame's."""
+        if mode not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {', '.join(REWARD_MODES)}, not {mode!r}")
+        s = self.scores
+        if mode == "margin":
+            r: npt.NDArray[np.float64] = s - s.mean(axis=1, keepdims=True)
+            return r
+        if mode == "rank":
+            key = s * 4096 + self.cat_points
+            beats = (key[:, :, None] > key[:, None, :]).sum(axis=2)
+            beaten = (key[:, :, None] < key[:, None, :]).sum(axis=2)
+            rank: npt.NDArray[np.float64] = (beats - beaten) / (self.seats - 1)
+            return rank
+        w = self.winners()
+        win: npt.NDArray[np.float64] = w / w.sum(axis=1, keepdims=True)
+        return win
+
+    def _kept_row(self, g: int) -> IntArray:
+        if type(g) is not int or not 0 <= g < len(self.kept):
+            raise IndexError(f"only the first {len(self.kept)} games were kept (keep=...), not game {g!r}")
+        row: IntArray = self.kept[g]
+        return row
+
+    def setup(self, g: int) -> Setup:
+        """Kept game ``g``'s deal (R7–R9)."""
+        row = self._kept_row(g)
+        n = self.seats
+        dummy = tuple(CARDS[int(c)] for c in row[1 + n : 1 + n + ROUNDS]) if n == 3 else ()
+        return Setup(n, int(row[0]), tuple(CARDS[int(c)] for c in row[1 : 1 + n]), dummy)
+
+    def actions(self, g: int) -> list[int]:
+        """Kept game ``g``'s actions."""
+        row = self._kept_row(g)
+        head = 1 + self.seats + ROUNDS
+        return [int(a) for a in row[head : head + int(self.plies[g])]]
+
+    def to_game(self, g: int) -> Game:
+        """Kept game ``g`` replayed in the core engine."""
+        game = Game(self.setup(g))
+        for a in self.actions(g):
+            game.play(action_to_move(a))
+        return game
+
+
+def play_random(
+    num_games: int,
+    seats: int = 4,
+    *,
+    seed: int | None = None,
+    policies: str | Sequence[str] = "uniform",
+    keep: int = 0,
+) -> Playouts:
+    """Deal and play ``num_games`` whole games inside one compiled loop, on one core.
+
+    Deals are uniform (R7–R9), drawn like every move from the kernel's
+    splitmix64 generator seeded by ``seed`` (``None``: fresh entropy), so one
+    seed gives the same games every time. ``policies`` as in
+    :meth:`NumbaVectorGame.play_out`. ``keep`` games (the first) keep their
+    deal and moves for replay.
+    """
+    if type(num_games) is not int or num_games < 0:
+        raise ValueError(f"num_games must be a non-negative integer, not {num_games!r}")
+    if type(keep) is not int or not 0 <= keep <= num_games:
+        raise ValueError(f"keep must be an integer from 0 to num_games ({num_games}), not {keep!r}")
+    n = check_seats(seats)
+    codes = _policy_codes(policies, n)
+    lane = NumbaVectorGame(1, n, seed=0)
+    rs = _seed_state(seed, np.random.default_rng()) if seed is None else _seed_state(seed, lane._rng)
+    scores = np.zeros((num_games, n), np.int64)
+    cats = np.zeros((num_games, n), np.int64)
+    plies = np.zeros(num_games, np.int64)
+    kept = np.zeros((keep, 1 + n + ROUNDS + max_plies(n)), np.int64)
+    scratch = np.zeros(20, np.int64)
+    lane._k.play_random(num_games, codes, rs, keep, scores, cats, plies, kept, scratch, *lane._state())
+    return Playouts(n, scores, cats, plies, kept)

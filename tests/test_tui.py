@@ -22,7 +22,16 @@ from catsack.game import Game
 from catsack.moves import Move
 from catsack.record import loads_record
 from catsack.tui import controller as controller_module
-from catsack.tui.app import ConfirmQuitScreen, EndScreen, GameScreen, HintScreen, PlayApp, screen_text
+from catsack.tui.app import (
+    ConfirmQuitScreen,
+    EndScreen,
+    GameScreen,
+    HintScreen,
+    PlayApp,
+    RulesScreen,
+    screen_text,
+    terminal_language,
+)
 from catsack.tui.controller import (
     InputError,
     PlayController,
@@ -518,3 +527,38 @@ def test_play_command_resume_option(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "cannot read" in res.output
     res = CliRunner().invoke(app, ["play", "--help"])
     assert "--resume FILE" in res.output
+
+
+def test_rules_screen_from_the_board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """? shows how to play (the package's rules text, in the terminal's language); Esc goes back."""
+    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
+    assert terminal_language() == "de"
+    monkeypatch.setenv("LC_ALL", "C")
+    monkeypatch.setenv("LANG", "en_GB.UTF-8")
+    assert terminal_language() == "en"
+    ctl = fallback_controller(tmp_path, seats=4, human=0, seed=4)
+    app = PlayApp(ctl, delay=0)
+
+    async def body(pilot: Any) -> None:
+        await pilot.press("question_mark")
+        await pilot.pause()
+        assert isinstance(app.screen, RulesScreen)
+        text = screen_text(app)
+        assert "How to play" in text and "R1 Pet cards" in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, GameScreen) and not ctl.game.moves
+
+    run_app(app, body, size=(100, 40))
+
+
+def test_terminal_rules_text_lists_the_engines_dog_examples() -> None:
+    from catsack.rulebook import dog_examples, source
+    from catsack.rulebook.page import plain_markdown
+
+    for lang in ("en", "de"):
+        text = plain_markdown(lang)
+        assert "](" not in text and ".svg" not in text  # no pictures or links left for a terminal
+        for ex in dog_examples(source(lang)):
+            row = " ".join(map(str, ex.row))
+            kept = " ".join(map(str, ex.kept)) or "-"
+            assert f"- `{row}` → `{kept}`: " in text

@@ -50,7 +50,8 @@ def register(app: typer.Typer) -> None:
         """Play a game against bots in the terminal; the game is saved for `catsack replay`.
 
         On the board, [??] is a face-down card, (+8) your own face-down card, > marks the seat to move
-        and * in the log marks reveals, payouts, dog chases and purchases. Keys are listed at the bottom.
+        and * in the log marks reveals, payouts, dog chases and purchases. Keys are listed at the bottom;
+        ? shows how to play.
         Saved games go to $CATSACK_DATA_DIR (default ~/.local/share/catsack/games).
         """
         try:

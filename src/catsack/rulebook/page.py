@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from markdown_it.rules_core import StateCore
     from markdown_it.token import Token
 
-__all__ = ["IMAGE_ROOT", "render_examples", "render_page"]
+__all__ = ["IMAGE_ROOT", "plain_markdown", "render_examples", "render_page"]
 
 IMAGE_ROOT = "/rules/img"
 
@@ -108,17 +108,24 @@ def _card_img(card: Card, lang: str, extra: str = "") -> str:
     return f'<img class="{cls}" src="{html.escape(src)}" alt="{html.escape(alt)}" width="60" height="84">'
 
 
-def _caption(ex: DogExample, lang: str) -> str:
+def _what_dogs_do(ex: DogExample, lang: str) -> str | None:
+    """What the dogs of an example row do (R16), or ``None`` without a dog."""
     words = _WORDS[lang]
     dogs = [c for c in ex.gone if str(c) in ("LD", "SD")]
     if not dogs:
-        return words["none"]
+        return None
     if len(dogs) >= 2:
-        head = words["cancel"].format(n=words.get(str(len(dogs)), str(len(dogs))))
-    elif len(ex.gone) == 2:
-        head = words["chase"].format(dog=words[str(dogs[0])], cat=_label(ex.gone[1], lang))
-    else:
-        head = words["alone"].format(dog=words[str(dogs[0])])
+        return words["cancel"].format(n=words.get(str(len(dogs)), str(len(dogs))))
+    if len(ex.gone) == 2:
+        return words["chase"].format(dog=words[str(dogs[0])], cat=_label(ex.gone[1], lang))
+    return words["alone"].format(dog=words[str(dogs[0])])
+
+
+def _caption(ex: DogExample, lang: str) -> str:
+    words = _WORDS[lang]
+    head = _what_dogs_do(ex, lang)
+    if head is None:
+        return words["none"]
     kept = " ".join(_label(c, lang) for c in ex.kept) or words["nothing"]
     return head + " " + words["keeps"].format(kept=kept)
 
@@ -231,3 +238,38 @@ def render_page(lang: str) -> str:
         f'<nav aria-label="{html.escape(words["language"])}">{switch}</nav></header>\n'
         f'<main class="rules">\n{body}</main>\n</body>\n</html>\n'
     )
+
+
+_IMAGE_MD = re.compile(r"!\[[^\]]*\]\(img/[a-z]+/card-(\w+)\.svg\)")
+_LINK_MD = re.compile(r"(?<!!)\[([^\]]+)\]\([^)]+\)")
+_DOGS_MD = re.compile(r"^```dogs\n(.*?)^```\n", re.MULTILINE | re.DOTALL)
+
+
+def plain_markdown(lang: str) -> str:
+    """The rules text for a terminal (``catsack play``'s rules screen): no pictures, no links.
+
+    Card pictures become their tokens (the back ``[??]``, as on the terminal board),
+    links become their text, and the worked dog examples are listed with what the
+    engine (R16) says the buyer keeps.
+    """
+
+    def card(m: re.Match[str]) -> str:
+        name = m.group(1)
+        if name == "back":
+            return "`[??]`"
+        return "`" + name.replace("p", "+", 1).replace("m", "−", 1) + "`"
+
+    def examples(m: re.Match[str]) -> str:
+        items = []
+        for line in m.group(1).splitlines():
+            if not line.strip():
+                continue
+            ex = dog_example(line)
+            row = " ".join(str(c) for c in ex.row)
+            kept = " ".join(str(c) for c in ex.kept) or "-"
+            items.append(f"- `{row}` → `{kept}`: {_what_dogs_do(ex, lang) or _WORDS[lang]['none']}")
+        return "\n".join(items) + "\n"
+
+    text = _DOGS_MD.sub(examples, source(lang))
+    text = _IMAGE_MD.sub(card, text)
+    return _LINK_MD.sub(r"\1", text)

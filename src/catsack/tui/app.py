@@ -9,6 +9,7 @@ input in progress: the selected hand card and the bid being typed.
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 from typing import ClassVar
 
@@ -17,13 +18,13 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, RichLog, Static
+from textual.widgets import Footer, MarkdownViewer, RichLog, Static
 
 from catsack.events import GameOver, RoundStarted
 from catsack.tui import render
 from catsack.tui.controller import InputError, LogLine, PlayController
 
-__all__ = ["ConfirmQuitScreen", "EndScreen", "GameScreen", "HintScreen", "PlayApp", "screen_text"]
+__all__ = ["ConfirmQuitScreen", "EndScreen", "GameScreen", "HintScreen", "PlayApp", "RulesScreen", "screen_text"]
 
 _FLASH_SECONDS = 1.5
 
@@ -42,6 +43,7 @@ class GameScreen(Screen[None]):
         Binding("backspace", "erase", "erase digit", show=False),
         Binding("p", "pass_move", "pass"),
         Binding("h", "hint", "hint"),
+        Binding("question_mark", "rules", "rules", key_display="?"),
         Binding("r", "results", "results", show=False),
         Binding("q", "quit_game", "quit"),
     ]
@@ -284,6 +286,9 @@ class GameScreen(Screen[None]):
         lines = render.hint_lines(hint.best, hint.values, hint.beliefs, view, ctl.names, hint.note)
         self.app.push_screen(HintScreen(lines))
 
+    def action_rules(self) -> None:
+        self.app.push_screen(RulesScreen())
+
     def action_results(self) -> None:
         if self.controller.is_over:
             self.finish()
@@ -323,6 +328,38 @@ class HintScreen(ModalScreen[None]):
         with VerticalScroll(id="hint-box"):
             yield Static(Text("Hint\n", style="bold") + Text("\n".join(self.lines)), id="hint")
             yield Static(Text("Esc or h closes."), id="hint-keys")
+
+    def action_close(self) -> None:
+        self.dismiss()
+
+
+def terminal_language() -> str:
+    """The rules' language for this terminal: German under a German locale, else English."""
+    from catsack.rulebook import choose_language
+
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG", "LANGUAGE"):
+        value = os.environ.get(var)
+        if value:
+            return choose_language(None, None, value.split(".")[0].replace("_", "-").split(":")[0])
+    return "en"
+
+
+class RulesScreen(ModalScreen[None]):
+    """How to play: the package's rules text (docs/rules.md, or the German one), scrollable."""
+
+    BINDINGS: ClassVar[list[Binding | tuple[str, str] | tuple[str, str, str]]] = [
+        Binding("escape,question_mark,q", "close", "back to the game"),
+    ]
+
+    def __init__(self, lang: str | None = None) -> None:
+        super().__init__()
+        self.lang = lang or terminal_language()
+
+    def compose(self) -> ComposeResult:
+        from catsack.rulebook.page import plain_markdown
+
+        yield MarkdownViewer(plain_markdown(self.lang), show_table_of_contents=False, id="rules-box")
+        yield Footer(compact=True)
 
     def action_close(self) -> None:
         self.dismiss()

@@ -222,7 +222,7 @@ def test_secrecy_during_the_game_replay_and_analysis(server: Callable[..., TestC
         while True:
             live = hub_of(c).tables[table]
             v = live.version
-            if v % 5 == 2 and not live.game.is_over:
+            if v % 9 == 4 and not live.game.is_over:
                 assert c.get(f"/api/tables/{table}/replay").status_code == 409  # spectators: nothing
                 assert c.get(f"/api/tables/{table}/replay", headers=auth("forged")).status_code == 403
                 assert c.post(f"/api/tables/{table}/analysis", json={"seat": 0}).status_code == 409
@@ -251,7 +251,7 @@ def test_secrecy_during_the_game_replay_and_analysis(server: Callable[..., TestC
                     checked += 1
             if not step(c, table, socks, rng):
                 break
-        assert checked >= 10 * seats
+        assert checked >= 5 * seats
 
 
 def test_upload_replays_a_record_and_explains_bad_ones(server: Callable[..., TestClient]) -> None:
@@ -312,24 +312,26 @@ def poll_analysis(c: TestClient, table: str, seat: int) -> dict[str, Any]:
         time.sleep(0.05)
 
 
+@pytest.mark.parametrize("level", [LEVEL, "expert:iters=8"])
 def test_analysis_runs_in_workers_is_stored_and_matches_the_cli(
-    server: Callable[..., TestClient], tmp_path: Path
+    server: Callable[..., TestClient], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, level: str
 ) -> None:
     """Start, progress, result; a second request is served from the database; `catsack analyse`
-    with the same seed and level gives the same numbers."""
+    with the same seed and level gives the same numbers (the ISMCTS and the expert search)."""
+    monkeypatch.setenv("CATSACK_ANALYSIS_LEVEL", level)
     c = server()
     table = bots_game(c, 4)
     assert c.get(f"/api/tables/{table}/analysis?seat=0").json()["status"] == "none"
     r = c.post(f"/api/tables/{table}/analysis", json={"seat": 0})
     assert r.status_code in (200, 202), r.text
-    assert r.json()["level"] == LEVEL and r.json()["seed"] == seed_for(table)
+    assert r.json()["level"] == level and r.json()["seed"] == seed_for(table)
     a = poll_analysis(c, table, 0)
     assert a["status"] == "done", a
     result = a["result"]
     record = loads_record(c.get(f"/api/tables/{table}/record").text)
     plies = decision_plies(record, 0)
     assert [d["ply"] for d in result["decisions"]] == plies and a["done"] == a["total"] == len(plies)
-    expected = analyse_record(record, 0, level=LEVEL, seed=a["seed"])
+    expected = analyse_record(record, 0, level=level, seed=a["seed"])
     for got, want in zip(result["decisions"], expected, strict=True):
         w = want.to_dict()
         assert {k: got[k] for k in w} == json.loads(json.dumps(w))
@@ -344,6 +346,8 @@ def test_analysis_runs_in_workers_is_stored_and_matches_the_cli(
     again = c.post(f"/api/tables/{table}/analysis", json={"seat": 0})
     assert again.status_code == 200 and not jobs.jobs and again.json()["result"] == result
 
+    if level != LEVEL:
+        return  # the command line calls analyse_record too: checking it at one level is enough
     # The command line, same record, seat, level and seed: the same numbers.
     path = tmp_path / "game.json"
     path.write_text(dumps_record(record))
@@ -355,7 +359,7 @@ def test_analysis_runs_in_workers_is_stored_and_matches_the_cli(
             "analyse",
             str(path),
             "--json",
-            *("--seat", "0", "--level", LEVEL),
+            *("--seat", "0", "--level", level),
             *("--seed", str(a["seed"])),
         ],
         capture_output=True,
@@ -372,7 +376,7 @@ def test_analysis_runs_in_workers_is_stored_and_matches_the_cli(
 def test_analysis_limits(server: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
     """One address may run CATSACK_ANALYSIS_PER_ADDRESS analyses at once; bad seats are refused."""
     monkeypatch.setenv("CATSACK_ANALYSIS_PER_ADDRESS", "1")
-    monkeypatch.setenv("CATSACK_ANALYSIS_LEVEL", "iters=300")
+    monkeypatch.setenv("CATSACK_ANALYSIS_LEVEL", "iters=20")  # still running at the next request: the pool spawns
     c = server()
     table = bots_game(c, 3)
     assert c.post(f"/api/tables/{table}/analysis", json={"seat": 5}).status_code == 422

@@ -52,9 +52,10 @@ __all__ = [
 log = logging.getLogger("catsack.server")
 
 #: Lost value (points) from which a decision is a blunder, a mistake, an inaccuracy; checked in
-#: this order. Calibrated on heuristic-bot 4-seat games at the default (strong) level so that a
-#: seat's game of ~30 decisions has a handful of each (bench/analysis_load.py --calibrate).
-THRESHOLDS: tuple[tuple[str, float], ...] = (("blunder", 10.0), ("mistake", 5.0), ("inaccuracy", 2.5))
+#: this order. Calibrated on 12 heuristic-bot 4-seat games at the default level (expert) so that a
+#: seat's game of ~32 decisions has a handful of each: 3.2 inaccuracies, 1.6 mistakes and 1.3
+#: blunders per game (bench/analysis_load.py --calibrate 12; docs/protocol.md).
+THRESHOLDS: tuple[tuple[str, float], ...] = (("blunder", 12.0), ("mistake", 6.0), ("inaccuracy", 3.0))
 
 
 class AnalysisSettings(BaseSettings):
@@ -185,9 +186,6 @@ class AnalysisJobs:
     @property
     def level_key(self) -> str:
         return self.settings.level or "default"
-
-    async def start(self) -> None:
-        await asyncio.to_thread(self.store.create_schema)
 
     async def stop(self) -> None:
         for job in list(self.jobs.values()):

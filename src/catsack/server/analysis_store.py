@@ -1,9 +1,8 @@
 """Stored post-game analyses (issue 14): one row per table, seat and analysis level.
 
-The table lives on the server's :data:`catsack.server.store.metadata` (so a
-migration tool that reads that metadata sees it once this module is imported)
-and is created on start-up if missing. The methods are synchronous; the server
-runs them in a worker thread.
+The table lives on the server's :data:`catsack.server.store.metadata`; migration
+0004 (``migrations/versions/0004_review.py``) creates it. The methods are
+synchronous; the server runs them in a worker thread.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Engine, Float, ForeignKey, Integer, String, Table, Text, insert, select, update
+from sqlalchemy import Column, Engine, Float, Integer, String, Table, Text, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from catsack.server.store import metadata
@@ -23,7 +22,7 @@ __all__ = ["AnalysisRow", "AnalysisStore", "analyses_t"]
 analyses_t = Table(
     "analyses",
     metadata,
-    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
+    Column("table_id", String(32), primary_key=True),  # no foreign key: retention deletes tables
     Column("seat", Integer, primary_key=True),
     Column("level", String(40), primary_key=True),  # the analysis level asked for; "default": the library's default
     Column("seed", Integer, nullable=False),  # `catsack analyse --seed` with this gives the same numbers
@@ -68,9 +67,6 @@ class AnalysisStore:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-
-    def create_schema(self) -> None:
-        analyses_t.create(self.engine, checkfirst=True)
 
     def get(self, table_id: str, seat: int, level: str) -> AnalysisRow | None:
         with self.engine.connect() as conn:

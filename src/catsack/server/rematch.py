@@ -6,7 +6,8 @@ whatever the old players do not take back. Its deal is new and its start player
 is the old game's first start player plus one (R9: the table chooses). The first
 "Play again" creates it; the old table's connections are told (a ``rematch``
 frame) so every person there can join it in one click. Which table follows
-which is stored, so two presses (in any server process) lead to one table.
+which is stored (table ``rematches``, migration 0004), so two presses (in any
+server process) lead to one table.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import secrets
 import time
 from typing import Any
 
-from sqlalchemy import Column, Engine, Float, ForeignKey, String, Table, insert, select
+from sqlalchemy import Column, Engine, Float, String, Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from catsack.server.hub import BOT_LEVELS, Hub, LiveTable, TableError
@@ -29,8 +30,8 @@ __all__ = ["RematchStore", "Rematches", "rematches_t"]
 rematches_t = Table(
     "rematches",
     metadata,
-    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
-    Column("next_id", String(32), ForeignKey("tables.id"), nullable=False),
+    Column("table_id", String(32), primary_key=True),  # no foreign key: retention deletes tables
+    Column("next_id", String(32), nullable=False),
     Column("created", Float, nullable=False),
 )
 
@@ -38,9 +39,6 @@ rematches_t = Table(
 class RematchStore:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-
-    def create_schema(self) -> None:
-        rematches_t.create(self.engine, checkfirst=True)
 
     def next_of(self, table_id: str) -> str | None:
         with self.engine.connect() as conn:
@@ -66,9 +64,6 @@ class Rematches:
         self.hub = hub
         self.store = RematchStore(hub.store.engine)
         self._lock = asyncio.Lock()
-
-    async def start(self) -> None:
-        await asyncio.to_thread(self.store.create_schema)
 
     async def next_of(self, table_id: str) -> str | None:
         return await asyncio.to_thread(self.store.next_of, table_id)

@@ -20,9 +20,7 @@ __all__ = ["Rematched", "router"]
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    rematches = Rematches(app.state.hub)
-    await rematches.start()
-    app.state.rematches = rematches
+    app.state.rematches = Rematches(app.state.hub)
     yield
 
 

@@ -39,7 +39,6 @@ MAX_UPLOAD_BYTES = 64 * 1024
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     jobs = AnalysisJobs(app.state.hub)
-    await jobs.start()
     app.state.analysis_jobs = jobs
     try:
         yield

@@ -4,6 +4,7 @@
 // table gets a `rematch` frame and joins it with one click, back at their own seat.
 
 import { api, h, saveSeat } from "/static/api.js";
+import { t } from "/static/i18n.js";
 
 let offer = null; // the last `rematch` frame: {table, by, invite}
 
@@ -32,23 +33,23 @@ export async function playAgain(tableId, seat, button) {
 export function addReviewButtons(final, tableId, seat) {
   const links = final.querySelector(".final-links") ?? final;
   links.prepend(
-    h("a", { class: "button", id: "replay-link", href: `/replay/${encodeURIComponent(tableId)}` }, "Replay and analysis"),
+    h("a", { class: "button", id: "replay-link", href: `/replay/${encodeURIComponent(tableId)}` }, t("review.replay")),
   );
   if (seat?.token) {
-    const again = h("button", { class: "button primary", type: "button", id: "play-again" }, "Play again");
+    const again = h("button", { class: "button primary", type: "button", id: "play-again" }, t("review.playAgain"));
     again.addEventListener("click", () => playAgain(tableId, seat, again));
     links.prepend(again);
   }
   if (offer) {
-    const by = offer.by ? `${offer.by} wants to play again.` : "A new game was set up at this table.";
+    const by = offer.by ? t("review.wantsAgain", { name: offer.by }) : t("review.newGame");
     final.append(
       h(
         "p",
         { class: "final-links rematch-offer", id: "rematch-offer", role: "status" },
         h("span", {}, by),
         seat?.token
-          ? h("button", { class: "button primary small", type: "button", onclick: (e) => playAgain(tableId, seat, e.currentTarget) }, "Join the new game")
-          : h("a", { class: "button small", href: offer.invite }, "Go to the new table"),
+          ? h("button", { class: "button primary small", type: "button", onclick: (e) => playAgain(tableId, seat, e.currentTarget) }, t("review.join"))
+          : h("a", { class: "button small", href: offer.invite }, t("review.goTo")),
       ),
     );
   }

@@ -1,0 +1,274 @@
+"""Post-game analysis benchmark (issue 14): how long a seat's analysis takes, and what it does to live tables.
+
+Three measurements:
+
+1. ``serial``: :func:`catsack.bots.analysis.analyse_record` in this process for every decision of
+   one seat of a 4-seat heuristic-bot game, at the analysis level (default: the library's).
+2. ``server``: a real ``catsack serve`` (SQLite in a temporary directory, bot delay 0) with
+   ``--tables`` tables of one bench-driven person and three random bots. The person moves as soon
+   as it is its turn (pass if it can, else the first legal move) and the time from sending a move
+   to receiving the ``state`` frame of the new version is recorded. First ``--seconds`` without an
+   analysis, then while the server analyses one seat of a finished 4-seat game
+   (``POST /api/tables/{id}/analysis``, worker pool of ``CATSACK_ANALYSIS_WORKERS`` processes at
+   lower priority); p50/p99/max of both phases, and the analysis' own time in the server.
+3. ``--calibrate N``: the lost values of N heuristic-bot 4-seat games (one seat each, rotating),
+   their quantiles, and how many inaccuracies/mistakes/blunders per game candidate thresholds
+   give. This is how :data:`catsack.server.analysis_jobs.THRESHOLDS` was chosen: "a typical
+   heuristic-bot game has a handful of each".
+
+    .venv/bin/python bench/analysis_load.py                    # serial + server, default level
+    .venv/bin/python bench/analysis_load.py --level normal --tables 8 --seconds 15
+    .venv/bin/python bench/analysis_load.py --calibrate 12     # thresholds (takes minutes)
+
+Figures (2-core machine shared with other work, so they are noisy): see the report in the module
+docstring of the commit that last changed this file and docs/protocol.md ("Analyses").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from catsack.bots.analysis import DEFAULT_LEVEL, analyse_record
+from catsack.bots.base import make_bot, play_game
+from catsack.game import Game
+from catsack.record import Record, record_from_game
+
+
+def heuristic_record(seed: int, seats: int = 4) -> Record:
+    game = play_game(Game.new(seats, seed=seed), [make_bot("heuristic", seed=seed * 10 + i) for i in range(seats)])
+    return record_from_game(game)
+
+
+def lost_values(record: Record, seat: int, level: str, seed: int) -> list[float]:
+    out = []
+    for d in analyse_record(record, seat, level=level, seed=seed):
+        values, best, played = d.analysis.values, d.analysis.best.text, d.played.text
+        out.append(max(0.0, values[best] - values[played]) if played != best and played in values else 0.0)
+    return out
+
+
+def serial(level: str) -> dict[str, Any]:
+    record = heuristic_record(1000)
+    t0 = time.perf_counter()
+    decisions = analyse_record(record, 0, level=level, seed=0)
+    seconds = time.perf_counter() - t0
+    return {"level": level, "decisions": len(decisions), "seconds": round(seconds, 2)}
+
+
+def calibrate(games: int, level: str) -> dict[str, Any]:
+    per_game = []
+    t0 = time.perf_counter()
+    for k in range(games):
+        per_game.append(lost_values(heuristic_record(1000 + k), k % 4, level, k))
+        print(f"  game {k + 1}/{games}: {len(per_game[-1])} decisions, {time.perf_counter() - t0:.0f} s", flush=True)
+    values = sorted(v for g in per_game for v in g)
+    n = len(values)
+    quantiles = {
+        f"q{int(q * 100)}": round(values[min(n - 1, int(q * n))], 2) for q in (0.5, 0.75, 0.85, 0.9, 0.95, 0.99)
+    }
+    candidates = {}
+    for ina, mis, blu in ((2.5, 5.0, 10.0), (3.0, 6.0, 12.0), (4.0, 8.0, 15.0)):
+        candidates[f"{ina}/{mis}/{blu}"] = {
+            "inaccuracies": round(sum(ina <= v < mis for v in values) / games, 1),
+            "mistakes": round(sum(mis <= v < blu for v in values) / games, 1),
+            "blunders": round(sum(v >= blu for v in values) / games, 1),
+        }
+    return {
+        "level": level,
+        "games": games,
+        "decisions_per_game": round(n / games, 1),
+        "lost_per_decision": round(sum(values) / n, 2),
+        "quantiles": quantiles,
+        "per_game_at_thresholds": candidates,
+    }
+
+
+# ---------------------------------------------------------------------- the server part
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def call(base: str, path: str, body: Any = None, token: str | None = None) -> Any:
+    data = None if body is None else json.dumps(body).encode()
+    req = urllib.request.Request(base + path, data=data, method="GET" if body is None else "POST")
+    req.add_header("Content-Type", "application/json")
+    if token:
+        req.add_header("Authorization", f"Bearer {token}")
+    with urllib.request.urlopen(req, timeout=30) as answer:
+        return json.load(answer)
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    return s[min(len(s) - 1, int(q * len(s)))]
+
+
+def summary(values: list[float]) -> dict[str, Any]:
+    return {
+        "moves": len(values),
+        "p50_ms": round(statistics.median(values) * 1000, 2) if values else None,
+        "p99_ms": round(pct(values, 0.99) * 1000, 2),
+        "max_ms": round(max(values) * 1000, 2) if values else None,
+    }
+
+
+async def person(base: str, stop: asyncio.Event, phase: list[str], out: dict[str, list[float]]) -> None:
+    """One bench-driven person at a fresh table after another: moves at once, times each broadcast."""
+    import websockets
+
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        table = (
+            await loop.run_in_executor(
+                None, call, base, "/api/tables", {"seats": 4, "bots": {"1": "random", "2": "random", "3": "random"}}
+            )
+        )["table"]
+        joined = await loop.run_in_executor(None, call, base, f"/api/tables/{table}/join", {"name": "bench"})
+        async with websockets.connect(base.replace("http", "ws", 1) + "/ws", max_size=2**22) as ws:
+            hello = {"type": "hello", "protocol": "catsack-ws/1", "table": table, "token": joined["token"]}
+            await ws.send(json.dumps(hello))
+            sent_at: float | None = None
+            sent_version = -1
+            n = 0
+            while not stop.is_set():
+                try:
+                    frame = json.loads(await asyncio.wait_for(ws.recv(), 5))
+                except TimeoutError:
+                    continue
+                if frame.get("type") != "state":
+                    continue
+                if sent_at is not None and frame["version"] > sent_version:
+                    out.setdefault(phase[0], []).append(time.perf_counter() - sent_at)
+                    sent_at = None
+                view = frame["view"]
+                if view["phase"] == "over":
+                    break
+                if view["to_move"] == view["seat"] and sent_at is None:
+                    legal = view["legal"]
+                    n += 1
+                    move = "pass" if "pass" in legal else legal[0]
+                    sent_at, sent_version = time.perf_counter(), frame["version"]
+                    await ws.send(
+                        json.dumps({"type": "move", "action_id": f"b{n}", "version": sent_version, "move": move})
+                    )
+
+
+async def drive(base: str, tables: int, seconds: float, finished: str) -> dict[str, Any]:
+    stop = asyncio.Event()
+    phase = ["warmup"]
+    out: dict[str, list[float]] = {}
+    tasks = [asyncio.create_task(person(base, stop, phase, out)) for _ in range(tables)]
+    loop = asyncio.get_running_loop()
+    await asyncio.sleep(2.0)
+    phase[0] = "idle"
+    await asyncio.sleep(seconds)
+    phase[0] = "analysis"
+    t0 = time.perf_counter()
+    await loop.run_in_executor(None, call, base, f"/api/tables/{finished}/analysis", {"seat": 0})
+    answer: dict[str, Any] = {}
+    while time.perf_counter() - t0 < max(seconds, 600):
+        answer = await loop.run_in_executor(None, call, base, f"/api/tables/{finished}/analysis?seat=0")
+        if answer["status"] != "running":
+            break
+        await asyncio.sleep(0.5)
+    wall = time.perf_counter() - t0
+    phase[0] = "after"
+    stop.set()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    result = answer.get("result") or {}
+    return {
+        "tables": tables,
+        "idle": summary(out.get("idle", [])),
+        "during_analysis": summary(out.get("analysis", [])),
+        "analysis": {
+            "status": answer.get("status"),
+            "level": answer.get("level"),
+            "decisions": len(result.get("decisions", [])),
+            "server_seconds": result.get("seconds"),
+            "wall_seconds": round(wall, 2),
+        },
+    }
+
+
+def server_bench(level: str, tables: int, seconds: float, workers: int) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        port = free_port()
+        base = f"http://127.0.0.1:{port}"
+        env = {
+            **os.environ,
+            "CATSACK_DATABASE_URL": f"sqlite:///{Path(tmp) / 'bench.db'}",
+            "CATSACK_BOT_DELAY": "0",
+            "CATSACK_ANALYSIS_WORKERS": str(workers),
+            "CATSACK_LOG_LEVEL": "WARNING",
+            "CATSACK_HTTP_RATE_PER_SECOND": "100000",
+            "CATSACK_HTTP_RATE_BURST": "100000",
+        }
+        if level != DEFAULT_LEVEL:
+            env["CATSACK_ANALYSIS_LEVEL"] = level
+        with (Path(tmp) / "server.log").open("wb") as log:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(port)],
+                env=env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        try:
+            deadline = time.monotonic() + 30
+            while True:
+                try:
+                    call(base, "/health")
+                    break
+                except OSError:
+                    if time.monotonic() > deadline or proc.poll() is not None:
+                        raise SystemExit((Path(tmp) / "server.log").read_text()[-2000:]) from None
+                    time.sleep(0.2)
+            finished = call(base, "/api/tables", {"seats": 4, "bots": {str(i): "heuristic" for i in range(4)}})["table"]
+            while call(base, f"/api/tables/{finished}")["status"] != "over":
+                time.sleep(0.1)
+            return asyncio.run(drive(base, tables, seconds, finished))
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--level", default=DEFAULT_LEVEL, help=f"analysis level (default: {DEFAULT_LEVEL})")
+    p.add_argument("--tables", type=int, default=8, help="live tables driven during the measurement")
+    p.add_argument("--seconds", type=float, default=15.0, help="length of the idle window")
+    p.add_argument("--workers", type=int, default=1, help="the server's analysis worker processes")
+    p.add_argument("--calibrate", type=int, metavar="GAMES", help="only the threshold calibration, on GAMES games")
+    p.add_argument("--no-server", action="store_true", help="only the serial measurement")
+    args = p.parse_args(argv)
+    if args.calibrate:
+        print(json.dumps(calibrate(args.calibrate, args.level), indent=2))
+        return 0
+    report: dict[str, Any] = {"serial": serial(args.level)}
+    print(json.dumps(report, indent=2), flush=True)
+    if not args.no_server:
+        report["server"] = server_bench(args.level, args.tables, args.seconds, args.workers)
+        print(json.dumps(report["server"], indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -540,6 +540,8 @@ def test_rules_screen_from_the_board(tmp_path: Path, monkeypatch: pytest.MonkeyP
     app = PlayApp(ctl, delay=0)
 
     async def body(pilot: Any) -> None:
+        await pilot.pause()
+        assert "Press ? for how to play" in screen_text(app)
         await pilot.press("question_mark")
         await pilot.pause()
         assert isinstance(app.screen, RulesScreen)

@@ -112,7 +112,7 @@ def register(app: typer.Typer) -> None:
         typer.echo(
             f"catsack is serving at http://{shown}:{settings.port}/  (database: {safe_url(settings.database_url)})"
         )
-        typer.echo("Press Ctrl+C to stop.")
+        typer.echo(f"How to play: http://{shown}:{settings.port}/rules   Press Ctrl+C to stop.")
         os.environ.setdefault("PYTHONUNBUFFERED", "1")
         config = uvicorn.Config(
             create_app(settings),

@@ -80,6 +80,7 @@ class GameScreen(Screen[None]):
                 self.log_widget.write(Text(("* " if line.highlight else "  ") + line.text))
             self.log_widget.write(Text(f"Resumed from {ctl.resumed_from}.", style="bold"))
         else:
+            self.log_widget.write(Text("New to the game? Press ? for how to play."))
             self.log_widget.write(Text(ctl.describe(RoundStarted(1, ctl.game.setup.start))))
         self.redraw()
         self.kick_bots()

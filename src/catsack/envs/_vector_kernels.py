@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any, Final, TypeVar, cast
 
 import numba
+import numba.core.cpu
 import numpy as np
 
 from catsack.bots.random_bot import LAST_CHOICE_BUY, MONEY_FRACTION, OVER_FRACTION, PASS_PROBABILITY
@@ -96,7 +97,7 @@ _TO_UNIT: Final = 1.0 / 9007199254740992.0  # 2**-53
 # they are compiled without numba's reference-counting runtime (``_nrt=False``, an option numba's
 # own tests use). A numba without the option compiles them with it: correct, about 10x slower.
 _OPTIONS: Final[dict[str, Any]] = {"cache": True, "nogil": True}
-if hasattr(numba.core.options.TargetOptions, "_nrt"):
+if hasattr(getattr(numba.core.cpu, "CPUTargetOptions", None), "_nrt"):
     _OPTIONS["_nrt"] = False
 
 

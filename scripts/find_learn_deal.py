@@ -10,7 +10,7 @@ explains happens earliest:
 - the learner passes and is paid from the lowest mouse card (R13);
 - a lone dog chases a cat, and two dogs cancel (R16);
 - the learner buys a row, and the bank refills the mouse cards (R17, R18);
-- nobody bids, so the last player may buy the row for 1 mouse or void it (R15, R19).
+- nobody bids, so the learner, last in, may buy the row for 1 mouse or void it (R15, R19).
 
 Run: ``.venv/bin/python scripts/find_learn_deal.py --deals 400 --tries 6``; paste the printed
 constants into ``src/catsack/server/routes/learn.py``.
@@ -69,7 +69,7 @@ def play(setup: Setup, rng: random.Random, bid_chance: float, cap: int) -> tuple
                 key = "learner_bought"
             elif isinstance(ev, Refill) and ev.filled:
                 key = "refill"
-            elif isinstance(ev, LastChoice):
+            elif isinstance(ev, LastChoice) and ev.seat == LEARNER:  # the learner sees what 1 mouse buys
                 key = "last_choice"
             if key is not None:
                 seen.setdefault(key, rnd)

@@ -23,7 +23,7 @@ from catsack.server.hub import Hub, TableError
 from catsack.server.limits import AddressBuckets, HttpGuard
 from catsack.server.lobby import abandon_unjoined
 from catsack.server.metrics import Metrics
-from catsack.server.routes import health, pages, rematch, replay, tables, ws
+from catsack.server.routes import health, learn, pages, rematch, replay, tables, ws
 from catsack.server.runtime import GcLog, collect_young, safe_url, setup_logging
 from catsack.server.settings import Settings
 
@@ -116,6 +116,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(tables.router)
     app.include_router(ws.router)
     app.include_router(pages.router)
+    app.include_router(learn.router)
     app.include_router(replay.router)
     app.include_router(rematch.router)
     if pages.STATIC.is_dir():

@@ -104,7 +104,7 @@ export function loadName() {
   return storage()?.getItem(NAME_KEY) ?? "";
 }
 
-function saveName(name) {
+export function saveName(name) {
   if (name) storage()?.setItem(NAME_KEY, name);
 }
 
@@ -152,4 +152,9 @@ export function ago(iso) {
   if (seconds < 3600) return t("ago.min", { n: Math.round(seconds / 60) });
   if (seconds < 86400) return t("ago.h", { n: Math.round(seconds / 3600) });
   return new Date(then).toLocaleDateString(document.documentElement.lang);
+}
+
+/** Replace an element's children, skipping null/false (replaceChildren would show them as text). */
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat().filter((c) => c !== null && c !== undefined && c !== false));
 }

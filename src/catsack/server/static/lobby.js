@@ -1,6 +1,6 @@
 // The lobby: open tables, recent games, and the form that creates a table.
 
-import { ago, api, ApiError, h, joinTable, loadName, seatLabel, storedSeats, forgetSeat } from "/static/api.js";
+import { ago, api, ApiError, h, loadName, saveName, saveSeat, seatLabel, storedSeats, forgetSeat } from "/static/api.js";
 import { languagePicker, t, translatePage } from "/static/i18n.js";
 import { seatNames, seatTitles } from "/static/render.js";
 
@@ -84,8 +84,10 @@ async function createTable(event) {
   button.disabled = true;
   button.textContent = t("lobby.creating");
   try {
-    const table = await api("/api/tables", { method: "POST", body: form.table });
-    await joinTable(table.table, form.name, 0);
+    // One request: the server checks the name before it creates anything (a refused name leaves no table).
+    const table = await api("/api/tables", { method: "POST", body: { ...form.table, player: form.name } });
+    saveSeat(table.table, table.seat, table.token, form.name);
+    saveName(form.name);
     window.location.assign(`/t/${encodeURIComponent(table.table)}`);
   } catch (err) {
     error.textContent = err instanceof ApiError ? t("lobby.createFailed", { detail: err.message }) : String(err);
@@ -148,6 +150,8 @@ async function refreshFinished() {
           "span",
           { class: "table-actions" },
           h("span", { class: "muted" }, ago(tb.finished)),
+          // issue 14: the replay page
+          h("a", { class: "button small", href: `/replay/${encodeURIComponent(tb.table)}` }, t("lobby.replay")),
           h(
             "a",
             {
@@ -191,6 +195,7 @@ async function refreshMine() {
 
 function start() {
   translatePage();
+  document.title = t("brand");
   $("lang-slot").replaceChildren(languagePicker());
   $("your-name").value = loadName();
   for (const radio of document.querySelectorAll('input[name="seats"]')) radio.addEventListener("change", drawSeatSetup);

@@ -4,7 +4,7 @@
 // guessed or derived, except the ranking, which R22 defines from the public
 // final scores and cat points.
 
-import { h } from "/static/api.js";
+import { fill, h } from "/static/api.js";
 import { cardBackSVG, cardFaceSVG, cardKindClass, cardLabel, cardName } from "/static/cards.js";
 import { purchasePreview } from "/static/dogs.js";
 import { mice, t } from "/static/i18n.js";
@@ -17,7 +17,7 @@ export function statusLabel(status) {
 export function botSpec(player) {
   if (player?.kind !== "bot" || !player.name) return null;
   const spec = player.name.split(" ")[0];
-  return ["random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong"].includes(spec) ? spec : null;
+  return ["random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong", "expert"].includes(spec) ? spec : null;
 }
 
 /** A friendly name for a bot level: "Strong bot" for ismcts:strong (papercut 12). */
@@ -160,7 +160,7 @@ export function drawSeats(container, view, players, names, titles) {
   const order = [];
   const first = view.seat === null ? 0 : (view.seat + 1) % view.seats;
   for (let i = 0; i < view.seats; i += 1) order.push((first + i) % view.seats);
-  container.replaceChildren(
+  fill(container, 
     ...order.map((seat) =>
       seatPanel(
         view,
@@ -217,13 +217,13 @@ export function drawRow(container, view, names, titles) {
       );
     }
   }
-  container.replaceChildren(...items);
+  fill(container, ...items);
 }
 
 export function drawMouseCards(container, view) {
   // R13: the next passer takes the lowest mouse card that still holds mice.
   const next = view.phase === "bidding" ? view.mouse_card_mice.findIndex((m) => m > 0) : -1;
-  container.replaceChildren(
+  fill(container, 
     ...view.mouse_cards.map((value, i) => {
       const held = view.mouse_card_mice[i];
       return h(
@@ -249,7 +249,7 @@ export function drawMouseCards(container, view) {
 /** The player's hand as buttons; only legal placements are enabled (R10). */
 export function drawHand(container, view, { busy, canAct, onPlace, keys = true }) {
   const legal = new Set(view.legal);
-  container.replaceChildren(
+  fill(container, 
     ...view.hand.map((token, i) => {
       const move = `place ${token}`;
       const enabled = canAct && !busy && legal.has(move);
@@ -308,7 +308,7 @@ export function drawLastRound(container, view, names, titles) {
     const gone = last.row.filter((_, i) => !kept[i]);
     if (gone.length) parts.push(t("last.gone", { cards: cards(gone) }));
   }
-  container.replaceChildren(
+  fill(container, 
     h("h3", { class: "label" }, t("last.title", { round: last.number })),
     h("p", { class: "last-summary" }, parts.join(" ")),
     h(
@@ -353,7 +353,7 @@ export function drawPreview(container, view) {
   const points = p.kept.reduce((sum, c) => sum + (c === "R" ? 0 : Number(c)), 0);
   container.dataset.exact = p.exact ? "yes" : "no";
   container.dataset.kept = p.kept.join(" ");
-  container.replaceChildren(
+  fill(container, 
     h("h3", { class: "label" }, view.phase === "last choice" ? t("preview.titleLast") : t("preview.title"), " ", helpTip("preview")),
     h("p", { class: "preview-dogs" }, dogText),
     h(
@@ -399,7 +399,7 @@ export function drawFinal(container, view, names, { recordUrl, onMyRecord }) {
       h("td", { class: "score" }, String(view.scores[seat])),
     ),
   );
-  container.replaceChildren(
+  fill(container, 
     h("h2", { id: "final-title" }, t("final.title")),
     h(
       "p",
@@ -459,7 +459,7 @@ export function drawHint(container, hint, view, names) {
   const beliefs = (hint.beliefs ?? [])
     .map((b, position) => ({ b, position }))
     .filter(({ b }) => b && typeof b === "object");
-  container.replaceChildren(
+  fill(container, 
     h("h3", { class: "label" }, t("hint.title")),
     h("p", { class: "hint-best" }, t("hint.best"), " ", h("strong", { dataset: { move: hint.best ?? "" } }, moveText(hint.best))),
     h(

@@ -52,8 +52,10 @@ const state = {
 };
 let connection = null;
 let joinTimer = null;
-// Hooks for page add-ons (the guided game's coach): called with each state frame after drawing.
-export const frameHooks = [];
+// Hooks for page add-ons (the guided game's coach): frameHooks get each state frame after it
+// is drawn, drawHooks run after every redraw of the controls.
+const frameHooks = [];
+const drawHooks = [];
 
 /** A touch screen without a fine pointer: no keyboard badges or shortcut hints (papercut 4). */
 const TOUCH = window.matchMedia("(hover: none) and (pointer: coarse)").matches ||
@@ -118,7 +120,9 @@ function canAct() {
 
 async function loadTable() {
   state.table = await api(`/api/tables/${encodeURIComponent(tableId)}`);
-  const title = state.table.name || t("table.named", { id: tableId });
+  // The guided game's table is named in the learner's language.
+  const lesson = window.localStorage?.getItem(`catsack:learn:${tableId}`);
+  const title = (lesson ? t("learn.tableName") : state.table.name) || t("table.named", { id: tableId });
   $("table-title").textContent = title;
   $("table-title").title = title;
   document.title = `${title} — ${t("brand")}`;
@@ -615,6 +619,7 @@ function renderControls() {
   hint.textContent = state.hintPending ? t("me.thinking") : t("me.hint");
 
   drawTimer();
+  for (const hook of drawHooks) hook();
 }
 
 /** Under R15's last choice the whole row is face up: say exactly what 1 mouse buys. */
@@ -796,8 +801,20 @@ async function start() {
     showBanner(text, { actions: [h("a", { class: "button small", href: "/" }, t("backToLobby"))] });
     return;
   }
+  await startCoach();
   if (state.seat) enterGame();
   else showJoin();
+}
+
+/** The guided game's coach, when this table is the learner's guided game (/learn). */
+async function startCoach() {
+  if (!state.seat) return;
+  const { Coach, lessonOf } = await import("/static/coach.js");
+  const lesson = lessonOf(tableId);
+  if (!lesson) return;
+  const coach = new Coach({ tableId, lesson, panel: $("coach"), names });
+  frameHooks.push((frame) => coach.onFrame(frame, state));
+  drawHooks.push(() => coach.draw());
 }
 
 start();

@@ -40,6 +40,7 @@ def _same(ng: NumbaVectorGame, vg: VectorGame) -> None:
     assert (ng._log[:, : vg._log.shape[1]] == vg._log[:, : ng._log.shape[1]]).all()
     assert ng.total_moves == vg.total_moves
     assert (ng.legal_action_mask() == vg.legal_action_mask()).all()
+    assert (ng.observe() == vg.observe()).all()  # each game's seat to move (R23)
     for mode in REWARD_MODES:
         assert (ng.rewards(mode) == vg.rewards(mode)).all()
 
@@ -71,6 +72,8 @@ def test_every_ply_matches_the_numpy_engine(seats: int, pass_rate: float) -> Non
         _same(ng, vg)
         for seat in range(seats):
             assert (ng.observe(seat) == vg.observe(seat)).all()
+        mixed = rng.integers(0, seats, ng.num_games)
+        assert (ng.observe(mixed) == vg.observe(mixed)).all()
     assert phases == {0, 1, 2, 3} or pass_rate == 0.0  # R15's last choice was reached
     for i in range(ng.num_games):
         assert ng.record(i) == vg.record(i)
@@ -271,6 +274,8 @@ def test_bad_arguments() -> None:
         play_random(-1)
     with pytest.raises(ValueError, match="seats must be 3, 4 or 5"):
         NumbaVectorGame(2, 6)
+    with pytest.raises(ValueError, match=r"seats must lie in 0\.\.2"):
+        NumbaVectorGame(2, 3, seed=1).observe(3)
     with pytest.raises(ValueError, match="seed must be"):
         NumbaVectorGame(2, 4).play_out(seed=-1)
     with pytest.raises(IndexError, match="only the first 0 games were kept"):

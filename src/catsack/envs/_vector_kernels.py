@@ -552,3 +552,102 @@ def play_random(
                 cat += won[0, s, k] * _CAT_POINTS[k]
             cats[g, s] = cat
             scores[g, s] = cat + money[0, s]  # R21
+
+
+# ---------------------------------------------------------------------- what a seat sees (R23)
+
+# The observation's offsets in ``oc`` (an int64 array), in encoding._Offsets' order, then the mouse
+# cards' count, the dummy's row positions (R10) and the mouse card values (R6).
+OBS_FIELDS: Final = (
+    "hand", "removed", "row", "slot", "mouse", "payout", "bids", "high_bid", "high_bidder", "passed", "won", "bank",
+    "money", "money_known", "round", "start", "to_move", "phase",
+)  # fmt: skip
+_O_HAND, _O_REMOVED, _O_ROW, _O_SLOT, _O_MOUSE, _O_PAYOUT, _O_BIDS, _O_HIGH_BID, _O_HIGH_BIDDER = range(9)
+_O_PASSED, _O_WON, _O_BANK, _O_MONEY, _O_MONEY_KNOWN, _O_ROUND, _O_START, _O_TO_MOVE, _O_PHASE = range(9, 18)
+_O_M, _O_DUMMY_SEAT, _O_CARDS = 18, 19, 20
+_MOUSE_CARD_MAX: Final = 6.0  # the largest mouse card (R3) scales the mouse features
+
+
+@_jit
+def observe(
+    viewers: Arr, out: Arr, oc: Arr, total_money: float,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> None:  # fmt: skip
+    """``out[i]``: game ``i``'s observation for seat ``viewers[i]``, as ``VectorGame.observe`` (R23, R24)."""
+    n = cf[_SEATS]
+    tm = total_money
+    nw = n * _WON_KINDS
+    m = oc[_O_M]
+    d = oc[_O_DUMMY_SEAT]
+    slot = oc[_O_SLOT]
+    for i in range(out.shape[0]):
+        for k in range(out.shape[1]):
+            out[i, k] = 0.0
+        v = viewers[i]
+        ph = phase[i]
+        over = ph == OVER
+        for c in range(_NUM_CARDS):  # own hand and own removed card (R7)
+            out[i, oc[_O_HAND] + c] = hand[i, v, c]
+        out[i, oc[_O_REMOVED] + removed[i, v]] = 1.0
+        for p in range(placed[i]):  # the row (R10, R11, R14): owner, then the card face up, own face down, or hidden
+            base = oc[_O_ROW] + p * slot
+            if p < d:
+                out[i, base + n] = 1.0  # the dummy's card
+                mine = False
+            else:
+                owner = (start[i] + p - d) % n
+                out[i, base + (owner - v) % n] = 1.0
+                mine = owner == v
+            card = max(row[i, p], 0)
+            if p < up[i]:
+                out[i, base + n + 1 + card] = 1.0
+            elif mine:
+                out[i, base + n + 11 + card] = 1.0
+            else:
+                out[i, base + n + 21] = 1.0
+        k0 = npass[i]  # mouse cards still holding mice and the next payout (R13, R18)
+        if filled[i] and not over:
+            for k in range(k0, m):
+                out[i, oc[_O_MOUSE] + k] = oc[_O_CARDS + k] / _MOUSE_CARD_MAX
+            if ph == BIDDING and k0 < m:
+                out[i, oc[_O_PAYOUT]] = cf[_UP_AFTER + n + 1 + min(k0, n - 1)] / _MOUSE_CARD_MAX
+        for r in range(n):  # the auction (R12, R13), relative seats
+            t = (v + r) % n
+            out[i, oc[_O_BIDS] + r] = bids[i, t] / tm
+            out[i, oc[_O_PASSED] + r] = passed[i, t]
+            if r == 0 or over:  # R24: own money only until the end
+                out[i, oc[_O_MONEY] + r] = money[i, t] / tm
+                out[i, oc[_O_MONEY_KNOWN] + r] = 1.0
+        out[i, oc[_O_HIGH_BID]] = high[i] / tm
+        if hseat[i] >= 0:
+            out[i, oc[_O_HIGH_BIDDER] + (hseat[i] - v) % n] = 1.0
+        for k in range(nw):  # won piles (R17), rotated to the viewer
+            out[i, oc[_O_WON] + k] = won_obs[i, v * _WON_KINDS + k]
+        out[i, oc[_O_BANK]] = bank[i] / tm
+        out[i, oc[_O_ROUND] + rnd[i]] = 1.0
+        out[i, oc[_O_START] + (start[i] - v) % n] = 1.0
+        if not over:
+            out[i, oc[_O_TO_MOVE] + (to_move[i] - v) % n] = 1.0
+        out[i, oc[_O_PHASE] + ph] = 1.0
+
+
+@_jit
+def legal_masks(mask: Arr, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> None:
+    """``mask[i]``: the legal actions of game ``i``'s seat to move (R10, R12, R15); none once over."""
+    for i in range(mask.shape[0]):
+        for k in range(mask.shape[1]):
+            mask[i, k] = False
+        ph = phase[i]
+        s = to_move[i]
+        if ph == PLACING:
+            for c in range(_NUM_CARDS):
+                mask[i, c] = hand[i, s, c]
+        elif ph == BIDDING:
+            mask[i, _PASS] = True
+            for b in range(high[i] + 1, min(money[i, s], _NUM_ACTIONS - 1 - _PASS) + 1):
+                mask[i, _PASS + b] = True
+        elif ph == LAST_CHOICE:
+            mask[i, _PASS] = True
+            mask[i, _PASS + 1] = money[i, s] >= 1

@@ -51,9 +51,9 @@ import numpy as np
 import numpy.typing as npt
 
 from catsack.cards import CARDS
-from catsack.envs.encoding import REWARD_MODES, action_to_move
+from catsack.envs.encoding import NUM_ACTIONS, REWARD_MODES, ObsArray, action_to_move
 from catsack.envs.vector import BoolArray, IntArray, VectorGame
-from catsack.game import _UP_AFTER_PASSES, ROUNDS, Game
+from catsack.game import _UP_AFTER_PASSES, OVER, ROUNDS, Game
 from catsack.setup import BANK_START, MOUSE_CARDS, TOTAL_MONEY, Setup, check_seats
 
 __all__ = ["POLICIES", "NumbaVectorGame", "Playouts", "max_plies", "numba_available", "play_random"]
@@ -115,6 +115,7 @@ class NumbaVectorGame(VectorGame):
             [n, n + 1 if n == 3 else n, sum(MOUSE_CARDS[n]), BANK_START[n], n + 1 if n == 3 else n, *up_after, *pay],
             np.int64,
         )
+        self._oc: IntArray | None = None  # the observation's layout for the kernel, made on first use
         super().__init__(num_games, seats, seed=seed)
         assert self._cf[1] == self._row_len and self._cf[4] == self._sets  # the numpy engine's own figures
 
@@ -146,6 +147,33 @@ class NumbaVectorGame(VectorGame):
             self._ply,
             self._cf,
         )
+
+    def legal_action_mask(self) -> BoolArray:
+        """``(num_games, 119)``: the legal actions of each game's seat to move (none once over)."""
+        mask = np.empty((self.num_games, NUM_ACTIONS), np.bool_)
+        self._k.legal_masks(mask, *self._policy_state())
+        return mask
+
+    def observe(self, seats: npt.ArrayLike | None = None) -> ObsArray:
+        """``(num_games, size)`` float32: each game's observation for one seat (R23), as VectorGame's.
+
+        ``seats`` is one seat for every game or an array with a seat per game;
+        by default each game's seat to move (seat 0 in games that are over).
+        """
+        N = self.num_games
+        if seats is None:
+            v = np.where(self._phase == OVER, 0, self._to_move)
+        else:
+            v = np.ascontiguousarray(np.broadcast_to(np.asarray(seats), (N,)), np.int64)
+            if ((v < 0) | (v >= self.seats)).any():
+                raise ValueError(f"seats must lie in 0..{self.seats - 1}")
+        if self._oc is None:
+            o = self._o
+            fields = [getattr(o, name) for name in self._k.OBS_FIELDS]
+            self._oc = np.array([*fields, len(self._cards), self._dummy_seat, *self._cards], np.int64)
+        out = np.empty((N, self._o.size), np.float32)
+        self._k.observe(v, out, self._oc, self._tm, *self._state())
+        return out
 
     def _policy_state(self) -> tuple[Any, ...]:
         """What a policy may read: the hands, money, seat to move, phase and high bid (R23)."""

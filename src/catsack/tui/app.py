@@ -18,7 +18,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, MarkdownViewer, RichLog, Static
+from textual.widgets import Footer, RichLog, Static
 
 from catsack.events import GameOver, RoundStarted
 from catsack.tui import render
@@ -357,9 +357,13 @@ class RulesScreen(ModalScreen[None]):
         self.lang = lang or terminal_language()
 
     def compose(self) -> ComposeResult:
+        from rich.markdown import Markdown
+
         from catsack.rulebook.page import plain_markdown
 
-        yield MarkdownViewer(plain_markdown(self.lang), show_table_of_contents=False, id="rules-box")
+        # Rich's markdown in a scroller: drawn at once, where Textual's Markdown widget takes seconds.
+        with VerticalScroll(id="rules-box"):
+            yield Static(Markdown(plain_markdown(self.lang)), id="rules-text")
         yield Footer(compact=True)
 
     def action_close(self) -> None:

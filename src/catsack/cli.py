@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import sys
 import time
-from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from catsack.record import Record
 
 app = typer.Typer(
     name="catsack",
@@ -22,10 +24,23 @@ app = typer.Typer(
 )
 
 
-def _read_text(path: str) -> str:
+def _read_record(path: str) -> Record:
+    """The record in ``path`` ('-': stdin), read through the loader's size cap: a larger file (or
+    ``/dev/zero``) is never read whole (issue 16, defect 9)."""
+    from catsack.record import read_record
+
     if path == "-":
-        return sys.stdin.read()
-    return Path(path).read_text(encoding="utf-8")
+        return read_record(sys.stdin.buffer, source=path)
+    with open(path, "rb") as f:
+        return read_record(f, source=path)
+
+
+def _echo(text: str, *, err: bool = False) -> None:
+    """Print text whatever it holds: a character the terminal cannot encode (a lone surrogate from
+    a file name, say) is written as an escape instead of crashing the command."""
+    stream = sys.stderr if err else sys.stdout
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    typer.echo(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), err=err)
 
 
 @app.command()
@@ -36,33 +51,27 @@ def replay(
     """Show what happened in game records, or summarise them as JSON lines (docs/records.md)."""
     from catsack.errors import CatsackError
     from catsack.narrative import narrate
-    from catsack.record import loads_record
     from catsack.summary import summarize
 
     failed = False
     for i, path in enumerate(records):
         try:
-            text = _read_text(path)
-            record = loads_record(text, source=path)
+            record = _read_record(path)
             game = record.to_game()
         except OSError as exc:
-            typer.echo(f"{path}: cannot read: {exc.strerror or exc}", err=True)
-            failed = True
-            continue
-        except UnicodeDecodeError:
-            typer.echo(f"{path}: not UTF-8 text", err=True)
+            _echo(f"{path}: cannot read: {exc.strerror or exc}", err=True)
             failed = True
             continue
         except CatsackError as exc:
-            typer.echo(str(exc), err=True)
+            _echo(str(exc), err=True)
             failed = True
             continue
         if as_json:
             sys.stdout.write(json.dumps(summarize(game), separators=(",", ":")) + "\n")
         else:
             if len(records) > 1:
-                typer.echo(("\n" if i else "") + f"== {path} ==")
-            typer.echo("\n".join(narrate(game, record.players)))
+                _echo(("\n" if i else "") + f"== {path} ==")
+            _echo("\n".join(narrate(game, record.players)))
     sys.stdout.flush()
     if failed:
         raise typer.Exit(2)

@@ -21,6 +21,8 @@ from catsack.view import HIDDEN_PLACE
 
 __all__ = [
     "FORMAT",
+    "MAX_NAME_CHARS",
+    "MAX_RECORD_BYTES",
     "Record",
     "cards_of",
     "dumps_record",
@@ -35,6 +37,11 @@ __all__ = [
 FORMAT = "catsack/1"
 _KNOWN_KEYS = frozenset({"format", "seats", "players", "start", "removed", "dummy", "moves", "redacted_for"})
 _MAX_MOVES = 2000  # far above any real game (at most ~9 * (5 + 2 * 108) moves); guards memory
+#: Largest record text accepted, in bytes of UTF-8 (a whole 5-seat game is about 6 KiB). Readers
+#: stop reading past it, so a huge file (or ``/dev/zero``) is refused without being read whole.
+MAX_RECORD_BYTES = 256 * 1024
+#: Longest player name in a record: names are for display, and a narrative repeats them on every line.
+MAX_NAME_CHARS = 64
 
 
 @dataclass
@@ -134,12 +141,16 @@ def record_from_obj(obj: object, source: str | None = None) -> Record:
     """Validate a decoded JSON value as a record (structure only; moves are checked on replay)."""
     if not isinstance(obj, dict):
         raise _fail(source, f"a record must be a JSON object, not {type(obj).__name__}")
-    fmt = obj.get("format")
+    if "format" not in obj:
+        raise _fail(source, f'not a catsack record: no "format" key (a record begins {{"format": "{FORMAT}", …}})')
+    fmt = obj["format"]
     if fmt != FORMAT:
         raise _fail(source, f"'format' must be {FORMAT!r}, not {fmt!r}")
     players = obj.get("players")
     if players is not None and (not isinstance(players, list) or not all(isinstance(p, str) for p in players)):
         raise _fail(source, "'players' must be a list of names")
+    for i, name in enumerate(players or ()):
+        _check_name(name, i, source)
     seats = obj.get("seats", len(players) if players is not None else None)
     if type(seats) is not int or seats not in SEAT_COUNTS:
         raise _fail(source, f"'seats' must be 3, 4 or 5 (R4), not {seats!r}")
@@ -182,8 +193,24 @@ def record_from_obj(obj: object, source: str | None = None) -> Record:
     return Record(seats, start, removed, list(moves), dummy, players, redacted_for, extra, source)
 
 
+def _check_name(name: str, i: int, source: str | None) -> None:
+    if len(name) > MAX_NAME_CHARS:
+        raise _fail(source, f"'players'[{i}] is {len(name)} characters long; a name has at most {MAX_NAME_CHARS}")
+    bad = next((ch for ch in name if not ch.isprintable()), None)
+    if bad is not None:  # control characters, NUL, and lone surrogates (which no text file can even hold)
+        raise _fail(source, f"'players'[{i}] holds a character that is not printable text (U+{ord(bad):04X})")
+
+
+def _check_size(size: int, source: str | None) -> None:
+    if size > MAX_RECORD_BYTES:
+        raise _fail(source, f"larger than {MAX_RECORD_BYTES} bytes, the most a record may be; not read")
+
+
 def loads_record(text: str | bytes, source: str | None = None) -> Record:
-    """Parse a record from JSON text."""
+    """Parse a record from JSON text of at most :data:`MAX_RECORD_BYTES` bytes."""
+    _check_size(len(text), source)  # characters: a lower bound of the bytes, and free
+    if isinstance(text, str):
+        _check_size(len(text.encode("utf-8", "surrogatepass")), source)
     try:
         obj = json.loads(text)
     except (ValueError, RecursionError) as exc:  # includes JSONDecodeError and int digit limits
@@ -191,11 +218,19 @@ def loads_record(text: str | bytes, source: str | None = None) -> Record:
     return record_from_obj(obj, source)
 
 
-def read_record(stream: IO[str], source: str | None = None) -> Record:
-    """Read one record from a text stream the caller owns."""
+def read_record(stream: IO[str] | IO[bytes], source: str | None = None) -> Record:
+    """Read one record from a stream the caller owns (text, or bytes in UTF-8), reading at most
+    :data:`MAX_RECORD_BYTES` + 1 characters: a longer stream is refused unread."""
     if source is None:
         source = getattr(stream, "name", None)
-    return loads_record(stream.read(), source)
+    data = stream.read(MAX_RECORD_BYTES + 1)
+    _check_size(len(data), source)
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _fail(source, f"not UTF-8 text (byte {exc.start})") from None
+    return loads_record(data, source)
 
 
 def dumps_record(record: Record, *, indent: int | None = 2) -> str:

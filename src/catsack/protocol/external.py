@@ -25,11 +25,13 @@ import threading
 import time
 import weakref
 from collections import deque
+from collections.abc import Iterator
 from typing import IO, Any, Final
 
 from catsack.bots.base import Bot, BotSpecError
 from catsack.moves import Move
 from catsack.protocol.messages import (
+    MAX_LINE,
     ProtocolError,
     check_hello,
     decode,
@@ -59,9 +61,25 @@ def _engine_name() -> str:
     return f"catsack {__version__}"
 
 
+def _capped_lines(stream: IO[str]) -> Iterator[str]:
+    """The stream's lines, each read with at most ``MAX_LINE + 1`` characters held: the rest of a
+    longer line is read and dropped in pieces, so a program that writes without newlines cannot
+    fill memory (issue 16, defect 9). A cut line is longer than ``MAX_LINE``: decoding refuses it."""
+    while True:
+        line = stream.readline(MAX_LINE + 1)
+        if not line:
+            return
+        if len(line) > MAX_LINE and not line.endswith("\n"):
+            while True:  # skip to the end of this line
+                rest = stream.readline(MAX_LINE)
+                if not rest or rest.endswith("\n"):
+                    break
+        yield line
+
+
 def _read_lines(stream: IO[str], sink: queue.Queue[object]) -> None:
     try:
-        for line in stream:
+        for line in _capped_lines(stream):
             sink.put(line)
     except (OSError, ValueError):
         pass
@@ -70,8 +88,8 @@ def _read_lines(stream: IO[str], sink: queue.Queue[object]) -> None:
 
 def _log_stderr(stream: IO[str], name: str, tail: deque[str]) -> None:
     try:
-        for line in stream:
-            line = line.rstrip("\n")
+        for line in _capped_lines(stream):
+            line = line.rstrip("\n")[:1000]  # a log line, not a transcript
             tail.append(line)
             log.debug("%s stderr: %s", name, line)
     except (OSError, ValueError):

@@ -142,8 +142,8 @@ async def _abandon_stale(hub: Hub) -> None:
 
 
 async def _lobby_sweeper(hub: Hub) -> None:
-    s = hub.settings
-    interval = max(s.sweep_seconds, min(60.0, s.evict_open_seconds / 2))
+    # Often enough that a table outlives evict_open_seconds by at most half of it, at most once a minute.
+    interval = max(0.05, min(60.0, hub.settings.evict_open_seconds / 2))
     while True:
         await asyncio.sleep(interval)
         await _abandon_stale(hub)

@@ -15,6 +15,9 @@ and highest run). Lines:
 - ``numba[B] stepped``: :class:`~catsack.envs.vector_numba.NumbaVectorGame`,
   the same Python loop (actions drawn in Python from the same kind of
   generator), each call compiled.
+- ``... +obs``: the stepped loop plus every game's observation (its seat to
+  move) and legal mask each step, what a learner's policy would read (the
+  policy itself is left out: the actions stay random).
 - ``numba[B] play_out``: ``reset()`` then ``play_out()``: all ``B`` games
   played to the end inside one kernel call, moves logged.
 - ``numba play_random``: :func:`~catsack.envs.vector_numba.play_random`,
@@ -45,24 +48,27 @@ COMPILED_REFERENCE = 220_000  # the issue's compiled implementation, random 4-pl
 GOAL = COMPILED_REFERENCE / 2
 
 
-def numpy_games(batch: int, seats: int, seconds: float, seed: int) -> float:
+def numpy_games(batch: int, seats: int, seconds: float, seed: int, observe: bool = False) -> float:
     """``VectorGame``: random actions, step, re-deal the finished games, for about ``seconds`` of CPU."""
-    return _stepped(VectorGame(batch, seats, seed=seed), seconds, seed)
+    return _stepped(VectorGame(batch, seats, seed=seed), seconds, seed, observe)
 
 
-def numba_stepped(batch: int, seats: int, seconds: float, seed: int) -> float:
+def numba_stepped(batch: int, seats: int, seconds: float, seed: int, observe: bool = False) -> float:
     """``NumbaVectorGame`` stepped from Python like the numpy line."""
     from catsack.envs.vector_numba import NumbaVectorGame
 
-    return _stepped(NumbaVectorGame(batch, seats, seed=seed), seconds, seed)
+    return _stepped(NumbaVectorGame(batch, seats, seed=seed), seconds, seed, observe)
 
 
-def _stepped(vg: VectorGame, seconds: float, seed: int) -> float:
+def _stepped(vg: VectorGame, seconds: float, seed: int, observe: bool) -> float:
     rng = np.random.default_rng(seed)
     finished = 0
     t0 = time.process_time()
     while True:
         for _ in range(50):
+            if observe:  # what a learner's policy reads each step (its choice is left out: random actions)
+                vg.observe()
+                vg.legal_action_mask()
             ended = vg.step(vg.random_actions(rng))
             finished += int(ended.sum())
             vg.reset(ended)
@@ -126,11 +132,13 @@ def measure(seats: int, args: argparse.Namespace) -> None:
     lines: list[tuple[str, Callable[[int], float]]] = [
         ("numpy[1024]", lambda r: numpy_games(1024, seats, sec, args.seed + r)),
         ("numpy[4096]", lambda r: numpy_games(4096, seats, sec, args.seed + r)),
+        ("numpy[1024] +obs", lambda r: numpy_games(1024, seats, sec, args.seed + r, observe=True)),
     ]
     if loaded is not None:
         lines += [
             ("numba[1024] stepped", lambda r: numba_stepped(1024, seats, sec, args.seed + r)),
             ("numba[4096] stepped", lambda r: numba_stepped(4096, seats, sec, args.seed + r)),
+            ("numba[1024] +obs", lambda r: numba_stepped(1024, seats, sec, args.seed + r, observe=True)),
             ("numba[4096] play_out", lambda r: numba_play_out(4096, seats, sec, args.seed + r)),
             ("numba play_random", lambda r: numba_play_random(seats, sec, args.seed + r)),
         ]

@@ -23,9 +23,16 @@ if not numba.config.CACHE_DIR:  # numba was imported earlier without the variabl
     numba.config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
 
 from catsack.envs._vector_kernels import STATE_FIELDS  # noqa: E402
-from catsack.envs.encoding import NUM_ACTIONS, PASS_ACTION, REWARD_MODES, game_rewards, move_to_action  # noqa: E402
+from catsack.envs.encoding import (  # noqa: E402
+    NUM_ACTIONS,
+    PASS_ACTION,
+    REWARD_MODES,
+    game_rewards,
+    move_to_action,
+    observation_size,
+)
 from catsack.envs.vector import VectorGame  # noqa: E402
-from catsack.envs.vector_numba import NumbaVectorGame, max_plies, play_random  # noqa: E402
+from catsack.envs.vector_numba import NumbaVectorGame, max_plies, play_games, play_random  # noqa: E402
 from catsack.game import Game  # noqa: E402
 
 # VectorGame's state arrays, all of which must agree after every step (the move log is compared apart).
@@ -297,3 +304,36 @@ def test_module_example_and_lazy_import() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "pip install 'catsack[fast]'" in out
+
+
+@pytest.mark.parametrize("seats", [3, 5])
+def test_play_games_with_python_policies(seats: int) -> None:
+    """Callables get only their seat's games, observations and masks; the games replay in the core."""
+    calls = []
+
+    def first_legal(obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        assert obs.shape == (len(mask), observation_size(seats)) and mask.any(axis=1).all()
+        assert (obs[:, observation_size(seats) - 4 - seats] == 1.0).all()  # "to move": relative seat 0, the viewer
+        calls.append(len(mask))
+        return mask.argmax(axis=1)
+
+    policies = [first_legal, "random", *["uniform"] * (seats - 2)]
+    result = play_games(50, seats, policies, batch=16, seed=seats, keep=10)
+    assert result.scores.shape == (50, seats) and sum(calls) > 50 * 9
+    for g in range(10):
+        game = result.to_game(g)
+        assert game.is_over and game.scores() == tuple(result.scores[g].tolist())
+        assert game.cat_points() == tuple(result.cat_points[g].tolist())
+        replay = Game(result.setup(g))
+        for move in game.moves:  # seat 0 always took its first legal action
+            if replay.to_move == 0:
+                assert move_to_action(move) == min(move_to_action(m) for m in replay.legal_moves())
+            replay.play(move)
+    again = play_games(50, seats, policies, batch=16, seed=seats)
+    assert (again.scores == result.scores).all()  # seeded
+    with pytest.raises(ValueError, match="illegal for seat 0"):
+        play_games(5, seats, [lambda obs, mask: np.full(len(mask), PASS_ACTION), *["uniform"] * (seats - 1)])
+    with pytest.raises(ValueError, match="must return"):
+        play_games(5, seats, [lambda obs, mask: [0.5] * len(mask), *["uniform"] * (seats - 1)])
+    with pytest.raises(ValueError, match="one policy per seat"):
+        play_games(5, seats, ["uniform"])

@@ -42,7 +42,7 @@ seconds.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
@@ -56,7 +56,16 @@ from catsack.envs.vector import BoolArray, IntArray, VectorGame
 from catsack.game import _UP_AFTER_PASSES, OVER, ROUNDS, Game
 from catsack.setup import BANK_START, MOUSE_CARDS, TOTAL_MONEY, Setup, check_seats
 
-__all__ = ["POLICIES", "NumbaVectorGame", "Playouts", "max_plies", "numba_available", "play_random"]
+__all__ = [
+    "POLICIES",
+    "NumbaVectorGame",
+    "Playouts",
+    "Policy",
+    "max_plies",
+    "numba_available",
+    "play_games",
+    "play_random",
+]
 
 POLICIES: Final = {"uniform": 0, "random": 1}  # the built-in policies' codes in the kernels
 
@@ -351,4 +360,94 @@ def play_random(
     kept = np.zeros((keep, 1 + n + ROUNDS + max_plies(n)), np.int64)
     scratch = np.zeros(20, np.int64)
     lane._k.play_random(num_games, codes, rs, keep, scores, cats, plies, kept, scratch, *lane._state())
+    return Playouts(n, scores, cats, plies, kept)
+
+
+Policy = Callable[[ObsArray, BoolArray], npt.ArrayLike]
+
+
+def play_games(
+    num_games: int,
+    seats: int = 4,
+    policies: Sequence[str | Policy] | None = None,
+    *,
+    batch: int = 1024,
+    seed: int | None = None,
+    keep: int = 0,
+) -> Playouts:
+    """Play ``num_games`` games, ``batch`` at a time, seat ``s`` by ``policies[s]``; self-play and evaluation.
+
+    A policy is ``"uniform"`` or ``"random"`` (the built-in ones, drawn
+    batched from a generator seeded by ``seed``), or a callable
+    ``policy(obs, mask) -> actions`` that gets, for the ``k`` games where its
+    seat is to move, their observations ``(k, size)`` float32 and legal masks
+    ``(k, 119)`` bool (that seat's information only, R23) and returns ``k``
+    actions. Finished games are re-dealt until ``num_games`` have been
+    played; results come in the order the games ended. An illegal action
+    raises ``ValueError`` naming the game, as :meth:`NumbaVectorGame.step`.
+    """
+    if type(num_games) is not int or num_games < 1:
+        raise ValueError(f"num_games must be a positive integer, not {num_games!r}")
+    if type(keep) is not int or not 0 <= keep <= num_games:
+        raise ValueError(f"keep must be an integer from 0 to num_games ({num_games}), not {keep!r}")
+    if type(batch) is not int or batch < 1:
+        raise ValueError(f"batch must be a positive integer, not {batch!r}")
+    n = check_seats(seats)
+    chosen: list[str | Policy] = ["uniform"] * n if policies is None else list(policies)
+    if len(chosen) != n or any(isinstance(p, str) and p not in POLICIES for p in chosen):
+        raise ValueError(f"policies must list one policy per seat ({n}): {', '.join(POLICIES)} or a callable")
+    games = NumbaVectorGame(min(batch, num_games), n, seed=seed)
+    rng = np.random.default_rng(seed)
+    N = games.num_games
+    scores = np.zeros((num_games, n), np.int64)
+    cats = np.zeros((num_games, n), np.int64)
+    plies = np.zeros(num_games, np.int64)
+    head = 1 + n + ROUNDS
+    kept = np.zeros((keep, head + max_plies(n)), np.int64)
+    started, done = N, 0
+    while done < num_games:
+        to_move = games.to_move
+        obs = games.observe() if any(callable(p) for p in chosen) else None
+        mask = games.legal_action_mask()
+        actions = np.zeros(N, np.int64)
+        for seat, policy in enumerate(chosen):
+            mine = to_move == seat
+            if not mine.any():
+                continue
+            if policy == "uniform":
+                actions[mine] = games.random_actions(rng)[mine]
+            elif policy == "random":
+                actions[mine] = games.random_bot_actions(rng)[mine]
+            elif callable(policy) and obs is not None:
+                picked = np.asarray(policy(obs[mine], mask[mine]))
+                if picked.shape != (int(mine.sum()),) or not np.issubdtype(picked.dtype, np.integer):
+                    raise ValueError(
+                        f"the policy of seat {seat} must return {int(mine.sum())} integer actions, "
+                        f"got {picked.dtype} {picked.shape}"
+                    )
+                actions[mine] = picked
+        ended = np.flatnonzero(games.step(actions))
+        final = games.scores()
+        points = games.cat_points()
+        for i in ended.tolist():
+            if done == num_games:
+                break
+            scores[done] = final[i]
+            cats[done] = points[i]
+            plies[done] = games.ply[i]
+            if done < keep:
+                setup = games.setup(i)
+                moves = games.actions(i)
+                kept[done, 0] = setup.start
+                kept[done, 1 : 1 + n] = [int(c) for c in setup.removed]
+                if n == 3:
+                    kept[done, 1 + n : head] = [int(c) for c in setup.dummy]
+                kept[done, head : head + len(moves)] = moves
+            done += 1
+        redeal = ended[: max(0, num_games - started)]
+        if len(redeal):
+            where = np.zeros(N, np.bool_)
+            where[redeal] = True
+            games.reset(where)
+            started += len(redeal)
     return Playouts(n, scores, cats, plies, kept)

@@ -27,13 +27,14 @@ import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from catsack.record import Record, dumps_record, loads_record
+from catsack.record import Record, dumps_record, loads_record, record_from_game
 from catsack.server.analysis_store import AnalysisRow, AnalysisStore
 from catsack.server.hub import Hub, TableError
 
@@ -87,6 +88,20 @@ def classify(lost: float) -> str | None:
 def seed_for(table_id: str) -> int:
     """The analysis seed of a table: fixed, so an analysis can be repeated with ``catsack analyse``."""
     return int.from_bytes(hashlib.sha256(table_id.encode()).digest()[:3], "big")
+
+
+def check_level(level: str | None) -> None:
+    """Refuse a level the analysis does not know (a misconfigured server: 503) before any work."""
+    if level is None:
+        return
+    from catsack.bots.analysis import analyse_record
+    from catsack.errors import CatsackError
+    from catsack.game import Game
+
+    try:  # a game without moves: only the level is checked
+        analyse_record(record_from_game(Game.new(3, seed=0)), 0, level=level)
+    except CatsackError as exc:
+        raise TableError("misconfigured", f"the server's analysis level is wrong: {exc}", 503) from None
 
 
 def decision_plies(record: Record, seat: int) -> list[int]:
@@ -248,6 +263,7 @@ class AnalysisJobs:
             )
         if len(self.jobs) >= self.settings.max_running:
             raise TableError("busy", "the server is busy with other analyses: try again in a minute", 429)
+        check_level(self.level)
         plies = await asyncio.to_thread(decision_plies, record, seat)
         seed = seed_for(table_id)
         claim = functools.partial(self.store.claim, stale_after=self.settings.stale_seconds)
@@ -267,6 +283,7 @@ class AnalysisJobs:
         key = (job.table_id, job.seat, job.level)
         t0 = time.monotonic()
         status, result = "failed", None
+        futures: list[asyncio.Future[dict[str, Any]]] = []
         try:
             pool = self._pool()
             futures = [
@@ -294,9 +311,14 @@ class AnalysisJobs:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
+            if isinstance(exc, BrokenProcessPool):  # a worker died: the next analysis gets a fresh pool
+                self.pool = None
             log.exception("analysis failed", extra={"fields": {"table": job.table_id, "seat": job.seat}})
             result = {"error": str(exc)[:300], "decisions": []}
         finally:
+            for fut in futures:  # after a failure or a cancel: drop the rest, and collect their outcomes
+                fut.cancel()
+            await asyncio.gather(*futures, return_exceptions=True)
             self.jobs.pop(key, None)
             left = self.by_address.get(job.address, 1) - 1
             if left > 0:

@@ -10,6 +10,7 @@ it all anyway); a redacted one only its seat's views.
 from __future__ import annotations
 
 import asyncio
+import collections
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -30,16 +31,41 @@ from catsack.server.routes.deps import hub_of
 from catsack.server.routes.pages import page
 from catsack.server.store import SeatRow, Store, TableRow
 
-__all__ = ["MAX_UPLOAD_BYTES", "router"]
+__all__ = ["MAX_UPLOAD_BYTES", "ReplayCache", "router"]
 
 #: Largest record upload accepted. A whole 5-seat game's record is about 6 KiB.
 MAX_UPLOAD_BYTES = 64 * 1024
+#: Finished games' replays kept encoded (a finished game never changes; one is 0.2-0.4 MB).
+CACHED_REPLAYS = 24
+
+
+class ReplayCache:
+    """The encoded replays of finished games, most recently used last."""
+
+    def __init__(self, size: int = CACHED_REPLAYS) -> None:
+        self.size = size
+        self.items: collections.OrderedDict[tuple[str, Perspective], bytes] = collections.OrderedDict()
+
+    def get(self, key: tuple[str, Perspective]) -> bytes | None:
+        found = self.items.get(key)
+        if found is not None:
+            self.items.move_to_end(key)
+        return found
+
+    def put(self, key: tuple[str, Perspective], value: bytes) -> None:
+        self.items[key] = value
+        while len(self.items) > self.size:
+            self.items.popitem(last=False)
 
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     jobs = AnalysisJobs(app.state.hub)
     app.state.analysis_jobs = jobs
+    app.state.replay_cache = ReplayCache()
+    # Building a replay is ~0.1 s of Python in a thread, which shares the GIL with the event loop:
+    # one at a time keeps live tables responsive however many replays are asked for.
+    app.state.replay_builds = asyncio.Semaphore(1)
     try:
         yield
     finally:
@@ -143,18 +169,27 @@ async def table_replay(
     else:
         allowed = available_perspectives(row.seats, full=False, only=holder)
     chosen = _perspective(perspective, allowed)
-    names = seat_names(seats)
-    payload = await asyncio.to_thread(
-        replay_payload,
-        game,
-        chosen,
-        names=names,
-        money_visible=bool(row.options.get("money_visible")) or game.is_over,
-        perspectives=allowed,
-        table=row.id,
-        title=row.name,
-    )
-    return _json(payload)
+    cache: ReplayCache = request.app.state.replay_cache
+    if game.is_over and (hit := cache.get((row.id, chosen))) is not None:
+        return Response(hit, media_type="application/json")
+
+    def build() -> bytes:
+        payload = replay_payload(
+            game,
+            chosen,
+            names=seat_names(seats),
+            money_visible=bool(row.options.get("money_visible")) or game.is_over,
+            perspectives=allowed,
+            table=row.id,
+            title=row.name,
+        )
+        return orjson.dumps(payload)
+
+    async with request.app.state.replay_builds:
+        body = await asyncio.to_thread(build)
+    if game.is_over:
+        cache.put((row.id, chosen), body)
+    return Response(body, media_type="application/json")
 
 
 async def _read_capped(request: Request, cap: int) -> bytes:
@@ -203,7 +238,8 @@ async def upload_replay(
         raise HTTPException(422, f"{name}: not UTF-8 text (a catsack/1 record is JSON)") from None
     try:
         record = loads_record(text, source=name)
-        payload = await asyncio.to_thread(_upload_payload, record, perspective)
+        async with request.app.state.replay_builds:
+            payload = await asyncio.to_thread(_upload_payload, record, perspective)
     except CatsackError as exc:
         raise HTTPException(422, str(exc)) from None
     return _json(payload)

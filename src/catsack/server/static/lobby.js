@@ -150,8 +150,6 @@ async function refreshFinished() {
           "span",
           { class: "table-actions" },
           h("span", { class: "muted" }, ago(tb.finished)),
-          // issue 14: the replay page (its label is not in the i18n catalogues yet)
-          h("a", { class: "button small", href: `/replay/${encodeURIComponent(tb.table)}` }, "Replay"),
           // issue 14: the replay page
           h("a", { class: "button small", href: `/replay/${encodeURIComponent(tb.table)}` }, t("lobby.replay")),
           h(

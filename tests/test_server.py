@@ -27,6 +27,7 @@ from starlette.websockets import WebSocketDisconnect
 
 from catsack.game import Game
 from catsack.moves import Move
+from catsack.record import record_from_game, redact
 from catsack.server.app import create_app
 from catsack.server.hub import Hub, state_frame
 from catsack.server.settings import Settings
@@ -384,6 +385,145 @@ def test_c5_slow_database_write_still_serialises(server: Callable[..., TestClien
     assert versions == list(range(1, len(versions) + 1))
 
 
+class _UncheckedStore(Store):
+    """A store whose move appends check nothing (no version guard, no unique key): whatever it is
+    given it "commits", slowly. Only the hub's per-table lock can keep actions apart now."""
+
+    def __init__(self, url: str, delay: float) -> None:
+        super().__init__(url)
+        self.delay = delay
+        self.appended: list[tuple[str, int, str]] = []
+
+    def append_batch(self, items: Any) -> list[Any]:
+        time.sleep(self.delay)  # the slow write between check and apply (checklist 5)
+        self.appended.extend((it.table_id, it.version, it.move) for it in items)
+        return [None] * len(items)
+
+
+class _NoLock:
+    async def __aenter__(self) -> None:
+        return None
+
+    async def __aexit__(self, *exc: object) -> None:
+        return None
+
+
+def _race_one_seat(tmp_path: Path, *, locked: bool) -> tuple[list[str], list[tuple[str, int, str]]]:
+    """Three connections of one seat send three different moves against one version at once."""
+    from catsack.server.hub import Conn
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    settings = make_settings(tmp_path, sweep_seconds=3600)
+
+    async def scenario() -> tuple[list[str], list[tuple[str, int, str]]]:
+        store = _UncheckedStore(settings.database_url, delay=0.1)
+        hub = Hub(settings, store=store)
+        await hub.start()
+        try:
+            table = await hub.create(
+                3, {1: "random", 2: "random"}, name="race", money_visible=False, turn_seconds=None, hints=False
+            )
+            seat, _token = await hub.join(table, "Ann", 0)
+            for _ in range(200):  # the bots move first where they start
+                if table.game.to_move == seat:
+                    break
+                await asyncio.sleep(0.02)
+            assert table.game.to_move == seat
+            if not locked:
+                table.lock = _NoLock()  # type: ignore[assignment]
+
+            async def sink(_text: str) -> None:
+                return None
+
+            conns = [Conn(sink, seat, None) for _ in range(3)]
+            for conn in conns:
+                hub.attach(table, conn)
+            legal = [m.text for m in table.game.legal_moves()][:3]
+            version = table.version
+            answers = await asyncio.gather(
+                *(hub.act(conn, f"a{i}", version, legal[i % len(legal)]) for i, conn in enumerate(conns)),
+                return_exceptions=True,
+            )
+            kinds = [a["type"] if isinstance(a, dict) else type(a).__name__ for a in answers]
+            mine = [a for a in store.appended if a[1] == version + 1]
+            return kinds, mine
+        finally:
+            await hub.stop()
+
+    return asyncio.run(scenario())
+
+
+def test_c5_the_table_lock_serialises_with_the_database_guard_bypassed(tmp_path: Path) -> None:
+    """Checklist 5, with the database out of the picture: a store that accepts every append, slowly.
+    With the per-table lock, exactly one of three simultaneous moves is committed; without it
+    (the control), several are, so this test would catch a lock that does not serialise."""
+    kinds, appended = _race_one_seat(tmp_path / "locked", locked=True)
+    assert kinds.count("ack") == 1 and kinds.count("error") == 2, kinds
+    assert len(appended) == 1, appended
+    kinds, appended = _race_one_seat(tmp_path / "unlocked", locked=False)
+    assert len(appended) > 1, (kinds, appended)  # the control: no lock, no serialisation
+
+
+def _bot_gaps(tmp_path: Path, think: float, delay: float, moves: int) -> list[float]:
+    """Seconds between consecutive bot moves of a bots-only table whose bots think ``think`` seconds."""
+    from catsack.bots import random_bot
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    settings = make_settings(tmp_path, bot_delay=delay, sweep_seconds=3600)
+    original = random_bot.RandomBot.choose
+
+    def slow(self: Any, view: Any) -> Move:
+        time.sleep(think)  # in the event loop, as a slow non-thread bot would be
+        return original(self, view)
+
+    async def scenario() -> list[float]:
+        stamps: list[float] = []
+        hub = Hub(settings)
+        real = hub.store.append_batch
+
+        def stamped(items: Any) -> Any:
+            stamps.append(time.monotonic())
+            return real(items)
+
+        hub.store.append_batch = stamped  # type: ignore[method-assign]
+        await hub.start()
+        try:
+            await hub.create(
+                3,
+                {0: "random", 1: "random", 2: "random"},
+                name="b",
+                money_visible=False,
+                turn_seconds=None,
+                hints=False,
+            )
+            for _ in range(int(20 * (moves + 2) * (delay + think + 0.2))):
+                if len(stamps) > moves:
+                    break
+                await asyncio.sleep(0.05)
+        finally:
+            await hub.stop()
+        return [b - a for a, b in itertools.pairwise(stamps[: moves + 1])]
+
+    random_bot.RandomBot.choose = slow  # type: ignore[method-assign]
+    try:
+        return asyncio.run(scenario())
+    finally:
+        random_bot.RandomBot.choose = original  # type: ignore[method-assign]
+
+
+def test_c10_bot_delay_does_not_depend_on_think_time(tmp_path: Path) -> None:
+    """Checklist 10: how long a bot takes must not tell anything (its thinking depends on its cards).
+    A bot that thinks 0.15 s and one that thinks not at all take the same time per move, the table's
+    delay, within a tolerance well under the think time; not merely at least the delay."""
+    delay = 0.3
+    quick = _bot_gaps(tmp_path / "quick", 0.0, delay, 6)
+    slow = _bot_gaps(tmp_path / "slow", 0.15, delay, 6)
+    assert len(quick) == len(slow) == 6
+    quick_mid, slow_mid = sorted(quick)[3], sorted(slow)[3]
+    assert abs(slow_mid - quick_mid) < 0.06, (quick, slow)
+    assert all(delay - 0.02 <= g <= delay + 0.3 for g in quick + slow), (quick, slow)
+
+
 def test_c6_action_after_game_end_refused(server: Callable[..., TestClient]) -> None:
     c = server()
     t = new_table(c, 3, {1: "heuristic", 2: "heuristic"})
@@ -461,21 +601,50 @@ def test_c9_every_frame_unchanged_when_hidden_cards_redealt(server: Callable[...
         toks = [join(c, t, f"P{i}")[1] for i in range(2)]
         cls = [open_client(c, t, tok) for tok in toks]
         spectator = open_client(c, t, None)
-        # seat 0 plays from its socket; seat 1 too, alternately reading both sockets
+        # seat 0 plays from its socket; seat 1 too, alternately reading both sockets. The HTTP snapshot
+        # of each seat (GET /state with its token) and of a spectator is taken along the way.
+        http_frames: list[tuple[int | None, dict[str, Any]]] = []
         done = False
         while not done:
-            for cl in cls:
+            for idx, cl in enumerate(cls):
                 cl.ping()
                 st = cl.state
                 assert st is not None
+                r = c.get(f"/api/tables/{t}/state", headers={"authorization": f"Bearer {toks[idx]}"})
+                http_frames.append((idx, r.json()))
                 if st["view"]["phase"] == "over":
                     done = True
                     break
                 if st["view"]["to_move"] == st["view"]["seat"]:
                     cl.move(choose(st["view"], rng), version=st["version"])
+            http_frames.append((None, c.get(f"/api/tables/{t}/state").json()))
         spectator.ping()
         table = hub.tables[t]
         full = table.game
+        for seat, frame in http_frames:  # HTTP snapshots: the same re-deal check (R23)
+            v = frame["version"]
+            at_v = Game(full.setup, events=True)
+            for m in full.moves[:v]:
+                at_v.play(m)
+            for k in range(2):
+                other = _redealt_replay(at_v, seat, seed=v * 11 + k)
+                rebuilt = state_frame(
+                    other,
+                    seat,
+                    None,
+                    names=table.names(),
+                    players=frame["players"],
+                    money_visible=bool(table.options.get("money_visible")),
+                    deadline=None,
+                )
+                assert rebuilt == frame, ("http", seats, seat, v)
+        for idx, tok in enumerate(toks):  # a seat's redacted record (GET /record/{seat}) hides what R23 hides
+            got = c.get(f"/api/tables/{t}/record/{idx}", headers={"authorization": f"Bearer {tok}"}).json()
+            got = {k: v for k, v in got.items() if k not in ("table", "event", "date")}
+            assert got != record_from_game(full, table.names()).to_dict()
+            for k in range(3):
+                other = _redealt_replay(full, idx, seed=1000 + k)
+                assert redact(other, idx, table.names()).to_dict() == got, ("record", seats, idx)
         conns = {id(x): x for x in table.conns}
         assert len(conns) == 3
         checked = 0
@@ -857,6 +1026,28 @@ def test_store_one_append_per_version_and_one_claim_per_seat(
     store.close()
 
 
+#: Inputs the attack run found or that broke servers elsewhere: deep nesting (4 KB, under the frame
+#: limit), NUL, lone surrogates raw and escaped, control characters, huge numbers.
+NASTY_TEXT = ["a\x00b", "\x00", "\ud800", "x\udfffy", "\x1b[2J", "\u202e", "\ufeff", "%00", "9" * 400]
+NASTY_FRAMES = [
+    "[" * 2000 + "]" * 2000,
+    "{" * 2000,
+    '{"a":' * 600 + "1" + "}" * 600,
+    '"\\ud800"',
+    '{"type": "move", "action_id": "\\u0000", "version": 0, "move": "pass"}',
+    '{"type": "move", "action_id": "a", "version": 0, "move": "pa\\u0000ss"}',
+    '{"type": "hello", "protocol": "catsack-ws/1", "table": "a\\u0000b"}',
+    '{"type": "ping", "x": "\\udfff"}',
+    '{"type": "resync", "since": ' + "9" * 500 + "}",
+    "\ud800",
+    "\x00" * 100,
+    "null",
+    "1e999",
+    '{"seats": 3, "name": "\\u0000"}',
+    '{"seats": 3, "player": "\\ud83d"}',
+]
+
+
 def test_c12_fuzzed_frames_never_an_internal_error(server: Callable[..., TestClient]) -> None:
     """Hypothesis throws arbitrary JSON values and near-valid move frames at one open connection:
     every answer is a structured error (or a legitimate ack/pong), and the connection stays open."""
@@ -874,7 +1065,7 @@ def test_c12_fuzzed_frames_never_an_internal_error(server: Callable[..., TestCli
         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
         max_leaves=12,
     )
-    kinds = st.sampled_from(["move", "resync", "ping", "hint", "hello", "nope", ""]) | values
+    kinds = st.sampled_from(["move", "resync", "ping", "hint", "hello", "nope", "", *NASTY_TEXT]) | values
     frames = (
         st.fixed_dictionaries(
             {"type": kinds},
@@ -889,24 +1080,27 @@ def test_c12_fuzzed_frames_never_an_internal_error(server: Callable[..., TestCli
     )
     sent = 0
 
+    raw = st.sampled_from(NASTY_FRAMES) | st.text(max_size=60) | st.text(st.characters(codec="utf-8"), max_size=30)
+    errors = 0
+
     @settings(max_examples=300, deadline=None)
-    @given(frames)
-    def check(frame: Any) -> None:
-        nonlocal sent
-        text = json.dumps(frame)
-        if len(text) > 4000:
+    @given(frames.map(json.dumps) | raw)
+    def check(text: str) -> None:
+        nonlocal sent, errors
+        if len(text.encode("utf-8", "surrogatepass")) > 4000:
             return
         before = len(cl.frames)
         cl.send(text)
         sent += 1
-        cl.ping()
+        cl.ping()  # the connection is open and answers after every frame
         for f in cl.frames[before:]:
-            assert f["type"] in ("error", "ack", "pong", "state", "players"), f
+            assert f["type"] in ("error", "ack", "pong", "state", "players", "chat", "notice"), f
             if f["type"] == "error":
-                assert f["code"] != "internal" and isinstance(f["message"], str) and f["message"]
+                errors += 1
+                assert f["code"] not in ("internal", "unavailable") and isinstance(f["message"], str) and f["message"]
 
     check()
-    assert sent >= 100
+    assert sent >= 250 and errors >= 100
 
 
 def test_http_fuzzed_bodies_never_500(server: Callable[..., TestClient]) -> None:
@@ -914,9 +1108,16 @@ def test_http_fuzzed_bodies_never_500(server: Callable[..., TestClient]) -> None
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    c = server()
+    c = server(http_rate_per_second=1e6, http_rate_burst=10**6)  # the routes, not the rate limit, are fuzzed
     t = new_table(c, 5, {1: "random"})
-    scalars = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20)
+    scalars = (
+        st.none()
+        | st.booleans()
+        | st.integers()
+        | st.floats(allow_nan=False)
+        | st.text(max_size=20)
+        | st.sampled_from(NASTY_TEXT)
+    )
     values = st.recursive(
         scalars,
         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=12), inner, max_size=5),
@@ -935,23 +1136,31 @@ def test_http_fuzzed_bodies_never_500(server: Callable[..., TestClient]) -> None
     )
     sent = 0
 
+    segments = st.text(max_size=40) | st.sampled_from(NASTY_TEXT)
+    tails = st.sampled_from(["", "/join", "/state", "/record", "/record/0"])
+
     @settings(max_examples=150, deadline=None)
-    @given(create | values, st.text(max_size=40), values)
-    def check(body: Any, segment: str, join_body: Any) -> None:
+    @given(create | values, segments, values, st.sampled_from(NASTY_FRAMES), tails)
+    def check(body: Any, segment: str, join_body: Any, raw: str, tail: str) -> None:
         nonlocal sent
-        for method, path, payload in (
-            ("post", "/api/tables", body),
-            ("post", f"/api/tables/{t}/join", join_body),
-            ("get", "/api/tables/" + urllib.parse.quote(segment, safe=""), None),
+        quoted = urllib.parse.quote(segment.encode("utf-8", "surrogatepass"), safe="")
+        # json.dumps writes Infinity/NaN literals and escapes surrogates: invalid JSON the server must refuse cleanly
+        for method, path, text in (
+            ("post", "/api/tables", json.dumps(body)),
+            ("post", f"/api/tables/{t}/join", json.dumps(join_body)),
+            ("get", f"/api/tables/{quoted}{tail}", None),
+            ("post", f"/api/tables/{quoted}/join", json.dumps({"name": segment})),
+            ("post", "/api/tables", raw),
         ):
-            if payload is None:
+            if text is None:
                 r = c.request(method, path)
-            else:  # json.dumps writes Infinity/NaN literals: invalid JSON the server must refuse cleanly
-                r = c.request(method, path, content=json.dumps(payload), headers={"content-type": "application/json"})
+            else:
+                content = text.encode("utf-8", "surrogatepass")
+                r = c.request(method, path, content=content, headers={"content-type": "application/json"})
             sent += 1
-            assert r.status_code < 500, (path, payload, r.text)
+            assert r.status_code < 500, (path, text, r.text)
             if r.status_code >= 400:
                 assert r.json()["detail"]
 
     check()
-    assert sent >= 300
+    assert sent >= 700

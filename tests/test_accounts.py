@@ -28,6 +28,13 @@ from server_procs import postgres_schema
 ORIGIN = {"Origin": "http://testserver"}
 
 
+def browser(c: TestClient, **kw: Any) -> TestClient:
+    """Another browser (its own cookies) on the same running app (the same event loop)."""
+    b = TestClient(c.app, **kw)
+    b.portal = c.portal
+    return b
+
+
 def _settings(url: str, **kw: Any) -> Settings:
     base: dict[str, Any] = {"database_url": url, "bot_delay": 0.0, "sweep_seconds": 0.1, "log_json": True}
     base.update(kw)
@@ -80,7 +87,7 @@ def test_register_login_logout_and_cookie_flags(app_client: Callable[..., TestCl
 
 def test_secure_cookie_over_https(app_client: Callable[..., TestClient]) -> None:
     c = app_client()
-    https = TestClient(c.app, base_url="https://testserver")
+    https = browser(c, base_url="https://testserver")
     r = https.post(
         "/api/account/register",
         json={"name": "Sec", "password": "correct horse"},
@@ -160,7 +167,7 @@ def test_csrf_refused_without_this_sites_origin(app_client: Callable[..., TestCl
 def test_password_change_ends_other_sessions(app_client: Callable[..., TestClient]) -> None:
     a = app_client()
     register(a, "Emil")
-    b = TestClient(a.app)
+    b = browser(a)
     assert b.post("/api/account/login", json={"name": "Emil", "password": "correct horse"}, headers=ORIGIN).is_success
     r = a.post("/api/account/password", json={"old": "wrong one!", "new": "battery staple"}, headers=ORIGIN)
     assert r.status_code == 403 and r.json()["code"] == "wrong_password"
@@ -187,7 +194,7 @@ def _play_to_end(c: TestClient, table: str, seat: int, token: str) -> None:
             if view["to_move"] == seat and view["legal"]:
                 move = view["legal"][-1] if view["phase"] != "placement" else view["legal"][0]
                 ws.send_json(
-                    {"type": "action", "action_id": f"a{state['version']}", "version": state["version"], "move": move}
+                    {"type": "move", "action_id": f"a{state['version']}", "version": state["version"], "move": move}
                 )
                 while True:
                     f = ws.receive_json()
@@ -235,7 +242,7 @@ def test_guest_claims_games_by_seat_token(app_client: Callable[..., TestClient])
         headers=ORIGIN,
     )
     assert r.status_code == 200 and r.json() == {"claimed": [{"table": t["table"], "seat": j["seat"]}], "refused": 1}
-    other = TestClient(c.app)
+    other = browser(c)
     register(other, "Hal")
     r = other.post("/api/account/claim", json={"seats": [{"table": t["table"], "token": j["token"]}]}, headers=ORIGIN)
     assert r.json()["refused"] == 1  # a seat belongs to one account

@@ -52,6 +52,7 @@ __all__ = [
     "Account",
     "AccountError",
     "Accounts",
+    "change_seat_token",
     "check_name",
     "check_password",
 ]
@@ -163,16 +164,40 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
+def change_seat_token(engine: Engine, table_id: str, seat: int, token_hash: str) -> bool:
+    """Give a person's seat a new token (the old one stops working); ``False`` if it is no longer a person's."""
+    with engine.begin() as conn:
+        res = conn.execute(
+            update(seats_t)
+            .where(seats_t.c.table_id == table_id, seats_t.c.seat == seat, seats_t.c.kind == "human")
+            .values(token_hash=token_hash)
+        )
+    return bool(res.rowcount)
+
+
 class Accounts:
     """Users, sessions and seat bindings in the server's database (``engine`` is the store's)."""
 
     def __init__(self, engine: Engine) -> None:
-        from argon2 import PasswordHasher
-
         self.engine = engine
-        self.hasher = PasswordHasher()  # argon2id, argon2-cffi's RFC 9106 low-memory profile
-        # Verified against when the name is unknown, so both failures take the same time.
-        self._dummy_hash = self.hasher.hash(secrets.token_hex(16))
+        self._hasher: Any = None
+        self._dummy: str | None = None
+
+    @property
+    def hasher(self) -> Any:
+        """argon2-cffi's ``PasswordHasher`` (argon2id, its RFC 9106 low-memory profile), made on first use."""
+        if self._hasher is None:
+            from argon2 import PasswordHasher
+
+            self._hasher = PasswordHasher()
+        return self._hasher
+
+    @property
+    def _dummy_hash(self) -> str:
+        """Verified against when the name is unknown, so both failures take the same time."""
+        if self._dummy is None:
+            self._dummy = str(self.hasher.hash(secrets.token_hex(16)))
+        return self._dummy
 
     # ------------------------------------------------------------------ users
 

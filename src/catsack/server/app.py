@@ -23,7 +23,7 @@ from catsack.server.hub import Hub, TableError
 from catsack.server.limits import AddressBuckets, HttpGuard
 from catsack.server.lobby import abandon_unjoined
 from catsack.server.metrics import Metrics
-from catsack.server.routes import health, learn, pages, rematch, replay, tables, ws
+from catsack.server.routes import accounts, health, learn, pages, players, rematch, replay, rules, seats, tables, ws
 from catsack.server.runtime import GcLog, collect_young, safe_url, setup_logging
 from catsack.server.settings import Settings
 
@@ -117,8 +117,12 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(ws.router)
     app.include_router(pages.router)
     app.include_router(learn.router)
+    app.include_router(accounts.router)
+    app.include_router(players.router)
+    app.include_router(seats.router)
     app.include_router(replay.router)
     app.include_router(rematch.router)
+    app.include_router(rules.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

@@ -354,6 +354,8 @@ class LiveTable:
             "money_visible": bool(self.options.get("money_visible")),
             "turn_seconds": self.options.get("turn_seconds"),
             "hints": bool(self.options.get("hints")),
+            "rated": bool(self.options.get("rated")),
+            "private": bool(self.options.get("private")),
             "created": iso_time(self.row.created),
             "finished": iso_time(self.row.finished),
             "players": self.players_public(),
@@ -649,7 +651,10 @@ class Hub:
         hints: bool,
         setup: Setup | None = None,
         table_id: str | None = None,
+        extra_options: dict[str, Any] | None = None,
     ) -> LiveTable:
+        """A new table in the database and in memory. ``extra_options`` are kept with the table's
+        options (``rated``, ``private``, ``host_seat``…; never sent to clients as they are)."""
         for seat, spec in bots.items():
             if not 0 <= seat < seats:
                 raise TableError("bad_request", f"bot seat {seat} is not a seat of a {seats}-seat table", 422)
@@ -659,7 +664,7 @@ class Hub:
             setup = Setup.deal(seats, random.Random(secrets.randbits(128)))
         table_id = table_id or secrets.token_urlsafe(6)
         rows = [SeatRow(i, "bot" if i in bots else "open", None, bots.get(i), None, False) for i in range(seats)]
-        options = {"money_visible": money_visible, "turn_seconds": turn_seconds, "hints": hints}
+        options = {"money_visible": money_visible, "turn_seconds": turn_seconds, "hints": hints, **(extra_options or {})}
         status = "playing" if len(bots) == seats else "open"
         await self.writer.run(self.store.create_table, table_id, name, rows, options, setup_to_json(setup), status)
         table = await self.get(table_id)
@@ -844,6 +849,12 @@ class Hub:
         await self._publish(table.id, version)
         if nxt.is_over:
             log.info("game over", extra={"fields": {"table": table.id, "scores": list(nxt.scores())}})
+            if table.options.get("rated"):
+                from catsack.server.social import rate_finished
+
+                task = asyncio.create_task(rate_finished(self, table))
+                _background.add(task)
+                task.add_done_callback(_background.discard)
         return None
 
     async def _publish(self, table_id: str, version: int) -> None:

@@ -22,14 +22,14 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.record import dumps_record
-from catsack.server.accounts import PASSWORD_MAX, Account, AccountError, Accounts, name_key
-from catsack.server.hub import Hub, hash_token
+from catsack.server.accounts import DELETED_NAME, PASSWORD_MAX, Account, AccountError, Accounts, name_key
+from catsack.server.hub import Hub, LiveTable, hash_token
 from catsack.server.limits import AddressBuckets, scope_address
-from catsack.server.ratings import Ratings
+from catsack.server.ratings import Ratings, display
 from catsack.server.routes.deps import hub_of
 from catsack.server.settings import Network
 
-__all__ = ["COOKIE", "account_of", "accounts_of", "check_origin", "router"]
+__all__ = ["COOKIE", "account_of", "accounts_of", "check_origin", "join_as", "router", "seat_ratings"]
 
 router = APIRouter()
 
@@ -231,7 +231,16 @@ async def change_password(
 @router.delete("/api/account", status_code=204)
 async def delete_account(request: Request, body: Password, account: Annotated[Account, Depends(changing)]) -> Response:
     """Delete the account (password required). Its games stay, under "deleted player"."""
-    await asyncio.to_thread(accounts_of(request).delete, account, body.password)
+    accounts = accounts_of(request)
+    games = await asyncio.to_thread(accounts.games, account)
+    await asyncio.to_thread(accounts.delete, account, body.password)
+    hub = hub_of(request)
+    for table_id, seat in games:  # tables in memory show the new name at once; other processes reload it
+        table = hub.tables.get(table_id)
+        if table is not None and table.players[seat].kind == "human":
+            table.players[seat].name = DELETED_NAME
+            table.players_changed()
+        await hub._publish(table_id, -1)
     response = Response(status_code=204)
     response.delete_cookie(COOKIE, path="/")
     return response
@@ -274,3 +283,30 @@ async def claim(request: Request, body: Claims, account: Annotated[Account, Depe
             continue
         claimed.append({"table": table.id, "seat": seat})
     return {"claimed": claimed, "refused": refused}
+
+
+async def join_as(
+    request: Request, table: LiveTable, name: str, seat: int | None, account: Account | None
+) -> tuple[int, str]:
+    """Seat a person at ``table``: a guest under the typed name, an account under its own name,
+    its seat bound to it. Rated tables seat accounts (and bots) only."""
+    if table.options.get("rated") and account is None:
+        raise AccountError("account_required", "rated tables are for accounts and bots: log in to sit here", 403)
+    hub = hub_of(request)
+    if account is not None:
+        check_origin(request)
+        name = account.name
+    seat, token = await hub.join(table, name, seat)
+    if account is not None:
+        await asyncio.to_thread(accounts_of(request).bind_seat, account, table.id, seat)
+    return seat, token
+
+
+async def seat_ratings(request: Request, table_id: str, seats: int) -> list[int | None]:
+    """The displayed rating of each seat's account (``None`` for guests, open seats and bots)."""
+    accounts = await asyncio.to_thread(accounts_of(request).seat_accounts, table_id)
+    if not accounts:
+        return [None] * seats
+    keys = {seat: f"user:{a.id}" for seat, a in accounts.items()}
+    found = await asyncio.to_thread(ratings_of(request).get, list(keys.values()))
+    return [display(found[keys[s]]) if s in keys else None for s in range(seats)]

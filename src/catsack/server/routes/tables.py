@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from catsack.record import dumps_record
 from catsack.server.hub import BOT_LEVELS, TableError, iso_time, seat_names
 from catsack.server.lobby import open_table_ids
+from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import bearer_token, hub_of, live_table, record_response
 from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, clean_text
 
@@ -31,6 +32,8 @@ class CreateTable(BaseModel):
     turn_seconds: int | None = Field(None, ge=10, le=3600, description="turn timer; a bot moves when it runs out")
     hints: bool = Field(False, description="players may ask for the strong bot's suggestion")
     name: str = Field("", description=f"table name shown in the lobby (at most {TABLE_NAME_MAX} characters)")
+    rated: bool = Field(False, description="a rated game: only accounts and bots may sit; ratings change at the end")
+    private: bool = Field(False, description="not listed in the lobby: reachable by its invite link only")
     player: str | None = Field(
         None,
         description=f"the creator's name (at most {NAME_MAX} characters): the creator takes the first open seat, "
@@ -97,6 +100,10 @@ class TableOut(BaseModel):
     finished: str | None
     players: list[PlayerOut]
     invite: str
+    rated: bool = False
+    private: bool = False
+    #: Each seat's displayed rating (accounts only; in the lobby's list of open tables).
+    ratings: list[int | None] | None = None
 
 
 class CreatedTable(TableOut):
@@ -117,6 +124,12 @@ async def create_table(request: Request, body: CreateTable) -> CreatedTable:
     hub = hub_of(request)
     if body.player is not None and len(body.bots) >= body.seats:
         raise TableError("bad_request", "every seat has a bot: there is no seat for 'player'", 422)
+    account = await account_of(request)
+    if body.rated and body.player is not None and account is None:
+        raise TableError("account_required", "rated tables are for accounts and bots: log in to create one", 403)
+    extra: dict[str, Any] = {"rated": body.rated, "private": body.private}
+    if body.player is not None:
+        extra["host_seat"] = next(i for i in range(body.seats) if i not in body.bots)
     table = await hub.create(
         body.seats,
         body.bots,
@@ -124,11 +137,12 @@ async def create_table(request: Request, body: CreateTable) -> CreatedTable:
         money_visible=body.money_visible,
         turn_seconds=body.turn_seconds,
         hints=body.hints,
+        extra_options=extra,
     )
     seat = token = None
     if body.player is not None:
         try:
-            seat, token = await hub.join(table, body.player, None)
+            seat, token = await join_as(request, table, body.player, None, account)
         except BaseException:  # nobody can sit at it: it must not stay in the lobby
             await asyncio.to_thread(hub.store.set_status, table.id, "abandoned")
             hub.evict(table)
@@ -145,8 +159,9 @@ async def open_tables(request: Request) -> list[TableOut]:
     out = []
     for table_id in ids:
         table = await h.get(table_id)
-        if table is not None and table.status == "open":
-            out.append(_table_out(table.public()))
+        if table is not None and table.status == "open" and not table.options.get("private"):
+            ratings = await seat_ratings(request, table.id, table.row.seats)
+            out.append(_table_out({**table.public(), "ratings": ratings}))
     return out
 
 
@@ -157,6 +172,8 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
     rows = await asyncio.to_thread(h.store.list_tables, "over", limit)
     out = []
     for row, seats in rows:
+        if row.options.get("private"):
+            continue
         names = seat_names(seats)
         players = [
             PlayerOut(
@@ -196,7 +213,7 @@ async def get_table(request: Request, table_id: str) -> TableOut:
 async def join_table(request: Request, table_id: str, body: JoinTable) -> Joined:
     """Take a seat. The answer's token is the seat's secret: keep it."""
     table = await live_table(request, table_id)
-    seat, token = await hub_of(request).join(table, body.name, body.seat)
+    seat, token = await join_as(request, table, body.name, body.seat, await account_of(request))
     return Joined(table=table.id, seat=seat, token=token)
 
 

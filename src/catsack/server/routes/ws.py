@@ -9,6 +9,7 @@ issue 16, defect 1). Only oversized frames (1009) and flooding (1008) close it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -21,6 +22,7 @@ from catsack.server.hub import PROTOCOL, Conn, Hub, TableError
 from catsack.server.limits import RateLimit, scope_address
 from catsack.server.routes.deps import ws_hub
 from catsack.server.settings import Settings
+from catsack.server.social import chat, chat_history
 from catsack.server.validate import TOKEN_MAX, is_action_id, is_table_id, is_token, table_id_problem
 
 __all__ = ["parse_frame", "router", "serve_socket"]
@@ -195,6 +197,8 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit) -> Conn | None:
         name = None if seat is None else table.names()[seat]
         await _send_direct(ws, {"type": "welcome", "protocol": PROTOCOL, "table": table.id, "seat": seat, "name": name})
         hub.attach(table, conn)
+        with contextlib.suppress(Exception):  # chat is a nicety: a failed read never blocks the game
+            conn.push(await chat_history(hub, table))
         return conn
 
 
@@ -271,6 +275,8 @@ async def _handle(hub: Hub, conn: Conn, text: str) -> dict[str, Any] | None:
         return None
     if kind == "ping":
         return {"type": "pong"}
+    if kind == "chat":
+        return await chat(hub, conn, frame.get("text"))
     if kind == "hello":
         return _bad("bad_frame", "already greeted: open a new connection to change seat")
-    return _bad("bad_frame", f"unknown frame type {_shown(kind)} (known: move, resync, hint, ping)")
+    return _bad("bad_frame", f"unknown frame type {_shown(kind)} (known: move, resync, hint, chat, ping)")

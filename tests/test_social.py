@@ -1,0 +1,238 @@
+"""At the table and around it (issue 15): rated tables and ratings after the game, profiles and the
+leaderboard, private tables, quick play, chat, the host handing an idle seat to a bot, and an
+account taking its seat over from another device."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("argon2")
+pytest.importorskip("openskill")
+
+from fastapi.testclient import TestClient
+
+from catsack.server.app import create_app
+from catsack.server.chat import MAX_CHARS
+from catsack.server.settings import Settings
+
+ORIGIN = {"Origin": "http://testserver"}
+
+
+def browser(c: TestClient, **kw: Any) -> TestClient:
+    """Another browser (its own cookies) on the same running app (the same event loop)."""
+    b = TestClient(c.app, **kw)
+    b.portal = c.portal
+    return b
+
+
+PROTO = "catsack-ws/1"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+    clients: list[TestClient] = []
+
+    def start(**kw: Any) -> TestClient:
+        base: dict[str, Any] = {
+            "database_url": f"sqlite:///{tmp_path / 'social.db'}",
+            "bot_delay": 0.0,
+            "sweep_seconds": 0.1,
+            "grace_seconds": 3600.0,
+        }
+        base.update(kw)
+        c = TestClient(create_app(Settings(**base)))
+        c.__enter__()
+        clients.append(c)
+        return c
+
+    yield start
+    for c in reversed(clients):
+        c.__exit__(None, None, None)
+
+
+def account(c: TestClient, name: str) -> TestClient:
+    """A browser of its own (cookies), logged in as a new account ``name``."""
+    b = browser(c)
+    r = b.post("/api/account/register", json={"name": name, "password": "correct horse"}, headers=ORIGIN)
+    assert r.status_code == 201, r.text
+    return b
+
+
+def hello(ws: Any, table: str, token: str | None) -> dict[str, Any]:
+    ws.send_json({"type": "hello", "protocol": PROTO, "table": table, "token": token})
+    return until(ws, lambda f: f["type"] in ("welcome", "error"))
+
+
+def until(ws: Any, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    for _ in range(500):
+        f: dict[str, Any] = ws.receive_json()
+        if pred(f):
+            return f
+    raise AssertionError("no such frame")
+
+
+def play_out(c: TestClient, table: str, seat: int, token: str) -> None:
+    """Play ``seat`` (first placement, then pass) until the game is over; bots play the rest."""
+    with c.websocket_connect("/ws") as ws:
+        hello(ws, table, token)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            state = until(ws, lambda f: f["type"] == "state")
+            view = state["view"]
+            if state["table_status"] == "over":
+                return
+            if view["to_move"] == seat and view["legal"]:
+                move = view["legal"][0] if view["phase"] == "placement" else view["legal"][-1]
+                ws.send_json(
+                    {"type": "move", "action_id": f"m{state['version']}", "version": state["version"], "move": move}
+                )
+    raise AssertionError("the game did not end")
+
+
+def test_rated_table_seats_accounts_only_and_rates_the_game(server: Callable[..., TestClient]) -> None:
+    c = server()
+    ann = account(c, "Ann")
+    body = {"seats": 3, "bots": {"1": "random", "2": "heuristic"}, "rated": True, "player": "x"}
+    assert c.post("/api/tables", json=body).status_code == 403  # a guest cannot create a rated table
+    t = ann.post("/api/tables", json=body, headers=ORIGIN).json()
+    assert t["rated"] is True and t["players"][t["seat"]]["name"] == "Ann"
+    play_out(ann, t["table"], t["seat"], t["token"])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        profile = c.get("/api/users/ann").json()
+        if profile["rated_games"] == 1:
+            break
+        time.sleep(0.05)
+    assert profile["rated_games"] == 1 and profile["games"] == 1 and len(profile["history"]) == 1
+    assert profile["rating"] != 1000 and profile["recent"][0]["replay"] == f"/replay/{t['table']}"
+    board = c.get("/api/leaderboard").json()
+    assert {e["name"] for e in board} == {"Ann", "random", "heuristic"}  # bots are rated players
+    assert [e["rating"] for e in board] == sorted((e["rating"] for e in board), reverse=True)
+    # A rated table with an open seat refuses guests.
+    t2 = ann.post("/api/tables", json={**body, "bots": {"1": "random"}}, headers=ORIGIN).json()
+    r = c.post(f"/api/tables/{t2['table']}/join", json={"name": "Guest"})
+    assert r.status_code == 403 and r.json()["code"] == "account_required"
+    ben = account(c, "Ben")
+    assert ben.post(f"/api/tables/{t2['table']}/join", json={"name": "x"}, headers=ORIGIN).status_code == 200
+    lobby = c.get("/api/tables").json()
+    assert all(tb["table"] != t2["table"] for tb in lobby)  # full now
+
+
+def test_lobby_shows_ratings_and_hides_private_tables(server: Callable[..., TestClient]) -> None:
+    c = server()
+    ann = account(c, "Ann")
+    public = ann.post("/api/tables", json={"seats": 3, "player": "x"}, headers=ORIGIN).json()
+    private = c.post("/api/tables", json={"seats": 3, "player": "Guest", "private": True}).json()
+    lobby = c.get("/api/tables").json()
+    ids = [tb["table"] for tb in lobby]
+    assert public["table"] in ids and private["table"] not in ids
+    entry = next(tb for tb in lobby if tb["table"] == public["table"])
+    assert entry["ratings"] == [1000, None, None]
+    # Private, but joinable by its link.
+    assert c.get(f"/api/tables/{private['table']}").json()["private"] is True
+    assert c.post(f"/api/tables/{private['table']}/join", json={"name": "Friend"}).status_code == 200
+
+
+def test_quick_play_joins_the_oldest_open_table_or_creates_one(server: Callable[..., TestClient]) -> None:
+    c = server()
+    first = c.post("/api/quickplay", json={"seats": 3, "name": "Ann"}).json()
+    second = c.post("/api/quickplay", json={"seats": 3, "name": "Ben"}).json()
+    other = c.post("/api/quickplay", json={"seats": 4, "name": "Cat"}).json()
+    assert second["table"] == first["table"] and second["seat"] != first["seat"]
+    assert other["table"] != first["table"]
+    hidden = c.post("/api/tables", json={"seats": 5, "player": "Dan", "private": True}).json()
+    assert c.post("/api/quickplay", json={"seats": 5, "name": "Eve"}).json()["table"] != hidden["table"]
+    assert c.post("/api/quickplay", json={"seats": 3, "name": "x" * 100}).status_code == 422
+
+
+def test_chat_is_stored_broadcast_bounded_and_text(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = c.post("/api/tables", json={"seats": 3, "player": "Ann", "bots": {"2": "random"}}).json()
+    b = c.post(f"/api/tables/{t['table']}/join", json={"name": "Ben"}).json()
+    evil = "<img src=x onerror=alert(1)>"
+    with c.websocket_connect("/ws") as wa, c.websocket_connect("/ws") as wb, c.websocket_connect("/ws") as spec:
+        hello(wa, t["table"], t["token"])
+        hello(wb, t["table"], b["token"])
+        hello(spec, t["table"], None)
+        wa.send_json({"type": "chat", "text": f"  hi   {evil} "})
+        got = until(wb, lambda f: f["type"] == "chat" and not f.get("history"))
+        assert got["messages"][0]["text"] == f"hi {evil}" and got["messages"][0]["name"] == "Ann"
+        assert until(spec, lambda f: f["type"] == "chat" and not f.get("history"))["messages"][0]["seat"] == 0
+        spec.send_json({"type": "chat", "text": "hello"})
+        assert until(spec, lambda f: f["type"] == "error")["code"] == "unauthorized"  # spectators read only
+        for bad in ["", "x" * (MAX_CHARS + 1), "a\x00b", 5]:
+            wb.send_json({"type": "chat", "text": bad})
+            assert until(wb, lambda f: f["type"] == "error")["code"] == "bad_chat"
+        codes = []
+        for i in range(8):
+            wb.send_json({"type": "chat", "text": f"spam {i}"})
+        for _ in range(8):
+            f = until(wb, lambda f: f["type"] == "error" or (f["type"] == "chat" and f["messages"][0]["seat"] == 1))
+            codes.append(f.get("code", "ok"))
+        assert "rate_limited" in codes and codes[0] == "ok"
+    # History for a new connection, and in the table's chat log.
+    with c.websocket_connect("/ws") as again:
+        hello(again, t["table"], None)
+        hist = until(again, lambda f: f["type"] == "chat" and f.get("history"))
+        assert hist["messages"][0]["text"] == f"hi {evil}" and len(hist["messages"]) >= 2
+
+
+def test_host_hands_an_idle_seat_to_a_bot(server: Callable[..., TestClient]) -> None:
+    c = server()
+    t = c.post("/api/tables", json={"seats": 3, "player": "Host", "bots": {"2": "random"}}).json()
+    b = c.post(f"/api/tables/{t['table']}/join", json={"name": "Away"}).json()
+    url = f"/api/tables/{t['table']}/seats/{b['seat']}/bot"
+    assert c.post(url, headers={"Authorization": f"Bearer {b['token']}"}).status_code == 403  # not the host
+    with c.websocket_connect("/ws") as ws:
+        hello(ws, t["table"], b["token"])
+        r = c.post(url, headers={"Authorization": f"Bearer {t['token']}"})
+        assert r.status_code == 409 and r.json()["code"] == "seat_connected"  # only idle seats
+    deadline = time.monotonic() + 30
+    while c.get(f"/api/tables/{t['table']}").json()["players"][b["seat"]]["status"] != "away":
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    assert c.post(url, headers={"Authorization": f"Bearer {t['token']}"}).status_code == 204
+    seat = c.get(f"/api/tables/{t['table']}").json()["players"][b["seat"]]
+    assert seat["kind"] == "bot" and seat["replaced"] is True
+    with c.websocket_connect("/ws") as ws:  # the old token no longer holds the seat
+        assert hello(ws, t["table"], b["token"])["code"] == "replaced"
+
+
+def test_account_takes_its_seat_over_on_another_device(server: Callable[..., TestClient]) -> None:
+    c = server()
+    phone = account(c, "Ann")
+    t = phone.post(
+        "/api/tables", json={"seats": 3, "player": "x", "bots": {"1": "random", "2": "random"}}, headers=ORIGIN
+    ).json()
+    laptop = browser(c)
+    r = laptop.post("/api/account/login", json={"name": "Ann", "password": "correct horse"}, headers=ORIGIN)
+    assert r.status_code == 200
+    stranger = account(c, "Eve")
+    assert stranger.post(f"/api/tables/{t['table']}/takeover", headers=ORIGIN).status_code == 404
+    assert laptop.post(f"/api/tables/{t['table']}/takeover").status_code == 403  # CSRF: no Origin
+    with c.websocket_connect("/ws") as old:
+        assert hello(old, t["table"], t["token"])["seat"] == t["seat"]
+        new = laptop.post(f"/api/tables/{t['table']}/takeover", headers=ORIGIN).json()
+        assert new["seat"] == t["seat"] and new["token"] != t["token"]
+        assert until(old, lambda f: f["type"] == "error")["code"] == "replaced"
+    with c.websocket_connect("/ws") as ws:
+        assert hello(ws, t["table"], new["token"])["seat"] == t["seat"]
+    with c.websocket_connect("/ws") as ws:
+        assert hello(ws, t["table"], t["token"])["type"] == "error"
+
+
+def test_profile_and_pages(server: Callable[..., TestClient]) -> None:
+    c = server()
+    account(c, "Ann")
+    p = c.get("/api/users/ANN").json()
+    assert p["name"] == "Ann" and p["games"] == 0 and p["rating"] == 1000 and p["average_score"] is None
+    assert c.get("/api/users/nobody").status_code == 404
+    for path in ("/u/Ann", "/leaderboard", "/account"):
+        r = c.get(path)
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")

@@ -14,7 +14,7 @@ install: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
 
 run: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[server]"
+	$(BIN)/python -m pip install --quiet -e ".[server,tui]"
 	$(BIN)/catsack serve
 
 demo: $(BIN)/python

@@ -173,32 +173,43 @@ async def person(base: str, stop: asyncio.Event, phase: list[str], out: dict[str
 
 
 async def drive(base: str, tables: int, seconds: float, finished: str) -> dict[str, Any]:
+    """Windows of ``seconds`` each: idle, the first part of the analysis, and idle again after it."""
     stop = asyncio.Event()
     phase = ["warmup"]
     out: dict[str, list[float]] = {}
+    load: dict[str, float] = {}
     tasks = [asyncio.create_task(person(base, stop, phase, out)) for _ in range(tables)]
     loop = asyncio.get_running_loop()
     await asyncio.sleep(2.0)
-    phase[0] = "idle"
-    await asyncio.sleep(seconds)
-    phase[0] = "analysis"
+
+    async def window(name: str) -> None:
+        phase[0] = name
+        await asyncio.sleep(seconds)
+        load[name] = round(os.getloadavg()[0], 2)
+        phase[0] = "between"
+
+    await window("idle")
     t0 = time.perf_counter()
     await loop.run_in_executor(None, call, base, f"/api/tables/{finished}/analysis", {"seat": 0})
+    await window("analysis")
     answer: dict[str, Any] = {}
-    while time.perf_counter() - t0 < max(seconds, 600):
+    while time.perf_counter() - t0 < 1800:
         answer = await loop.run_in_executor(None, call, base, f"/api/tables/{finished}/analysis?seat=0")
         if answer["status"] != "running":
             break
         await asyncio.sleep(0.5)
     wall = time.perf_counter() - t0
-    phase[0] = "after"
+    await window("idle_after")
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     result = answer.get("result") or {}
     return {
         "tables": tables,
+        "window_seconds": seconds,
         "idle": summary(out.get("idle", [])),
         "during_analysis": summary(out.get("analysis", [])),
+        "idle_after": summary(out.get("idle_after", [])),
+        "load_average_1min": load,
         "analysis": {
             "status": answer.get("status"),
             "level": answer.get("level"),

@@ -157,12 +157,13 @@ def test_replay_steps_by_keys_and_slider_switches_perspective_and_follows_links(
     wait_ply(page, 1)
     assert page.locator("#hands .hand-row").count() == 4 and page.is_visible("#hands")
     assert page.locator("#row .card.back").count() == 0  # the placed card shows its face
-    page.select_option("#perspective", "2")
-    page.wait_for_function("document.body.dataset.perspective === '2'")
-    wait_ply(page, 1)  # the same moment, seen by seat 2
+    first, other = data["moves"][0][0], (data["moves"][0][0] + 1) % 4
+    page.select_option("#perspective", str(other))
+    page.wait_for_function(f"document.body.dataset.perspective === '{other}'")
+    wait_ply(page, 1)  # the same moment, seen by another seat than the one that placed
     assert page.is_hidden("#hands")
-    assert page.locator("#row .card.back").count() == 1  # seat 0's card is face down to seat 2
-    assert "view=2" in page.url
+    assert page.locator("#row .card.back").count() == 1, first  # the first card is face down to it
+    assert f"view={other}" in page.url
 
     # A shared link opens at its move (and view).
     other = pages()

@@ -534,7 +534,7 @@ function drawDecision() {
     h("h3", { class: "label" }, `Decision at move ${d.ply + 1} (round ${d.round}, ${d.phase})`),
     h("p", {}, `${seatNames[state.analysis.seat]} played `, h("strong", {}, d.played), "; the bot prefers ", h("strong", {}, d.best), " — ", verdict),
     hint,
-    switchView,
+    ...(switchView ? [switchView] : []),
   );
 }
 

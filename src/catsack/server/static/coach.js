@@ -176,6 +176,11 @@ export class Coach {
     );
   }
 
+  moveName(move) {
+    if (this.view?.phase === "last choice") return move === "pass" ? t("me.passVoid") : t("me.buyFor1");
+    return moveText(move);
+  }
+
   /** Redraw the panel and the highlights (after every redraw of the page). */
   draw() {
     for (const el of document.querySelectorAll(".coach-spot, .coach-suggest")) el.classList.remove("coach-spot", "coach-suggest");
@@ -191,7 +196,7 @@ export class Coach {
     fill(this.panel, 
       h("h2", {}, title),
       h("p", { class: "coach-text" }, text),
-      move ? h("p", { class: "coach-suggestion" }, t("coach.suggest", { move: moveText(move) })) : null,
+      move ? h("p", { class: "coach-suggestion" }, t("coach.suggest", { move: this.moveName(move) })) : null,
       h(
         "div",
         { class: "coach-actions" },

@@ -359,7 +359,7 @@ export function drawPreview(container, view) {
     h(
       "p",
       { class: "preview-keeps" },
-      t(p.exact ? "preview.keeps" : "preview.keepsSoFar", { cards: keeps, points }),
+      t(p.exact ? "preview.keeps" : "preview.keepsSoFar", { cards: keeps, points: String(points).replace("-", "−") }),
       " ",
       p.kept.map((c) => h("span", { class: `chip ${cardKindClass(c)}`, "aria-hidden": "true" }, cardLabel(c))),
     ),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -65,18 +64,21 @@ def register(app: typer.Typer) -> None:
         """Analyse every decision of one seat in a record: move played, preferred move, values, beliefs."""
         from catsack.bots.analysis import analyse_record
         from catsack.errors import CatsackError
-        from catsack.record import loads_record
+        from catsack.record import read_record
 
-        try:
-            text = sys.stdin.read() if record_path == "-" else Path(record_path).read_text(encoding="utf-8")
+        try:  # through the loader's size cap: a huge file is refused, not read whole (issue 16, defect 9)
+            if record_path == "-":
+                record = read_record(sys.stdin.buffer, source=record_path)
+            else:
+                with open(record_path, "rb") as f:
+                    record = read_record(f, source=record_path)
         except OSError as exc:
             typer.echo(f"{record_path}: cannot read: {exc.strerror or exc}", err=True)
             raise typer.Exit(2) from None
-        except UnicodeDecodeError:
-            typer.echo(f"{record_path}: not UTF-8 text", err=True)
+        except CatsackError as exc:
+            typer.echo(str(exc), err=True)
             raise typer.Exit(2) from None
         try:
-            record = loads_record(text, source=record_path)
             decisions = analyse_record(record, seat, level=level, seed=seed)
         except CatsackError as exc:
             typer.echo(str(exc), err=True)

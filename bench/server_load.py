@@ -118,6 +118,33 @@ def raise_fd_limit(wanted: int) -> int:
     return soft
 
 
+def sum_rss(pids: list[int]) -> float:
+    """Resident MiB of the server processes together."""
+    return sum(proc_rss_mib(pid) for pid in pids)
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (nginx's workers)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError), open(f"/proc/{entry}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.append(int(entry))
+    return out
+
+
+def start_nginx(folder: Path, ports: list[int], connections: int) -> Any:
+    """Debian's nginx with the repository's site file (deploy/nginx/catsack.conf), as tests/test_deploy.py
+    runs it: TLS on a free port, round robin to ``ports``."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from server_procs import NGINX, Nginx
+
+    if not os.access(NGINX, os.X_OK):
+        raise RuntimeError(f"--nginx needs {NGINX} (apt-get install nginx)")
+    return Nginx(folder / "nginx", ports, worker_connections=2 * connections + 1024).start()
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -159,7 +186,7 @@ async def make_tables(base: str, n: int, concurrency: int) -> tuple[list[dict[st
     sem = asyncio.Semaphore(concurrency)
     limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
 
-    async with httpx.AsyncClient(timeout=120.0, limits=limits) as client:
+    async with httpx.AsyncClient(timeout=120.0, limits=limits, verify=False) as client:
 
         async def one() -> None:
             async with sem:
@@ -204,7 +231,14 @@ class Worker:
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.base: str = spec["base_url"]
-        self.ws_url = self.base.replace("http://", "ws://", 1) + "/ws"
+        self.ws_url = self.base.replace("https://", "wss://", 1).replace("http://", "ws://", 1) + "/ws"
+        self.ssl: Any = None
+        if self.ws_url.startswith("wss://"):  # nginx with the bench's self-signed certificate
+            import ssl
+
+            self.ssl = ssl.create_default_context()
+            self.ssl.check_hostname = False
+            self.ssl.verify_mode = ssl.CERT_NONE
         self.rate: float = spec["rate"]
         self.compression: str | None = "deflate" if spec["compression"] else None
         self.replace: bool = spec["replace"]
@@ -265,6 +299,7 @@ class Worker:
                 async with self.connect_sem:
                     c.ws = await connect(
                         self.ws_url,
+                        ssl=self.ssl,
                         compression=self.compression,
                         ping_interval=None,
                         open_timeout=120,
@@ -388,7 +423,7 @@ class Worker:
         with contextlib.suppress(ValueError):
             self.tables.remove(old)
         try:
-            async with httpx.AsyncClient(timeout=60.0) as client:
+            async with httpx.AsyncClient(timeout=60.0, verify=False) as client:
                 made = await make_table(client, self.base)
         except Exception as exc:
             self.replace_failures += 1
@@ -606,46 +641,63 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
     tmp = tempfile.mkdtemp(prefix="catsack-load-")
     cleanup.append(tmp)
     db_url = args.database_url or f"sqlite:///{tmp}/bench.db"
-    port = free_port()
     env = dict(os.environ)
     env.update(
         {
             "CATSACK_DATABASE_URL": db_url,
-            # Every generator connection comes from 127.0.0.1: lift the per-address cap (default 64).
+            # Every generator connection comes from 127.0.0.1: lift the per-address caps (connections,
+            # HTTP requests per second) that protect a public server.
             "CATSACK_MAX_CONNECTIONS_PER_ADDRESS": str(max(64, conns_wanted * 2 + 100)),
+            "CATSACK_HTTP_RATE_PER_SECOND": "1000000",
+            "CATSACK_HTTP_RATE_BURST": "1000000",
             "CATSACK_GC_LOG": "1",
             "CATSACK_LOG_JSON": "1",
             "CATSACK_LOG_LEVEL": "INFO",
             "PYTHONUNBUFFERED": "1",
         }
     )
+    if args.redis_url:
+        env["CATSACK_REDIS_URL"] = args.redis_url
+    if args.nginx:
+        env["CATSACK_TRUSTED_PROXIES"] = "127.0.0.1"
 
     def log(text: str) -> None:
         if not args.quiet:
             print(text, file=sys.stderr, flush=True)
 
     load0 = os.getloadavg()
-    log(f"starting server on port {port} ({_safe(db_url)}); open-files limit {fd_soft}")
-    server = ServerProc(port, env)
-    cleanup.append(server)
-    server.wait_ready(60.0)
+    servers: list[ServerProc] = []
+    for i in range(args.processes):  # one after the other: the first one creates the schema
+        port = free_port()
+        log(f"starting server {i + 1} of {args.processes} on port {port} ({_safe(db_url)}); open files {fd_soft}")
+        servers.append(ServerProc(port, env))
+        cleanup.append(servers[-1])
+        servers[-1].wait_ready(60.0)
+    base = servers[0].base
+    nginx = None
+    if args.nginx:
+        nginx = start_nginx(Path(tmp), [s.port for s in servers], conns_wanted)
+        cleanup.append(nginx)
+        base = f"https://127.0.0.1:{nginx.port}"
+        log(f"nginx on {base} round-robin to ports {', '.join(str(s.port) for s in servers)}")
+    pids = [s.proc.pid for s in servers]
     time.sleep(0.5)
-    rss_idle = proc_rss_mib(server.proc.pid)
+    rss_idle = sum_rss(pids)
 
     log(f"creating {args.tables} tables of {SEATS} seats and joining every seat over HTTP ...")
     t0 = time.perf_counter()
-    tables, create_errors = asyncio.run(make_tables(server.base, args.tables, args.http_concurrency))
+    tables, create_errors = asyncio.run(make_tables(base, args.tables, args.http_concurrency))
     create_s = time.perf_counter() - t0
     log(f"  {len(tables)} tables in {create_s:.1f} s ({len(create_errors)} failed)")
     if not tables:
         raise RuntimeError("no table could be created: " + "; ".join(create_errors[:3]))
-    rss_tables = proc_rss_mib(server.proc.pid)
+    rss_tables = sum_rss(pids)
 
     workers: list[WorkerProc] = []
     shares = [tables[i :: args.workers] for i in range(args.workers)]
     for i, share in enumerate(shares):
         spec = {
-            "base_url": server.base,
+            "base_url": base,
             "tables": share,
             "rate": args.rate,
             "compression": args.compression,
@@ -666,7 +718,7 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
     connect_s = time.perf_counter() - t0
     log(f"  {opened} connections open in {connect_s:.1f} s")
     time.sleep(1.0)
-    rss_conns = proc_rss_mib(server.proc.pid)
+    rss_conns = sum_rss(pids)
 
     go = time.time() + 0.3
     start = go + args.warmup
@@ -675,20 +727,23 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
         w.send(f"GO {go:.6f} {start:.6f} {end:.6f}")
     log(f"playing: warm-up {args.warmup:g} s, then measuring {args.seconds:g} s ...")
     time.sleep(max(0.0, start - time.time()))
-    spy = start_profile(args.profile, server.proc.pid, args.seconds) if args.profile else None
-    cpu_s0 = proc_cpu_seconds(server.proc.pid)
+    spy = start_profile(args.profile, pids[0], args.seconds) if args.profile else None
+    nginx_pids = [] if nginx is None or nginx.proc is None else [nginx.proc.pid, *children(nginx.proc.pid)]
+    cpu_s0 = [proc_cpu_seconds(pid) for pid in pids]
+    nginx_cpu0 = sum(proc_cpu_seconds(pid) for pid in nginx_pids)
     gen_cpu0 = [proc_cpu_seconds(w.proc.pid) for w in workers]
     mach0 = machine_cpu()
-    rss_peak = proc_rss_mib(server.proc.pid)
+    rss_peak = sum_rss(pids)
     while time.time() < end:
         time.sleep(min(1.0, max(0.0, end - time.time())))
         with contextlib.suppress(OSError):
-            rss_peak = max(rss_peak, proc_rss_mib(server.proc.pid))
-    cpu_s1 = proc_cpu_seconds(server.proc.pid)
+            rss_peak = max(rss_peak, sum_rss(pids))
+    cpu_s1 = [proc_cpu_seconds(pid) for pid in pids]
+    nginx_cpu1 = sum(proc_cpu_seconds(pid) for pid in nginx_pids)
     gen_cpu1 = [proc_cpu_seconds(w.proc.pid) for w in workers]
     mach1 = machine_cpu()
     window = args.seconds
-    rss_end = proc_rss_mib(server.proc.pid)
+    rss_end = sum_rss(pids)
     load1 = os.getloadavg()
 
     results = [json.loads(w.expect("RESULT", 120.0)) for w in workers]
@@ -709,9 +764,16 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
     lat = sorted(x for r in results for x in r["latencies_ms"])
     ack = sorted(x for r in results for x in r["ack_latencies_ms"])
     lag = sorted(x for r in results for x in r["loop_lag_ms"])
-    with server.lock:
-        gcs = [g for g in server.gc if start <= g[0] <= end]
-        problems, problem_count, tail = list(server.problems), server.problem_count, list(server.tail)
+    gcs: list[tuple[float, int, float]] = []
+    problems: list[str] = []
+    problem_count = 0
+    tail: list[str] = []
+    for server in servers:
+        with server.lock:
+            gcs += [g for g in server.gc if start <= g[0] <= end]
+            problems += server.problems
+            problem_count += server.problem_count
+            tail += server.tail
     gc_ms = sorted(g[2] for g in gcs)
     gc_by_gen = {str(gen): sum(1 for g in gcs if g[1] == gen) for gen in (0, 1, 2)}
     conns = max(opened, 1)
@@ -737,7 +799,12 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
         "broadcasts_incomplete": total("incomplete"),
         "latency_ms": {q: _r(percentile(lat, p)) for q, p in (("p50", 50), ("p90", 90), ("p99", 99), ("max", 100))},
         "ack_latency_ms": {q: _r(percentile(ack, p)) for q, p in (("p50", 50), ("p99", 99), ("max", 100))},
-        "server_cpu_percent": round(100.0 * (cpu_s1 - cpu_s0) / window, 1),
+        "server_processes": len(servers),
+        "behind_nginx": nginx is not None,
+        "redis": bool(args.redis_url),
+        "server_cpu_percent": round(100.0 * (sum(cpu_s1) - sum(cpu_s0)) / window, 1),
+        "server_cpu_percent_each": [round(100.0 * (b - a) / window, 1) for a, b in zip(cpu_s0, cpu_s1, strict=True)],
+        "nginx_cpu_percent": round(100.0 * (nginx_cpu1 - nginx_cpu0) / window, 1) if nginx_pids else None,
         "generator_cpu_percent": [round(100.0 * (b - a) / window, 1) for a, b in zip(gen_cpu0, gen_cpu1, strict=True)],
         "generator_loop_lag_ms": {"p99": _r(percentile(lag, 99)), "max": _r(percentile(lag, 100))},
         "machine_cpu_busy_percent": round(100.0 * (mach1[0] - mach0[0]) / max(1.0, mach1[1] - mach0[1]), 1),
@@ -755,7 +822,7 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
         "kib_per_connection_idle": round((rss_conns - rss_tables) * 1024.0 / conns, 1),
         "kib_per_table_all_in": round((rss_end - rss_idle) * 1024.0 / max(1, len(tables)), 1),
         "gc": {
-            "logged": bool(server.gc),
+            "logged": any(s.gc for s in servers),
             "collections": len(gcs),
             "by_generation": gc_by_gen,
             "total_ms": round(sum(gc_ms), 1),
@@ -904,7 +971,22 @@ def print_summary(s: dict[str, Any]) -> None:
         ("action-to-broadcast p99", ms(lat["p99"])),
         ("action-to-broadcast max", ms(lat["max"])),
         ("ack p50 / p99", f"{ms(s['ack_latency_ms']['p50'])} / {ms(s['ack_latency_ms']['p99'])}"),
-        ("server CPU (% of one core)", f"{s['server_cpu_percent']:.0f} %"),
+        (
+            "server processes",
+            f"{s['server_processes']}"
+            + (" behind nginx (TLS)" if s["behind_nginx"] else "")
+            + (" + Redis" if s["redis"] else ""),
+        ),
+        (
+            "server CPU (% of one core)",
+            f"{s['server_cpu_percent']:.0f} %"
+            + (
+                f" ({' + '.join(f'{x:.0f}' for x in s['server_cpu_percent_each'])})"
+                if s["server_processes"] > 1
+                else ""
+            ),
+        ),
+        ("nginx CPU", "-" if s["nginx_cpu_percent"] is None else f"{s['nginx_cpu_percent']:.0f} %"),
         ("generator CPU", " + ".join(f"{x:.0f} %" for x in s["generator_cpu_percent"])),
         (
             "generator loop lag p99 / max",
@@ -993,6 +1075,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--rate", type=float, default=1.0, help="moves per second per table (default 1)")
     p.add_argument("--warmup", type=float, default=5.0, help="seconds of play before the window (default 5)")
     p.add_argument("--database-url", help="SQLAlchemy URL (default: SQLite in a temporary directory)")
+    p.add_argument("--redis-url", help="Redis URL for the server processes (needed with more than one)")
+    p.add_argument("--processes", type=int, default=1, help="server processes (default 1; 2 with --nginx)")
+    p.add_argument(
+        "--nginx",
+        action="store_true",
+        help="the deployment of docs/deploy.md: --processes processes behind nginx (TLS, round robin); "
+        "needs PostgreSQL (--database-url) and Redis (--redis-url)",
+    )
     p.add_argument("--workers", type=int, default=1, help="load generator processes (default 1)")
     p.add_argument(
         "--compression",
@@ -1015,6 +1105,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.tables < 1 or args.workers < 1 or args.rate <= 0 or args.seconds <= 0 or args.warmup < 0
     ):
         p.error("--tables and --workers must be >= 1, --rate and --seconds > 0, --warmup >= 0")
+    if args.nginx and args.processes == 1:
+        args.processes = 2
+    if args.worker is None and args.processes > 1 and not (args.redis_url and args.database_url):
+        p.error("several processes need PostgreSQL (--database-url postgresql+psycopg://...) and --redis-url")
+    if args.worker is None and args.processes > 1 and not args.nginx:
+        p.error("several processes are reached through nginx: add --nginx")
     return args
 
 

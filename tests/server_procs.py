@@ -2,6 +2,8 @@
 
 - :class:`ServerProc`: one ``python -m catsack serve`` subprocess on a free port, its log in a file,
   started, health-checked, killed with SIGKILL or stopped, and restarted on the same port.
+- :class:`Nginx`: Debian's nginx as a child process in front of server processes, with the repository's
+  own site file (``deploy/nginx/catsack.conf``; ports, names and a self-signed certificate substituted).
 - :class:`WsClient`: one ``catsack-ws/1`` WebSocket connection (``websockets`` library) whose reader
   task records every frame: ``state`` frames, ``ack`` and ``error`` answers, notices.
 - :func:`need_postgres` / :func:`need_redis`: skip with a clear reason when a service is absent, and
@@ -20,6 +22,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import secrets
 import signal
 import socket
@@ -34,9 +37,12 @@ import httpx
 import pytest
 
 __all__ = [
+    "NGINX",
+    "OPENSSL",
     "POSTGRES_URL",
     "PROTOCOL",
     "REDIS_URL",
+    "Nginx",
     "ServerProc",
     "WsClient",
     "free_port",
@@ -48,6 +54,9 @@ __all__ = [
 ]
 
 PROTOCOL = "catsack-ws/1"
+NGINX = "/usr/sbin/nginx"
+OPENSSL = "/usr/bin/openssl"
+SITE = Path(__file__).resolve().parent.parent / "deploy" / "nginx" / "catsack.conf"
 POSTGRES_URL = os.environ.get("CATSACK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("CATSACK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -247,6 +256,116 @@ class ServerProc:
         r = httpx.get(self.url + path, timeout=10)
         assert r.status_code == 200, f"GET {path}: {r.status_code} {r.text}"
         return r.json()
+
+
+# ---------------------------------------------------------------------- nginx in front (docs/deploy.md)
+
+
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run(
+        [
+            OPENSSL,
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=localhost",
+            "-keyout",
+            str(key),
+            "-out",
+            str(cert),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return cert, key
+
+
+def site_config(upstreams: list[int], https_port: int, http_port: int, cert: Path, key: Path) -> str:
+    """The repository's site file with this machine's ports and certificate: nothing else changes."""
+    text = SITE.read_text()
+    servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in upstreams)
+    text, n = re.subn(
+        r"(?m)^    server 127\.0\.0\.1:\d+[^\n]*\n(?:    server 127\.0\.0\.1:\d+[^\n]*\n)*", servers, text
+    )
+    assert n == 1, "the upstream block of deploy/nginx/catsack.conf changed shape"
+    for pattern, new in [
+        (r"(?m)^\s*listen \[::\]:\d+[^\n]*\n", ""),  # the test listens on IPv4 loopback only
+        (r"listen 443 ssl", f"listen 127.0.0.1:{https_port} ssl"),
+        (r"listen 80;", f"listen 127.0.0.1:{http_port};"),
+        (r"ssl_certificate\s+\S+;", f"ssl_certificate {cert};"),
+        (r"ssl_certificate_key\s+\S+;", f"ssl_certificate_key {key};"),
+        (r"server_name catsack\.example\.org;", "server_name localhost 127.0.0.1;"),
+    ]:
+        text, n = re.subn(pattern, new, text)
+        assert n >= 1 or pattern.startswith("(?m)^\\s*listen \\["), f"{pattern!r} not found in {SITE}"
+    return text
+
+
+class Nginx:
+    """``nginx -g 'daemon off;'`` with everything (pid, logs, temp files) under one folder."""
+
+    def __init__(self, folder: Path, upstreams: list[int], *, worker_connections: int = 1024) -> None:
+        self.folder = folder
+        folder.mkdir(parents=True, exist_ok=True)
+        self.port = free_port()
+        self.http_port = free_port()
+        cert, key = self_signed(folder)
+        (folder / "catsack.conf").write_text(site_config(upstreams, self.port, self.http_port, cert, key))
+        temp = "".join(
+            f"    {kind}_temp_path {folder / kind};\n" for kind in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
+        )
+        user = "user root;\n" if os.geteuid() == 0 else ""  # workers must read this folder
+        (folder / "nginx.conf").write_text(
+            f"{user}worker_processes 1;\npid {folder / 'nginx.pid'};\nerror_log {folder / 'error.log'} info;\n"
+            f"worker_rlimit_nofile {4 * worker_connections + 1024};\n"
+            f"events {{ worker_connections {worker_connections}; }}\n"
+            f"http {{\n    access_log {folder / 'access.log'};\n{temp}    include {folder / 'catsack.conf'};\n}}\n"
+        )
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Nginx:
+        cmd = [
+            NGINX,
+            "-p",
+            str(self.folder),
+            "-c",
+            str(self.folder / "nginx.conf"),
+            "-e",
+            str(self.folder / "error.log"),
+        ]
+        check = subprocess.run([*cmd, "-t"], capture_output=True, text=True)
+        assert check.returncode == 0, f"nginx -t refused the configuration:\n{check.stderr}"
+        self.proc = subprocess.Popen(
+            [*cmd, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
+        end = time.monotonic() + 10
+        while True:
+            try:
+                httpx.get(f"https://127.0.0.1:{self.port}/health", verify=False, timeout=2)
+                return self
+            except httpx.HTTPError:
+                if self.proc.poll() is not None or time.monotonic() > end:
+                    raise AssertionError(f"nginx did not start:\n{self.tail()}") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+    def tail(self) -> str:
+        path = self.folder / "error.log"
+        return path.read_text(errors="replace")[-3000:] if path.exists() else "(no error.log)"
 
 
 # ---------------------------------------------------------------------- WebSocket clients

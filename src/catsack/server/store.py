@@ -383,28 +383,29 @@ class Store:
 
     # ------------------------------------------------------------------ leases
 
-    def sync_leases(self, holder: str, want: Sequence[str], seconds: float, now: float | None = None) -> set[str]:
-        """Hold the leases of ``want`` that nobody else holds: renew ours until ``now + seconds``,
-        take those that are free or expired, give up ours not in ``want``. Returns the tables of
-        ``want`` this holder now drives. One transaction; two processes taking one lease at once
-        are serialised by the row (an upsert whose update applies only to a free or own lease)."""
+    def sync_leases(
+        self, holder: str, want: Sequence[str], seconds: float, now: float | None = None, *, release: Sequence[str] = ()
+    ) -> set[str]:
+        """Renew every lease of ``holder`` until ``now + seconds``, take those of ``want`` that are free
+        or expired, give up those in ``release``. Returns the tables of ``want`` this holder now drives.
+        One transaction; two processes taking one lease at once are serialised by the row (an upsert
+        whose update applies only to a free, expired or own lease). Leases are given up only when
+        named: a table leased by another task while this runs must keep its lease."""
         now = time.time() if now is None else now
         until = now + seconds
-        wanted = set(want)
+        wanted = set(want) - set(release)
         with self.engine.begin() as conn:
+            if release:
+                self._delete_leases(conn, holder, set(release))
+            conn.execute(update(leases_t).where(leases_t.c.holder == holder).values(expires=until))
             mine = {r.table_id for r in conn.execute(select(leases_t.c.table_id).where(leases_t.c.holder == holder))}
-            drop = mine - wanted
-            if drop:
-                self._delete_leases(conn, holder, drop)
-            keep = mine & wanted
-            if keep:
-                conn.execute(update(leases_t).where(leases_t.c.holder == holder).values(expires=until))
             others = {
                 r.table_id
                 for r in conn.execute(
                     select(leases_t.c.table_id).where(leases_t.c.holder != holder, leases_t.c.expires >= now)
                 )
             }
+            keep = mine & wanted
             free = sorted(wanted - keep - others)
             if free:
                 keep |= self._take_leases(conn, holder, free, now, until)

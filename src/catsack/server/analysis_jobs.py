@@ -23,7 +23,6 @@ import functools
 import hashlib
 import logging
 import multiprocessing
-import os
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -34,8 +33,9 @@ from typing import Any
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from catsack.record import Record, dumps_record, loads_record, record_from_game
+from catsack.record import Record, dumps_record, record_from_game
 from catsack.server.analysis_store import AnalysisRow, AnalysisStore
+from catsack.server.analysis_worker import THRESHOLDS, analyse_decision, annotate, classify, lower_priority
 from catsack.server.hub import Hub, TableError
 
 __all__ = [
@@ -51,12 +51,6 @@ __all__ = [
 ]
 
 log = logging.getLogger("catsack.server")
-
-#: Lost value (points) from which a decision is a blunder, a mistake, an inaccuracy; checked in
-#: this order. Calibrated on 12 heuristic-bot 4-seat games at the default level (expert) so that a
-#: seat's game of ~32 decisions has a handful of each: 3.2 inaccuracies, 1.6 mistakes and 1.3
-#: blunders per game (bench/analysis_load.py --calibrate 12; docs/protocol.md).
-THRESHOLDS: tuple[tuple[str, float], ...] = (("blunder", 12.0), ("mistake", 6.0), ("inaccuracy", 3.0))
 
 
 class AnalysisSettings(BaseSettings):
@@ -76,13 +70,6 @@ class AnalysisSettings(BaseSettings):
     stale_seconds: float = Field(default=300.0, gt=0)
     #: Worker processes' niceness increment (0: same priority as the server).
     nice: int = Field(default=10, ge=0, le=19)
-
-
-def classify(lost: float) -> str | None:
-    for name, threshold in THRESHOLDS:
-        if lost >= threshold:
-            return name
-    return None
 
 
 def seed_for(table_id: str) -> int:
@@ -119,36 +106,6 @@ def decision_plies(record: Record, seat: int) -> list[int]:
     return out
 
 
-def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, seed: int | None) -> dict[str, Any]:
-    """One decision, as :func:`catsack.bots.analysis.analyse_record` analyses it (worker processes run this)."""
-    from catsack.bots.analysis import Decision, analyse_view, game_for_seat
-    from catsack.game import Game
-
-    record = loads_record(record_text)
-    game = game_for_seat(record, seat)
-    replay = Game(game.setup)
-    for move in game.moves[:ply]:
-        replay.play(move)
-    view = replay.view(seat)
-    move = game.moves[ply]
-    sub = None if seed is None else seed * 1000 + ply
-    if level is None:
-        analysis = analyse_view(view, seed=sub, consider=(move,))
-    else:
-        analysis = analyse_view(view, level=level, seed=sub, consider=(move,))
-    return annotate(Decision(ply, view.round, view.phase, move, analysis).to_dict())
-
-
-def annotate(decision: dict[str, Any]) -> dict[str, Any]:
-    """Add ``lost`` (points the played move lost against the preferred one) and its ``class``."""
-    values: dict[str, float] = decision["values"]
-    best, played = decision["best"], decision["played"]
-    lost = 0.0
-    if played != best and played in values and best in values:
-        lost = max(0.0, round(values[best] - values[played], 3))
-    return {**decision, "lost": lost, "class": classify(lost)}
-
-
 def summarise(decisions: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-seat summary: decisions, points lost in all and per decision (the "accuracy"), classes."""
     n = len(decisions)
@@ -161,11 +118,6 @@ def summarise(decisions: list[dict[str, Any]]) -> dict[str, Any]:
         "agreed": sum(d["played"] == d["best"] for d in decisions),
         **counts,
     }
-
-
-def _lower_priority(increment: int) -> None:
-    if increment:
-        os.nice(increment)
 
 
 @dataclass
@@ -217,7 +169,7 @@ class AnalysisJobs:
             self.pool = ProcessPoolExecutor(
                 max_workers=self.settings.workers,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+                initializer=lower_priority,
                 initargs=(self.settings.nice,),
             )
         return self.pool

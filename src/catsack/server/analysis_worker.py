@@ -1,0 +1,63 @@
+"""What the analysis worker processes run (issue 14): one decision of one seat, and its class.
+
+Kept apart from :mod:`catsack.server.analysis_jobs` so that a fresh worker process imports
+only the rules core and the search (not the web server), and lowers its CPU priority first.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+__all__ = ["THRESHOLDS", "analyse_decision", "annotate", "classify", "lower_priority"]
+
+#: Lost value (points) from which a decision is a blunder, a mistake, an inaccuracy; checked in
+#: this order. Calibrated on 12 heuristic-bot 4-seat games at the default level (expert) so that a
+#: seat's game of ~32 decisions has a handful of each: 3.2 inaccuracies, 1.6 mistakes and 1.3
+#: blunders per game (bench/analysis_load.py --calibrate 12; docs/protocol.md).
+THRESHOLDS: tuple[tuple[str, float], ...] = (("blunder", 12.0), ("mistake", 6.0), ("inaccuracy", 3.0))
+
+
+def classify(lost: float) -> str | None:
+    for name, threshold in THRESHOLDS:
+        if lost >= threshold:
+            return name
+    return None
+
+
+def lower_priority(increment: int) -> None:
+    """Worker initializer: yield the CPU to the server process's live tables."""
+    if increment:
+        os.nice(increment)
+
+
+def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, seed: int | None) -> dict[str, Any]:
+    """One decision, exactly as :func:`catsack.bots.analysis.analyse_record` analyses it: the seat's
+    view at ``ply`` (R23), the move played among the options, seed ``seed * 1000 + ply``."""
+    from catsack.bots.analysis import Decision, analyse_view, game_for_seat
+    from catsack.game import Game
+    from catsack.record import loads_record
+
+    record = loads_record(record_text)
+    game = game_for_seat(record, seat)
+    replay = Game(game.setup)
+    for move in game.moves[:ply]:
+        replay.play(move)
+    view = replay.view(seat)
+    move = game.moves[ply]
+    sub = None if seed is None else seed * 1000 + ply
+    if level is None:
+        analysis = analyse_view(view, seed=sub, consider=(move,))
+    else:
+        analysis = analyse_view(view, level=level, seed=sub, consider=(move,))
+    return annotate(Decision(ply, view.round, view.phase, move, analysis).to_dict())
+
+
+def annotate(decision: dict[str, Any]) -> dict[str, Any]:
+    """Add ``lost`` (points the played move lost against the preferred one) and its ``class``."""
+    values: dict[str, float] = decision["values"]
+    best, played = decision["best"], decision["played"]
+    lost = 0.0
+    if played != best and played in values and best in values:
+        lost = max(0.0, round(values[best] - values[played], 3))
+    return {**decision, "lost": lost, "class": classify(lost)}

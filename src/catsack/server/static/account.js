@@ -4,6 +4,7 @@
 
 import { api, storedSeats } from "/static/api.js";
 import { languagePicker, t, translatePage } from "/static/i18n.js";
+import { rememberAccount } from "/static/session.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -21,6 +22,8 @@ async function show() {
   } catch {
     me = null;
   }
+  // The lobby and table pages ask the server only when this says someone logged in here.
+  rememberAccount(me?.name ?? null);
   $("guest").hidden = me !== null;
   $("member").hidden = me === null;
   if (me) {

@@ -3,6 +3,7 @@
 import { ago, api, ApiError, h, loadName, saveName, saveSeat, seatLabel, storedSeats, forgetSeat } from "/static/api.js";
 import { languagePicker, t, translatePage } from "/static/i18n.js";
 import { seatNames, seatTitles } from "/static/render.js";
+import { currentAccount } from "/static/session.js";
 
 // The choices per seat: an open seat for a person, or a bot level (the server's spec as value).
 const BOT_LEVELS = ["human", "random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong", "expert"];
@@ -63,6 +64,8 @@ function readForm() {
       money_visible: $("money-visible").checked,
       turn_seconds: turnSeconds,
       hints: $("hints").checked,
+      rated: $("rated").checked,
+      private: $("private").checked,
       name: $("table-name").value.trim() || t("lobby.defaultTable", { name }),
     },
   };
@@ -97,11 +100,19 @@ async function createTable(event) {
   }
 }
 
+/** A seat's name in a table summary, with its account's rating when the lobby lists one (issue 15). */
+function playerLabel(player, names, ratings) {
+  if (player.status === "open" || player.kind === "open") return seatLabel(player);
+  const rating = ratings?.[player.seat];
+  return typeof rating === "number" ? `${names[player.seat]} (${rating})` : names[player.seat];
+}
+
 function tableItem(table, extra) {
   const players = table.players ?? [];
   const open = players.filter((p) => p.status === "open").length;
   const names = seatNames(players, table.seats);
   const titles = seatTitles(players, table.seats, names);
+  const ratings = table.ratings ?? null;
   return h(
     "li",
     { class: "table-item" },
@@ -114,11 +125,13 @@ function tableItem(table, extra) {
       table.hints ? ` · ${t("lobby.withHints")}` : "",
       table.money_visible ? ` · ${t("lobby.moneyShown")}` : "",
       table.turn_seconds ? ` · ${t("lobby.timerN", { n: table.turn_seconds })}` : "",
+      table.rated ? ` · ${t("lobby.ratedTag")}` : "",
+      table.private ? ` · ${t("lobby.privateTag")}` : "",
     ),
     h(
       "span",
       { class: "table-players", title: titles.join(", ") },
-      players.map((p) => (p.status === "open" || p.kind === "open" ? seatLabel(p) : names[p.seat])).join(", "),
+      players.map((p) => playerLabel(p, names, ratings)).join(", "),
     ),
     extra,
   );
@@ -193,6 +206,53 @@ async function refreshMine() {
   list.replaceChildren(...shown);
 }
 
+/** Quick play (issue 15): the first open public table with the chosen seat count, or a new one. */
+async function quickPlay() {
+  const error = $("create-error");
+  const button = $("quick-play");
+  error.hidden = true;
+  const name = $("your-name").value.trim();
+  if (!account && !name) {
+    error.textContent = t("lobby.enterName");
+    error.hidden = false;
+    $("your-name").focus();
+    return;
+  }
+  button.disabled = true;
+  try {
+    const body = { seats: seatCount() };
+    if (!account) body.name = name;
+    const joined = await api("/api/quickplay", { method: "POST", body });
+    const shown = account?.name ?? name;
+    saveSeat(joined.table, joined.seat, joined.token, shown);
+    if (!account) saveName(name);
+    window.location.assign(`/t/${encodeURIComponent(joined.table)}`);
+  } catch (err) {
+    error.textContent = t("lobby.quickFailed", { detail: err.message });
+    error.hidden = false;
+    button.disabled = false;
+  }
+}
+
+// The logged-in account (GET /api/account), or null for a guest.
+let account = null;
+
+/** The header's account link and the rated option: rated tables are for accounts (issue 15). */
+async function showAccount() {
+  account = await currentAccount();
+  const link = $("account-link");
+  $("account-text").textContent = account ? account.name : t("acct.login");
+  link.title = account ? t("acct.account") : "";
+  link.classList.toggle("logged-in", Boolean(account));
+  if (account) {
+    $("your-name").value = account.name;
+    $("your-name").readOnly = true;
+  }
+  $("rated").disabled = !account;
+  if (!account) $("rated").checked = false;
+  $("rated-hint").hidden = Boolean(account);
+}
+
 function start() {
   translatePage();
   document.title = t("brand");
@@ -201,6 +261,8 @@ function start() {
   for (const radio of document.querySelectorAll('input[name="seats"]')) radio.addEventListener("change", drawSeatSetup);
   drawSeatSetup();
   $("create-form").addEventListener("submit", createTable);
+  $("quick-play").addEventListener("click", quickPlay);
+  showAccount();
   refreshOpen();
   refreshFinished();
   refreshMine();

@@ -4,11 +4,13 @@
 // receiver's whole view and the page redraws from it. Events are used only
 // for the log and for brief animations.
 
-import { api, ApiError, downloadJson, forgetSeat, h, joinTable, loadName, loadSeat, seatLabel } from "/static/api.js";
+import { api, ApiError, downloadJson, forgetSeat, h, joinTable, loadName, loadSeat, saveSeat, seatLabel } from "/static/api.js";
 import { cardLabel } from "/static/cards.js";
 import { TableConnection } from "/static/connection.js";
 import { addReviewButtons, noteRematch } from "/static/rematch.js";
 import { describeEvent } from "/static/events.js";
+import { currentAccount } from "/static/session.js";
+import { Chat, handToBotButton, TurnAlerts } from "/static/social.js";
 import { languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
   drawFinal,
@@ -52,6 +54,10 @@ const state = {
 };
 let connection = null;
 let joinTimer = null;
+// Issue 15: the chat panel and the turn alerts (made in start()), the logged-in account or null.
+let chat = null;
+let alerts = null;
+let account;
 // Hooks for page add-ons (the guided game's coach): frameHooks get each state frame after it
 // is drawn, drawHooks run after every redraw of the controls.
 const frameHooks = [];
@@ -177,6 +183,7 @@ function showJoin() {
   $("game").hidden = true;
   $("join-name").value = $("join-name").value || loadName();
   drawJoinPanel();
+  offerTakeover();
   clearInterval(joinTimer);
   joinTimer = setInterval(() => {
     if (document.visibilityState === "visible") refreshJoinPanel();
@@ -250,6 +257,13 @@ function handleFrame(frame) {
   switch (frame.type) {
     case "welcome":
       if (state.seat && frame.seat !== state.seat.seat && frame.seat !== null) state.seat.seat = frame.seat;
+      chat?.setSeat(frame.seat ?? null);
+      break;
+    case "chat":
+      chat?.receive(frame);
+      break;
+    case "ratings":
+      showRatings(frame);
       break;
     case "state":
       applyState(frame);
@@ -302,7 +316,85 @@ function applyState(frame) {
   if (state.hint && state.hint.version !== frame.version) state.hint = null;
   render();
   if (animate) animateEvents(frame.events ?? []);
+  alerts?.update(myTurn());
   for (const hook of frameHooks) hook(frame, state);
+}
+
+/** A rated game ended (issue 15): everyone's change in the log, ours in the banner too. */
+function showRatings(frame) {
+  const seatNamesList = names();
+  for (const c of frame.changes ?? []) {
+    appendLog(t("rating.log", { name: seatNamesList[c.seat], before: c.before, after: c.after, rank: c.rank }), "rating");
+  }
+  const mine = (frame.changes ?? []).find((c) => c.seat === state.view?.seat && state.view?.seat !== null);
+  if (mine) showBanner(t("rating.change", { before: mine.before, after: mine.after }), { kind: "rating" });
+}
+
+// ---------------------------------------------------------------- accounts and the host (issue 15)
+
+/** The logged-in account ({name, rating, ...}) or null; asked once. */
+async function loggedIn() {
+  if (account === undefined) account = await currentAccount();
+  return account;
+}
+
+/** The seat of a person at this table playing under the logged-in account's name, or null. */
+async function accountSeat() {
+  const me = await loggedIn();
+  if (!me) return null;
+  const players = state.players.length ? state.players : (state.table?.players ?? []);
+  const player = players.find((p) => p.kind === "human" && p.name === me.name);
+  return player ? player.seat : null;
+}
+
+/** A logged-in account holds a seat here but this browser has no token for it: offer to take it over. */
+async function offerTakeover() {
+  const me = await loggedIn();
+  if (me) {
+    // An account sits under its own name (the server uses it whatever is typed).
+    $("join-name").value = me.name;
+    $("join-name").readOnly = true;
+  }
+  const seat = state.seat ? null : await accountSeat();
+  const box = $("takeover");
+  box.hidden = seat === null;
+  if (seat !== null) $("takeover-text").textContent = t("takeover.offer", { name: account.name, n: seat + 1 });
+}
+
+async function takeOver() {
+  try {
+    const joined = await api(`/api/tables/${encodeURIComponent(tableId)}/takeover`, { method: "POST" });
+    saveSeat(tableId, joined.seat, joined.token, account?.name);
+    state.seat = { seat: joined.seat, token: joined.token, name: account?.name };
+    $("takeover").hidden = true;
+    hideBanner();
+    enterGame();
+  } catch (err) {
+    showBanner(t("takeover.failed", { detail: err.message }));
+  }
+}
+
+/** The table's host: the seat its creator took (the first seat not given a bot at creation). */
+function hostSeat() {
+  if (Number.isInteger(state.table?.host_seat)) return state.table.host_seat;
+  const first = (state.table?.players ?? []).find((p) => p.kind !== "bot" || p.replaced);
+  return first ? first.seat : null;
+}
+
+/** The host's "Hand to a bot" button beside every away player's seat (only in the host's browser). */
+function drawHostButtons() {
+  const mine = state.seat?.seat;
+  if (mine === undefined || mine !== hostSeat() || state.tableStatus !== "playing" || state.view?.seat !== mine) return;
+  for (const player of state.players) {
+    if (player.seat === mine || player.kind !== "human" || player.status !== "away") continue;
+    const head = document.querySelector(`#seat-${player.seat} .seat-head`);
+    if (!head || head.querySelector(".hand-to-bot")) continue;
+    head.append(
+      handToBotButton(tableId, player.seat, state.seat.token, (error) => {
+        if (error) showBanner(t("host.failed", { detail: error }), { autoHideMs: 6000 });
+      }),
+    );
+  }
 }
 
 /** A server notice in the page's language (the server's own text is English). */
@@ -333,6 +425,9 @@ function handleError(frame) {
       showBanner(t(`err.${frame.code}`), { autoHideMs: 6000 });
       resync();
       break;
+    case "bad_chat":
+      showBanner(t("err.bad_chat"), { autoHideMs: 6000 });
+      break;
     case "hints_off":
       state.hintPending = false;
       showBanner(t("err.hints_off"), { autoHideMs: 5000 });
@@ -347,6 +442,17 @@ function handleError(frame) {
           h("button", { class: "button small", type: "button", onclick: () => (hideBanner(), watch()) }, t("err.watch")),
           h("a", { class: "button small", href: "/" }, t("backToLobby")),
         ],
+      });
+      // Issue 15: another device of this account took the seat over; it can be taken back here.
+      accountSeat().then((seat) => {
+        if (seat === null || state.seat) return;
+        showBanner(t("takeover.offer", { name: account.name, n: seat + 1 }), {
+          kind: "replaced",
+          actions: [
+            h("button", { class: "button small primary", type: "button", onclick: takeOver }, t("takeover.button")),
+            h("button", { class: "button small", type: "button", onclick: () => (hideBanner(), watch()) }, t("err.watch")),
+          ],
+        });
       });
       break;
     case "unauthorized":
@@ -475,6 +581,7 @@ function render() {
   badge.textContent = view.phase === "over" ? t("badge.over") : t("badge.round", { round: view.round });
 
   drawSeats($("seats"), view, state.players, seatNamesList, seatTitleList);
+  drawHostButtons();
   drawRow($("row"), view, seatNamesList, seatTitleList);
   drawMouseCards($("mouse-cards"), view);
   drawLastRound($("last-round"), view, seatNamesList, seatTitleList);
@@ -781,6 +888,9 @@ async function start() {
   $("invite-button").addEventListener("click", copyInvite);
   $("banner-close").addEventListener("click", hideBanner);
   $("watch-button").addEventListener("click", watch);
+  $("takeover-button").addEventListener("click", takeOver);
+  chat = new Chat({ root: $("chat-panel"), table: tableId, send: (frame) => connection?.send(frame) ?? false });
+  alerts = new TurnAlerts({ root: $("turn-alerts") });
   $("bid-form").addEventListener("submit", (event) => {
     event.preventDefault();
     bidFromInput();

@@ -1,0 +1,308 @@
+"""Issue 15 in the browser: accounts, a rated game and its rating on the profile, chat, private
+tables, quick play, taking a seat over on another device and the host handing an idle seat to a bot.
+
+Playwright drives Debian's Chromium against a real `catsack serve` (the fixtures of
+tests/test_browser.py; bots move at once). Every page fails the test if a dialog ever opens:
+names and chat messages holding markup must be shown as text, never run. Screenshots go to
+$CATSACK_ARTIFACTS or pytest's tmp_path, never into the repository.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from test_browser import Player, artifacts, browser, people, server  # noqa: F401  (fixtures)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Dialog
+
+XSS = "<img src=x onerror=alert(1)>"
+# Player names hold at most 24 characters: a shorter markup name (the table's name carries XSS).
+XSS_NAME = "<svg onload=alert(1)>"
+PASSWORD = "correct horse 15"
+WAIT_MS = 20_000
+
+_numbers = itertools.count(1)
+
+
+def unique(prefix: str) -> str:
+    """An account name no other test (or earlier run against the same server) has taken."""
+    return f"{prefix}{os.getpid() % 10_000}x{next(_numbers)}"
+
+
+@pytest.fixture
+def dialogs() -> Iterator[list[str]]:
+    """Every dialog any page opened (alert, confirm…): must stay empty."""
+    seen: list[str] = []
+    yield seen
+    assert seen == [], f"a dialog opened: {seen}"
+
+
+@pytest.fixture
+def person(people: Callable[..., Player], dialogs: list[str]) -> Callable[..., Player]:  # noqa: F811
+    """A browser context whose pages dismiss and record every dialog."""
+
+    def make(**context: Any) -> Player:
+        context.setdefault("viewport", {"width": 1280, "height": 900})
+        context.setdefault("locale", "en-US")
+        player = people(**context)
+
+        def on_dialog(dialog: Dialog) -> None:
+            dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        player.page.on("dialog", on_dialog)
+        return player
+
+    return make
+
+
+def register(player: Player, name: str) -> None:
+    """Create an account on the account page (and stay logged in)."""
+    from playwright.sync_api import expect
+
+    page = player.page
+    page.goto(player.base + "/account")
+    page.fill("#register-name", name)
+    page.fill("#register-password", PASSWORD)
+    page.click("#register-form button[type=submit]")
+    expect(page.locator("#me-link")).to_have_text(name, timeout=WAIT_MS)
+    # The account page asks GET /api/account first, and a guest's 401 is logged as a console error.
+    player.errors[:] = [e for e in player.errors if "status of 401" not in e]
+
+
+def log_in(player: Player, name: str) -> None:
+    from playwright.sync_api import expect
+
+    page = player.page
+    page.goto(player.base + "/account")
+    page.fill("#login-name", name)
+    page.fill("#login-password", PASSWORD)
+    page.click("#login-form button[type=submit]")
+    expect(page.locator("#me-link")).to_have_text(name, timeout=WAIT_MS)
+    player.errors[:] = [e for e in player.errors if "status of 401" not in e]
+
+
+def create(player: Player, levels: list[str], *, rated: bool = False, private: bool = False, name: str = "") -> str:
+    """The lobby's form: seat 1 is ours, `levels` the other seats; returns the table id."""
+    page = player.page
+    page.goto(player.base + "/")
+    page.wait_for_selector("#seat-setup select")
+    if not page.input_value("#your-name"):
+        page.fill("#your-name", "Guest")
+    if name:
+        page.fill("#table-name", name)
+    page.check(f'input[name="seats"][value="{len(levels) + 1}"]')
+    for seat, level in enumerate(levels, start=1):
+        page.select_option(f"#seat-{seat}", level)
+    if rated:
+        page.check("#rated")
+    if private:
+        page.check("#private")
+    page.click("#create-button")
+    page.wait_for_url("**/t/*")
+    page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
+    return page.url.rsplit("/", 1)[1]
+
+
+def sit(player: Player, table: str, name: str | None = None) -> None:
+    """Open the invite link and take the first open seat."""
+    page = player.page
+    page.goto(f"{player.base}/t/{table}")
+    page.wait_for_selector("#join-panel:not([hidden])")
+    if name is not None:
+        page.fill("#join-name", name)
+    page.locator("#join-seats button").first.click()
+    page.wait_for_selector("#game:not([hidden])")
+    page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
+
+
+def say(player: Player, text: str) -> None:
+    from playwright.sync_api import expect
+
+    page = player.page
+    expect(page.locator("#chat-form")).to_be_visible(timeout=WAIT_MS)
+    page.fill("#chat-input", text)
+    page.press("#chat-input", "Enter")
+    expect(page.locator("#chat-input")).to_have_value("", timeout=WAIT_MS)
+
+
+# ---------------------------------------------------------------------- tests
+
+
+def test_rated_game_changes_the_rating_on_the_profile(person: Callable[..., Player], artifacts: Path) -> None:  # noqa: F811
+    """Register, play a rated 3-seat game against two random bots, see "Rating: 1000 → x" at the
+    table and x on the profile, with a chart of two points; the leaderboard lists the player."""
+    from playwright.sync_api import expect
+
+    guest = person()
+    guest.page.goto(guest.base + "/")
+    guest.page.wait_for_selector("#seat-setup select")
+    expect(guest.page.locator("#account-link")).to_have_text("Log in")
+    assert guest.page.is_disabled("#rated") and guest.page.is_visible("#rated-hint")
+
+    ann = person()
+    name = unique("ann")
+    register(ann, name)
+    page = ann.page
+    page.goto(ann.base + "/")
+    expect(page.locator("#account-link")).to_have_text(name, timeout=WAIT_MS)
+    assert page.is_enabled("#rated") and page.is_hidden("#rated-hint")
+    assert page.input_value("#your-name") == name
+    create(ann, ["random", "random"], rated=True)
+    while ann.wait_turn_or_end():
+        ann.act()
+        assert len(ann.moves) < 120, "the game does not end"
+    banner = page.locator("#banner")
+    expect(banner).to_contain_text("Rating: 1000 → ", timeout=WAIT_MS)
+    after = re.search(r"1000 → (\d+)", banner.inner_text())
+    assert after is not None
+    assert "rating 1000 →" in page.inner_text("#log")
+    page.screenshot(path=str(artifacts / "rated-game-over.png"), full_page=True)
+
+    page.click("#banner-close")
+    page.goto(f"{ann.base}/u/{name}")
+    expect(page.locator("#p-rating")).to_have_text(after.group(1), timeout=WAIT_MS)
+    expect(page.locator("#p-games")).to_have_text("1")
+    assert page.locator("#chart svg.rating-chart circle").count() == 2
+    assert page.locator("#recent li a[href^='/replay/']").count() == 1
+    page.screenshot(path=str(artifacts / "profile-desktop.png"), full_page=True)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts / "profile-390x844.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+
+    page.goto(ann.base + "/leaderboard")
+    expect(page.locator("#board")).to_contain_text(name, timeout=WAIT_MS)
+    page.screenshot(path=str(artifacts / "leaderboard-390x844.png"), full_page=True)
+    assert ann.errors == [] and guest.errors == []
+
+
+def test_two_accounts_chat_and_markup_stays_text(person: Callable[..., Player], artifacts: Path) -> None:  # noqa: F811
+    """Two accounts and a guest whose name is markup chat at a table named with markup: every
+    message and name is shown as text (no element made from it, no dialog); the lobby shows the
+    account's rating beside its name; muting hides a player's messages; history comes back on reload."""
+    from playwright.sync_api import expect
+
+    ann, bea = person(), person()
+    ann_name, bea_name = unique("ann"), unique("bea")
+    register(ann, ann_name)
+    register(bea, bea_name)
+    table = create(ann, ["human", "human"], name=XSS)
+    assert ann.page.inner_text("#table-title") == XSS
+
+    page = bea.page
+    page.goto(bea.base + "/")
+    item = page.locator("#open-tables li", has=page.locator(f"a[href='/t/{table}']"))
+    expect(item).to_contain_text(f"{ann_name} (1000)", timeout=WAIT_MS)
+    expect(item.locator(".table-link")).to_have_text(XSS)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts / "lobby-390x844.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.screenshot(path=str(artifacts / "lobby-desktop.png"))
+
+    sit(bea, table)
+    assert page.input_value("#join-name") == bea_name or page.is_hidden("#join-panel")
+    guest = person()
+    sit(guest, table, XSS_NAME)
+
+    say(ann, "hello bea")
+    expect(page.locator("#chat-log")).to_contain_text(f"{ann_name} hello bea", timeout=WAIT_MS)
+    say(bea, XSS)
+    say(guest, f"hi, {XSS}")
+    log = ann.page.locator("#chat-log")
+    expect(log.locator(".chat-text").filter(has_text=f"hi, {XSS}")).to_have_count(1, timeout=WAIT_MS)
+    texts = log.locator(".chat-text").all_inner_texts()
+    assert texts == ["hello bea", XSS, f"hi, {XSS}"]
+    assert log.locator(".chat-name").all_inner_texts() == [ann_name, bea_name, XSS_NAME]
+    assert ann.page.locator("img:not(.brand-mark), #chat-log svg, #seats svg").count() == 0
+    expect(ann.page.locator("#seats")).to_contain_text(XSS_NAME)
+    ann.page.screenshot(path=str(artifacts / "chat-desktop.png"), full_page=True)
+
+    # Muting is this browser's choice: the guest's lines go, a note offers to show them again.
+    log.locator("li", has_text=f"hi, {XSS}").locator(".mute").click()
+    expect(log.locator(".chat-text")).to_have_text(["hello bea", XSS])
+    expect(log).to_contain_text("1 player muted.")
+
+    page.reload()
+    expect(page.locator("#chat-log .chat-text")).to_have_count(3, timeout=WAIT_MS)
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.screenshot(path=str(artifacts / "chat-390x844.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 0
+    assert ann.errors == [] and bea.errors == [] and guest.errors == []
+
+
+def test_private_table_is_not_listed_and_quick_play_skips_it(person: Callable[..., Player], server: str) -> None:  # noqa: F811
+    """A private table is absent from the lobby (and its API list) but its link seats a person;
+    quick play never sends anyone there and puts two guests at one new table."""
+    from playwright.sync_api import expect
+
+    ann = person()
+    table = create(ann, ["human", "random"], private=True)
+    assert ann.page.request.get(f"{server}/api/tables").json() is not None
+    assert table not in {t["table"] for t in ann.page.request.get(f"{server}/api/tables").json()}
+
+    bea = person()
+    page = bea.page
+    page.goto(bea.base + "/")
+    expect(page.locator("#open-updated")).not_to_be_empty(timeout=WAIT_MS)
+    assert page.locator(f"#open-tables a[href='/t/{table}']").count() == 0
+
+    cal = person()
+    cal.page.goto(cal.base + "/")
+    cal.page.fill("#your-name", "Cal")
+    cal.page.check('input[name="seats"][value="3"]')
+    cal.page.click("#quick-play")
+    cal.page.wait_for_url("**/t/*")
+    quick = cal.page.url.rsplit("/", 1)[1]
+    assert quick != table
+    page.fill("#your-name", "Dee")
+    page.check('input[name="seats"][value="3"]')
+    page.click("#quick-play")
+    page.wait_for_url(f"**/t/{quick}")
+    page.wait_for_selector("#game:not([hidden])")
+
+    eve = person()
+    sit(eve, table, "Eve")
+    expect(eve.page.locator("#seats")).to_contain_text("Eve")
+    assert ann.errors == [] and bea.errors == [] and cal.errors == [] and eve.errors == []
+
+
+def test_takeover_and_host_hands_an_idle_seat_to_a_bot(person: Callable[..., Player], artifacts: Path) -> None:  # noqa: F811
+    """The account's seat opened on a second device is offered to take over; the first device is
+    told and can take it back. The host (seat 1) hands a player who went away to a bot."""
+    from playwright.sync_api import expect
+
+    ann = person()
+    name = unique("ann")
+    register(ann, name)
+    table = create(ann, ["human", "random"])
+    bea = person()
+    sit(bea, table, "Bea")
+    expect(ann.page.locator("#seat-1")).to_contain_text("online", timeout=WAIT_MS)
+    assert ann.page.locator(".hand-to-bot").count() == 0  # Bea is connected
+
+    phone = person(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    log_in(phone, name)
+    page = phone.page
+    page.goto(f"{phone.base}/t/{table}")
+    expect(page.locator("#takeover")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#takeover-text")).to_contain_text("seat 1")
+    page.click("#takeover-button")
+    page.wait_for_function("document.body.dataset.seat === '0'")
+    expect(ann.page.locator("#banner")).to_contain_text("Take it over here", timeout=WAIT_MS)
+
+    bea.page.close()  # Bea goes away: her seat shows as away, the host may hand it to a bot
+    button = page.locator("#seat-1 .hand-to-bot")
+    expect(button).to_be_visible(timeout=WAIT_MS)
+    page.screenshot(path=str(artifacts / "host-390x844.png"), full_page=True)
+    button.click()
+    expect(page.locator("#seat-1 .tag.status")).to_have_text("bot", timeout=WAIT_MS)
+    expect(page.locator(".hand-to-bot")).to_have_count(0)
+    assert phone.errors == []

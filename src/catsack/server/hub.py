@@ -1015,7 +1015,7 @@ class Hub:
                     async with table.lock:
                         await self.catch_up(table)
         await self._retention(now)
-        if self._evicted and now - self._trimmed >= 10.0:
+        if self._evicted and now - self._trimmed >= 2.0:
             self._evicted, self._trimmed = 0, now
             await asyncio.to_thread(malloc_trim)
 

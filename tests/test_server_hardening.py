@@ -21,6 +21,7 @@ pytest.importorskip("fastapi")
 pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
+from starlette.websockets import WebSocketDisconnect
 
 from catsack.server.app import create_app
 from catsack.server.hub import setup_to_json
@@ -69,6 +70,23 @@ def test_deep_nesting_before_hello_is_an_error_and_hello_still_works(server: Cal
         assert f["type"] == "error" and f["code"] == "bad_hello", f
     ws.send_text(hello(t))
     assert ws.receive_json()["type"] == "welcome"
+
+
+def test_bad_hellos_do_not_keep_a_connection_past_the_hello_deadline(
+    server: Callable[..., TestClient], monkeypatch: Any
+) -> None:
+    from catsack.server.routes import ws as ws_routes
+
+    monkeypatch.setattr(ws_routes, "HELLO_TIMEOUT", 0.6)
+    c = server()
+    sock = raw_socket(c)
+    t0 = time.monotonic()
+    with pytest.raises(WebSocketDisconnect) as info:
+        for _ in range(100):
+            sock.send_text("{}")
+            assert sock.receive_json()["code"] == "bad_hello"
+            time.sleep(0.1)
+    assert info.value.code == 1008 and time.monotonic() - t0 < 5
 
 
 def test_deep_nesting_after_hello_keeps_the_connection(server: Callable[..., TestClient]) -> None:
@@ -185,6 +203,22 @@ def test_papercut1_too_long_name_refused_before_any_table_exists(server: Callabl
     assert cl.frames[0]["seat"] == 0
     r = c.post("/api/tables", json={"seats": 3, "bots": {"0": "random", "1": "random", "2": "random"}, "player": "A"})
     assert r.status_code == 422
+
+
+def test_papercut1_a_failed_join_on_create_leaves_no_table(server: Callable[..., TestClient], monkeypatch: Any) -> None:
+    from catsack.server.hub import TableError
+
+    c = server()
+    hub = hub_of(c)
+
+    async def refuse(*_args: Any, **_kw: Any) -> Any:
+        raise TableError("seat_taken", "somebody was faster", 409)
+
+    monkeypatch.setattr(hub, "join", refuse)
+    r = c.post("/api/tables", json={"seats": 3, "player": "Ann"})
+    assert r.status_code == 409 and r.json()["code"] == "seat_taken"
+    assert c.get("/api/tables").json() == [] and not hub.tables
+    assert hub.store.list_tables("open") == []
 
 
 def test_papercut1_lobby_input_agrees_with_the_server() -> None:
@@ -402,6 +436,8 @@ def test_metrics_and_ready(server: Callable[..., TestClient]) -> None:
         "catsack_bot_think_seconds_count",
     ):
         assert name in text, name
+    assert c.get("/api/tables/nope").status_code == 404
+    assert 'catsack_errors_total{code="http_404"} 1.0' in c.get("/metrics").text
     assert "catsack_acks_total 0.0" in other.get("/metrics").text
     assert c.get("/ready").json() == {"status": "ready", "database": "ok"}
     assert c.get("/health").json()["status"] == "ok"

@@ -14,9 +14,11 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import catsack
 from catsack.server.hub import Hub, TableError
@@ -92,6 +94,12 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         if metrics is not None:
             metrics.error(exc.code)
         return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
+        if metrics is not None and exc.status_code >= 400:
+            metrics.error(f"http_{exc.status_code}")
+        return await http_exception_handler(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:

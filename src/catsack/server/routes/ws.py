@@ -141,9 +141,10 @@ async def _refuse(hub: Hub, ws: WebSocket, frame: dict[str, Any]) -> None:
 async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit) -> Conn | None:
     """Read and check the ``hello``; answer ``welcome`` and attach, or refuse without any view."""
     settings = hub.settings
+    deadline = time.monotonic() + HELLO_TIMEOUT  # for a good hello, however many bad ones come first
     while True:
         try:
-            text = await asyncio.wait_for(_receive_text(ws, settings), HELLO_TIMEOUT)
+            text = await asyncio.wait_for(_receive_text(ws, settings), max(0.0, deadline - time.monotonic()))
         except TimeoutError:
             await _refuse(hub, ws, _bad("bad_hello", "no hello received"))
             await ws.close(1008, "no hello")

@@ -172,21 +172,51 @@ async def person(base: str, stop: asyncio.Event, phase: list[str], out: dict[str
                     )
 
 
-async def drive(base: str, tables: int, seconds: float, finished: str) -> dict[str, Any]:
-    """Windows of ``seconds`` each: idle, the first part of the analysis, and idle again after it."""
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a process (Linux /proc)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+async def drive(base: str, tables: int, seconds: float, finished: str, server_pid: int) -> dict[str, Any]:
+    """Windows of ``seconds`` each: idle, the first part of the analysis, and idle again after it.
+    Per window: the live tables' latencies, the load average, and the CPU seconds of the server
+    process and of its analysis workers (its child processes)."""
     stop = asyncio.Event()
     phase = ["warmup"]
     out: dict[str, list[float]] = {}
     load: dict[str, float] = {}
+    cpu: dict[str, dict[str, float]] = {}
     tasks = [asyncio.create_task(person(base, stop, phase, out)) for _ in range(tables)]
     loop = asyncio.get_running_loop()
     await asyncio.sleep(2.0)
 
     async def window(name: str) -> None:
+        workers = children(server_pid)
+        before = cpu_seconds(server_pid), sum(cpu_seconds(w) for w in workers)
         phase[0] = name
         await asyncio.sleep(seconds)
-        load[name] = round(os.getloadavg()[0], 2)
         phase[0] = "between"
+        load[name] = round(os.getloadavg()[0], 2)
+        workers = sorted(set(workers) | set(children(server_pid)))
+        cpu[name] = {
+            "server": round(cpu_seconds(server_pid) - before[0], 2),
+            "workers": round(sum(cpu_seconds(w) for w in workers) - before[1], 2),
+        }
 
     await window("idle")
     t0 = time.perf_counter()
@@ -210,6 +240,7 @@ async def drive(base: str, tables: int, seconds: float, finished: str) -> dict[s
         "during_analysis": summary(out.get("analysis", [])),
         "idle_after": summary(out.get("idle_after", [])),
         "load_average_1min": load,
+        "cpu_seconds": cpu,
         "analysis": {
             "status": answer.get("status"),
             "level": answer.get("level"),
@@ -255,7 +286,7 @@ def server_bench(level: str, tables: int, seconds: float, workers: int) -> dict[
             finished = call(base, "/api/tables", {"seats": 4, "bots": {str(i): "heuristic" for i in range(4)}})["table"]
             while call(base, f"/api/tables/{finished}")["status"] != "over":
                 time.sleep(0.1)
-            return asyncio.run(drive(base, tables, seconds, finished))
+            return asyncio.run(drive(base, tables, seconds, finished, proc.pid))
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -269,12 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1, help="the server's analysis worker processes")
     p.add_argument("--calibrate", type=int, metavar="GAMES", help="only the threshold calibration, on GAMES games")
     p.add_argument("--no-server", action="store_true", help="only the serial measurement")
+    p.add_argument("--no-serial", action="store_true", help="only the server measurement")
     args = p.parse_args(argv)
     if args.calibrate:
         print(json.dumps(calibrate(args.calibrate, args.level), indent=2))
         return 0
-    report: dict[str, Any] = {"serial": serial(args.level)}
-    print(json.dumps(report, indent=2), flush=True)
+    report: dict[str, Any] = {}
+    if not args.no_serial:
+        report["serial"] = serial(args.level)
+        print(json.dumps(report, indent=2), flush=True)
     if not args.no_server:
         report["server"] = server_bench(args.level, args.tables, args.seconds, args.workers)
         print(json.dumps(report["server"], indent=2))

@@ -31,6 +31,7 @@ export async function playAgain(tableId, seat, button) {
 
 /** Add the review and rematch controls to the drawn final panel (`seat`: {seat, token, name} or null). */
 export function addReviewButtons(final, tableId, seat) {
+  for (const id of ["play-again", "replay-link", "rematch-offer"]) final.querySelector(`#${id}`)?.remove(); // redrawn
   const links = final.querySelector(".final-links") ?? final;
   links.prepend(
     h("a", { class: "button", id: "replay-link", href: `/replay/${encodeURIComponent(tableId)}` }, t("review.replay")),

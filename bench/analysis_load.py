@@ -20,8 +20,23 @@ Three measurements:
     .venv/bin/python bench/analysis_load.py --level normal --tables 8 --seconds 15
     .venv/bin/python bench/analysis_load.py --calibrate 12     # thresholds (takes minutes)
 
-Figures (2-core machine shared with other work, so they are noisy): see the report in the module
-docstring of the commit that last changed this file and docs/protocol.md ("Analyses").
+Figures, 2026-11-23, on the project's 2-core machine while other agents' benchmarks and tests
+ran (1-minute load average 11 to 24, so every latency below is dominated by them):
+
+* serial, expert (the default level), one seat of a 4-seat heuristic game, 27 decisions:
+  16.0 s at load ~11 (0.6 s a decision); 46.6 s and 51.9 s at load 16-18.
+* server, ``--tables 8 --seconds 20`` (load 16-18): p99 of the move-to-broadcast time
+  260 ms before, 674 ms during and 470 ms after the analysis (p50 67 / 85 / 66 ms); the
+  analysis (26 decisions, one worker at nice 10) took 208 s.
+* server, ``--no-serial --tables 8 --seconds 15`` (load 20-24): p99 374 ms before, 263 ms
+  during, 136 ms after (p50 76 / 46 / 64 ms); the server process used 1.6 / 2.1 / 2.6 CPU-s
+  in the three windows and the niced worker 0.6 CPU-s during the analysis window; the
+  analysis (28 decisions) took 167 s.
+
+So on this box the live tables' p99 swings by hundreds of milliseconds between windows with
+or without an analysis; no effect of the analysis stands out from that noise, and the
+analysis does not run in the server process (its CPU per window stays the same). Whether it
+moves p99 by "only a few milliseconds" needs a run on a quiet machine with a spare core.
 """
 
 from __future__ import annotations

@@ -42,7 +42,7 @@ def test_expert_plays_whole_games_with_legal_moves(seats: int) -> None:
 def test_expert_spec_and_budget_errors() -> None:
     assert isinstance(make_bot("expert"), ExpertBot)
     assert make_bot("expert:time=0.01").seconds == 0.01  # type: ignore[attr-defined]
-    assert make_bot("expert:iters=30,leaf=hand").iterations == 30  # type: ignore[attr-defined]
+    assert make_bot("expert:iters=30+leaf=hand").iterations == 30  # type: ignore[attr-defined]
     for bad in ("expert:iters=0", "expert:fast", "expert:time=-1", "expert:leaf=oracle"):
         with pytest.raises(BotSpecError):
             make_bot(bad)

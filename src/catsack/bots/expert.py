@@ -50,8 +50,9 @@ near-ties between moves.
 
 *Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision (p95
 CPU time per decision within 0.5 s on one core, ``bench/expert.py``).
-Options, comma separated: ``expert:iters=N``, ``expert:time=S`` (seconds,
-not reproducible), ``leaf=hand|learned``, ``depth=D``. With a seed the bot and
+Options, joined with ``+`` (tables separate specs with commas):
+``expert:iters=N``, ``expert:time=S`` (seconds, not reproducible),
+``leaf=hand|learned``, ``depth=D``, ``infer=0|1`` (weight worlds by bids). With a seed the bot and
 :func:`search` are deterministic.
 """
 
@@ -316,6 +317,7 @@ def search(
     seconds: float | None = None,
     leaf: LeafValue | None = None,
     depth: int = TREE_DEPTH,
+    infer: bool = True,
     consider: Iterable[Move] = (),
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
@@ -352,7 +354,7 @@ def search(
             w = _weights_for(money, rc.owner)
             pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
             hidden.append((pos, rc.owner, pool, w, max(w)))
-    observed = _observed_actions(view)
+    observed = _observed_actions(view) if infer else []
     sigma = OPPONENT_NOISE * 1.5  # the model's noise plus the estimate's own spread
     stop_round = view.round + 1
     n = view.seats
@@ -523,12 +525,16 @@ class Options:
     seconds: float | None = None
     leaf: str = DEFAULT_LEAF
     depth: int = TREE_DEPTH
+    infer: bool = True  # weight worlds by the likelihood of this round's bids
 
 
 def parse_spec(arg: str | None) -> Options:
-    """``[iters=N|time=S][,leaf=hand|learned][,depth=D]``, comma separated; empty: the defaults."""
+    """``[iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1]``; empty: the defaults.
+
+    Options are joined with ``+``, since tables list their bot specs comma separated.
+    """
     opts = Options()
-    for part in (arg or "").split(","):
+    for part in (arg or "").split("+"):
         text = part.strip()
         if not text or text == "expert":
             continue
@@ -543,6 +549,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "depth" and 1 <= int(value) <= 99:
                 opts = replace(opts, depth=int(value))
                 continue
+            if sep and key == "infer" and value in ("0", "1"):
+                opts = replace(opts, infer=value == "1")
+                continue
         except ValueError:
             pass
         if sep and key == "leaf" and value in LEAVES:
@@ -550,8 +559,8 @@ def parse_spec(arg: str | None) -> Options:
             continue
         raise BotSpecError(
             f"bad expert option {text!r} in {arg!r}: use 'iters=N' (N >= 1), 'time=S' (seconds), "
-            f"'depth=D' (1-99) or 'leaf=' one of {', '.join(LEAVES)}, comma separated "
-            "(e.g. 'expert:iters=800,leaf=learned')"
+            f"'depth=D' (1-99), 'infer=0|1' or 'leaf=' one of {', '.join(LEAVES)}, joined with '+' "
+            "(e.g. 'expert:iters=800+leaf=learned')"
         )
     return opts
 
@@ -585,7 +594,7 @@ class ExpertBot(Bot):
 
     def __init__(self, arg: str | None = None, *, seed: int | None = None, leaf: LeafValue | None = None) -> None:
         opts = parse_spec(arg)
-        self.iterations, self.seconds, self.depth = opts.iterations, opts.seconds, opts.depth
+        self.iterations, self.seconds, self.depth, self.infer = opts.iterations, opts.seconds, opts.depth, opts.infer
         self.rng = random.Random(seed)
         self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
@@ -595,6 +604,12 @@ class ExpertBot(Bot):
         if only is not None:
             return only
         self.last = search(
-            view, self.rng, iterations=self.iterations, seconds=self.seconds, leaf=self.leaf, depth=self.depth
+            view,
+            self.rng,
+            iterations=self.iterations,
+            seconds=self.seconds,
+            leaf=self.leaf,
+            depth=self.depth,
+            infer=self.infer,
         )
         return self.last.best

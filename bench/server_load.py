@@ -27,6 +27,15 @@ failures and protocol errors are counted and shown.
     .venv/bin/python bench/server_load.py              # the target: 1,000 tables, 30 s
     .venv/bin/python bench/server_load.py --tables 200 --rate 2 --workers 2 --json
 
+Several processes as deployed (issue 16, docs/deploy.md): ``--nginx`` starts ``--processes``
+(default 2) servers on PostgreSQL and Redis behind Debian's nginx with the repository's site file
+(TLS, round robin; the generators connect with wss://), and reports their CPU (each and nginx's)
+and their RSS together:
+
+    .venv/bin/python bench/server_load.py --nginx --no-compression --workers 2 \
+        --database-url 'postgresql+psycopg://postgres@127.0.0.1/test?options=-csearch_path%3Dbench' \
+        --redis-url redis://127.0.0.1:6379/0
+
 Target (issue 5): 1,000 tables in one process with p99 <= 50 ms. Linux only
 (reads ``/proc``). ``--profile PATH`` samples the server with py-spy during the
 window (``pip install py-spy``) and shows where its busy time goes.

@@ -475,6 +475,7 @@ class Hub:
         self._touch: set[tuple[str, int]] = set()  # seats connected here since the last presence write
         self._touched_all = 0.0  # time.monotonic() of the last write of every connected seat
         self._pruned = 0.0  # time.monotonic() of the last retention pass
+        self._stray_leases: set[str] = set()
         self._evicted = 0  # tables evicted since the allocator was last asked to give memory back
         self._trimmed = 0.0
 
@@ -531,9 +532,13 @@ class Hub:
         tables = list(self.tables.values())  # tables loaded meanwhile keep what get() gave them
         want = [t.id for t in tables if not t.game.is_over]
         done = [t.id for t in tables if t.game.is_over and t.driver]
+        # Leases held for tables no longer here at the end of the last sync (an eviction racing with
+        # a sync) and still not here: give them up, or no other process could ever take them.
+        done += [i for i in self._stray_leases if i not in self.tables]
         held = await asyncio.to_thread(
             self.store.sync_leases, self.process_id, want, self.settings.lease_seconds, release=done
         )
+        self._stray_leases = held - self.tables.keys()
         for table in tables:
             if self.tables.get(table.id) is not table:
                 continue  # evicted meanwhile
@@ -673,7 +678,12 @@ class Hub:
             setup = Setup.deal(seats, random.Random(secrets.randbits(128)))
         table_id = table_id or secrets.token_urlsafe(6)
         rows = [SeatRow(i, "bot" if i in bots else "open", None, bots.get(i), None, False) for i in range(seats)]
-        options = {"money_visible": money_visible, "turn_seconds": turn_seconds, "hints": hints, **(extra_options or {})}
+        options = {
+            "money_visible": money_visible,
+            "turn_seconds": turn_seconds,
+            "hints": hints,
+            **(extra_options or {}),
+        }
         status = "playing" if len(bots) == seats else "open"
         await self.writer.run(self.store.create_table, table_id, name, rows, options, setup_to_json(setup), status)
         table = await self.get(table_id)
@@ -681,9 +691,7 @@ class Hub:
         log.info("table created", extra={"fields": {"table": table_id, "seats": seats, "bots": len(bots)}})
         return table
 
-    async def join(
-        self, table: LiveTable, name: str, seat: int | None, *, token: str | None = None
-    ) -> tuple[int, str]:
+    async def join(self, table: LiveTable, name: str, seat: int | None, *, token: str | None = None) -> tuple[int, str]:
         """Give a person a seat: returns the seat and its secret token (``token``: one the caller
         made, e.g. a rematch's, derived from the seat's old token so a second press finds the seat)."""
         async with table.lock:

@@ -387,7 +387,7 @@ class Store:
         self, holder: str, want: Sequence[str], seconds: float, now: float | None = None, *, release: Sequence[str] = ()
     ) -> set[str]:
         """Renew every lease of ``holder`` until ``now + seconds``, take those of ``want`` that are free
-        or expired, give up those in ``release``. Returns the tables of ``want`` this holder now drives.
+        or expired, give up those in ``release``. Returns every table this holder now holds a lease of.
         One transaction; two processes taking one lease at once are serialised by the row (an upsert
         whose update applies only to a free, expired or own lease). Leases are given up only when
         named: a table leased by another task while this runs must keep its lease."""
@@ -405,11 +405,10 @@ class Store:
                     select(leases_t.c.table_id).where(leases_t.c.holder != holder, leases_t.c.expires >= now)
                 )
             }
-            keep = mine & wanted
-            free = sorted(wanted - keep - others)
+            free = sorted(wanted - mine - others)
             if free:
-                keep |= self._take_leases(conn, holder, free, now, until)
-            return keep
+                mine |= self._take_leases(conn, holder, free, now, until)
+            return mine
 
     def take_leases(self, holder: str, table_ids: Sequence[str], seconds: float, now: float | None = None) -> set[str]:
         """Take the leases of ``table_ids`` that are free, expired or ours already; the ones held."""

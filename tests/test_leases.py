@@ -1,0 +1,86 @@
+"""Table leases in the store (issue 16, defect 4): which process drives a table's bots and timers.
+
+Pure database logic on SQLite, with explicit clocks: one holder at a time, renewal, take-over after
+expiry, release by name only, and the hub's use of it (a relaying hub runs no bot).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sqlalchemy")
+pytest.importorskip("fastapi")
+
+from catsack.server.hub import Hub
+from catsack.server.settings import Settings
+from catsack.server.store import Store
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{tmp_path / 'l.db'}")
+
+
+def test_one_holder_at_a_time_until_expiry(store: Store) -> None:
+    assert store.sync_leases("A", ["t1", "t2"], 10.0, now=100.0) == {"t1", "t2"}
+    assert store.sync_leases("B", ["t1", "t3"], 10.0, now=101.0) == {"t3"}  # t1 is A's until 110
+    assert store.take_leases("B", ["t1"], 10.0, now=109.9) == set()
+    assert store.sync_leases("A", ["t1", "t2"], 10.0, now=105.0) == {"t1", "t2"}  # renewed to 115
+    assert store.take_leases("B", ["t1"], 10.0, now=112.0) == set()
+    assert store.take_leases("B", ["t1"], 10.0, now=115.5) == {"t1"}  # A stopped renewing: taken over
+    assert store.leases()["t1"] == ("B", 125.5)
+    # A's next sync learns it lost t1 and keeps t2.
+    assert store.sync_leases("A", ["t1", "t2"], 10.0, now=116.0) == {"t2"}
+
+
+def test_leases_are_given_up_only_by_name(store: Store) -> None:
+    store.sync_leases("A", ["t1"], 10.0, now=100.0)
+    store.take_leases("A", ["t2"], 10.0, now=100.5)  # taken by get() while a sync had ["t1"] only
+    assert store.sync_leases("A", ["t1"], 10.0, now=101.0) == {"t1", "t2"}  # t2 is kept
+    assert store.sync_leases("A", ["t1"], 10.0, now=102.0, release=["t2"]) == {"t1"}
+    assert store.take_leases("B", ["t2"], 10.0, now=102.5) == {"t2"}  # free at once, no expiry wait
+    store.release_leases("A", ["t1", "t2"])  # t2 is B's: A cannot release it
+    assert store.leases() == {"t2": ("B", 112.5)}
+
+
+def test_a_relaying_hub_runs_no_bots(tmp_path: Path) -> None:
+    """Two hubs on one database: the one that made a table of bots drives it; the other loads it,
+    gets no lease and schedules nothing; when the first stops (leases given back), the other takes
+    over on its next sync and plays the game to its end."""
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+
+    async def go() -> None:
+        settings = Settings(database_url=url, bot_delay=0.02, lease_seconds=30.0, log_json=False)
+        a, b = Hub(settings), Hub(settings)
+        await a.start()
+        await b.start()
+        try:
+            made = await a.create(
+                3,
+                {0: "random", 1: "random", 2: "random"},
+                name="x",
+                money_visible=False,
+                turn_seconds=None,
+                hints=False,
+            )
+            assert made.driver and a.driving() == 1
+            other = await b.get(made.id)
+            assert other is not None and not other.driver and other.task is None
+            await a.stop()
+            await b.sync_leases()
+            assert other.driver and other.task is not None
+            for _ in range(600):
+                if other.game.is_over:
+                    break
+                await asyncio.sleep(0.05)
+            assert other.game.is_over
+            loaded = b.store.load(made.id)
+            assert loaded is not None
+            assert [r.version for r in loaded[2]] == list(range(1, other.version + 1))
+        finally:
+            await b.stop()
+
+    asyncio.run(go())

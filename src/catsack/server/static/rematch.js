@@ -6,7 +6,10 @@
 import { api, h, saveSeat } from "/static/api.js";
 import { t } from "/static/i18n.js";
 
+const POLL_MS = 5000;
+
 let offer = null; // the last `rematch` frame: {table, by, invite}
+let polling = null;
 
 /** Remember a rematch offer (a `rematch` frame from the server). */
 export function noteRematch(frame) {
@@ -29,6 +32,29 @@ export async function playAgain(tableId, seat, button) {
   }
 }
 
+/** Ask the server now and then whether the table has its rematch: the `rematch` frame reaches only
+ * the connections of the server process where "Play again" was pressed, and none after a reload. */
+function watchRematch(final, tableId, seat) {
+  if (polling || offer) return;
+  const look = async () => {
+    try {
+      const next = await api(`/api/tables/${encodeURIComponent(tableId)}/rematch`);
+      if (next?.table && !offer) {
+        offer = { table: next.table, by: null, invite: `/t/${encodeURIComponent(next.table)}` };
+        addReviewButtons(final, tableId, seat);
+      }
+    } catch {
+      // the table page reports connection trouble itself
+    }
+    if (offer) {
+      clearInterval(polling);
+      polling = true; // found: stop for good
+    }
+  };
+  polling = setInterval(look, POLL_MS);
+  look();
+}
+
 /** Add the review and rematch controls to the drawn final panel (`seat`: {seat, token, name} or null). */
 export function addReviewButtons(final, tableId, seat) {
   for (const id of ["play-again", "replay-link", "rematch-offer"]) final.querySelector(`#${id}`)?.remove(); // redrawn
@@ -41,6 +67,7 @@ export function addReviewButtons(final, tableId, seat) {
     again.addEventListener("click", () => playAgain(tableId, seat, again));
     links.prepend(again);
   }
+  watchRematch(final, tableId, seat);
   if (offer) {
     const by = offer.by ? t("review.wantsAgain", { name: offer.by }) : t("review.newGame");
     final.append(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from test_browser import Player, artifacts, browser, people, server  # noqa: F401  (fixtures)
+from test_browser_learn import assert_all_german
 
 if TYPE_CHECKING:
     from playwright.sync_api import Dialog
@@ -124,6 +125,24 @@ def sit(player: Player, table: str, name: str | None = None) -> None:
     page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
 
 
+def play_to_the_end(player: Player) -> int:
+    """Place the first card of the hand, pass whenever bidding (the fewest moves): returns the moves made."""
+    page = player.page
+    moves = 0
+    while player.wait_turn_or_end():
+        before = player.body("version")
+        if player.body("phase") == "placement":
+            page.locator(".hand-card:not([disabled])").first.click()
+        else:
+            page.click("#pass-button")  # R12, R15: a player may always pass
+        page.wait_for_function(
+            "v => document.body.dataset.version !== v && document.body.dataset.busy === 'no'", arg=before
+        )
+        moves += 1
+        assert moves < 60, "the game does not end"
+    return moves
+
+
 def say(player: Player, text: str) -> None:
     from playwright.sync_api import expect
 
@@ -156,10 +175,10 @@ def test_rated_game_changes_the_rating_on_the_profile(person: Callable[..., Play
     expect(page.locator("#account-link")).to_have_text(name, timeout=WAIT_MS)
     assert page.is_enabled("#rated") and page.is_hidden("#rated-hint")
     assert page.input_value("#your-name") == name
-    create(ann, ["random", "random"], rated=True)
-    while ann.wait_turn_or_end():
-        ann.act()
-        assert len(ann.moves) < 120, "the game does not end"
+    table = create(ann, ["random", "random"], rated=True)
+    guest.page.goto(f"{guest.base}/t/{table}")  # rated tables seat accounts: a guest is told to log in
+    expect(guest.page.locator("#join-rated")).to_be_visible(timeout=WAIT_MS)
+    assert play_to_the_end(ann) >= 9  # one placement per round (R10)
     banner = page.locator("#banner")
     expect(banner).to_contain_text("Rating: 1000 → ", timeout=WAIT_MS)
     after = re.search(r"1000 → (\d+)", banner.inner_text())
@@ -282,18 +301,21 @@ def test_takeover_and_host_hands_an_idle_seat_to_a_bot(person: Callable[..., Pla
     ann = person()
     name = unique("ann")
     register(ann, name)
-    table = create(ann, ["human", "random"])
+    table = create(ann, ["human", "random"], name="Abendrunde")
     bea = person()
     sit(bea, table, "Bea")
     expect(ann.page.locator("#seat-1")).to_contain_text("online", timeout=WAIT_MS)
     assert ann.page.locator(".hand-to-bot").count() == 0  # Bea is connected
 
-    phone = person(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    # The second device is a phone in German.
+    phone = person(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="de-DE")
     log_in(phone, name)
     page = phone.page
     page.goto(f"{phone.base}/t/{table}")
     expect(page.locator("#takeover")).to_be_visible(timeout=WAIT_MS)
-    expect(page.locator("#takeover-text")).to_contain_text("seat 1")
+    expect(page.locator("#takeover-text")).to_contain_text("Platz 1")
+    names = {"ann", "x", "bea", "abendrunde"}
+    assert_all_german(phone, names, "take over")
     page.click("#takeover-button")
     page.wait_for_function("document.body.dataset.seat === '0'")
     expect(ann.page.locator("#banner")).to_contain_text("Take it over here", timeout=WAIT_MS)
@@ -301,8 +323,9 @@ def test_takeover_and_host_hands_an_idle_seat_to_a_bot(person: Callable[..., Pla
     bea.page.close()  # Bea goes away: her seat shows as away, the host may hand it to a bot
     button = page.locator("#seat-1 .hand-to-bot")
     expect(button).to_be_visible(timeout=WAIT_MS)
+    assert_all_german(phone, names, "host")
     page.screenshot(path=str(artifacts / "host-390x844.png"), full_page=True)
     button.click()
-    expect(page.locator("#seat-1 .tag.status")).to_have_text("bot", timeout=WAIT_MS)
+    expect(page.locator("#seat-1 .tag.status")).to_have_text("Bot", timeout=WAIT_MS)
     expect(page.locator(".hand-to-bot")).to_have_count(0)
     assert phone.errors == []

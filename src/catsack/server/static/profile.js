@@ -19,13 +19,14 @@ export function ratingChart(history) {
   const width = 480;
   const height = 160;
   const pad = 28;
+  const left = 44; // room for the tick labels ("1000") left of the first point
   const lo = Math.min(...points) - 10;
   const hi = Math.max(...points) + 10;
-  const x = (i) => pad + (i * (width - 2 * pad)) / Math.max(1, points.length - 1);
+  const x = (i) => left + (i * (width - left - pad)) / Math.max(1, points.length - 1);
   const y = (v) => height - pad - ((v - lo) * (height - 2 * pad)) / (hi - lo);
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", class: "rating-chart" });
   chart.setAttribute("aria-label", t("acct.ratingHistory"));
-  chart.append(svg("line", { x1: pad, y1: height - pad, x2: width - pad, y2: height - pad, class: "axis" }));
+  chart.append(svg("line", { x1: left, y1: height - pad, x2: width - pad, y2: height - pad, class: "axis" }));
   for (const v of [lo + 10, hi - 10]) {
     const label = svg("text", { x: 2, y: y(v) + 4, class: "tick" });
     label.textContent = String(Math.round(v));

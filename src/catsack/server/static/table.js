@@ -355,6 +355,7 @@ async function offerTakeover() {
     $("join-name").value = me.name;
     $("join-name").readOnly = true;
   }
+  $("join-rated").hidden = Boolean(me) || !state.table?.rated; // rated tables seat accounts and bots only
   const seat = state.seat ? null : await accountSeat();
   const box = $("takeover");
   box.hidden = seat === null;

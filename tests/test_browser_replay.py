@@ -298,3 +298,10 @@ def test_play_again_in_two_browsers(pages: Callable[..., Page], server: str) -> 
         assert body(page, "seat") == str(people[name]["seat"])
     info = call(server, f"/api/tables/{new}")
     assert [p["kind"] for p in info["players"]] == ["human", "human", "bot", "bot"]
+
+    # Someone opening the old table afterwards (no frame for them) is pointed to the new one too.
+    watcher = pages()
+    watcher.goto(f"{server}/t/{table}")
+    watcher.click("#watch-button")
+    watcher.wait_for_selector("#rematch-offer a")
+    assert watcher.get_attribute("#rematch-offer a", "href") == f"/t/{new}"

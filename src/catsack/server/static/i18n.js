@@ -86,14 +86,8 @@ export function mice(n) {
 /** Fill every data-i18n* element under `root` from the catalogue. */
 export function translatePage(root = document) {
   for (const el of root.querySelectorAll("[data-i18n]")) el.textContent = t(el.dataset.i18n);
-  for (const [attr, data] of [
-    ["title", "i18nTitle"],
-    ["placeholder", "i18nPlaceholder"],
-    ["aria-label", "i18nAriaLabel"],
-  ]) {
-    for (const el of root.querySelectorAll(`[data-${data.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}]`)) {
-      el.setAttribute(attr, t(el.dataset[data]));
-    }
+  for (const attr of ["title", "placeholder", "aria-label"]) {
+    for (const el of root.querySelectorAll(`[data-i18n-${attr}]`)) el.setAttribute(attr, t(el.getAttribute(`data-i18n-${attr}`)));
   }
 }
 

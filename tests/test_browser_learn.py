@@ -287,7 +287,8 @@ def test_guided_game_in_german(people: Callable[..., Player], artifacts: Path) -
 
 def test_language_picker_remembers_and_lobby_is_german(people: Callable[..., Player]) -> None:  # noqa: F811
     """The browser's language is the default; the picker switches, and the choice is kept in
-    localStorage and the catsack_lang cookie (which /rules reads)."""
+    localStorage and the catsack_lang cookie (which /rules reads). Lobby, a waiting table and the
+    join panel then show no English."""
     ann = people(viewport={"width": 1280, "height": 900}, locale="en-US")
     page = ann.page
     page.goto(ann.base + "/")
@@ -305,7 +306,14 @@ def test_language_picker_remembers_and_lobby_is_german(people: Callable[..., Pla
     page.reload()
     page.wait_for_selector("#seat-setup select")
     assert page.inner_text("#create-title") == "Neuer Tisch"
-    assert page_errors(ann) == []
+    # The table page waiting for a second person, and that person's join panel, in German too.
+    table = ann.create_table("Ann", ["human", "heuristic"])
+    assert_all_german(ann, {"Ann"}, "table waiting for players")
+    bea = people(viewport={"width": 1280, "height": 900}, locale="de-AT")
+    bea.page.goto(f"{ann.base}/t/{table}")
+    bea.page.wait_for_selector("#join-panel:not([hidden]) .join-seat")
+    assert_all_german(bea, {"Ann"}, "join panel")
+    assert page_errors(ann) == [] and page_errors(bea) == []
 
 
 def test_help_in_place_and_rules_link(people: Callable[..., Player]) -> None:  # noqa: F811

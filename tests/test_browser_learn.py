@@ -187,6 +187,19 @@ def start_learning(player: Player, name: str = "Ann") -> None:
     page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
 
 
+# What the guided game's page shows, read in one round trip: the coach's button and step, whose
+# turn it is, and the suggested move (the highlighted control).
+COACH_STATE = """() => {
+  const b = document.body.dataset;
+  const s = document.querySelector(".coach-suggest");
+  let suggest = null;
+  if (s) suggest = s.dataset.move || (s.dataset.bid ? `bid ${s.dataset.bid}` : "");
+  if (s && !suggest) suggest = s.id === "pass-button" ? "pass" : "bid 1";
+  return { next: !!document.getElementById("coach-next"), step: b.coachStep || "", phase: b.phase,
+           version: b.version, suggest };
+}"""
+
+
 def coach_move(player: Player, on_step: Callable[[str], None] | None = None) -> str:
     """One step of the guided game: acknowledge the coach, or play the suggested (else any) move.
     ``on_step`` sees the coach's step on show first. Returns 'next', the move, or 'over'."""
@@ -195,31 +208,22 @@ def coach_move(player: Player, on_step: Callable[[str], None] | None = None) -> 
         "document.body.dataset.myTurn === 'yes' || document.body.dataset.phase === 'over'"
         " || !!document.getElementById('coach-next')"
     )
-    step = player.body("coachStep")
-    if step and on_step is not None:
-        on_step(step)
-    if page.locator("#coach-next").count():
+    shown: dict[str, Any] = page.evaluate(COACH_STATE)
+    if shown["step"] and on_step is not None:
+        on_step(shown["step"])
+    if shown["next"]:
         page.click("#coach-next")
         return "next"
-    if player.body("phase") == "over":
+    if shown["phase"] == "over":
         return "over"
-    before = player.body("version")
-    suggested = page.locator(".coach-suggest")
-    if suggested.count():
-        el = suggested.first
-        move = el.get_attribute("data-move") or (
-            f"bid {el.get_attribute('data-bid')}" if el.get_attribute("data-bid") else ""
-        )
-        move = move or ("pass" if el.get_attribute("id") == "pass-button" else "bid 1")
-        el.click()
-    else:
-        move = player.act()
-        return move
+    if shown["suggest"] is None:
+        return player.act()
+    page.click(".coach-suggest")
     page.wait_for_function(
-        "v => document.body.dataset.version !== v && document.body.dataset.busy === 'no'", arg=before
+        "v => document.body.dataset.version !== v && document.body.dataset.busy === 'no'", arg=shown["version"]
     )
-    player.moves.append(move)
-    return move
+    player.moves.append(shown["suggest"])
+    return str(shown["suggest"])
 
 
 # ---------------------------------------------------------------------- the guided game, in German

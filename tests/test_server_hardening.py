@@ -117,6 +117,11 @@ def _id_routes(table_id: str) -> list[tuple[str, str, Any]]:
         ("get", f"{base}/state", None),
         ("get", f"{base}/record", None),
         ("get", f"{base}/record/0", None),
+        # other routers' {id} routes too: the check happens before any router
+        ("get", f"{base}/replay", None),
+        ("get", f"{base}/analysis?seat=0", None),
+        ("post", f"{base}/analysis", {"seat": 0}),
+        ("post", f"{base}/rematch", None),
     ]
 
 
@@ -126,8 +131,11 @@ def _check_bad_ids(c: TestClient, t: str) -> int:
         for method, path, body in _id_routes(bad):
             r = c.request(method, path, json=body)
             assert r.status_code == 404, (path, r.status_code, r.text)
-            assert "no table" in r.json()["detail"]
+            assert "no table" in r.json()["detail"] or "not printable" in r.json()["detail"]
             checked += 1
+    for path in ("/api/users/a%00b", "/t/%00", "/replay/x%1Fy", "/api/%00"):
+        r = c.get(path)
+        assert r.status_code == 404 and r.json()["code"] == "not_found", (path, r.text)
     # NUL and surrogates in names and tokens: 4xx with a reason, nothing stored
     for name in ("a\x00b", "\ud800x", "\x1b[31mred", "x" * (NAME_MAX + 1), "   "):
         r = c.post(
@@ -157,7 +165,7 @@ def _check_bad_hellos(c: TestClient, t: str) -> None:
 def test_nul_and_bad_ids_are_4xx_on_sqlite(server: Callable[..., TestClient]) -> None:
     c = server()
     t = new_table(c, 4, {1: "random"})
-    assert _check_bad_ids(c, t) >= 35
+    assert _check_bad_ids(c, t) >= 60
     _check_bad_hellos(c, t)
     assert [x["table"] for x in c.get("/api/tables").json()] == [t]  # no table was made by a refused request
 
@@ -165,7 +173,7 @@ def test_nul_and_bad_ids_are_4xx_on_sqlite(server: Callable[..., TestClient]) ->
 def test_nul_and_bad_ids_are_4xx_on_postgres(tmp_path: Path) -> None:
     with postgres_schema() as (url, _schema), TestClient(create_app(make_settings(tmp_path, database_url=url))) as c:
         t = new_table(c, 4, {1: "random"})
-        assert _check_bad_ids(c, t) >= 35
+        assert _check_bad_ids(c, t) >= 60
         _check_bad_hellos(c, t)
         for ws in _SOCKETS.pop(id(c), []):
             ws.__exit__(None, None, None)

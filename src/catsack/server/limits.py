@@ -13,6 +13,7 @@ import orjson
 from starlette.exceptions import HTTPException
 
 from catsack.server.settings import Network
+from catsack.server.validate import is_table_id, table_id_problem
 
 if TYPE_CHECKING:
     from catsack.server.metrics import Metrics
@@ -141,6 +142,22 @@ def scope_address(scope: Mapping[str, Any], proxies: tuple[Network, ...]) -> str
     return client_address(peer, _headers(scope), proxies)
 
 
+_TABLE_WORDS = frozenset({"", "finished"})  # /api/tables/<word> routes that are not a table id
+
+
+def _path_problem(path: str) -> str | None:
+    """Why a request path is refused outright, or ``None``: NUL, control characters or lone surrogates
+    anywhere in it, or an ``/api/tables/{id}`` whose id the server cannot have made (issue 16,
+    defect 2: whatever route handles it, PostgreSQL never sees such text)."""
+    if not path.isprintable():
+        return "no such path (it holds characters that are not printable)"
+    parts = path.split("/", 4)
+    table_path = len(parts) > 3 and parts[1] == "api" and parts[2] == "tables"
+    if table_path and parts[3] not in _TABLE_WORDS and not is_table_id(parts[3]):
+        return table_id_problem(parts[3])
+    return None
+
+
 class _BodyTooLarge(HTTPException):
     """Raised from ``receive`` once a body without a (truthful) length runs past the limit; an
     ``HTTPException``, so the framework's body reader passes it on as a 413 answer."""
@@ -177,6 +194,11 @@ class HttpGuard:
             await self.app(scope, receive, send)
             return
         headers = _headers(scope)
+        refused = _path_problem(str(scope.get("path", "")))
+        if refused is not None:  # before any route (every router's) or the database sees it
+            self._refused("path")
+            await _answer(send, 404, refused, "not_found")
+            return
         if scope["method"] in _MUTATING:
             client = scope.get("client")
             address = client_address(str(client[0]) if client else None, headers, self.proxies)
@@ -184,12 +206,13 @@ class HttpGuard:
             if wait > 0:
                 self._refused("rate")
                 retry = max(1, math.ceil(wait))
-                await _answer(send, 429, "too many requests from your address: slow down", {"retry-after": str(retry)})
+                slow = "too many requests from your address: slow down"
+                await _answer(send, 429, slow, "rate_limited", {"retry-after": str(retry)})
                 return
         length = headers.get("content-length")
         if length is not None and (not length.strip().isdigit() or int(length) > self.max_body):
             self._refused("size")
-            await _answer(send, 413, f"the request body is larger than {self.max_body} bytes")
+            await _answer(send, 413, f"the request body is larger than {self.max_body} bytes", "too_large")
             return
         seen = 0
         started = False
@@ -213,17 +236,17 @@ class HttpGuard:
             await self.app(scope, limited_receive, tracked_send)
         except _BodyTooLarge:
             if not started:
-                await _answer(send, 413, f"the request body is larger than {self.max_body} bytes")
+                await _answer(send, 413, f"the request body is larger than {self.max_body} bytes", "too_large")
         except BaseExceptionGroup as group:  # raised through a task group: unwrap our own signal only
             rest = group.split(_BodyTooLarge)[1]
             if rest is not None:
                 raise
             if not started:
-                await _answer(send, 413, f"the request body is larger than {self.max_body} bytes")
+                await _answer(send, 413, f"the request body is larger than {self.max_body} bytes", "too_large")
 
 
-async def _answer(send: Any, status: int, detail: str, extra: Mapping[str, str] | None = None) -> None:
-    body = orjson.dumps({"detail": detail, "code": "rate_limited" if status == 429 else "too_large"})
+async def _answer(send: Any, status: int, detail: str, code: str, extra: Mapping[str, str] | None = None) -> None:
+    body = orjson.dumps({"detail": detail, "code": code})
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in (extra or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -143,7 +143,7 @@ async def create_table(request: Request, body: CreateTable) -> CreatedTable:
     if body.player is not None:
         try:
             seat, token = await join_as(request, table, body.player, None, account)
-        except BaseException:  # nobody can sit at it: it must not stay in the lobby
+        except Exception:  # nobody can sit at it: it must not stay in the lobby
             await asyncio.to_thread(hub.store.set_status, table.id, "abandoned")
             hub.evict(table)
             raise

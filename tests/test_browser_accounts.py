@@ -243,6 +243,8 @@ def test_two_accounts_chat_and_markup_stays_text(person: Callable[..., Player], 
     assert ann.page.locator("img:not(.brand-mark), #chat-log svg, #seats svg").count() == 0
     expect(ann.page.locator("#seats")).to_contain_text(XSS_NAME)
     ann.page.screenshot(path=str(artifacts / "chat-desktop.png"), full_page=True)
+    ann.page.uncheck("#turn-sound")  # the turn sound can be switched off, and stays off
+    assert ann.page.evaluate("localStorage.getItem('catsack:turnSound')") == "false"
 
     # Muting is this browser's choice: the guest's lines go, a note offers to show them again.
     log.locator("li", has_text=f"hi, {XSS}").locator(".mute").click()

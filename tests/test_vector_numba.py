@@ -351,3 +351,32 @@ def test_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     exec(compile(examples[0], "docs/envs.md compiled engine example", "exec"), {"__name__": "__docs__"})
     out = capsys.readouterr().out
     assert "win share by seat" in out and "rolled out: True" in out and "wins" in out
+
+
+@pytest.mark.parametrize("seats", [3, 4])
+def test_from_games_loads_core_positions(seats: int) -> None:
+    """Core games of different lengths load as they stand (state, observations, R23) and roll out from there."""
+    from catsack.belief import sample_game
+    from catsack.envs.encoding import encode_observation
+
+    rng = random.Random(seats)
+    games = []
+    for k in range(12):
+        g = Game.new(seats, seed=k)
+        for _ in range(rng.randrange(0, 60)):
+            g.play(g.legal_moves()[rng.randrange(len(g.legal_moves()))])
+        games.append(g)
+    ng = NumbaVectorGame.from_games(games)
+    for i, g in enumerate(games):
+        assert ng.to_game(i) == g
+        for seat in range(seats):
+            assert (ng.observe(seat)[i] == encode_observation(g.view(seat))).all()
+    view = games[-1].view(games[-1].to_move)
+    worlds = [sample_game(view, random.Random(k)) for k in range(8)]  # what that seat cannot see, sampled
+    rollouts = NumbaVectorGame.from_games(worlds)
+    assert (rollouts.observe(view.seat) == encode_observation(view)).all()
+    rollouts.play_out(seed=1, policies="random")
+    assert rollouts.terminated.all()
+    assert all(rollouts.to_game(i).moves[: worlds[i].ply] == worlds[i].moves for i in range(8))
+    with pytest.raises(ValueError, match="at least one game"):
+        NumbaVectorGame.from_games([])

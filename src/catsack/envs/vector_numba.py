@@ -48,13 +48,13 @@ import importlib.util
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import numpy as np
 import numpy.typing as npt
 
 from catsack.cards import CARDS
-from catsack.envs.encoding import NUM_ACTIONS, REWARD_MODES, ObsArray, action_to_move
+from catsack.envs.encoding import NUM_ACTIONS, REWARD_MODES, ObsArray, action_to_move, move_to_action
 from catsack.envs.vector import BoolArray, IntArray, VectorGame
 from catsack.game import _UP_AFTER_PASSES, OVER, ROUNDS, Game
 from catsack.setup import BANK_START, MOUSE_CARDS, TOTAL_MONEY, Setup, check_seats
@@ -240,6 +240,26 @@ class NumbaVectorGame(VectorGame):
         out = np.empty(self.num_games, np.int64)
         self._k.random_bot_actions(np.ascontiguousarray(u, np.float64), out, *self._policy_state())
         return out
+
+    @classmethod
+    def from_games(cls, games: Sequence[Game]) -> NumbaVectorGame:
+        """The positions of core games (same seat count): their deals, then their moves replayed batched.
+
+        For rollouts from positions, e.g. worlds sampled from a seat's view with
+        :func:`catsack.belief.sample_game` (repeat a game to roll it out more
+        than once), then :meth:`play_out`.
+        """
+        if not games:
+            raise ValueError("from_games needs at least one game")
+        vg = cast(NumbaVectorGame, cls.from_setups([g.setup for g in games]))  # from_setups builds a cls
+        logs = [[move_to_action(m) for m in g.moves] for g in games]
+        lengths = np.array([len(log) for log in logs])
+        actions = np.zeros((len(games), int(lengths.max())), np.int64)
+        for i, log in enumerate(logs):
+            actions[i, : len(log)] = log
+        for ply in range(actions.shape[1]):
+            vg.step(actions[:, ply], where=ply < lengths)
+        return vg
 
     def play_out(
         self, seed: int | None = None, policies: str | Sequence[str] = "uniform", where: npt.ArrayLike | None = None

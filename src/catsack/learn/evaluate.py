@@ -13,9 +13,9 @@ is measured with ``catsack tournament`` on duplicate deals (docs/learning.md).
 its league snapshots on the same selection deals (common random numbers:
 every candidate meets the same deals and the same bot seeds), one candidate
 seat against tables of ``heuristic`` and of mixed opponents
-(``heuristic``, ``ismcts:easy``, ``random``), and exports the best network
-of each seat count. The selection deals come from ``--select-seed``; report
-strength on other deals.
+(``--select-mixed``, cycled over the other seats: by default ``heuristic``
+and ``random``), and exports the best network of each seat count. The
+selection deals come from ``--select-seed``; report strength on other deals.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from catsack.record import record_from_game, record_from_obj
 
 __all__ = ["fixture", "fixture_positions", "main", "select_best"]
 
-_MIXED = ("heuristic", "ismcts", "random", "heuristic")
+MIXED_DEFAULT = "heuristic,random"
 
 _PLIES = (3, 17, 41, 66, 90)
 
@@ -82,12 +82,14 @@ def fixture(name: str | None = None) -> dict[str, Any]:
     return {"weights": name or DEFAULT_WEIGHTS, "positions": rows}
 
 
-def candidate_score(net: MLP, seats: int, games: int, seed: int) -> float:
+def candidate_score(
+    net: MLP, seats: int, games: int, seed: int, mixed: tuple[str, ...] = ("heuristic", "random")
+) -> float:
     """Mean win share of one greedy seat vs heuristic tables and vs mixed tables (rotating seats)."""
     import numpy as np
 
     shares = []
-    for table in (("heuristic",) * (seats - 1), _MIXED[: seats - 1]):
+    for table in (("heuristic",) * (seats - 1), mixed):
         roles = []
         for g in range(games):
             me = g % seats
@@ -99,13 +101,13 @@ def candidate_score(net: MLP, seats: int, games: int, seed: int) -> float:
 
 
 def select_best(
-    candidates: dict[str, dict[int, MLP]], games: int, seed: int
+    candidates: dict[str, dict[int, MLP]], games: int, seed: int, mixed: tuple[str, ...] = ("heuristic", "random")
 ) -> dict[int, tuple[str, dict[str, float]]]:
     """Per seat count: the best candidate's name and every candidate's score (:func:`candidate_score`)."""
     seat_counts = sorted({n for nets in candidates.values() for n in nets})
     best: dict[int, tuple[str, dict[str, float]]] = {}
     for n in seat_counts:
-        scores = {name: round(candidate_score(nets[n], n, games, seed), 4) for name, nets in candidates.items()}
+        scores = {name: round(candidate_score(nets[n], n, games, seed, mixed), 4) for name, nets in candidates.items()}
         best[n] = (max(scores, key=lambda k: scores[k]), scores)
     return best
 
@@ -117,6 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--select", default=None, metavar="CHECKPOINT", help="choose the weights to ship from a run")
     p.add_argument("--select-games", type=int, default=96, help="selection games per table and seat count")
     p.add_argument("--select-seed", type=int, default=500_000)
+    p.add_argument("--select-mixed", default=MIXED_DEFAULT, help="roles of the mixed table (heuristic, random, ismcts)")
     p.add_argument("--export", default=None, metavar="NPZ", help="with --select: where to write the chosen weights")
     p.add_argument("--train-command", default="?", help="with --export: the training command, for the record")
     p.add_argument("--train-commit", default=None, help="with --export: the git commit the training ran at")
@@ -141,7 +144,8 @@ def _select(args: argparse.Namespace) -> int:
     candidates = {"final": dict(trainer.averaged)}
     for k, snap in enumerate(trainer.snapshots):
         candidates[f"snapshot {k}"] = snap
-    best = select_best(candidates, games, seed)
+    mixed = tuple(r.strip() for r in args.select_mixed.split(",") if r.strip())
+    best = select_best(candidates, games, seed, mixed)
     for n, (name, scores) in best.items():
         print(f"{n} seats: {name} ({scores})", flush=True)
     if out:
@@ -149,6 +153,7 @@ def _select(args: argparse.Namespace) -> int:
         selection = {
             "command": " ".join(["python -m catsack.learn.evaluate", *sys.argv[1:]]),
             "games_per_table": games,
+            "mixed_table": list(mixed),
             "seed": seed,
             "chosen": {str(n): name for n, (name, _) in best.items()},
             "scores": {str(n): scores for n, (_, scores) in best.items()},

@@ -7,17 +7,20 @@ Three measurements:
 2. ``server``: a real ``catsack serve`` (SQLite in a temporary directory, bot delay 0) with
    ``--tables`` tables of one bench-driven person and three random bots. The person moves as soon
    as it is its turn (pass if it can, else the first legal move) and the time from sending a move
-   to receiving the ``state`` frame of the new version is recorded. First ``--seconds`` without an
-   analysis, then while the server analyses one seat of a finished 4-seat game
+   to receiving the ``state`` frame of the new version is recorded. One ``--seconds`` window
+   before any analysis; then, while the server analyses one seat of a finished 4-seat game
    (``POST /api/tables/{id}/analysis``, worker pool of ``CATSACK_ANALYSIS_WORKERS`` processes at
-   lower priority); p50/p99/max of both phases, and the analysis' own time in the server.
+   lower priority), ``--rounds`` pairs of windows ``on`` (the workers search) and ``off`` (the
+   bench stops the workers with SIGSTOP), interleaved so the machine's other load falls on both
+   alike; one window after. p50/p99/max per condition, CPU seconds of the server process and of
+   the workers, and the analysis' own time (paused time left out).
 3. ``--calibrate N``: the lost values of N heuristic-bot 4-seat games (one seat each, rotating),
    their quantiles, and how many inaccuracies/mistakes/blunders per game candidate thresholds
    give. This is how :data:`catsack.server.analysis_jobs.THRESHOLDS` was chosen: "a typical
    heuristic-bot game has a handful of each".
 
     .venv/bin/python bench/analysis_load.py                    # serial + server, default level
-    .venv/bin/python bench/analysis_load.py --level normal --tables 8 --seconds 15
+    .venv/bin/python bench/analysis_load.py --no-serial --tables 8 --seconds 10 --rounds 4
     .venv/bin/python bench/analysis_load.py --calibrate 12     # thresholds (takes minutes)
 
 Figures, 2026-11-23, on the project's 2-core machine while other agents' benchmarks and tests
@@ -25,18 +28,23 @@ ran (1-minute load average 11 to 24, so every latency below is dominated by them
 
 * serial, expert (the default level), one seat of a 4-seat heuristic game, 27 decisions:
   16.0 s at load ~11 (0.6 s a decision); 46.6 s and 51.9 s at load 16-18.
-* server, ``--tables 8 --seconds 20`` (load 16-18): p99 of the move-to-broadcast time
-  260 ms before, 674 ms during and 470 ms after the analysis (p50 67 / 85 / 66 ms); the
-  analysis (26 decisions, one worker at nice 10) took 208 s.
-* server, ``--no-serial --tables 8 --seconds 15`` (load 20-24): p99 374 ms before, 263 ms
-  during, 136 ms after (p50 76 / 46 / 64 ms); the server process used 1.6 / 2.1 / 2.6 CPU-s
-  in the three windows and the niced worker 0.6 CPU-s during the analysis window; the
-  analysis (28 decisions) took 167 s.
+* server, first design (one window before, during, after; load 16-24): p99 swung between
+  136 and 674 ms from window to window, with no pattern tied to the analysis.
+* server, A/B design, ``--no-serial --tables 8 --seconds 10 --rounds 4`` (load 22-28), 4 x 10 s
+  with the worker running (on) and stopped (off), interleaved:
+  - progress written to the database about once a second (through the one database thread the
+    moves also use): on 1058 moves, p50 53 ms, p99 581 ms; off 1810 moves, p50 23 ms, p99
+    320 ms: the live tables did worse while the analysis ran (one run each; that the progress
+    writes were the cause is likely, not proven).
+  - progress written every 15 s (the code now): on 778 moves, p50 93 ms, p99 279 ms; off 837
+    moves, p50 82 ms, p99 343 ms: no difference beyond the noise.
+  The niced worker got 0.9-1.2 CPU-s of the 40 s "on" (the box was saturated by others); the
+  server process used about the same CPU per move in both conditions. The analysis (32-36
+  decisions, expert) took 261-334 s of unpaused wall time at this load (16 s serially at load 11).
 
-So on this box the live tables' p99 swings by hundreds of milliseconds between windows with
-or without an analysis; no effect of the analysis stands out from that noise, and the
-analysis does not run in the server process (its CPU per window stays the same). Whether it
-moves p99 by "only a few milliseconds" needs a run on a quiet machine with a spare core.
+On this box the windows' p99 are set by the other tenants (hundreds of ms); that the analysis
+moves p99 by only "a few milliseconds" is not shown here and needs a quiet machine with a core
+to spare for the worker.
 """
 
 from __future__ import annotations
@@ -45,6 +53,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -207,14 +216,16 @@ def children(pid: int) -> list[int]:
     return out
 
 
-async def drive(base: str, tables: int, seconds: float, finished: str, server_pid: int) -> dict[str, Any]:
-    """Windows of ``seconds`` each: idle, the first part of the analysis, and idle again after it.
-    Per window: the live tables' latencies, the load average, and the CPU seconds of the server
-    process and of its analysis workers (its child processes)."""
+async def drive(base: str, tables: int, seconds: float, finished: str, server_pid: int, rounds: int) -> dict[str, Any]:
+    """A/B windows of ``seconds`` each while one analysis runs: ``on`` (its worker processes run)
+    and ``off`` (the bench stops them with SIGSTOP), interleaved ``rounds`` times so that the
+    machine's other load falls on both alike; plus one window before and one after the analysis.
+    Per condition: the live tables' latencies, the load averages, and the CPU seconds of the
+    server process and of its analysis workers (its child processes)."""
     stop = asyncio.Event()
     phase = ["warmup"]
     out: dict[str, list[float]] = {}
-    load: dict[str, float] = {}
+    load: dict[str, list[float]] = {}
     cpu: dict[str, dict[str, float]] = {}
     tasks = [asyncio.create_task(person(base, stop, phase, out)) for _ in range(tables)]
     loop = asyncio.get_running_loop()
@@ -226,47 +237,63 @@ async def drive(base: str, tables: int, seconds: float, finished: str, server_pi
         phase[0] = name
         await asyncio.sleep(seconds)
         phase[0] = "between"
-        load[name] = round(os.getloadavg()[0], 2)
+        load.setdefault(name, []).append(round(os.getloadavg()[0], 1))
         workers = sorted(set(workers) | set(children(server_pid)))
-        cpu[name] = {
-            "server": round(cpu_seconds(server_pid) - before[0], 2),
-            "workers": round(sum(cpu_seconds(w) for w in workers) - before[1], 2),
-        }
+        used = cpu.setdefault(name, {"server": 0.0, "workers": 0.0})
+        used["server"] = round(used["server"] + cpu_seconds(server_pid) - before[0], 2)
+        used["workers"] = round(used["workers"] + sum(cpu_seconds(w) for w in workers) - before[1], 2)
 
-    await window("idle")
+    async def status() -> dict[str, Any]:
+        answer: dict[str, Any] = await loop.run_in_executor(None, call, base, f"/api/tables/{finished}/analysis?seat=0")
+        return answer
+
+    await window("before")
     t0 = time.perf_counter()
     await loop.run_in_executor(None, call, base, f"/api/tables/{finished}/analysis", {"seat": 0})
-    await window("analysis")
-    answer: dict[str, Any] = {}
-    while time.perf_counter() - t0 < 1800:
-        answer = await loop.run_in_executor(None, call, base, f"/api/tables/{finished}/analysis?seat=0")
-        if answer["status"] != "running":
-            break
+    while not children(server_pid) or (await status())["done"] == 0:  # the pool is up and searching
+        await asyncio.sleep(0.2)
+    paused = 0.0
+    running_throughout = True
+    for _ in range(rounds):
+        await window("on")
+        workers = children(server_pid)
+        for w in workers:
+            os.kill(w, signal.SIGSTOP)
+        p0 = time.perf_counter()
+        try:
+            await window("off")
+        finally:
+            for w in workers:
+                os.kill(w, signal.SIGCONT)
+            paused += time.perf_counter() - p0
+        running_throughout = running_throughout and (await status())["status"] == "running"
+    answer = await status()
+    while answer["status"] == "running" and time.perf_counter() - t0 < 3600:
         await asyncio.sleep(0.5)
+        answer = await status()
     wall = time.perf_counter() - t0
-    await window("idle_after")
+    await window("after")
     stop.set()
     await asyncio.gather(*tasks, return_exceptions=True)
     result = answer.get("result") or {}
     return {
         "tables": tables,
         "window_seconds": seconds,
-        "idle": summary(out.get("idle", [])),
-        "during_analysis": summary(out.get("analysis", [])),
-        "idle_after": summary(out.get("idle_after", [])),
+        "rounds": rounds,
+        **{name: summary(out.get(name, [])) for name in ("before", "on", "off", "after")},
+        "analysis_ran_through_every_on_window": running_throughout,
         "load_average_1min": load,
         "cpu_seconds": cpu,
         "analysis": {
             "status": answer.get("status"),
             "level": answer.get("level"),
             "decisions": len(result.get("decisions", [])),
-            "server_seconds": result.get("seconds"),
-            "wall_seconds": round(wall, 2),
+            "wall_seconds_not_paused": round(wall - paused, 2),
         },
     }
 
 
-def server_bench(level: str, tables: int, seconds: float, workers: int) -> dict[str, Any]:
+def server_bench(level: str, tables: int, seconds: float, workers: int, rounds: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         port = free_port()
         base = f"http://127.0.0.1:{port}"
@@ -301,7 +328,7 @@ def server_bench(level: str, tables: int, seconds: float, workers: int) -> dict[
             finished = call(base, "/api/tables", {"seats": 4, "bots": {str(i): "heuristic" for i in range(4)}})["table"]
             while call(base, f"/api/tables/{finished}")["status"] != "over":
                 time.sleep(0.1)
-            return asyncio.run(drive(base, tables, seconds, finished, proc.pid))
+            return asyncio.run(drive(base, tables, seconds, finished, proc.pid, rounds))
         finally:
             proc.terminate()
             proc.wait(timeout=10)
@@ -311,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--level", default=DEFAULT_LEVEL, help=f"analysis level (default: {DEFAULT_LEVEL})")
     p.add_argument("--tables", type=int, default=8, help="live tables driven during the measurement")
-    p.add_argument("--seconds", type=float, default=15.0, help="length of the idle window")
+    p.add_argument("--seconds", type=float, default=10.0, help="length of each measurement window")
+    p.add_argument("--rounds", type=int, default=4, help="pairs of windows with the analysis running and stopped")
     p.add_argument("--workers", type=int, default=1, help="the server's analysis worker processes")
     p.add_argument("--calibrate", type=int, metavar="GAMES", help="only the threshold calibration, on GAMES games")
     p.add_argument("--no-server", action="store_true", help="only the serial measurement")
@@ -325,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
         report["serial"] = serial(args.level)
         print(json.dumps(report, indent=2), flush=True)
     if not args.no_server:
-        report["server"] = server_bench(args.level, args.tables, args.seconds, args.workers)
+        report["server"] = server_bench(args.level, args.tables, args.seconds, args.workers, args.rounds)
         print(json.dumps(report["server"], indent=2))
     return 0
 

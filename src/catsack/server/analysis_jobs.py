@@ -52,6 +52,9 @@ __all__ = [
 
 log = logging.getLogger("catsack.server")
 
+#: How often a running analysis writes its progress to the database (this process answers from memory).
+PROGRESS_WRITE_SECONDS = 15.0
+
 
 class AnalysisSettings(BaseSettings):
     """Knobs of the analysis pool, from ``CATSACK_ANALYSIS_*`` environment variables."""
@@ -242,14 +245,16 @@ class AnalysisJobs:
                 loop.run_in_executor(pool, analyse_decision, record_text, job.seat, ply, self.level, job.seed)
                 for ply in plies
             ]
-            last_write = 0.0
+            last_write = time.monotonic()
             for fut in asyncio.as_completed(futures):
                 decision = await fut
                 job.decisions.append(decision)
                 job.done += 1
                 if self.on_decision is not None:
                     self.on_decision(job, decision)
-                if time.monotonic() - last_write > 1.0:  # progress for other server processes, ~once a second
+                # Progress for other server processes (and proof of life against a take-over), rarely:
+                # database writes share one thread with the live tables' moves.
+                if time.monotonic() - last_write > PROGRESS_WRITE_SECONDS:
                     last_write = time.monotonic()
                     await self.hub.writer.run(self.store.progress, job.table_id, job.seat, job.level, job.done)
             decisions = sorted(job.decisions, key=lambda d: int(d["ply"]))

@@ -22,9 +22,11 @@ opponents pass when their own information says the row is bad, and the
 opener pays for the row. The tree branches only on what the searcher
 observes: its own decisions (UCB1) and the opponents' public bids and passes;
 an opponent's face-down placement is one ``place ?`` edge. The searcher's
-own decisions beyond :data:`TREE_DEPTH` per iteration follow the same honest
-policy with its own information (deeper trees undervalue lines that need
-more decisions of the searcher later, which favoured jump bids).
+own decisions beyond :data:`TREE_DEPTH` per iteration (``depth=D``) follow
+the same honest policy with its own information; searching all of them (the
+default) measured best (48 duplicate games against 3 ``ismcts:iters=250``,
+expert at 400 iterations: win share 0.35 at depth 9, 0.29 at depth 2, 0.27
+at depth 1; see ``docs/bots.md``).
 
 *Inference from bids.* The face-down row cards of a sampled world are drawn
 by rejection (:data:`MAX_TRIES` draws, the likeliest kept if none is
@@ -33,6 +35,7 @@ bid and pass already made this round under the same honest bidder model in
 that world: an opponent who kept raising probably placed a good card face
 down, one who passed at once probably did not. The drawn cards are swapped
 in from their owners' hands or removed cards, so the world stays consistent.
+Without this inference (``infer=0``) the same test gave 0.15 instead of 0.29.
 
 **2. A whole-game horizon.** Iterations play to the end of the current round
 (every later round starts with fresh placements), then a leaf value gives the

@@ -236,3 +236,24 @@ def test_profile_and_pages(server: Callable[..., TestClient]) -> None:
     for path in ("/u/Ann", "/leaderboard", "/account"):
         r = c.get(path)
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+
+
+def test_retention_deletes_a_game_with_its_chat_and_account_seats(server: Callable[..., TestClient]) -> None:
+    """Rows that belong to a game in other modules' tables (chat, seats bound to accounts) are deleted
+    with it; the foreign keys would refuse the game's deletion otherwise."""
+    from catsack.server.retention import prune
+
+    c = server()
+    ann = account(c, "Ann")
+    t = ann.post(
+        "/api/tables", json={"seats": 3, "player": "x", "bots": {"1": "random", "2": "random"}}, headers=ORIGIN
+    ).json()
+    with c.websocket_connect("/ws") as ws:
+        hello(ws, t["table"], t["token"])
+        ws.send_json({"type": "chat", "text": "good luck"})
+        until(ws, lambda f: f["type"] == "chat" and not f.get("history"))
+    play_out(ann, t["table"], t["seat"], t["token"])
+    store = c.app.state.hub.store  # type: ignore[attr-defined]
+    assert prune(store, 1.0, now=time.time() + 3 * 86400) == 1
+    assert store.load(t["table"]) is None
+    assert ann.get("/api/users/Ann").json()["games"] == 0

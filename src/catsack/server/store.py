@@ -46,6 +46,8 @@ from sqlalchemy import (
     select,
     update,
 )
+from sqlalchemy import column as sql_column
+from sqlalchemy import table as sql_table
 from sqlalchemy.exc import IntegrityError
 
 __all__ = ["ActionRow", "Append", "AppendConflict", "SeatRow", "Store", "TableRow", "make_engine", "metadata"]
@@ -474,6 +476,12 @@ class Store:
         if not ids:
             return 0
         with self.engine.begin() as conn:
+            # Rows of other modules' tables that belong to a game (chat, account seats, analyses,
+            # rematch links; revisions 0003 and 0004) go with it: named here, not imported, so the
+            # store stays the bottom layer. Ratings history stays: ratings do not change back.
+            for name in ("chat", "seat_users", "analyses", "rematches"):
+                owned = sql_table(name, sql_column("table_id"))
+                conn.execute(delete(owned).where(owned.c.table_id.in_(ids)))
             conn.execute(delete(actions_t).where(actions_t.c.table_id.in_(ids)))
             conn.execute(delete(seats_t).where(seats_t.c.table_id.in_(ids)))
             conn.execute(delete(leases_t).where(leases_t.c.table_id.in_(ids)))

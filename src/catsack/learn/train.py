@@ -297,7 +297,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ema", type=float, default=d.ema, help="decay of the averaged weights (shipped) per step")
     p.add_argument("--epochs", type=int, default=d.epochs, help="passes over each iteration's rows")
     p.add_argument("--epsilon", type=float, default=d.epsilon, help="exploration of the learner's seats")
-    p.add_argument("--league", default=DEFAULT_LEAGUE, help=f"role weights per seat ({', '.join(ROLES)})")
+    p.add_argument(
+        "--league",
+        default=None,
+        help=f"role weights per seat ({', '.join(ROLES)}); default {DEFAULT_LEAGUE}; with --resume: a new league "
+        "from here on (recorded in the log)",
+    )
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
     p.add_argument("--eval-every", type=int, default=d.eval_every, help="quick evaluation vs heuristic (0: never)")
     p.add_argument("--eval-games", type=int, default=d.eval_games)
@@ -322,6 +327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.resume:
             trainer = Trainer.load(args.resume)
             trainer.config.games = args.games  # the resumed run may be lengthened
+            if args.league is not None:
+                league = parse_league(args.league)
+                trainer.config.league = league
+                trainer.log.append({"iteration": trainer.iteration, "league_from_here": league})
             print(f"resumed {args.resume}: iteration {trainer.iteration}, games {trainer.games_done}", flush=True)
         else:
             seats = _ints(args.seats, "seats")
@@ -337,7 +346,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 ema=args.ema,
                 epochs=args.epochs,
                 epsilon=args.epsilon,
-                league=parse_league(args.league),
+                league=parse_league(args.league or DEFAULT_LEAGUE),
                 snapshot_every=args.snapshot_every,
                 eval_every=args.eval_every,
                 eval_games=args.eval_games,

@@ -114,6 +114,11 @@ def test_rated_table_seats_accounts_only_and_rates_the_game(server: Callable[...
     board = c.get("/api/leaderboard").json()
     assert {e["name"] for e in board} == {"Ann", "random", "heuristic"}  # bots are rated players
     assert [e["rating"] for e in board] == sorted((e["rating"] for e in board), reverse=True)
+    # "Play again" keeps the table rated and the seat the account's.
+    r = ann.post(f"/api/tables/{t['table']}/rematch", headers={"Authorization": f"Bearer {t['token']}"}).json()
+    again = c.get(f"/api/tables/{r['table']}").json()
+    assert again["rated"] is True and again["host_seat"] == t["seat"]
+    assert again["players"][r["seat"]]["name"] == "Ann"
     # A rated table with an open seat refuses guests.
     t2 = ann.post("/api/tables", json={**body, "bots": {"1": "random"}}, headers=ORIGIN).json()
     r = c.post(f"/api/tables/{t2['table']}/join", json={"name": "Guest"})

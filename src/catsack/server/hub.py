@@ -356,6 +356,7 @@ class LiveTable:
             "hints": bool(self.options.get("hints")),
             "rated": bool(self.options.get("rated")),
             "private": bool(self.options.get("private")),
+            "host_seat": self.options.get("host_seat"),
             "created": iso_time(self.row.created),
             "finished": iso_time(self.row.finished),
             "players": self.players_public(),

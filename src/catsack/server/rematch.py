@@ -96,6 +96,8 @@ class Rematches:
                 turn_seconds=opts.get("turn_seconds"),
                 hints=bool(opts.get("hints")),
                 setup=setup,
+                # A rated or private table's rematch is rated or private too; the host stays the host.
+                extra_options={k: opts[k] for k in ("rated", "private", "host_seat") if k in opts},
             )
             linked = await self.hub.writer.run(self.store.link, old.id, table.id)
         if linked != table.id:  # another process was first: ours stays empty and is evicted as abandoned

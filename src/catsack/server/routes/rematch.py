@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 from collections.abc import AsyncIterator
@@ -13,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from catsack.server.hub import TableError, hash_token
 from catsack.server.rematch import Rematches
+from catsack.server.routes.accounts import accounts_of
 from catsack.server.routes.deps import hub_of, live_table
 
 __all__ = ["Rematched", "router"]
@@ -84,6 +86,10 @@ async def rematch(
         if exc.code not in ("seat_taken", "table_full"):
             raise
         return Rematched(table=table.id, seat=None, token=None, created=created)
+    # An account's seat stays the account's (a rated rematch seats accounts only).
+    owner = (await asyncio.to_thread(accounts_of(request).seat_accounts, old.id)).get(seat)
+    if owner is not None:
+        await asyncio.to_thread(accounts_of(request).bind_seat, owner, table.id, got)
     return Rematched(table=table.id, seat=got, token=new_token, created=created)
 
 

@@ -102,6 +102,8 @@ class TableOut(BaseModel):
     invite: str
     rated: bool = False
     private: bool = False
+    #: The seat of the person who created the table (its host), if one sat down on creating it.
+    host_seat: int | None = None
     #: Each seat's displayed rating (accounts only; in the lobby's list of open tables).
     ratings: list[int | None] | None = None
 

@@ -186,6 +186,12 @@ def test_short_training_run_learns_and_exports(tmp_path: Path) -> None:
     assert load_policy_model(weights).choose(game.view(game.to_move or 0)) in game.legal_moves()
     with pytest.raises(WeightsError, match="no network for 5 seats"):
         load_value_model(weights).evaluate(Game.new(5, seed=1).view(0))
+    # Resumed with a new league: the run goes on from its checkpoint and the log says so.
+    ckpt = str(out / "checkpoint.npz")
+    assert main(["--resume", ckpt, "--games", "6", "--league", "self=1", "--out", str(out)]) == 0
+    resumed = Trainer.load(ckpt)
+    assert resumed.games_done == {3: 6, 4: 6} and resumed.config.league == {"self": 1.0}
+    assert {"iteration": 2, "league_from_here": {"self": 1.0}} in resumed.log
 
 
 def test_resume_gives_the_uninterrupted_run(tmp_path: Path) -> None:

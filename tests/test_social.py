@@ -20,6 +20,7 @@ from fastapi.testclient import TestClient
 from catsack.server.app import create_app
 from catsack.server.chat import MAX_CHARS
 from catsack.server.settings import Settings
+from server_procs import postgres_schema
 
 ORIGIN = {"Origin": "http://testserver"}
 
@@ -34,13 +35,22 @@ def browser(c: TestClient, **kw: Any) -> TestClient:
 PROTO = "catsack-ws/1"
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'social.db'}"
+    else:
+        with postgres_schema() as (url, _schema):
+            yield url
+
+
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[Callable[..., TestClient]]:
+def server(db_url: str) -> Iterator[Callable[..., TestClient]]:
     clients: list[TestClient] = []
 
     def start(**kw: Any) -> TestClient:
         base: dict[str, Any] = {
-            "database_url": f"sqlite:///{tmp_path / 'social.db'}",
+            "database_url": db_url,
             "bot_delay": 0.0,
             "sweep_seconds": 0.1,
             "grace_seconds": 3600.0,
@@ -200,7 +210,7 @@ def test_host_hands_an_idle_seat_to_a_bot(server: Callable[..., TestClient]) -> 
         assert r.status_code == 409 and r.json()["code"] == "seat_connected"  # only idle seats
     deadline = time.monotonic() + 30
     while c.get(f"/api/tables/{t['table']}").json()["players"][b["seat"]]["status"] != "away":
-        assert time.monotonic() < deadline
+        assert time.monotonic() < deadline, c.get(f"/api/tables/{t['table']}").json()
         time.sleep(0.02)
     assert c.post(url, headers={"Authorization": f"Bearer {t['token']}"}).status_code == 204
     seat = c.get(f"/api/tables/{t['table']}").json()["players"][b["seat"]]

@@ -659,6 +659,9 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
             "CATSACK_MAX_CONNECTIONS_PER_ADDRESS": str(max(64, conns_wanted * 2 + 100)),
             "CATSACK_HTTP_RATE_PER_SECOND": "1000000",
             "CATSACK_HTTP_RATE_BURST": "1000000",
+            # Making 1,000 tables on a busy machine can take minutes before the seats connect: no seat
+            # may be handed to a bot meanwhile (the default grace period is 120 s).
+            "CATSACK_GRACE_SECONDS": "86400",
             "CATSACK_GC_LOG": "1",
             "CATSACK_LOG_JSON": "1",
             "CATSACK_LOG_LEVEL": "INFO",

@@ -468,11 +468,10 @@ class Hub:
         self.process_id = uuid.uuid4().hex[:12]
         self.record_frames = False  # tests: keep every frame sent on each connection
         self.fanout: Any = None  # catsack.server.fanout.Fanout when CATSACK_REDIS_URL is set
-        self._load_lock = asyncio.Lock()
+        self._loading: dict[str, asyncio.Future[LiveTable | None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.addresses: dict[str, int] = {}
         self.metrics: Metrics | None = None  # catsack.server.metrics, set by create_app
-        self._starting = False
         self._touch: set[tuple[str, int]] = set()  # seats connected here since the last presence write
         self._touched_all = 0.0  # time.monotonic() of the last write of every connected seat
         self._pruned = 0.0  # time.monotonic() of the last retention pass
@@ -484,13 +483,9 @@ class Hub:
 
     async def start(self) -> None:
         ids = await asyncio.to_thread(self.store.unfinished_ids)
-        self._starting = True  # one lease sync for all of them below, not one per table
-        try:
-            for table_id in ids:
-                await self.get(table_id)
-        finally:
-            self._starting = False
-        await self.sync_leases(fresh=True)
+        for table_id in ids:
+            await self.get(table_id)
+        await self.sync_leases(fresh=True)  # one lease sync for all of them
         log.info("resumed tables", extra={"fields": {"tables": len(ids), "driving": self.driving()}})
         self._tasks.append(asyncio.create_task(self._sweeper()))
         self._tasks.append(asyncio.create_task(self._lease_keeper()))
@@ -569,30 +564,51 @@ class Hub:
 
     # ------------------------------------------------------------------ loading
 
-    async def get(self, table_id: str) -> LiveTable | None:
-        """The live table ``table_id``, loaded from the database on first use."""
+    async def get(self, table_id: str, *, lease: bool = False) -> LiveTable | None:
+        """The live table ``table_id``, loaded from the database on first use. Different tables load
+        at the same time (a process that relays for another loads thousands as clients say hello);
+        callers asking for one table while it loads wait for that load. The table's lease is tried
+        at once when ``lease`` (the process that made it drives it) or when something is waiting to
+        be driven (bots, a turn timer); any other table gets its lease from the next sync, which
+        spares a relaying process one write per table it loads."""
         table = self.tables.get(table_id)
         if table is not None:
             return table
         if not isinstance(table_id, str) or not 1 <= len(table_id) <= 32:
             return None
-        async with self._load_lock:
-            table = self.tables.get(table_id)
-            if table is not None:
-                return table
-            loaded = await asyncio.to_thread(self.store.load, table_id)
-            if loaded is None:
-                return None
-            row, seats, actions = loaded
-            if row.status == "abandoned":
-                return None
-            try:
-                table = self._build(row, seats, actions)
-            except Exception:  # one damaged table must not keep the others (or the server) down
-                log.exception("table cannot be loaded", extra={"fields": {"table": table_id}})
-                return None
-            self.tables[table_id] = table
-        if not self._starting and not table.game.is_over:
+        pending = self._loading.get(table_id)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        fut: asyncio.Future[LiveTable | None] = asyncio.get_running_loop().create_future()
+        fut.add_done_callback(lambda f: f.cancelled() or f.exception())  # waiters may be gone
+        self._loading[table_id] = fut
+        try:
+            table = await self._load(table_id, lease)
+        except BaseException as exc:
+            fut.set_exception(exc)
+            raise
+        else:
+            fut.set_result(table)
+        finally:
+            del self._loading[table_id]
+        return table
+
+    async def _load(self, table_id: str, lease: bool) -> LiveTable | None:
+        loaded = await asyncio.to_thread(self.store.load, table_id)
+        if loaded is None:
+            return None
+        row, seats, actions = loaded
+        if row.status == "abandoned":
+            return None
+        try:
+            table = self._build(row, seats, actions)
+        except Exception:  # one damaged table must not keep the others (or the server) down
+            log.exception("table cannot be loaded", extra={"fields": {"table": table_id}})
+            return None
+        self.tables[table_id] = table
+        if not table.game.is_over and (
+            lease or table.options.get("turn_seconds") or any(p.kind == "bot" for p in table.players)
+        ):
             held = await asyncio.to_thread(
                 self.store.take_leases, self.process_id, [table_id], self.settings.lease_seconds
             )
@@ -687,7 +703,7 @@ class Hub:
         }
         status = "playing" if len(bots) == seats else "open"
         await self.writer.run(self.store.create_table, table_id, name, rows, options, setup_to_json(setup), status)
-        table = await self.get(table_id)
+        table = await self.get(table_id, lease=True)
         assert table is not None
         log.info("table created", extra={"fields": {"table": table_id, "seats": seats, "bots": len(bots)}})
         return table
@@ -763,7 +779,24 @@ class Hub:
             table.players[conn.seat].away_since = None
             self._touch.add((table.id, conn.seat))
             table.players_changed()
-        conn.push(Conn.FULL)
+        if conn.since is not None and conn.since > table.version:
+            # The client saw a later version, on another process: read it before showing a state,
+            # or the client would see the table go back (checklist 15 across processes).
+            task = asyncio.create_task(self._attach_behind(table, conn))
+            _background.add(task)
+            task.add_done_callback(_background.discard)
+        else:
+            conn.push(Conn.FULL)
+
+    async def _attach_behind(self, table: LiveTable, conn: Conn) -> None:
+        try:
+            async with table.lock:
+                if conn.since is not None and conn.since > table.version:
+                    await self.catch_up(table)
+        except Exception:  # the database is away: show what this process has
+            log.exception("catch-up on hello failed", extra={"fields": {"table": table.id}})
+        finally:
+            conn.push(Conn.FULL)
 
     def detach(self, conn: Conn) -> None:
         table = conn.table

@@ -107,8 +107,9 @@ def fuzz_frame(rng: random.Random, version: int) -> str | bytes:
     if r < 0.25:
         return rng.choice(NASTY_FRAMES)
     if r < 0.55:
-        frame: dict[str, Any] = {"type": rng.choice(["move", "resync", "ping", "hint", "hello", "nope", *NASTY_TEXT])}
-        for key in ("action_id", "version", "move", "since"):
+        kinds = ["move", "resync", "ping", "hint", "hello", "chat", "nope", *NASTY_TEXT]
+        frame: dict[str, Any] = {"type": rng.choice(kinds)}
+        for key in ("action_id", "version", "move", "since", "text"):
             if rng.random() < 0.6:
                 frame[key] = json_value(rng)
         if frame["type"] == "move" and rng.random() < 0.5:
@@ -298,16 +299,31 @@ def wait_ready(base: str, proc: subprocess.Popen[bytes], timeout: float = 60.0) 
 
 
 def log_failures(log: Path) -> list[str]:
-    bad = []
-    for line in log.read_text(errors="replace").splitlines():
-        if "Traceback" in line or "Exception in ASGI" in line or '"level": "error"' in line:
-            bad.append(line[:200])
+    """Errors in the server's log: error lines, and each traceback whole (one entry each)."""
+    bad: list[str] = []
+    lines = log.read_text(errors="replace").splitlines()
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if line.startswith("Traceback"):
+            block = [line]
+            i += 1
+            while i < len(lines) and (lines[i].startswith((" ", "\t")) or not lines[i].strip()):
+                block.append(lines[i])
+                i += 1
+            if i < len(lines):
+                block.append(lines[i])  # the exception line
+            bad.append("\n".join(block[-30:]))
+        elif "Exception in ASGI" in line or '"level": "error"' in line:
+            bad.append(line[:300])
         elif line.startswith("{"):
             try:
-                if json.loads(line).get("exc"):
-                    bad.append(line[:200])
+                exc = json.loads(line).get("exc")
+                if exc:
+                    bad.append(str(exc)[-3000:])
             except ValueError:
                 pass
+        i += 1
     return bad
 
 
@@ -357,7 +373,7 @@ def main() -> None:
                 proc.kill()
         seconds = time.perf_counter() - t0
         logged = log_failures(log)
-    tally.counts["internal errors"] += len(logged)
+    tally.counts["internal errors"] += sum(1 for b in logged if b.startswith("Traceback"))
     result = {
         "database": "postgresql" if db_url.startswith("postgres") else "sqlite",
         "seconds": round(seconds, 1),

@@ -24,9 +24,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 # ---------------------------------------------------------------------- services
 
+from collections.abc import Callable, Iterator  # noqa: E402
+from typing import Any  # noqa: E402
+
 import pytest  # noqa: E402
 
-from server_procs import need_postgres, need_redis  # noqa: E402
+from server_procs import need_postgres, need_redis, postgres_schema  # noqa: E402
 
 
 @pytest.fixture
@@ -39,3 +42,43 @@ def postgres_url() -> str:
 def redis_url() -> str:
     """A Redis URL for tests (skips, or fails under CATSACK_REQUIRE_SERVICES=1, when absent)."""
     return need_redis()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def db_url(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[str]:
+    """A database URL for an app under test: each test that asks runs on SQLite and on PostgreSQL (a
+    schema of its own; skips, or fails under CATSACK_REQUIRE_SERVICES=1, when PostgreSQL is absent)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path}/app.db"
+    else:
+        with postgres_schema() as (url, _schema):
+            yield url
+
+
+@pytest.fixture
+def app_server(db_url: str) -> Iterator[Callable[..., Any]]:
+    """A factory: ``app_server(**settings)`` gives a started TestClient on ``db_url`` (closed at the end)."""
+    from fastapi.testclient import TestClient
+
+    from catsack.server.app import create_app
+    from catsack.server.settings import Settings
+
+    clients: list[TestClient] = []
+
+    def start(**kw: Any) -> TestClient:
+        base: dict[str, Any] = {
+            "database_url": db_url,
+            "bot_delay": 0.0,
+            "sweep_seconds": 0.1,
+            "grace_seconds": 3600.0,
+            "log_json": True,
+        }
+        base.update(kw)
+        c = TestClient(create_app(Settings(**base)))
+        c.__enter__()
+        clients.append(c)
+        return c
+
+    yield start
+    for c in reversed(clients):
+        c.__exit__(None, None, None)

@@ -8,9 +8,7 @@ import json
 import statistics
 import time
 import zipfile
-from collections.abc import Callable, Iterator
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -20,57 +18,12 @@ pytest.importorskip("openskill")
 
 from fastapi.testclient import TestClient
 
-from catsack.server.app import create_app
 from catsack.server.ratings import MU, SIGMA, Rating, Ratings, display, ranks_of, rate_ranking
-from catsack.server.settings import Settings
-from server_procs import postgres_schema
-
-ORIGIN = {"Origin": "http://testserver"}
+from web_clients import ORIGIN, browser, register
 
 
-def browser(c: TestClient, **kw: Any) -> TestClient:
-    """Another browser (its own cookies) on the same running app (the same event loop)."""
-    b = TestClient(c.app, **kw)
-    b.portal = c.portal
-    return b
-
-
-def _settings(url: str, **kw: Any) -> Settings:
-    base: dict[str, Any] = {"database_url": url, "bot_delay": 0.0, "sweep_seconds": 0.1, "log_json": True}
-    base.update(kw)
-    return Settings(**base)
-
-
-@pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'accounts.db'}"
-    else:
-        with postgres_schema() as (url, _schema):
-            yield url
-
-
-@pytest.fixture
-def app_client(db_url: str) -> Iterator[Callable[..., TestClient]]:
-    clients: list[TestClient] = []
-
-    def start(**kw: Any) -> TestClient:
-        c = TestClient(create_app(_settings(db_url, **kw)))
-        c.__enter__()
-        clients.append(c)
-        return c
-
-    yield start
-    for c in reversed(clients):
-        c.__exit__(None, None, None)
-
-
-def register(c: TestClient, name: str = "Ann", password: str = "correct horse") -> Any:
-    return c.post("/api/account/register", json={"name": name, "password": password}, headers=ORIGIN)
-
-
-def test_register_login_logout_and_cookie_flags(app_client: Callable[..., TestClient]) -> None:
-    c = app_client()
+def test_register_login_logout_and_cookie_flags(app_server: Callable[..., TestClient]) -> None:
+    c = app_server()
     r = register(c)
     assert r.status_code == 201, r.text
     assert r.json()["name"] == "Ann" and r.json()["rating"] == 1000 - 0  # a new player shows 1000
@@ -85,8 +38,8 @@ def test_register_login_logout_and_cookie_flags(app_client: Callable[..., TestCl
     assert c.get("/api/account").json()["name"] == "Ann"
 
 
-def test_secure_cookie_over_https(app_client: Callable[..., TestClient]) -> None:
-    c = app_client()
+def test_secure_cookie_over_https(app_server: Callable[..., TestClient]) -> None:
+    c = app_server()
     https = browser(c, base_url="https://testserver")
     r = https.post(
         "/api/account/register",
@@ -96,8 +49,8 @@ def test_secure_cookie_over_https(app_client: Callable[..., TestClient]) -> None
     assert r.status_code == 201 and "Secure" in r.headers["set-cookie"]
 
 
-def test_names_are_validated(app_client: Callable[..., TestClient]) -> None:
-    c = app_client()
+def test_names_are_validated(app_server: Callable[..., TestClient]) -> None:
+    c = app_server()
     for name, code in [
         ("ab", "bad_name"),
         ("x" * 25, "bad_name"),
@@ -116,8 +69,8 @@ def test_names_are_validated(app_client: Callable[..., TestClient]) -> None:
     assert r.status_code == 409 and r.json()["code"] == "name_taken"
 
 
-def test_no_user_enumeration(app_client: Callable[..., TestClient]) -> None:
-    c = app_client()
+def test_no_user_enumeration(app_server: Callable[..., TestClient]) -> None:
+    c = app_server()
     register(c, "Ben")
     c.post("/api/account/logout", headers=ORIGIN)
 
@@ -138,8 +91,8 @@ def test_no_user_enumeration(app_client: Callable[..., TestClient]) -> None:
     assert 0.5 < a / b < 2.0, (a, b)
 
 
-def test_login_is_rate_limited_per_account(app_client: Callable[..., TestClient]) -> None:
-    c = app_client()
+def test_login_is_rate_limited_per_account(app_server: Callable[..., TestClient]) -> None:
+    c = app_server()
     register(c, "Cleo")
     codes = [
         c.post("/api/account/login", json={"name": "Cleo", "password": f"guess {i}"}, headers=ORIGIN).status_code
@@ -150,8 +103,8 @@ def test_login_is_rate_limited_per_account(app_client: Callable[..., TestClient]
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1  # even the right password waits
 
 
-def test_csrf_refused_without_this_sites_origin(app_client: Callable[..., TestClient]) -> None:
-    c = app_client()
+def test_csrf_refused_without_this_sites_origin(app_server: Callable[..., TestClient]) -> None:
+    c = app_server()
     register(c, "Dora")
     body = {"old": "correct horse", "new": "battery staple"}
     for headers in ({}, {"Origin": "http://evil.example"}, {"Origin": "null"}, {"Referer": "http://evil.example/x"}):
@@ -164,8 +117,8 @@ def test_csrf_refused_without_this_sites_origin(app_client: Callable[..., TestCl
     )
 
 
-def test_password_change_ends_other_sessions(app_client: Callable[..., TestClient]) -> None:
-    a = app_client()
+def test_password_change_ends_other_sessions(app_server: Callable[..., TestClient]) -> None:
+    a = app_server()
     register(a, "Emil")
     b = browser(a)
     assert b.post("/api/account/login", json={"name": "Emil", "password": "correct horse"}, headers=ORIGIN).is_success
@@ -205,8 +158,8 @@ def _play_to_end(c: TestClient, table: str, seat: int, token: str) -> None:
     raise AssertionError("the game did not end")
 
 
-def test_join_as_account_export_and_delete(app_client: Callable[..., TestClient]) -> None:
-    c = app_client()
+def test_join_as_account_export_and_delete(app_server: Callable[..., TestClient]) -> None:
+    c = app_server()
     register(c, "Fay")
     t = c.post("/api/tables", json={"seats": 3, "bots": {"1": "random", "2": "random"}}, headers=ORIGIN).json()
     j = c.post(f"/api/tables/{t['table']}/join", json={"name": "typed"}, headers=ORIGIN).json()
@@ -231,8 +184,8 @@ def test_join_as_account_export_and_delete(app_client: Callable[..., TestClient]
     assert register(c, "Fay").status_code == 201  # the name is free again
 
 
-def test_guest_claims_games_by_seat_token(app_client: Callable[..., TestClient]) -> None:
-    c = app_client()
+def test_guest_claims_games_by_seat_token(app_server: Callable[..., TestClient]) -> None:
+    c = app_server()
     t = c.post("/api/tables", json={"seats": 3, "bots": {"1": "random", "2": "random"}}, headers=ORIGIN).json()
     j = c.post(f"/api/tables/{t['table']}/join", json={"name": "Guest"}).json()
     register(c, "Gus")

@@ -5,8 +5,7 @@ account taking its seat over from another device."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,59 +16,21 @@ pytest.importorskip("openskill")
 
 from fastapi.testclient import TestClient
 
-from catsack.server.app import create_app
 from catsack.server.chat import MAX_CHARS
-from catsack.server.settings import Settings
-from server_procs import postgres_schema
-
-ORIGIN = {"Origin": "http://testserver"}
-
-
-def browser(c: TestClient, **kw: Any) -> TestClient:
-    """Another browser (its own cookies) on the same running app (the same event loop)."""
-    b = TestClient(c.app, **kw)
-    b.portal = c.portal
-    return b
-
+from web_clients import ORIGIN, browser, register
 
 PROTO = "catsack-ws/1"
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'social.db'}"
-    else:
-        with postgres_schema() as (url, _schema):
-            yield url
-
-
 @pytest.fixture
-def server(db_url: str) -> Iterator[Callable[..., TestClient]]:
-    clients: list[TestClient] = []
-
-    def start(**kw: Any) -> TestClient:
-        base: dict[str, Any] = {
-            "database_url": db_url,
-            "bot_delay": 0.0,
-            "sweep_seconds": 0.1,
-            "grace_seconds": 3600.0,
-        }
-        base.update(kw)
-        c = TestClient(create_app(Settings(**base)))
-        c.__enter__()
-        clients.append(c)
-        return c
-
-    yield start
-    for c in reversed(clients):
-        c.__exit__(None, None, None)
+def server(app_server: Callable[..., TestClient]) -> Callable[..., TestClient]:
+    return app_server
 
 
 def account(c: TestClient, name: str) -> TestClient:
     """A browser of its own (cookies), logged in as a new account ``name``."""
     b = browser(c)
-    r = b.post("/api/account/register", json={"name": name, "password": "correct horse"}, headers=ORIGIN)
+    r = register(b, name)
     assert r.status_code == 201, r.text
     return b
 

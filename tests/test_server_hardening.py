@@ -89,6 +89,36 @@ def test_bad_hellos_do_not_keep_a_connection_past_the_hello_deadline(
     assert info.value.code == 1008 and time.monotonic() - t0 < 5
 
 
+def test_a_client_gone_mid_answer_is_a_disconnect_not_an_internal_error() -> None:
+    """uvicorn answers a send after the connection closed with a RuntimeError; the socket code turns
+    it into WebSocketDisconnect (handled), so a client leaving at the wrong moment logs no traceback."""
+    from starlette.websockets import WebSocketState
+
+    from catsack.server.routes.ws import _close, _receive_text, _send_direct
+
+    class Gone:
+        client_state = WebSocketState.CONNECTED
+        application_state = WebSocketState.CONNECTED
+
+        async def send_text(self, _text: str) -> None:
+            raise RuntimeError("Unexpected ASGI message 'websocket.send', after sending 'websocket.close'")
+
+        async def close(self, code: int, reason: str) -> None:
+            raise RuntimeError("already closed")
+
+        async def receive(self) -> Any:
+            raise RuntimeError('Cannot call "receive" once a disconnect message has been received.')
+
+    ws: Any = Gone()
+    with pytest.raises(WebSocketDisconnect):
+        asyncio.run(_send_direct(ws, {"type": "pong"}))
+    asyncio.run(_close(ws, 1008, "x"))  # nothing raised
+    assert asyncio.run(_receive_text(ws, Settings())) is None
+    ws.client_state = WebSocketState.DISCONNECTED
+    with pytest.raises(WebSocketDisconnect):
+        asyncio.run(_send_direct(ws, {"type": "pong"}))
+
+
 def test_deep_nesting_after_hello_keeps_the_connection(server: Callable[..., TestClient]) -> None:
     c = server()
     t = new_table(c, 3, {1: "random", 2: "random"})
@@ -299,6 +329,38 @@ def test_body_size_limit_before_parsing(server: Callable[..., TestClient]) -> No
     r = c.post("/api/tables", content=chunks(), headers={"content-type": "application/json"})
     assert r.status_code == 413, r.text
     assert c.get("/api/tables").json() == []
+
+
+def test_http_guard_refuses_bad_content_length_and_paths_without_calling_the_app() -> None:
+    from catsack.server.limits import HttpGuard
+
+    called: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        called.append(scope["path"])
+
+    guard = HttpGuard(app, max_body_bytes=1024, buckets=AddressBuckets(1e6, 10**6), proxies=())
+
+    def run(path: str, headers: list[tuple[bytes, bytes]]) -> int:
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        scope = {"type": "http", "method": "POST", "path": path, "headers": headers, "client": ("1.2.3.4", 1)}
+        asyncio.run(guard(scope, receive, send))
+        return int(sent[0]["status"]) if sent else 0
+
+    assert run("/api/tables", [(b"content-length", "\u00b2".encode("latin-1"))]) == 400  # "²".isdigit()
+    assert run("/api/tables", [(b"content-length", b"-1")]) == 400
+    assert run("/api/tables", [(b"content-length", b"99999999999999999999")]) == 413
+    assert run("/api/tables/a\x00b/join", []) == 404
+    assert run("/api/users/\udcff", []) == 404
+    assert called == []
+    assert run("/api/tables", [(b"content-length", b"2")]) == 0 and called == ["/api/tables"]
 
 
 def test_open_tables_nobody_joined_leave_the_lobby(server: Callable[..., TestClient]) -> None:

@@ -209,8 +209,11 @@ class HttpGuard:
                 slow = "too many requests from your address: slow down"
                 await _answer(send, 429, slow, "rate_limited", {"retry-after": str(retry)})
                 return
-        length = headers.get("content-length")
-        if length is not None and (not length.strip().isdigit() or int(length) > self.max_body):
+        length = (headers.get("content-length") or "").strip()
+        if length and not (length.isascii() and length.isdigit()):  # "²".isdigit() is true, int("²") fails
+            await _answer(send, 400, "Content-Length must be a number of bytes", "bad_request")
+            return
+        if length and int(length) > self.max_body:
             self._refused("size")
             await _answer(send, 413, f"the request body is larger than {self.max_body} bytes", "too_large")
             return

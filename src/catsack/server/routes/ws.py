@@ -17,6 +17,7 @@ from typing import Any
 
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocketState
 
 from catsack.server.hub import PROTOCOL, Conn, Hub, TableError
 from catsack.server.limits import RateLimit, scope_address
@@ -71,14 +72,17 @@ def _shown(value: Any, limit: int = 20) -> str:
 
 async def _receive_text(ws: WebSocket, settings: Settings) -> str | None:
     """The next text frame; ``None`` when the client left. Oversized frames close with 1009."""
-    message = await ws.receive()
+    try:
+        message = await ws.receive()
+    except RuntimeError:  # the connection closed already (the client left while we were answering)
+        return None
     if message["type"] == "websocket.disconnect":
         return None
     data = message.get("text")
     if data is None:
         raw = message.get("bytes") or b""
         if len(raw) > settings.max_frame_bytes:
-            await ws.close(1009, "frame too large")
+            await _close(ws, 1009, "frame too large")
             return None
         try:
             data = raw.decode("utf-8")
@@ -87,7 +91,7 @@ async def _receive_text(ws: WebSocket, settings: Settings) -> str | None:
     # surrogatepass: a text frame cannot carry lone surrogates on the wire, but an in-process client
     # can hand one over; it is counted here and refused by the parser, never an encoding crash.
     if len(data) > settings.max_frame_bytes or len(data.encode("utf-8", "surrogatepass")) > settings.max_frame_bytes:
-        await ws.close(1009, f"frame larger than {settings.max_frame_bytes} bytes")
+        await _close(ws, 1009, f"frame larger than {settings.max_frame_bytes} bytes")
         return None
     return str(data)
 
@@ -98,7 +102,7 @@ async def serve_socket(hub: Hub, ws: WebSocket) -> None:
     await ws.accept()
     if hub.addresses.get(addr, 0) >= settings.max_connections_per_address:
         await _send_direct(ws, _bad("busy", "too many connections from your address"))
-        await ws.close(1013, "too many connections")
+        await _close(ws, 1013, "too many connections")
         return
     hub.addresses[addr] = hub.addresses.get(addr, 0) + 1
     conn: Conn | None = None
@@ -120,7 +124,23 @@ async def serve_socket(hub: Hub, ws: WebSocket) -> None:
 
 
 async def _send_direct(ws: WebSocket, frame: dict[str, Any]) -> None:
-    await ws.send_text(json.dumps(frame, separators=(",", ":")))
+    """Send one frame now. A client that is already gone is a ``WebSocketDisconnect``: the server
+    (uvicorn) reports a send after the connection closed as a ``RuntimeError``, which must not
+    escape as an internal error when a client leaves at the wrong moment."""
+    if WebSocketState.DISCONNECTED in (ws.client_state, ws.application_state):
+        raise WebSocketDisconnect(1006)
+    try:
+        await ws.send_text(json.dumps(frame, separators=(",", ":")))
+    except RuntimeError as exc:
+        raise WebSocketDisconnect(1006) from exc
+
+
+async def _close(ws: WebSocket, code: int, reason: str) -> None:
+    """Close with ``code``; nothing to do if the client left first."""
+    if WebSocketState.DISCONNECTED in (ws.client_state, ws.application_state):
+        return
+    with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+        await ws.close(code, reason)
 
 
 def _count(hub: Hub, frame: dict[str, Any] | None) -> None:
@@ -147,13 +167,13 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit) -> Conn | None:
             text = await asyncio.wait_for(_receive_text(ws, settings), max(0.0, deadline - time.monotonic()))
         except TimeoutError:
             await _refuse(hub, ws, _bad("bad_hello", "no hello received"))
-            await ws.close(1008, "no hello")
+            await _close(ws, 1008, "no hello")
             return None
         if text is None:
             return None
         if not limit.allow():  # a hello may read the database: failed ones share the frame budget
             if limit.dropped >= settings.rate_close_after:
-                await ws.close(1008, "rate limit exceeded")
+                await _close(ws, 1008, "rate limit exceeded")
                 return None
             continue
         frame, why = parse_frame(text)
@@ -211,7 +231,7 @@ async def _read_loop(hub: Hub, ws: WebSocket, conn: Conn, limit: RateLimit) -> N
             return
         if not limit.allow():
             if limit.dropped >= settings.rate_close_after:
-                await ws.close(1008, "rate limit exceeded")
+                await _close(ws, 1008, "rate limit exceeded")
                 return
             if limit.dropped == 1 or limit.dropped % 10 == 0:
                 frame = _bad("rate_limited", "too many frames: slow down")

@@ -897,7 +897,9 @@ class Hub:
         if self.metrics is not None:
             self.metrics.moves.labels(actor).inc()
         self._schedule(table)
-        await self._publish(table.id, version)
+        # The wake-up goes out without holding the table's lock or the mover's ack: under load a slow
+        # Redis held both for up to its 1 s timeout. Order does not matter (receivers read the log).
+        self._spawn(self._publish(table.id, version))
         if nxt.is_over:
             log.info("game over", extra={"fields": {"table": table.id, "scores": list(nxt.scores())}})
             if table.options.get("rated"):
@@ -907,6 +909,11 @@ class Hub:
                 _background.add(task)
                 task.add_done_callback(_background.discard)
         return None
+
+    def _spawn(self, coro: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(coro)
+        _background.add(task)
+        task.add_done_callback(_background.discard)
 
     async def _publish(self, table_id: str, version: int) -> None:
         if self.fanout is not None:

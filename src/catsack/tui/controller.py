@@ -26,7 +26,7 @@ from catsack.events import Bought, DogChase, DogsCancel, Event, GameOver, Passed
 from catsack.game import Game
 from catsack.moves import Move, parse_move
 from catsack.narrative import describe_event
-from catsack.record import loads_record, record_from_game
+from catsack.record import read_record, record_from_game
 from catsack.tui.storage import save_record
 from catsack.view import View
 
@@ -232,12 +232,11 @@ class PlayController:
         replace them. Raises :class:`InputError` naming the file and what is wrong.
         """
         try:
-            text = Path(path).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
-        try:
-            record = loads_record(text, source=str(path))
+            with Path(path).open("rb") as stream:  # read through the record size cap (/dev/zero is refused)
+                record = read_record(stream, source=str(path))
             game = record.to_game(events=True)
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror or exc}") from None
         except CatsackError as exc:
             raise InputError(str(exc)) from None
         if game.is_over:

@@ -171,7 +171,7 @@ def test_host_hands_an_idle_seat_to_a_bot(server: Callable[..., TestClient]) -> 
         assert r.status_code == 409 and r.json()["code"] == "seat_connected"  # only idle seats
     deadline = time.monotonic() + 30
     while c.get(f"/api/tables/{t['table']}").json()["players"][b["seat"]]["status"] != "away":
-        assert time.monotonic() < deadline, c.get(f"/api/tables/{t['table']}").json()
+        assert time.monotonic() < deadline, c.get(f"/api/tables/{t['table']}").json()["players"]
         time.sleep(0.02)
     assert c.post(url, headers={"Authorization": f"Bearer {t['token']}"}).status_code == 204
     seat = c.get(f"/api/tables/{t['table']}").json()["players"][b["seat"]]

@@ -7,452 +7,83 @@ the copy the table's game and tell the connections. So a slow database write
 cannot let two actions interleave (checklist 5), and nothing a client saw can
 be lost by a crash (checklist 17).
 
-What leaves the server for a receiver is built by :func:`state_frame` from
-that receiver's view (R23) and public events only. Identifiers never follow
-a card (there are none: cards travel as tokens once face up), and bot and
-timer delays are fixed table settings (checklist 10).
+What leaves the server for a receiver is built in :mod:`catsack.server.live`
+from that receiver's view (R23) and public events only; bot and timer delays
+are fixed table settings (checklist 10).
 """
 
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import dataclasses
-import functools
-import hashlib
 import logging
 import random
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, TypeVar
-
-import orjson
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any
 
 from catsack.bots.base import Bot, make_bot
-from catsack.cards import Card
 from catsack.errors import CatsackError
-from catsack.events import Event
 from catsack.game import Game
 from catsack.moves import Move
-from catsack.narrative import describe_event
-from catsack.record import Record, record_from_game, redact
+from catsack.server.live import (
+    MAX_EVENTS,
+    PROTOCOL,
+    Conn,
+    LiveTable,
+    Player,
+    TableError,
+    error_frame,
+    event_dict,
+    events_since,
+    hash_token,
+    iso_time,
+    seat_names,
+    setup_from_json,
+    setup_to_json,
+    state_frame,
+    table_status,
+)
+from catsack.server.runtime import malloc_trim
 from catsack.server.settings import Settings
 from catsack.server.store import ActionRow, Append, AppendConflict, SeatRow, Store, TableRow
+from catsack.server.writer import Writer
 from catsack.setup import Setup
 
 if TYPE_CHECKING:
     from catsack.server.metrics import Metrics
 
+# The pieces the hub is made of live in catsack.server.live (tables, connections, frames) and
+# catsack.server.writer; they are named here too, where the rest of the server has always found them.
 __all__ = [
     "BOT_LEVELS",
+    "MAX_EVENTS",
     "PROTOCOL",
     "Conn",
     "Hub",
     "LiveTable",
+    "Player",
     "TableError",
+    "Writer",
     "event_dict",
+    "events_since",
     "hash_token",
+    "iso_time",
+    "seat_names",
+    "setup_from_json",
+    "setup_to_json",
     "state_frame",
+    "table_status",
 ]
 
 log = logging.getLogger("catsack.server")
-T = TypeVar("T")
 
-PROTOCOL = "catsack-ws/1"
 #: The bot specs a table may seat. External bots run arbitrary commands and are never offered here.
 BOT_LEVELS = ("random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong", "expert")
-#: Most events sent in one state frame; the view is always complete anyway.
-MAX_EVENTS = 200
-_THREAD_BOTS = ("ismcts",)  # bots slow enough to think in a worker thread
-
-
-class Writer:
-    """Every database write of this process goes through one thread, and concurrent move appends
-    are committed together (group commit): SQLite allows one writer at a time, and threads that
-    wait on its lock sleep in long steps; one writer with batches keeps latency flat under load."""
-
-    MAX_BATCH = 512
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="catsack-db")
-        self.queue: asyncio.Queue[tuple[Append, asyncio.Future[None]]] = asyncio.Queue()
-        self.task: asyncio.Task[None] | None = None
-        self.batches = 0
-        self.appends = 0
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self.executor, functools.partial(fn, *args))
-
-    async def append(self, item: Append) -> None:
-        if self.task is None or self.task.done():
-            self.task = asyncio.create_task(self._loop())
-        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.queue.put_nowait((item, fut))
-        await fut
-
-    async def _loop(self) -> None:
-        while True:
-            batch = [await self.queue.get()]
-            while not self.queue.empty() and len(batch) < self.MAX_BATCH:
-                batch.append(self.queue.get_nowait())
-            try:
-                results = await self.run(self.store.append_batch, [it for it, _ in batch])
-            except Exception as exc:  # the database is down: every waiting move fails, none is applied
-                for _, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(exc)
-                continue
-            self.batches += 1
-            self.appends += len(batch)
-            for (_, fut), err in zip(batch, results, strict=True):
-                if fut.done():
-                    continue
-                if err is None:
-                    fut.set_result(None)
-                else:
-                    fut.set_exception(err)
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
-        self.executor.shutdown(wait=True)
-
-
-class TableError(Exception):
-    """A refused request, with the HTTP status or protocol error code to answer with."""
-
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.status = status
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
-
-
-def iso_time(epoch: float | None) -> str | None:
-    """An epoch time as ISO 8601 UTC (``2026-11-21T10:00:00Z``), ``None`` stays ``None``."""
-    if epoch is None:
-        return None
-    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, Card):
-        return value.token
-    if isinstance(value, tuple | list):
-        return [_jsonable(v) for v in value]
-    return value
-
-
-def seat_names(players: Sequence[Player | SeatRow]) -> list[str]:
-    """One distinct name per seat for event texts, records and lists: people by their name, bots by
-    level and seat number ("heuristic 3"), a repeated name with its seat number added."""
-    base = [
-        p.name if p.kind == "human" and p.name else (f"{p.bot} {i + 1}" if p.kind == "bot" else f"Seat {i + 1}")
-        for i, p in enumerate(players)
-    ]
-    return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
-
-
-def event_dict(ev: Event, version: int, names: list[str]) -> dict[str, Any]:
-    """A public event as JSON: its kind, the move (version) that caused it, a sentence, its fields."""
-    out: dict[str, Any] = {"version": version, "kind": type(ev).__name__, "text": describe_event(ev, names)}
-    for f in dataclasses.fields(ev):
-        out[f.name] = _jsonable(getattr(ev, f.name))
-    return out
-
-
-def setup_to_json(setup: Setup) -> dict[str, Any]:
-    return {
-        "start": setup.start,
-        "removed": [c.token for c in setup.removed],
-        "dummy": [c.token for c in setup.dummy],
-    }
-
-
-def setup_from_json(seats: int, obj: dict[str, Any]) -> Setup:
-    return Setup(
-        seats,
-        int(obj["start"]),
-        tuple(Card.parse(t) for t in obj["removed"]),
-        tuple(Card.parse(t) for t in obj["dummy"]),
-    )
-
-
-@dataclass
-class Player:
-    """A seat as the server tracks it."""
-
-    kind: str  # open | human | bot
-    name: str | None = None
-    bot: str | None = None
-    token_hash: str | None = None
-    replaced: bool = False
-    away_since: float | None = None  # monotonic time the last connection of a human left
-
-
-class Conn:
-    """One WebSocket connection: a seat (or ``None`` for a spectator) and its outbound frames.
-
-    Frames go out in order through a short-lived sender task that runs only while
-    frames are pending, so a slow client never holds a table's lock, and an idle
-    connection keeps no waiting task (thousands of them would make every garbage
-    collection slower). A ``state`` entry is built when it is sent, from the table
-    as it is then, so bursts of moves coalesce.
-    """
-
-    STATE = object()  # a state frame if the table moved on since the last one sent
-    FULL = object()  # a state frame in any case (hello, resync, seats changed)
-    MAX_PENDING = 256
-
-    def __init__(
-        self, send: Callable[[str], Awaitable[None]], seat: int | None, since: int | None, *, record: bool = False
-    ) -> None:
-        self.send = send
-        self.seat = seat
-        self.since = since  # last version this connection was shown
-        self.pending: collections.deque[object] = collections.deque()
-        self.task: asyncio.Task[None] | None = None
-        self.table: LiveTable | None = None
-        self.closed = False
-        self.record = record
-        self.sent: list[str] = []  # kept only when the hub records frames (leak tests)
-        self.busy_hint = False
-
-    def push(self, item: object) -> None:
-        if self.closed:
-            return
-        if len(self.pending) >= self.MAX_PENDING:  # a client that does not read: stop; it resyncs on reconnect
-            self.close()
-            return
-        self.pending.append(item)
-        if self.task is None or self.task.done():
-            self.task = asyncio.get_running_loop().create_task(self._drain())
-
-    def close(self) -> None:
-        self.closed = True
-        self.pending.clear()
-
-    async def flush(self, timeout: float) -> None:
-        """Let frames already pending go out (up to ``timeout`` seconds), then stop."""
-        task = self.task
-        if task is not None and not task.done():
-            with contextlib.suppress(asyncio.TimeoutError, Exception):
-                await asyncio.wait_for(asyncio.shield(task), timeout)
-        self.close()
-        if task is not None and not task.done():
-            task.cancel()
-
-    def _render(self, item: object) -> str | None:
-        if item is not Conn.STATE and item is not Conn.FULL:
-            return _dumps(item)
-        table = self.table
-        if table is None or (item is Conn.STATE and self.since == table.version):
-            return None
-        try:
-            text = table.state_text(self.seat, self.since)
-        except Exception:  # never leave a connection silent: log it and tell the client
-            log.exception("state frame failed", extra={"fields": {"table": table.id, "seat": self.seat}})
-            return _dumps({"type": "error", "code": "unavailable", "message": "state not available"})
-        self.since = table.version
-        return text
-
-    async def _drain(self) -> None:
-        while self.pending and not self.closed:
-            text = self._render(self.pending.popleft())
-            if text is None:
-                continue
-            if self.record:
-                self.sent.append(text)
-            try:
-                await self.send(text)
-            except Exception:  # the socket is gone; the reader side cleans up
-                self.close()
-
-
-@dataclass
-class LiveTable:
-    """A table in memory: its game (rebuilt from the action log), players and connections."""
-
-    hub: Hub
-    row: TableRow
-    players: list[Player]
-    game: Game
-    results: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, action id) -> version after
-    conns: set[Conn] = field(default_factory=set)
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    task: asyncio.Task[None] | None = None
-    bots: dict[int, Bot] = field(default_factory=dict)
-    touched: float = field(default_factory=time.monotonic)
-    #: This process holds the table's lease: it runs the bots and timers; otherwise it only relays.
-    driver: bool = False
-    _frames: dict[tuple[str, int | None], str] = field(default_factory=dict)
-    _frames_version: int = -1
-
-    # ------------------------------------------------------------------ public facts
-
-    @property
-    def id(self) -> str:
-        return self.row.id
-
-    @property
-    def version(self) -> int:
-        return len(self.game.moves)
-
-    @property
-    def status(self) -> str:
-        if self.game.is_over:
-            return "over"
-        return "open" if any(p.kind == "open" for p in self.players) else "playing"
-
-    @property
-    def options(self) -> dict[str, Any]:
-        return self.row.options
-
-    def names(self) -> list[str]:
-        return seat_names(self.players)
-
-    def seat_status(self, seat: int) -> str:
-        p = self.players[seat]
-        if p.kind == "human":
-            return "connected" if any(c.seat == seat for c in self.conns) else "away"
-        return p.kind  # open | bot
-
-    def players_public(self) -> list[dict[str, Any]]:
-        names = self.names()
-        return [
-            {
-                "seat": i,
-                "name": names[i] if p.kind != "open" else None,
-                "kind": p.kind,
-                "status": self.seat_status(i),
-                "replaced": p.replaced,
-            }
-            for i, p in enumerate(self.players)
-        ]
-
-    def public(self) -> dict[str, Any]:
-        """The table as the HTTP API shows it: public information only."""
-        return {
-            "table": self.id,
-            "name": self.row.name,
-            "seats": self.row.seats,
-            "status": self.status,
-            "version": self.version,
-            "money_visible": bool(self.options.get("money_visible")),
-            "turn_seconds": self.options.get("turn_seconds"),
-            "hints": bool(self.options.get("hints")),
-            "rated": bool(self.options.get("rated")),
-            "private": bool(self.options.get("private")),
-            "host_seat": self.options.get("host_seat"),
-            "created": iso_time(self.row.created),
-            "finished": iso_time(self.row.finished),
-            "players": self.players_public(),
-        }
-
-    # ------------------------------------------------------------------ frames
-
-    def state_text(self, seat: int | None, since: int | None) -> str:
-        """The encoded ``state`` frame for ``seat``: the same content as :func:`state_frame`, put
-        together from parts cached per version (each seat's view, the events after each ``since``,
-        the seat list), since every connection of a table needs one after every move."""
-        if self._frames_version != self.version:
-            self._frames.clear()
-            self._frames_version = self.version
-        cache = self._frames
-        view_key = ("view", seat)
-        view_json = cache.get(view_key)
-        if view_json is None:
-            view = self.game.view(seat, show_money=bool(self.options.get("money_visible")))
-            view_json = cache[view_key] = _dumps(view.to_dict())
-        events_key = ("events", since)
-        events_json = cache.get(events_key)
-        if events_json is None:
-            events_json = _dumps(events_since(self.game, since, self.names()))
-            if len(cache) < 64:
-                cache[events_key] = events_json
-        tail = cache.get(("tail", None))
-        if tail is None:
-            players = self.players_public()
-            deadline = self.row.deadline if self.status == "playing" else None
-            tail = cache[("tail", None)] = _dumps(
-                {"players": players, "table_status": _status(self.game, players), "deadline": iso_time(deadline)}
-            )[1:]
-        return f'{{"type":"state","version":{self.version},"view":{view_json},"events":{events_json},{tail}'
-
-    def broadcast_state(self, *, force: bool = False) -> None:
-        self._frames.clear()
-        item = Conn.FULL if force else Conn.STATE
-        for c in self.conns:
-            c.push(item)
-
-    def broadcast(self, frame: dict[str, Any]) -> None:
-        for c in self.conns:
-            c.push(frame)
-
-    def players_changed(self) -> None:
-        self._frames.clear()
-        self.broadcast({"type": "players", "players": self.players_public()})
-
-    # ------------------------------------------------------------------ records
-
-    def record(self, seat: int | None = None) -> Record:
-        extra = {"table": self.id, "event": self.row.name, "date": iso_time(self.row.created)}
-        names = self.names()
-        if seat is None:
-            return record_from_game(self.game, names, **extra)
-        return redact(self.game, seat, names, **extra)
-
-
-def state_frame(
-    game: Game,
-    seat: int | None,
-    since: int | None,
-    *,
-    names: list[str],
-    players: list[dict[str, Any]],
-    money_visible: bool,
-    deadline: float | None,
-) -> dict[str, Any]:
-    """The ``state`` frame for ``seat`` (``None``: a spectator): its view (R23), the public
-    events after version ``since``, the seats and the turn deadline. Nothing else."""
-    return {
-        "type": "state",
-        "version": len(game.moves),
-        "view": game.view(seat, show_money=money_visible).to_dict(),
-        "events": events_since(game, since, names),
-        "players": players,
-        "table_status": _status(game, players),
-        "deadline": iso_time(deadline),
-    }
-
-
-def events_since(game: Game, since: int | None, names: list[str]) -> list[dict[str, Any]]:
-    """The public events of the moves after version ``since`` (at most the last ``MAX_EVENTS`` moves)."""
-    version = len(game.moves)
-    start = version if since is None or since < 0 or since >= version else since
-    start = max(start, version - MAX_EVENTS)
-    events: list[dict[str, Any]] = []
-    for ply in range(start, version):
-        events.extend(event_dict(ev, ply + 1, names) for ev in game.events(ply))
-    return events
-
-
-def _dumps(obj: Any) -> str:
-    # orjson: the frames of every move go to every connection; the standard library is ~8x slower here.
-    return orjson.dumps(obj).decode()
+_THREAD_BOTS = ("ismcts", "expert")  # bots slow enough to think in a worker thread
 
 
 class Hub:
@@ -824,26 +455,26 @@ class Hub:
         assert table is not None
         seat = conn.seat
         if seat is None:
-            return _error("unauthorized", "spectators cannot move", action_id=action_id)
+            return error_frame("unauthorized", "spectators cannot move", action_id=action_id)
         async with table.lock:
             if conn.seat is None:  # replaced while waiting for the lock
-                return _error("replaced", "a bot plays this seat now", action_id=action_id)
+                return error_frame("replaced", "a bot plays this seat now", action_id=action_id)
             done = table.results.get((seat, action_id))
             if done is not None:
                 return {"type": "ack", "action_id": action_id, "version": done}
             if table.game.is_over:
-                return _error("game_over", "the game is over", action_id=action_id, version=table.version)
+                return error_frame("game_over", "the game is over", action_id=action_id, version=table.version)
             if version != table.version:
-                return _error(
+                return error_frame(
                     "stale",
                     f"that move was made against version {version}; the table is at version {table.version}",
                     action_id=action_id,
                     version=table.version,
                 )
             if table.status != "playing":
-                return _error("not_your_turn", "the game starts when every seat is taken", action_id=action_id)
+                return error_frame("not_your_turn", "the game starts when every seat is taken", action_id=action_id)
             if table.game.to_move != seat:
-                return _error(
+                return error_frame(
                     "not_your_turn",
                     f"it is seat {table.game.to_move}'s turn, not yours (seat {seat})",
                     action_id=action_id,
@@ -852,10 +483,10 @@ class Hub:
             try:
                 move = Move.parse(text)
             except CatsackError as exc:
-                return _error("illegal", str(exc), action_id=action_id, version=table.version)
+                return error_frame("illegal", str(exc), action_id=action_id, version=table.version)
             err = await self._commit(table, seat, move, action_id, "human")
             if err is not None:
-                return _error(err[0], err[1], action_id=action_id, version=table.version)
+                return error_frame(err[0], err[1], action_id=action_id, version=table.version)
             return {"type": "ack", "action_id": action_id, "version": table.version}
 
     async def _commit(
@@ -1136,13 +767,13 @@ class Hub:
         table = conn.table
         assert table is not None
         if not table.options.get("hints"):
-            return _error("hints_off", "this table does not allow hints")
+            return error_frame("hints_off", "this table does not allow hints")
         if conn.seat is None:
-            return _error("unauthorized", "spectators get no hints")
+            return error_frame("unauthorized", "spectators get no hints")
         if table.game.to_move != conn.seat:
-            return _error("not_your_turn", "hints are given when it is your turn")
+            return error_frame("not_your_turn", "hints are given when it is your turn")
         if conn.busy_hint:
-            return _error("rate_limited", "a hint is already being worked out")
+            return error_frame("rate_limited", "a hint is already being worked out")
         from catsack.bots.analysis import analyse_view
 
         view = table.game.view(conn.seat, show_money=bool(table.options.get("money_visible")))
@@ -1156,42 +787,3 @@ class Hub:
 
 
 _background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done
-
-
-@functools.cache
-def _libc() -> Any:
-    import ctypes
-    import ctypes.util
-
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        return libc if hasattr(libc, "malloc_trim") else None
-    except OSError:
-        return None
-
-
-def malloc_trim() -> bool:
-    """Ask glibc to hand free heap memory back to the system (``malloc_trim(0)``); ``False`` where the
-    C library has no such call. Evicted tables free their Python objects, but glibc keeps the freed
-    pages for reuse, so without this the resident size stays at its high-water mark (issue 16,
-    defect 8: that, not a leak, is most of what the create/abandon run showed)."""
-    libc = _libc()
-    if libc is None:
-        return False
-    libc.malloc_trim(0)
-    return True
-
-
-def _status(game: Game, players: list[dict[str, Any]]) -> str:
-    if game.is_over:
-        return "over"
-    return "open" if any(p["kind"] == "open" for p in players) else "playing"
-
-
-def _error(code: str, message: str, *, action_id: str | None = None, version: int | None = None) -> dict[str, Any]:
-    frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
-    if action_id is not None:
-        frame["action_id"] = action_id
-    if version is not None:
-        frame["version"] = version
-    return frame

@@ -216,10 +216,15 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit) -> Conn | None:
                 continue
         conn = Conn(ws.send_text, seat, since, record=hub.record_frames)
         name = None if seat is None else table.names()[seat]
-        await _send_direct(ws, {"type": "welcome", "protocol": PROTOCOL, "table": table.id, "seat": seat, "name": name})
-        hub.attach(table, conn)
+        history: dict[str, Any] | None = None
         with contextlib.suppress(Exception):  # chat is a nicety: a failed read never blocks the game
-            conn.push(await chat_history(hub, table))
+            history = await chat_history(hub, table)
+        await _send_direct(ws, {"type": "welcome", "protocol": PROTOCOL, "table": table.id, "seat": seat, "name": name})
+        # Nothing awaits between attaching and returning: an attached connection is always detached
+        # by serve_socket, even when the client leaves at this very moment.
+        hub.attach(table, conn)
+        if history is not None:
+            conn.push(history)
         return conn
 
 

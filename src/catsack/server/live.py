@@ -1,0 +1,403 @@
+"""Tables in memory: a table's game, players and connections, and the frames built for them.
+
+What leaves the server for a receiver is built by :func:`state_frame` (or its cached form,
+:meth:`LiveTable.state_text`) from that receiver's view (R23) and public events only.
+Identifiers never follow a card (there are none: cards travel as tokens once face up).
+:class:`~catsack.server.hub.Hub` holds the live tables of a process and changes them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import dataclasses
+import hashlib
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from catsack.bots.base import Bot
+from catsack.cards import Card
+from catsack.events import Event
+from catsack.game import Game
+from catsack.narrative import describe_event
+from catsack.record import Record, record_from_game, redact
+from catsack.server.store import SeatRow, TableRow
+from catsack.setup import Setup
+
+if TYPE_CHECKING:
+    from catsack.server.hub import Hub
+
+__all__ = [
+    "MAX_EVENTS",
+    "PROTOCOL",
+    "Conn",
+    "LiveTable",
+    "Player",
+    "TableError",
+    "error_frame",
+    "event_dict",
+    "events_since",
+    "hash_token",
+    "iso_time",
+    "seat_names",
+    "setup_from_json",
+    "setup_to_json",
+    "state_frame",
+    "table_status",
+]
+
+log = logging.getLogger("catsack.server")
+
+PROTOCOL = "catsack-ws/1"
+#: Most events sent in one state frame; the view is always complete anyway.
+MAX_EVENTS = 200
+
+
+class TableError(Exception):
+    """A refused request, with the HTTP status or protocol error code to answer with."""
+
+    def __init__(self, code: str, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def iso_time(epoch: float | None) -> str | None:
+    """An epoch time as ISO 8601 UTC (``2026-11-21T10:00:00Z``), ``None`` stays ``None``."""
+    if epoch is None:
+        return None
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.token
+    if isinstance(value, tuple | list):
+        return [_jsonable(v) for v in value]
+    return value
+
+
+def seat_names(players: Sequence[Player | SeatRow]) -> list[str]:
+    """One distinct name per seat for event texts, records and lists: people by their name, bots by
+    level and seat number ("heuristic 3"), a repeated name with its seat number added."""
+    base = [
+        p.name if p.kind == "human" and p.name else (f"{p.bot} {i + 1}" if p.kind == "bot" else f"Seat {i + 1}")
+        for i, p in enumerate(players)
+    ]
+    return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
+
+
+def event_dict(ev: Event, version: int, names: list[str]) -> dict[str, Any]:
+    """A public event as JSON: its kind, the move (version) that caused it, a sentence, its fields."""
+    out: dict[str, Any] = {"version": version, "kind": type(ev).__name__, "text": describe_event(ev, names)}
+    for f in dataclasses.fields(ev):
+        out[f.name] = _jsonable(getattr(ev, f.name))
+    return out
+
+
+def setup_to_json(setup: Setup) -> dict[str, Any]:
+    return {
+        "start": setup.start,
+        "removed": [c.token for c in setup.removed],
+        "dummy": [c.token for c in setup.dummy],
+    }
+
+
+def setup_from_json(seats: int, obj: dict[str, Any]) -> Setup:
+    return Setup(
+        seats,
+        int(obj["start"]),
+        tuple(Card.parse(t) for t in obj["removed"]),
+        tuple(Card.parse(t) for t in obj["dummy"]),
+    )
+
+
+@dataclass
+class Player:
+    """A seat as the server tracks it."""
+
+    kind: str  # open | human | bot
+    name: str | None = None
+    bot: str | None = None
+    token_hash: str | None = None
+    replaced: bool = False
+    away_since: float | None = None  # monotonic time the last connection of a human left
+
+
+class Conn:
+    """One WebSocket connection: a seat (or ``None`` for a spectator) and its outbound frames.
+
+    Frames go out in order through a short-lived sender task that runs only while
+    frames are pending, so a slow client never holds a table's lock, and an idle
+    connection keeps no waiting task (thousands of them would make every garbage
+    collection slower). A ``state`` entry is built when it is sent, from the table
+    as it is then, so bursts of moves coalesce.
+    """
+
+    STATE = object()  # a state frame if the table moved on since the last one sent
+    FULL = object()  # a state frame in any case (hello, resync, seats changed)
+    MAX_PENDING = 256
+
+    def __init__(
+        self, send: Callable[[str], Awaitable[None]], seat: int | None, since: int | None, *, record: bool = False
+    ) -> None:
+        self.send = send
+        self.seat = seat
+        self.since = since  # last version this connection was shown
+        self.pending: collections.deque[object] = collections.deque()
+        self.task: asyncio.Task[None] | None = None
+        self.table: LiveTable | None = None
+        self.closed = False
+        self.record = record
+        self.sent: list[str] = []  # kept only when the hub records frames (leak tests)
+        self.busy_hint = False
+
+    def push(self, item: object) -> None:
+        if self.closed:
+            return
+        if len(self.pending) >= self.MAX_PENDING:  # a client that does not read: stop; it resyncs on reconnect
+            self.close()
+            return
+        self.pending.append(item)
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._drain())
+
+    def close(self) -> None:
+        self.closed = True
+        self.pending.clear()
+
+    async def flush(self, timeout: float) -> None:
+        """Let frames already pending go out (up to ``timeout`` seconds), then stop."""
+        task = self.task
+        if task is not None and not task.done():
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(asyncio.shield(task), timeout)
+        self.close()
+        if task is not None and not task.done():
+            task.cancel()
+
+    def _render(self, item: object) -> str | None:
+        if item is not Conn.STATE and item is not Conn.FULL:
+            return _dumps(item)
+        table = self.table
+        if table is None or (item is Conn.STATE and self.since == table.version):
+            return None
+        try:
+            text = table.state_text(self.seat, self.since)
+        except Exception:  # never leave a connection silent: log it and tell the client
+            log.exception("state frame failed", extra={"fields": {"table": table.id, "seat": self.seat}})
+            return _dumps({"type": "error", "code": "unavailable", "message": "state not available"})
+        self.since = table.version
+        return text
+
+    async def _drain(self) -> None:
+        while self.pending and not self.closed:
+            text = self._render(self.pending.popleft())
+            if text is None:
+                continue
+            if self.record:
+                self.sent.append(text)
+            try:
+                await self.send(text)
+            except Exception:  # the socket is gone; the reader side cleans up
+                self.close()
+
+
+@dataclass
+class LiveTable:
+    """A table in memory: its game (rebuilt from the action log), players and connections."""
+
+    hub: Hub
+    row: TableRow
+    players: list[Player]
+    game: Game
+    results: dict[tuple[int, str], int] = field(default_factory=dict)  # (seat, action id) -> version after
+    conns: set[Conn] = field(default_factory=set)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    task: asyncio.Task[None] | None = None
+    bots: dict[int, Bot] = field(default_factory=dict)
+    touched: float = field(default_factory=time.monotonic)
+    #: This process holds the table's lease: it runs the bots and timers; otherwise it only relays.
+    driver: bool = False
+    _frames: dict[tuple[str, int | None], str] = field(default_factory=dict)
+    _frames_version: int = -1
+
+    # ------------------------------------------------------------------ public facts
+
+    @property
+    def id(self) -> str:
+        return self.row.id
+
+    @property
+    def version(self) -> int:
+        return len(self.game.moves)
+
+    @property
+    def status(self) -> str:
+        if self.game.is_over:
+            return "over"
+        return "open" if any(p.kind == "open" for p in self.players) else "playing"
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return self.row.options
+
+    def names(self) -> list[str]:
+        return seat_names(self.players)
+
+    def seat_status(self, seat: int) -> str:
+        p = self.players[seat]
+        if p.kind == "human":
+            return "connected" if any(c.seat == seat for c in self.conns) else "away"
+        return p.kind  # open | bot
+
+    def players_public(self) -> list[dict[str, Any]]:
+        names = self.names()
+        return [
+            {
+                "seat": i,
+                "name": names[i] if p.kind != "open" else None,
+                "kind": p.kind,
+                "status": self.seat_status(i),
+                "replaced": p.replaced,
+            }
+            for i, p in enumerate(self.players)
+        ]
+
+    def public(self) -> dict[str, Any]:
+        """The table as the HTTP API shows it: public information only."""
+        return {
+            "table": self.id,
+            "name": self.row.name,
+            "seats": self.row.seats,
+            "status": self.status,
+            "version": self.version,
+            "money_visible": bool(self.options.get("money_visible")),
+            "turn_seconds": self.options.get("turn_seconds"),
+            "hints": bool(self.options.get("hints")),
+            "rated": bool(self.options.get("rated")),
+            "private": bool(self.options.get("private")),
+            "host_seat": self.options.get("host_seat"),
+            "created": iso_time(self.row.created),
+            "finished": iso_time(self.row.finished),
+            "players": self.players_public(),
+        }
+
+    # ------------------------------------------------------------------ frames
+
+    def state_text(self, seat: int | None, since: int | None) -> str:
+        """The encoded ``state`` frame for ``seat``: the same content as :func:`state_frame`, put
+        together from parts cached per version (each seat's view, the events after each ``since``,
+        the seat list), since every connection of a table needs one after every move."""
+        if self._frames_version != self.version:
+            self._frames.clear()
+            self._frames_version = self.version
+        cache = self._frames
+        view_key = ("view", seat)
+        view_json = cache.get(view_key)
+        if view_json is None:
+            view = self.game.view(seat, show_money=bool(self.options.get("money_visible")))
+            view_json = cache[view_key] = _dumps(view.to_dict())
+        events_key = ("events", since)
+        events_json = cache.get(events_key)
+        if events_json is None:
+            events_json = _dumps(events_since(self.game, since, self.names()))
+            if len(cache) < 64:
+                cache[events_key] = events_json
+        tail = cache.get(("tail", None))
+        if tail is None:
+            players = self.players_public()
+            deadline = self.row.deadline if self.status == "playing" else None
+            tail = cache[("tail", None)] = _dumps(
+                {"players": players, "table_status": table_status(self.game, players), "deadline": iso_time(deadline)}
+            )[1:]
+        return f'{{"type":"state","version":{self.version},"view":{view_json},"events":{events_json},{tail}'
+
+    def broadcast_state(self, *, force: bool = False) -> None:
+        self._frames.clear()
+        item = Conn.FULL if force else Conn.STATE
+        for c in self.conns:
+            c.push(item)
+
+    def broadcast(self, frame: dict[str, Any]) -> None:
+        for c in self.conns:
+            c.push(frame)
+
+    def players_changed(self) -> None:
+        self._frames.clear()
+        self.broadcast({"type": "players", "players": self.players_public()})
+
+    # ------------------------------------------------------------------ records
+
+    def record(self, seat: int | None = None) -> Record:
+        extra = {"table": self.id, "event": self.row.name, "date": iso_time(self.row.created)}
+        names = self.names()
+        if seat is None:
+            return record_from_game(self.game, names, **extra)
+        return redact(self.game, seat, names, **extra)
+
+
+def state_frame(
+    game: Game,
+    seat: int | None,
+    since: int | None,
+    *,
+    names: list[str],
+    players: list[dict[str, Any]],
+    money_visible: bool,
+    deadline: float | None,
+) -> dict[str, Any]:
+    """The ``state`` frame for ``seat`` (``None``: a spectator): its view (R23), the public
+    events after version ``since``, the seats and the turn deadline. Nothing else."""
+    return {
+        "type": "state",
+        "version": len(game.moves),
+        "view": game.view(seat, show_money=money_visible).to_dict(),
+        "events": events_since(game, since, names),
+        "players": players,
+        "table_status": table_status(game, players),
+        "deadline": iso_time(deadline),
+    }
+
+
+def events_since(game: Game, since: int | None, names: list[str]) -> list[dict[str, Any]]:
+    """The public events of the moves after version ``since`` (at most the last ``MAX_EVENTS`` moves)."""
+    version = len(game.moves)
+    start = version if since is None or since < 0 or since >= version else since
+    start = max(start, version - MAX_EVENTS)
+    events: list[dict[str, Any]] = []
+    for ply in range(start, version):
+        events.extend(event_dict(ev, ply + 1, names) for ev in game.events(ply))
+    return events
+
+
+def _dumps(obj: Any) -> str:
+    # orjson: the frames of every move go to every connection; the standard library is ~8x slower here.
+    return orjson.dumps(obj).decode()
+
+
+def table_status(game: Game, players: list[dict[str, Any]]) -> str:
+    if game.is_over:
+        return "over"
+    return "open" if any(p["kind"] == "open" for p in players) else "playing"
+
+
+def error_frame(code: str, message: str, *, action_id: str | None = None, version: int | None = None) -> dict[str, Any]:
+    frame: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if action_id is not None:
+        frame["action_id"] = action_id
+    if version is not None:
+        frame["version"] = version
+    return frame

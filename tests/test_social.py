@@ -233,3 +233,19 @@ def test_retention_deletes_a_game_with_its_chat_and_account_seats(server: Callab
     assert prune(store, 1.0, now=time.time() + 3 * 86400) == 1
     assert store.load(t["table"]) is None
     assert ann.get("/api/users/Ann").json()["games"] == 0
+
+
+def test_chat_is_shown_in_the_replay_at_its_moment(server: Callable[..., TestClient]) -> None:
+    c = server()
+    ann = account(c, "Ann")
+    t = ann.post(
+        "/api/tables", json={"seats": 3, "player": "x", "bots": {"1": "random", "2": "random"}}, headers=ORIGIN
+    ).json()
+    with c.websocket_connect("/ws") as ws:
+        hello(ws, t["table"], t["token"])
+        ws.send_json({"type": "chat", "text": "<b>good luck</b>"})
+        until(ws, lambda f: f["type"] == "chat" and not f.get("history"))
+    play_out(ann, t["table"], t["seat"], t["token"])
+    replay = c.get(f"/api/tables/{t['table']}/replay").json()
+    assert [(m["name"], m["text"]) for m in replay["chat"]] == [("Ann", "<b>good luck</b>")]
+    assert 0 <= replay["chat"][0]["ply"] <= replay["plies"] and "created" not in replay["chat"][0]

@@ -95,3 +95,11 @@ class ChatLog:
                 select(chat_t).where(chat_t.c.table_id == table_id).order_by(chat_t.c.n.desc()).limit(limit)
             ).all()
         return [message_dict(r.seat, r.name, r.text, r.created, r.n) for r in reversed(rows)]
+
+    def messages_with_times(self, table_id: str, limit: int = HISTORY) -> list[dict[str, Any]]:
+        """As :meth:`messages`, each with ``created`` (epoch seconds) too."""
+        with self.engine.connect() as conn:
+            rows = conn.execute(
+                select(chat_t).where(chat_t.c.table_id == table_id).order_by(chat_t.c.n.desc()).limit(limit)
+            ).all()
+        return [{**message_dict(r.seat, r.name, r.text, r.created, r.n), "created": r.created} for r in reversed(rows)]

@@ -10,6 +10,7 @@ it all anyway); a redacted one only its seat's views.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import collections
 import secrets
 from collections.abc import AsyncIterator
@@ -120,6 +121,27 @@ async def _table_game(request: Request, table_id: str) -> tuple[TableRow, list[S
     return found
 
 
+def table_chat(store: Store, table_id: str) -> list[dict[str, Any]]:
+    """The table's chat (public, issue 15), each message with ``ply``: the number of moves made when
+    it was sent, so the replay shows it at the right moment."""
+    from sqlalchemy import select
+
+    from catsack.server.chat import ChatLog
+    from catsack.server.store import actions_t
+
+    messages = ChatLog(store.engine).messages_with_times(table_id, limit=1000)
+    with store.engine.connect() as conn:
+        times = list(
+            conn.execute(
+                select(actions_t.c.created).where(actions_t.c.table_id == table_id).order_by(actions_t.c.version)
+            ).scalars()
+        )
+    for m in messages:
+        sent = m.pop("created")
+        m["ply"] = bisect.bisect_right(times, sent)
+    return messages
+
+
 def _token_seat(seats: list[SeatRow], authorization: str | None) -> int | None:
     """The seat the bearer token holds; ``None`` without a token; 403 for a token that holds none."""
     token = (authorization or "").removeprefix("Bearer ").strip()
@@ -183,6 +205,7 @@ async def table_replay(
             table=row.id,
             title=row.name,
         )
+        payload["chat"] = table_chat(hub_of(request).store, row.id)
         return orjson.dumps(payload)
 
     async with request.app.state.replay_builds:

@@ -118,7 +118,27 @@ function goto(ply) {
   if (!data) return;
   state.ply = Math.max(0, Math.min(data.plies, Number(ply) || 0));
   drawFrame();
+  drawChat();
   writeHash();
+}
+
+/** The table's chat as it stood at this move (issue 15): always as text, never as markup. */
+function drawChat() {
+  const messages = (state.data?.chat ?? []).filter((m) => m.ply <= state.ply);
+  $("chat-panel").hidden = !(state.data?.chat ?? []).length;
+  $("replay-chat").replaceChildren(
+    ...messages.map((m) => {
+      const item = document.createElement("li");
+      const who = document.createElement("strong");
+      who.className = "chat-name";
+      who.textContent = m.name;
+      const text = document.createElement("span");
+      text.className = "chat-text";
+      text.textContent = ` ${m.text}`;
+      item.append(who, text);
+      return item;
+    }),
+  );
 }
 
 function roundStep(direction) {

@@ -31,7 +31,7 @@ Progress = Callable[[int], None]
 # nothing else (base.forced_move: no random draw, no state kept), so the runner plays it
 # without building a view: the games are exactly the same. Not the random bot (it draws
 # for a single placement), nor external programs (their protocol sees every decision).
-_ANSWERS_FORCED = frozenset({"heuristic", "ismcts", "openspiel-ismcts"})
+_ANSWERS_FORCED = frozenset({"heuristic", "ismcts", "expert", "openspiel-ismcts"})
 
 
 @dataclass(frozen=True, slots=True)

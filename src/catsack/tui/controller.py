@@ -413,7 +413,7 @@ class PlayController:
         if view.to_move != self.human:
             return Hint(None, {}, card_beliefs(view), "Suggestions are given on your turn; beliefs only.")
         try:
-            result = analysis.analyse_view(view, level="strong", seed=self.seed)
+            result = analysis.analyse_view(view, seed=self.seed)  # the default (top) level, as the server's hints
         except Exception as exc:  # the analysis is optional help: never let it end the game
             return Hint(None, {}, card_beliefs(view), f"No suggestion available: the analysis failed ({exc}).")
         return Hint(str(result.best), dict(result.values), list(result.beliefs))

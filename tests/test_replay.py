@@ -249,6 +249,7 @@ def test_secrecy_during_the_game_replay_and_analysis(server: Callable[..., TestC
                         table=table,
                         title=got["title"],
                     )
+                    assert isinstance(got.pop("chat"), list)  # the table's chat: public, not from the game
                     assert json.loads(json.dumps(again)) == got, (seats, seat, v)
                     checked += 1
             if not step(c, table, socks, rng):

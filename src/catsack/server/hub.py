@@ -113,6 +113,11 @@ class Hub:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
+        if not self.settings.redis_url:
+            # A lone process (several need CATSACK_REDIS_URL, docs/deploy.md): any lease in the
+            # database is a dead predecessor's (a crash, kill -9). Take the tables over now instead of
+            # leaving bots and turn timers idle until those leases run out (checklist 17, 18).
+            await asyncio.to_thread(self.store.release_leases_of_others, self.process_id)
         ids = await asyncio.to_thread(self.store.unfinished_ids)
         for table_id in ids:
             await self.get(table_id)

@@ -412,6 +412,11 @@ class Store:
                 mine |= self._take_leases(conn, holder, free, now, until)
             return mine
 
+    def release_leases_of_others(self, holder: str) -> int:
+        """Delete every lease not held by ``holder`` (a lone process starting after a crash); how many."""
+        with self.engine.begin() as conn:
+            return int(conn.execute(delete(leases_t).where(leases_t.c.holder != holder)).rowcount)
+
     def take_leases(self, holder: str, table_ids: Sequence[str], seconds: float, now: float | None = None) -> set[str]:
         """Take the leases of ``table_ids`` that are free, expired or ours already; the ones held."""
         now = time.time() if now is None else now

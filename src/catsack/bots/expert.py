@@ -70,7 +70,7 @@ from dataclasses import dataclass, replace
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, bid_limit, mask_row_value, row_worth, seat_money
-from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for
+from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for, ucb_pick
 from catsack.game import _UP_AFTER_PASSES, Game
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.view import View
@@ -364,7 +364,6 @@ def search(
     rand = rng.random
     gauss = rng.gauss
     log = math.log
-    sqrt = math.sqrt
     c = EXPLORATION
     done = 0
     deadline = None if seconds is None else t0 + seconds
@@ -425,14 +424,7 @@ def search(
                 expanded = True
                 continue
             logn = log(node.n) if node.n > 0 else 0.0
-            best = 0
-            best_score = -1e18
-            for i, ch in enumerate(kids):
-                assert ch is not None
-                score = ch.reward / ch.n + c * sqrt(logn / ch.n)
-                if score > best_score:
-                    best_score = score
-                    best = i
+            best = ucb_pick(kids, logn, c)
             g.play(acts[best])
             node = kids[best]  # type: ignore[assignment]
             path.append(node)

@@ -61,6 +61,7 @@ import random
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError, forced_move
@@ -213,6 +214,20 @@ def _rewards(g: Game, to_the_end: bool) -> tuple[list[float], list[float]]:
     return rewards, margins
 
 
+def ucb_pick(kids: list[Any], logn: float, c: float) -> int:
+    """The index of the child with the highest UCB1 score (mean reward + ``c``·sqrt(ln N / n)); every
+    child has been tried. Shared by this search and :mod:`catsack.bots.expert`."""
+    best = 0
+    best_score = -1e18
+    for i, ch in enumerate(kids):
+        assert ch is not None
+        score = ch.reward / ch.n + c * math.sqrt(logn / ch.n)
+        if score > best_score:
+            best_score = score
+            best = i
+    return best
+
+
 def search(
     view: View,
     rng: random.Random,
@@ -248,7 +263,6 @@ def search(
     # Analysis: the moves asked about are expanded first, so even a tiny budget values them.
     first = sorted({root_moves.index(m) for m in asked if m in root_moves}, reverse=True)
     log = math.log
-    sqrt = math.sqrt
     c = EXPLORATION
     done = 0
     deadline = None if seconds is None else t0 + seconds
@@ -317,14 +331,7 @@ def search(
                 path.append(child)
                 break
             logn = log(node.n)
-            best = 0
-            best_score = -1e18
-            for i, ch in enumerate(kids):
-                assert ch is not None
-                score = ch.reward / ch.n + c * sqrt(logn / ch.n)
-                if score > best_score:
-                    best_score = score
-                    best = i
+            best = ucb_pick(kids, logn, c)
             g.play(acts[best])
             node = kids[best]  # type: ignore[assignment]
             path.append(node)

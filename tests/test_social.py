@@ -66,6 +66,21 @@ def play_out(c: TestClient, table: str, seat: int, token: str) -> None:
     raise AssertionError("the game did not end")
 
 
+def finished_game_with_chat(c: TestClient, text: str) -> tuple[TestClient, dict[str, Any]]:
+    """Account Ann says ``text`` at a 3-seat table with two random bots and plays it to the end:
+    her browser and the table as created."""
+    ann = account(c, "Ann")
+    t = ann.post(
+        "/api/tables", json={"seats": 3, "player": "x", "bots": {"1": "random", "2": "random"}}, headers=ORIGIN
+    ).json()
+    with c.websocket_connect("/ws") as ws:
+        hello(ws, t["table"], t["token"])
+        ws.send_json({"type": "chat", "text": text})
+        until(ws, lambda f: f["type"] == "chat" and not f.get("history"))
+    play_out(ann, t["table"], t["seat"], t["token"])
+    return ann, t
+
+
 def test_rated_table_seats_accounts_only_and_rates_the_game(server: Callable[..., TestClient]) -> None:
     c = server()
     ann = account(c, "Ann")
@@ -220,15 +235,7 @@ def test_retention_deletes_a_game_with_its_chat_and_account_seats(server: Callab
     from catsack.server.retention import prune
 
     c = server()
-    ann = account(c, "Ann")
-    t = ann.post(
-        "/api/tables", json={"seats": 3, "player": "x", "bots": {"1": "random", "2": "random"}}, headers=ORIGIN
-    ).json()
-    with c.websocket_connect("/ws") as ws:
-        hello(ws, t["table"], t["token"])
-        ws.send_json({"type": "chat", "text": "good luck"})
-        until(ws, lambda f: f["type"] == "chat" and not f.get("history"))
-    play_out(ann, t["table"], t["seat"], t["token"])
+    ann, t = finished_game_with_chat(c, "good luck")
     store = c.app.state.hub.store  # type: ignore[attr-defined]
     assert prune(store, 1.0, now=time.time() + 3 * 86400) == 1
     assert store.load(t["table"]) is None
@@ -237,15 +244,7 @@ def test_retention_deletes_a_game_with_its_chat_and_account_seats(server: Callab
 
 def test_chat_is_shown_in_the_replay_at_its_moment(server: Callable[..., TestClient]) -> None:
     c = server()
-    ann = account(c, "Ann")
-    t = ann.post(
-        "/api/tables", json={"seats": 3, "player": "x", "bots": {"1": "random", "2": "random"}}, headers=ORIGIN
-    ).json()
-    with c.websocket_connect("/ws") as ws:
-        hello(ws, t["table"], t["token"])
-        ws.send_json({"type": "chat", "text": "<b>good luck</b>"})
-        until(ws, lambda f: f["type"] == "chat" and not f.get("history"))
-    play_out(ann, t["table"], t["seat"], t["token"])
+    _ann, t = finished_game_with_chat(c, "<b>good luck</b>")
     replay = c.get(f"/api/tables/{t['table']}/replay").json()
     assert [(m["name"], m["text"]) for m in replay["chat"]] == [("Ann", "<b>good luck</b>")]
     assert 0 <= replay["chat"][0]["ply"] <= replay["plies"] and "created" not in replay["chat"][0]

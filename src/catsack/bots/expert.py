@@ -70,7 +70,7 @@ from dataclasses import dataclass, replace
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, bid_limit, mask_row_value, row_worth, seat_money
-from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for, ucb_pick
+from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for, ucb_pick, untried_pick
 from catsack.game import _UP_AFTER_PASSES, Game
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.view import View
@@ -411,11 +411,7 @@ def search(
                 node.kids = [None] * len(acts)
             kids = node.kids
             if node.tried < len(acts):
-                if node is root and first:
-                    i = first.pop()
-                else:
-                    untried = [i for i, k in enumerate(kids) if k is None]
-                    i = untried[int(rand() * len(untried))]
+                i = first.pop() if node is root and first else untried_pick(kids, rand)
                 g.play(acts[i])
                 child = kids[i] = _Node()
                 node.tried += 1

@@ -214,6 +214,13 @@ def _rewards(g: Game, to_the_end: bool) -> tuple[list[float], list[float]]:
     return rewards, margins
 
 
+def untried_pick(kids: list[Any], rand: Callable[[], float]) -> int:
+    """The index of a child not tried yet, drawn uniformly with one call of ``rand``. Shared by this
+    search and :mod:`catsack.bots.expert`."""
+    untried = [i for i, k in enumerate(kids) if k is None]
+    return untried[int(rand() * len(untried))]
+
+
 def ucb_pick(kids: list[Any], logn: float, c: float) -> int:
     """The index of the child with the highest UCB1 score (mean reward + ``c``·sqrt(ln N / n)); every
     child has been tried. Shared by this search and :mod:`catsack.bots.expert`."""
@@ -320,11 +327,7 @@ def search(
                 node.kids = [None] * len(acts)
             kids = node.kids
             if node.tried < len(acts):
-                if node is root and first:
-                    i = first.pop()
-                else:
-                    untried = [i for i, k in enumerate(kids) if k is None]
-                    i = untried[int(rand() * len(untried))]
+                i = first.pop() if node is root and first else untried_pick(kids, rand)
                 g.play(acts[i])
                 child = kids[i] = _Node(p)
                 node.tried += 1

@@ -430,15 +430,7 @@ def search(
             nd.n += 1
             nd.reward += reward
             nd.margin += margin
-    tried = [(m, ch) for m, ch in zip(root_moves, root.kids, strict=True) if ch is not None]
-    return RootStats(
-        moves=tuple(m for m, _ in tried),
-        visits=tuple(ch.n for _, ch in tried),
-        rewards=tuple(ch.reward / ch.n for _, ch in tried),
-        margins=tuple(ch.margin / ch.n for _, ch in tried),
-        iterations=done,
-        seconds=time.perf_counter() - t0,
-    )
+    return RootStats.of(root_moves, root.kids, done, time.perf_counter() - t0)
 
 
 def _deal(

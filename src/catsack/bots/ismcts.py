@@ -126,6 +126,20 @@ class RootStats:
         i = max(range(len(self.moves)), key=lambda k: (self.visits[k], self.rewards[k]))
         return self.moves[i]
 
+    @classmethod
+    def of(cls, moves: Iterable[Move], kids: Iterable[Any], iterations: int, seconds: float) -> RootStats:
+        """The stats of a search tree's root: ``kids[i]`` is the node of ``moves[i]`` (``None`` if
+        never tried; such moves are left out). Shared with :mod:`catsack.bots.expert`."""
+        tried = [(m, ch) for m, ch in zip(moves, kids, strict=True) if ch is not None]
+        return cls(
+            moves=tuple(m for m, _ in tried),
+            visits=tuple(ch.n for _, ch in tried),
+            rewards=tuple(ch.reward / ch.n for _, ch in tried),
+            margins=tuple(ch.margin / ch.n for _, ch in tried),
+            iterations=iterations,
+            seconds=seconds,
+        )
+
 
 def _tree_bids(legal: tuple[Move, ...], high: int, extra: int | None) -> tuple[Move, ...]:
     """The bid abstraction: a few raises, all-in, optionally one extra total, then pass."""
@@ -345,15 +359,7 @@ def search(
             nd.n += 1
             nd.reward += rewards[nd.player]
             nd.margin += margins[nd.player]
-    tried = [(m, ch) for m, ch in zip(root_moves, root.kids, strict=True) if ch is not None]
-    return RootStats(
-        moves=tuple(m for m, _ in tried),
-        visits=tuple(ch.n for _, ch in tried),
-        rewards=tuple(ch.reward / ch.n for _, ch in tried),
-        margins=tuple(ch.margin / ch.n for _, ch in tried),
-        iterations=done,
-        seconds=time.perf_counter() - t0,
-    )
+    return RootStats.of(root_moves, root.kids, done, time.perf_counter() - t0)
 
 
 def parse_budget(arg: str | None) -> tuple[int | None, float | None]:

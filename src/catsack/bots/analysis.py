@@ -85,10 +85,10 @@ class Decision:
 DEFAULT_LEVEL = "expert"
 
 
-def _level_iterations(level: str) -> tuple[bool, int]:
-    """``level`` -> (whether it is the expert search, iterations)."""
+def _level_iterations(level: str) -> tuple[bool, int | None]:
+    """``level`` -> (whether it is the expert search, iterations; None: the expert's own per seat count)."""
     if level == "expert":
-        return True, expert.ITERATIONS
+        return True, None
     is_expert = level.startswith("expert:")
     text = level.removeprefix("expert:")
     if not is_expert and text in LEVELS:

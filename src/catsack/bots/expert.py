@@ -51,8 +51,9 @@ on the searcher's own view. In round 9 the leaf is the real end of the game.
 the table average divided by :data:`TIE_SCALE`, so margin only breaks
 near-ties between moves.
 
-*Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision (p95
-CPU time per decision within 0.5 s on one core, ``bench/expert.py``).
+*Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision: 10,000,
+9,000 and 6,500 with 3, 4 and 5 seats (p95 CPU time per decision about 0.4 s on
+one core, ``bench/expert.py``; the target is 0.5 s).
 Options, joined with ``+`` (tables separate specs with commas):
 ``expert:iters=N``, ``expert:time=S`` (seconds, not reproducible),
 ``leaf=hand|learned``, ``depth=D``, ``infer=0|1`` (weight worlds by bids). With a seed the bot and
@@ -68,16 +69,20 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from catsack.belief import sample_game
+from catsack.cards import POINTS
 from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, bid_limit, mask_row_value, row_worth, seat_money
 from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for, ucb_pick, untried_pick
-from catsack.game import _UP_AFTER_PASSES, Game
+from catsack.game import _UP_AFTER_PASSES, LAST_CHOICE, Game
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.view import View
 
 __all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
 
-ITERATIONS = 4000  # the ``expert`` level (p95 decision time within 0.5 s on one core, bench/expert.py)
+#: Iterations per decision of the ``expert`` level, per seat count: the most that keep the p95 CPU
+#: time of a decision near 0.4 s on one core of the project's machine (``bench/expert.py``; the
+#: target is 0.5 s), since the win share against ``ismcts:strong`` grows with them (docs/bots.md).
+ITERATIONS: dict[int, int] = {3: 10000, 4: 9000, 5: 6500}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
 OPPONENT_NOISE = 2.5  # std dev (points) of a modelled player's estimate about its honest value
@@ -118,13 +123,19 @@ class HandValue:
 
     def all_seats(self, g: Game) -> list[float]:
         """Every seat's win probability (they add up to 1)."""
-        n = g.seats
-        left = 0 if g.is_over else 10 - g.round  # called at a round's start: that round is still to play
-        scores = g.scores()
-        if left <= 0:
+        if g.is_over:
             winners = g.winners()
-            return [(1.0 / len(winners)) if s in winners else 0.0 for s in range(n)]
+            return [(1.0 / len(winners)) if s in winners else 0.0 for s in range(g.seats)]
+        return softmax_win(self.estimates(g, _scores(g)), TEMPERATURE[g.seats][min(10 - g.round, 9)])
+
+    def estimates(self, g: Game, scores: Sequence[int]) -> list[float]:
+        """Each seat's expected final score: its score now plus its hand's expected gain (called at a
+        round's start, so that round is still to play)."""
+        n = g.seats
         gain = HAND_GAIN[n]
+        if not any(gain):
+            return [float(x) for x in scores]
+        left = 10 - g.round
         est = []
         for s in range(n):
             hand = g._hands[s]
@@ -133,7 +144,20 @@ class HandValue:
                 if hand >> c & 1:
                     extra += gain[c]
             est.append(scores[s] + extra * left / 9.0)
-        return softmax_win(est, TEMPERATURE[n][min(left, 9)])
+        return est
+
+    def win_from(self, g: Game, scores: Sequence[int], seat: int) -> float:
+        """``seat``'s win probability at a round's start, given the seats' scores (the search's fast path)."""
+        est = self.estimates(g, scores)
+        temperature = TEMPERATURE[g.seats][min(10 - g.round, 9)]
+        mine = est[seat]
+        exp = math.exp
+        return 1.0 / sum(exp((e - mine) / temperature) for e in est)
+
+
+def _scores(g: Game) -> list[int]:
+    """Each seat's score (R21), as :meth:`Game.scores` computes it, without the intermediate tuples."""
+    return [sum([POINTS[c] for c in w]) + m for w, m in zip(g._won, g._money, strict=True)]
 
 
 def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
@@ -150,11 +174,12 @@ def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
 class _Table:
     """Public facts of the current round, fixed for one decision (the search stops at the round's end)."""
 
-    __slots__ = ("cache", "n", "owner", "unseen")
+    __slots__ = ("cache", "n", "owner", "unseen", "up_after")
 
     def __init__(self, view: View) -> None:
         n = view.seats
         self.n = n
+        self.up_after = _UP_AFTER_PASSES[n]  # cards face up after k passes (R11, R14)
         # Cards each owner (index n: the dummy) was seen placing in finished rounds: all were turned
         # up (R14). A face-down card of this round is uniform over its owner's other cards (R23).
         seen = [0] * (n + 1)
@@ -193,31 +218,30 @@ def _limit(est: float, payout: int, later: int, others_in: int) -> float:
     return limit
 
 
-def _auction_facts(g: Game) -> tuple[int, int, int]:
-    """(payout for passing now, payout one pass later, other players still in) for the seat to move."""
-    cards = g.mouse_cards
-    npass = g._passed.bit_count()
-    return g.next_payout, cards[min(npass + 1, len(cards) - 1)], g.seats - npass - 1
-
-
 def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], float]) -> Move:
-    """The honest move of the seat to move in ``g`` (see the module docstring)."""
-    legal = g.legal_moves()
+    """The honest move of the seat to move in ``g`` (see the module docstring).
+
+    Reads the engine's fields directly (this runs a few hundred thousand times a second); the
+    values are those of ``g.legal_moves()``, ``g.face_up``, ``g.next_payout`` and ``g.high_bid``.
+    """
+    legal = g._legal
     if len(legal) == 1:
         return legal[0]
     if legal[0].kind == PLACE:
         return _model_place(g, rand)
-    s = g.to_move
-    assert s is not None
+    s = g._to_move
     row = g._row
-    ph = g._phase
-    if ph == 2:  # R15: the whole row is face up
+    if g._phase == LAST_CHOICE:  # R15: the whole row is face up
         est = table.estimate(row, len(row), s) + noise[s]
         return legal[0] if est > 1 else PASS_MOVE
-    est = table.estimate(row, g.face_up, s) + noise[s]
-    payout, later, others = _auction_facts(g)
-    limit = _limit(est, payout, later, others)
-    high = g.high_bid
+    npass = g._passed.bit_count()
+    cards = g._cards
+    est = table.estimate(row, table.up_after[npass], s) + noise[s]
+    payout = cards[npass] if g._filled else 0  # R13, R18
+    limit = est - payout - MARGIN
+    if payout and g._n - npass - 1 >= 2:
+        limit += OUTLAST_SHARE * (cards[min(npass + 1, len(cards) - 1)] - payout)
+    high = g._high
     if legal[0].kind == BID and high + 1 <= limit:
         step = 1 if rand() < 0.75 else 2
         return BIDS[int(min(high + step, max(high + 1, min(limit, legal[-2].arg))))]
@@ -302,11 +326,13 @@ def _likelihood(obs: Sequence[_Observed], table: _Table, row: Sequence[int], sig
 
 def _outcome(g: Game, seat: int, leaf: LeafValue) -> tuple[float, float]:
     """(reward, margin in points) of ``seat`` at a round boundary or the end of the game."""
-    scores = g.scores()
+    scores = _scores(g)
     margin = scores[seat] - sum(scores) / len(scores)
     if g.is_over:
         winners = g.winners()
         win = 1.0 / len(winners) if seat in winners else 0.0
+    elif type(leaf) is HandValue:
+        win = leaf.win_from(g, scores, seat)
     else:
         win = leaf(g, seat)
     return win + margin / TIE_SCALE, margin
@@ -332,7 +358,7 @@ def search(
     if seat is None or view.to_move != seat or not view.legal:
         raise ValueError(f"search needs the view of the seat to move (seat {seat}, to move {view.to_move})")
     if iterations is None and seconds is None:
-        iterations = ITERATIONS
+        iterations = ITERATIONS[view.seats]
     value = leaf if leaf is not None else HandValue()
     t0 = time.perf_counter()
     base = sample_game(view, rng)
@@ -504,7 +530,7 @@ def _deal(
 class Options:
     """What an ``expert:...`` spec sets: the budget, the leaf value's name and the tree depth."""
 
-    iterations: int | None = ITERATIONS
+    iterations: int | None = None  # None (and no seconds): ITERATIONS for the table's seat count
     seconds: float | None = None
     leaf: str = DEFAULT_LEAF
     depth: int = TREE_DEPTH

@@ -19,12 +19,19 @@ Every deal is played once per rotation of the table through the seats (so ``--ga
 a multiple of the seats). Per spec it prints the win share (R22: ties split) with its bootstrap
 CI over deals, the mean margin, and the *junk buys*: purchases of a row whose kept cats (after
 R16's dogs) are worth <= -10 points, for <= 2 mice, per 100 seat-games of that spec; also the
-mean price paid and kept value per row bought.
+mean price paid and kept value per row bought. Then, head to head, the first spec's share of
+games in which it finished ahead of each other spec (R22's ranking, ties half), with a bootstrap CI
+over deals: issue 17's comparison with ``openspiel-ismcts`` seated 1 vs 1 beside two heuristic bots is
+
+    .venv/bin/python bench/expert_strength.py --bots expert,openspiel-ismcts:sims=280,heuristic,heuristic
+
+(``sims`` chosen so both bots spend the same CPU time per move: ``bench/bot_cpu.py``).
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from collections import defaultdict
@@ -32,6 +39,7 @@ from collections import defaultdict
 from catsack.cards import POINTS
 from catsack.game import Game
 from catsack.tournament import TournamentConfig, parse_bots, run_tournament
+from catsack.tournament.runner import GameResult
 
 PRESETS: dict[str, str] = {
     "strong": "expert,ismcts:strong,ismcts:strong,ismcts:strong",
@@ -96,6 +104,31 @@ def main() -> None:
             f"[{mlo:+.1f}, {mhi:+.1f}]  junk buys {100 * junk[st.bot] / st.games:.1f}/100 games "
             f"({junk[st.bot]})  rows {rows} ({per_row} per row)"
         )
+    head_to_head(result.games, bots)
+
+
+def head_to_head(games: list[GameResult], bots: list[str]) -> None:
+    """Print the first spec's share of games finishing ahead of each other spec (ties half)."""
+    first = bots[0]
+    others = sorted({b for b in bots if b != first}, key=bots.index)
+    for other in others:
+        by_deal: dict[int, list[float]] = defaultdict(list)
+        for res in games:
+            mine = [res.ranking[s] for s, e in enumerate(res.entries) if bots[e] == first]
+            theirs = [res.ranking[s] for s, e in enumerate(res.entries) if bots[e] == other]
+            for a in mine:
+                for b in theirs:
+                    by_deal[res.deal].append(1.0 if a < b else 0.5 if a == b else 0.0)
+        deals = list(by_deal.values())
+        share = sum(map(sum, deals)) / sum(map(len, deals))
+        rng = random.Random(0)
+        boot = []
+        for _ in range(2000):
+            pick = [deals[rng.randrange(len(deals))] for _ in deals]
+            boot.append(sum(map(sum, pick)) / sum(map(len, pick)))
+        boot.sort()
+        lo, hi = boot[int(0.025 * len(boot))], boot[int(0.975 * len(boot)) - 1]
+        print(f"  head to head: {first} ahead of {other} in {share:.3f} [{lo:.3f}, {hi:.3f}] of games (ties half)")
 
 
 if __name__ == "__main__":

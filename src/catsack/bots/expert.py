@@ -69,12 +69,13 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from catsack.belief import sample_game
-from catsack.cards import POINTS
 from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, bid_limit, mask_row_value, row_worth, seat_money
 from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for, ucb_pick, untried_pick
+from catsack.cards import POINTS
 from catsack.game import _UP_AFTER_PASSES, LAST_CHOICE, Game
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, PLACES, Move
+from catsack.setup import START_MONEY
 from catsack.view import View
 
 __all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
@@ -89,6 +90,7 @@ OPPONENT_NOISE = 2.5  # std dev (points) of a modelled player's estimate about i
 MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
 TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); later ones follow its policy
 DEFAULT_LEAF = "hand"  # the leaf value of plain ``expert`` (see LEAVES)
+INTENT_CLAMP = 6.0  # log-odds bound of a seat's placement-intent posterior (intent_trust)
 MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err; keeps every world possible)
 _ALL = (1 << 10) - 1
 _SQRT2 = math.sqrt(2.0)
@@ -174,7 +176,7 @@ def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
 class _Table:
     """Public facts of the current round, fixed for one decision (the search stops at the round's end)."""
 
-    __slots__ = ("cache", "n", "owner", "unseen", "up_after")
+    __slots__ = ("cache", "n", "owner", "trust", "unseen", "up_after")
 
     def __init__(self, view: View) -> None:
         n = view.seats
@@ -193,6 +195,7 @@ class _Table:
         else:
             self.owner = [(view.start + k) % n for k in range(n)]
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
+        self.trust = intent_trust(view)
 
     def estimate(self, row: Sequence[int], up: int, s: int) -> float:
         """Seat ``s``'s honest expected kept value of ``row`` with ``up`` cards face up (R16, R23)."""
@@ -204,6 +207,51 @@ class _Table:
             masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(row)]
             hit = self.cache[key] = mask_row_value(masks)
         return hit
+
+
+def intent_trust(view: View) -> list[float]:
+    """Per seat, the probability that it places its cards with intent rather than at random.
+
+    Two placement models compete for every player: *intent* (the heuristic's rule of
+    :mod:`catsack.bots.ismcts`: who expects to buy favours good cats, who expects to sell dumps
+    negative cats and the large dog) and *uniform* (any card in hand alike). Every card placed in a
+    finished round was turned up (R14), so each player's past placements at the positions that are
+    face down while the auction runs (all but the first, R11) are public evidence; with the money
+    each seat had at that round's start (R24: rebuilt from public payments, R5, R13, R17), the
+    likelihood ratio of the two models gives the posterior (even prior odds). Heuristic bots place
+    with intent; ``ismcts:strong`` places near uniformly at those positions (512 placements in 16
+    self-play games: the intent weights fit no better than uniform on held-out placements), so a
+    fixed intent model misreads one or the other.
+    """
+    n = view.seats
+    money = [START_MONEY] * n
+    seen = [0] * n
+    logodds = [0.0] * n
+    log = math.log
+    for r in view.rounds:
+        for pos, (o, c) in enumerate(zip(r.owners, r.row, strict=True)):
+            if o is None or pos == 0:
+                continue
+            choices = [x for x in range(10) if not seen[o] >> x & 1]  # its hand and removed card (R7)
+            if len(choices) > 1:
+                w = _weights_for(tuple(money), o)
+                logodds[o] += log(w[c] * len(choices) / sum(w[x] for x in choices))
+        for o, c in zip(r.owners, r.row, strict=True):
+            if o is not None:
+                seen[o] |= 1 << c
+        for o, mice in r.payouts:
+            money[o] += mice
+        if r.buyer is not None and r.price is not None:
+            money[r.buyer] -= r.price
+    return [1.0 / (1.0 + math.exp(-max(-INTENT_CLAMP, min(INTENT_CLAMP, x)))) for x in logodds]
+
+
+def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
+    """A placement for the seat to move: the intent model with its trust, else any card alike."""
+    if rand() < table.trust[g._to_move]:
+        return _model_place(g, rand)
+    legal = g._legal
+    return legal[int(rand() * len(legal))]
 
 
 def _phi(x: float) -> float:
@@ -228,7 +276,7 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
     if len(legal) == 1:
         return legal[0]
     if legal[0].kind == PLACE:
-        return _model_place(g, rand)
+        return _place(g, table, rand)
     s = g._to_move
     row = g._row
     if g._phase == LAST_CHOICE:  # R15: the whole row is face up
@@ -380,8 +428,8 @@ def search(
     hidden = []
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
-            w = _weights_for(money, rc.owner)
             pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
+            w = _mixed_weights(_weights_for(money, rc.owner), pool, table.trust[rc.owner])
             hidden.append((pos, rc.owner, pool, w, max(w)))
     observed = _observed_actions(view) if infer else []
     sigma = OPPONENT_NOISE * 1.5  # the model's noise plus the estimate's own spread
@@ -457,6 +505,12 @@ def search(
             nd.reward += reward
             nd.margin += margin
     return RootStats.of(root_moves, root.kids, done, time.perf_counter() - t0)
+
+
+def _mixed_weights(intent: Sequence[float], pool: Sequence[int], trust: float) -> tuple[float, ...]:
+    """Per card, the chance an owner holding ``pool`` placed it: intent with ``trust``, else uniform."""
+    total = sum(intent[c] for c in pool)
+    return tuple(trust * intent[c] / total + (1.0 - trust) / len(pool) if c in pool else 0.0 for c in range(10))
 
 
 def _deal(

@@ -13,6 +13,8 @@ preset         table (one spec per seat)                         games      targ
 ``five``       expert + 4 x heuristic (5 seats)                  any        >= 0.35
 ``three``      expert + 2 x heuristic (3 seats)                  any        >= 0.60
 ``before``     ismcts:strong + 3 x heuristic (junk-buy baseline) any        -
+``levels``     expert, ismcts:strong, ismcts:normal, ismcts:easy any        order holds
+``openspiel``  expert, openspiel-ismcts:sims=260, 2 x heuristic  any        expert ahead >= 0.50
 =============  ================================================  =========  ==================
 
 Every deal is played once per rotation of the table through the seats (so ``--games`` must be
@@ -23,9 +25,9 @@ mean price paid and kept value per row bought. Then, head to head, the first spe
 games in which it finished ahead of each other spec (R22's ranking, ties half), with a bootstrap CI
 over deals: issue 17's comparison with ``openspiel-ismcts`` seated 1 vs 1 beside two heuristic bots is
 
-    .venv/bin/python bench/expert_strength.py --bots expert,openspiel-ismcts:sims=280,heuristic,heuristic
+    .venv/bin/python bench/expert_strength.py openspiel --games 100
 
-(``sims`` chosen so both bots spend the same CPU time per move: ``bench/bot_cpu.py``).
+(the preset's ``sims`` is chosen so both bots spend the same CPU time per move: ``bench/bot_cpu.py``).
 """
 
 from __future__ import annotations
@@ -47,6 +49,9 @@ PRESETS: dict[str, str] = {
     "five": "expert,heuristic,heuristic,heuristic,heuristic",
     "three": "expert,heuristic,heuristic",
     "before": "ismcts:strong,heuristic,heuristic,heuristic",
+    "levels": "expert,ismcts:strong,ismcts:normal,ismcts:easy",
+    # 260 simulations cost about the expert's CPU time per move (bench/bot_cpu.py; needs catsack[openspiel])
+    "openspiel": "expert,openspiel-ismcts:sims=260,heuristic,heuristic",
 }
 JUNK_VALUE = -10  # a row worth this much or less (kept cats, R16) ...
 JUNK_PRICE = 2  # ... bought for this many mice or fewer is a junk buy

@@ -219,9 +219,10 @@ def intent_trust(view: View) -> list[float]:
     face down while the auction runs (all but the first, R11) are public evidence; with the money
     each seat had at that round's start (R24: rebuilt from public payments, R5, R13, R17), the
     likelihood ratio of the two models gives the posterior (even prior odds). Heuristic bots place
-    with intent; ``ismcts:strong`` places near uniformly at those positions (512 placements in 16
-    self-play games: the intent weights fit no better than uniform on held-out placements), so a
-    fixed intent model misreads one or the other.
+    with intent; ``ismcts:strong``'s placements at those positions fit the intent weights no better
+    than uniform ones (1,152 placements in 48 self-play games, ``bench/placement_model.py``: log-likelihood
+    per placement -1.601 and -1.600; its buyers do favour good cats, its sellers keep the -8 for the
+    face-up first position instead of hiding it), so a fixed intent model misreads one or the other.
     """
     n = view.seats
     money = [START_MONEY] * n

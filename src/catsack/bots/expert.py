@@ -15,9 +15,11 @@ R16). From that honest estimate, plus a per-player noise term standing for
 style (:data:`OPPONENT_NOISE`), each one bids as an English-auction bidder up
 to its estimate minus the payout for passing (R12, R13, the heuristic's
 limit), buys in the last choice (R15) when the visible row is worth more
-than 1, and places cards with intent (the placement model of
+than 1, and places cards either with intent (the placement model of
 :mod:`catsack.bots.ismcts`: buyers favour good cats, sellers dump negative
-cats and the large dog). So an opening ``bid 1`` on a junk row is not free:
+cats and the large dog) or like any card in hand, in the proportion that
+player's own past placements support (:func:`intent_trust`: every placed card
+is turned up by the end of its round, R14). So an opening ``bid 1`` on a junk row is not free:
 opponents pass when their own information says the row is bad, and the
 opener pays for the row. The tree branches only on what the searcher
 observes: its own decisions (UCB1) and the opponents' public bids and passes;
@@ -33,7 +35,8 @@ by rejection (:data:`MAX_TRIES` draws, the likeliest kept if none is
 accepted), weighted by the placement model and by the likelihood of every
 bid and pass already made this round under the same honest bidder model in
 that world: an opponent who kept raising probably placed a good card face
-down, one who passed at once probably did not. The drawn cards are swapped
+down, one who passed at once probably did not (the placement weights are
+intent and uniform mixed by the owner's trust). The drawn cards are swapped
 in from their owners' hands or removed cards, so the world stays consistent.
 Without this inference (``infer=0``) the same test gave 0.15 instead of 0.29.
 

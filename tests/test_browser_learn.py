@@ -8,7 +8,6 @@ pytest's tmp_path, never into the repository.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from browser_i18n import CATALOGUES, STATIC, assert_all_german, german_words, values
 from catsack import Card, Game
 from catsack.bots.heuristic import HeuristicBot
 from catsack.events import Bought, DogChase, DogsCancel, LastChoice, Passed, Refill
@@ -24,12 +24,10 @@ from catsack.game import resolve_dogs
 from catsack.server.routes import learn
 from test_browser import Player, artifacts, browser, people, server  # noqa: F401  (fixtures)
 
-STATIC = Path(__file__).resolve().parents[1] / "src" / "catsack" / "server" / "static"
-CATALOGUES = {lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8")) for lang in ("en", "de")}
 STEPS = ["welcome", *[m for m in ("first_reveal", "bidding", "pass_paid", "reveal_after_pass", "bought", "refill",
                                   "dog_chase", "last_choice", "dogs_cancel")], "free", "over"]  # fmt: skip
-# The lobby, table and guided-game pages and their modules (other pages keep their own keys).
-MY_PAGES = ("index", "table", "learn")
+# The lobby, table, guided-game and replay pages and their modules (other pages keep their own keys).
+MY_PAGES = ("index", "table", "learn", "replay")
 MY_SCRIPTS = (
     "api",
     "cards",
@@ -42,31 +40,19 @@ MY_SCRIPTS = (
     "lobby",
     "rematch",
     "render",
+    "replay",
     "table",
 )
-WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ]+")
-
-# Text on the page that no catalogue holds: the language picker's names, bot specs in tooltips.
-NOT_TRANSLATED = {"deutsch", "english", "heuristic", "random", "ismcts", "easy", "strong", "docs"}
-
-
-def _values(value: Any) -> list[str]:
-    return list(value.values()) if isinstance(value, dict) else [value]
 
 
 def _placeholders(value: Any) -> set[str]:
-    return {p for v in _values(value) for p in re.findall(r"\{(\w+)\}", v)}
+    return {p for v in values(value) for p in re.findall(r"\{(\w+)\}", v)}
 
 
 def page_errors(player: Player) -> list[str]:
     """The page's JavaScript errors; the browser's own lines about HTTP statuses (a guest's 401 from
     the account check) are not the page's errors."""
     return [e for e in player.errors if not e.startswith("Failed to load resource")]
-
-
-def german_words() -> set[str]:
-    texts = [re.sub(r"\{\w+\}", " ", s) for v in CATALOGUES["de"].values() for s in _values(v)]
-    return {w.lower() for text in texts for w in WORD.findall(text)}
 
 
 # ---------------------------------------------------------------------- catalogues (no browser)
@@ -90,7 +76,7 @@ def test_every_key_the_pages_use_is_in_the_catalogue() -> None:
     prefixes: set[str] = set()
     for path in [STATIC / f"{name}.js" for name in MY_SCRIPTS]:
         text = path.read_text("utf-8")
-        used |= set(re.findall(r"\bt\(\"([\w.:-]+)\"", text))
+        used |= set(re.findall(r"\bt(?:Nodes)?\(\"([\w.:-]+)\"", text))  # tNodes: replay.js
         prefixes |= set(re.findall(r"\bt\(`([\w.:-]+)\$\{", text))
         used |= set(re.findall(r"\? \"([a-z]+\.[\w.]+)\" : \"", text))  # t(cond ? "a.b" : "a.c")
     for path in [STATIC / f"{name}.html" for name in MY_PAGES]:
@@ -145,37 +131,6 @@ def test_learn_deal_has_every_moment_early() -> None:
 
 
 # ---------------------------------------------------------------------- browser helpers
-
-
-def visible_texts(player: Player) -> list[str]:
-    """Every rendered text node, tooltip and placeholder of the page, and its title."""
-    texts: list[str] = player.page.evaluate(
-        """() => {
-          const out = [document.title];
-          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-            const el = n.parentElement;
-            const text = n.textContent.trim();
-            if (!text || !el || el.closest("script, style, [hidden]") || !el.getClientRects().length) continue;
-            out.push(text);
-          }
-          for (const el of document.querySelectorAll("[title], [placeholder], [aria-label]")) {
-            if (!el.getClientRects().length) continue;
-            for (const a of ["title", "placeholder", "aria-label"]) {
-              if (el.getAttribute(a)) out.push(el.getAttribute(a));
-            }
-          }
-          return out;
-        }"""
-    )
-    return texts
-
-
-def assert_all_german(player: Player, names: set[str], where: str) -> None:
-    """No visible word of the page outside the German catalogue (plus names and a few tokens)."""
-    vocabulary = german_words() | NOT_TRANSLATED | {n.lower() for n in names}
-    bad = [(w, text) for text in visible_texts(player) for w in WORD.findall(text) if w.lower() not in vocabulary]
-    assert bad == [], f"{where}: words outside the German catalogue: {bad[:8]}"
 
 
 def start_learning(player: Player, name: str = "Ann") -> None:
@@ -250,7 +205,7 @@ def test_guided_game_in_german(people: Callable[..., Player], artifacts: Path) -
             return
         shown.append(step)
         assert page.locator(".coach-spot").count() == 1, f"step {step} points at nothing"
-        assert_all_german(ann, names, f"coach step {step}")
+        assert_all_german(ann.page, names, f"coach step {step}")
         if step in ("welcome", "dog_chase", "dogs_cancel", "last_choice"):
             page.screenshot(path=str(artifacts / f"learn-de-{len(shown):02d}-{step}.png"))
 
@@ -264,7 +219,7 @@ def test_guided_game_in_german(people: Callable[..., Player], artifacts: Path) -
     assert shown[0] == "welcome" and shown[-2:] == ["free", "over"], shown
     assert sorted(shown) == sorted(STEPS), shown
     assert ann.body("coachSeen").split() == shown
-    assert_all_german(ann, names, "game over")
+    assert_all_german(ann.page, names, "game over")
     page.screenshot(path=str(artifacts / "learn-de-end.png"), full_page=True)
     # The buy for 1 mouse took exactly what the preview said (R15, R16).
     assert last_choice_kept, "the learner never had the last choice"
@@ -306,17 +261,17 @@ def test_language_picker_remembers_and_lobby_is_german(people: Callable[..., Pla
     assert {"name": "catsack_lang", "value": "de"}.items() <= next(
         c for c in ann.context.cookies() if c["name"] == "catsack_lang"
     ).items()
-    assert_all_german(ann, {"Ann"}, "lobby")
+    assert_all_german(ann.page, {"Ann"}, "lobby")
     page.reload()
     page.wait_for_selector("#seat-setup select")
     assert page.inner_text("#create-title") == "Neuer Tisch"
     # The table page waiting for a second person, and that person's join panel, in German too.
     table = ann.create_table("Ann", ["human", "heuristic"])
-    assert_all_german(ann, {"Ann"}, "table waiting for players")
+    assert_all_german(ann.page, {"Ann"}, "table waiting for players")
     bea = people(viewport={"width": 1280, "height": 900}, locale="de-AT")
     bea.page.goto(f"{ann.base}/t/{table}")
     bea.page.wait_for_selector("#join-panel:not([hidden]) .join-seat")
-    assert_all_german(bea, {"Ann"}, "join panel")
+    assert_all_german(bea.page, {"Ann"}, "join panel")
     assert page_errors(ann) == [] and page_errors(bea) == []
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from browser_i18n import CATALOGUES, WORD, assert_all_german
 from test_browser import CHROMIUM, CHROMIUM_ARGS, Server, _skip_or_fail, _unavailable
 
 if TYPE_CHECKING:
@@ -57,8 +58,8 @@ def pages(browser: Browser) -> Iterator[Callable[..., Page]]:
     contexts: list[Any] = []
     errors: list[str] = []
 
-    def make(init_script: str | None = None) -> Page:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+    def make(init_script: str | None = None, locale: str = "en-US") -> Page:
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
         if init_script:
             context.add_init_script(init_script)
         contexts.append(context)
@@ -305,3 +306,92 @@ def test_play_again_in_two_browsers(pages: Callable[..., Page], server: str) -> 
     watcher.click("#watch-button")
     watcher.wait_for_selector("#rematch-offer a")
     assert watcher.get_attribute("#rematch-offer a", "href") == f"/t/{new}"
+
+
+def analysed(base: str, table: str, seat: int) -> dict[str, Any]:
+    """The analysis of ``seat`` of a finished table, started if need be and waited for."""
+    answer: dict[str, Any] = call(base, f"/api/tables/{table}/analysis", {"seat": seat})
+    deadline = time.monotonic() + 60
+    while answer["status"] == "running":
+        assert time.monotonic() < deadline, "the analysis did not finish"
+        time.sleep(0.1)
+        answer = call(base, f"/api/tables/{table}/analysis?seat={seat}")
+    assert answer["status"] == "done", answer
+    return answer
+
+
+def test_replay_in_german_shows_no_english(
+    pages: Callable[..., Page], server: str, finished: str, tmp_path: Path
+) -> None:
+    """A German browser gets the replay in German (issue 13's rules: ?lang=, the remembered choice,
+    the browser's language): controls, board, timeline, rounds, chart, the analysis with a flagged
+    decision, everything's hands and one seat's view (R23), and the upload page. No word outside
+    the German catalogue is visible at any of those moments; the picker switches back to English."""
+    result = analysed(server, finished, 1)["result"]
+    flagged = next(d for d in result["decisions"] if d["class"])
+    names = set(WORD.findall(finished))  # the table's id, in its title; the bots' German names are catalogue words
+    de = CATALOGUES["de"]
+
+    page = pages(locale="de-DE")
+    page.goto(f"{server}/replay/{finished}")
+    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    assert page.evaluate("document.documentElement.lang") == "de"
+    assert page.input_value("#lang-picker") == "de"
+    page.click("details.help summary")  # the keyboard shortcuts, opened
+    assert page.inner_text("#timeline-title") == de["replay.moves"]
+    assert page.inner_text("#status-line") == de["replay.status.start"]
+    assert page.get_attribute("#first-button", "title") == de["replay.first.title"]
+    assert "Einfacher Bot 1" in page.inner_text("#seats")  # a bot's German name, not "heuristic 1"
+    assert_all_german(page, names, "start, everything shown")
+
+    # A placed card, seen by everyone and then by one seat (its hand only: R23).
+    page.keyboard.press("ArrowRight")
+    wait_ply(page, 1)
+    assert page.is_visible("#hands")
+    assert page.inner_text("#status-line").startswith("Zug 1 von ")
+    assert_all_german(page, names, "first move, everything shown")
+    page.select_option("#perspective", "2")
+    page.wait_for_function("document.body.dataset.perspective === '2'")
+    wait_ply(page, 1)
+    assert_all_german(page, names, "first move, seat 3's view")
+
+    # The analysis of seat 2 and its flagged decision.
+    page.select_option("#analysis-seat", "1")
+    page.wait_for_function("document.body.dataset.analysis === 'done'")
+    page.locator(f'#timeline li.flag[data-ply="{flagged["ply"] + 1}"] button').click()
+    wait_ply(page, flagged["ply"] + 1)
+    panel = page.inner_text("#decision").lower()  # the heading is upper case on screen
+    assert "entscheidung bei zug" in panel and de[f"replay.flag.{flagged['class']}"].lower() in panel
+    assert page.is_visible("#analysis-summary code")  # the command line, kept as it is
+    assert_all_german(page, names, "a flagged decision")
+    page.keyboard.press("End")
+    page.wait_for_function("document.body.dataset.phase === 'over'")
+    assert page.inner_text("#round-badge") == de["badge.over"]
+    assert_all_german(page, names, "game over")
+    page.screenshot(path=str(tmp_path / "replay-de.png"), full_page=True)
+
+    # The choice is remembered: an English browser then opens the page in German too.
+    assert page.evaluate("localStorage.getItem('catsack:lang')") is None  # the browser's language, not a choice
+    page.select_option("#lang-picker", "en")
+    page.wait_for_function("document.documentElement.lang === 'en' && document.body.dataset.loaded === 'yes'")
+    assert page.inner_text("#timeline-title") == CATALOGUES["en"]["replay.moves"]
+
+    # ?lang=de in an English browser; the upload page and a record's replay, in German.
+    upload = pages()
+    upload.goto(f"{server}/replay?lang=de")
+    upload.wait_for_selector("#upload-panel:not([hidden])")
+    assert upload.evaluate("document.documentElement.lang") == "de"
+    assert upload.inner_text("#upload-title") == de["replay.upload.title"]
+    assert_all_german(upload, names, "upload page")
+    record = tmp_path / "game.json"
+    with urllib.request.urlopen(f"{server}/api/tables/{finished}/record", timeout=10) as answer:
+        record.write_bytes(answer.read())
+    upload.set_input_files("#record-file", str(record))
+    upload.wait_for_function("document.body.dataset.loaded === 'yes'")
+    upload.keyboard.press("End")
+    upload.wait_for_function("document.body.dataset.phase === 'over'")
+    assert upload.is_visible("#analysis-note code")
+    assert_all_german(upload, names, "an uploaded record's replay")
+    upload.reload()  # remembered from ?lang=
+    upload.wait_for_selector("#upload-panel:not([hidden])")
+    assert upload.evaluate("document.documentElement.lang") == "de"

@@ -109,7 +109,9 @@ export function languagePicker() {
     remember(select.value);
     const url = new URL(window.location.href);
     url.searchParams.delete("lang");
-    window.location.replace(url.toString());
+    // The same address with a #fragment (the replay's #ply=) would only scroll: reload it instead.
+    if (url.href === window.location.href) window.location.reload();
+    else window.location.replace(url.toString());
   });
   return select;
 }

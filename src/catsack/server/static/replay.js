@@ -3,10 +3,24 @@
 //
 // Every frame comes from the server, computed by the rules core from the game (a seat's frames
 // are that seat's views: R23), and is drawn with the live table's components (render.js).
+// Every text on screen is from the page language's catalogue (i18n.js, keys under "replay.");
+// the server's English move texts ("bid 3") and default names ("heuristic 2") are only read.
 
 import { api, ApiError, h, loadSeat } from "/static/api.js";
-import { cardKindClass, cardName } from "/static/cards.js";
-import { cardElement, drawHint, drawLastRound, drawMouseCards, drawRow, drawSeats } from "/static/render.js";
+import { cardKindClass, cardLabel, cardName } from "/static/cards.js";
+import { languagePicker, mice, rulesUrl, t, translatePage } from "/static/i18n.js";
+import {
+  botSpec,
+  cardElement,
+  drawHint,
+  drawLastRound,
+  drawMouseCards,
+  drawRow,
+  drawSeats,
+  moveText,
+  seatNames as displayNames,
+  seatTitles,
+} from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -20,11 +34,14 @@ const tableId = parts[0] === "replay" && parts[1] ? decodeURIComponent(parts[1])
 const state = {
   data: null, // the replay payload (catsack-replay/1)
   ply: 0,
+  names: [], // the seats' names in the page's language
+  titles: [], // their tooltips (a bot's spec)
   perspective: null,
   upload: null, // {text, name} of an uploaded record
   analysis: null, // the analysis result shown, {seat, decisions, summary}
   analysisSeat: 0,
   polling: null,
+  chartX: null, // the score chart's x position of a round
 };
 
 // ---------------------------------------------------------------- small helpers
@@ -38,12 +55,63 @@ function hideBanner() {
   $("banner").hidden = true;
 }
 
+/** The seats' names in the page's language, read from the server's (live.seat_names, _upload_payload):
+ * "heuristic 2" at seat 2 is a bot ("Simple bot 2", its spec in a tooltip), "Seat 3" an unnamed seat,
+ * and "Ann (seat 2)" a repeated name (displayNames tells those apart itself). */
+function replayPlayers(serverNames) {
+  return serverNames.map((name, seat) => {
+    const repeated = /^(.*) \(seat (\d+)\)$/.exec(name);
+    if (repeated && Number(repeated[2]) === seat + 1) return { seat, kind: "human", name: repeated[1], status: "replay" };
+    const [first, number, ...rest] = name.split(" ");
+    if (!rest.length && Number(number) === seat + 1) {
+      if (botSpec({ kind: "bot", name })) return { seat, kind: "bot", name, status: "replay" };
+      if (first === "Seat") return { seat, kind: "human", name: "", status: "replay" };
+    }
+    return { seat, kind: "human", name, status: "replay" };
+  });
+}
+
 function names() {
-  return state.data?.names ?? [];
+  return state.names;
+}
+
+/** The catalogue text of `key` with {placeholders} filled by DOM nodes (a move in <strong>, a command in <code>). */
+function tNodes(key, nodes) {
+  const parts = t(key).split(/\{(\w+)\}/);
+  return parts.map((part, i) => (i % 2 ? (nodes[part] ?? `{${part}}`) : part)).filter((part) => part !== "");
 }
 
 function perspectiveLabel(p) {
-  return p === "all" ? "Everything (all cards)" : `${names()[p] ?? `Seat ${p + 1}`}'s view`;
+  return p === "all" ? t("replay.everything") : t("replay.viewOf", { name: names()[p] ?? t("seat.n", { n: p + 1 }) });
+}
+
+/** One move as a sentence: the server's move text ("place +5", "place ?" for a card this view
+ * may not see, "bid 3", "pass") told in the page's language. */
+function moveLine(seat, text) {
+  const name = names()[seat];
+  if (text === "place ?") return t("replay.move.placeHidden", { name });
+  if (text.startsWith("place ")) return t("replay.move.place", { name, card: cardName(text.slice(6)) });
+  if (text.startsWith("bid ")) return t("replay.move.bid", { name, n: text.slice(4) });
+  if (text === "pass") return t("replay.move.pass", { name });
+  return `${name}: ${text}`;
+}
+
+function flagName(flag) {
+  if (flag === "inaccuracy") return t("replay.flag.inaccuracy");
+  if (flag === "mistake") return t("replay.flag.mistake");
+  if (flag === "blunder") return t("replay.flag.blunder");
+  return flag;
+}
+
+function phaseName(phase) {
+  if (phase === "placement") return t("replay.phase.placement");
+  if (phase === "bidding") return t("replay.phase.bidding");
+  if (phase === "last choice") return t("replay.phase.lastChoice");
+  return phase;
+}
+
+function pointsText(value) {
+  return value.toFixed(1);
 }
 
 function hashParams() {
@@ -78,10 +146,10 @@ async function fetchReplay(perspective) {
     try {
       response = await fetch(`/api/replay${query}${sep}name=${name}`, { method: "POST", body: state.upload.text });
     } catch {
-      throw new ApiError(0, "The server cannot be reached.");
+      throw new ApiError(0, t("err.unreachable"));
     }
     const body = await response.json().catch(() => ({}));
-    if (!response.ok) throw new ApiError(response.status, body.detail ?? `${response.status} error`);
+    if (!response.ok) throw new ApiError(response.status, body.detail ?? t("err.other", { code: response.status }));
     return body;
   }
   const token = loadSeat(tableId)?.token;
@@ -91,14 +159,21 @@ async function fetchReplay(perspective) {
 async function load(perspective, ply) {
   const data = await fetchReplay(perspective);
   state.data = data;
+  const players = replayPlayers(data.names);
+  state.names = displayNames(players, data.seats);
+  state.titles = seatTitles(players, data.seats, state.names);
   state.perspective = data.perspective;
   document.body.dataset.perspective = String(data.perspective);
   document.body.dataset.plies = String(data.plies);
   $("upload-panel").hidden = true;
   $("replay").hidden = false;
-  const title = data.title || (tableId ? `Table ${tableId}` : "Game record");
-  $("replay-title").textContent = `Replay: ${title}`;
-  document.title = `Replay: ${title} — The Cat in the Sack`;
+  // "Table" is the server's name for a table made without one (routes/tables.py), also a record's
+  // event then: said here in the page's language.
+  let title = data.title;
+  if (title === "Table") title = tableId ? t("table.named", { id: tableId }) : t("table.title");
+  else if (!title) title = tableId ? t("table.named", { id: tableId }) : t("replay.gameRecord");
+  $("replay-title").textContent = t("replay.titleOf", { title });
+  document.title = `${t("replay.titleOf", { title })} — ${t("brand")}`;
   $("ply-slider").max = String(data.plies);
   drawPerspectives();
   drawTimeline();
@@ -176,7 +251,7 @@ function onKey(event) {
 // ---------------------------------------------------------------- drawing: the frame
 
 function players() {
-  return names().map((name, seat) => ({ seat, name, kind: "human", status: "replay" }));
+  return replayPlayers(state.data.names);
 }
 
 function drawFrame() {
@@ -189,24 +264,24 @@ function drawFrame() {
   $("ply-label").textContent = `${state.ply} / ${data.plies}`;
   const badge = $("round-badge");
   badge.hidden = false;
-  badge.textContent = view.phase === "over" ? "Game over" : `Round ${view.round} / 9`;
+  badge.textContent = view.phase === "over" ? t("badge.over") : t("badge.round", { round: view.round });
 
-  drawSeats($("seats"), view, players(), seatNames, seatNames);
-  drawRow($("row"), view, seatNames, seatNames);
+  drawSeats($("seats"), view, players(), seatNames, state.titles);
+  drawRow($("row"), view, seatNames, state.titles);
   drawMouseCards($("mouse-cards"), view);
-  drawLastRound($("last-round"), view, seatNames, seatNames);
-  $("bank").textContent = `${view.bank} mice`;
+  drawLastRound($("last-round"), view, seatNames, state.titles);
+  $("bank").textContent = mice(view.bank);
   $("high-bid").textContent = view.high_bid ? `${view.high_bid} (${seatNames[view.high_bidder]})` : "–";
   $("start-player").textContent = seatNames[view.start] ?? "–";
   drawHands(view);
 
   let status;
-  if (state.ply === 0) status = "Start of the game: nobody has moved yet.";
+  if (state.ply === 0) status = t("replay.status.start");
   else {
     const [seat, text] = data.moves[state.ply - 1];
-    status = `Move ${state.ply} of ${data.plies}: ${seatNames[seat]} — ${text}`;
+    status = t("replay.status.move", { n: state.ply, plies: data.plies, move: moveLine(seat, text) });
   }
-  if (view.phase === "over") status += " · The game is over.";
+  if (view.phase === "over") status += ` · ${t("status.over")}`;
   $("status-line").textContent = status;
 
   for (const item of document.querySelectorAll("#timeline li.current")) item.classList.remove("current");
@@ -232,7 +307,7 @@ function drawHands(view) {
       { class: "hand-row", dataset: { seat: String(seat) } },
       h("span", { class: "hand-owner" }, seatNames[seat]),
       h("span", { class: "hand-cards" }, hand.map((token) => cardElement(token, { small: true }))),
-      h("span", { class: "muted removed" }, `removed: ${view.removed_all[seat]}`),
+      h("span", { class: "muted removed" }, t("replay.removed", { card: cardName(view.removed_all[seat]) })),
     ),
   );
   if (view.dummy_deck) {
@@ -240,9 +315,9 @@ function drawHands(view) {
       h(
         "div",
         { class: "hand-row dummy" },
-        h("span", { class: "hand-owner" }, "Dummy deck"),
+        h("span", { class: "hand-owner" }, t("replay.dummyDeck")),
         h("span", { class: "hand-cards" }, view.dummy_deck.map((token) => cardElement(token, { small: true }))),
-        h("span", { class: "muted removed" }, `removed: ${view.dummy_removed}`),
+        h("span", { class: "muted removed" }, t("replay.removed", { card: cardName(view.dummy_removed) })),
       ),
     );
   }
@@ -263,16 +338,17 @@ function drawPerspectives() {
 
 function drawTimeline() {
   const data = state.data;
-  const seatNames = names();
-  const items = [h("li", { class: "move start", dataset: { ply: "0" } }, h("button", { type: "button", onclick: () => goto(0) }, "Start"))];
+  const items = [
+    h("li", { class: "move start", dataset: { ply: "0" } }, h("button", { type: "button", onclick: () => goto(0) }, t("replay.start"))),
+  ];
   data.moves.forEach(([seat, text], i) => {
     const round = data.round_starts.indexOf(i);
-    if (round >= 0) items.push(h("li", { class: "round-head" }, `Round ${round + 1}`));
+    if (round >= 0) items.push(h("li", { class: "round-head" }, t("replay.round", { n: round + 1 })));
     items.push(
       h(
         "li",
         { class: "move", dataset: { ply: String(i + 1), seat: String(seat) } },
-        h("button", { type: "button", onclick: () => goto(i + 1) }, `${i + 1}. ${seatNames[seat]}: ${text}`),
+        h("button", { type: "button", onclick: () => goto(i + 1) }, `${i + 1}. ${moveLine(seat, text)}`),
       ),
     );
   });
@@ -285,15 +361,19 @@ function drawRoundList() {
   $("round-list").replaceChildren(
     ...data.round_starts.map((start, i) => {
       const result = data.rounds[i];
-      let text = `Round ${i + 1}`;
-      if (result) text += result.void ? ": void" : `: ${seatNames[result.buyer]} bought for ${result.price}`;
+      let text = t("replay.round", { n: i + 1 });
+      if (result) {
+        text = result.void
+          ? t("replay.roundVoid", { n: i + 1 })
+          : t("replay.roundBought", { n: i + 1, name: seatNames[result.buyer], mice: mice(result.price) });
+      }
       return h("li", { dataset: { round: String(i + 1) } }, h("button", { type: "button", onclick: () => goto(start) }, text));
     }),
   );
 }
 
 function chips(tokens) {
-  return tokens.map((token) => h("span", { class: `chip ${cardKindClass(token)}`, title: cardName(token) }, token));
+  return tokens.map((token) => h("span", { class: `chip ${cardKindClass(token)}`, title: cardName(token) }, cardLabel(token)));
 }
 
 function drawRoundTable() {
@@ -302,7 +382,17 @@ function drawRoundTable() {
   const head = h(
     "thead",
     {},
-    h("tr", {}, ...["Round", "Row", "Buyer", "Price", "Dogs chased", "Won", "Payouts"].map((t) => h("th", { scope: "col" }, t))),
+    h(
+      "tr",
+      {},
+      h("th", { scope: "col" }, t("replay.table.round")),
+      h("th", { scope: "col" }, t("replay.table.row")),
+      h("th", { scope: "col" }, t("replay.table.buyer")),
+      h("th", { scope: "col" }, t("replay.table.price")),
+      h("th", { scope: "col" }, t("replay.table.chased")),
+      h("th", { scope: "col" }, t("replay.table.won")),
+      h("th", { scope: "col" }, t("replay.table.payouts")),
+    ),
   );
   const body = h(
     "tbody",
@@ -313,7 +403,7 @@ function drawRoundTable() {
         { class: r.void ? "void" : "" },
         h("th", { scope: "row" }, String(r.number)),
         h("td", {}, chips(r.row)),
-        h("td", {}, r.void ? "void" : seatNames[r.buyer]),
+        h("td", {}, r.void ? t("replay.table.void") : seatNames[r.buyer]),
         h("td", {}, r.void ? "–" : String(r.price)),
         h("td", {}, r.chased.length ? chips(r.chased) : "–"),
         h("td", {}, r.won.length ? chips(r.won) : "–"),
@@ -321,7 +411,7 @@ function drawRoundTable() {
       ),
     ),
   );
-  $("round-table").replaceChildren(h("caption", {}, "Every round: the row, who bought it, what the dogs chased (R16), who passed for mice (R13)"), head, body);
+  $("round-table").replaceChildren(h("caption", {}, t("replay.table.caption")), head, body);
 }
 
 // ---------------------------------------------------------------- the chart
@@ -338,18 +428,27 @@ function svg(tag, attrs = {}, ...children) {
 function drawChart() {
   const chart = state.data.chart;
   const seatNames = names();
-  const width = 640;
+  const last = chart.at(-1);
+  const legends = seatNames.map((name, seat) => {
+    const value = last.score[seat] ?? last.cats[seat];
+    return chart.some((c) => c.score[seat] === null) ? t("replay.chart.catsOnly", { name, value }) : `${name}: ${value}`;
+  });
+  // The legend's room grows with its longest line (names differ by language: "Einfacher Bot 2: 31").
+  const m = { left: 40, right: Math.max(120, 16 + Math.max(...legends.map((l) => l.length)) * 7.5), top: 14, bottom: 30 };
+  const width = m.left + 480 + m.right;
   const height = 260;
-  const m = { left: 40, right: 120, top: 14, bottom: 30 };
   const values = chart.flatMap((c) => c.score.map((s, i) => s ?? c.cats[i]));
   const top = Math.max(10, ...values);
   const bottom = Math.min(0, ...values);
-  const x = (round) => m.left + ((width - m.left - m.right) * round) / 9;
+  const x = (round) => m.left + (480 * round) / 9;
+  state.chartX = x;
   const y = (v) => m.top + ((height - m.top - m.bottom) * (top - v)) / (top - bottom || 1);
-  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "score-chart", role: "img", "aria-label": "Each seat's score (cats plus mice) after every round" });
+  const label = t("replay.chart.label");
+  const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "score-chart", role: "img", "aria-label": label });
   for (let r = 0; r <= 9; r += 1) {
     root.append(svg("line", { x1: x(r), x2: x(r), y1: m.top, y2: height - m.bottom, class: "grid" }));
-    root.append(svg("text", { x: x(r), y: height - 10, "text-anchor": "middle", class: "axis" }, r === 0 ? "start" : String(r)));
+    const tick = r === 0 ? t("replay.chart.start") : String(r);
+    root.append(svg("text", { x: x(r), y: height - 10, "text-anchor": "middle", class: "axis" }, tick));
   }
   const step = Math.max(5, Math.ceil((top - bottom) / 6 / 5) * 5);
   for (let v = Math.ceil(bottom / step) * step; v <= top; v += step) {
@@ -373,23 +472,18 @@ function drawChart() {
       }),
     );
     for (const [px, py] of points) root.append(svg("circle", { cx: px.toFixed(1), cy: py.toFixed(1), r: 3, fill: colour }));
-    const last = chart.at(-1);
-    const value = last.score[seat] ?? last.cats[seat];
-    root.append(
-      svg("text", { x: width - m.right + 8, y: m.top + 16 + seat * 18, fill: colour, class: "legend" }, `${name}: ${value}${secret ? " (cats)" : ""}`),
-    );
+    root.append(svg("text", { x: width - m.right + 8, y: m.top + 16 + seat * 18, fill: colour, class: "legend" }, legends[seat]));
   });
   const note = chart.some((c) => c.score.some((s) => s === null))
-    ? h("p", { class: "muted" }, "Dashed: cats only, since that seat's money was secret in this view (R24).")
+    ? h("p", { class: "muted" }, t("replay.chart.dashed"))
     : null;
   $("chart").replaceChildren(root, ...(note ? [note] : []));
 }
 
 function drawChartCursor(roundsDone) {
   const cursor = document.getElementById("chart-cursor");
-  if (!cursor) return;
-  const width = 640;
-  const px = 40 + ((width - 40 - 120) * roundsDone) / 9;
+  if (!cursor || !state.chartX) return;
+  const px = state.chartX(roundsDone);
   cursor.setAttribute("x1", px.toFixed(1));
   cursor.setAttribute("x2", px.toFixed(1));
 }
@@ -405,11 +499,14 @@ function drawAnalysisForm() {
   const select = $("analysis-seat");
   const usable = analysable();
   $("analysis-form").hidden = !usable;
-  $("analysis-note").textContent = usable
-    ? "The strong bot searches every decision of one seat from what that seat knew then, values each option in points, and marks the costly ones."
-    : state.data?.table
-      ? "The analysis opens once the game is over."
-      : "Analyses are made for games played on this server; for a record file use `catsack analyse RECORD --seat N`.";
+  const command = h("code", {}, "catsack analyse RECORD --seat N");
+  $("analysis-note").replaceChildren(
+    ...(usable
+      ? [t("replay.analysis.about")]
+      : state.data?.table
+        ? [t("replay.analysis.notOver")]
+        : tNodes("replay.analysis.onlyHere", { command })),
+  );
   if (!usable) return;
   if (!select.options.length) {
     select.replaceChildren(...seatNames.map((name, seat) => h("option", { value: String(seat) }, name)));
@@ -427,7 +524,7 @@ async function fetchAnalysis(start) {
   try {
     answer = start ? await api(path, { method: "POST", body: { seat } }) : await api(`${path}?seat=${seat}`);
   } catch (err) {
-    showBanner(`Analysis: ${err.message}`);
+    showBanner(t("replay.analysis.error", { detail: err.message }));
     $("analysis-button").disabled = false;
     return;
   }
@@ -445,30 +542,35 @@ function showAnalysis(answer) {
     button.disabled = true;
     $("analysis-bar").max = Math.max(1, answer.total);
     $("analysis-bar").value = answer.done;
-    $("analysis-progress-text").textContent = `${answer.done} of ${answer.total} decisions analysed…`;
+    $("analysis-progress-text").textContent = t("replay.analysis.progress", { done: answer.done, total: answer.total });
     state.polling = setTimeout(() => fetchAnalysis(false), POLL_MS);
     return;
   }
   progress.hidden = true;
   button.disabled = false;
   if (answer.status === "failed") {
-    showBanner(`The analysis failed: ${answer.result?.error ?? "unknown error"}. Try again.`);
+    showBanner(t("replay.analysis.failed", { detail: answer.result?.error ?? t("replay.analysis.unknownError") }));
     return;
   }
   if (answer.status !== "done") {
     state.analysis = null;
     $("analysis-summary").hidden = true;
-    button.textContent = "Analyse";
+    button.textContent = t("replay.analysis.start");
     drawFlags();
     drawDecision();
     return;
   }
-  button.textContent = "Analysed";
+  button.textContent = t("replay.analysis.done");
   button.disabled = true;
   state.analysis = { seat: answer.seat, seed: answer.seed, level: answer.level, ...answer.result };
   drawSummary();
   drawFlags();
   drawDecision();
+}
+
+/** One term of the analysis summary and its value. */
+function fact(term, value, valueAttrs = {}, kind = null) {
+  return h("div", kind ? { class: kind } : {}, h("dt", {}, term), h("dd", valueAttrs, value));
 }
 
 function drawSummary() {
@@ -477,24 +579,29 @@ function drawSummary() {
   const name = names()[a.seat];
   $("analysis-summary").hidden = false;
   $("analysis-summary").replaceChildren(
-    h("h3", {}, `${name}: ${s.decisions} decisions`),
+    h("h3", {}, t("replay.summary.title", { name, n: s.decisions })),
     h(
       "dl",
       { class: "summary-facts" },
-      h("div", {}, h("dt", {}, "Points lost per decision (accuracy)"), h("dd", { id: "accuracy" }, s.lost_per_decision.toFixed(2))),
-      h("div", {}, h("dt", {}, "Points lost in all"), h("dd", {}, s.lost.toFixed(1))),
-      h("div", {}, h("dt", {}, "Bot's choice played"), h("dd", {}, `${s.agreed} of ${s.decisions}`)),
-      h("div", { class: "flag-inaccuracy" }, h("dt", {}, `Inaccuracies (${MARKS.inaccuracy})`), h("dd", {}, String(s.inaccuracy))),
-      h("div", { class: "flag-mistake" }, h("dt", {}, `Mistakes (${MARKS.mistake})`), h("dd", {}, String(s.mistake))),
-      h("div", { class: "flag-blunder" }, h("dt", {}, `Blunders (${MARKS.blunder})`), h("dd", {}, String(s.blunder))),
+      fact(t("replay.summary.perDecision"), s.lost_per_decision.toFixed(2), { id: "accuracy" }),
+      fact(t("replay.summary.lost"), pointsText(s.lost)),
+      fact(t("replay.summary.agreed"), t("replay.summary.agreedOf", { n: s.agreed, total: s.decisions })),
+      fact(t("replay.summary.inaccuracies", { mark: MARKS.inaccuracy }), String(s.inaccuracy), {}, "flag-inaccuracy"),
+      fact(t("replay.summary.mistakes", { mark: MARKS.mistake }), String(s.mistake), {}, "flag-mistake"),
+      fact(t("replay.summary.blunders", { mark: MARKS.blunder }), String(s.blunder), {}, "flag-blunder"),
     ),
     h(
       "p",
       { class: "muted" },
-      `Lost value: the preferred move's value minus the played move's, in points. Inaccuracy from ${a.thresholds.inaccuracy}, ` +
-        `mistake from ${a.thresholds.mistake}, blunder from ${a.thresholds.blunder} points. ` +
-        `Same numbers from the command line: catsack analyse RECORD --seat ${a.seat} --seed ${a.seed}` +
-        (a.level && a.level !== "default" ? ` --level ${a.level}` : ""),
+      t("replay.summary.explain", { inaccuracy: a.thresholds.inaccuracy, mistake: a.thresholds.mistake, blunder: a.thresholds.blunder }),
+      " ",
+      ...tNodes("replay.summary.command", {
+        command: h(
+          "code",
+          {},
+          `catsack analyse RECORD --seat ${a.seat} --seed ${a.seed}` + (a.level && a.level !== "default" ? ` --level ${a.level}` : ""),
+        ),
+      }),
     ),
   );
 }
@@ -518,13 +625,14 @@ function drawFlags() {
     if (!d.class) continue;
     item.classList.add("flag", `flag-${d.class}`);
     item.dataset.flag = d.class;
-    item.querySelector("button").append(h("span", { class: "mark", title: `${d.class}: ${d.lost.toFixed(1)} points lost` }, ` ${MARKS[d.class]}`));
+    const title = t("replay.flag.title", { flag: flagName(d.class), lost: pointsText(d.lost) });
+    item.querySelector("button").append(h("span", { class: "mark", title }, ` ${MARKS[d.class]}`));
     ticks.push(
       h("button", {
         type: "button",
         class: `tick flag-${d.class}`,
         style: `left: ${((100 * (d.ply + 1)) / plies).toFixed(2)}%`,
-        title: `Move ${d.ply + 1}: ${d.class}`,
+        title: t("replay.flag.tick", { n: d.ply + 1, flag: flagName(d.class) }),
         tabindex: "-1",
         onclick: () => goto(d.ply + 1),
       }),
@@ -541,18 +649,32 @@ function drawDecision() {
   if (!d) return;
   const seatNames = names();
   const view = state.data.frames[d.ply];
-  const verdict = d.class
-    ? h("span", { class: `verdict flag-${d.class}` }, `${d.class} ${MARKS[d.class]}: ${d.lost.toFixed(1)} points lost`)
-    : h("span", { class: "verdict good" }, d.played === d.best ? "the bot's choice" : `${d.lost.toFixed(1)} points lost`);
+  const lost = pointsText(d.lost);
+  let verdict;
+  if (d.class) verdict = h("span", { class: `verdict flag-${d.class}` }, t("replay.decision.flagged", { flag: flagName(d.class), mark: MARKS[d.class], lost }));
+  else verdict = h("span", { class: "verdict good" }, d.played === d.best ? t("replay.decision.botsChoice") : t("replay.decision.lost", { lost }));
   const hint = h("div", { class: "decision-values" });
   drawHint(hint, d, view, seatNames);
   const switchView =
     state.perspective !== d.seat && state.analysis.seat !== state.perspective && state.data.perspectives.includes(state.analysis.seat)
-      ? h("button", { type: "button", class: "button small", onclick: () => changePerspective(state.analysis.seat) }, `See ${seatNames[state.analysis.seat]}'s view`)
+      ? h(
+          "button",
+          { type: "button", class: "button small", onclick: () => changePerspective(state.analysis.seat) },
+          t("replay.decision.seeView", { name: seatNames[state.analysis.seat] }),
+        )
       : null;
   panel.replaceChildren(
-    h("h3", { class: "label" }, `Decision at move ${d.ply + 1} (round ${d.round}, ${d.phase})`),
-    h("p", {}, `${seatNames[state.analysis.seat]} played `, h("strong", {}, d.played), "; the bot prefers ", h("strong", {}, d.best), " — ", verdict),
+    h("h3", { class: "label" }, t("replay.decision.title", { n: d.ply + 1, round: d.round, phase: phaseName(d.phase) })),
+    h(
+      "p",
+      {},
+      ...tNodes("replay.decision.played", {
+        name: seatNames[state.analysis.seat],
+        played: h("strong", {}, moveText(d.played)),
+        best: h("strong", {}, moveText(d.best)),
+        verdict,
+      }),
+    ),
     hint,
     ...(switchView ? [switchView] : []),
   );
@@ -562,7 +684,7 @@ async function changePerspective(p, ply = state.ply) {
   try {
     await load(p, ply);
   } catch (err) {
-    showBanner(`Cannot show that view: ${err.message}`);
+    showBanner(t("replay.viewFailed", { detail: err.message }));
   }
 }
 
@@ -573,7 +695,7 @@ async function openFile(file) {
   error.hidden = true;
   if (!file) return;
   if (file.size > 64 * 1024) {
-    error.textContent = `${file.name}: larger than 64 KiB, so not a catsack/1 record.`;
+    error.textContent = t("replay.upload.tooLarge", { name: file.name });
     error.hidden = false;
     return;
   }
@@ -582,7 +704,7 @@ async function openFile(file) {
     await load(null, hashParams().ply ?? 0);
   } catch (err) {
     state.upload = null;
-    error.textContent = err.message;
+    error.textContent = t("replay.upload.failed", { detail: err.message });
     error.hidden = false;
     $("upload-panel").hidden = false;
     $("replay").hidden = true;
@@ -608,6 +730,10 @@ function setUpUpload() {
 // ---------------------------------------------------------------- start
 
 async function start() {
+  translatePage();
+  document.title = `${t("replay.title")} — ${t("brand")}`;
+  $("lang-slot").replaceChildren(languagePicker());
+  $("rules-link").href = rulesUrl();
   $("banner-close").addEventListener("click", hideBanner);
   $("first-button").addEventListener("click", () => goto(0));
   $("last-button").addEventListener("click", () => goto(state.data?.plies ?? 0));
@@ -620,7 +746,7 @@ async function start() {
   $("analysis-seat").addEventListener("change", (event) => {
     state.analysisSeat = Number(event.target.value);
     state.analysis = null;
-    $("analysis-button").textContent = "Analyse";
+    $("analysis-button").textContent = t("replay.analysis.start");
     $("analysis-button").disabled = false;
     fetchAnalysis(false);
   });
@@ -641,16 +767,16 @@ async function start() {
     return;
   }
   $("back-to-table").href = `/t/${encodeURIComponent(tableId)}`;
-  $("back-to-table").textContent = "Back to the table";
+  $("back-to-table").textContent = t("replay.backToTable");
   const { ply, view } = hashParams();
   try {
     await load(parsePerspective(view), ply);
   } catch (err) {
     if (err instanceof ApiError && err.status === 403 && view !== null) {
-      await load(null, ply).catch((again) => showBanner(again.message));
+      await load(null, ply).catch((again) => showBanner(t("replay.loadFailed", { detail: again.message })));
       return;
     }
-    showBanner(err instanceof ApiError && err.status === 404 ? "This table does not exist." : err.message);
+    showBanner(err instanceof ApiError && err.status === 404 ? t("err.unknown_table") : t("replay.loadFailed", { detail: err.message }));
   }
 }
 

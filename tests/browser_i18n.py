@@ -1,0 +1,68 @@
+"""Shared checks for the translated pages (issue 13): the catalogues, and "no English on a German page".
+
+The check reads every visible text of a page (text nodes, tooltips, placeholders, aria-labels and the
+document's title) and fails on any word that no German catalogue string holds, apart from player
+names and a few untranslated tokens. Commands in ``<code>`` are not language and are skipped.
+Used by tests/test_browser_learn.py (lobby, table, guided game) and tests/test_browser_replay.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
+
+STATIC = Path(__file__).resolve().parents[1] / "src" / "catsack" / "server" / "static"
+CATALOGUES: dict[str, dict[str, Any]] = {
+    lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8")) for lang in ("en", "de")
+}
+WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ]+")
+
+# Text on the page that no catalogue holds: the language picker's names, bot specs in tooltips.
+NOT_TRANSLATED = {"deutsch", "english", "heuristic", "random", "ismcts", "easy", "strong", "docs"}
+
+
+def values(value: Any) -> list[str]:
+    """A catalogue entry's strings: the string itself, or a plural entry's forms."""
+    return list(value.values()) if isinstance(value, dict) else [value]
+
+
+def german_words() -> set[str]:
+    """Every word of the German catalogue, lower case, placeholders left out."""
+    texts = [re.sub(r"\{\w+\}", " ", s) for v in CATALOGUES["de"].values() for s in values(v)]
+    return {w.lower() for text in texts for w in WORD.findall(text)}
+
+
+def visible_texts(page: Page) -> list[str]:
+    """Every rendered text node, tooltip, placeholder and aria-label of the page, and its title."""
+    texts: list[str] = page.evaluate(
+        """() => {
+          const out = [document.title];
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const el = n.parentElement;
+            const text = n.textContent.trim();
+            if (!text || !el || el.closest("script, style, code, [hidden]") || !el.getClientRects().length) continue;
+            out.push(text);
+          }
+          for (const el of document.querySelectorAll("[title], [placeholder], [aria-label]")) {
+            if (!el.getClientRects().length) continue;
+            for (const a of ["title", "placeholder", "aria-label"]) {
+              if (el.getAttribute(a)) out.push(el.getAttribute(a));
+            }
+          }
+          return out;
+        }"""
+    )
+    return texts
+
+
+def assert_all_german(page: Page, names: set[str], where: str) -> None:
+    """No visible word of the page outside the German catalogue (plus names and a few tokens)."""
+    vocabulary = german_words() | NOT_TRANSLATED | {n.lower() for n in names}
+    bad = [(w, text) for text in visible_texts(page) for w in WORD.findall(text) if w.lower() not in vocabulary]
+    assert bad == [], f"{where}: words outside the German catalogue: {bad[:8]}"

@@ -61,6 +61,9 @@ NAME_MIN = 3
 NAME_MAX = 24
 PASSWORD_MIN = 8
 PASSWORD_MAX = 256
+#: The limits a refused name or password names, for clients that word the refusal themselves.
+_NAME_RANGE = {"min": NAME_MIN, "max": NAME_MAX}
+_PASSWORD_RANGE = {"min": PASSWORD_MIN, "max": PASSWORD_MAX}
 #: Seconds a login session lasts.
 SESSION_SECONDS = 30 * 24 * 3600
 #: Names nobody may register: bot levels (a person called "heuristic" would pass for a bot), roles.
@@ -137,26 +140,34 @@ def name_key(name: str) -> str:
 def check_name(name: object) -> str:
     """The account name, or :class:`AccountError` saying what is wrong with it."""
     if not isinstance(name, str):
-        raise AccountError("bad_name", "a name must be text")
+        raise AccountError("bad_name", "a name must be text", params=_NAME_RANGE)
     name = unicodedata.normalize("NFKC", name.strip())
     if not NAME_MIN <= len(name) <= NAME_MAX:
-        raise AccountError("bad_name", f"a name has {NAME_MIN} to {NAME_MAX} characters (this one has {len(name)})")
+        raise AccountError(
+            "bad_name", f"a name has {NAME_MIN} to {NAME_MAX} characters (this one has {len(name)})", params=_NAME_RANGE
+        )
     bad = [ch for ch in name if not (ch.isalnum() or ch in "-_.")]
     if bad:
-        raise AccountError("bad_name", f"a name may hold letters, digits, '-', '_' and '.' only, not {bad[0]!r}")
+        raise AccountError(
+            "bad_name", f"a name may hold letters, digits, '-', '_' and '.' only, not {bad[0]!r}", params=_NAME_RANGE
+        )
     key = name_key(name)
     if key in RESERVED_NAMES or key.split(":")[0] in RESERVED_NAMES:
-        raise AccountError("reserved_name", f"the name {name!r} is reserved")
+        raise AccountError("reserved_name", f"the name {name!r} is reserved", params={"name": name})
     return name
 
 
 def check_password(password: object) -> str:
     if not isinstance(password, str):
-        raise AccountError("bad_password", "a password must be text")
+        raise AccountError("bad_password", "a password must be text", params=_PASSWORD_RANGE)
     if not PASSWORD_MIN <= len(password) <= PASSWORD_MAX:
-        raise AccountError("bad_password", f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters")
+        raise AccountError(
+            "bad_password", f"a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters", params=_PASSWORD_RANGE
+        )
     if any(0xD800 <= ord(ch) <= 0xDFFF or ch == "\x00" for ch in password):
-        raise AccountError("bad_password", "a password may not hold NUL or unpaired surrogate characters")
+        raise AccountError(
+            "bad_password", "a password may not hold NUL or unpaired surrogate characters", params=_PASSWORD_RANGE
+        )
     return password
 
 
@@ -215,7 +226,7 @@ class Accounts:
                 )
                 user_id = int(res.inserted_primary_key[0])  # type: ignore[index]
         except IntegrityError:
-            raise AccountError("name_taken", f"the name {name!r} is taken", 409) from None
+            raise AccountError("name_taken", f"the name {name!r} is taken", 409, params={"name": name}) from None
         return Account(user_id, name, now)
 
     def _row(self, name: str) -> Any:

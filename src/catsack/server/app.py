@@ -33,6 +33,22 @@ __all__ = ["create_app", "safe_url", "setup_logging"]
 
 log = logging.getLogger("catsack.server")
 
+#: The code answered with a refusal that names none itself (the framework's 404 for an unknown
+#: path, 405 for a wrong method…); browsers show ``err.<code>`` from their catalogue.
+HTTP_ERROR_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "too_large",
+    422: "invalid",
+    429: "rate_limited",
+    500: "server_error",
+    503: "unavailable",
+}
+
 
 def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> FastAPI:
     """The ASGI application. ``settings`` default to the ``CATSACK_*`` environment."""
@@ -93,23 +109,37 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
         if metrics is not None:
             metrics.error(exc.code)
-        return JSONResponse({"detail": exc.message, "code": exc.code}, status_code=exc.status)
+        body: dict[str, object] = {"detail": exc.message, "code": exc.code}
+        if exc.params:  # the message's details, for clients that word it in their own language
+            body["params"] = exc.params
+        return JSONResponse(body, status_code=exc.status, headers=exc.headers or None)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
         if metrics is not None and exc.status_code >= 400:
             metrics.error(f"http_{exc.status_code}")
-        return await http_exception_handler(request, exc)
+        if exc.status_code < 400:
+            return await http_exception_handler(request, exc)
+        # The framework's own refusals (no such route, wrong method…) carry a code like every other.
+        # Refused (routes/deps.py) and the body limit's signal name their code; the rest by status.
+        code = getattr(exc, "code", None) or HTTP_ERROR_CODES.get(exc.status_code, "http_error")
+        body: dict[str, object] = {"detail": exc.detail, "code": code}
+        if params := getattr(exc, "params", None):
+            body["params"] = params
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def _bad_request(_request: Request, exc: RequestValidationError) -> JSONResponse:
         if metrics is not None:
             metrics.error("bad_request")
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e.get('loc', ()) if p != 'body') or 'body'}: {e.get('msg')}"
-            for e in exc.errors()
-        )
-        return JSONResponse({"detail": problems or "bad request"}, status_code=422)
+        where = [".".join(str(p) for p in e.get("loc", ()) if p != "body") or "body" for e in exc.errors()]
+        problems = "; ".join(f"{w}: {e.get('msg')}" for w, e in zip(where, exc.errors(), strict=True))
+        body = {
+            "detail": problems or "bad request",
+            "code": "invalid",
+            "params": {"fields": ", ".join(dict.fromkeys(where))},
+        }
+        return JSONResponse(body, status_code=422)
 
     # Abuse limits before any routing or body parsing (issue 16, defects 5 and 6).
     buckets = AddressBuckets(settings.http_rate_per_second, settings.http_rate_burst)

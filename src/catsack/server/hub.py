@@ -355,12 +355,12 @@ class Hub:
             if not 0 <= seat < len(table.players):
                 raise TableError("bad_request", f"no seat {seat} at a {len(table.players)}-seat table", 422)
             if table.players[seat].kind != "open":
-                raise TableError("seat_taken", f"seat {seat} is taken", 409)
+                raise TableError("seat_taken", f"seat {seat} is taken", 409, params={"n": seat + 1})
             token = token or secrets.token_urlsafe(24)
             ok = await self.writer.run(self.store.claim_seat, table.id, seat, name, hash_token(token))
             if not ok:
                 await self.catch_up(table)
-                raise TableError("seat_taken", f"seat {seat} is taken", 409)
+                raise TableError("seat_taken", f"seat {seat} is taken", 409, params={"n": seat + 1})
             p = table.players[seat]
             p.kind, p.name, p.token_hash, p.away_since = "human", name, hash_token(token), time.monotonic()
             if table.status == "playing":

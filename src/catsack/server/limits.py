@@ -164,6 +164,9 @@ class _BodyTooLarge(HTTPException):
 
     def __init__(self, limit: int) -> None:
         super().__init__(413, f"the request body is larger than {limit} bytes")
+        # Answered by the app's handler when the framework's body reader meets it first.
+        self.code = "too_large"
+        self.params = {"bytes": limit}
 
 
 class HttpGuard:
@@ -184,6 +187,10 @@ class HttpGuard:
         self.buckets = buckets
         self.proxies = proxies
         self.metrics = metrics
+
+    async def _too_large(self, send: Any) -> None:
+        detail = f"the request body is larger than {self.max_body} bytes"
+        await _answer(send, 413, detail, "too_large", params={"bytes": self.max_body})
 
     def _refused(self, reason: str) -> None:
         if self.metrics is not None:
@@ -207,7 +214,7 @@ class HttpGuard:
                 self._refused("rate")
                 retry = max(1, math.ceil(wait))
                 slow = "too many requests from your address: slow down"
-                await _answer(send, 429, slow, "rate_limited", {"retry-after": str(retry)})
+                await _answer(send, 429, slow, "rate_limited", {"retry-after": str(retry)}, {"seconds": retry})
                 return
         length = (headers.get("content-length") or "").strip()
         if length and not (length.isascii() and length.isdigit()):  # "²".isdigit() is true, int("²") fails
@@ -215,7 +222,7 @@ class HttpGuard:
             return
         if length and int(length) > self.max_body:
             self._refused("size")
-            await _answer(send, 413, f"the request body is larger than {self.max_body} bytes", "too_large")
+            await self._too_large(send)
             return
         seen = 0
         started = False
@@ -239,17 +246,28 @@ class HttpGuard:
             await self.app(scope, limited_receive, tracked_send)
         except _BodyTooLarge:
             if not started:
-                await _answer(send, 413, f"the request body is larger than {self.max_body} bytes", "too_large")
+                await self._too_large(send)
         except BaseExceptionGroup as group:  # raised through a task group: unwrap our own signal only
             rest = group.split(_BodyTooLarge)[1]
             if rest is not None:
                 raise
             if not started:
-                await _answer(send, 413, f"the request body is larger than {self.max_body} bytes", "too_large")
+                await self._too_large(send)
 
 
-async def _answer(send: Any, status: int, detail: str, code: str, extra: Mapping[str, str] | None = None) -> None:
-    body = orjson.dumps({"detail": detail, "code": code})
+async def _answer(
+    send: Any,
+    status: int,
+    detail: str,
+    code: str,
+    extra: Mapping[str, str] | None = None,
+    params: Mapping[str, str | int] | None = None,
+) -> None:
+    """A refusal as every refused request is answered: ``detail``, ``code`` and the details as ``params``."""
+    answer: dict[str, Any] = {"detail": detail, "code": code}
+    if params:
+        answer["params"] = dict(params)
+    body = orjson.dumps(answer)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     headers += [(k.encode("latin-1"), v.encode("latin-1")) for k, v in (extra or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -15,7 +15,7 @@ import dataclasses
 import hashlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -63,11 +63,22 @@ MAX_EVENTS = 200
 class TableError(Exception):
     """A refused request, with the HTTP status or protocol error code to answer with."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int = 400,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.status = status
+        #: The details of ``message`` that a client shows in its own language (``err.<code>`` catalogue keys).
+        self.params = dict(params or {})
+        self.headers = dict(headers or {})
 
 
 def hash_token(token: str) -> str:

@@ -81,7 +81,12 @@ async def hand_seat_to_bot(hub: Hub, table: LiveTable, seat: int) -> None:
     if table.status != "playing":
         raise TableError("bad_request", "seats are handed to bots only while the game is on", 409)
     if table.seat_status(seat) != "away":
-        raise TableError("seat_connected", f"seat {seat + 1} is connected; only an idle seat can be handed over", 409)
+        raise TableError(
+            "seat_connected",
+            f"seat {seat + 1} is connected; only an idle seat can be handed over",
+            409,
+            params={"n": seat + 1},
+        )
     await hub.replace(table, seat)
 
 

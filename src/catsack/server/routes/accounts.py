@@ -18,7 +18,7 @@ import zipfile
 from typing import Annotated, Any
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.record import dumps_record
@@ -26,7 +26,7 @@ from catsack.server.accounts import DELETED_NAME, PASSWORD_MAX, Account, Account
 from catsack.server.hub import Hub, LiveTable, hash_token
 from catsack.server.limits import AddressBuckets, scope_address
 from catsack.server.ratings import Ratings, display
-from catsack.server.routes.deps import hub_of
+from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.settings import Network
 
 __all__ = ["COOKIE", "account_of", "accounts_of", "check_origin", "join_as", "router", "seat_ratings"]
@@ -171,7 +171,13 @@ def _throttle(request: Request, name: str) -> None:
     wait = max(st.by_address.take(_address(request)), st.by_name.take(name_key(name)[:64]))
     if wait > 0:
         seconds = max(1, math.ceil(wait))
-        raise HTTPException(429, f"too many login attempts; try again in {seconds} s", {"Retry-After": str(seconds)})
+        raise Refused(
+            "too_many_logins",
+            f"too many login attempts; try again in {seconds} s",
+            429,
+            params={"seconds": seconds},
+            headers={"Retry-After": str(seconds)},
+        )
 
 
 @router.post("/api/account/register", status_code=201, response_model=AccountOut)
@@ -213,6 +219,19 @@ async def logout(request: Request) -> Response:
 async def me(request: Request, account: Annotated[Account, Depends(logged_in)]) -> AccountOut:
     """The logged-in account (401 for a guest)."""
     return await _out(request, account)
+
+
+class SessionOut(BaseModel):
+    account: AccountOut | None
+
+
+@router.get("/api/account/session", response_model=SessionOut)
+async def session(request: Request) -> SessionOut:
+    """Who is logged in: ``{"account": {...}}``, or ``{"account": null}`` for a guest. Unlike
+    ``GET /api/account`` a guest is no error here, so the account page asks without a 401 (which
+    browsers log as a console error)."""
+    account = await account_of(request)
+    return SessionOut(account=None if account is None else await _out(request, account))
 
 
 @router.post("/api/account/password", status_code=204)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fastapi import HTTPException, Request, WebSocket
 from fastapi.responses import Response
 
 from catsack.server.hub import Hub, LiveTable, TableError
 from catsack.server.validate import TOKEN_MAX, is_table_id, is_token, table_id_problem
 
-__all__ = ["bearer_token", "hub_of", "live_table", "record_response", "ws_hub"]
+__all__ = ["Refused", "bearer_token", "hub_of", "live_table", "record_response", "ws_hub"]
 
 
 def hub_of(request: Request) -> Hub:
@@ -21,12 +23,31 @@ def ws_hub(ws: WebSocket) -> Hub:
     return h
 
 
+class Refused(HTTPException):
+    """An HTTP refusal with a stable ``code`` (and the message's details as ``params``), answered as
+    ``{"detail": message, "code": code, "params": {...}}`` so that browsers word it in their own
+    language (``err.<code>`` catalogue keys); counted in the metrics by HTTP status like any other."""
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        status: int,
+        *,
+        params: Mapping[str, str | int] | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        super().__init__(status, message, dict(headers) if headers else None)
+        self.code = code
+        self.params = dict(params or {})
+
+
 async def live_table(request: Request, table_id: str) -> LiveTable:
     """The table behind a ``{table_id}`` path, or 404. An id that the server could not have made
     (NUL, control characters, too long) never reaches the database (issue 16, defect 2)."""
     table = await hub_of(request).get(table_id) if is_table_id(table_id) else None
     if table is None:
-        raise HTTPException(404, table_id_problem(table_id))
+        raise Refused("unknown_table", table_id_problem(table_id), 404)
     return table
 
 

@@ -61,6 +61,8 @@ async def metrics(request: Request) -> Response:
     """Prometheus text format (names prefixed ``catsack_``)."""
     m: Metrics | None = getattr(request.app.state, "metrics", None)
     if m is None:
-        return JSONResponse({"detail": "metrics are turned off (CATSACK_METRICS=false)"}, status_code=404)
+        return JSONResponse(
+            {"detail": "metrics are turned off (CATSACK_METRICS=false)", "code": "not_found"}, status_code=404
+        )
     body, content_type = m.render()
     return Response(body, media_type=content_type)

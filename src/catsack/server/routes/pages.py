@@ -19,7 +19,7 @@ def page(name: str) -> Response:
     """A static HTML page, or a JSON 404 when the browser client is not installed."""
     path = STATIC / name
     if not path.is_file():
-        return JSONResponse({"detail": "the browser client is not installed"}, status_code=404)
+        return JSONResponse({"detail": "the browser client is not installed", "code": "not_found"}, status_code=404)
     return FileResponse(path, media_type="text/html")
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -21,7 +21,7 @@ from catsack.server.accounts import Account, Accounts
 from catsack.server.hub import TableError, iso_time, seat_names, setup_from_json
 from catsack.server.ratings import Ratings
 from catsack.server.routes.accounts import account_of, accounts_of, check_origin, join_as, ratings_of
-from catsack.server.routes.deps import hub_of
+from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.routes.tables import Joined
 from catsack.server.store import Store
@@ -106,7 +106,7 @@ async def profile(request: Request, name: str) -> dict[str, Any]:
     accounts = accounts_of(request)
     account = await asyncio.to_thread(accounts.by_name, name)
     if account is None:
-        raise HTTPException(404, f"no player named {name[:40]!r}")
+        raise Refused("unknown_player", f"no player named {name[:40]!r}", 404, params={"name": name[:40]})
     return await asyncio.to_thread(_profile, hub_of(request).store, accounts, ratings_of(request), account)
 
 

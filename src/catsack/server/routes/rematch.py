@@ -9,13 +9,13 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated
 
-from fastapi import APIRouter, FastAPI, Header, HTTPException, Request
+from fastapi import APIRouter, FastAPI, Header, Request
 from pydantic import BaseModel, Field
 
 from catsack.server.hub import TableError, hash_token
 from catsack.server.rematch import Rematches
 from catsack.server.routes.accounts import accounts_of
-from catsack.server.routes.deps import hub_of, live_table
+from catsack.server.routes.deps import Refused, hub_of, live_table
 
 __all__ = ["Rematched", "router"]
 
@@ -64,11 +64,13 @@ async def rematch(
     old = await live_table(request, table_id)
     token = (authorization or "").removeprefix("Bearer ").strip()
     if not token:
-        raise HTTPException(401, "send your seat token as 'Authorization: Bearer <token>' (spectators cannot)")
+        raise Refused(
+            "token_required", "send your seat token as 'Authorization: Bearer <token>' (spectators cannot)", 401
+        )
     try:
         seat = hub.seat_for_token(old, token)
     except TableError:
-        raise HTTPException(403, "this token holds no seat at this table") from None
+        raise Refused("unauthorized", "this token holds no seat at this table", 403) from None
     name = old.players[seat].name or old.names()[seat]
     table, created = await rematches_of(request).rematch(old, name)
     new_token = _rematch_token(token, table.id)

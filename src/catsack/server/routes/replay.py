@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, FastAPI, Header, HTTPException, Query, Request
+from fastapi import APIRouter, FastAPI, Header, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -28,7 +28,7 @@ from catsack.record import Record, loads_record, record_from_game
 from catsack.server.analysis_jobs import AnalysisJobs
 from catsack.server.hub import hash_token, seat_names, setup_from_json
 from catsack.server.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
-from catsack.server.routes.deps import hub_of
+from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.store import SeatRow, Store, TableRow
 
@@ -114,10 +114,10 @@ def _load_game(store: Store, table_id: str) -> tuple[TableRow, list[SeatRow], Ga
 
 async def _table_game(request: Request, table_id: str) -> tuple[TableRow, list[SeatRow], Game]:
     if not 1 <= len(table_id) <= 32:
-        raise HTTPException(404, f"no table {table_id[:40]!r}")
+        raise Refused("unknown_table", f"no table {table_id[:40]!r}", 404)
     found = await asyncio.to_thread(_load_game, hub_of(request).store, table_id)
     if found is None:
-        raise HTTPException(404, f"no table {table_id!r}")
+        raise Refused("unknown_table", f"no table {table_id!r}", 404)
     return found
 
 
@@ -151,7 +151,7 @@ def _token_seat(seats: list[SeatRow], authorization: str | None) -> int | None:
     for s in seats:
         if s.kind == "human" and s.token_hash is not None and secrets.compare_digest(s.token_hash, h):
             return s.seat
-    raise HTTPException(403, "this token holds no seat at this table")
+    raise Refused("unauthorized", "this token holds no seat at this table", 403)
 
 
 def _perspective(text: str | None, allowed: list[Perspective]) -> Perspective:
@@ -162,10 +162,12 @@ def _perspective(text: str | None, allowed: list[Perspective]) -> Perspective:
         try:
             chosen = int(text)
         except ValueError:
-            raise HTTPException(422, f"perspective must be 'all' or a seat number, not {text[:20]!r}") from None
+            raise Refused(
+                "bad_perspective", f"perspective must be 'all' or a seat number, not {text[:20]!r}", 422
+            ) from None
     if chosen not in allowed:
         shown = ", ".join(str(p) for p in allowed)
-        raise HTTPException(403, f"perspective {text[:20]!r} is not open to you (open: {shown})")
+        raise Refused("perspective_closed", f"perspective {text[:20]!r} is not open to you (open: {shown})", 403)
     return chosen
 
 
@@ -185,8 +187,10 @@ async def table_replay(
     if game.is_over:
         allowed = available_perspectives(row.seats, full=True)
     elif holder is None:
-        raise HTTPException(
-            409, "the game is not over: only a seat's own replay is available, with its token (Authorization: Bearer)"
+        raise Refused(
+            "replay_not_over",
+            "the game is not over: only a seat's own replay is available, with its token (Authorization: Bearer)",
+            409,
         )
     else:
         allowed = available_perspectives(row.seats, full=False, only=holder)
@@ -218,13 +222,17 @@ async def table_replay(
 async def _read_capped(request: Request, cap: int) -> bytes:
     size = request.headers.get("content-length")
     if size is not None and size.isdigit() and int(size) > cap:
-        raise HTTPException(413, f"a record file may be at most {cap // 1024} KiB")
+        raise Refused(
+            "record_too_large", f"a record file may be at most {cap // 1024} KiB", 413, params={"kib": cap // 1024}
+        )
     chunks: list[bytes] = []
     total = 0
     async for chunk in request.stream():
         total += len(chunk)
         if total > cap:
-            raise HTTPException(413, f"a record file may be at most {cap // 1024} KiB")
+            raise Refused(
+                "record_too_large", f"a record file may be at most {cap // 1024} KiB", 413, params={"kib": cap // 1024}
+            )
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -258,13 +266,15 @@ async def upload_replay(
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError:
-        raise HTTPException(422, f"{name}: not UTF-8 text (a catsack/1 record is JSON)") from None
+        raise Refused(
+            "record_not_text", f"{name}: not UTF-8 text (a catsack/1 record is JSON)", 422, params={"file": name}
+        ) from None
     try:
         record = loads_record(text, source=name)
         async with request.app.state.replay_builds:
             payload = await asyncio.to_thread(_upload_payload, record, perspective)
     except CatsackError as exc:
-        raise HTTPException(422, str(exc)) from None
+        raise Refused("bad_record", str(exc), 422, params={"file": name}) from None
     return _json(payload)
 
 
@@ -280,9 +290,14 @@ class AnalysisRequest(BaseModel):
 async def _finished(request: Request, table_id: str, seat: int) -> tuple[TableRow, list[SeatRow], Game]:
     row, seats, game = await _table_game(request, table_id)
     if not game.is_over:
-        raise HTTPException(409, "analyses are available once the game is over")
+        raise Refused("not_over", "analyses are available once the game is over", 409)
     if not 0 <= seat < row.seats:
-        raise HTTPException(422, f"no seat {seat} at a {row.seats}-seat table (seats are 0 to {row.seats - 1})")
+        raise Refused(
+            "no_such_seat",
+            f"no seat {seat} at a {row.seats}-seat table (seats are 0 to {row.seats - 1})",
+            422,
+            params={"n": seat + 1, "seats": row.seats},
+        )
     return row, seats, game
 
 

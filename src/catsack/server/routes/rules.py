@@ -38,5 +38,5 @@ async def rules_page(request: Request, lang: str | None = None) -> HTMLResponse:
 async def rules_image(lang: str, name: str) -> Response:
     data = image(lang, name)
     if data is None:
-        return JSONResponse({"detail": f"no card picture {lang}/{name}"}, status_code=404)
+        return JSONResponse({"detail": f"no card picture {lang}/{name}", "code": "not_found"}, status_code=404)
     return Response(data, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -13,7 +13,7 @@ from catsack.record import dumps_record
 from catsack.server.hub import BOT_LEVELS, TableError, iso_time, seat_names
 from catsack.server.lobby import open_table_ids
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
-from catsack.server.routes.deps import bearer_token, hub_of, live_table, record_response
+from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
 from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, clean_text
 
 __all__ = ["CreateTable", "CreatedTable", "JoinTable", "Joined", "PlayerOut", "TableOut", "router"]
@@ -238,7 +238,7 @@ async def full_record(request: Request, table_id: str) -> Response:
     """The full catsack/1 record, once the game is over."""
     table = await live_table(request, table_id)
     if not table.game.is_over:
-        raise HTTPException(409, "the game is not over: only a seat's redacted record can be downloaded")
+        raise Refused("not_over", "the game is not over: only a seat's redacted record can be downloaded", 409)
     return record_response(dumps_record(table.record()), f"catsack-{table.id}.json")
 
 
@@ -253,8 +253,8 @@ async def seat_record(
     table = await live_table(request, table_id)
     token = bearer_token(authorization)
     if not token:
-        raise HTTPException(401, "send the seat token as 'Authorization: Bearer <token>'")
+        raise Refused("token_required", "send the seat token as 'Authorization: Bearer <token>'", 401)
     held = await hub_of(request).find_seat(table, token)
     if held != seat:
-        raise HTTPException(403, f"this token does not hold seat {seat}")
+        raise Refused("unauthorized", f"this token does not hold seat {seat}", 403)
     return record_response(dumps_record(table.record(seat)), f"catsack-{table.id}-seat{seat}.json")

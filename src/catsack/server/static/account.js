@@ -3,7 +3,7 @@
 // delete the account.
 
 import { api, storedSeats } from "/static/api.js";
-import { languagePicker, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
 import { rememberAccount } from "/static/session.js";
 
 const $ = (id) => document.getElementById(id);
@@ -18,7 +18,8 @@ function say(text, ok = false) {
 async function show() {
   let me = null;
   try {
-    me = await api("/api/account");
+    // Asked where a guest is no error (GET /api/account answers a guest 401, logged in the console).
+    me = (await api("/api/account/session")).account;
   } catch {
     me = null;
   }
@@ -44,7 +45,7 @@ function onSubmit(id, action) {
       say(message ?? "", true);
       await show();
     } catch (err) {
-      say(err.message);
+      say(errorText(err));
     }
   });
 }
@@ -91,7 +92,7 @@ $("claim").addEventListener("click", async () => {
     say(t("acct.claimed", { n: answer.claimed.length }), true);
     await show();
   } catch (err) {
-    say(err.message);
+    say(errorText(err));
   }
 });
 await show();

@@ -5,23 +5,53 @@ import { t } from "/static/i18n.js";
 const TOKEN_PREFIX = "catsack:seat:";
 const NAME_KEY = "catsack:name";
 
-/** An API error carrying the server's `detail` text and HTTP status. */
+/**
+ * A refused request: the HTTP status, the server's stable `code`, the details of its message as
+ * `params` (with `seconds` from a Retry-After header) and its English `detail` as the message.
+ * Pages show it with errorText() (i18n.js), which words it in the page's language.
+ */
 export class ApiError extends Error {
-  constructor(status, detail) {
+  constructor(status, detail, code = null, params = {}) {
     super(detail);
     this.status = status;
+    this.code = code;
+    this.params = params;
   }
 }
 
-async function detailOf(response) {
+// The code of an answer that names none (a proxy's 502 page, an older server): by its status.
+const STATUS_CODES = {
+  400: "bad_request",
+  401: "unauthorized",
+  403: "forbidden",
+  404: "not_found",
+  405: "method_not_allowed",
+  409: "conflict",
+  413: "too_large",
+  422: "invalid",
+  429: "rate_limited",
+  500: "server_error",
+  502: "unavailable",
+  503: "unavailable",
+  504: "unavailable",
+};
+
+/** The ApiError for a refused `response` (its JSON body `{detail, code, params}` when it has one). */
+export async function errorFrom(response) {
+  let body = null;
   try {
-    const body = await response.json();
-    if (typeof body?.detail === "string") return body.detail;
-    if (Array.isArray(body?.detail)) return body.detail.map((d) => d.msg ?? String(d)).join("; ");
+    body = await response.json();
   } catch {
-    // not JSON: fall through to the status text
+    // not JSON: the status says it all
   }
-  return `${response.status} ${response.statusText || "error"}`;
+  let detail = `${response.status} ${response.statusText || "error"}`;
+  if (typeof body?.detail === "string") detail = body.detail;
+  else if (Array.isArray(body?.detail)) detail = body.detail.map((d) => d.msg ?? String(d)).join("; ");
+  const code = typeof body?.code === "string" ? body.code : (STATUS_CODES[response.status] ?? null);
+  const params = body?.params && typeof body.params === "object" ? { ...body.params } : {};
+  const retry = Number(response.headers.get("Retry-After"));
+  if (params.seconds === undefined && Number.isFinite(retry) && retry > 0) params.seconds = retry;
+  return new ApiError(response.status, detail, code, params);
 }
 
 /** Fetch JSON from the API; throws ApiError with the server's message on a 4xx/5xx. */
@@ -37,9 +67,9 @@ export async function api(path, { method = "GET", body, token } = {}) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiError(0, t("err.unreachable"));
+    throw new ApiError(0, t("err.unreachable"), "unreachable");
   }
-  if (!response.ok) throw new ApiError(response.status, await detailOf(response));
+  if (!response.ok) throw await errorFrom(response);
   return response.status === 204 ? null : response.json();
 }
 

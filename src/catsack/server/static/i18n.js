@@ -78,6 +78,45 @@ export function t(key, params = {}) {
   return value.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
 }
 
+function has(key) {
+  return key in catalogue || key in fallback;
+}
+
+/** The {placeholders} of `key`'s text that `params` leaves unfilled. */
+function unfilled(key, params) {
+  const value = catalogue[key] ?? fallback[key];
+  const text = typeof value === "object" ? Object.values(value).join(" ") : String(value);
+  return [...text.matchAll(/\{(\w+)\}/g)].some(([, name]) => !(name in params));
+}
+
+/**
+ * A refused request in the page's language, for every page: `err` is an ApiError (api.js:
+ * status, code, params, the server's English message), an `error` frame of the WebSocket
+ * ({code, message, params}) or any other Error. The text is the catalogue's `err.<code>` with the
+ * error's params filled in; `{detail}` there is the server's own message, shown as a marked
+ * "(Server: …)" part for codes whose details only the server can word. A `seconds` param (the
+ * Retry-After wait) adds a sentence. Only a code the catalogue does not know shows the server's
+ * message as it is.
+ */
+export function errorText(err) {
+  const code = typeof err?.code === "string" ? err.code : null;
+  const message = typeof err?.message === "string" ? err.message : String(err ?? "");
+  const params = { ...(err?.params ?? {}), detail: message };
+  const key = `err.${code}`;
+  if (!code || !has(key)) {
+    // A code this page does not know yet (a newer server): its own words are all there is.
+    if (code || Number.isInteger(err?.status)) return message || t("err.other", { code: code ?? err.status });
+    return t("err.unexpected", { detail: message }); // not the server's refusal: a failure in this page
+  }
+  let text;
+  if (!unfilled(key, params)) text = t(key, params);
+  else if (has(`${key}.plain`)) text = t(`${key}.plain`, params); // the wording without the missing details
+  else text = t(key, params).replace(/\{\w+\}/g, "…");
+  const seconds = Number(params.seconds);
+  if (Number.isFinite(seconds) && seconds > 0) text += ` ${t("err.retryIn", { n: Math.ceil(seconds) })}`;
+  return text;
+}
+
 /** "1 mouse" / "3 mice" in the page's language. */
 export function mice(n) {
   return t("mice", { n });

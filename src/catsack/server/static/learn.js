@@ -3,7 +3,7 @@
 
 import { api, ApiError, loadName, saveSeat } from "/static/api.js";
 import { saveLesson } from "/static/coach.js";
-import { languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -20,7 +20,7 @@ async function begin(event) {
     saveLesson(game.table, { script: game.script, seen: [] });
     window.location.assign(`/t/${encodeURIComponent(game.table)}`);
   } catch (err) {
-    error.textContent = err instanceof ApiError ? t("learn.failed", { detail: err.message }) : String(err);
+    error.textContent = err instanceof ApiError ? t("learn.failed", { detail: errorText(err) }) : String(err);
     error.hidden = false;
     button.disabled = false;
   }

@@ -1,7 +1,7 @@
 // The lobby: open tables, recent games, and the form that creates a table.
 
 import { ago, api, ApiError, h, loadName, saveName, saveSeat, seatLabel, storedSeats, forgetSeat } from "/static/api.js";
-import { languagePicker, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
 import { seatNames, seatTitles } from "/static/render.js";
 import { currentAccount } from "/static/session.js";
 
@@ -93,7 +93,7 @@ async function createTable(event) {
     saveName(form.name);
     window.location.assign(`/t/${encodeURIComponent(table.table)}`);
   } catch (err) {
-    error.textContent = err instanceof ApiError ? t("lobby.createFailed", { detail: err.message }) : String(err);
+    error.textContent = err instanceof ApiError ? t("lobby.createFailed", { detail: errorText(err) }) : String(err);
     error.hidden = false;
     button.disabled = false;
     button.textContent = t("lobby.create");
@@ -148,7 +148,7 @@ async function refreshOpen() {
     $("open-updated").textContent = t("lobby.updated", { time: new Date().toLocaleTimeString() });
     showBanner("");
   } catch (err) {
-    showBanner(t("lobby.loadFailed", { detail: err.message }));
+    showBanner(t("lobby.loadFailed", { detail: errorText(err) }));
   }
 }
 
@@ -228,7 +228,7 @@ async function quickPlay() {
     if (!account) saveName(name);
     window.location.assign(`/t/${encodeURIComponent(joined.table)}`);
   } catch (err) {
-    error.textContent = t("lobby.quickFailed", { detail: err.message });
+    error.textContent = t("lobby.quickFailed", { detail: errorText(err) });
     error.hidden = false;
     button.disabled = false;
   }

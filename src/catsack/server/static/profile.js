@@ -2,7 +2,7 @@
 // here, no library), recent games with links to their replay.
 
 import { ago, api, h } from "/static/api.js";
-import { languagePicker, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -55,7 +55,7 @@ async function main() {
     p = await api(`/api/users/${encodeURIComponent(name)}`);
   } catch (err) {
     const banner = $("banner");
-    banner.textContent = err.message;
+    banner.textContent = errorText(err);
     banner.hidden = false;
     return;
   }

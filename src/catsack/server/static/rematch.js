@@ -4,7 +4,7 @@
 // table gets a `rematch` frame and joins it with one click, back at their own seat.
 
 import { api, h, saveSeat } from "/static/api.js";
-import { t } from "/static/i18n.js";
+import { errorText, t } from "/static/i18n.js";
 
 const POLL_MS = 5000;
 
@@ -26,8 +26,9 @@ export async function playAgain(tableId, seat, button) {
   } catch (err) {
     if (button) {
       button.disabled = false;
-      button.title = err.message;
-      button.after(h("span", { class: "form-error", role: "alert" }, ` ${err.message}`));
+      const text = errorText(err);
+      button.title = text;
+      button.after(h("span", { class: "form-error", role: "alert" }, ` ${text}`));
     }
   }
 }

@@ -6,9 +6,9 @@
 // Every text on screen is from the page language's catalogue (i18n.js, keys under "replay.");
 // the server's English move texts ("bid 3") and default names ("heuristic 2") are only read.
 
-import { api, ApiError, h, loadSeat } from "/static/api.js";
+import { api, ApiError, errorFrom, h, loadSeat } from "/static/api.js";
 import { cardKindClass, cardLabel, cardName } from "/static/cards.js";
-import { languagePicker, mice, rulesUrl, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, mice, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
   botSpec,
   cardElement,
@@ -146,11 +146,10 @@ async function fetchReplay(perspective) {
     try {
       response = await fetch(`/api/replay${query}${sep}name=${name}`, { method: "POST", body: state.upload.text });
     } catch {
-      throw new ApiError(0, t("err.unreachable"));
+      throw new ApiError(0, t("err.unreachable"), "unreachable");
     }
-    const body = await response.json().catch(() => ({}));
-    if (!response.ok) throw new ApiError(response.status, body.detail ?? t("err.other", { code: response.status }));
-    return body;
+    if (!response.ok) throw await errorFrom(response);
+    return response.json();
   }
   const token = loadSeat(tableId)?.token;
   return api(`/api/tables/${encodeURIComponent(tableId)}/replay${query}`, { token });
@@ -524,7 +523,7 @@ async function fetchAnalysis(start) {
   try {
     answer = start ? await api(path, { method: "POST", body: { seat } }) : await api(`${path}?seat=${seat}`);
   } catch (err) {
-    showBanner(t("replay.analysis.error", { detail: err.message }));
+    showBanner(t("replay.analysis.error", { detail: errorText(err) }));
     $("analysis-button").disabled = false;
     return;
   }
@@ -684,7 +683,7 @@ async function changePerspective(p, ply = state.ply) {
   try {
     await load(p, ply);
   } catch (err) {
-    showBanner(t("replay.viewFailed", { detail: err.message }));
+    showBanner(t("replay.viewFailed", { detail: errorText(err) }));
   }
 }
 
@@ -704,7 +703,7 @@ async function openFile(file) {
     await load(null, hashParams().ply ?? 0);
   } catch (err) {
     state.upload = null;
-    error.textContent = t("replay.upload.failed", { detail: err.message });
+    error.textContent = t("replay.upload.failed", { detail: errorText(err) });
     error.hidden = false;
     $("upload-panel").hidden = false;
     $("replay").hidden = true;
@@ -773,10 +772,10 @@ async function start() {
     await load(parsePerspective(view), ply);
   } catch (err) {
     if (err instanceof ApiError && err.status === 403 && view !== null) {
-      await load(null, ply).catch((again) => showBanner(t("replay.loadFailed", { detail: again.message })));
+      await load(null, ply).catch((again) => showBanner(t("replay.loadFailed", { detail: errorText(again) })));
       return;
     }
-    showBanner(err instanceof ApiError && err.status === 404 ? t("err.unknown_table") : t("replay.loadFailed", { detail: err.message }));
+    showBanner(err instanceof ApiError && err.status === 404 ? t("err.unknown_table") : t("replay.loadFailed", { detail: errorText(err) }));
   }
 }
 

@@ -4,7 +4,7 @@
 // Chat text is only ever put into the page as text (textContent), never as markup.
 
 import { api, h } from "/static/api.js";
-import { t } from "/static/i18n.js";
+import { errorText, t } from "/static/i18n.js";
 
 function storage() {
   try {
@@ -198,7 +198,7 @@ export function handToBotButton(table, seat, token, onDone) {
           await api(`/api/tables/${encodeURIComponent(table)}/seats/${seat}/bot`, { method: "POST", token });
           onDone(null);
         } catch (err) {
-          onDone(err.message);
+          onDone(errorText(err));
         }
       },
     },

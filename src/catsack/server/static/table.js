@@ -11,7 +11,7 @@ import { addReviewButtons, noteRematch } from "/static/rematch.js";
 import { describeEvent } from "/static/events.js";
 import { currentAccount } from "/static/session.js";
 import { Chat, handToBotButton, TurnAlerts } from "/static/social.js";
-import { languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
   drawFinal,
   drawHand,
@@ -174,7 +174,7 @@ async function refreshJoinPanel() {
     await loadTable();
     drawJoinPanel();
   } catch (err) {
-    showBanner(t("err.loadTable", { detail: err.message }));
+    showBanner(t("err.loadTable", { detail: errorText(err) }));
   }
 }
 
@@ -205,7 +205,7 @@ async function takeSeat(seat) {
     state.seat = { seat: joined.seat, token: joined.token, name };
     enterGame();
   } catch (err) {
-    error.textContent = t("join.failed", { n: seat + 1, detail: err.message });
+    error.textContent = t("join.failed", { n: seat + 1, detail: errorText(err) });
     error.hidden = false;
     refreshJoinPanel();
   }
@@ -371,7 +371,7 @@ async function takeOver() {
     hideBanner();
     enterGame();
   } catch (err) {
-    showBanner(t("takeover.failed", { detail: err.message }));
+    showBanner(t("takeover.failed", { detail: errorText(err) }));
   }
 }
 
@@ -423,15 +423,15 @@ function handleError(frame) {
     case "illegal":
     case "game_over":
       if (mine) clearPending();
-      showBanner(t(`err.${frame.code}`), { autoHideMs: 6000 });
+      showBanner(errorText(frame), { autoHideMs: 6000 });
       resync();
       break;
     case "bad_chat":
-      showBanner(t("err.bad_chat"), { autoHideMs: 6000 });
+      showBanner(errorText(frame), { autoHideMs: 6000 });
       break;
     case "hints_off":
       state.hintPending = false;
-      showBanner(t("err.hints_off"), { autoHideMs: 5000 });
+      showBanner(errorText(frame), { autoHideMs: 5000 });
       break;
     case "replaced":
       connection.stop("replaced");
@@ -474,11 +474,11 @@ function handleError(frame) {
       });
       break;
     case "rate_limited":
-      showBanner(t("err.rate_limited"), { autoHideMs: 4000 });
+      showBanner(errorText(frame), { autoHideMs: 4000 });
       break;
     default:
       if (mine) clearPending();
-      showBanner(t("err.other", { code: frame.code }), { autoHideMs: 8000 });
+      showBanner(errorText(frame), { autoHideMs: 8000 });
       break;
   }
   renderControls();
@@ -615,7 +615,7 @@ function render() {
               `/api/tables/${encodeURIComponent(tableId)}/record/${state.seat.seat}`,
               `catsack-${tableId}-seat${state.seat.seat + 1}.json`,
               state.seat.token,
-            ).catch((err) => showBanner(t("err.record", { detail: err.message })))
+            ).catch((err) => showBanner(t("err.record", { detail: errorText(err) })))
         : null,
     });
     addReviewButtons(final, tableId, state.seat);
@@ -908,7 +908,7 @@ async function start() {
   try {
     await loadTable();
   } catch (err) {
-    const text = err instanceof ApiError && err.status === 404 ? t("err.unknown_table") : t("err.loadTable", { detail: err.message });
+    const text = err instanceof ApiError && err.status === 404 ? t("err.unknown_table") : t("err.loadTable", { detail: errorText(err) });
     showBanner(text, { actions: [h("a", { class: "button small", href: "/" }, t("backToLobby"))] });
     return;
   }

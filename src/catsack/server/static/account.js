@@ -51,6 +51,7 @@ function onSubmit(id, action) {
 }
 
 translatePage();
+document.title = `${t("acct.account")} — ${t("brand")}`;
 $("lang-slot").append(languagePicker());
 
 onSubmit("login-form", async () => {

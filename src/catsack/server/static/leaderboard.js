@@ -4,6 +4,7 @@ import { api, h } from "/static/api.js";
 import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
 
 translatePage();
+document.title = `${t("acct.leaderboard")} — ${t("brand")}`;
 document.getElementById("lang-slot").append(languagePicker());
 const board = document.getElementById("board");
 try {

@@ -49,7 +49,7 @@ async function main() {
   $("lang-slot").append(languagePicker());
   const name = decodeURIComponent(window.location.pathname.split("/").pop() ?? "");
   $("player-name").textContent = name;
-  document.title = `catsack — ${name}`;
+  document.title = `${name} — ${t("brand")}`;
   let p;
   try {
     p = await api(`/api/users/${encodeURIComponent(name)}`);

@@ -881,6 +881,7 @@ function placeHelpTips() {
 
 async function start() {
   translatePage();
+  document.title = t("brand"); // until the table is loaded (an unknown table never is)
   document.body.classList.toggle("touch", TOUCH);
   $("lang-slot").replaceChildren(languagePicker());
   $("rules-link").href = rulesUrl();

@@ -1,7 +1,7 @@
 // The guided first game's start page (/learn): one click makes a new guided table and sits
 // the learner down; the table page then shows the coach. Starting again makes a new game.
 
-import { api, ApiError, loadName, saveSeat } from "/static/api.js";
+import { api, loadName, saveSeat } from "/static/api.js";
 import { saveLesson } from "/static/coach.js";
 import { errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 
@@ -20,7 +20,7 @@ async function begin(event) {
     saveLesson(game.table, { script: game.script, seen: [] });
     window.location.assign(`/t/${encodeURIComponent(game.table)}`);
   } catch (err) {
-    error.textContent = err instanceof ApiError ? t("learn.failed", { detail: errorText(err) }) : String(err);
+    error.textContent = t("learn.failed", { detail: errorText(err) });
     error.hidden = false;
     button.disabled = false;
   }

@@ -93,7 +93,7 @@ async function createTable(event) {
     saveName(form.name);
     window.location.assign(`/t/${encodeURIComponent(table.table)}`);
   } catch (err) {
-    error.textContent = err instanceof ApiError ? t("lobby.createFailed", { detail: errorText(err) }) : String(err);
+    error.textContent = t("lobby.createFailed", { detail: errorText(err) });
     error.hidden = false;
     button.disabled = false;
     button.textContent = t("lobby.create");

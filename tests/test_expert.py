@@ -202,3 +202,18 @@ def test_intent_trust_tells_intent_from_random_placement(seats: int) -> None:
     before = intent_trust(g.view(0))
     g.redeal(0, random.Random(9))
     assert intent_trust(g.view(0)) == before
+
+
+def test_intent_option_fixes_every_players_trust() -> None:
+    """``intent=fixed`` assumes intent for every player (the placement model before intent_trust)."""
+    assert make_bot("expert:iters=5+intent=fixed").read_intent is False  # type: ignore[attr-defined]
+    assert make_bot("expert:iters=5").read_intent is True  # type: ignore[attr-defined]
+    with pytest.raises(BotSpecError, match=r"intent=read\|fixed"):
+        make_bot("expert:intent=maybe")
+    g = Game.new(4, seed=3)
+    while g.round < 3 or g.phase != "bidding":
+        g.play(g.legal_moves()[-1])
+    view = g.view(g.to_move)
+    fixed = search(view, random.Random(1), iterations=60, read_intent=False)
+    read = search(view, random.Random(1), iterations=60)
+    assert fixed.iterations == read.iterations == 60 and fixed.best in view.legal and read.best in view.legal

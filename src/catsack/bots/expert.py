@@ -59,7 +59,8 @@ near-ties between moves.
 one core, ``bench/expert.py``; the target is 0.5 s).
 Options, joined with ``+`` (tables separate specs with commas):
 ``expert:iters=N``, ``expert:time=S`` (seconds, not reproducible),
-``leaf=hand|learned``, ``depth=D``, ``infer=0|1`` (weight worlds by bids). With a seed the bot and
+``leaf=hand|learned``, ``depth=D``, ``infer=0|1`` (weight worlds by bids), ``intent=read|fixed``
+(each player's placement intent read from its past placements, or always assumed). With a seed the bot and
 :func:`search` are deterministic.
 """
 
@@ -399,12 +400,14 @@ def search(
     leaf: LeafValue | None = None,
     depth: int = TREE_DEPTH,
     infer: bool = True,
+    read_intent: bool = True,
     consider: Iterable[Move] = (),
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
     ``leaf`` values round boundaries (default :class:`HandValue`); ``consider`` adds legal moves to the
-    root's candidates (analysis of a move actually played), expanded first.
+    root's candidates (analysis of a move actually played), expanded first. ``read_intent=False``
+    assumes every player places with intent (trust 1) instead of reading it (:func:`intent_trust`).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -415,6 +418,8 @@ def search(
     t0 = time.perf_counter()
     base = sample_game(view, rng)
     table = _Table(view)
+    if not read_intent:
+        table.trust = [1.0] * view.seats
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
@@ -593,10 +598,12 @@ class Options:
     leaf: str = DEFAULT_LEAF
     depth: int = TREE_DEPTH
     infer: bool = True  # weight worlds by the likelihood of this round's bids
+    read_intent: bool = True  # read each player's placement intent from its past placements
 
 
 def parse_spec(arg: str | None) -> Options:
-    """``[iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1]``; empty: the defaults.
+    """``[iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed]``; empty: the
+    defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
     """
@@ -619,6 +626,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "infer" and value in ("0", "1"):
                 opts = replace(opts, infer=value == "1")
                 continue
+            if sep and key == "intent" and value in ("read", "fixed"):
+                opts = replace(opts, read_intent=value == "read")
+                continue
         except ValueError:
             pass
         if sep and key == "leaf" and value in LEAVES:
@@ -626,8 +636,8 @@ def parse_spec(arg: str | None) -> Options:
             continue
         raise BotSpecError(
             f"bad expert option {text!r} in {arg!r}: use 'iters=N' (N >= 1), 'time=S' (seconds), "
-            f"'depth=D' (1-99), 'infer=0|1' or 'leaf=' one of {', '.join(LEAVES)}, joined with '+' "
-            "(e.g. 'expert:iters=800+leaf=learned')"
+            f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed' or 'leaf=' one of {', '.join(LEAVES)}, "
+            "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
     return opts
 
@@ -662,6 +672,7 @@ class ExpertBot(Bot):
     def __init__(self, arg: str | None = None, *, seed: int | None = None, leaf: LeafValue | None = None) -> None:
         opts = parse_spec(arg)
         self.iterations, self.seconds, self.depth, self.infer = opts.iterations, opts.seconds, opts.depth, opts.infer
+        self.read_intent = opts.read_intent
         self.rng = random.Random(seed)
         self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
@@ -678,5 +689,6 @@ class ExpertBot(Bot):
             leaf=self.leaf,
             depth=self.depth,
             infer=self.infer,
+            read_intent=self.read_intent,
         )
         return self.last.best

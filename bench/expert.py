@@ -6,8 +6,8 @@ Plays whole games in which every seat is the expert bot at the given budget (``e
 ``iters=N`` or ``time=S``) and times every decision with more than one legal move with
 ``time.process_time`` (CPU time of this process, so other load on a shared machine counts
 less than in wall time). Issue 17 target: p95 <= 0.5 s per decision on one core
-(measured at 4,000 iterations, ``--games 1 --seed 2``: 4 seats p95 0.340 s, 5 seats p95 0.411 s,
-max 0.435 s; shared 2-core machine).
+(measured with the level's iterations per seat count, ``--games 1 --seed 2``, one process alone
+on the 2-core machine: p95 0.355 / 0.348 / 0.364 s with 3 / 4 / 5 seats).
 """
 
 from __future__ import annotations

@@ -86,7 +86,8 @@ __all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
 
 #: Iterations per decision of the ``expert`` level, per seat count: the most that keep the p95 CPU
 #: time of a decision near 0.4 s on one core of the project's machine (``bench/expert.py``; the
-#: target is 0.5 s), since the win share against ``ismcts:strong`` grows with them (docs/bots.md).
+#: target is 0.5 s). Against ``ismcts`` the expert needs about 2.5x its opponents' iterations; beyond
+#: that no gain was shown (4,000 vs 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md).
 ITERATIONS: dict[int, int] = {3: 10000, 4: 9000, 5: 6500}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
@@ -291,9 +292,7 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
     cards = g._cards
     est = table.estimate(row, table.up_after[npass], s) + noise[s]
     payout = cards[npass] if g._filled else 0  # R13, R18
-    limit = est - payout - MARGIN
-    if payout and g._n - npass - 1 >= 2:
-        limit += OUTLAST_SHARE * (cards[min(npass + 1, len(cards) - 1)] - payout)
+    limit = _limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
     high = g._high
     if legal[0].kind == BID and high + 1 <= limit:
         step = 1 if rand() < 0.75 else 2

@@ -7,7 +7,7 @@ Plays whole games in which every seat is the expert bot at the given budget (``e
 ``time.process_time`` (CPU time of this process, so other load on a shared machine counts
 less than in wall time). Issue 17 target: p95 <= 0.5 s per decision on one core
 (measured with the level's iterations per seat count, ``--games 1 --seed 2``, one process alone
-on the 2-core machine: p95 0.355 / 0.348 / 0.364 s with 3 / 4 / 5 seats).
+on the 2-core machine: p95 0.385 / 0.313 / 0.444 s with 3 / 4 / 5 seats, session 8).
 """
 
 from __future__ import annotations

@@ -28,20 +28,35 @@ over deals: issue 17's comparison with ``openspiel-ismcts`` seated 1 vs 1 beside
     .venv/bin/python bench/expert_strength.py openspiel --games 100
 
 (the preset's ``sims`` is chosen so both bots spend the same CPU time per move: ``bench/bot_cpu.py``).
+
+A long run can be split across machines: ``--part K/P`` plays only the deals whose number is K modulo
+P, ``--save FILE`` writes the games (JSON), and ``--combine FILE ...`` summarises saved parts together
+(the same table and seed), exactly as if one run had played them all:
+
+    .venv/bin/python bench/expert_strength.py strong --games 400 --part 0/2 --save a.json --jobs 16
+    .venv/bin/python bench/expert_strength.py strong --games 400 --part 1/2 --save b.json --jobs 2
+    .venv/bin/python bench/expert_strength.py --combine a.json b.json
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import multiprocessing
 import random
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
 
 from catsack.cards import POINTS
 from catsack.game import Game
 from catsack.tournament import TournamentConfig, parse_bots, run_tournament
-from catsack.tournament.runner import GameResult
+from catsack.tournament.runner import GameResult, play_chunk
+from catsack.tournament.stats import summarize
 
 PRESETS: dict[str, str] = {
     "strong": "expert,ismcts:strong,ismcts:strong,ismcts:strong",
@@ -64,7 +79,24 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--part", help="K/P or K,L,.../P: play only the deals whose number modulo P is listed")
+    ap.add_argument("--save", help="write the games played to this JSON file (for --combine)")
+    ap.add_argument("--combine", nargs="+", metavar="FILE", help="summarise games saved by --save")
     args = ap.parse_args()
+    if args.combine:
+        parts = [json.loads(Path(f).read_text()) for f in args.combine]
+        if len({(tuple(p["bots"]), p["seed"]) for p in parts}) != 1:
+            ap.error("--combine needs parts of one table and seed")
+        games = sorted(
+            (
+                GameResult(**{k: tuple(v) if isinstance(v, list) else v for k, v in g.items()})  # type: ignore[arg-type]
+                for p in parts
+                for g in p["games"]
+            ),
+            key=lambda r: (r.deal, r.rotation),
+        )
+        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, sum(p["elapsed"] for p in parts), "combined")
+        return
     if not args.bots and not args.preset:
         ap.error("give a preset or --bots")
     bots = parse_bots(args.bots or PRESETS[args.preset])
@@ -77,13 +109,37 @@ def main() -> None:
         played += k
         print(f"  {played}/{config.games} games, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
 
-    result = run_tournament(config, jobs=args.jobs, progress=progress)
+    if args.part:
+        which, _, modulus = args.part.partition("/")
+        keep = {int(x) for x in which.split(",")}
+        deals = [d for d in range(config.deals) if d % int(modulus) in keep]
+        context = multiprocessing.get_context("forkserver")
+        with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
+            games = []
+            for chunk in pool.map(play_chunk, [config] * len(deals), [[d] for d in deals]):
+                games.extend(chunk)
+                progress(len(chunk))
+    else:
+        games = run_tournament(config, jobs=args.jobs, progress=progress).games
     elapsed = time.perf_counter() - t0
+    if args.save:
+        with open(args.save, "w") as f:
+            json.dump(
+                {"bots": list(bots), "seed": args.seed, "elapsed": elapsed, "games": [asdict(g) for g in games]}, f
+            )
+    report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)")
+
+
+def report(bots: tuple[str, ...], seed: int, games: list[GameResult], elapsed: float, how: str) -> None:
+    """Print win shares, margins, junk buys and rows bought per spec, then the head-to-head shares."""
+    seats = len(bots)
+    config = TournamentConfig(bots, games=seats * max(1, len({g.deal for g in games})), seed=seed, keep_moves=True)
+    stats = summarize(bots, games, seed=seed)
     junk: dict[str, int] = defaultdict(int)
     bought: dict[str, int] = defaultdict(int)
     paid: dict[str, int] = defaultdict(int)
     kept: dict[str, int] = defaultdict(int)
-    for res in result.games:
+    for res in games:
         g = Game(config.setup(res.deal))
         for text in res.moves or ():
             g.play(text)
@@ -97,9 +153,9 @@ def main() -> None:
             kept[spec] += value
             if value <= JUNK_VALUE and r.price <= JUNK_PRICE:
                 junk[spec] += 1
-    print(f"table: {', '.join(bots)}; {len(result.games)} games ({config.deals} deals x {config.seats} rotations)")
-    print(f"seed {args.seed}, {elapsed:.0f} s with {args.jobs} job(s)")
-    for st in result.stats:
+    print(f"table: {', '.join(bots)}; {len(games)} games ({len(games) // seats} deals x {seats} rotations)")
+    print(f"seed {seed}, {elapsed:.0f} s with {how}")
+    for st in stats:
         lo, hi = st.win_share_ci
         mlo, mhi = st.mean_margin_ci
         rows = bought[st.bot]
@@ -109,10 +165,10 @@ def main() -> None:
             f"[{mlo:+.1f}, {mhi:+.1f}]  junk buys {100 * junk[st.bot] / st.games:.1f}/100 games "
             f"({junk[st.bot]})  rows {rows} ({per_row} per row)"
         )
-    head_to_head(result.games, bots)
+    head_to_head(games, bots)
 
 
-def head_to_head(games: list[GameResult], bots: list[str]) -> None:
+def head_to_head(games: list[GameResult], bots: Sequence[str]) -> None:
     """Print the first spec's share of games finishing ahead of each other spec (ties half)."""
     first = bots[0]
     others = sorted({b for b in bots if b != first}, key=bots.index)

@@ -66,6 +66,10 @@ def _free_port() -> int:
         return port
 
 
+#: Every server started by this module, by base URL, so a failed wait can show the server's log.
+_SERVERS: dict[str, Server] = {}
+
+
 class Server:
     """One `catsack serve` subprocess on a fixed port and SQLite file; it can be killed and started again."""
 
@@ -83,6 +87,7 @@ class Server:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
+        _SERVERS[self.base] = self
         with self.log_path.open("ab") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
@@ -194,6 +199,21 @@ class Player:
     def close(self) -> None:
         self.context.close()
 
+    def stuck_report(self, what: str) -> str:
+        """What a failed wait needs to be understood: the page, its error line, its console, the server's log."""
+        page = self.page
+        shown = page.evaluate(
+            "[...document.querySelectorAll('.error:not([hidden]), [id$=\\'-error\\']:not([hidden])')]"
+            ".map(e => e.id + ': ' + e.textContent.trim())"
+        )
+        button = page.evaluate("document.getElementById('create-button')?.textContent ?? ''")
+        server = _SERVERS.get(self.base)
+        log = server.log_tail() if server is not None else "(no log: not a server of this module)"
+        return (
+            f"{what}\npage: {page.url}\ncreate button: {button!r}\nerrors shown: {shown}\n"
+            f"console errors: {self.errors}\nserver log (tail):\n{log}"
+        )
+
     def body(self, name: str) -> str:
         value: str = self.page.evaluate(f"document.body.dataset.{name} ?? ''")
         return value
@@ -210,7 +230,12 @@ class Player:
             page.click(".options summary")
             page.check("#hints")
         page.click("#create-button")
-        page.wait_for_url("**/t/*")
+        from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+        try:
+            page.wait_for_url("**/t/*")
+        except PlaywrightTimeout:
+            pytest.fail(self.stuck_report("the lobby did not move to the new table"))
         page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
         return page.url.rsplit("/", 1)[1]
 

@@ -10,7 +10,7 @@ from catsack.bots.analysis import DEFAULT_LEVEL, AnalysisError, analyse_view
 from catsack.bots.base import BotSpecError, make_bot, play_game
 from catsack.bots.expert import ExpertBot, HandValue, _Table, search, softmax_win
 from catsack.game import Game
-from catsack.moves import BID, PASS_MOVE, bid
+from catsack.moves import BID, BIDS, PASS_MOVE, bid
 
 SPEC = "expert:iters=25"  # small budgets: behaviour, not strength, is tested here
 
@@ -167,12 +167,23 @@ def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -
                 hidden.append((pos, rc.owner, pool, w, max(w)))
         base = sample_game(view, rng)
         for _ in range(3):
-            world = _deal(base, seat, rng, hidden, _observed_actions(view), table, 3.0)
+            world = _deal(base, seat, rng, hidden, _observed_actions(view), table)
             assert world.view(seat) == view
             replay = Game(world.setup)
             for m in world.moves:
                 replay.play(m)
             assert replay == world
+
+
+def _heuristic_midgame(seats: int) -> Game:
+    """A game of heuristic bots at round 5's start (finished rounds to read from)."""
+    g = Game.new(seats, seed=4)
+    bots = [make_bot("heuristic", seed=s) for s in range(seats)]
+    while g.round < 5:
+        s = g.to_move
+        assert s is not None
+        g.play(bots[s].choose(g.view(s)))
+    return g
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
@@ -193,12 +204,7 @@ def test_intent_trust_tells_intent_from_random_placement(seats: int) -> None:
     assert sum(heuristic) / len(heuristic) > 0.75
     assert sum(rand) / len(rand) < 0.4
     # Honest: a re-deal of what seat 0 cannot see leaves its reading unchanged.
-    g = Game.new(seats, seed=4)
-    bots = [make_bot("heuristic", seed=s) for s in range(seats)]
-    while g.round < 5:
-        s = g.to_move
-        assert s is not None
-        g.play(bots[s].choose(g.view(s)))
+    g = _heuristic_midgame(seats)
     before = intent_trust(g.view(0))
     g.redeal(0, random.Random(9))
     assert intent_trust(g.view(0)) == before
@@ -217,3 +223,75 @@ def test_intent_option_fixes_every_players_trust() -> None:
     fixed = search(view, random.Random(1), iterations=60, read_intent=False)
     read = search(view, random.Random(1), iterations=60)
     assert fixed.iterations == read.iterations == 60 and fixed.best in view.legal and read.best in view.legal
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_bid_habits_tell_the_honest_rule_from_random_bids(seats: int) -> None:
+    """Heuristic bots bid by the honest rule the expert models, random bots do not: the spread read
+    from the finished rounds' bids and passes (every card turned up by then, R14) separates them; with
+    no finished round every seat gets the prior; a re-deal of what the seat cannot see changes nothing."""
+    from catsack.bots.expert import HABIT_SPREADS, bid_habits
+
+    def final_spread(spec: str, seed: int) -> list[float]:
+        bots = [make_bot(spec if s else "heuristic", seed=seed * 10 + s) for s in range(seats)]
+        g = play_game(Game.new(seats, seed=seed), bots)
+        return bid_habits(g.view(0))[1][1:]
+
+    offsets, spreads = bid_habits(Game.new(seats, seed=1).view(0))
+    assert len(set(offsets)) == len(set(spreads)) == 1
+    assert spreads[0] == pytest.approx(sum(HABIT_SPREADS) / len(HABIT_SPREADS))
+    heuristic = [x for seed in range(2) for x in final_spread("heuristic", seed)]
+    rand = [x for seed in range(2) for x in final_spread("random", seed)]
+    # measured: heuristic seats 0.5-1.7 points, random seats 8-13
+    assert max(heuristic) < 3.0
+    assert sum(rand) / len(rand) > 7.0
+    g = _heuristic_midgame(seats)
+    before = bid_habits(g.view(0))
+    g.redeal(0, random.Random(9))
+    assert bid_habits(g.view(0)) == before
+
+
+def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
+    """R12: a bid at least every other active player's money wins; the model bids it and the searcher
+    considers it."""
+    from catsack.bots.expert import _lock, _policy, _with_total
+
+    assert _lock([15, 15, 15, 15], 0, 0) == 15
+    assert _lock([20, 9, 12, 30], 0b1000, 0) == 12  # seat 3 passed
+    assert _lock([20, 9, 12, 30], 0, 3) == 20
+    assert _with_total((BIDS[4], BIDS[5], BIDS[20], PASS_MOVE), 3, 12) == (
+        BIDS[4],
+        BIDS[5],
+        BIDS[12],
+        BIDS[20],
+        PASS_MOVE,
+    )
+    assert _with_total((BIDS[4], BIDS[20], PASS_MOVE), 3, 20) == (BIDS[4], BIDS[20], PASS_MOVE)
+    # Round 1, everyone places its best card: the start player's honest limit passes 15, so the model
+    # bids all 15 at once (no one can top it), not a step at a time.
+    g = Game.new(4, seed=2)
+    while g.phase == "placement":
+        g.play(g.legal_moves()[0])
+    s = g.to_move
+    assert s is not None
+    table = _Table(g.view(s))
+    assert _policy(g, table, [0.0] * 4, random.Random(1).random) == BIDS[15]
+    table.lock = False
+    assert _policy(g, table, [0.0] * 4, random.Random(1).random) in (BIDS[1], BIDS[2])
+    assert make_bot("expert:lock=0").lock is False  # type: ignore[attr-defined]
+    with pytest.raises(BotSpecError, match=r"lock=0\|1"):
+        make_bot("expert:lock=2")
+
+
+def test_round_one_placement_model_has_the_leader_lead_and_the_others_sell() -> None:
+    """``lead=1``: a start player as rich as anyone can win the row outright (R12), so it leads with its
+    best cats and the others dump; otherwise (or with ``lead=0``) the intent model's buyer/seller rule."""
+    from catsack.bots.expert import LEAD_WEIGHTS, _intent_weights
+    from catsack.bots.ismcts import BUYER_WEIGHTS, SELLER_WEIGHTS
+
+    assert _intent_weights([15, 15, 15, 15], 2, 2, True) == LEAD_WEIGHTS
+    assert _intent_weights([15, 15, 15, 15], 3, 2, True) == SELLER_WEIGHTS
+    assert _intent_weights([15, 15, 15, 15], 3, 2, False) == BUYER_WEIGHTS
+    assert _intent_weights([10, 20, 12, 11], 1, 0, True) == BUYER_WEIGHTS  # the leader is not the richest
+    assert make_bot("expert:lead=0").lead is False  # type: ignore[attr-defined]
+    assert make_bot("expert").lead is True  # type: ignore[attr-defined]

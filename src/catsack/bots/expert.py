@@ -11,11 +11,19 @@ face-up cards, their own face-down card, and for every other face-down card
 (the searcher's included) the uniform belief over the cards its owner has not
 been seen to play (exactly :func:`catsack.belief.card_beliefs`, valued in
 closed form by :func:`catsack.bots.heuristic.mask_row_value`, dogs included,
-R16). From that honest estimate, plus a per-player noise term standing for
-style (:data:`OPPONENT_NOISE`), each one bids as an English-auction bidder up
+R16). From that honest estimate each one bids as an English-auction bidder up
 to its estimate minus the payout for passing (R12, R13, the heuristic's
-limit), buys in the last choice (R15) when the visible row is worth more
-than 1, and places cards either with intent (the placement model of
+limit), shifted and spread per player by its bidding habits as read from its
+bids in finished rounds (:func:`bid_habits`: every card is turned up by then,
+R14, so the honest limit it had at each bid is public; heuristic bots read as
+the rule itself, ``ismcts:strong`` as the rule with a spread near 6 points,
+random bots as anything). A player whose limit reaches the most money any
+other player still in holds bids that at once, since no one can top it
+(:func:`_lock`, R12): in round 1 everyone holds 15 mice (R5), so the start
+player who wants the row wins it outright, which ``ismcts:strong`` does and
+a step-at-a-time model misses (the expert then gave away its +15 in most
+round-1 rows it did not lead). It buys in the last choice (R15) when the
+visible row is worth more than 1, and places cards either with intent (the placement model of
 :mod:`catsack.bots.ismcts`: buyers favour good cats, sellers dump negative
 cats and the large dog) or like any card in hand, in the proportion that
 player's own past placements support (:func:`intent_trust`: every placed card
@@ -55,13 +63,16 @@ the table average divided by :data:`TIE_SCALE`, so margin only breaks
 near-ties between moves.
 
 *Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision: 10,000,
-9,000 and 6,500 with 3, 4 and 5 seats (p95 CPU time per decision about 0.4 s on
-one core, ``bench/expert.py``; the target is 0.5 s).
+6,000 and 6,500 with 3, 4 and 5 seats (p95 CPU time per decision 0.31 to 0.44 s on
+one core of the project's machine, ``bench/expert.py``; the target is 0.5 s).
 Options, joined with ``+`` (tables separate specs with commas):
 ``expert:iters=N``, ``expert:time=S`` (seconds, not reproducible),
 ``leaf=hand|learned``, ``depth=D``, ``infer=0|1`` (weight worlds by bids), ``intent=read|fixed``
-(each player's placement intent read from its past placements, or always assumed). With a seed the bot and
-:func:`search` are deterministic.
+(each player's placement intent read from its past placements, or always assumed), ``bids=read|fixed``
+(each player's bidding habits read, or the honest rule with :data:`OPPONENT_NOISE` points of noise for
+everyone; ``noise=X`` sets that noise), ``lock=0|1`` (the bid no one can top, modelled and considered),
+``lead=0|1`` (the round-1 placement model of :func:`_intent_weights`). With a seed the bot
+and :func:`search` are deterministic.
 """
 
 from __future__ import annotations
@@ -69,15 +80,22 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError, forced_move
-from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, bid_limit, mask_row_value, row_worth, seat_money
-from catsack.bots.ismcts import RootStats, _model_place, _tree_bids, _weights_for, ucb_pick, untried_pick
+from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, bid_limit, mask_row_value, row_worth, seat_money
+from catsack.bots.ismcts import (
+    SELLER_WEIGHTS,
+    RootStats,
+    _tree_bids,
+    _weights_for,
+    ucb_pick,
+    untried_pick,
+)
 from catsack.cards import POINTS
-from catsack.game import _UP_AFTER_PASSES, LAST_CHOICE, Game
+from catsack.game import _UP_AFTER_PASSES, LAST_CHOICE, Game, RoundResult
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.setup import START_MONEY
 from catsack.view import View
@@ -85,18 +103,28 @@ from catsack.view import View
 __all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
 
 #: Iterations per decision of the ``expert`` level, per seat count: the most that keep the p95 CPU
-#: time of a decision near 0.4 s on one core of the project's machine (``bench/expert.py``; the
-#: target is 0.5 s). Against ``ismcts`` the expert needs about 2.5x its opponents' iterations; beyond
-#: that no gain was shown (4,000 vs 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md).
-ITERATIONS: dict[int, int] = {3: 10000, 4: 9000, 5: 6500}
+#: time of a decision below 0.5 s (the target) on one core of the project's machine, with a margin
+#: (``bench/expert.py``, session 8's machine, about a quarter slower than session 7's: 4 seats at
+#: 7,000 measured p95 0.52 s once the bid habits made modelled auctions longer). Against ``ismcts``
+#: the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown (4,000 vs
+#: 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md).
+ITERATIONS: dict[int, int] = {3: 10000, 4: 6000, 5: 6500}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
-OPPONENT_NOISE = 2.5  # std dev (points) of a modelled player's estimate about its honest value
+OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's estimate about its honest value
 MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
 TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); later ones follow its policy
 DEFAULT_LEAF = "hand"  # the leaf value of plain ``expert`` (see LEAVES)
 INTENT_CLAMP = 6.0  # log-odds bound of a seat's placement-intent posterior (intent_trust)
 MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err; keeps every world possible)
+# bid_habits: the grid of (offset, spread) of a player's bid limit about the honest one, and the prior
+HABIT_OFFSETS = (-4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)  # points; prior normal about 0 ...
+HABIT_PRIOR_SD = 3.0  # ... with this spread
+HABIT_SPREADS = (0.5, 1.5, 3.0, 5.0, 8.0, 13.0)  # points; prior uniform
+#: ``lead=1``: placement weights (index order +15 +11 +8 +5 +3 -5 -8 R LD SD) of a start player who can
+#: win the row outright (:func:`_intent_weights`); ``ismcts:strong`` leads round 1 with its +15 or +11.
+LEAD_WEIGHTS = (8.0, 5.0, 2.2, 1.5, 1.2, 0.6, 0.5, 1.0, 0.6, 1.8)
+LIK_FLOOR = 1.0  # the least spread the bid likelihood allows (a read spread of 0.5 is still an estimate)
 _ALL = (1 << 10) - 1
 _SQRT2 = math.sqrt(2.0)
 
@@ -181,7 +209,7 @@ def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
 class _Table:
     """Public facts of the current round, fixed for one decision (the search stops at the round's end)."""
 
-    __slots__ = ("cache", "n", "owner", "trust", "unseen", "up_after")
+    __slots__ = ("cache", "lead", "lik", "lock", "n", "offset", "owner", "spread", "trust", "unseen", "up_after")
 
     def __init__(self, view: View) -> None:
         n = view.seats
@@ -194,13 +222,22 @@ class _Table:
             for o, c in zip(r.owners, r.row, strict=True):
                 seen[n if o is None else o] |= 1 << c
         self.unseen = [_ALL & ~m for m in seen]
-        # Row position -> owner index (R10: with 3 seats the dummy's card leads).
-        if n == 3:
-            self.owner = [n] + [(view.start + k) % n for k in range(n)]
-        else:
-            self.owner = [(view.start + k) % n for k in range(n)]
+        self.owner = _row_owners(n, view.start)
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
-        self.trust = intent_trust(view)
+        self.trust = intent_trust(view, lead=True)
+        # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
+        # spread the bid likelihood uses.
+        self.offset, self.spread = bid_habits(view)
+        self.lik = [max(x, LIK_FLOOR) for x in self.spread]
+        self.lock = True  # players bid what no one still in can top once their limit reaches it (_lock)
+        self.lead = True  # the round-1 placement model of _intent_weights
+
+    def fix_habits(self, noise: float) -> None:
+        """Assume every player's limit is the honest one with ``noise`` (the model before bid_habits;
+        the bid likelihood then allows 1.5 x ``noise``)."""
+        self.offset = [0.0] * self.n
+        self.spread = [noise] * self.n
+        self.lik = [noise * 1.5] * self.n
 
     def estimate(self, row: Sequence[int], up: int, s: int) -> float:
         """Seat ``s``'s honest expected kept value of ``row`` with ``up`` cards face up (R16, R23)."""
@@ -214,7 +251,35 @@ class _Table:
         return hit
 
 
-def intent_trust(view: View) -> list[float]:
+@dataclass(frozen=True)
+class _PastRound:
+    """One finished round as every seat saw it at the end (all its cards turned up, R14)."""
+
+    result: RoundResult
+    money: tuple[int, ...]  # each seat's money at the round's start (R24: public payments)
+    seen: tuple[int, ...]  # per owner (index n: the dummy), cards seen placed in earlier rounds
+    auction: tuple[tuple[int, str], ...]  # the round's bids and passes, R15's last choice included
+
+
+def _past_rounds(view: View) -> Iterator[_PastRound]:
+    """The finished rounds of ``view`` with the public facts at each one's start."""
+    n = view.seats
+    money = [START_MONEY] * n
+    seen = [0] * (n + 1)
+    hist = view.history
+    i = 0
+    for r in view.rounds:
+        while i < len(hist) and hist[i][1].startswith("place"):
+            i += 1
+        j = i
+        while j < len(hist) and not hist[j][1].startswith("place"):
+            j += 1
+        yield _PastRound(r, tuple(money), tuple(seen), hist[i:j])
+        i = j
+        apply_round(seen, money, r)
+
+
+def intent_trust(view: View, lead: bool = False) -> list[float]:
     """Per seat, the probability that it places its cards with intent rather than at random.
 
     Two placement models compete for every player: *intent* (the heuristic's rule of
@@ -229,35 +294,139 @@ def intent_trust(view: View) -> list[float]:
     per placement -1.601 and -1.600; its buyers do favour good cats, its sellers keep the -8 for the
     face-up first position instead of hiding it), so a fixed intent model misreads one or the other.
     """
-    n = view.seats
-    money = [START_MONEY] * n
-    seen = [0] * n
-    logodds = [0.0] * n
+    logodds = [0.0] * view.seats
     log = math.log
-    for r in view.rounds:
+    for past in _past_rounds(view):
+        r = past.result
         for pos, (o, c) in enumerate(zip(r.owners, r.row, strict=True)):
             if o is None or pos == 0:
                 continue
-            choices = [x for x in range(10) if not seen[o] >> x & 1]  # its hand and removed card (R7)
+            choices = [x for x in range(10) if not past.seen[o] >> x & 1]  # its hand and removed card (R7)
             if len(choices) > 1:
-                w = _weights_for(tuple(money), o)
+                w = _intent_weights(past.money, o, r.start, lead)
                 logodds[o] += log(w[c] * len(choices) / sum(w[x] for x in choices))
-        for o, c in zip(r.owners, r.row, strict=True):
-            if o is not None:
-                seen[o] |= 1 << c
-        for o, mice in r.payouts:
-            money[o] += mice
-        if r.buyer is not None and r.price is not None:
-            money[r.buyer] -= r.price
     return [1.0 / (1.0 + math.exp(-max(-INTENT_CLAMP, min(INTENT_CLAMP, x)))) for x in logodds]
+
+
+def _row_owners(n: int, start: int) -> list[int]:
+    """Row position -> owner index (index n: the dummy; R10: with 3 seats the dummy's card leads)."""
+    if n == 3:
+        return [n] + [(start + k) % n for k in range(n)]
+    return [(start + k) % n for k in range(n)]
+
+
+def _past_bids(view: View) -> list[list[tuple[float, float, float]]]:
+    """Per seat, its bids and passes of the finished rounds as (honest limit, low, high): its real limit
+    was at least ``low`` (a bid) or below ``high`` (a pass over a high bid of ``high - 1``).
+
+    The honest limit is :func:`_limit` of the seat's expected kept value of the row from what it knew
+    when it acted (R23: the face-up cards, its own card, every other card uniform over its owner's cards
+    not yet seen); once a round ends every card of its row was turned up (R14), so this is public.
+    Only decisions with a choice count (the seat could afford a raise, R12); R15's last choice is left out.
+    """
+    n = view.seats
+    up_after = _UP_AFTER_PASSES[n]
+    out: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]
+    for past in _past_rounds(view):
+        r = past.result
+        owner = _row_owners(n, r.start)
+        unseen = [_ALL & ~m for m in past.seen]
+        pays = [mice for _, mice in r.payouts]
+        high = 0
+        npass = 0
+        for s, text in past.auction:
+            if npass >= n - 1:
+                break  # R15: the last choice, or the round is over
+            is_pass = text == "pass"
+            if past.money[s] > high:
+                up = up_after[npass]
+                masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(r.row)]
+                payout = pays[npass] if npass < len(pays) else 0
+                later = pays[npass + 1] if npass + 1 < len(pays) else payout
+                limit = _limit(mask_row_value(masks), payout, later, n - npass - 1)
+                if is_pass:
+                    out[s].append((limit, -math.inf, high + 1.0))
+                else:
+                    out[s].append((limit, float(text[4:]), math.inf))
+            if is_pass:
+                npass += 1
+            else:
+                high = int(text[4:])
+    return out
+
+
+def censored(mu: float, sd: float, low: float, high: float) -> float:
+    """The chance that a normal limit (mean ``mu``, spread ``sd``) lies in [``low``, ``high``)."""
+    return (_phi((high - mu) / sd) if high < math.inf else 1.0) - (_phi((low - mu) / sd) if low > -math.inf else 0.0)
+
+
+def bid_habits(view: View) -> tuple[list[float], list[float]]:
+    """Per seat, (offset, spread) in points of its bid limit about the honest limit, read from its past
+    bids and passes (:func:`_past_bids`): the posterior means over :data:`HABIT_OFFSETS` x
+    :data:`HABIT_SPREADS` under a normal model of the real limit, each action censored (a bid says the
+    limit reached it, a pass that it fell short of the next raise).
+
+    ``bench/bid_model.py`` measured the spread: heuristic bots follow the honest rule (spread 0.5),
+    ``ismcts:strong`` bids about it with a spread near 6, ``ismcts:normal`` among heuristic bots about
+    7 points above it, random bots anywhere (spread 20). With no evidence every seat gets the prior's
+    means.
+    """
+    offsets: list[float] = []
+    spreads: list[float] = []
+    grid = [(o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS]
+    for acts in _past_bids(view):
+        logs = []
+        for o, sd, prior in grid:
+            ll = prior
+            for limit, low, high in acts:
+                ll += math.log(max(censored(limit + o, sd, low, high), MIN_LIKELIHOOD))
+            logs.append(ll)
+        top = max(logs)
+        ws = [math.exp(x - top) for x in logs]
+        total = sum(ws)
+        offsets.append(sum(w * o for w, (o, _, _) in zip(ws, grid, strict=True)) / total)
+        spreads.append(sum(w * sd for w, (_, sd, _) in zip(ws, grid, strict=True)) / total)
+    return offsets, spreads
 
 
 def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
     """A placement for the seat to move: the intent model with its trust, else any card alike."""
-    if rand() < table.trust[g._to_move]:
-        return _model_place(g, rand)
     legal = g._legal
+    s = g._to_move
+    if rand() < table.trust[s]:
+        w = _intent_weights(g._money, s, g._start, table.lead)
+        x = rand() * sum(w[m.arg] for m in legal)
+        for m in legal:
+            x -= w[m.arg]
+            if x <= 0:
+                return m
+        return legal[-1]
     return legal[int(rand() * len(legal))]
+
+
+def _intent_weights(money: Sequence[int], p: int, start: int, lead: bool) -> tuple[float, ...]:
+    """Seat ``p``'s placement weights under the intent model (:func:`ismcts._weights_for`: a likely
+    buyer favours good cats, a likely seller dumps), and with ``lead`` the round-1 case: a start player
+    as rich as anyone can win the row outright by bidding first (:func:`_lock`, R12), so it leads with
+    its best cats (:data:`LEAD_WEIGHTS`) and everyone else places as a seller."""
+    if lead and money[start] >= max(m for o, m in enumerate(money) if o != start):
+        return LEAD_WEIGHTS if p == start else SELLER_WEIGHTS
+    return _weights_for(tuple(money), p)
+
+
+def _lock(money: Sequence[int], passed: int, s: int) -> int:
+    """The bid of seat ``s`` that no other player still in the auction can top: the most money any of
+    them holds (R12: a bid must not exceed the bidder's money; ``passed``: a bit per seat that passed).
+
+    In round 1 every seat holds the same money (R5), so the start player, who bids first, wins the row
+    by bidding all of it at once: ``ismcts:strong`` does, and a model whose players only raise a
+    step at a time lets the searcher believe it can outbid them.
+    """
+    top = 0
+    for o, m in enumerate(money):
+        if o != s and not passed >> o & 1 and m > top:
+            top = m
+    return top
 
 
 def _phi(x: float) -> float:
@@ -295,6 +464,9 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
     limit = _limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
     high = g._high
     if legal[0].kind == BID and high + 1 <= limit:
+        top = _lock(g._money, g._passed, s) if table.lock else 0
+        if high < top <= limit and top <= legal[-2].arg:
+            return BIDS[top]  # R12: no one still in can top this bid, so it wins the row
         step = 1 if rand() < 0.75 else 2
         return BIDS[int(min(high + step, max(high + 1, min(limit, legal[-2].arg))))]
     return PASS_MOVE
@@ -352,7 +524,7 @@ def _observed_actions(view: View) -> list[_Observed]:
         up = up_after[npass]
         if s != view.seat:
             if text == "pass":
-                out.append(_Observed(s, up, -1e9, float(high + 1), payout, later, n - npass - 1))
+                out.append(_Observed(s, up, -math.inf, float(high + 1), payout, later, n - npass - 1))
             else:
                 out.append(_Observed(s, up, float(int(text[4:])), None, payout, later, n - npass - 1))
         if text == "pass":
@@ -362,16 +534,15 @@ def _observed_actions(view: View) -> list[_Observed]:
     return out
 
 
-def _likelihood(obs: Sequence[_Observed], table: _Table, row: Sequence[int], sigma: float) -> float:
-    """How likely the opponents' observed actions are in a world with this row, under the honest model."""
+def _likelihood(obs: Sequence[_Observed], table: _Table, row: Sequence[int]) -> float:
+    """How likely the opponents' observed actions are in a world with this row, under the honest model
+    shifted and spread by each player's bid habits."""
     like = 1.0
     for o in obs:
         est = table.estimate(row, o.up, o.seat)
-        limit = _limit(est, o.payout, o.later, o.others)
-        if o.high is None:  # bid: its limit was at least the bid
-            p = 1.0 - _phi((o.low - limit) / sigma)
-        else:  # pass: its limit was below the next raise
-            p = _phi((o.high - limit) / sigma)
+        limit = _limit(est, o.payout, o.later, o.others) + table.offset[o.seat]
+        # a bid: its limit was at least the bid; a pass: below the next raise
+        p = censored(limit, table.lik[o.seat], o.low, math.inf if o.high is None else o.high)
         like *= max(p, MIN_LIKELIHOOD)
     return like
 
@@ -400,13 +571,21 @@ def search(
     depth: int = TREE_DEPTH,
     infer: bool = True,
     read_intent: bool = True,
+    read_bids: bool = True,
+    noise: float = OPPONENT_NOISE,
+    lock: bool = True,
+    lead: bool = True,
     consider: Iterable[Move] = (),
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
     ``leaf`` values round boundaries (default :class:`HandValue`); ``consider`` adds legal moves to the
     root's candidates (analysis of a move actually played), expanded first. ``read_intent=False``
-    assumes every player places with intent (trust 1) instead of reading it (:func:`intent_trust`).
+    assumes every player places with intent (trust 1) instead of reading it (:func:`intent_trust`);
+    ``read_bids=False`` assumes every player bids up to its honest limit with ``noise`` points of spread
+    instead of reading its habits (:func:`bid_habits`). ``lock=False`` leaves out the bids no other
+    player can top (:func:`_lock`), from the players' model and the searcher's candidates; ``lead=False``
+    drops round 1's placement model (:func:`_intent_weights`).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -419,10 +598,19 @@ def search(
     table = _Table(view)
     if not read_intent:
         table.trust = [1.0] * view.seats
+    elif not lead:
+        table.trust = intent_trust(view, lead=False)
+    if not read_bids:
+        table.fix_habits(noise)
+    table.lock = lock
+    table.lead = lead
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
     root_moves = _tree_bids(view.legal, view.high_bid, extra)
+    if lock and view.phase == "bidding" and view.legal[0].kind == BID:
+        passed = sum(1 << o for o, p in enumerate(view.passed) if p)
+        root_moves = _with_total(root_moves, view.high_bid, _lock(seat_money(view), passed, seat))
     asked = tuple(consider)
     wanted = [m for m in asked if m in view.legal and m not in root_moves]
     if wanted:
@@ -437,12 +625,10 @@ def search(
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
             pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
-            w = _mixed_weights(_weights_for(money, rc.owner), pool, table.trust[rc.owner])
+            w = _mixed_weights(_intent_weights(money, rc.owner, view.start, lead), pool, table.trust[rc.owner])
             hidden.append((pos, rc.owner, pool, w, max(w)))
     observed = _observed_actions(view) if infer else []
-    sigma = OPPONENT_NOISE * 1.5  # the model's noise plus the estimate's own spread
     stop_round = view.round + 1
-    n = view.seats
     rand = rng.random
     gauss = rng.gauss
     log = math.log
@@ -455,9 +641,9 @@ def search(
         if deadline is not None and done & 15 == 0 and time.perf_counter() >= deadline:
             break
         done += 1
-        g = _deal(base, seat, rng, hidden, observed, table, sigma)
-        noise = [gauss(0.0, OPPONENT_NOISE) for _ in range(n)]
-        noise[seat] = 0.0
+        g = _deal(base, seat, rng, hidden, observed, table)
+        dev = [off + gauss(0.0, sd) for off, sd in zip(table.offset, table.spread, strict=True)]
+        dev[seat] = 0.0
         node = root
         path = [root]
         expanded = False
@@ -467,7 +653,7 @@ def search(
             if p is None or (g._phase == 0 and g.round >= stop_round):
                 break
             if p != seat:
-                move = _policy(g, table, noise, rand)
+                move = _policy(g, table, dev, rand)
                 key: Move | None = None if move.kind == PLACE else move
                 g.play(move)
                 if expanded:
@@ -483,13 +669,13 @@ def search(
                 continue
             if expanded or mine >= depth:
                 expanded = True
-                g.play(_policy(g, table, noise, rand))
+                g.play(_policy(g, table, dev, rand))
                 continue
             mine += 1
             acts = node.acts
             if not acts:
                 legal = g.legal_moves()
-                acts = node.acts = _tree_bids(legal, g.high_bid, None)
+                acts = node.acts = _tree_bids(legal, g.high_bid, _lock(g._money, g._passed, seat) if lock else None)
                 node.kids = [None] * len(acts)
             kids = node.kids
             if node.tried < len(acts):
@@ -515,6 +701,13 @@ def search(
     return RootStats.of(root_moves, root.kids, done, time.perf_counter() - t0)
 
 
+def _with_total(moves: tuple[Move, ...], high: int, total: int) -> tuple[Move, ...]:
+    """``moves`` (bids ascending, then pass) with the bid ``total`` added where it is legal and missing."""
+    if moves[0].kind != BID or not high < total <= moves[-2].arg or BIDS[total] in moves:
+        return moves
+    return (*sorted((*moves[:-1], BIDS[total]), key=lambda m: m.arg), moves[-1])
+
+
 def _mixed_weights(intent: Sequence[float], pool: Sequence[int], trust: float) -> tuple[float, ...]:
     """Per card, the chance an owner holding ``pool`` placed it: intent with ``trust``, else uniform."""
     total = sum(intent[c] for c in pool)
@@ -528,7 +721,6 @@ def _deal(
     hidden: Sequence[tuple[int, int, tuple[int, ...], tuple[float, ...], float]],
     observed: Sequence[_Observed],
     table: _Table,
-    sigma: float,
 ) -> Game:
     """A hidden world weighted by placement intent and by the likelihood of this round's bids.
 
@@ -556,7 +748,7 @@ def _deal(
             key = (-1, -1, *row)  # a likelihood, kept beside the estimates (up and seat -1)
             like = table.cache.get(key)
             if like is None:
-                like = table.cache[key] = _likelihood(observed, table, row, sigma)
+                like = table.cache[key] = _likelihood(observed, table, row)
             w *= like
         if w > best_w:
             best_w = w
@@ -598,11 +790,25 @@ class Options:
     depth: int = TREE_DEPTH
     infer: bool = True  # weight worlds by the likelihood of this round's bids
     read_intent: bool = True  # read each player's placement intent from its past placements
+    read_bids: bool = True  # read each player's bid habits from its past bids (else honest, ``noise``)
+    noise: float = OPPONENT_NOISE  # with read_bids off: the spread of every player's bid limit
+    lock: bool = True  # model (and consider) the bid that no other player still in can top
+    lead: bool = True  # the round-1 placement model (a start player who can win the row leads its best)
+
+
+#: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
+SWITCHES: dict[str, tuple[str, str, str]] = {
+    "infer": ("infer", "1", "0"),
+    "intent": ("read_intent", "read", "fixed"),
+    "bids": ("read_bids", "read", "fixed"),
+    "lock": ("lock", "1", "0"),
+    "lead": ("lead", "1", "0"),
+}
 
 
 def parse_spec(arg: str | None) -> Options:
-    """``[iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed]``; empty: the
-    defaults.
+    """``[iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
+    [+noise=X][+lock=0|1][+lead=0|1]``; empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
     """
@@ -622,11 +828,12 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "depth" and 1 <= int(value) <= 99:
                 opts = replace(opts, depth=int(value))
                 continue
-            if sep and key == "infer" and value in ("0", "1"):
-                opts = replace(opts, infer=value == "1")
+            switch = SWITCHES.get(key)
+            if sep and switch is not None and value in switch[1:]:
+                opts = replace(opts, **{switch[0]: value == switch[1]})  # type: ignore[arg-type]  # every switch is a bool field
                 continue
-            if sep and key == "intent" and value in ("read", "fixed"):
-                opts = replace(opts, read_intent=value == "read")
+            if sep and key == "noise" and 0 < float(value) <= 30:
+                opts = replace(opts, noise=float(value), read_bids=False)
                 continue
         except ValueError:
             pass
@@ -635,7 +842,8 @@ def parse_spec(arg: str | None) -> Options:
             continue
         raise BotSpecError(
             f"bad expert option {text!r} in {arg!r}: use 'iters=N' (N >= 1), 'time=S' (seconds), "
-            f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed' or 'leaf=' one of {', '.join(LEAVES)}, "
+            f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
+            f"fixes the bid habits), 'lock=0|1', 'lead=0|1' or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
     return opts
@@ -671,7 +879,8 @@ class ExpertBot(Bot):
     def __init__(self, arg: str | None = None, *, seed: int | None = None, leaf: LeafValue | None = None) -> None:
         opts = parse_spec(arg)
         self.iterations, self.seconds, self.depth, self.infer = opts.iterations, opts.seconds, opts.depth, opts.infer
-        self.read_intent = opts.read_intent
+        self.read_intent, self.read_bids, self.noise = opts.read_intent, opts.read_bids, opts.noise
+        self.lock, self.lead = opts.lock, opts.lead
         self.rng = random.Random(seed)
         self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
@@ -689,5 +898,9 @@ class ExpertBot(Bot):
             depth=self.depth,
             infer=self.infer,
             read_intent=self.read_intent,
+            read_bids=self.read_bids,
+            noise=self.noise,
+            lock=self.lock,
+            lead=self.lead,
         )
         return self.last.best

@@ -351,6 +351,18 @@ _SEEN_CACHE: dict[int, tuple[tuple[RoundResult, ...], tuple[int, ...], tuple[int
 _SEEN_CACHE_SIZE = 64
 
 
+def apply_round(seen: list[int], money: list[int], r: RoundResult) -> None:
+    """Add one finished round's public facts: its cards, turned up by R14, to the cards seen placed per
+    owner (index ``len(money)``: the dummy), and its payouts (R13) and price (R17) to each seat's money."""
+    n = len(money)
+    for owner, c in zip(r.owners, r.row, strict=True):
+        seen[n if owner is None else owner] |= 1 << c
+    for s, amount in r.payouts:
+        money[s] += amount
+    if r.buyer is not None and r.price is not None:
+        money[r.buyer] -= r.price
+
+
 def _public_tables(view: View) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(cards seen placed per seat, then the dummy; money per seat after the finished rounds).
 
@@ -367,12 +379,7 @@ def _public_tables(view: View) -> tuple[tuple[int, ...], tuple[int, ...]]:
     seen = [0] * (n + 1)
     money = [START_MONEY] * n
     for r in rounds:
-        for owner, c in zip(r.owners, r.row, strict=True):
-            seen[n if owner is None else owner] |= 1 << c
-        for s, amount in r.payouts:
-            money[s] += amount
-        if r.buyer is not None and r.price is not None:
-            money[r.buyer] -= r.price
+        apply_round(seen, money, r)
     out = (tuple(seen), tuple(money))
     if len(_SEEN_CACHE) >= _SEEN_CACHE_SIZE:
         _SEEN_CACHE.clear()

@@ -187,31 +187,55 @@ def _heuristic_midgame(seats: int) -> Game:
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
-def test_intent_trust_tells_intent_from_random_placement(seats: int) -> None:
-    """Heuristic bots place with the intent model, random bots do not: the posterior read from the
-    finished rounds' placements (public once turned up, R14) separates them, and it is even at the start."""
-    from catsack.bots.expert import intent_trust
+def test_styles_tell_the_rule_from_random_placement(seats: int) -> None:
+    """Heuristic bots place by the rule, random bots do not: the style shares read from the finished
+    rounds (every card public once turned up, R14) separate them, and start at the prior."""
+    from catsack.bots.expert import ANY, RULE, STYLE_PRIORS, styles
 
-    def final_trust(spec: str, seed: int) -> list[float]:
+    def final_styles(spec: str, seed: int) -> list[tuple[float, float, float]]:
         g = play_game(Game.new(seats, seed=seed), [make_bot(spec, seed=seed * 10 + s) for s in range(seats)])
-        return intent_trust(g.view(0))
+        return styles(g.view(0))
 
-    assert intent_trust(Game.new(seats, seed=1).view(0)) == [0.5] * seats
-    heuristic = [t for seed in range(3) for t in final_trust("heuristic", seed)]
-    rand = [t for seed in range(3) for t in final_trust("random", seed)]
+    assert styles(Game.new(seats, seed=1).view(0)) == [STYLE_PRIORS["read"]] * seats
+    heuristic = [st for seed in range(3) for st in final_styles("heuristic", seed)]
+    rand = [st for seed in range(3) for st in final_styles("random", seed)]
     # Per seat the evidence is eight placements at most, so single seats can be misread; on average
-    # (measured: heuristic 0.89 / 0.80 / 0.93 and random 0.17 / 0.35 / 0.29 for 3 / 4 / 5 seats):
-    assert sum(heuristic) / len(heuristic) > 0.75
-    assert sum(rand) / len(rand) < 0.4
+    # (measured, 3 / 4 / 5 seats: heuristic rule 0.88 / 0.84 / 0.93, random any 0.59 / 0.39 / 0.47):
+    assert sum(st[RULE] for st in heuristic) / len(heuristic) > 0.75
+    assert sum(st[ANY] for st in rand) / len(rand) > 0.3
+    assert sum(st[RULE] for st in rand) / len(rand) < 0.4
+    for st in heuristic + rand:
+        assert sum(st) == pytest.approx(1.0) and min(st) > 0.0  # no style is ruled out for good
     # Honest: a re-deal of what seat 0 cannot see leaves its reading unchanged.
     g = _heuristic_midgame(seats)
-    before = intent_trust(g.view(0))
+    before = styles(g.view(0))
     g.redeal(0, random.Random(9))
-    assert intent_trust(g.view(0)) == before
+    assert styles(g.view(0)) == before
+
+
+def test_a_jump_to_the_bid_no_one_can_top_reads_as_the_lead_style() -> None:
+    """Round 1 (everyone holds 15, R5): a start player who bids all 15 at once is read towards the
+    ``lead`` style; one who opens with 1 on the same row, towards the rule (or anything)."""
+    from catsack.bots.expert import LEAD, RULE, STYLE_PRIORS, styles
+
+    def after_round_one(opening: int) -> tuple[float, float, float]:
+        g = Game.new(4, seed=5)
+        while g.phase == "placement":
+            g.play(g.legal_moves()[0])  # every seat places its best cat: the start player's limit passes 15
+        start = g.to_move
+        assert start is not None
+        g.play(BIDS[opening])
+        while g.round == 1:
+            g.play(PASS_MOVE if PASS_MOVE in g.legal_moves() else g.legal_moves()[0])
+        return styles(g.view(0))[start]
+
+    jump, step = after_round_one(15), after_round_one(1)
+    assert jump[LEAD] > STYLE_PRIORS["read"][LEAD] > step[LEAD]
+    assert jump[RULE] < step[RULE]
 
 
 def test_intent_option_fixes_every_players_trust() -> None:
-    """``intent=fixed`` assumes intent for every player (the placement model before intent_trust)."""
+    """``intent=fixed`` assumes no player places at random (the placement model before styles)."""
     assert make_bot("expert:iters=5+intent=fixed").read_intent is False  # type: ignore[attr-defined]
     assert make_bot("expert:iters=5").read_intent is True  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"intent=read\|fixed"):
@@ -275,8 +299,9 @@ def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
     s = g.to_move
     assert s is not None
     table = _Table(g.view(s))
+    table.lockp = [1.0] * 4  # a player of the lead style
     assert _policy(g, table, [0.0] * 4, random.Random(1).random) == BIDS[15]
-    table.lock = False
+    table.lockp = [0.0] * 4  # one of the rule's style (or lock=0)
     assert _policy(g, table, [0.0] * 4, random.Random(1).random) in (BIDS[1], BIDS[2])
     assert make_bot("expert:lock=0").lock is False  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"lock=0\|1"):
@@ -284,8 +309,8 @@ def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
 
 
 def test_round_one_placement_model_has_the_leader_lead_and_the_others_sell() -> None:
-    """``lead=1``: a start player as rich as anyone can win the row outright (R12), so it leads with its
-    best cats and the others dump; otherwise (or with ``lead=0``) the intent model's buyer/seller rule."""
+    """The ``lead`` style: a start player as rich as anyone can win the row outright (R12), so it leads
+    with its best cats and the others dump; otherwise (and in the ``rule`` style) the buyer/seller rule."""
     from catsack.bots.expert import LEAD_WEIGHTS, _intent_weights
     from catsack.bots.ismcts import BUYER_WEIGHTS, SELLER_WEIGHTS
 
@@ -293,5 +318,8 @@ def test_round_one_placement_model_has_the_leader_lead_and_the_others_sell() -> 
     assert _intent_weights([15, 15, 15, 15], 3, 2, True) == SELLER_WEIGHTS
     assert _intent_weights([15, 15, 15, 15], 3, 2, False) == BUYER_WEIGHTS
     assert _intent_weights([10, 20, 12, 11], 1, 0, True) == BUYER_WEIGHTS  # the leader is not the richest
-    assert make_bot("expert:lead=0").lead is False  # type: ignore[attr-defined]
-    assert make_bot("expert").lead is True  # type: ignore[attr-defined]
+    assert make_bot("expert:lead=0").lead == "0"  # type: ignore[attr-defined]
+    assert make_bot("expert:lead=all").lead == "all"  # type: ignore[attr-defined]
+    assert make_bot("expert").lead == "read"  # type: ignore[attr-defined]
+    with pytest.raises(BotSpecError, match=r"lead=read\|all\|0"):
+        make_bot("expert:lead=1")

@@ -82,6 +82,7 @@ import random
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError, forced_move
@@ -121,9 +122,25 @@ MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err;
 HABIT_OFFSETS = (-4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)  # points; prior normal about 0 ...
 HABIT_PRIOR_SD = 3.0  # ... with this spread
 HABIT_SPREADS = (0.5, 1.5, 3.0, 5.0, 8.0, 13.0)  # points; prior uniform
-#: ``lead=1``: placement weights (index order +15 +11 +8 +5 +3 -5 -8 R LD SD) of a start player who can
-#: win the row outright (:func:`_intent_weights`); ``ismcts:strong`` leads round 1 with its +15 or +11.
+#: The ``lead`` style's placement weights (index order +15 +11 +8 +5 +3 -5 -8 R LD SD) of a start player
+#: who can win the row outright (:func:`_intent_weights`); ``ismcts:strong`` leads round 1 with its +15 or +11.
 LEAD_WEIGHTS = (8.0, 5.0, 2.2, 1.5, 1.2, 0.6, 0.5, 1.0, 0.6, 1.8)
+#: The styles a player is read as (:func:`styles`), by index: ``rule`` places like the heuristic (a likely
+#: buyer favours good cats, a likely seller dumps) and raises a step at a time; ``lead`` is round 1's
+#: model (a start player as rich as anyone leads its best cats, the others dump) and bids what no one
+#: still in can top once its limit reaches it (:func:`_lock`); ``any`` places any card in hand alike.
+RULE, LEAD, ANY = 0, 1, 2
+#: Prior shares of the styles per ``lead=`` option: ``read`` reads every player, ``all`` assumes the lead
+#: style for everyone who is not random (session 8's model), ``0`` leaves the lead style out.
+STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
+    "read": (0.4, 0.4, 0.2),
+    "all": (0.0, 0.5, 0.5),
+    "0": (0.5, 0.0, 0.5),
+}
+#: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two
+#: above the high bid and the player's honest limit reached it (else it bid less); evidence in styles().
+LOCK_JUMP = (0.05, 0.8, 0.3)
+LOCK_ANY = 0.5  # the chance that a player of style ``any`` bids what no one can top once its limit reaches it
 LIK_FLOOR = 1.0  # the least spread the bid likelihood allows (a read spread of 0.5 is still an estimate)
 _ALL = (1 << 10) - 1
 _SQRT2 = math.sqrt(2.0)
@@ -209,7 +226,7 @@ def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
 class _Table:
     """Public facts of the current round, fixed for one decision (the search stops at the round's end)."""
 
-    __slots__ = ("cache", "lead", "lik", "lock", "n", "offset", "owner", "spread", "trust", "unseen", "up_after")
+    __slots__ = ("cache", "lik", "lockp", "n", "offset", "owner", "spread", "style", "unseen", "up_after")
 
     def __init__(self, view: View) -> None:
         n = view.seats
@@ -224,13 +241,13 @@ class _Table:
         self.unseen = [_ALL & ~m for m in seen]
         self.owner = _row_owners(n, view.start)
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
-        self.trust = intent_trust(view, lead=True)
+        self.style = styles(view)  # per seat, the shares of the placement styles (RULE, LEAD, ANY)
         # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
         # spread the bid likelihood uses.
         self.offset, self.spread = bid_habits(view)
         self.lik = [max(x, LIK_FLOOR) for x in self.spread]
-        self.lock = True  # players bid what no one still in can top once their limit reaches it (_lock)
-        self.lead = True  # the round-1 placement model of _intent_weights
+        # Per seat, the chance that it bids what no one still in can top once its limit reaches it (_lock).
+        self.lockp = [st[LEAD] + LOCK_ANY * st[ANY] for st in self.style]
 
     def fix_habits(self, noise: float) -> None:
         """Assume every player's limit is the honest one with ``noise`` (the model before bid_habits;
@@ -279,23 +296,27 @@ def _past_rounds(view: View) -> Iterator[_PastRound]:
         apply_round(seen, money, r)
 
 
-def intent_trust(view: View, lead: bool = False) -> list[float]:
-    """Per seat, the probability that it places its cards with intent rather than at random.
+def styles(view: View, prior: Sequence[float] = STYLE_PRIORS["read"]) -> list[tuple[float, float, float]]:
+    """Per seat, the posterior shares of the styles ``rule``, ``lead`` and ``any`` (:data:`RULE`).
 
-    Two placement models compete for every player: *intent* (the heuristic's rule of
-    :mod:`catsack.bots.ismcts`: who expects to buy favours good cats, who expects to sell dumps
-    negative cats and the large dog) and *uniform* (any card in hand alike). Every card placed in a
-    finished round was turned up (R14), so each player's past placements at the positions that are
-    face down while the auction runs (all but the first, R11) are public evidence; with the money
-    each seat had at that round's start (R24: rebuilt from public payments, R5, R13, R17), the
-    likelihood ratio of the two models gives the posterior (even prior odds). Heuristic bots place
-    with intent; ``ismcts:strong``'s placements at those positions fit the intent weights no better
-    than uniform ones (1,152 placements in 48 self-play games, ``bench/placement_model.py``: log-likelihood
-    per placement -1.601 and -1.600; its buyers do favour good cats, its sellers keep the -8 for the
-    face-up first position instead of hiding it), so a fixed intent model misreads one or the other.
+    Every card placed in a finished round was turned up (R14), so each player's past placements at
+    the positions that are face down while the auction runs (all but the first, R11) are public
+    evidence; with the money each seat had at that round's start (R24: rebuilt from public payments,
+    R5, R13, R17), each style gives them a likelihood (:func:`_intent_weights`; ``any``: uniform over
+    the cards the player still held). The styles ``rule`` and ``lead`` place alike except where a start
+    player is as rich as everyone (round 1, R5); they also differ in bidding: every past bid that could
+    have been a jump to the bid no one still in could top (:func:`_past_bids`) counts with
+    :data:`LOCK_JUMP`. A style with prior share 0 stays out. Log-likelihoods trail the best style by at
+    most :data:`INTENT_CLAMP`, so no style is ruled out for good.
+
+    Heuristic bots place by the rule; ``ismcts:strong``'s placements at those positions fit the rule's
+    weights no better than uniform ones (1,152 placements in 48 self-play games,
+    ``bench/placement_model.py``: log-likelihood per placement -1.601 and -1.600) but it leads round 1 with
+    its best cats and bids 15 at once; random bots place anything.
     """
-    logodds = [0.0] * view.seats
     log = math.log
+    active = [k for k in (RULE, LEAD, ANY) if prior[k] > 0]
+    logs = [[log(prior[k]) if prior[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)] for _ in range(view.seats)]
     for past in _past_rounds(view):
         r = past.result
         for pos, (o, c) in enumerate(zip(r.owners, r.row, strict=True)):
@@ -303,9 +324,25 @@ def intent_trust(view: View, lead: bool = False) -> list[float]:
                 continue
             choices = [x for x in range(10) if not past.seen[o] >> x & 1]  # its hand and removed card (R7)
             if len(choices) > 1:
-                w = _intent_weights(past.money, o, r.start, lead)
-                logodds[o] += log(w[c] * len(choices) / sum(w[x] for x in choices))
-    return [1.0 / (1.0 + math.exp(-max(-INTENT_CLAMP, min(INTENT_CLAMP, x)))) for x in logodds]
+                for k in active:
+                    if k == ANY:
+                        logs[o][k] -= log(len(choices))
+                    else:
+                        w = _intent_weights(past.money, o, r.start, k == LEAD)
+                        logs[o][k] += log(w[c] / sum(w[x] for x in choices))
+    if prior[LEAD] > 0:
+        for s, acts in enumerate(_past_bids(view)):
+            for act in acts:
+                if act.jump is not None:
+                    for k in active:
+                        logs[s][k] += log(LOCK_JUMP[k] if act.jump else 1.0 - LOCK_JUMP[k])
+    out: list[tuple[float, float, float]] = []
+    for ls in logs:
+        top = max(ls[k] for k in active)
+        ws = [math.exp(max(ls[k] - top, -INTENT_CLAMP)) if k in active else 0.0 for k in (RULE, LEAD, ANY)]
+        total = sum(ws)
+        out.append((ws[RULE] / total, ws[LEAD] / total, ws[ANY] / total))
+    return out
 
 
 def _row_owners(n: int, start: int) -> list[int]:
@@ -315,9 +352,18 @@ def _row_owners(n: int, start: int) -> list[int]:
     return [(start + k) % n for k in range(n)]
 
 
-def _past_bids(view: View) -> list[list[tuple[float, float, float]]]:
-    """Per seat, its bids and passes of the finished rounds as (honest limit, low, high): its real limit
-    was at least ``low`` (a bid) or below ``high`` (a pass over a high bid of ``high - 1``).
+class _PastBid(NamedTuple):
+    """One bid or pass of a finished round (:func:`_past_bids`)."""
+
+    limit: float  # the honest limit the player had (public once the round ended, R14)
+    low: float  # its real limit was at least this (a bid) ...
+    high: float  # ... or below this (a pass over a high bid of high - 1)
+    jump: bool | None  # a jump to the bid no one still in could top (True), a smaller bid when its honest
+    # limit reached that bid (False), or no such choice (None): the lock evidence of styles()
+
+
+def _past_bids(view: View) -> list[list[_PastBid]]:
+    """Per seat, its bids and passes of the finished rounds (:class:`_PastBid`).
 
     The honest limit is :func:`_limit` of the seat's expected kept value of the row from what it knew
     when it acted (R23: the face-up cards, its own card, every other card uniform over its owner's cards
@@ -326,7 +372,7 @@ def _past_bids(view: View) -> list[list[tuple[float, float, float]]]:
     """
     n = view.seats
     up_after = _UP_AFTER_PASSES[n]
-    out: list[list[tuple[float, float, float]]] = [[] for _ in range(n)]
+    out: list[list[_PastBid]] = [[] for _ in range(n)]
     for past in _past_rounds(view):
         r = past.result
         owner = _row_owners(n, r.start)
@@ -334,6 +380,7 @@ def _past_bids(view: View) -> list[list[tuple[float, float, float]]]:
         pays = [mice for _, mice in r.payouts]
         high = 0
         npass = 0
+        passed = 0
         for s, text in past.auction:
             if npass >= n - 1:
                 break  # R15: the last choice, or the round is over
@@ -345,11 +392,15 @@ def _past_bids(view: View) -> list[list[tuple[float, float, float]]]:
                 later = pays[npass + 1] if npass + 1 < len(pays) else payout
                 limit = _limit(mask_row_value(masks), payout, later, n - npass - 1)
                 if is_pass:
-                    out[s].append((limit, -math.inf, high + 1.0))
+                    out[s].append(_PastBid(limit, -math.inf, high + 1.0, None))
                 else:
-                    out[s].append((limit, float(text[4:]), math.inf))
+                    bid = int(text[4:])
+                    top = _lock(past.money, passed, s)
+                    chance = high + 2 < top <= past.money[s] and (bid >= top or limit >= top)
+                    out[s].append(_PastBid(limit, float(bid), math.inf, bid >= top if chance else None))
             if is_pass:
                 npass += 1
+                passed |= 1 << s
             else:
                 high = int(text[4:])
     return out
@@ -378,8 +429,8 @@ def bid_habits(view: View) -> tuple[list[float], list[float]]:
         logs = []
         for o, sd, prior in grid:
             ll = prior
-            for limit, low, high in acts:
-                ll += math.log(max(censored(limit + o, sd, low, high), MIN_LIKELIHOOD))
+            for act in acts:
+                ll += math.log(max(censored(act.limit + o, sd, act.low, act.high), MIN_LIKELIHOOD))
             logs.append(ll)
         top = max(logs)
         ws = [math.exp(x - top) for x in logs]
@@ -390,11 +441,13 @@ def bid_habits(view: View) -> tuple[list[float], list[float]]:
 
 
 def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
-    """A placement for the seat to move: the intent model with its trust, else any card alike."""
+    """A placement for the seat to move, in a style drawn from its shares (:func:`styles`)."""
     legal = g._legal
     s = g._to_move
-    if rand() < table.trust[s]:
-        w = _intent_weights(g._money, s, g._start, table.lead)
+    style = table.style[s]
+    u = rand()
+    if u >= style[ANY]:
+        w = _intent_weights(g._money, s, g._start, u < style[ANY] + style[LEAD])
         x = rand() * sum(w[m.arg] for m in legal)
         for m in legal:
             x -= w[m.arg]
@@ -464,7 +517,8 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
     limit = _limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
     high = g._high
     if legal[0].kind == BID and high + 1 <= limit:
-        top = _lock(g._money, g._passed, s) if table.lock else 0
+        lockp = table.lockp[s]
+        top = _lock(g._money, g._passed, s) if lockp >= 1.0 or (lockp > 0.0 and rand() < lockp) else 0
         if high < top <= limit and top <= legal[-2].arg:
             return BIDS[top]  # R12: no one still in can top this bid, so it wins the row
         step = 1 if rand() < 0.75 else 2
@@ -574,18 +628,20 @@ def search(
     read_bids: bool = True,
     noise: float = OPPONENT_NOISE,
     lock: bool = True,
-    lead: bool = True,
+    lead: str = "read",
     consider: Iterable[Move] = (),
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
     ``leaf`` values round boundaries (default :class:`HandValue`); ``consider`` adds legal moves to the
     root's candidates (analysis of a move actually played), expanded first. ``read_intent=False``
-    assumes every player places with intent (trust 1) instead of reading it (:func:`intent_trust`);
+    assumes no player places at random and does not read the styles (:func:`styles`);
     ``read_bids=False`` assumes every player bids up to its honest limit with ``noise`` points of spread
     instead of reading its habits (:func:`bid_habits`). ``lock=False`` leaves out the bids no other
-    player can top (:func:`_lock`), from the players' model and the searcher's candidates; ``lead=False``
-    drops round 1's placement model (:func:`_intent_weights`).
+    player can top (:func:`_lock`), from the players' model and the searcher's candidates. ``lead`` picks
+    the styles' prior (:data:`STYLE_PRIORS`): ``read`` reads each player's style, ``all`` gives every player
+    round 1's lead model and the lock (session 8's model), ``0`` leaves that style out (every player
+    still bids what no one can top when ``lock`` is on).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -596,14 +652,20 @@ def search(
     t0 = time.perf_counter()
     base = sample_game(view, rng)
     table = _Table(view)
-    if not read_intent:
-        table.trust = [1.0] * view.seats
-    elif not lead:
-        table.trust = intent_trust(view, lead=False)
+    if lead not in STYLE_PRIORS:
+        raise ValueError(f"lead must be one of {', '.join(STYLE_PRIORS)}, not {lead!r}")
+    prior = STYLE_PRIORS[lead]
+    if not read_intent:  # the prior without the ``any`` style, for everyone
+        kept = prior[RULE] + prior[LEAD]
+        table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0)] * view.seats
+    elif lead != "read":
+        table.style = styles(view, prior)
+    if not lock:
+        table.lockp = [0.0] * view.seats
+    elif lead != "read":
+        table.lockp = [1.0] * view.seats
     if not read_bids:
         table.fix_habits(noise)
-    table.lock = lock
-    table.lead = lead
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
@@ -625,7 +687,7 @@ def search(
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
             pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
-            w = _mixed_weights(_intent_weights(money, rc.owner, view.start, lead), pool, table.trust[rc.owner])
+            w = _mixed_weights(table.style[rc.owner], money, rc.owner, view.start, pool)
             hidden.append((pos, rc.owner, pool, w, max(w)))
     observed = _observed_actions(view) if infer else []
     stop_round = view.round + 1
@@ -708,10 +770,16 @@ def _with_total(moves: tuple[Move, ...], high: int, total: int) -> tuple[Move, .
     return (*sorted((*moves[:-1], BIDS[total]), key=lambda m: m.arg), moves[-1])
 
 
-def _mixed_weights(intent: Sequence[float], pool: Sequence[int], trust: float) -> tuple[float, ...]:
-    """Per card, the chance an owner holding ``pool`` placed it: intent with ``trust``, else uniform."""
-    total = sum(intent[c] for c in pool)
-    return tuple(trust * intent[c] / total + (1.0 - trust) / len(pool) if c in pool else 0.0 for c in range(10))
+def _mixed_weights(
+    style: Sequence[float], money: Sequence[int], p: int, start: int, pool: Sequence[int]
+) -> tuple[float, ...]:
+    """Per card, the chance that seat ``p``, holding ``pool``, placed it: its styles mixed by their shares."""
+    rule = _intent_weights(money, p, start, False)
+    lead = _intent_weights(money, p, start, True)
+    r = style[RULE] / sum(rule[c] for c in pool)
+    q = style[LEAD] / sum(lead[c] for c in pool)
+    u = style[ANY] / len(pool)
+    return tuple(r * rule[c] + q * lead[c] + u if c in pool else 0.0 for c in range(10))
 
 
 def _deal(
@@ -793,7 +861,7 @@ class Options:
     read_bids: bool = True  # read each player's bid habits from its past bids (else honest, ``noise``)
     noise: float = OPPONENT_NOISE  # with read_bids off: the spread of every player's bid limit
     lock: bool = True  # model (and consider) the bid that no other player still in can top
-    lead: bool = True  # the round-1 placement model (a start player who can win the row leads its best)
+    lead: str = "read"  # the styles' prior (STYLE_PRIORS): read each player's, all lead, or no lead style
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -802,13 +870,12 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
     "intent": ("read_intent", "read", "fixed"),
     "bids": ("read_bids", "read", "fixed"),
     "lock": ("lock", "1", "0"),
-    "lead": ("lead", "1", "0"),
 }
 
 
 def parse_spec(arg: str | None) -> Options:
     """``[iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+lock=0|1][+lead=0|1]``; empty: the defaults.
+    [+noise=X][+lock=0|1][+lead=read|all|0]``; empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
     """
@@ -832,6 +899,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and switch is not None and value in switch[1:]:
                 opts = replace(opts, **{switch[0]: value == switch[1]})  # type: ignore[arg-type]  # every switch is a bool field
                 continue
+            if sep and key == "lead" and value in STYLE_PRIORS:
+                opts = replace(opts, lead=value)
+                continue
             if sep and key == "noise" and 0 < float(value) <= 30:
                 opts = replace(opts, noise=float(value), read_bids=False)
                 continue
@@ -843,7 +913,7 @@ def parse_spec(arg: str | None) -> Options:
         raise BotSpecError(
             f"bad expert option {text!r} in {arg!r}: use 'iters=N' (N >= 1), 'time=S' (seconds), "
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
-            f"fixes the bid habits), 'lock=0|1', 'lead=0|1' or 'leaf=' one of {', '.join(LEAVES)}, "
+            f"fixes the bid habits), 'lock=0|1', 'lead=read|all|0' or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
     return opts

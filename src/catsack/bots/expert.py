@@ -17,17 +17,19 @@ limit), shifted and spread per player by its bidding habits as read from its
 bids in finished rounds (:func:`bid_habits`: every card is turned up by then,
 R14, so the honest limit it had at each bid is public; heuristic bots read as
 the rule itself, ``ismcts:strong`` as the rule with a spread near 6 points,
-random bots as anything). A player whose limit reaches the most money any
-other player still in holds bids that at once, since no one can top it
-(:func:`_lock`, R12): in round 1 everyone holds 15 mice (R5), so the start
-player who wants the row wins it outright, which ``ismcts:strong`` does and
-a step-at-a-time model misses (the expert then gave away its +15 in most
-round-1 rows it did not lead). It buys in the last choice (R15) when the
-visible row is worth more than 1, and places cards either with intent (the placement model of
-:mod:`catsack.bots.ismcts`: buyers favour good cats, sellers dump negative
-cats and the large dog) or like any card in hand, in the proportion that
-player's own past placements support (:func:`intent_trust`: every placed card
-is turned up by the end of its round, R14). So an opening ``bid 1`` on a junk row is not free:
+random bots as anything). It buys in the last choice (R15) when the
+visible row is worth more than 1. How it places and whether it bids what no
+one can top depend on its *style*, read per player from the finished rounds
+(:func:`styles`: every placed card is turned up by the end of its round,
+R14): ``rule`` places like the heuristic (buyers favour good cats, sellers
+dump negative cats and the large dog) and raises a step at a time; ``lead``
+bids at once the most money any other player still in holds once its limit
+reaches it, since no one can top that (:func:`_lock`, R12), and in round 1,
+where everyone holds 15 mice (R5), has the start player lead its best cats
+and the others dump, since the start player who wants the row wins it
+outright (``ismcts:strong`` does; a step-at-a-time model made the expert
+give away its +15 in most round-1 rows it did not lead); ``any`` places any
+card in hand alike. So an opening ``bid 1`` on a junk row is not free:
 opponents pass when their own information says the row is bad, and the
 opener pays for the row. The tree branches only on what the searcher
 observes: its own decisions (UCB1) and the opponents' public bids and passes;
@@ -44,7 +46,7 @@ accepted), weighted by the placement model and by the likelihood of every
 bid and pass already made this round under the same honest bidder model in
 that world: an opponent who kept raising probably placed a good card face
 down, one who passed at once probably did not (the placement weights are
-intent and uniform mixed by the owner's trust). The drawn cards are swapped
+the owner's styles mixed by their shares). The drawn cards are swapped
 in from their owners' hands or removed cards, so the world stays consistent.
 Without this inference (``infer=0``) the same test gave 0.15 instead of 0.29.
 
@@ -71,7 +73,8 @@ Options, joined with ``+`` (tables separate specs with commas):
 (each player's placement intent read from its past placements, or always assumed), ``bids=read|fixed``
 (each player's bidding habits read, or the honest rule with :data:`OPPONENT_NOISE` points of noise for
 everyone; ``noise=X`` sets that noise), ``lock=0|1`` (the bid no one can top, modelled and considered),
-``lead=0|1`` (the round-1 placement model of :func:`_intent_weights`). With a seed the bot
+``lead=read|all|0`` (the styles' prior, :data:`STYLE_PRIORS`: each player's style read, the lead style
+for everyone, or none). With a seed the bot
 and :func:`search` are deterministic.
 """
 
@@ -116,7 +119,7 @@ OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's esti
 MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
 TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); later ones follow its policy
 DEFAULT_LEAF = "hand"  # the leaf value of plain ``expert`` (see LEAVES)
-INTENT_CLAMP = 6.0  # log-odds bound of a seat's placement-intent posterior (intent_trust)
+INTENT_CLAMP = 6.0  # how far (log-likelihood) a style may trail the best one in a seat's posterior (styles)
 MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err; keeps every world possible)
 # bid_habits: the grid of (offset, spread) of a player's bid limit about the honest one, and the prior
 HABIT_OFFSETS = (-4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)  # points; prior normal about 0 ...

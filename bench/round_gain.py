@@ -1,0 +1,104 @@
+"""Where each bot's points come from, round by round, in games saved by ``bench/expert_strength.py``.
+
+    .venv/bin/python bench/expert_strength.py strong --games 400 --save strong.json
+    .venv/bin/python bench/round_gain.py strong.json [MORE.json ...]
+
+Replays every saved game (the deal from the table's seed, as the tournament dealt it, then the
+moves) and, for every round, measures each seat's *relative gain*: how much its score (R21: cat
+points kept plus mice) changed over the round, minus the table's mean change. Per spec of the table
+it prints the mean relative gain per game in each round, with a bootstrap 95% CI over deals for the
+whole game, and round 1's gain split by the seat's place in the row (R10: position 0 is the start
+player's card, or with 3 seats the dummy's, turned up first, R11). Positive numbers are points
+taken from the others. The parts of one split run (``--part``) can be given together; they must
+share the table and the seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+from catsack.game import Game
+from catsack.moves import parse_move
+from catsack.tournament import TournamentConfig
+
+BOOTSTRAP = 2000
+
+
+def game_gains(config: TournamentConfig, saved: dict[str, object]) -> tuple[list[list[float]], list[int]]:
+    """Per round, each seat's relative gain; and each seat's place in round 1's row."""
+    game = Game(config.setup(int(saved["deal"])))  # type: ignore[call-overload]
+    n = config.seats
+    moves = saved["moves"]
+    if not isinstance(moves, list):
+        raise SystemExit("a saved game has no moves: save with bench/expert_strength.py --save")
+    lead = 1 if n == 3 else 0  # R10: with 3 seats the dummy's card comes first
+    first_places = [lead + (s - game.start_player) % n for s in range(n)]
+    before = game.scores()
+    gains: list[list[float]] = []
+    for text in moves:
+        round_now = game.round
+        game.play(parse_move(text))
+        if game.round != round_now or game.is_over:
+            after = game.scores()
+            delta = [a - b for a, b in zip(after, before, strict=True)]
+            mean = sum(delta) / n
+            gains.append([d - mean for d in delta])
+            before = after
+    return gains, first_places
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="+", type=Path, help="games saved with bench/expert_strength.py --save")
+    args = ap.parse_args(argv)
+    loaded = [json.loads(f.read_text()) for f in args.files]
+    bots, seed = loaded[0]["bots"], loaded[0]["seed"]
+    if any(x["bots"] != bots or x["seed"] != seed for x in loaded):
+        raise SystemExit("the files hold different tables or seeds: give the parts of one run")
+    games = [g for x in loaded for g in x["games"]]
+    n = len(bots)
+    config = TournamentConfig(bots=tuple(bots), games=n * (1 + max(int(g["deal"]) for g in games)), seed=seed)
+    specs = list(dict.fromkeys(bots))
+    # spec -> round -> total gain; spec -> deal -> total gain over the game; round 1 by row place
+    per_round: dict[str, dict[int, float]] = {s: defaultdict(float) for s in specs}
+    per_deal: dict[str, dict[int, float]] = {s: defaultdict(float) for s in specs}
+    first: dict[str, dict[int, list[float]]] = {s: defaultdict(list) for s in specs}
+    seat_games: dict[str, int] = defaultdict(int)
+    rounds = 0
+    for saved in games:
+        gains, places = game_gains(config, saved)
+        rounds = max(rounds, len(gains))
+        for seat, entry in enumerate(saved["entries"]):
+            spec = bots[entry]
+            seat_games[spec] += 1
+            for r, row in enumerate(gains, start=1):
+                per_round[spec][r] += row[seat]
+                per_deal[spec][int(saved["deal"])] += row[seat]
+            first[spec][places[seat]].append(gains[0][seat])
+    print(f"table: {', '.join(bots)}; {len(games)} games, seed {seed}")
+    print("mean relative gain per seat-game (points), by round:")
+    print(f"  {'spec':<24}" + "".join(f"{r:>7}" for r in range(1, rounds + 1)) + "   game [95% CI]")
+    rng = random.Random(0)
+    for spec in specs:
+        k = seat_games[spec]
+        cells = "".join(f"{per_round[spec][r] / k:>+7.2f}" for r in range(1, rounds + 1))
+        deals = list(per_deal[spec].values())
+        per = k / len(deals)  # seat-games of this spec per deal
+        means = sorted(sum(rng.choice(deals) for _ in deals) / (len(deals) * per) for _ in range(BOOTSTRAP))
+        total = sum(deals) / k
+        lo, hi = means[int(0.025 * BOOTSTRAP)], means[int(0.975 * BOOTSTRAP) - 1]
+        print(f"  {spec:<24}{cells}   {total:+.2f} [{lo:+.2f}, {hi:+.2f}]")
+    print("round 1 by the seat's place in the row (the first place is turned up first, R11):")
+    for spec in specs:
+        cells = "  ".join(f"{p}: {sum(v) / len(v):+.2f} ({len(v)})" for p, v in sorted(first[spec].items()) if v)
+        print(f"  {spec:<24}{cells}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""``bench/round_gain.py``: replaying saved tournament games splits each seat's result by round exactly."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from catsack.tournament import TournamentConfig
+
+BENCH = Path(__file__).resolve().parent.parent / "bench"
+
+
+def _load(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("bots", ["heuristic,random,random", "random,heuristic,random,heuristic"])
+def test_round_gains_add_up_to_each_seats_result(bots: str, tmp_path: Path) -> None:
+    """Per seat the rounds' relative gains add up to its final score minus the table's mean (everyone
+    starts level, R5), every round's gains sum to zero, and the printout names every spec."""
+    n = len(bots.split(","))
+    saved = tmp_path / "games.json"
+    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", bots, "--games", str(2 * n), "--seed", "3"]
+    subprocess.run([*run, "--save", str(saved)], check=True, capture_output=True, timeout=120)
+    data = json.loads(saved.read_text())
+    round_gain = _load("round_gain")
+    config = TournamentConfig(bots=tuple(data["bots"]), games=2 * n, seed=data["seed"])
+    for game in data["games"]:
+        gains, places = round_gain.game_gains(config, game)
+        assert len(gains) == 9  # R20: nine rounds
+        assert sorted(places) == list(range(1, n + 1) if n == 3 else range(n))
+        mean = sum(game["scores"]) / n
+        for seat in range(n):
+            assert sum(row[seat] for row in gains) == pytest.approx(game["scores"][seat] - mean)
+        for row in gains:
+            assert sum(row) == pytest.approx(0.0)
+    out = subprocess.run(
+        [sys.executable, str(BENCH / "round_gain.py"), str(saved)], check=True, capture_output=True, text=True
+    ).stdout
+    assert f"{2 * n} games, seed 3" in out
+    for spec in set(bots.split(",")):
+        assert out.count(spec) >= 2  # its row by round, and its round-1 row by place

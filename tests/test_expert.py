@@ -190,18 +190,21 @@ def _heuristic_midgame(seats: int) -> Game:
 def test_styles_tell_the_rule_from_random_placement(seats: int) -> None:
     """Heuristic bots place by the rule, random bots do not: the style shares read from the finished
     rounds (every card public once turned up, R14) separate them, and start at the prior."""
-    from catsack.bots.expert import ANY, RULE, STYLE_PRIORS, styles
+    from catsack.bots.expert import ANY, LEAD, RULE, STYLE_PRIORS, styles
 
     def final_styles(spec: str, seed: int) -> list[tuple[float, float, float]]:
         g = play_game(Game.new(seats, seed=seed), [make_bot(spec, seed=seed * 10 + s) for s in range(seats)])
         return styles(g.view(0))
 
-    assert styles(Game.new(seats, seed=1).view(0)) == [STYLE_PRIORS["read"]] * seats
+    for st in styles(Game.new(seats, seed=1).view(0)):
+        assert st == pytest.approx(STYLE_PRIORS["read"])
     heuristic = [st for seed in range(3) for st in final_styles("heuristic", seed)]
     rand = [st for seed in range(3) for st in final_styles("random", seed)]
     # Per seat the evidence is eight placements at most, so single seats can be misread; on average
-    # (measured, 3 / 4 / 5 seats: heuristic rule 0.88 / 0.84 / 0.93, random any 0.59 / 0.39 / 0.47):
-    assert sum(st[RULE] for st in heuristic) / len(heuristic) > 0.75
+    # (measured, 3 / 4 / 5 seats: heuristic rule 0.82 / 0.73 / 0.85 against lead 0.10 / 0.17 / 0.12,
+    # random any 0.57 / 0.37 / 0.45), from a prior of rule 0.15, lead 0.7, any 0.15:
+    assert sum(st[RULE] for st in heuristic) / len(heuristic) > 0.65
+    assert sum(st[RULE] for st in heuristic) > 3 * sum(st[LEAD] for st in heuristic)
     assert sum(st[ANY] for st in rand) / len(rand) > 0.3
     assert sum(st[RULE] for st in rand) / len(rand) < 0.4
     for st in heuristic + rand:

@@ -222,6 +222,7 @@ class Player:
         """Fill the lobby's form (seat 1 is ours, `levels` are the other seats) and sit down."""
         page = self.page
         page.goto(self.base + "/")
+        page.wait_for_selector("#seat-setup select")  # the lobby's script ran (its catalogue loads first)
         page.fill("#your-name", name)
         page.check(f'input[name="seats"][value="{len(levels) + 1}"]')
         for seat, level in enumerate(levels, start=1):

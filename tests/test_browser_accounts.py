@@ -275,6 +275,7 @@ def test_private_table_is_not_listed_and_quick_play_skips_it(person: Callable[..
 
     cal = person()
     cal.page.goto(cal.base + "/")
+    cal.page.wait_for_selector("#seat-setup select")  # the lobby's script ran: quick play has its handler
     cal.page.fill("#your-name", "Cal")
     cal.page.check('input[name="seats"][value="3"]')
     cal.page.click("#quick-play")

@@ -136,6 +136,7 @@ def test_learn_deal_has_every_moment_early() -> None:
 def start_learning(player: Player, name: str = "Ann") -> None:
     page = player.page
     page.goto(player.base + "/learn")
+    page.wait_for_selector("#lang-picker")  # the page's script ran (its catalogue loads first): the form is live
     page.fill("#learn-name", name)
     page.click("#learn-start")
     page.wait_for_url("**/t/*")

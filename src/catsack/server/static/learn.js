@@ -30,5 +30,5 @@ translatePage();
 document.title = `${t("learn.title")} — ${t("brand")}`;
 $("lang-slot").replaceChildren(languagePicker());
 $("rules-link").href = rulesUrl();
-$("learn-name").value = loadName();
+$("learn-name").value = $("learn-name").value || loadName(); // keep what was typed before the script ran
 $("learn-form").addEventListener("submit", begin);

@@ -257,7 +257,7 @@ function start() {
   translatePage();
   document.title = t("brand");
   $("lang-slot").replaceChildren(languagePicker());
-  $("your-name").value = loadName();
+  $("your-name").value = $("your-name").value || loadName(); // keep what was typed before the script ran
   for (const radio of document.querySelectorAll('input[name="seats"]')) radio.addEventListener("change", drawSeatSetup);
   drawSeatSetup();
   $("create-form").addEventListener("submit", createTable);

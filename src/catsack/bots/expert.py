@@ -229,7 +229,7 @@ def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
 class _Table:
     """Public facts of the current round, fixed for one decision (the search stops at the round's end)."""
 
-    __slots__ = ("cache", "lik", "lockp", "n", "offset", "owner", "spread", "style", "unseen", "up_after")
+    __slots__ = ("bids", "cache", "lik", "lockp", "n", "offset", "owner", "spread", "style", "unseen", "up_after")
 
     def __init__(self, view: View) -> None:
         n = view.seats
@@ -244,10 +244,11 @@ class _Table:
         self.unseen = [_ALL & ~m for m in seen]
         self.owner = _row_owners(n, view.start)
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
-        self.style = styles(view)  # per seat, the shares of the placement styles (RULE, LEAD, ANY)
+        self.bids = _past_bids(view)  # read by styles() and bid_habits() (one walk of the finished rounds)
+        self.style = styles(view, bids=self.bids)  # per seat, the shares of the styles (RULE, LEAD, ANY)
         # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
         # spread the bid likelihood uses.
-        self.offset, self.spread = bid_habits(view)
+        self.offset, self.spread = bid_habits(view, self.bids)
         self.lik = [max(x, LIK_FLOOR) for x in self.spread]
         # Per seat, the chance that it bids what no one still in can top once its limit reaches it (_lock).
         self.lockp = [st[LEAD] + LOCK_ANY * st[ANY] for st in self.style]
@@ -299,7 +300,9 @@ def _past_rounds(view: View) -> Iterator[_PastRound]:
         apply_round(seen, money, r)
 
 
-def styles(view: View, prior: Sequence[float] = STYLE_PRIORS["read"]) -> list[tuple[float, float, float]]:
+def styles(
+    view: View, prior: Sequence[float] = STYLE_PRIORS["read"], bids: list[list[_PastBid]] | None = None
+) -> list[tuple[float, float, float]]:
     """Per seat, the posterior shares of the styles ``rule``, ``lead`` and ``any`` (:data:`RULE`).
 
     Every card placed in a finished round was turned up (R14), so each player's past placements at
@@ -334,7 +337,7 @@ def styles(view: View, prior: Sequence[float] = STYLE_PRIORS["read"]) -> list[tu
                         w = _intent_weights(past.money, o, r.start, k == LEAD)
                         logs[o][k] += log(w[c] / sum(w[x] for x in choices))
     if prior[LEAD] > 0:
-        for s, acts in enumerate(_past_bids(view)):
+        for s, acts in enumerate(_past_bids(view) if bids is None else bids):
             for act in acts:
                 if act.jump is not None:
                     for k in active:
@@ -414,7 +417,7 @@ def censored(mu: float, sd: float, low: float, high: float) -> float:
     return (_phi((high - mu) / sd) if high < math.inf else 1.0) - (_phi((low - mu) / sd) if low > -math.inf else 0.0)
 
 
-def bid_habits(view: View) -> tuple[list[float], list[float]]:
+def bid_habits(view: View, bids: list[list[_PastBid]] | None = None) -> tuple[list[float], list[float]]:
     """Per seat, (offset, spread) in points of its bid limit about the honest limit, read from its past
     bids and passes (:func:`_past_bids`): the posterior means over :data:`HABIT_OFFSETS` x
     :data:`HABIT_SPREADS` under a normal model of the real limit, each action censored (a bid says the
@@ -428,7 +431,7 @@ def bid_habits(view: View) -> tuple[list[float], list[float]]:
     offsets: list[float] = []
     spreads: list[float] = []
     grid = [(o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS]
-    for acts in _past_bids(view):
+    for acts in _past_bids(view) if bids is None else bids:
         logs = []
         for o, sd, prior in grid:
             ll = prior
@@ -662,7 +665,7 @@ def search(
         kept = prior[RULE] + prior[LEAD]
         table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0)] * view.seats
     elif lead != "read":
-        table.style = styles(view, prior)
+        table.style = styles(view, prior, table.bids)
     if not lock:
         table.lockp = [0.0] * view.seats
     elif lead != "read":

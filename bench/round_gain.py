@@ -25,8 +25,7 @@ from pathlib import Path
 from catsack.game import Game
 from catsack.moves import parse_move
 from catsack.tournament import TournamentConfig
-
-BOOTSTRAP = 2000
+from catsack.tournament.stats import bootstrap_ratio_ci
 
 
 def game_gains(config: TournamentConfig, saved: dict[str, object]) -> tuple[list[list[float]], list[int]]:
@@ -67,6 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     # spec -> round -> total gain; spec -> deal -> total gain over the game; round 1 by row place
     per_round: dict[str, dict[int, float]] = {s: defaultdict(float) for s in specs}
     per_deal: dict[str, dict[int, float]] = {s: defaultdict(float) for s in specs}
+    deal_games: dict[str, dict[int, int]] = {s: defaultdict(int) for s in specs}
     first: dict[str, dict[int, list[float]]] = {s: defaultdict(list) for s in specs}
     seat_games: dict[str, int] = defaultdict(int)
     rounds = 0
@@ -76,6 +76,7 @@ def main(argv: list[str] | None = None) -> int:
         for seat, entry in enumerate(saved["entries"]):
             spec = bots[entry]
             seat_games[spec] += 1
+            deal_games[spec][int(saved["deal"])] += 1
             for r, row in enumerate(gains, start=1):
                 per_round[spec][r] += row[seat]
                 per_deal[spec][int(saved["deal"])] += row[seat]
@@ -87,11 +88,11 @@ def main(argv: list[str] | None = None) -> int:
     for spec in specs:
         k = seat_games[spec]
         cells = "".join(f"{per_round[spec][r] / k:>+7.2f}" for r in range(1, rounds + 1))
-        deals = list(per_deal[spec].values())
-        per = k / len(deals)  # seat-games of this spec per deal
-        means = sorted(sum(rng.choice(deals) for _ in deals) / (len(deals) * per) for _ in range(BOOTSTRAP))
-        total = sum(deals) / k
-        lo, hi = means[int(0.025 * BOOTSTRAP)], means[int(0.975 * BOOTSTRAP) - 1]
+        deals = sorted(per_deal[spec])
+        # n x a relative gain is a whole number (n x the change, minus the table's total change)
+        gains_n = [round(per_deal[spec][d] * n) for d in deals]
+        [(lo, hi)] = bootstrap_ratio_ci([gains_n], [deal_games[spec][d] * n for d in deals], rng)
+        total = sum(per_deal[spec].values()) / k
         print(f"  {spec:<24}{cells}   {total:+.2f} [{lo:+.2f}, {hi:+.2f}]")
     print("round 1 by the seat's place in the row (the first place is turned up first, R11):")
     for spec in specs:

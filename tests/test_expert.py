@@ -148,7 +148,7 @@ def test_analysis_defaults_to_the_expert_and_is_deterministic() -> None:
 def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -> None:
     """Worlds weighted by bids and placements (R23): replaying their setup and moves gives the same game."""
     from catsack.belief import sample_game
-    from catsack.bots.expert import _deal, _observed_actions
+    from catsack.bots.expert import _deal, _observed_actions, _StyleDraw
     from catsack.bots.heuristic import seat_money
     from catsack.bots.ismcts import _weights_for
 
@@ -164,11 +164,14 @@ def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -
             if rc.card is None and rc.owner is not None:
                 w = _weights_for(money, rc.owner)
                 pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
-                hidden.append((pos, rc.owner, pool, w, max(w)))
+                hidden.append((pos, rc.owner, pool, (w, w, w), max(w)))
         base = sample_game(view, rng)
-        for _ in range(3):
-            world = _deal(base, seat, rng, hidden, _observed_actions(view), table)
+        worlds = _StyleDraw(table, seat, not view.rounds, (0.0, 1.0, 0.5), True)
+        for k in range(4):
+            world = _deal(base, seat, rng, hidden, _observed_actions(view), table, worlds if k % 2 else None)
             assert world.view(seat) == view
+            if k % 2:  # the drawn styles are the ones the modelled players move in
+                assert all(sorted(st) == [0.0, 0.0, 1.0] for st in table.style)
             replay = Game(world.setup)
             for m in world.moves:
                 replay.play(m)
@@ -326,3 +329,52 @@ def test_round_one_placement_model_has_the_leader_lead_and_the_others_sell() -> 
     assert make_bot("expert").lead == "read"  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"lead=read\|all\|0"):
         make_bot("expert:lead=1")
+
+
+def _round1_rule_share(start_bid: int) -> float:
+    """The share of worlds with the ``rule`` style drawn for the table, after the start player of round 1
+    led with its +15 face up (R11) and opened with ``start_bid``, seen by the next seat."""
+    from catsack.belief import sample_game
+    from catsack.bots.expert import RULE, _deal, _observed_actions, _StyleDraw
+    from catsack.moves import PLACES
+
+    for seed in range(200):
+        g = Game.new(4, seed=seed)
+        start = g.to_move
+        if PLACES[0] in g.legal_moves():  # the start player holds the +15
+            break
+    g.play(PLACES[0])
+    while g.phase == "placement":
+        g.play(g.legal_moves()[0])
+    g.play(bid(start_bid))
+    seat = g.to_move
+    assert seat is not None and seat != start
+    view = g.view(seat)
+    table = _Table(view)
+    hidden = []
+    for pos, rc in enumerate(view.row):
+        if rc.card is None and rc.owner is not None:
+            pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
+            w = tuple(1.0 if c in pool else 0.0 for c in range(10))
+            hidden.append((pos, rc.owner, pool, (w, w, w), 1.0))
+    worlds = _StyleDraw(table, seat, True, (0.0, 1.0, 0.5), True)
+    rng = random.Random(3)
+    base = sample_game(view, rng)
+    obs = _observed_actions(view)
+    rule = 0
+    for _ in range(600):
+        _deal(base, seat, rng, hidden, obs, table, worlds)
+        rule += table.style[start][RULE] == 1.0
+    return rule / 600
+
+
+def test_round_1_opening_bid_tells_the_table_style() -> None:
+    """In round 1 one style is drawn for the table (prior share of ``rule``: 0.15); a start player
+    showing its +15 who opens with 1 instead of 15 (which no one could top, R5, R12) makes the
+    step-raising ``rule`` table likelier; opening with 15 makes it less likely."""
+    from catsack.bots.expert import STYLE_PRIORS
+
+    prior = STYLE_PRIORS["read"][0]
+    low, locked = _round1_rule_share(1), _round1_rule_share(15)
+    assert low > prior + 0.1
+    assert locked < prior

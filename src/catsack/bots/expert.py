@@ -89,7 +89,16 @@ from typing import NamedTuple
 
 from catsack.belief import sample_game
 from catsack.bots.base import Bot, BotSpecError, forced_move
-from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, bid_limit, mask_row_value, row_worth, seat_money
+from catsack.bots.heuristic import (
+    MARGIN,
+    OUTLAST_SHARE,
+    _public_tables,
+    apply_round,
+    bid_limit,
+    mask_row_value,
+    row_worth,
+    seat_money,
+)
 from catsack.bots.ismcts import (
     SELLER_WEIGHTS,
     RootStats,
@@ -144,8 +153,10 @@ STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
 #: above the high bid and the player's honest limit reached it (else it bid less); evidence in styles().
 LOCK_JUMP = (0.05, 0.8, 0.3)
 LOCK_ANY = 0.5  # the chance that a player of style ``any`` bids what no one can top once its limit reaches it
+_ONE_HOT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))  # a style's shares when it is drawn (_StyleDraw)
 LIK_FLOOR = 1.0  # the least spread the bid likelihood allows (a read spread of 0.5 is still an estimate)
 _ALL = (1 << 10) - 1
+_NO_STYLES = {n: (0,) * n for n in (3, 4, 5)}  # _deal without drawn styles: every hidden card's one weights
 _SQRT2 = math.sqrt(2.0)
 
 #: A leaf evaluator: (the sampled game at a round's start, a seat) -> that seat's win probability.
@@ -227,7 +238,8 @@ def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
 
 
 class _Table:
-    """Public facts of the current round, fixed for one decision (the search stops at the round's end)."""
+    """Public facts of the current round, fixed for one decision (the search stops at the round's end);
+    with ``styles=draw`` each iteration sets ``style`` and ``lockp`` to its world's drawn styles."""
 
     __slots__ = ("bids", "cache", "lik", "lockp", "n", "offset", "owner", "spread", "style", "unseen", "up_after")
 
@@ -561,6 +573,7 @@ class _Observed:
     payout: int
     later: int
     others: int
+    top: float  # a bid that could have been a jump to the bid no one still in could top: that bid; else inf
 
 
 def _observed_actions(view: View) -> list[_Observed]:
@@ -575,34 +588,58 @@ def _observed_actions(view: View) -> list[_Observed]:
     cards = view.mouse_cards
     filled = view.rounds[-1].refilled if view.rounds else True  # R18, R19
     up_after = _UP_AFTER_PASSES[n]
+    money = _public_tables(view)[1]  # at the round's start; a seat's money changes only once it passed (R13)
     out: list[_Observed] = []
     high = 0
     npass = 0
+    passed = 0
     for s, text in hist[i:]:
         payout = cards[npass] if filled and npass < len(cards) else 0
         later = cards[min(npass + 1, len(cards) - 1)]
         up = up_after[npass]
         if s != view.seat:
             if text == "pass":
-                out.append(_Observed(s, up, -math.inf, float(high + 1), payout, later, n - npass - 1))
+                out.append(_Observed(s, up, -math.inf, float(high + 1), payout, later, n - npass - 1, math.inf))
             else:
-                out.append(_Observed(s, up, float(int(text[4:])), None, payout, later, n - npass - 1))
+                top = _lock(money, passed, s)
+                chance = high + 2 < top <= money[s]  # as in _past_bids: a jump was possible
+                out.append(
+                    _Observed(
+                        s, up, float(int(text[4:])), None, payout, later, n - npass - 1, top if chance else math.inf
+                    )
+                )
         if text == "pass":
             npass += 1
+            passed |= 1 << s
         else:
             high = int(text[4:])
     return out
 
 
-def _likelihood(obs: Sequence[_Observed], table: _Table, row: Sequence[int]) -> float:
+def _likelihood(
+    obs: Sequence[_Observed], table: _Table, row: Sequence[int], jump: Sequence[float] | None = None
+) -> float:
     """How likely the opponents' observed actions are in a world with this row, under the honest model
-    shifted and spread by each player's bid habits."""
+    shifted and spread by each player's bid habits.
+
+    With ``jump`` (per seat, the chance it jumps to the bid no one still in can top once its limit
+    reaches that bid: :data:`LOCK_JUMP` of the style drawn for it), a bid that could have been such a jump
+    counts too: a jump says the limit reached it, a smaller bid that the limit fell short of it or the
+    player did not jump.
+    """
     like = 1.0
     for o in obs:
         est = table.estimate(row, o.up, o.seat)
         limit = _limit(est, o.payout, o.later, o.others) + table.offset[o.seat]
-        # a bid: its limit was at least the bid; a pass: below the next raise
-        p = censored(limit, table.lik[o.seat], o.low, math.inf if o.high is None else o.high)
+        sd = table.lik[o.seat]
+        if jump is not None and o.top < math.inf:
+            q = jump[o.seat]
+            if o.low >= o.top:
+                p = censored(limit, sd, o.low, math.inf) * q
+            else:
+                p = censored(limit, sd, o.low, o.top) + censored(limit, sd, o.top, math.inf) * (1.0 - q)
+        else:  # a bid: its limit was at least the bid; a pass: below the next raise
+            p = censored(limit, sd, o.low, math.inf if o.high is None else o.high)
         like *= max(p, MIN_LIKELIHOOD)
     return like
 
@@ -635,6 +672,7 @@ def search(
     noise: float = OPPONENT_NOISE,
     lock: bool = True,
     lead: str = "read",
+    draw_styles: bool = True,
     consider: Iterable[Move] = (),
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
@@ -647,7 +685,9 @@ def search(
     player can top (:func:`_lock`), from the players' model and the searcher's candidates. ``lead`` picks
     the styles' prior (:data:`STYLE_PRIORS`): ``read`` reads each player's style, ``all`` gives every player
     round 1's lead model and the lock (session 8's model), ``0`` leaves that style out (every player
-    still bids what no one can top when ``lock`` is on).
+    still bids what no one can top when ``lock`` is on). ``draw_styles`` draws each player's style per
+    sampled world (:class:`_StyleDraw`: one for the whole table in round 1, weighted by the lock evidence
+    of this round's bids); off, every world mixes the styles by their shares.
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -672,6 +712,10 @@ def search(
         table.lockp = [1.0] * view.seats
     if not read_bids:
         table.fix_habits(noise)
+    worlds: _StyleDraw | None = None
+    if draw_styles and read_intent:
+        lock_by = (0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY) if lead == "read" else (1.0, 1.0, 1.0)
+        worlds = _StyleDraw(table, seat, not view.rounds, lock_by, lock and lead == "read")
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
@@ -693,8 +737,13 @@ def search(
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
             pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
-            w = _mixed_weights(table.style[rc.owner], money, rc.owner, view.start, pool)
-            hidden.append((pos, rc.owner, pool, w, max(w)))
+            wts: tuple[tuple[float, ...], ...]
+            if worlds is None:
+                w = _mixed_weights(table.style[rc.owner], money, rc.owner, view.start, pool)
+                wts = (w, w, w)
+            else:
+                wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
+            hidden.append((pos, rc.owner, pool, wts, max(max(w) for w in wts)))
     observed = _observed_actions(view) if infer else []
     stop_round = view.round + 1
     rand = rng.random
@@ -709,7 +758,7 @@ def search(
         if deadline is not None and done & 15 == 0 and time.perf_counter() >= deadline:
             break
         done += 1
-        g = _deal(base, seat, rng, hidden, observed, table)
+        g = _deal(base, seat, rng, hidden, observed, table, worlds)
         dev = [off + gauss(0.0, sd) for off, sd in zip(table.offset, table.spread, strict=True)]
         dev[seat] = 0.0
         node = root
@@ -788,13 +837,56 @@ def _mixed_weights(
     return tuple(r * rule[c] + q * lead[c] + u if c in pool else 0.0 for c in range(10))
 
 
+class _StyleDraw:
+    """The players' styles drawn per sampled world (``styles=draw``), instead of mixed in every world.
+
+    Each seat's style is drawn from its shares (:func:`styles`); in round 1, when no player has shown
+    anything yet, one style is drawn for the whole table, since tables are often of one kind (all
+    search bots or all heuristic bots). The draw is part of the world: its placement weights and the
+    bid likelihood with the lock evidence (:data:`LOCK_JUMP`) weight it, so a start player who opens
+    with 1 where the lead style would have bid what no one can top makes the ``rule`` worlds likelier,
+    and the modelled players then move in the drawn style (:meth:`apply`).
+    """
+
+    __slots__ = ("cum", "jump", "lock_by", "n", "seat", "together")
+
+    def __init__(self, table: _Table, seat: int, together: bool, lock_by: Sequence[float], jump: bool) -> None:
+        self.cum = [(st[RULE], st[RULE] + st[LEAD]) for st in table.style]
+        self.n = table.n
+        self.seat = seat
+        self.together = together
+        self.lock_by = tuple(lock_by)  # per style, the chance its player locks (_policy)
+        self.jump = jump  # weight bids by the lock evidence
+
+    def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
+        """One style per seat (the searcher's too; its moves in the tree do not read it)."""
+        if self.together:
+            a, b = self.cum[(self.seat + 1) % self.n]
+            u = rand()
+            return (RULE if u < a else LEAD if u < b else ANY,) * self.n
+        out = []
+        for a, b in self.cum:
+            u = rand()
+            out.append(RULE if u < a else LEAD if u < b else ANY)
+        return tuple(out)
+
+    def jumps(self, styles: Sequence[int]) -> tuple[float, ...] | None:
+        return tuple(LOCK_JUMP[k] for k in styles) if self.jump else None
+
+    def apply(self, table: _Table, styles: Sequence[int]) -> None:
+        """Make the drawn styles the ones the modelled players move in for this iteration."""
+        table.style = [_ONE_HOT[k] for k in styles]
+        table.lockp = [self.lock_by[k] for k in styles]
+
+
 def _deal(
     base: Game,
     seat: int,
     rng: random.Random,
-    hidden: Sequence[tuple[int, int, tuple[int, ...], tuple[float, ...], float]],
+    hidden: Sequence[tuple[int, int, tuple[int, ...], tuple[tuple[float, ...], ...], float]],
     observed: Sequence[_Observed],
     table: _Table,
+    worlds: _StyleDraw | None = None,
 ) -> Game:
     """A hidden world weighted by placement intent and by the likelihood of this round's bids.
 
@@ -802,34 +894,44 @@ def _deal(
     cards alone are drawn by rejection (each uniform over its owner's unseen cards, R23, weighted
     as the module docstring says; the most likely draw is kept after :data:`MAX_TRIES`) and
     swapped into the dealt world from the owner's hand or removed card, which keeps the world
-    consistent and the other hidden cards uniform.
+    consistent and the other hidden cards uniform. With ``worlds`` the players' styles are drawn with
+    the cards (each hidden card's weights are indexed by its owner's style) and applied to ``table``.
     """
     g = base.clone()
     g.redeal(seat, rng)
-    if not hidden:
+    if not hidden and worlds is None:
         return g
     rand = rng.random
     row = list(g._row)
     best_w = -1.0
     best: list[int] = row
+    drawn = best_drawn = _NO_STYLES[g.seats]
     for _ in range(MAX_TRIES):
+        if worlds is not None:
+            drawn = worlds.draw(rand)
         w = 1.0
-        for pos, _owner, pool, wt, wmax in hidden:
+        for pos, owner, pool, wts, wmax in hidden:
             c = pool[int(rand() * len(pool))]
             row[pos] = c
-            w *= wt[c] / wmax
+            w *= wts[drawn[owner]][c] / wmax
         if observed:
-            key = (-1, -1, *row)  # a likelihood, kept beside the estimates (up and seat -1)
+            # a likelihood, kept beside the estimates: (up, seat) = (-1, -1), or -2 and the drawn styles
+            key = (-1, -1, *row) if worlds is None else (-2, *drawn, *row)
             like = table.cache.get(key)
             if like is None:
-                like = table.cache[key] = _likelihood(observed, table, row)
+                jump = None if worlds is None else worlds.jumps(drawn)
+                like = table.cache[key] = _likelihood(observed, table, row, jump)
             w *= like
         if w > best_w:
             best_w = w
             best = row[:]
+            best_drawn = drawn
         if rand() < w:
             best = row
+            best_drawn = drawn
             break
+    if worlds is not None:
+        worlds.apply(table, best_drawn)
     # Swap the drawn cards in. Game fields are written directly: the engine has no API to fix a
     # hidden card, and the swap only exchanges cards between places all hidden from the seat.
     hands = g._hands
@@ -868,6 +970,7 @@ class Options:
     noise: float = OPPONENT_NOISE  # with read_bids off: the spread of every player's bid limit
     lock: bool = True  # model (and consider) the bid that no other player still in can top
     lead: str = "read"  # the styles' prior (STYLE_PRIORS): read each player's, all lead, or no lead style
+    draw_styles: bool = True  # draw each player's style per sampled world (else mix them in every world)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -876,12 +979,13 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
     "intent": ("read_intent", "read", "fixed"),
     "bids": ("read_bids", "read", "fixed"),
     "lock": ("lock", "1", "0"),
+    "styles": ("draw_styles", "draw", "mix"),
 }
 
 
 def parse_spec(arg: str | None) -> Options:
     """``[iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+lock=0|1][+lead=read|all|0]``; empty: the defaults.
+    [+noise=X][+lock=0|1][+lead=read|all|0][+styles=draw|mix]``; empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
     """
@@ -919,7 +1023,8 @@ def parse_spec(arg: str | None) -> Options:
         raise BotSpecError(
             f"bad expert option {text!r} in {arg!r}: use 'iters=N' (N >= 1), 'time=S' (seconds), "
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
-            f"fixes the bid habits), 'lock=0|1', 'lead=read|all|0' or 'leaf=' one of {', '.join(LEAVES)}, "
+            "fixes the bid habits), 'lock=0|1', 'lead=read|all|0', 'styles=draw|mix' "
+            f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
     return opts
@@ -956,7 +1061,7 @@ class ExpertBot(Bot):
         opts = parse_spec(arg)
         self.iterations, self.seconds, self.depth, self.infer = opts.iterations, opts.seconds, opts.depth, opts.infer
         self.read_intent, self.read_bids, self.noise = opts.read_intent, opts.read_bids, opts.noise
-        self.lock, self.lead = opts.lock, opts.lead
+        self.lock, self.lead, self.draw_styles = opts.lock, opts.lead, opts.draw_styles
         self.rng = random.Random(seed)
         self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
@@ -978,5 +1083,6 @@ class ExpertBot(Bot):
             noise=self.noise,
             lock=self.lock,
             lead=self.lead,
+            draw_styles=self.draw_styles,
         )
         return self.last.best

@@ -2,10 +2,10 @@
 
     .venv/bin/python bench/expert.py [--level expert] [--games 2] [--seats 4] [--seed 1]
 
-Plays whole games in which every seat is the expert bot at the given budget (``expert``,
-``iters=N`` or ``time=S``) and times every decision with more than one legal move with
-``time.process_time`` (CPU time of this process, so other load on a shared machine counts
-less than in wall time). Issue 17 target: p95 <= 0.5 s per decision on one core
+Plays whole games in which every seat is the expert bot with the given options (``expert``, or
+an ``expert:...`` spec's options, e.g. ``iters=N``, ``time=S`` or ``styles=mix``) and times every
+decision with more than one legal move with ``time.process_time`` (CPU time of this process, so
+other load on a shared machine counts less than in wall time). Issue 17 target: p95 <= 0.5 s per decision on one core
 (measured with the level's iterations per seat count, ``--games 1 --seed 2``, one process alone
 on the 2-core machine: p95 0.385 / 0.313 / 0.444 s with 3 / 4 / 5 seats, session 8).
 """
@@ -13,22 +13,26 @@ on the 2-core machine: p95 0.385 / 0.313 / 0.444 s with 3 / 4 / 5 seats, session
 from __future__ import annotations
 
 import argparse
-import random
 import time
 
-from catsack.bots.expert import parse_budget, search
+from catsack.bots.base import BotSpecError
+from catsack.bots.expert import ExpertBot
 from catsack.game import Game
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--level", default="expert", help="expert, iters=N or time=S")
+    ap.add_argument(
+        "--level", default="expert", help="expert, or an expert spec's options (iters=N, time=S, styles=mix, ...)"
+    )
     ap.add_argument("--games", type=int, default=2)
     ap.add_argument("--seats", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    iterations, seconds = parse_budget(args.level)
-    rng = random.Random(args.seed)
+    try:
+        bot = ExpertBot(args.level, seed=args.seed)  # one bot plays every seat: its rng as one search's
+    except BotSpecError as e:
+        ap.error(str(e))
     cpu: list[float] = []
     wall: list[float] = []
     total_iters = 0
@@ -43,11 +47,12 @@ def main() -> None:
                 continue
             c0 = time.process_time()
             w0 = time.perf_counter()
-            stats = search(view, rng, iterations=iterations, seconds=seconds)
+            move = bot.choose(view)
             cpu.append(time.process_time() - c0)
             wall.append(time.perf_counter() - w0)
-            total_iters += stats.iterations
-            g.play(stats.best)
+            assert bot.last is not None
+            total_iters += bot.last.iterations
+            g.play(move)
 
     def pct(xs: list[float], q: float) -> float:
         s = sorted(xs)

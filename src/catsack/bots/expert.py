@@ -745,6 +745,8 @@ def search(
                 wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
             hidden.append((pos, rc.owner, pool, wts, max(max(w) for w in wts)))
     observed = _observed_actions(view) if infer else []
+    if worlds is not None and worlds.jump:
+        worlds.watched = tuple(sorted({o.seat for o in observed if o.top < math.inf}))
     stop_round = view.round + 1
     rand = rng.random
     gauss = rng.gauss
@@ -848,7 +850,7 @@ class _StyleDraw:
     and the modelled players then move in the drawn style (:meth:`apply`).
     """
 
-    __slots__ = ("cum", "jump", "lock_by", "n", "seat", "together")
+    __slots__ = ("cum", "jump", "lock_by", "n", "seat", "together", "watched")
 
     def __init__(self, table: _Table, seat: int, together: bool, lock_by: Sequence[float], jump: bool) -> None:
         self.cum = [(st[RULE], st[RULE] + st[LEAD]) for st in table.style]
@@ -857,6 +859,8 @@ class _StyleDraw:
         self.together = together
         self.lock_by = tuple(lock_by)  # per style, the chance its player locks (_policy)
         self.jump = jump  # weight bids by the lock evidence
+        self.watched: tuple[int, ...] = ()  # seats whose observed bids carry lock evidence (their styles key
+        # the likelihood cache; the others' styles do not change the likelihood)
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
         """One style per seat (the searcher's too; its moves in the tree do not read it)."""
@@ -915,8 +919,11 @@ def _deal(
             row[pos] = c
             w *= wts[drawn[owner]][c] / wmax
         if observed:
-            # a likelihood, kept beside the estimates: (up, seat) = (-1, -1), or -2 and the drawn styles
-            key = (-1, -1, *row) if worlds is None else (-2, *drawn, *row)
+            # a likelihood, kept beside the estimates: (up, seat) = (-1, -1), or -2 and the styles it reads
+            if worlds is None or not worlds.watched:
+                key: tuple[int, ...] = (-1, -1, *row)
+            else:
+                key = (-2, *[drawn[s] for s in worlds.watched], *row)
             like = table.cache.get(key)
             if like is None:
                 jump = None if worlds is None else worlds.jumps(drawn)

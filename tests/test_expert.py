@@ -166,9 +166,10 @@ def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -
                 pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
                 hidden.append((pos, rc.owner, pool, (w, w, w), max(w)))
         base = sample_game(view, rng)
-        worlds = _StyleDraw(table, seat, not view.rounds, (0.0, 1.0, 0.5), True)
+        obs = _observed_actions(view)
+        worlds = _StyleDraw(table, seat, not view.rounds, (0.0, 1.0, 0.5), True, obs)
         for k in range(4):
-            world = _deal(base, seat, rng, hidden, _observed_actions(view), table, worlds if k % 2 else None)
+            world = _deal(base, seat, rng, hidden, obs, table, worlds if k % 2 else None)
             assert world.view(seat) == view
             if k % 2:  # the drawn styles are the ones the modelled players move in
                 assert all(sorted(st) == [0.0, 0.0, 1.0] for st in table.style)
@@ -357,10 +358,10 @@ def _round1_rule_share(start_bid: int) -> float:
             pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
             w = tuple(1.0 if c in pool else 0.0 for c in range(10))
             hidden.append((pos, rc.owner, pool, (w, w, w), 1.0))
-    worlds = _StyleDraw(table, seat, True, (0.0, 1.0, 0.5), True)
+    obs = _observed_actions(view)
+    worlds = _StyleDraw(table, seat, True, (0.0, 1.0, 0.5), True, obs)
     rng = random.Random(3)
     base = sample_game(view, rng)
-    obs = _observed_actions(view)
     rule = 0
     for _ in range(600):
         _deal(base, seat, rng, hidden, obs, table, worlds)

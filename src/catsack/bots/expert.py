@@ -712,10 +712,11 @@ def search(
         table.lockp = [1.0] * view.seats
     if not read_bids:
         table.fix_habits(noise)
+    observed = _observed_actions(view) if infer else []
     worlds: _StyleDraw | None = None
     if draw_styles and read_intent:
         lock_by = (0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY) if lead == "read" else (1.0, 1.0, 1.0)
-        worlds = _StyleDraw(table, seat, not view.rounds, lock_by, lock and lead == "read")
+        worlds = _StyleDraw(table, seat, not view.rounds, lock_by, lock and lead == "read", observed)
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
@@ -744,9 +745,6 @@ def search(
             else:
                 wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
             hidden.append((pos, rc.owner, pool, wts, max(max(w) for w in wts)))
-    observed = _observed_actions(view) if infer else []
-    if worlds is not None and worlds.jump:
-        worlds.watched = tuple(sorted({o.seat for o in observed if o.top < math.inf}))
     stop_round = view.round + 1
     rand = rng.random
     gauss = rng.gauss
@@ -852,15 +850,24 @@ class _StyleDraw:
 
     __slots__ = ("cum", "jump", "lock_by", "n", "seat", "together", "watched")
 
-    def __init__(self, table: _Table, seat: int, together: bool, lock_by: Sequence[float], jump: bool) -> None:
+    def __init__(
+        self,
+        table: _Table,
+        seat: int,
+        together: bool,
+        lock_by: Sequence[float],
+        jump: bool,
+        observed: Sequence[_Observed],
+    ) -> None:
         self.cum = [(st[RULE], st[RULE] + st[LEAD]) for st in table.style]
         self.n = table.n
         self.seat = seat
         self.together = together
         self.lock_by = tuple(lock_by)  # per style, the chance its player locks (_policy)
         self.jump = jump  # weight bids by the lock evidence
-        self.watched: tuple[int, ...] = ()  # seats whose observed bids carry lock evidence (their styles key
-        # the likelihood cache; the others' styles do not change the likelihood)
+        # the seats whose observed bids carry lock evidence: their styles key the likelihood cache (the
+        # others' styles do not change the likelihood)
+        self.watched = tuple(sorted({o.seat for o in observed if o.top < math.inf})) if jump else ()
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
         """One style per seat (the searcher's too; its moves in the tree do not read it)."""

@@ -55,7 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", type=Path, help="games saved with bench/expert_strength.py --save")
     args = ap.parse_args(argv)
-    loaded = [json.loads(f.read_text()) for f in args.files]
+    loaded = []
+    for f in args.files:
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            ap.error(f"cannot read saved games from {f}: {e}")
+        if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys():
+            ap.error(f"{f} is not a file of games saved with bench/expert_strength.py --save")
+        loaded.append(data)
     bots, seed = loaded[0]["bots"], loaded[0]["seed"]
     if any(x["bots"] != bots or x["seed"] != seed for x in loaded):
         raise SystemExit("the files hold different tables or seeds: give the parts of one run")

@@ -50,3 +50,14 @@ def test_round_gains_add_up_to_each_seats_result(bots: str, tmp_path: Path) -> N
     assert f"{2 * n} games, seed 3" in out
     for spec in set(bots.split(",")):
         assert out.count(spec) >= 2  # its row by round, and its round-1 row by place
+
+
+def test_unreadable_files_get_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A missing file or one that holds something else is named in a usage error, not a traceback."""
+    other = tmp_path / "other.json"
+    other.write_text("[1, 2]")
+    for path, says in ((tmp_path / "missing.json", "cannot read saved games"), (other, "is not a file of games")):
+        with pytest.raises(SystemExit) as e:
+            _load("round_gain").main([str(path)])
+        assert e.value.code == 2
+        assert says in capsys.readouterr().err

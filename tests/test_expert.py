@@ -332,9 +332,10 @@ def test_round_one_placement_model_has_the_leader_lead_and_the_others_sell() -> 
         make_bot("expert:lead=1")
 
 
-def _round1_rule_share(start_bid: int) -> float:
+def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> float:
     """The share of worlds with the ``rule`` style drawn for the table, after the start player of round 1
-    led with its +15 face up (R11) and opened with ``start_bid``, seen by the next seat."""
+    led with card ``lead`` (index: 0 the +15, 9 the small dog), shown face up (R11), and opened with
+    ``start_bid``, seen by the next seat; ``shown=False`` leaves the led card's evidence out."""
     from catsack.belief import sample_game
     from catsack.bots.expert import RULE, _deal, _observed_actions, _StyleDraw
     from catsack.moves import PLACES
@@ -342,9 +343,9 @@ def _round1_rule_share(start_bid: int) -> float:
     for seed in range(200):
         g = Game.new(4, seed=seed)
         start = g.to_move
-        if PLACES[0] in g.legal_moves():  # the start player holds the +15
+        if PLACES[lead] in g.legal_moves():  # the start player holds that card
             break
-    g.play(PLACES[0])
+    g.play(PLACES[lead])
     while g.phase == "placement":
         g.play(g.legal_moves()[0])
     g.play(bid(start_bid))
@@ -360,6 +361,8 @@ def _round1_rule_share(start_bid: int) -> float:
             hidden.append((pos, rc.owner, pool, (w, w, w), 1.0))
     obs = _observed_actions(view)
     worlds = _StyleDraw(table, seat, True, (0.0, 1.0, 0.5), True, obs)
+    if shown:
+        worlds.see(view, table)
     rng = random.Random(3)
     base = sample_game(view, rng)
     rule = 0
@@ -370,12 +373,14 @@ def _round1_rule_share(start_bid: int) -> float:
 
 
 def test_round_1_opening_bid_tells_the_table_style() -> None:
-    """In round 1 one style is drawn for the table (prior share of ``rule``: 0.15); a start player
+    """In round 1 one style is drawn for the table (prior share of ``rule``: 0.15). A start player
     showing its +15 who opens with 1 instead of 15 (which no one could top, R5, R12) makes the
-    step-raising ``rule`` table likelier; opening with 15 makes it less likely."""
+    step-raising ``rule`` table likelier, opening with 15 less likely; a start player who led its
+    small dog is no ``lead`` player (they lead their best cats)."""
     from catsack.bots.expert import STYLE_PRIORS
 
     prior = STYLE_PRIORS["read"][0]
-    low, locked = _round1_rule_share(1), _round1_rule_share(15)
-    assert low > prior + 0.1
-    assert locked < prior
+    assert _round1_rule_share(1, shown=False) > prior + 0.1  # the bid alone
+    assert _round1_rule_share(15, shown=False) < prior
+    assert _round1_rule_share(15) < prior
+    assert _round1_rule_share(1, lead=9) > 0.4 > _round1_rule_share(1, lead=9, shown=False)

@@ -756,6 +756,7 @@ def search(
         lock_by = (0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY) if lead == "read" else (1.0, 1.0, 1.0)
         worlds = _StyleDraw(table, seat, not view.rounds, lock_by, lock and lead == "read", observed)
         table.sure_lead = lock and lead == "read"
+        worlds.see(view, table)
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
@@ -784,6 +785,7 @@ def search(
             else:
                 wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
             hidden.append((pos, rc.owner, pool, wts, max(max(w) for w in wts)))
+
     stop_round = view.round + 1
     rand = rng.random
     gauss = rng.gauss
@@ -887,7 +889,7 @@ class _StyleDraw:
     and the modelled players then move in the drawn style (:meth:`apply`).
     """
 
-    __slots__ = ("cum", "jump", "lock_by", "n", "seat", "together", "watched")
+    __slots__ = ("cum", "jump", "lock_by", "n", "seat", "shown", "together", "watched")
 
     def __init__(
         self,
@@ -907,6 +909,18 @@ class _StyleDraw:
         # the seats whose observed bids carry lock evidence: their styles key the likelihood cache (the
         # others' styles do not change the likelihood)
         self.watched = tuple(sorted({o.seat for o in observed if o.top < math.inf})) if jump else ()
+        # this round's opponents' cards already face up (R11, R14): (owner, per style the chance it placed
+        # that card, over the largest of the three); the draw weighs them like the hidden cards
+        self.shown: list[tuple[int, tuple[float, ...]]] = []
+
+    def see(self, view: View, table: _Table) -> None:
+        """Weigh the draw by this round's opponents' cards already face up (R11, R14) in ``view``."""
+        money = _public_tables(view)[1]  # at the round's start, when they placed (R24)
+        for rc in view.row:
+            if rc.card is not None and rc.owner is not None and rc.owner != self.seat:
+                pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)  # it held the card then
+                ps = [_mixed_weights(st, money, rc.owner, view.start, pool)[rc.card] for st in _ONE_HOT]
+                self.shown.append((rc.owner, tuple(x / max(ps) for x in ps)))
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
         """One style per seat (the searcher's too; its moves in the tree do not read it)."""
@@ -945,7 +959,8 @@ def _deal(
     as the module docstring says; the most likely draw is kept after :data:`MAX_TRIES`) and
     swapped into the dealt world from the owner's hand or removed card, which keeps the world
     consistent and the other hidden cards uniform. With ``worlds`` the players' styles are drawn with
-    the cards (each hidden card's weights are indexed by its owner's style) and applied to ``table``.
+    the cards (each hidden card's weights are indexed by its owner's style) and applied to ``table``;
+    the opponents' cards of this round already face up weigh the draw too.
     """
     g = base.clone()
     g.redeal(seat, rng)
@@ -957,9 +972,11 @@ def _deal(
     best: list[int] = row
     drawn = best_drawn = _NO_STYLES[g.seats]
     for _ in range(MAX_TRIES):
+        w = 1.0
         if worlds is not None:
             drawn = worlds.draw(rand)
-        w = 1.0
+            for owner, fs in worlds.shown:
+                w *= fs[drawn[owner]]
         for pos, owner, pool, wts, wmax in hidden:
             c = pool[int(rand() * len(pool))]
             row[pos] = c

@@ -361,6 +361,7 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
             hidden.append((pos, rc.owner, pool, (w, w, w), 1.0))
     obs = _observed_actions(view)
     worlds = _StyleDraw(table, seat, True, (0.0, 1.0, 0.5), True, obs)
+    table.sure_lead = True  # as search() sets it with styles=draw
     if shown:
         worlds.see(view, table)
     rng = random.Random(3)
@@ -383,4 +384,5 @@ def test_round_1_opening_bid_tells_the_table_style() -> None:
     assert _round1_rule_share(1, shown=False) > prior + 0.1  # the bid alone
     assert _round1_rule_share(15, shown=False) < prior
     assert _round1_rule_share(15) < prior
+    assert _round1_rule_share(1) > prior + 0.2  # the lead model bids 15 on its +15 (sure_lead): few lead worlds
     assert _round1_rule_share(1, lead=9) > 0.4 > _round1_rule_share(1, lead=9, shown=False)

@@ -162,6 +162,7 @@ STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
 #: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two
 #: above the high bid and the player's honest limit reached it (else it bid less); evidence in styles().
 LOCK_JUMP = (0.05, 0.8, 0.3)
+SURE_LOCK = 0.95  # the chance that a lead start player whose honest estimate reaches 15 in round 1 bids it
 LOCK_ANY = 0.5  # the chance that a player of style ``any`` bids what no one can top once its limit reaches it
 _ONE_HOT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))  # a style's shares when it is drawn (_StyleDraw)
 LIK_FLOOR = 1.0  # the least spread the bid likelihood allows (a read spread of 0.5 is still an estimate)
@@ -612,6 +613,7 @@ class _Observed:
     later: int
     others: int
     top: float  # a bid that could have been a jump to the bid no one still in could top: that bid; else inf
+    opening: bool = False  # the start player's first bid, as rich as anyone (the lead situation, _Table.sure_lead)
 
 
 def _observed_actions(view: View) -> list[_Observed]:
@@ -641,10 +643,10 @@ def _observed_actions(view: View) -> list[_Observed]:
             else:
                 top = _lock(money, passed, s)
                 chance = high + 2 < top <= money[s]  # as in _past_bids: a jump was possible
+                opening = high == 0 and s == view.start and money[s] >= max(money)
+                bid_ = float(int(text[4:]))
                 out.append(
-                    _Observed(
-                        s, up, float(int(text[4:])), None, payout, later, n - npass - 1, top if chance else math.inf
-                    )
+                    _Observed(s, up, bid_, None, payout, later, n - npass - 1, top if chance else math.inf, opening)
                 )
         if text == "pass":
             npass += 1
@@ -655,24 +657,28 @@ def _observed_actions(view: View) -> list[_Observed]:
 
 
 def _likelihood(
-    obs: Sequence[_Observed], table: _Table, row: Sequence[int], jump: Sequence[float] | None = None
+    obs: Sequence[_Observed], table: _Table, row: Sequence[int], drawn: Sequence[int] | None = None
 ) -> float:
     """How likely the opponents' observed actions are in a world with this row, under the honest model
     shifted and spread by each player's bid habits.
 
-    With ``jump`` (per seat, the chance it jumps to the bid no one still in can top once its limit
-    reaches that bid: :data:`LOCK_JUMP` of the style drawn for it), a bid that could have been such a jump
-    counts too: a jump says the limit reached it, a smaller bid that the limit fell short of it or the
-    player did not jump.
+    With ``drawn`` (each seat's style drawn for the world), a bid that could have been a jump to the bid
+    no one still in can top counts too, with the style's chance of that jump once the limit reaches it
+    (:data:`LOCK_JUMP`): a jump says the limit reached it, a smaller bid that the limit fell short of it
+    or the player did not jump. A ``lead`` start player's opening follows its model (``sure_lead``): it
+    jumps when its honest estimate reaches the bid (with chance :data:`SURE_LOCK`), else it bids as usual.
     """
     like = 1.0
     for o in obs:
         est = table.estimate(row, o.up, o.seat)
         limit = _limit(est, o.payout, o.later, o.others) + table.offset[o.seat]
         sd = table.lik[o.seat]
-        if jump is not None and o.top < math.inf:
-            q = jump[o.seat]
-            if o.low >= o.top:
+        if drawn is not None and o.top < math.inf:
+            k = drawn[o.seat]
+            q = LOCK_JUMP[k]
+            if o.opening and k == LEAD and table.sure_lead and est >= o.top:
+                p = SURE_LOCK if o.low >= o.top else 1.0 - SURE_LOCK
+            elif o.low >= o.top:
                 p = censored(limit, sd, o.low, math.inf) * q
             else:
                 p = censored(limit, sd, o.low, o.top) + censored(limit, sd, o.top, math.inf) * (1.0 - q)
@@ -934,9 +940,6 @@ class _StyleDraw:
             out.append(RULE if u < a else LEAD if u < b else ANY)
         return tuple(out)
 
-    def jumps(self, styles: Sequence[int]) -> tuple[float, ...] | None:
-        return tuple(LOCK_JUMP[k] for k in styles) if self.jump else None
-
     def apply(self, table: _Table, styles: Sequence[int]) -> None:
         """Make the drawn styles the ones the modelled players move in for this iteration."""
         table.style = [_ONE_HOT[k] for k in styles]
@@ -989,8 +992,8 @@ def _deal(
                 key = (-2, *[drawn[s] for s in worlds.watched], *row)
             like = table.cache.get(key)
             if like is None:
-                jump = None if worlds is None else worlds.jumps(drawn)
-                like = table.cache[key] = _likelihood(observed, table, row, jump)
+                styles_ = drawn if worlds is not None and worlds.jump else None
+                like = table.cache[key] = _likelihood(observed, table, row, styles_)
             w *= like
         if w > best_w:
             best_w = w

@@ -155,7 +155,7 @@ RULE, LEAD, ANY = 0, 1, 2
 #: Prior shares of the styles per ``lead=`` option: ``read`` reads every player, ``all`` assumes the lead
 #: style for everyone who is not random (session 8's model), ``0`` leaves the lead style out.
 STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
-    "read": (0.15, 0.7, 0.15),
+    "read": (0.25, 0.6, 0.15),
     "all": (0.0, 0.5, 0.5),
     "0": (0.5, 0.0, 0.5),
 }

@@ -19,7 +19,7 @@ import argparse
 import json
 import random
 import sys
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 
 from catsack.game import Game
@@ -51,9 +51,54 @@ def game_gains(config: TournamentConfig, saved: dict[str, object]) -> tuple[list
     return gains, first_places
 
 
+def round1_moves(config: TournamentConfig, saved: dict[str, object]) -> tuple[list[tuple[int, str]], int]:
+    """Round 1's moves of a saved game as (seat, move text), and its start player."""
+    game = Game(config.setup(int(saved["deal"])))  # type: ignore[call-overload]
+    start = game.start_player
+    out: list[tuple[int, str]] = []
+    for text in saved["moves"]:  # type: ignore[attr-defined]
+        if game.round > 1 or game.is_over:
+            break
+        seat = game.to_move
+        assert seat is not None
+        out.append((seat, text))
+        game.play(parse_move(text))
+    return out, start
+
+
+def print_round1(config: TournamentConfig, games: list[dict[str, object]]) -> None:
+    """Per spec, round 1's placements by place in the row (R10) and its start players' openings: the led
+    card (shown first, R11; with 3 seats the start player's card comes second) and the first auction move."""
+    bots = config.bots
+    n = config.seats
+    placed: dict[str, dict[int, Counter[str]]] = {s: defaultdict(Counter) for s in dict.fromkeys(bots)}
+    openings: dict[str, Counter[str]] = {s: Counter() for s in dict.fromkeys(bots)}
+    for saved in games:
+        moves, start = round1_moves(config, saved)
+        entries = saved["entries"]
+        assert isinstance(entries, list)
+        for seat, text in moves[:n]:
+            place = (seat - start) % n
+            placed[bots[entries[seat]]][place][text.removeprefix("place ")] += 1
+        led = moves[0][1].removeprefix("place ")
+        opening = next((text for _, text in moves[n:]), "-")
+        openings[bots[entries[start]]][f"{led} -> {opening}"] += 1
+    print("round 1 placements by the seat's place after the start player (0: the start player):")
+    for spec, by_place in placed.items():
+        cells = "  |  ".join(
+            f"{p}: " + ", ".join(f"{card} {k}" for card, k in c.most_common(4)) for p, c in sorted(by_place.items())
+        )
+        print(f"  {spec:<24}{cells}")
+    print("round 1 openings by start players (card led -> first auction move):")
+    for spec, c in openings.items():
+        if c:
+            print(f"  {spec:<24}" + ", ".join(f"{what} {k}" for what, k in c.most_common(6)))
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", type=Path, help="games saved with bench/expert_strength.py --save")
+    ap.add_argument("--round1", action="store_true", help="also list round 1's placements and openings per spec")
     args = ap.parse_args(argv)
     loaded = []
     for f in args.files:
@@ -106,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
     for spec in specs:
         cells = "  ".join(f"{p}: {sum(v) / len(v):+.2f} ({len(v)})" for p, v in sorted(first[spec].items()) if v)
         print(f"  {spec:<24}{cells}")
+    if args.round1:
+        print_round1(config, games)
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -50,6 +51,26 @@ def test_round_gains_add_up_to_each_seats_result(bots: str, tmp_path: Path) -> N
     assert f"{2 * n} games, seed 3" in out
     for spec in set(bots.split(",")):
         assert out.count(spec) >= 2  # its row by round, and its round-1 row by place
+
+
+def test_round1_lists_every_placement_and_opening(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--round1``: per spec, round 1's placements by place count each seat-game once, and every game's
+    start player shows one opening whose led card is the game's first placement (R10, R11)."""
+    saved = tmp_path / "games.json"
+    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", "heuristic,random,random,heuristic"]
+    subprocess.run([*run, "--games", "8", "--seed", "5", "--save", str(saved)], check=True, capture_output=True)
+    data = json.loads(saved.read_text())
+    round_gain = _load("round_gain")
+    assert round_gain.main([str(saved), "--round1"]) == 0
+    out = capsys.readouterr().out
+    lines = out[out.index("round 1 placements") :].splitlines()
+    placements = {line.split()[0]: line for line in lines[1:3]}
+    openings = {line.split()[0]: line for line in lines[4:6]}
+    for spec in ("heuristic", "random"):
+        counts = [int(x) for x in re.findall(r" (\d+)(?:,|  \||$)", placements[spec].split(None, 1)[1])]
+        assert sum(counts) == 8 * 2  # two seats of each spec in 8 games
+    led = [int(x) for spec in openings for x in re.findall(r" (\d+)(?:,|$)", openings[spec].split(None, 1)[1])]
+    assert sum(led) == len(data["games"]) == 8
 
 
 def test_unreadable_files_get_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

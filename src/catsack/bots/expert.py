@@ -793,7 +793,6 @@ def search(
             else:
                 wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
             hidden.append((pos, rc.owner, pool, wts, max(max(w) for w in wts)))
-
     stop_round = view.round + 1
     rand = rng.random
     gauss = rng.gauss

@@ -148,7 +148,7 @@ def test_analysis_defaults_to_the_expert_and_is_deterministic() -> None:
 def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -> None:
     """Worlds weighted by bids and placements (R23): replaying their setup and moves gives the same game."""
     from catsack.belief import sample_game
-    from catsack.bots.expert import _deal, _observed_actions, _StyleDraw
+    from catsack.bots.expert import _deal, _observed_actions, _StyleDraw, hidden_card
     from catsack.bots.heuristic import seat_money
     from catsack.bots.ismcts import _weights_for
 
@@ -162,9 +162,9 @@ def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -
         hidden = []
         for pos, rc in enumerate(view.row):
             if rc.card is None and rc.owner is not None:
-                w = _weights_for(money, rc.owner)
-                pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
-                hidden.append((pos, rc.owner, pool, (w, w, w), max(w)))
+                held = table.unseen[rc.owner]
+                w = tuple(x if held >> c & 1 else 0.0 for c, x in enumerate(_weights_for(money, rc.owner)))
+                hidden.append(hidden_card(pos, rc.owner, (w, w, w)))
         base = sample_game(view, rng)
         obs = _observed_actions(view)
         worlds = _StyleDraw(table, seat, not view.rounds, (0.0, 1.0, 0.5), True, obs)
@@ -337,12 +337,11 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
     led with card ``lead`` (index: 0 the +15, 9 the small dog), shown face up (R11), and opened with
     ``start_bid``, seen by the next seat; ``shown=False`` leaves the led card's evidence out."""
     from catsack.belief import sample_game
-    from catsack.bots.expert import RULE, _deal, _observed_actions, _StyleDraw
+    from catsack.bots.expert import RULE, _deal, _observed_actions, _StyleDraw, hidden_card
     from catsack.moves import PLACES
 
     for seed in range(200):
         g = Game.new(4, seed=seed)
-        start = g.to_move
         if PLACES[lead] in g.legal_moves():  # the start player holds that card
             break
     g.play(PLACES[lead])
@@ -350,15 +349,14 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
         g.play(g.legal_moves()[0])
     g.play(bid(start_bid))
     seat = g.to_move
-    assert seat is not None and seat != start
+    assert seat is not None and seat != g.start_player
     view = g.view(seat)
     table = _Table(view)
     hidden = []
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
-            pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
-            w = tuple(1.0 if c in pool else 0.0 for c in range(10))
-            hidden.append((pos, rc.owner, pool, (w, w, w), 1.0))
+            w = tuple(1.0 if table.unseen[rc.owner] >> c & 1 else 0.0 for c in range(10))
+            hidden.append(hidden_card(pos, rc.owner, (w, w, w)))
     obs = _observed_actions(view)
     worlds = _StyleDraw(table, seat, True, (0.0, 1.0, 0.5), True, obs)
     table.sure_lead = True  # as search() sets it with styles=draw
@@ -369,7 +367,7 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
     rule = 0
     for _ in range(600):
         _deal(base, seat, rng, hidden, obs, table, worlds)
-        rule += table.style[start][RULE] == 1.0
+        rule += table.style[g.start_player][RULE] == 1.0
     return rule / 600
 
 

@@ -74,8 +74,8 @@ on the searcher's own view. In round 9 the leaf is the real end of the game.
 the table average divided by :data:`TIE_SCALE`, so margin only breaks
 near-ties between moves.
 
-*Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision: 10,000,
-6,000 and 6,500 with 3, 4 and 5 seats (p95 CPU time per decision 0.31 to 0.44 s on
+*Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision: 8,000,
+6,000 and 6,500 with 3, 4 and 5 seats (p95 CPU time per decision 0.32 to 0.49 s on
 one core of the project's machine, ``bench/expert.py``; the target is 0.5 s).
 Options, joined with ``+`` (tables separate specs with commas):
 ``expert:iters=N``, ``expert:time=S`` (seconds, not reproducible),
@@ -91,9 +91,11 @@ and :func:`search` are deterministic.
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 import time
+from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
@@ -131,8 +133,9 @@ __all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
 #: (``bench/expert.py``, session 8's machine, about a quarter slower than session 7's: 4 seats at
 #: 7,000 measured p95 0.52 s once the bid habits made modelled auctions longer). Against ``ismcts``
 #: the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown (4,000 vs
-#: 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md).
-ITERATIONS: dict[int, int] = {3: 10000, 4: 6000, 5: 6500}
+#: 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md). Session 10: with the styles drawn per world
+#: 3 seats at 10,000 measured p95 0.55-0.61 s (more rejected draws: the lock evidence), hence 8,000 (0.40-0.44 s).
+ITERATIONS: dict[int, int] = {3: 8000, 4: 6000, 5: 6500}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
 OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's estimate about its honest value
@@ -782,7 +785,7 @@ def search(
     first = sorted({root_moves.index(m) for m in asked if m in root_moves}, reverse=True)
     # Evidence for weighting worlds: placement intent of face-down cards, and this round's bids.
     money = tuple(seat_money(view))
-    hidden = []
+    hidden: list[_Hidden] = []
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
             pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
@@ -792,7 +795,7 @@ def search(
                 wts = (w, w, w)
             else:
                 wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
-            hidden.append((pos, rc.owner, pool, wts, max(max(w) for w in wts)))
+            hidden.append(hidden_card(pos, rc.owner, wts))
     stop_round = view.round + 1
     rand = rng.random
     gauss = rng.gauss
@@ -947,11 +950,29 @@ class _StyleDraw:
         table.lockp = [self.lock_by[k] for k in styles]
 
 
+class _Hidden(NamedTuple):
+    """An opponent's face-down card of this round, as :func:`_deal` draws it."""
+
+    pos: int
+    owner: int
+    by_style: tuple[tuple[tuple[int, ...], tuple[float, ...]], ...]  # per style: cards, cumulative weights
+
+
+def hidden_card(pos: int, owner: int, weights: Sequence[Sequence[float]]) -> _Hidden:
+    """The card at ``pos``, placed by ``owner``, drawn per style (index :data:`RULE`...) by ``weights``
+    (per card index; cards with weight 0 are never drawn)."""
+    by_style = []
+    for w in weights:
+        cards = tuple(c for c in range(10) if w[c] > 0)
+        by_style.append((cards, tuple(itertools.accumulate(w[c] for c in cards))))
+    return _Hidden(pos, owner, tuple(by_style))
+
+
 def _deal(
     base: Game,
     seat: int,
     rng: random.Random,
-    hidden: Sequence[tuple[int, int, tuple[int, ...], tuple[tuple[float, ...], ...], float]],
+    hidden: Sequence[_Hidden],
     observed: Sequence[_Observed],
     table: _Table,
     worlds: _StyleDraw | None = None,
@@ -959,12 +980,13 @@ def _deal(
     """A hidden world weighted by placement intent and by the likelihood of this round's bids.
 
     One ``redeal`` deals everything hidden from the seat; then the opponents' face-down row
-    cards alone are drawn by rejection (each uniform over its owner's unseen cards, R23, weighted
-    as the module docstring says; the most likely draw is kept after :data:`MAX_TRIES`) and
-    swapped into the dealt world from the owner's hand or removed card, which keeps the world
-    consistent and the other hidden cards uniform. With ``worlds`` the players' styles are drawn with
-    the cards (each hidden card's weights are indexed by its owner's style) and applied to ``table``;
-    the opponents' cards of this round already face up weigh the draw too.
+    cards alone are drawn (each from its owner's unseen cards, R23, by the placement weights the
+    module docstring describes: :func:`hidden_card`) and accepted by rejection with the likelihood of
+    this round's bids (the most likely draw is kept after :data:`MAX_TRIES`), then swapped into the
+    dealt world from the owner's hand or removed card, which keeps the world consistent and the other
+    hidden cards uniform. With ``worlds`` the players' styles are drawn with the cards (each hidden
+    card's weights are those of its owner's style) and applied to ``table``; the opponents' cards of
+    this round already face up weigh the acceptance too.
     """
     g = base.clone()
     g.redeal(seat, rng)
@@ -981,10 +1003,9 @@ def _deal(
             drawn = worlds.draw(rand)
             for owner, fs in worlds.shown:
                 w *= fs[drawn[owner]]
-        for pos, owner, pool, wts, wmax in hidden:
-            c = pool[int(rand() * len(pool))]
-            row[pos] = c
-            w *= wts[drawn[owner]][c] / wmax
+        for pos, owner, by_style in hidden:
+            cards, cum = by_style[drawn[owner]]
+            row[pos] = cards[min(bisect_right(cum, rand() * cum[-1]), len(cards) - 1)]
         if observed:
             # a likelihood, kept beside the estimates: (up, seat) = (-1, -1), or -2 and the styles it reads
             if worlds is None or not worlds.watched:
@@ -1012,7 +1033,7 @@ def _deal(
     removed = g._removed
     grow = g._row
     first_ply = g._rply - (1 if g.seats == 3 else 0)
-    for pos, owner, _pool, _wt, _wmax in hidden:
+    for pos, owner, _by_style in hidden:
         c = best[pos]
         old = grow[pos]
         if c == old:

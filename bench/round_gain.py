@@ -28,13 +28,18 @@ from catsack.tournament import TournamentConfig
 from catsack.tournament.stats import bootstrap_ratio_ci
 
 
-def game_gains(config: TournamentConfig, saved: dict[str, object]) -> tuple[list[list[float]], list[int]]:
-    """Per round, each seat's relative gain; and each seat's place in round 1's row."""
-    game = Game(config.setup(int(saved["deal"])))  # type: ignore[call-overload]
-    n = config.seats
+def _replay(config: TournamentConfig, saved: dict[str, object]) -> tuple[Game, list[str]]:
+    """A saved game's deal, as the tournament dealt it, and its moves (texts) to replay on it."""
     moves = saved["moves"]
     if not isinstance(moves, list):
         raise SystemExit("a saved game has no moves: save with bench/expert_strength.py --save")
+    return Game(config.setup(int(saved["deal"]))), moves  # type: ignore[call-overload]
+
+
+def game_gains(config: TournamentConfig, saved: dict[str, object]) -> tuple[list[list[float]], list[int]]:
+    """Per round, each seat's relative gain; and each seat's place in round 1's row."""
+    game, moves = _replay(config, saved)
+    n = config.seats
     lead = 1 if n == 3 else 0  # R10: with 3 seats the dummy's card comes first
     first_places = [lead + (s - game.start_player) % n for s in range(n)]
     before = game.scores()
@@ -53,10 +58,10 @@ def game_gains(config: TournamentConfig, saved: dict[str, object]) -> tuple[list
 
 def round1_moves(config: TournamentConfig, saved: dict[str, object]) -> tuple[list[tuple[int, str]], int]:
     """Round 1's moves of a saved game as (seat, move text), and its start player."""
-    game = Game(config.setup(int(saved["deal"])))  # type: ignore[call-overload]
+    game, moves = _replay(config, saved)
     start = game.start_player
     out: list[tuple[int, str]] = []
-    for text in saved["moves"]:  # type: ignore[attr-defined]
+    for text in moves:
         if game.round > 1 or game.is_over:
             break
         seat = game.to_move

@@ -648,6 +648,7 @@ def _observed_actions(view: View) -> list[_Observed]:
             else:
                 top = _lock(money, passed, s)
                 chance = high + 2 < top <= money[s]  # as in _past_bids: a jump was possible
+                # the start player's first bid as rich as anyone (R5 in round 1, R12: it bids first)
                 opening = high == 0 and s == view.start and money[s] >= max(money)
                 bid_ = float(int(text[4:]))
                 out.append(
@@ -899,7 +900,7 @@ class _StyleDraw:
     and the modelled players then move in the drawn style (:meth:`apply`).
     """
 
-    __slots__ = ("cum", "jump", "lock_by", "n", "seat", "shown", "together", "watched")
+    __slots__ = ("cum", "jump", "lock_by", "seat", "shown", "together", "watched")
 
     def __init__(
         self,
@@ -911,7 +912,6 @@ class _StyleDraw:
         observed: Sequence[_Observed],
     ) -> None:
         self.cum = [(st[RULE], st[RULE] + st[LEAD]) for st in table.style]
-        self.n = table.n
         self.seat = seat
         self.together = together
         self.lock_by = tuple(lock_by)  # per style, the chance its player locks (_policy)
@@ -935,9 +935,10 @@ class _StyleDraw:
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
         """One style per seat (the searcher's too; its moves in the tree do not read it)."""
         if self.together:
-            a, b = self.cum[(self.seat + 1) % self.n]
+            n = len(self.cum)
+            a, b = self.cum[(self.seat + 1) % n]
             u = rand()
-            return (RULE if u < a else LEAD if u < b else ANY,) * self.n
+            return (RULE if u < a else LEAD if u < b else ANY,) * n
         out = []
         for a, b in self.cum:
             u = rand()

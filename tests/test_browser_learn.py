@@ -434,15 +434,15 @@ def test_papercut_12_friendly_bot_names(people: Callable[..., Player], server: s
     ann.page.wait_for_selector("#seat-setup select")
     players = [{"seat": 0, "kind": "human", "name": "Ann"}] + [
         {"seat": i, "kind": "bot", "name": f"{spec} {i + 1}"}
-        for i, spec in enumerate(["ismcts:strong", "ismcts:strong", "random", "heuristic"], start=1)
+        for i, spec in enumerate(["expert:strong", "ismcts:strong", "random", "heuristic"], start=1)
     ]
     names, titles = ann.page.evaluate(
         "async ps => { const r = await import('/static/render.js'); const n = r.seatNames(ps, 5);"
         " return [n, r.seatTitles(ps, 5, n)]; }",
         players,
     )
-    assert names == ["Ann", "Strong bot 2", "Strong bot 3", "Random bot 4", "Simple bot 5"]
-    assert titles[1] == "Bot (ismcts:strong)" and titles[4] == "Bot (heuristic)"
+    assert names == ["Ann", "Strong bot 2", "Strong search bot (classic) 3", "Random bot 4", "Simple bot 5"]
+    assert titles[1] == "Bot (expert:strong)" and titles[2] == "Bot (ismcts:strong)" and titles[4] == "Bot (heuristic)"
 
     ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"])
     assert ann.wait_turn_or_end()

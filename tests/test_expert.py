@@ -8,7 +8,7 @@ import pytest
 
 from catsack.bots.analysis import DEFAULT_LEVEL, AnalysisError, analyse_view
 from catsack.bots.base import BotSpecError, make_bot, play_game
-from catsack.bots.expert import ExpertBot, HandValue, _Table, search, softmax_win
+from catsack.bots.expert import ITERATIONS, LEVELS, ExpertBot, HandValue, _Table, search, softmax_win
 from catsack.game import Game
 from catsack.moves import BID, BIDS, PASS_MOVE, bid
 
@@ -43,9 +43,19 @@ def test_expert_spec_and_budget_errors() -> None:
     assert isinstance(make_bot("expert"), ExpertBot)
     assert make_bot("expert:time=0.01").seconds == 0.01  # type: ignore[attr-defined]
     assert make_bot("expert:iters=30+leaf=hand").iterations == 30  # type: ignore[attr-defined]
-    for bad in ("expert:iters=0", "expert:fast", "expert:time=-1", "expert:leaf=oracle"):
+    for bad in ("expert:iters=0", "expert:fast", "expert:time=-1", "expert:leaf=oracle", "expert:hard"):
         with pytest.raises(BotSpecError):
             make_bot(bad)
+
+
+def test_expert_levels_are_the_search_at_rising_budgets() -> None:
+    """``expert:easy|normal|strong`` (the lobby's Easy, Normal, Strong) differ from ``expert`` only in budget."""
+    budgets = [make_bot(f"expert:{level}").iterations for level in ("easy", "normal", "strong")]  # type: ignore[attr-defined]
+    assert budgets == [LEVELS["easy"], LEVELS["normal"], LEVELS["strong"]]
+    assert budgets == sorted(budgets) and budgets[-1] < min(ITERATIONS.values())
+    assert make_bot("expert:strong+leaf=learned").iterations == LEVELS["strong"]  # type: ignore[attr-defined]
+    with pytest.raises(BotSpecError, match=r"a level \(easy, normal, strong\)"):
+        make_bot("expert:medium")
 
 
 def test_expert_choice_is_deterministic_with_a_seed() -> None:

@@ -30,7 +30,7 @@ from catsack.game import Game
 from catsack.moves import Move
 from catsack.record import record_from_game, redact
 from catsack.server.app import create_app
-from catsack.server.hub import Hub, state_frame
+from catsack.server.hub import BOT_LEVELS, FORMER_LEVELS, Hub, state_frame
 from catsack.server.settings import Settings
 from catsack.server.store import Store
 from catsack.setup import Setup
@@ -236,6 +236,20 @@ def test_http_bad_create_requests_get_clear_errors(server: Callable[..., TestCli
     r = c.post("/api/tables", json=body)
     assert r.status_code == 422, r.text
     assert fragment in r.json()["detail"]
+
+
+def test_http_tables_seat_every_level_and_the_former_ones(server: Callable[..., TestClient]) -> None:
+    """The lobby's levels (weakest first) and the ``ismcts`` levels they replaced, asked for by name."""
+    assert BOT_LEVELS == ("random", "heuristic", "expert:easy", "expert:normal", "expert:strong", "expert")
+    c = server()
+    specs = [*BOT_LEVELS, *FORMER_LEVELS]
+    for start in range(0, len(specs), 4):  # seat 0 stays open, so no game starts
+        chunk = specs[start : start + 4]
+        t = new_table(c, 5, dict(enumerate(chunk, start=1)))
+        names = [p["name"] for p in c.get(f"/api/tables/{t}").json()["players"] if p["kind"] == "bot"]
+        assert [n.split(" ")[0] for n in names] == chunk
+    r = c.post("/api/tables", json={"bots": {"1": "expert:hard"}})
+    assert r.status_code == 422 and ", ".join(BOT_LEVELS) in r.json()["detail"]
 
 
 def test_http_bad_requests_never_500(server: Callable[..., TestClient]) -> None:

@@ -77,6 +77,8 @@ near-ties between moves.
 *Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision: 8,000,
 6,000 and 6,500 with 3, 4 and 5 seats (p95 CPU time per decision 0.32 to 0.49 s on
 one core of the project's machine, ``bench/expert.py``; the target is 0.5 s).
+The levels below it, ``expert:easy``, ``expert:normal`` and ``expert:strong``,
+run :data:`LEVELS` iterations.
 Options, joined with ``+`` (tables separate specs with commas):
 ``expert:iters=N``, ``expert:time=S`` (seconds, not reproducible),
 ``leaf=hand|learned``, ``depth=D``, ``infer=0|1`` (weight worlds by bids), ``intent=read|fixed``
@@ -126,7 +128,7 @@ from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.setup import START_MONEY
 from catsack.view import View
 
-__all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
+__all__ = ["ITERATIONS", "LEVELS", "ExpertBot", "HandValue", "LeafValue", "search"]
 
 #: Iterations per decision of the ``expert`` level, per seat count: the most that keep the p95 CPU
 #: time of a decision below 0.5 s (the target) on one core of the project's machine, with a margin
@@ -136,6 +138,11 @@ __all__ = ["ITERATIONS", "ExpertBot", "HandValue", "LeafValue", "search"]
 #: 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md). Session 10: with the styles drawn per world
 #: 3 seats at 10,000 measured p95 0.55-0.61 s (more rejected draws: the lock evidence), hence 8,000 (0.40-0.44 s).
 ITERATIONS: dict[int, int] = {3: 8000, 4: 6000, 5: 6500}
+#: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``): the same search and
+#: opponent model at smaller budgets, in iterations per decision. These are the levels people pick at a
+#: table (the lobby's Easy, Normal and Strong); ``bench/expert_strength.py levels`` and ``mixed`` measure
+#: their order (docs/bots.md). The ``ismcts`` levels they replaced stay as benchmark opponents.
+LEVELS: dict[str, int] = {"easy": 50, "normal": 400, "strong": 2000}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
 OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's estimate about its honest value
@@ -1080,7 +1087,7 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
 
 
 def parse_spec(arg: str | None) -> Options:
-    """``[iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
+    """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
     [+noise=X][+lock=0|1][+lead=read|all|0][+styles=draw|mix]``; empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -1091,6 +1098,9 @@ def parse_spec(arg: str | None) -> Options:
         if not text or text == "expert":
             continue
         key, sep, value = text.partition("=")
+        if not sep and key in LEVELS:
+            opts = replace(opts, iterations=LEVELS[key], seconds=None)
+            continue
         try:
             if sep and key == "iters" and int(value) >= 1:
                 opts = replace(opts, iterations=int(value), seconds=None)
@@ -1117,7 +1127,8 @@ def parse_spec(arg: str | None) -> Options:
             opts = replace(opts, leaf=value)
             continue
         raise BotSpecError(
-            f"bad expert option {text!r} in {arg!r}: use 'iters=N' (N >= 1), 'time=S' (seconds), "
+            f"bad expert option {text!r} in {arg!r}: use a level ({', '.join(LEVELS)}), 'iters=N' (N >= 1), "
+            "'time=S' (seconds), "
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
             "fixes the bid habits), 'lock=0|1', 'lead=read|all|0', 'styles=draw|mix' "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "

@@ -60,8 +60,10 @@ if TYPE_CHECKING:
 # catsack.server.writer; they are named here too, where the rest of the server has always found them.
 __all__ = [
     "BOT_LEVELS",
+    "FORMER_LEVELS",
     "MAX_EVENTS",
     "PROTOCOL",
+    "SEATABLE_BOTS",
     "Conn",
     "Hub",
     "LiveTable",
@@ -81,8 +83,15 @@ __all__ = [
 
 log = logging.getLogger("catsack.server")
 
-#: The bot specs a table may seat. External bots run arbitrary commands and are never offered here.
-BOT_LEVELS = ("random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong", "expert")
+#: The bot levels a table offers, weakest first (the lobby lists them in this order): Random, Simple,
+#: Easy, Normal, Strong, Expert. Easy to Strong are the expert at smaller budgets (docs/bots.md measures
+#: the order). External bots run arbitrary commands and are never offered here.
+BOT_LEVELS = ("random", "heuristic", "expert:easy", "expert:normal", "expert:strong", "expert")
+#: The levels offered before the expert's budgets replaced them; a table still seats them when asked
+#: by name (API clients, rematches of old tables), and old records show them.
+FORMER_LEVELS = ("ismcts:easy", "ismcts:normal", "ismcts:strong")
+#: Every spec a table may seat.
+SEATABLE_BOTS = BOT_LEVELS + FORMER_LEVELS
 _THREAD_BOTS = ("ismcts", "expert")  # bots slow enough to think in a worker thread
 
 
@@ -325,7 +334,7 @@ class Hub:
         for seat, spec in bots.items():
             if not 0 <= seat < seats:
                 raise TableError("bad_request", f"bot seat {seat} is not a seat of a {seats}-seat table", 422)
-            if spec not in BOT_LEVELS:
+            if spec not in SEATABLE_BOTS:
                 raise TableError("bad_request", f"unknown bot {spec!r} (choose from {', '.join(BOT_LEVELS)})", 422)
         if setup is None:
             setup = Setup.deal(seats, random.Random(secrets.randbits(128)))

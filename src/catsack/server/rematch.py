@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Column, Engine, Float, String, Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from catsack.server.hub import BOT_LEVELS, Hub, LiveTable, TableError
+from catsack.server.hub import SEATABLE_BOTS, Hub, LiveTable, TableError
 from catsack.server.store import metadata
 from catsack.setup import Setup
 
@@ -83,7 +83,7 @@ class Rematches:
             n = old.row.seats
             bots: dict[int, str] = {}
             for i, p in enumerate(old.players):
-                if p.kind == "bot" and not p.replaced and p.bot is not None and p.bot in BOT_LEVELS:
+                if p.kind == "bot" and not p.replaced and p.bot is not None and p.bot in SEATABLE_BOTS:
                     bots[i] = p.bot
             start = (old.game.setup.start + 1) % n
             setup = Setup.deal(n, random.Random(secrets.randbits(128)), start=start)

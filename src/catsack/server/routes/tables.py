@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.record import dumps_record
-from catsack.server.hub import BOT_LEVELS, TableError, iso_time, seat_names
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names
 from catsack.server.lobby import open_table_ids
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
@@ -54,7 +54,7 @@ class CreateTable(BaseModel):
     @classmethod
     def _levels(cls, v: dict[int, str]) -> dict[int, str]:
         for seat, level in v.items():
-            if level not in BOT_LEVELS:
+            if level not in SEATABLE_BOTS:
                 raise ValueError(f"seat {seat}: unknown bot level {level!r} (choose from {', '.join(BOT_LEVELS)})")
         return v
 

@@ -5,8 +5,9 @@ import { errorText, lang, languagePicker, t, translatePage } from "/static/i18n.
 import { seatNames, seatTitles } from "/static/render.js";
 import { currentAccount } from "/static/session.js";
 
-// The choices per seat: an open seat for a person, or a bot level (the server's spec as value).
-const BOT_LEVELS = ["human", "random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong", "expert"];
+// The choices per seat: an open seat for a person, or a bot level (the server's spec as value), weakest
+// first: the server's BOT_LEVELS.
+const BOT_LEVELS = ["human", "random", "heuristic", "expert:easy", "expert:normal", "expert:strong", "expert"];
 const DEFAULT_LEVEL = "heuristic";
 const REFRESH_MS = 4000;
 

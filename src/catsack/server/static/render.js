@@ -13,14 +13,20 @@ export function statusLabel(status) {
   return ["connected", "away", "bot", "open"].includes(status) ? t(`status.${status}`) : status;
 }
 
-/** The bot spec behind a bot seat's server name ("ismcts:strong 2" -> "ismcts:strong"), or null. */
+// Every bot spec a table may seat (the server's SEATABLE_BOTS): today's levels, then the former ones.
+const BOT_SPECS = [
+  "random", "heuristic", "expert:easy", "expert:normal", "expert:strong", "expert",
+  "ismcts:easy", "ismcts:normal", "ismcts:strong",
+];
+
+/** The bot spec behind a bot seat's server name ("expert:strong 2" -> "expert:strong"), or null. */
 export function botSpec(player) {
   if (player?.kind !== "bot" || !player.name) return null;
   const spec = player.name.split(" ")[0];
-  return ["random", "heuristic", "ismcts:easy", "ismcts:normal", "ismcts:strong", "expert"].includes(spec) ? spec : null;
+  return BOT_SPECS.includes(spec) ? spec : null;
 }
 
-/** A friendly name for a bot level: "Strong bot" for ismcts:strong (papercut 12). */
+/** A friendly name for a bot level: "Strong bot" for expert:strong (papercut 12). */
 export function botLevelName(spec) {
   return t(`bot.${spec}`);
 }

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from catsack.belief import card_beliefs
+from catsack.bots import expert
 from catsack.bots.analysis import AnalysisError, analyse_record, analyse_view, game_for_seat
 from catsack.game import Game
 from catsack.moves import PASS_MOVE, bid
@@ -75,8 +76,17 @@ def test_analysis_needs_the_seat_to_move() -> None:
     other = (g.start_player + 1) % 4
     with pytest.raises(AnalysisError):
         analyse_view(g.view(other), level=LEVEL)
-    with pytest.raises(AnalysisError):
+    with pytest.raises(AnalysisError, match="expert:easy, expert:normal, expert:strong"):
         analyse_view(g.view(g.start_player), level="superhuman")
+    with pytest.raises(AnalysisError):
+        analyse_view(g.view(g.start_player), level="expert:medium")
+
+
+def test_analysis_levels_name_the_expert_budgets() -> None:
+    """``expert:easy`` analyses with the table level's budget, as the bot of that level searches."""
+    g = Game.new(4, seed=1)
+    a = analyse_view(g.view(g.start_player), level="expert:easy", seed=1)
+    assert a.iterations == expert.LEVELS["easy"]
 
 
 def test_analyse_record_covers_each_decision_of_the_seat() -> None:

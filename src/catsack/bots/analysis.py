@@ -8,7 +8,8 @@ exact belief over each face-down row card (:func:`catsack.belief.card_beliefs`).
 ``analyse_record`` does this for every decision of one seat in a record.
 
 Levels: ``expert`` (the default: :mod:`catsack.bots.expert`, whose modelled
-opponents decide from their own views) or ``expert:iters=N``; the ISMCTS
+opponents decide from their own views), its smaller budgets ``expert:easy``,
+``expert:normal``, ``expert:strong`` (the table levels) or ``expert:iters=N``; the ISMCTS
 levels ``easy``, ``normal``, ``strong`` or ``iters=N``. A fixed seed gives the
 same analysis every time (budgets are iteration counts, never wall time).
 """
@@ -91,13 +92,14 @@ def _level_iterations(level: str) -> tuple[bool, int | None]:
         return True, None
     is_expert = level.startswith("expert:")
     text = level.removeprefix("expert:")
-    if not is_expert and text in LEVELS:
-        return False, LEVELS[text]
+    if text in (expert.LEVELS if is_expert else LEVELS):
+        return is_expert, (expert.LEVELS if is_expert else LEVELS)[text]
     key, sep, value = text.partition("=")
     if sep and key == "iters" and value.isdigit() and int(value) >= 1:
         return is_expert, int(value)
     raise AnalysisError(
-        f"unknown analysis level {level!r} (use expert, expert:iters=N, {', '.join(LEVELS)} or 'iters=N')"
+        f"unknown analysis level {level!r} (use expert, {', '.join(f'expert:{k}' for k in expert.LEVELS)}, "
+        f"expert:iters=N, {', '.join(LEVELS)} or 'iters=N')"
     )
 
 

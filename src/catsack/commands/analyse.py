@@ -56,7 +56,11 @@ def register(app: typer.Typer) -> None:
         record_path: Annotated[str, typer.Argument(metavar="RECORD", help="A catsack/1 record file; '-' reads stdin.")],
         seat: Annotated[int, typer.Option("--seat", help="The seat whose decisions to analyse (0-based).")],
         level: Annotated[
-            str, typer.Option(help="Search level: expert, expert:iters=N, easy, normal, strong or iters=N.")
+            str,
+            typer.Option(
+                help="Search level: expert, expert:easy|normal|strong, expert:iters=N; "
+                "ISMCTS: easy, normal, strong or iters=N."
+            ),
         ] = "expert",
         as_json: Annotated[bool, typer.Option("--json", help="One JSON object per decision, one per line.")] = False,
         seed: Annotated[int | None, typer.Option(help="Seed for the search (reproducible results).")] = None,

@@ -89,7 +89,7 @@ def _stdout_is_terminal() -> bool:
 def demo(
     seats: Annotated[int, typer.Option(min=3, max=5, help="Number of players (3-5).")] = 4,
     seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots.")] = None,
-    bots: Annotated[str, typer.Option(help="Bot spec for every seat: random, heuristic, ismcts:easy...")] = "heuristic",
+    bots: Annotated[str, typer.Option(help="Bot spec for every seat: random, heuristic, expert:easy...")] = "heuristic",
     delay: Annotated[
         float | None,
         typer.Option(

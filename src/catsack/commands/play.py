@@ -27,7 +27,7 @@ def register(app: typer.Typer) -> None:
             str | None,
             typer.Option(
                 help="Opponents as comma-separated bot specs, one per opponent or one for all, "
-                "e.g. 'heuristic,ismcts:normal,external:python3 bot.py'. Default: heuristic.",
+                "e.g. 'heuristic,expert:normal,external:python3 bot.py'. Default: heuristic.",
             ),
         ] = None,
         seed: Annotated[int | None, typer.Option(help="Seed for the deal and the bots (recorded in the save).")] = None,

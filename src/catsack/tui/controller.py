@@ -132,7 +132,7 @@ def parse_bot_list(text: str | None, opponents: int) -> list[str | None]:
         return [None] * opponents
     specs: list[str | None] = [s.strip() for s in text.split(",")]
     if any(not s for s in specs):
-        raise InputError(f"--bots has an empty entry: {text!r} (write specs such as 'heuristic,ismcts:normal')")
+        raise InputError(f"--bots has an empty entry: {text!r} (write specs such as 'heuristic,expert:normal')")
     if len(specs) == 1:
         return [specs[0]] * opponents
     if len(specs) != opponents:

@@ -1,21 +1,27 @@
 """Expert bot strength on duplicate deals (catsack.tournament), with 95% bootstrap CIs and junk-buy counts.
 
     .venv/bin/python bench/expert_strength.py PRESET [--games N] [--seed 1] [--jobs 1]
-    .venv/bin/python bench/expert_strength.py --bots expert,ismcts:strong,heuristic,random --games 200
+    .venv/bin/python bench/expert_strength.py --bots expert,expert:strong,heuristic,random --games 200
 
 Presets (issue 17 targets):
 
-=============  ================================================  =========  ==================
-preset         table (one spec per seat)                         games      target
-=============  ================================================  =========  ==================
-``strong``     expert + 3 x ismcts:strong                        >= 400     >= 0.35, CI lo > 0.30
-``mixed``      expert, ismcts:strong, heuristic, random          >= 200     expert highest, order holds
-``five``       expert + 4 x heuristic (5 seats)                  any        >= 0.35
-``three``      expert + 2 x heuristic (3 seats)                  any        >= 0.60
-``before``     ismcts:strong + 3 x heuristic (junk-buy baseline) any        -
-``levels``     expert, ismcts:strong, ismcts:normal, ismcts:easy any        order holds
-``openspiel``  expert, openspiel-ismcts:sims=260, 2 x heuristic  any        expert ahead >= 0.50
-=============  ================================================  =========  ==================
+=================  ================================================  =========  ==================
+preset             table (one spec per seat)                         games      target
+=================  ================================================  =========  ==================
+``strong``         expert + 3 x ismcts:strong                        >= 400     >= 0.35, CI lo > 0.30
+``mixed``          expert, expert:strong, heuristic, random          >= 200     expert highest, order holds
+``levels``         expert, expert:strong, expert:normal, expert:easy any        order holds
+``five``           expert + 4 x heuristic (5 seats)                  any        >= 0.35
+``three``          expert + 2 x heuristic (3 seats)                  any        >= 0.60
+``before``         ismcts:strong + 3 x heuristic (junk-buy baseline) any        -
+``mixed-ismcts``   expert, ismcts:strong, heuristic, random          -          (sessions 7-10's mixed)
+``levels-ismcts``  expert, ismcts:strong, ismcts:normal, ismcts:easy -          (sessions 7-10's levels)
+``openspiel``      expert, openspiel-ismcts:sims=260, 2 x heuristic  any        expert ahead >= 0.50
+=================  ================================================  =========  ==================
+
+``mixed`` and ``levels`` seat the levels people pick at a table (the lobby's Strong, Normal, Easy:
+``expert:strong|normal|easy``). Until session 10 the table levels were ``ismcts:strong|normal|easy``;
+the ``-ismcts`` presets keep those runs repeatable.
 
 Every deal is played once per rotation of the table through the seats (so ``--games`` must be
 a multiple of the seats). Per spec it prints the win share (R22: ties split) with its bootstrap
@@ -60,11 +66,13 @@ from catsack.tournament.stats import summarize
 
 PRESETS: dict[str, str] = {
     "strong": "expert,ismcts:strong,ismcts:strong,ismcts:strong",
-    "mixed": "expert,ismcts:strong,heuristic,random",
+    "mixed": "expert,expert:strong,heuristic,random",
+    "levels": "expert,expert:strong,expert:normal,expert:easy",
     "five": "expert,heuristic,heuristic,heuristic,heuristic",
     "three": "expert,heuristic,heuristic",
     "before": "ismcts:strong,heuristic,heuristic,heuristic",
-    "levels": "expert,ismcts:strong,ismcts:normal,ismcts:easy",
+    "mixed-ismcts": "expert,ismcts:strong,heuristic,random",
+    "levels-ismcts": "expert,ismcts:strong,ismcts:normal,ismcts:easy",
     # 260 simulations cost about the expert's CPU time per move (bench/bot_cpu.py; needs catsack[openspiel])
     "openspiel": "expert,openspiel-ismcts:sims=260,heuristic,heuristic",
 }

@@ -86,7 +86,7 @@ def test_analysis_levels_name_the_expert_budgets() -> None:
     """``expert:easy`` analyses with the table level's budget, as the bot of that level searches."""
     g = Game.new(4, seed=1)
     a = analyse_view(g.view(g.start_player), level="expert:easy", seed=1)
-    assert a.iterations == expert.LEVELS["easy"]
+    assert a.iterations == expert.LEVELS["easy"].iterations
 
 
 def test_analyse_record_covers_each_decision_of_the_seat() -> None:

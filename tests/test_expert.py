@@ -2,15 +2,25 @@
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
 from catsack.bots.analysis import DEFAULT_LEVEL, AnalysisError, analyse_view
 from catsack.bots.base import BotSpecError, make_bot, play_game
-from catsack.bots.expert import ITERATIONS, LEVELS, ExpertBot, HandValue, _Table, search, softmax_win
+from catsack.bots.expert import (
+    ITERATIONS,
+    LEVELS,
+    ExpertBot,
+    HandValue,
+    _Table,
+    pick_with_mistakes,
+    search,
+    softmax_win,
+)
 from catsack.game import Game
-from catsack.moves import BID, BIDS, PASS_MOVE, bid
+from catsack.moves import BID, BIDS, PASS_MOVE, Move, bid
 
 SPEC = "expert:iters=25"  # small budgets: behaviour, not strength, is tested here
 
@@ -43,19 +53,60 @@ def test_expert_spec_and_budget_errors() -> None:
     assert isinstance(make_bot("expert"), ExpertBot)
     assert make_bot("expert:time=0.01").seconds == 0.01  # type: ignore[attr-defined]
     assert make_bot("expert:iters=30+leaf=hand").iterations == 30  # type: ignore[attr-defined]
-    for bad in ("expert:iters=0", "expert:fast", "expert:time=-1", "expert:leaf=oracle", "expert:hard"):
+    for bad in (
+        "expert:iters=0",
+        "expert:fast",
+        "expert:time=-1",
+        "expert:leaf=oracle",
+        "expert:hard",
+        "expert:mistake=31",
+    ):
         with pytest.raises(BotSpecError):
             make_bot(bad)
 
 
 def test_expert_levels_are_the_search_at_rising_budgets() -> None:
     """``expert:easy|normal|strong`` (the lobby's Easy, Normal, Strong) differ from ``expert`` only in budget."""
-    budgets = [make_bot(f"expert:{level}").iterations for level in ("easy", "normal", "strong")]  # type: ignore[attr-defined]
-    assert budgets == [LEVELS["easy"], LEVELS["normal"], LEVELS["strong"]]
+    bots = [make_bot(f"expert:{level}") for level in ("easy", "normal", "strong")]
+    assert [(b.iterations, b.mistake) for b in bots] == [LEVELS[k] for k in ("easy", "normal", "strong")]  # type: ignore[attr-defined]
+    budgets = [lv.iterations for lv in LEVELS.values()]
     assert budgets == sorted(budgets) and budgets[-1] < min(ITERATIONS.values())
-    assert make_bot("expert:strong+leaf=learned").iterations == LEVELS["strong"]  # type: ignore[attr-defined]
+    mistakes = [lv.mistake for lv in LEVELS.values()]
+    assert mistakes == sorted(mistakes, reverse=True) and mistakes[0] > 0
+    assert make_bot("expert:strong+leaf=learned").iterations == LEVELS["strong"].iterations  # type: ignore[attr-defined]
+    assert make_bot("expert:easy+mistake=0").mistake == 0  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"a level \(easy, normal, strong\)"):
         make_bot("expert:medium")
+
+
+def test_mistakes_are_drawn_by_their_cost_among_moves_the_search_tried() -> None:
+    from catsack.bots.ismcts import RootStats
+
+    moves = (PASS_MOVE, bid(3), bid(5), bid(9))
+    stats = RootStats(moves, visits=(500, 300, 199, 1), rewards=(0.5, 0.45, 0.3, 0.9), margins=(2.0, 1.0, -4.0, 9.0),
+                      iterations=1000, seconds=0.1)  # fmt: skip
+    assert stats.best == PASS_MOVE and pick_with_mistakes(stats, random.Random(1), 0.0) == PASS_MOVE
+
+    def shares(spread: float) -> dict[Move, float]:
+        rng = random.Random(2)
+        picks = [pick_with_mistakes(stats, rng, spread) for _ in range(4000)]
+        return {m: picks.count(m) / len(picks) for m in moves}
+
+    small, large = shares(1.0), shares(6.0)
+    assert small[bid(9)] == large[bid(9)] == 0  # tried once: never a candidate, however good it looked
+    # weights exp(-loss/spread): losses 0, 1 and 6 points
+    for got, spread in ((small, 1.0), (large, 6.0)):
+        w = [math.exp(-loss / spread) for loss in (0, 1, 6)]
+        for m, wi in zip(moves[:3], w, strict=True):
+            assert abs(got[m] - wi / sum(w)) < 0.03
+    assert small[PASS_MOVE] > large[PASS_MOVE] and small[bid(5)] < large[bid(5)]
+
+
+def test_levels_play_whole_games_deterministically() -> None:
+    for spec in ("expert:easy", "expert:normal"):
+        a = play_game(Game.new(3, seed=4), [make_bot(spec, seed=s) for s in range(3)])
+        b = play_game(Game.new(3, seed=4), [make_bot(spec, seed=s) for s in range(3)])
+        assert a.is_over and a.moves == b.moves
 
 
 def test_expert_choice_is_deterministic_with_a_seed() -> None:
@@ -151,7 +202,8 @@ def test_analysis_defaults_to_the_expert_and_is_deterministic() -> None:
     assert a == analyse_view(view, level="expert:iters=60", seed=7)
     assert a.best in view.legal and a.iterations == 60
     with pytest.raises(AnalysisError):
-        analyse_view(view, level="expert:strong")
+        analyse_view(view, level="expert:superb")
+    assert analyse_view(view, level="expert:normal", seed=7).iterations == LEVELS["normal"].iterations
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])

@@ -92,8 +92,10 @@ def _level_iterations(level: str) -> tuple[bool, int | None]:
         return True, None
     is_expert = level.startswith("expert:")
     text = level.removeprefix("expert:")
-    if text in (expert.LEVELS if is_expert else LEVELS):
-        return is_expert, (expert.LEVELS if is_expert else LEVELS)[text]
+    if is_expert and text in expert.LEVELS:
+        return True, expert.LEVELS[text].iterations
+    if not is_expert and text in LEVELS:
+        return False, LEVELS[text]
     key, sep, value = text.partition("=")
     if sep and key == "iters" and value.isdigit() and int(value) >= 1:
         return is_expert, int(value)

@@ -35,6 +35,9 @@ over deals: issue 17's comparison with ``openspiel-ismcts`` seated 1 vs 1 beside
 
 (the preset's ``sims`` is chosen so both bots spend the same CPU time per move: ``bench/bot_cpu.py``).
 
+``--svg FILE`` also draws the win shares with their CIs (one bar per spec, in the table's order, and the fair
+share) as an SVG chart, e.g. for docs/img/.
+
 A long run can be split across machines: ``--part K/P`` plays only the deals whose number is K modulo
 P, ``--save FILE`` writes the games (JSON), and ``--combine FILE ...`` summarises saved parts together
 (the same table and seed), exactly as if one run had played them all:
@@ -57,6 +60,7 @@ from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
+from xml.sax.saxutils import escape
 
 from catsack.cards import POINTS
 from catsack.game import Game
@@ -90,6 +94,7 @@ def main() -> None:
     ap.add_argument("--part", help="K/P or K,L,.../P: play only the deals whose number modulo P is listed")
     ap.add_argument("--save", help="write the games played to this JSON file (for --combine)")
     ap.add_argument("--combine", nargs="+", metavar="FILE", help="summarise games saved by --save")
+    ap.add_argument("--svg", metavar="FILE", help="also draw the win shares with their CIs as an SVG chart")
     args = ap.parse_args()
     if args.combine:
         parts = [json.loads(Path(f).read_text()) for f in args.combine]
@@ -103,7 +108,8 @@ def main() -> None:
             ),
             key=lambda r: (r.deal, r.rotation),
         )
-        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, sum(p["elapsed"] for p in parts), "combined")
+        how = "combined"
+        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, sum(p["elapsed"] for p in parts), how, args.svg)
         return
     if not args.bots and not args.preset:
         ap.error("give a preset or --bots")
@@ -135,11 +141,14 @@ def main() -> None:
             json.dump(
                 {"bots": list(bots), "seed": args.seed, "elapsed": elapsed, "games": [asdict(g) for g in games]}, f
             )
-    report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)")
+    report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)", args.svg)
 
 
-def report(bots: tuple[str, ...], seed: int, games: list[GameResult], elapsed: float, how: str) -> None:
-    """Print win shares, margins, junk buys and rows bought per spec, then the head-to-head shares."""
+def report(
+    bots: tuple[str, ...], seed: int, games: list[GameResult], elapsed: float, how: str, svg: str | None = None
+) -> None:
+    """Print win shares, margins, junk buys and rows bought per spec, then the head-to-head shares;
+    with ``svg``, also write the win shares as a chart there."""
     seats = len(bots)
     config = TournamentConfig(bots, games=seats * max(1, len({g.deal for g in games})), seed=seed, keep_moves=True)
     stats = summarize(bots, games, seed=seed)
@@ -174,6 +183,46 @@ def report(bots: tuple[str, ...], seed: int, games: list[GameResult], elapsed: f
             f"({junk[st.bot]})  rows {rows} ({per_row} per row)"
         )
     head_to_head(games, bots)
+    if svg:
+        title = f"{', '.join(bots)}: {len(games)} duplicate games, seed {seed}"
+        Path(svg).write_text(chart([(st.bot, st.win_share, *st.win_share_ci) for st in stats], 1 / seats, title))
+        print(f"chart: {svg}")
+
+
+def chart(bars: Sequence[tuple[str, float, float, float]], fair: float, title: str) -> str:
+    """An SVG chart: one bar per (label, win share, CI low, CI high) in the table's order (the presets list
+    the levels strongest first, so a bar longer than the one above it breaks the order), CI whiskers, and a
+    dashed line at the fair share."""
+    left, width, row, top = 150, 420, 34, 40
+
+    def x(share: float) -> float:  # shares run 0..1 across the plot
+        return left + width * share
+
+    height = top + row * len(bars) + 40
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 30}" height="{height}" '
+        'font-family="sans-serif" font-size="13">',
+        f'<rect width="100%" height="100%" fill="white"/><text x="10" y="22" font-size="12">{escape(title)}</text>',
+    ]
+    for i, (label, share, lo, hi) in enumerate(bars):
+        y = top + i * row
+        out += [
+            f'<text x="{left - 8}" y="{y + 18}" text-anchor="end">{escape(label)}</text>',
+            f'<rect x="{left}" y="{y + 4}" width="{x(share) - left:.1f}" height="20" fill="#4a7ab5"/>',
+            f'<line x1="{x(lo):.1f}" x2="{x(hi):.1f}" y1="{y + 14}" y2="{y + 14}" stroke="black" stroke-width="1.5"/>',
+            f'<line x1="{x(lo):.1f}" x2="{x(lo):.1f}" y1="{y + 8}" y2="{y + 20}" stroke="black"/>',
+            f'<line x1="{x(hi):.1f}" x2="{x(hi):.1f}" y1="{y + 8}" y2="{y + 20}" stroke="black"/>',
+            f'<text x="{x(hi) + 6:.1f}" y="{y + 18}" font-size="11">{share:.3f} [{lo:.3f}, {hi:.3f}]</text>',
+        ]
+    base = top + row * len(bars)
+    out.append(
+        f'<line x1="{x(fair):.1f}" x2="{x(fair):.1f}" y1="{top}" y2="{base}" stroke="#b33" stroke-dasharray="4 3"/>'
+    )
+    out.append(f'<text x="{x(fair) + 4:.1f}" y="{base + 14}" font-size="11" fill="#b33">fair share {fair:.2f}</text>')
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        out.append(f'<text x="{x(tick):.1f}" y="{base + 32}" text-anchor="middle" font-size="11">{tick:g}</text>')
+    out.append(f'<text x="10" y="{base + 32}" font-size="11">win share</text></svg>')
+    return "\n".join(out) + "\n"
 
 
 def head_to_head(games: list[GameResult], bots: Sequence[str]) -> None:

@@ -82,3 +82,22 @@ def test_unreadable_files_get_a_clear_error(tmp_path: Path, capsys: pytest.Captu
             _load("round_gain").main([str(path)])
         assert e.value.code == 2
         assert says in capsys.readouterr().err
+
+
+def test_strength_chart_draws_each_spec_with_its_printed_share(tmp_path: Path) -> None:
+    """``bench/expert_strength.py --svg``: one bar per spec in the table's order, each labelled with the win
+    share and CI the printout gives, and the fair-share line at 1/seats."""
+    import xml.etree.ElementTree as ET
+
+    svg = tmp_path / "chart.svg"
+    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", "random,heuristic,random"]
+    out = subprocess.run(
+        [*run, "--games", "6", "--seed", "2", "--svg", str(svg)], check=True, capture_output=True, text=True
+    ).stdout
+    texts = [t.text or "" for t in ET.parse(svg).getroot().iter("{http://www.w3.org/2000/svg}text")]
+    labels = [t for t in texts if t in ("random", "heuristic")]
+    assert labels == ["random", "heuristic"]  # the specs once each, in the table's order
+    printed = dict(re.findall(r"^  (\w+) +win share (\d\.\d{3} \[\d\.\d{3}, \d\.\d{3}\])", out, re.M))
+    assert set(printed) == {"random", "heuristic"}
+    assert [t for t in texts if "[" in t] == [printed["random"], printed["heuristic"]]
+    assert "fair share 0.33" in texts

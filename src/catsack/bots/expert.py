@@ -78,8 +78,8 @@ near-ties between moves.
 6,000 and 6,500 with 3, 4 and 5 seats (p95 CPU time per decision 0.32 to 0.49 s on
 one core of the project's machine, ``bench/expert.py``; the target is 0.5 s).
 The levels below it, ``expert:easy``, ``expert:normal`` and ``expert:strong``,
-run :data:`LEVELS`' iterations and make mistakes of a set size (``mistake=X`` points,
-:func:`pick_with_mistakes`).
+run :data:`LEVELS`' iterations; Easy and Normal also make mistakes of a set size
+(``mistake=X`` points, :func:`pick_with_mistakes`).
 Options, joined with ``+`` (tables separate specs with commas):
 ``expert:iters=N``, ``expert:time=S`` (seconds, not reproducible),
 ``leaf=hand|learned``, ``depth=D``, ``infer=0|1`` (weight worlds by bids), ``intent=read|fixed``
@@ -142,7 +142,7 @@ ITERATIONS: dict[int, int] = {3: 8000, 4: 6000, 5: 6500}
 
 
 class Level(NamedTuple):
-    """A level below ``expert``: the same search and opponent model at a smaller budget, with mistakes."""
+    """A level below ``expert``: the same search and opponent model at a smaller budget, and its mistakes."""
 
     iterations: int  # per decision
     mistake: float  # points: the spread of its deliberate mistakes (:func:`pick_with_mistakes`; 0: none)
@@ -1222,7 +1222,7 @@ class ExpertBot(Bot):
 def pick_with_mistakes(stats: RootStats, rng: random.Random, spread: float) -> Move:
     """The search's move, or with ``spread`` > 0 a deliberate mistake: a move drawn among those tried in at
     least :data:`MISTAKE_VISITS` of the iterations, weighted ``exp(-loss / spread)``, the loss being its
-    mean margin's shortfall in points from the best of them. The levels below ``expert`` play so."""
+    mean margin's shortfall in points from the best of them. ``expert:easy`` and ``expert:normal`` play so."""
     if spread <= 0 or len(stats.moves) < 2:
         return stats.best
     least = max(2, MISTAKE_VISITS * sum(stats.visits))

@@ -21,6 +21,7 @@ from catsack import Card, Game
 from catsack.bots.heuristic import HeuristicBot
 from catsack.events import Bought, DogChase, DogsCancel, LastChoice, Passed, Refill
 from catsack.game import resolve_dogs
+from catsack.server.hub import BOT_LEVELS
 from catsack.server.routes import learn
 from test_browser import Player, artifacts, browser, people, server  # noqa: F401  (fixtures)
 
@@ -432,6 +433,8 @@ def test_papercut_12_friendly_bot_names(people: Callable[..., Player], server: s
     ann = people(viewport={"width": 1280, "height": 900})
     ann.page.goto(server + "/")
     ann.page.wait_for_selector("#seat-setup select")
+    offered = ann.page.eval_on_selector("#seat-setup select", "s => [...s.options].map(o => o.value)")
+    assert offered == ["human", *BOT_LEVELS]  # the lobby offers the server's levels, weakest first
     players = [{"seat": 0, "kind": "human", "name": "Ann"}] + [
         {"seat": i, "kind": "bot", "name": f"{spec} {i + 1}"}
         for i, spec in enumerate(["expert:strong", "ismcts:strong", "random", "heuristic"], start=1)

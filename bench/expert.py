@@ -24,7 +24,7 @@ from catsack.game import Game
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
-        "--level", default="expert", help="expert, or an expert spec's options (iters=N, time=S, styles=mix, ...)"
+        "--level", default="expert", help="expert, or an expert spec's options (easy|normal|strong, iters=N, ...)"
     )
     ap.add_argument("--games", type=int, default=2)
     ap.add_argument("--seats", type=int, default=4)

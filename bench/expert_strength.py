@@ -108,8 +108,8 @@ def main() -> None:
             ),
             key=lambda r: (r.deal, r.rotation),
         )
-        how = "combined"
-        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, sum(p["elapsed"] for p in parts), how, args.svg)
+        elapsed = sum(p["elapsed"] for p in parts)
+        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, elapsed, "combined", args.svg)
         return
     if not args.bots and not args.preset:
         ap.error("give a preset or --bots")

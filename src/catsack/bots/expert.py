@@ -1223,7 +1223,7 @@ def pick_with_mistakes(stats: RootStats, rng: random.Random, spread: float) -> M
     """The search's move, or with ``spread`` > 0 a deliberate mistake: a move drawn among those tried in at
     least :data:`MISTAKE_VISITS` of the iterations, weighted ``exp(-loss / spread)``, the loss being its
     mean margin's shortfall in points from the best of them. ``expert:easy`` and ``expert:normal`` play so."""
-    if spread <= 0 or len(stats.moves) < 2:
+    if spread <= 0:
         return stats.best
     least = max(2, MISTAKE_VISITS * sum(stats.visits))
     pool = [i for i, n in enumerate(stats.visits) if n >= least]

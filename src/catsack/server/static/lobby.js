@@ -2,12 +2,11 @@
 
 import { ago, api, ApiError, h, loadName, saveName, saveSeat, seatLabel, storedSeats, forgetSeat } from "/static/api.js";
 import { errorText, lang, languagePicker, t, translatePage } from "/static/i18n.js";
-import { seatNames, seatTitles } from "/static/render.js";
+import { BOT_LEVELS, seatNames, seatTitles } from "/static/render.js";
 import { currentAccount } from "/static/session.js";
 
-// The choices per seat: an open seat for a person, or a bot level (the server's spec as value), weakest
-// first: the server's BOT_LEVELS.
-const BOT_LEVELS = ["human", "random", "heuristic", "expert:easy", "expert:normal", "expert:strong", "expert"];
+// The choices per seat: an open seat for a person, or a bot level (the server's spec as value), weakest first.
+const SEAT_CHOICES = ["human", ...BOT_LEVELS];
 const DEFAULT_LEVEL = "heuristic";
 const REFRESH_MS = 4000;
 
@@ -32,7 +31,7 @@ function drawSeatSetup() {
     const select = h(
       "select",
       { id: `seat-${seat}`, name: `seat-${seat}`, "aria-label": t("seat.n", { n: seat + 1 }) },
-      BOT_LEVELS.map((value) =>
+      SEAT_CHOICES.map((value) =>
         h("option", { value, title: value === "human" ? null : value }, t(`lobby.level.${value}`)),
       ),
     );

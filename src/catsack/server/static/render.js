@@ -13,11 +13,10 @@ export function statusLabel(status) {
   return ["connected", "away", "bot", "open"].includes(status) ? t(`status.${status}`) : status;
 }
 
+/** The bot levels a table offers, weakest first (the server's BOT_LEVELS). */
+export const BOT_LEVELS = ["random", "heuristic", "expert:easy", "expert:normal", "expert:strong", "expert"];
 // Every bot spec a table may seat (the server's SEATABLE_BOTS): today's levels, then the former ones.
-const BOT_SPECS = [
-  "random", "heuristic", "expert:easy", "expert:normal", "expert:strong", "expert",
-  "ismcts:easy", "ismcts:normal", "ismcts:strong",
-];
+const BOT_SPECS = [...BOT_LEVELS, "ismcts:easy", "ismcts:normal", "ismcts:strong"];
 
 /** The bot spec behind a bot seat's server name ("expert:strong 2" -> "expert:strong"), or null. */
 export function botSpec(player) {

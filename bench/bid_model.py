@@ -8,11 +8,11 @@ seat s's bot is seeded ``S * 100 + k * 10 + s``) and records every bid and pass 
 auction runs (R12, R13), with the bidder's *honest limit* at that moment: its expected kept value of
 the row from its own view (face-up cards, its own face-down card, every other face-down card uniform
 over its owner's unseen cards, R23), minus the payout for passing (the rule of
-``catsack.bots.expert._limit``). A bid of b says the bidder's limit was at least b; a pass over a
+``catsack.bots.expert.players._limit``). A bid of b says the bidder's limit was at least b; a pass over a
 high bid h says it was below h + 1. Per spec it prints the maximum-likelihood offset and spread of
 the real limit about the honest one (censored normal model), overall and by how many players had
 passed, and how often the bot bid past its honest limit. The expert reads the same evidence per
-player during a game (``catsack.bots.expert.bid_offsets``).
+player during a game (``catsack.bots.expert.players.bid_habits``).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 from catsack.bots import make_bot
-from catsack.bots.expert import _limit, _Table, censored
+from catsack.bots.expert.players import _limit, _Table, censored
 from catsack.game import _UP_AFTER_PASSES, Game
 from catsack.moves import BID, PASS
 

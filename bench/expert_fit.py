@@ -1,4 +1,4 @@
-"""Fit the expert bot's hand-made leaf value (``catsack.bots.expert.HAND_GAIN`` and ``TEMPERATURE``).
+"""Fit the expert bot's hand-made leaf value (``catsack.bots.expert.leaf.HAND_GAIN`` and ``TEMPERATURE``).
 
     .venv/bin/python bench/expert_fit.py [--games 1500] [--seed 1] [--bots heuristic]
 

@@ -10,7 +10,7 @@ opponent, else seller) and the cards it could have placed. Per role it prints ho
 was placed, the per-card weights of a choice model fitted to those placements, and the held-out
 log-likelihood per placement (fitted on even-numbered placements, scored on odd ones) of three
 models: every card alike (*uniform*), the intent weights (*intent*) and the fitted weights. The
-expert bot reads the same evidence during a game (``catsack.bots.expert.styles``).
+expert bot reads the same evidence during a game (``catsack.bots.expert.players.styles``).
 """
 
 from __future__ import annotations

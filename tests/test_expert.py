@@ -9,16 +9,8 @@ import pytest
 
 from catsack.bots.analysis import DEFAULT_LEVEL, AnalysisError, analyse_view
 from catsack.bots.base import BotSpecError, make_bot, play_game
-from catsack.bots.expert import (
-    ITERATIONS,
-    LEVELS,
-    ExpertBot,
-    HandValue,
-    _Table,
-    pick_with_mistakes,
-    search,
-    softmax_win,
-)
+from catsack.bots.expert import ITERATIONS, LEVELS, ExpertBot, HandValue, pick_with_mistakes, search, softmax_win
+from catsack.bots.expert.players import _Table
 from catsack.game import Game
 from catsack.moves import BID, BIDS, PASS_MOVE, Move, bid
 
@@ -210,7 +202,8 @@ def test_analysis_defaults_to_the_expert_and_is_deterministic() -> None:
 def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -> None:
     """Worlds weighted by bids and placements (R23): replaying their setup and moves gives the same game."""
     from catsack.belief import sample_game
-    from catsack.bots.expert import _deal, _observed_actions, _StyleDraw, hidden_card
+    from catsack.bots.expert.players import _observed_actions
+    from catsack.bots.expert.worlds import _deal, _StyleDraw, hidden_card
     from catsack.bots.heuristic import seat_money
     from catsack.bots.ismcts import _weights_for
 
@@ -256,7 +249,7 @@ def _heuristic_midgame(seats: int) -> Game:
 def test_styles_tell_the_rule_from_random_placement(seats: int) -> None:
     """Heuristic bots place by the rule, random bots do not: the style shares read from the finished
     rounds (every card public once turned up, R14) separate them, and start at the prior."""
-    from catsack.bots.expert import ANY, LEAD, RULE, STYLE_PRIORS, styles
+    from catsack.bots.expert.players import ANY, LEAD, RULE, STYLE_PRIORS, styles
 
     def final_styles(spec: str, seed: int) -> list[tuple[float, float, float]]:
         g = play_game(Game.new(seats, seed=seed), [make_bot(spec, seed=seed * 10 + s) for s in range(seats)])
@@ -285,7 +278,7 @@ def test_styles_tell_the_rule_from_random_placement(seats: int) -> None:
 def test_a_jump_to_the_bid_no_one_can_top_reads_as_the_lead_style() -> None:
     """Round 1 (everyone holds 15, R5): a start player who bids all 15 at once is read towards the
     ``lead`` style; one who opens with 1 on the same row, towards the rule (or anything)."""
-    from catsack.bots.expert import LEAD, RULE, STYLE_PRIORS, styles
+    from catsack.bots.expert.players import LEAD, RULE, STYLE_PRIORS, styles
 
     def after_round_one(opening: int) -> tuple[float, float, float]:
         g = Game.new(4, seed=5)
@@ -323,7 +316,7 @@ def test_bid_habits_tell_the_honest_rule_from_random_bids(seats: int) -> None:
     """Heuristic bots bid by the honest rule the expert models, random bots do not: the spread read
     from the finished rounds' bids and passes (every card turned up by then, R14) separates them; with
     no finished round every seat gets the prior; a re-deal of what the seat cannot see changes nothing."""
-    from catsack.bots.expert import HABIT_SPREADS, bid_habits
+    from catsack.bots.expert.players import HABIT_SPREADS, bid_habits
 
     def final_spread(spec: str, seed: int) -> list[float]:
         bots = [make_bot(spec if s else "heuristic", seed=seed * 10 + s) for s in range(seats)]
@@ -347,7 +340,8 @@ def test_bid_habits_tell_the_honest_rule_from_random_bids(seats: int) -> None:
 def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
     """R12: a bid at least every other active player's money wins; the model bids it and the searcher
     considers it."""
-    from catsack.bots.expert import _lock, _policy, _with_total
+    from catsack.bots.expert.players import _lock, _policy
+    from catsack.bots.expert.search import _with_total
 
     assert _lock([15, 15, 15, 15], 0, 0) == 15
     assert _lock([20, 9, 12, 30], 0b1000, 0) == 12  # seat 3 passed
@@ -380,7 +374,7 @@ def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
 def test_round_one_placement_model_has_the_leader_lead_and_the_others_sell() -> None:
     """The ``lead`` style: a start player as rich as anyone can win the row outright (R12), so it leads
     with its best cats and the others dump; otherwise (and in the ``rule`` style) the buyer/seller rule."""
-    from catsack.bots.expert import LEAD_WEIGHTS, _intent_weights
+    from catsack.bots.expert.players import LEAD_WEIGHTS, _intent_weights
     from catsack.bots.ismcts import BUYER_WEIGHTS, SELLER_WEIGHTS
 
     assert _intent_weights([15, 15, 15, 15], 2, 2, True) == LEAD_WEIGHTS
@@ -399,7 +393,8 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
     led with card ``lead`` (index: 0 the +15, 9 the small dog), shown face up (R11), and opened with
     ``start_bid``, seen by the next seat; ``shown=False`` leaves the led card's evidence out."""
     from catsack.belief import sample_game
-    from catsack.bots.expert import RULE, _deal, _observed_actions, _StyleDraw, hidden_card
+    from catsack.bots.expert.players import RULE, _observed_actions
+    from catsack.bots.expert.worlds import _deal, _StyleDraw, hidden_card
     from catsack.moves import PLACES
 
     for seed in range(200):
@@ -438,7 +433,7 @@ def test_round_1_opening_bid_tells_the_table_style() -> None:
     showing its +15 who opens with 1 instead of 15 (which no one could top, R5, R12) makes the
     step-raising ``rule`` table likelier, opening with 15 less likely; a start player who led its
     small dog is no ``lead`` player (they lead their best cats)."""
-    from catsack.bots.expert import STYLE_PRIORS
+    from catsack.bots.expert.players import STYLE_PRIORS
 
     prior = STYLE_PRIORS["read"][0]
     assert _round1_rule_share(1, shown=False) > prior + 0.1  # the bid alone

@@ -1,0 +1,483 @@
+"""The honest players of the expert's model: styles and bid habits read from finished rounds, each
+modelled player's move from its own view of a sampled world, and the likelihood of this round's bids."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, _public_tables, apply_round, mask_row_value
+from catsack.bots.ismcts import SELLER_WEIGHTS, _weights_for
+from catsack.game import _UP_AFTER_PASSES, LAST_CHOICE, Game, RoundResult
+from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
+from catsack.setup import START_MONEY
+from catsack.view import View
+
+INTENT_CLAMP = 6.0  # how far (log-likelihood) a style may trail the best one in a seat's posterior (styles)
+MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err; keeps every world possible)
+# bid_habits: the grid of (offset, spread) of a player's bid limit about the honest one, and the prior
+HABIT_OFFSETS = (-4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)  # points; prior normal about 0 ...
+HABIT_PRIOR_SD = 3.0  # ... with this spread
+HABIT_SPREADS = (0.5, 1.5, 3.0, 5.0, 8.0, 13.0)  # points; prior uniform
+#: The ``lead`` style's placement weights (index order +15 +11 +8 +5 +3 -5 -8 R LD SD) of a start player
+#: who can win the row outright (:func:`_intent_weights`): search bots lead round 1 with their +15, else the +11
+#: (72 round-1 leads of ``ismcts:iters=900`` start players, ``--games 96 --seed 101``: +15 65 times, +11 7).
+LEAD_WEIGHTS = (90.0, 9.0, 0.3, 0.2, 0.15, 0.05, 0.05, 0.1, 0.05, 0.1)
+#: The styles a player is read as (:func:`styles`), by index: ``rule`` places like the heuristic (a likely
+#: buyer favours good cats, a likely seller dumps) and raises a step at a time; ``lead`` is round 1's
+#: model (a start player as rich as anyone leads its best cats, the others dump) and bids what no one
+#: still in can top once its limit reaches it (:func:`_lock`); ``any`` places any card in hand alike.
+RULE, LEAD, ANY = 0, 1, 2
+#: Prior shares of the styles per ``lead=`` option: ``read`` reads every player, ``all`` assumes the lead
+#: style for everyone who is not random (session 8's model), ``0`` leaves the lead style out.
+STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
+    "read": (0.25, 0.6, 0.15),
+    "all": (0.0, 0.5, 0.5),
+    "0": (0.5, 0.0, 0.5),
+}
+#: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two
+#: above the high bid and the player's honest limit reached it (else it bid less); evidence in styles().
+LOCK_JUMP = (0.05, 0.8, 0.3)
+SURE_LOCK = 0.95  # the chance that a lead start player whose honest estimate reaches 15 in round 1 bids it
+LOCK_ANY = 0.5  # the chance that a player of style ``any`` bids what no one can top once its limit reaches it
+_ONE_HOT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))  # a style's shares when it is drawn (_StyleDraw)
+LIK_FLOOR = 1.0  # the least spread the bid likelihood allows (a read spread of 0.5 is still an estimate)
+_ALL = (1 << 10) - 1
+_SQRT2 = math.sqrt(2.0)
+
+
+class _Table:
+    """Public facts of the current round, fixed for one decision (the search stops at the round's end);
+    with ``styles=draw`` each iteration sets ``style`` and ``lockp`` to its world's drawn styles."""
+
+    __slots__ = (
+        "bids",
+        "cache",
+        "lik",
+        "lockp",
+        "n",
+        "offset",
+        "owner",
+        "spread",
+        "style",
+        "sure_lead",
+        "unseen",
+        "up_after",
+    )
+
+    def __init__(self, view: View) -> None:
+        n = view.seats
+        self.n = n
+        self.up_after = _UP_AFTER_PASSES[n]  # cards face up after k passes (R11, R14)
+        # Cards each owner (index n: the dummy) was seen placing in finished rounds: all were turned
+        # up (R14). A face-down card of this round is uniform over its owner's other cards (R23).
+        seen = [0] * (n + 1)
+        for r in view.rounds:
+            for o, c in zip(r.owners, r.row, strict=True):
+                seen[n if o is None else o] |= 1 << c
+        self.unseen = [_ALL & ~m for m in seen]
+        self.owner = _row_owners(n, view.start)
+        self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
+        self.bids = _past_bids(view)  # read by styles() and bid_habits() (one walk of the finished rounds)
+        self.style = styles(view, bids=self.bids)  # per seat, the shares of the styles (RULE, LEAD, ANY)
+        # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
+        # spread the bid likelihood uses.
+        self.offset, self.spread = bid_habits(view, self.bids)
+        self.lik = [max(x, LIK_FLOOR) for x in self.spread]
+        # Per seat, the chance that it bids what no one still in can top once its limit reaches it (_lock).
+        self.lockp = [st[LEAD] + LOCK_ANY * st[ANY] for st in self.style]
+        # A start player of the lead style who led its cats as rich as anyone (round 1) bids what no one
+        # can top once its honest estimate of the row reaches that bid, whatever its bid habits (_policy;
+        # styles=draw): search bots that led their +15 or +11 bid 15 at once (72 of 72 games, LEAD_WEIGHTS).
+        self.sure_lead = False
+
+    def fix_habits(self, noise: float) -> None:
+        """Assume every player's limit is the honest one with ``noise`` (the model before bid_habits;
+        the bid likelihood then allows 1.5 x ``noise``)."""
+        self.offset = [0.0] * self.n
+        self.spread = [noise] * self.n
+        self.lik = [noise * 1.5] * self.n
+
+    def estimate(self, row: Sequence[int], up: int, s: int) -> float:
+        """Seat ``s``'s honest expected kept value of ``row`` with ``up`` cards face up (R16, R23)."""
+        key = (up, s, *row)
+        hit = self.cache.get(key)
+        if hit is None:
+            owner = self.owner
+            unseen = self.unseen
+            masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(row)]
+            hit = self.cache[key] = mask_row_value(masks)
+        return hit
+
+
+@dataclass(frozen=True)
+class _PastRound:
+    """One finished round as every seat saw it at the end (all its cards turned up, R14)."""
+
+    result: RoundResult
+    money: tuple[int, ...]  # each seat's money at the round's start (R24: public payments)
+    seen: tuple[int, ...]  # per owner (index n: the dummy), cards seen placed in earlier rounds
+    auction: tuple[tuple[int, str], ...]  # the round's bids and passes, R15's last choice included
+
+
+def _past_rounds(view: View) -> Iterator[_PastRound]:
+    """The finished rounds of ``view`` with the public facts at each one's start."""
+    n = view.seats
+    money = [START_MONEY] * n
+    seen = [0] * (n + 1)
+    hist = view.history
+    i = 0
+    for r in view.rounds:
+        while i < len(hist) and hist[i][1].startswith("place"):
+            i += 1
+        j = i
+        while j < len(hist) and not hist[j][1].startswith("place"):
+            j += 1
+        yield _PastRound(r, tuple(money), tuple(seen), hist[i:j])
+        i = j
+        apply_round(seen, money, r)
+
+
+def styles(
+    view: View, prior: Sequence[float] = STYLE_PRIORS["read"], bids: list[list[_PastBid]] | None = None
+) -> list[tuple[float, float, float]]:
+    """Per seat, the posterior shares of the styles ``rule``, ``lead`` and ``any`` (:data:`RULE`).
+
+    Every card placed in a finished round was turned up (R14), so each player's past placements at
+    the positions that are face down while the auction runs (all but the first, R11) are public
+    evidence; with the money each seat had at that round's start (R24: rebuilt from public payments,
+    R5, R13, R17), each style gives them a likelihood (:func:`_intent_weights`; ``any``: uniform over
+    the cards the player still held). The styles ``rule`` and ``lead`` place alike except where a start
+    player is as rich as everyone (round 1, R5); they also differ in bidding: every past bid that could
+    have been a jump to the bid no one still in could top (:func:`_past_bids`) counts with
+    :data:`LOCK_JUMP`. A style with prior share 0 stays out. Log-likelihoods trail the best style by at
+    most :data:`INTENT_CLAMP`, so no style is ruled out for good.
+
+    Heuristic bots place by the rule; ``ismcts:strong``'s placements at those positions fit the rule's
+    weights no better than uniform ones (1,152 placements in 48 self-play games,
+    ``bench/placement_model.py``: log-likelihood per placement -1.601 and -1.600) but it leads round 1 with
+    its best cats and bids 15 at once; random bots place anything.
+    """
+    log = math.log
+    active = [k for k in (RULE, LEAD, ANY) if prior[k] > 0]
+    logs = [[log(prior[k]) if prior[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)] for _ in range(view.seats)]
+    for past in _past_rounds(view):
+        r = past.result
+        for pos, (o, c) in enumerate(zip(r.owners, r.row, strict=True)):
+            if o is None or pos == 0:
+                continue
+            choices = [x for x in range(10) if not past.seen[o] >> x & 1]  # its hand and removed card (R7)
+            if len(choices) > 1:
+                for k in active:
+                    if k == ANY:
+                        logs[o][k] -= log(len(choices))
+                    else:
+                        w = _intent_weights(past.money, o, r.start, k == LEAD)
+                        logs[o][k] += log(w[c] / sum(w[x] for x in choices))
+    if prior[LEAD] > 0:
+        for s, acts in enumerate(_past_bids(view) if bids is None else bids):
+            for act in acts:
+                if act.jump is not None:
+                    for k in active:
+                        logs[s][k] += log(LOCK_JUMP[k] if act.jump else 1.0 - LOCK_JUMP[k])
+    out: list[tuple[float, float, float]] = []
+    for ls in logs:
+        top = max(ls[k] for k in active)
+        ws = [math.exp(max(ls[k] - top, -INTENT_CLAMP)) if k in active else 0.0 for k in (RULE, LEAD, ANY)]
+        total = sum(ws)
+        out.append((ws[RULE] / total, ws[LEAD] / total, ws[ANY] / total))
+    return out
+
+
+def _row_owners(n: int, start: int) -> list[int]:
+    """Row position -> owner index (index n: the dummy; R10: with 3 seats the dummy's card leads)."""
+    if n == 3:
+        return [n] + [(start + k) % n for k in range(n)]
+    return [(start + k) % n for k in range(n)]
+
+
+class _PastBid(NamedTuple):
+    """One bid or pass of a finished round (:func:`_past_bids`)."""
+
+    limit: float  # the honest limit the player had (public once the round ended, R14)
+    low: float  # its real limit was at least this (a bid) ...
+    high: float  # ... or below this (a pass over a high bid of high - 1)
+    jump: bool | None  # a jump to the bid no one still in could top (True), a smaller bid when its honest
+    # limit reached that bid (False), or no such choice (None): the lock evidence of styles()
+
+
+def _past_bids(view: View) -> list[list[_PastBid]]:
+    """Per seat, its bids and passes of the finished rounds (:class:`_PastBid`).
+
+    The honest limit is :func:`_limit` of the seat's expected kept value of the row from what it knew
+    when it acted (R23: the face-up cards, its own card, every other card uniform over its owner's cards
+    not yet seen); once a round ends every card of its row was turned up (R14), so this is public.
+    Only decisions with a choice count (the seat could afford a raise, R12); R15's last choice is left out.
+    """
+    n = view.seats
+    up_after = _UP_AFTER_PASSES[n]
+    out: list[list[_PastBid]] = [[] for _ in range(n)]
+    for past in _past_rounds(view):
+        r = past.result
+        owner = _row_owners(n, r.start)
+        unseen = [_ALL & ~m for m in past.seen]
+        pays = [mice for _, mice in r.payouts]
+        high = 0
+        npass = 0
+        passed = 0
+        for s, text in past.auction:
+            if npass >= n - 1:
+                break  # R15: the last choice, or the round is over
+            is_pass = text == "pass"
+            if past.money[s] > high:
+                up = up_after[npass]
+                masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(r.row)]
+                payout = pays[npass] if npass < len(pays) else 0
+                later = pays[npass + 1] if npass + 1 < len(pays) else payout
+                limit = _limit(mask_row_value(masks), payout, later, n - npass - 1)
+                if is_pass:
+                    out[s].append(_PastBid(limit, -math.inf, high + 1.0, None))
+                else:
+                    bid = int(text[4:])
+                    top = _lock(past.money, passed, s)
+                    chance = high + 2 < top <= past.money[s] and (bid >= top or limit >= top)
+                    out[s].append(_PastBid(limit, float(bid), math.inf, bid >= top if chance else None))
+            if is_pass:
+                npass += 1
+                passed |= 1 << s
+            else:
+                high = int(text[4:])
+    return out
+
+
+def censored(mu: float, sd: float, low: float, high: float) -> float:
+    """The chance that a normal limit (mean ``mu``, spread ``sd``) lies in [``low``, ``high``)."""
+    return (_phi((high - mu) / sd) if high < math.inf else 1.0) - (_phi((low - mu) / sd) if low > -math.inf else 0.0)
+
+
+def bid_habits(view: View, bids: list[list[_PastBid]] | None = None) -> tuple[list[float], list[float]]:
+    """Per seat, (offset, spread) in points of its bid limit about the honest limit, read from its past
+    bids and passes (:func:`_past_bids`): the posterior means over :data:`HABIT_OFFSETS` x
+    :data:`HABIT_SPREADS` under a normal model of the real limit, each action censored (a bid says the
+    limit reached it, a pass that it fell short of the next raise).
+
+    ``bench/bid_model.py`` measured the spread: heuristic bots follow the honest rule (spread 0.5),
+    ``ismcts:strong`` bids about it with a spread near 6, ``ismcts:normal`` among heuristic bots about
+    7 points above it, random bots anywhere (spread 20). With no evidence every seat gets the prior's
+    means.
+    """
+    offsets: list[float] = []
+    spreads: list[float] = []
+    grid = [(o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS]
+    for acts in _past_bids(view) if bids is None else bids:
+        logs = []
+        for o, sd, prior in grid:
+            ll = prior
+            for act in acts:
+                ll += math.log(max(censored(act.limit + o, sd, act.low, act.high), MIN_LIKELIHOOD))
+            logs.append(ll)
+        top = max(logs)
+        ws = [math.exp(x - top) for x in logs]
+        total = sum(ws)
+        offsets.append(sum(w * o for w, (o, _, _) in zip(ws, grid, strict=True)) / total)
+        spreads.append(sum(w * sd for w, (_, sd, _) in zip(ws, grid, strict=True)) / total)
+    return offsets, spreads
+
+
+def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
+    """A placement for the seat to move, in a style drawn from its shares (:func:`styles`)."""
+    legal = g._legal
+    s = g._to_move
+    style = table.style[s]
+    u = rand()
+    if u >= style[ANY]:
+        w = _intent_weights(g._money, s, g._start, u < style[ANY] + style[LEAD])
+        x = rand() * sum(w[m.arg] for m in legal)
+        for m in legal:
+            x -= w[m.arg]
+            if x <= 0:
+                return m
+        return legal[-1]
+    return legal[int(rand() * len(legal))]
+
+
+def _intent_weights(money: Sequence[int], p: int, start: int, lead: bool) -> tuple[float, ...]:
+    """Seat ``p``'s placement weights under the intent model (:func:`ismcts._weights_for`: a likely
+    buyer favours good cats, a likely seller dumps), and with ``lead`` the round-1 case: a start player
+    as rich as anyone can win the row outright by bidding first (:func:`_lock`, R12), so it leads with
+    its best cats (:data:`LEAD_WEIGHTS`) and everyone else places as a seller."""
+    if lead and money[start] >= max(m for o, m in enumerate(money) if o != start):
+        return LEAD_WEIGHTS if p == start else SELLER_WEIGHTS
+    return _weights_for(tuple(money), p)
+
+
+def _lock(money: Sequence[int], passed: int, s: int) -> int:
+    """The bid of seat ``s`` that no other player still in the auction can top: the most money any of
+    them holds (R12: a bid must not exceed the bidder's money; ``passed``: a bit per seat that passed).
+
+    In round 1 every seat holds the same money (R5), so the start player, who bids first, wins the row
+    by bidding all of it at once: ``ismcts:strong`` does, and a model whose players only raise a
+    step at a time lets the searcher believe it can outbid them.
+    """
+    top = 0
+    for o, m in enumerate(money):
+        if o != s and not passed >> o & 1 and m > top:
+            top = m
+    return top
+
+
+def _phi(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / _SQRT2))
+
+
+def _limit(est: float, payout: int, later: int, others_in: int) -> float:
+    """The highest total an honest bidder pays (the heuristic's rule, :func:`heuristic.bid_limit`)."""
+    limit = est - payout - MARGIN
+    if payout and others_in >= 2:
+        limit += OUTLAST_SHARE * (later - payout)
+    return limit
+
+
+def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], float]) -> Move:
+    """The honest move of the seat to move in ``g`` (see the module docstring).
+
+    Reads the engine's fields directly (this runs a few hundred thousand times a second); the
+    values are those of ``g.legal_moves()``, ``g.face_up``, ``g.next_payout`` and ``g.high_bid``.
+    """
+    legal = g._legal
+    if len(legal) == 1:
+        return legal[0]
+    if legal[0].kind == PLACE:
+        return _place(g, table, rand)
+    s = g._to_move
+    row = g._row
+    if g._phase == LAST_CHOICE:  # R15: the whole row is face up
+        est = table.estimate(row, len(row), s) + noise[s]
+        return legal[0] if est > 1 else PASS_MOVE
+    npass = g._passed.bit_count()
+    cards = g._cards
+    est = table.estimate(row, table.up_after[npass], s) + noise[s]
+    payout = cards[npass] if g._filled else 0  # R13, R18
+    limit = _limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
+    high = g._high
+    if (
+        table.sure_lead
+        and s == g._start
+        and table.lockp[s] >= 1.0
+        and high == 0
+        and legal[0].kind == BID
+        and g._money[s] >= max(g._money)
+    ):
+        top = _lock(g._money, g._passed, s)
+        if est - noise[s] >= top and 0 < top <= legal[-2].arg:
+            return BIDS[top]  # R5, R12: it led its best cats to buy the row, and no one can top this
+    if legal[0].kind == BID and high + 1 <= limit:
+        lockp = table.lockp[s]
+        top = _lock(g._money, g._passed, s) if lockp >= 1.0 or (lockp > 0.0 and rand() < lockp) else 0
+        if high < top <= limit and top <= legal[-2].arg:
+            return BIDS[top]  # R12: no one still in can top this bid, so it wins the row
+        step = 1 if rand() < 0.75 else 2
+        return BIDS[int(min(high + step, max(high + 1, min(limit, legal[-2].arg))))]
+    return PASS_MOVE
+
+
+@dataclass(frozen=True)
+class _Observed:
+    """One opponent action of the current auction, for the bid likelihood."""
+
+    seat: int
+    up: int  # cards face up when it acted
+    low: float  # the bidder's limit had to be >= this (a bid) ...
+    high: float | None  # ... or below this (a pass); None for a bid
+    payout: int
+    later: int
+    others: int
+    top: float  # a bid that could have been a jump to the bid no one still in could top: that bid; else inf
+    opening: bool = False  # the start player's first bid, as rich as anyone (the lead situation, _Table.sure_lead)
+
+
+def _observed_actions(view: View) -> list[_Observed]:
+    """Opponents' bids and passes of this round's auction, with the public facts when each was made."""
+    n = view.seats
+    if view.phase == "placement":
+        return []
+    hist = view.history
+    i = len(hist)
+    while i > 0 and not hist[i - 1][1].startswith("place"):
+        i -= 1  # the auction (bids and passes, R12-R15) follows this round's placements
+    cards = view.mouse_cards
+    filled = view.rounds[-1].refilled if view.rounds else True  # R18, R19
+    up_after = _UP_AFTER_PASSES[n]
+    money = _public_tables(view)[1]  # at the round's start; a seat's money changes only once it passed (R13)
+    out: list[_Observed] = []
+    high = 0
+    npass = 0
+    passed = 0
+    for s, text in hist[i:]:
+        payout = cards[npass] if filled and npass < len(cards) else 0
+        later = cards[min(npass + 1, len(cards) - 1)]
+        up = up_after[npass]
+        if s != view.seat:
+            if text == "pass":
+                out.append(_Observed(s, up, -math.inf, float(high + 1), payout, later, n - npass - 1, math.inf))
+            else:
+                top = _lock(money, passed, s)
+                chance = high + 2 < top <= money[s]  # as in _past_bids: a jump was possible
+                # the start player's first bid as rich as anyone (R5 in round 1, R12: it bids first)
+                opening = high == 0 and s == view.start and money[s] >= max(money)
+                bid_ = float(int(text[4:]))
+                out.append(
+                    _Observed(s, up, bid_, None, payout, later, n - npass - 1, top if chance else math.inf, opening)
+                )
+        if text == "pass":
+            npass += 1
+            passed |= 1 << s
+        else:
+            high = int(text[4:])
+    return out
+
+
+def _likelihood(
+    obs: Sequence[_Observed], table: _Table, row: Sequence[int], drawn: Sequence[int] | None = None
+) -> float:
+    """How likely the opponents' observed actions are in a world with this row, under the honest model
+    shifted and spread by each player's bid habits.
+
+    With ``drawn`` (each seat's style drawn for the world), a bid that could have been a jump to the bid
+    no one still in can top counts too, with the style's chance of that jump once the limit reaches it
+    (:data:`LOCK_JUMP`): a jump says the limit reached it, a smaller bid that the limit fell short of it
+    or the player did not jump. A ``lead`` start player's opening follows its model (``sure_lead``): it
+    jumps when its honest estimate reaches the bid (with chance :data:`SURE_LOCK`), else it bids as usual.
+    """
+    like = 1.0
+    for o in obs:
+        est = table.estimate(row, o.up, o.seat)
+        limit = _limit(est, o.payout, o.later, o.others) + table.offset[o.seat]
+        sd = table.lik[o.seat]
+        if drawn is not None and o.top < math.inf:
+            k = drawn[o.seat]
+            q = LOCK_JUMP[k]
+            if o.opening and k == LEAD and table.sure_lead and est >= o.top:
+                p = SURE_LOCK if o.low >= o.top else 1.0 - SURE_LOCK
+            elif o.low >= o.top:
+                p = censored(limit, sd, o.low, math.inf) * q
+            else:
+                p = censored(limit, sd, o.low, o.top) + censored(limit, sd, o.top, math.inf) * (1.0 - q)
+        else:  # a bid: its limit was at least the bid; a pass: below the next raise
+            p = censored(limit, sd, o.low, math.inf if o.high is None else o.high)
+        like *= max(p, MIN_LIKELIHOOD)
+    return like
+
+
+def _mixed_weights(
+    style: Sequence[float], money: Sequence[int], p: int, start: int, pool: Sequence[int]
+) -> tuple[float, ...]:
+    """Per card, the chance that seat ``p``, holding ``pool``, placed it: its styles mixed by their shares."""
+    rule = _intent_weights(money, p, start, False)
+    lead = _intent_weights(money, p, start, True)
+    r = style[RULE] / sum(rule[c] for c in pool)
+    q = style[LEAD] / sum(lead[c] for c in pool)
+    u = style[ANY] / len(pool)
+    return tuple(r * rule[c] + q * lead[c] + u if c in pool else 0.0 for c in range(10))

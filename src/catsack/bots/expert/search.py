@@ -1,0 +1,243 @@
+"""The expert's search: a tree of the searcher's own decisions over worlds it samples, in which every
+other player moves by the honest model of :mod:`catsack.bots.expert.players`."""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Iterable
+
+from catsack.belief import sample_game
+from catsack.bots.expert.leaf import HandValue, LeafValue, _scores
+from catsack.bots.expert.players import (
+    _ONE_HOT,
+    ANY,
+    LEAD,
+    LOCK_ANY,
+    RULE,
+    STYLE_PRIORS,
+    _lock,
+    _mixed_weights,
+    _observed_actions,
+    _policy,
+    _Table,
+    styles,
+)
+from catsack.bots.expert.worlds import _deal, _Hidden, _StyleDraw, hidden_card
+from catsack.bots.heuristic import bid_limit, row_worth, seat_money
+from catsack.bots.ismcts import RootStats, _tree_bids, ucb_pick, untried_pick
+from catsack.game import Game
+from catsack.moves import BID, BIDS, PLACE, Move
+from catsack.view import View
+
+#: Iterations per decision of the ``expert`` level, per seat count: the most that keep the p95 CPU
+#: time of a decision below 0.5 s (the target) on one core of the project's machine, with a margin
+#: (``bench/expert.py``, session 8's machine, about a quarter slower than session 7's: 4 seats at
+#: 7,000 measured p95 0.52 s once the bid habits made modelled auctions longer). Against ``ismcts``
+#: the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown (4,000 vs
+#: 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md). Session 10: with the styles drawn per world
+#: 3 seats at 10,000 measured p95 0.55-0.61 s (more rejected draws: the lock evidence), hence 8,000 (0.40-0.44 s).
+ITERATIONS: dict[int, int] = {3: 8000, 4: 6000, 5: 6500}
+EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
+TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
+OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's estimate about its honest value
+TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); later ones follow its policy
+
+
+class _Node:
+    """A node of the searcher's tree: the public history since the root, as the searcher saw it."""
+
+    __slots__ = ("acts", "kids", "margin", "n", "next", "reward", "tried")
+
+    def __init__(self) -> None:
+        self.n = 0
+        self.reward = 0.0
+        self.margin = 0.0
+        self.acts: tuple[Move, ...] = ()  # the searcher's moves considered here (its decisions only)
+        self.kids: list[_Node | None] = []
+        self.tried = 0
+        self.next: dict[Move | None, _Node] | None = None  # opponents' moves (None: a face-down placement)
+
+
+def _outcome(g: Game, seat: int, leaf: LeafValue) -> tuple[float, float]:
+    """(reward, margin in points) of ``seat`` at a round boundary or the end of the game."""
+    scores = _scores(g)
+    margin = scores[seat] - sum(scores) / len(scores)
+    if g.is_over:
+        winners = g.winners()
+        win = 1.0 / len(winners) if seat in winners else 0.0
+    elif type(leaf) is HandValue:
+        win = leaf.win_from(g, scores, seat)
+    else:
+        win = leaf(g, seat)
+    return win + margin / TIE_SCALE, margin
+
+
+def search(
+    view: View,
+    rng: random.Random,
+    *,
+    iterations: int | None = None,
+    seconds: float | None = None,
+    leaf: LeafValue | None = None,
+    depth: int = TREE_DEPTH,
+    infer: bool = True,
+    read_intent: bool = True,
+    read_bids: bool = True,
+    noise: float = OPPONENT_NOISE,
+    lock: bool = True,
+    lead: str = "read",
+    draw_styles: bool = True,
+    consider: Iterable[Move] = (),
+) -> RootStats:
+    """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
+
+    ``leaf`` values round boundaries (default :class:`HandValue`); ``consider`` adds legal moves to the
+    root's candidates (analysis of a move actually played), expanded first. ``read_intent=False``
+    assumes no player places at random and does not read the styles (:func:`styles`);
+    ``read_bids=False`` assumes every player bids up to its honest limit with ``noise`` points of spread
+    instead of reading its habits (:func:`bid_habits`). ``lock=False`` leaves out the bids no other
+    player can top (:func:`_lock`), from the players' model and the searcher's candidates. ``lead`` picks
+    the styles' prior (:data:`STYLE_PRIORS`): ``read`` reads each player's style, ``all`` gives every player
+    round 1's lead model and the lock (session 8's model), ``0`` leaves that style out (every player
+    still bids what no one can top when ``lock`` is on). ``draw_styles`` draws each player's style per
+    sampled world (:class:`_StyleDraw`: one for the whole table in round 1, weighted by the lock evidence
+    of this round's bids); off, every world mixes the styles by their shares.
+    """
+    seat = view.seat
+    if seat is None or view.to_move != seat or not view.legal:
+        raise ValueError(f"search needs the view of the seat to move (seat {seat}, to move {view.to_move})")
+    if iterations is None and seconds is None:
+        iterations = ITERATIONS[view.seats]
+    value = leaf if leaf is not None else HandValue()
+    t0 = time.perf_counter()
+    base = sample_game(view, rng)
+    table = _Table(view)
+    if lead not in STYLE_PRIORS:
+        raise ValueError(f"lead must be one of {', '.join(STYLE_PRIORS)}, not {lead!r}")
+    prior = STYLE_PRIORS[lead]
+    if not read_intent:  # the prior without the ``any`` style, for everyone
+        kept = prior[RULE] + prior[LEAD]
+        table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0)] * view.seats
+    elif lead != "read":
+        table.style = styles(view, prior, table.bids)
+    if not lock:
+        table.lockp = [0.0] * view.seats
+    elif lead != "read":
+        table.lockp = [1.0] * view.seats
+    if not read_bids:
+        table.fix_habits(noise)
+    observed = _observed_actions(view) if infer else []
+    worlds: _StyleDraw | None = None
+    if draw_styles and read_intent:
+        lock_by = (0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY) if lead == "read" else (1.0, 1.0, 1.0)
+        worlds = _StyleDraw(table, seat, not view.rounds, lock_by, lock and lead == "read", observed)
+        table.sure_lead = lock and lead == "read"
+        worlds.see(view, table)
+    extra: int | None = None
+    if view.phase == "bidding" and view.legal[0].kind == BID:
+        extra = math.floor(bid_limit(view, row_worth(view)))
+    root_moves = _tree_bids(view.legal, view.high_bid, extra)
+    if lock and view.phase == "bidding" and view.legal[0].kind == BID:
+        passed = sum(1 << o for o, p in enumerate(view.passed) if p)
+        root_moves = _with_total(root_moves, view.high_bid, _lock(seat_money(view), passed, seat))
+    asked = tuple(consider)
+    wanted = [m for m in asked if m in view.legal and m not in root_moves]
+    if wanted:
+        root_moves = tuple(m for m in view.legal if m in root_moves or m in wanted)
+    root = _Node()
+    root.acts = root_moves
+    root.kids = [None] * len(root_moves)
+    first = sorted({root_moves.index(m) for m in asked if m in root_moves}, reverse=True)
+    # Evidence for weighting worlds: placement intent of face-down cards, and this round's bids.
+    money = tuple(seat_money(view))
+    hidden: list[_Hidden] = []
+    for pos, rc in enumerate(view.row):
+        if rc.card is None and rc.owner is not None:
+            pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
+            wts: tuple[tuple[float, ...], ...]
+            if worlds is None:
+                w = _mixed_weights(table.style[rc.owner], money, rc.owner, view.start, pool)
+                wts = (w, w, w)
+            else:
+                wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
+            hidden.append(hidden_card(pos, rc.owner, wts))
+    stop_round = view.round + 1
+    rand = rng.random
+    gauss = rng.gauss
+    log = math.log
+    c = EXPLORATION
+    done = 0
+    deadline = None if seconds is None else t0 + seconds
+    while True:
+        if iterations is not None and done >= iterations:
+            break
+        if deadline is not None and done & 15 == 0 and time.perf_counter() >= deadline:
+            break
+        done += 1
+        g = _deal(base, seat, rng, hidden, observed, table, worlds)
+        dev = [off + gauss(0.0, sd) for off, sd in zip(table.offset, table.spread, strict=True)]
+        dev[seat] = 0.0
+        node = root
+        path = [root]
+        expanded = False
+        mine = 0  # the searcher's decisions taken in the tree this iteration
+        while True:
+            p = g.to_move
+            if p is None or (g._phase == 0 and g.round >= stop_round):
+                break
+            if p != seat:
+                move = _policy(g, table, dev, rand)
+                key: Move | None = None if move.kind == PLACE else move
+                g.play(move)
+                if expanded:
+                    continue
+                nxt = node.next
+                if nxt is None:
+                    nxt = node.next = {}
+                child = nxt.get(key)
+                if child is None:
+                    child = nxt[key] = _Node()
+                node = child
+                path.append(child)
+                continue
+            if expanded or mine >= depth:
+                expanded = True
+                g.play(_policy(g, table, dev, rand))
+                continue
+            mine += 1
+            acts = node.acts
+            if not acts:
+                legal = g.legal_moves()
+                acts = node.acts = _tree_bids(legal, g.high_bid, _lock(g._money, g._passed, seat) if lock else None)
+                node.kids = [None] * len(acts)
+            kids = node.kids
+            if node.tried < len(acts):
+                i = first.pop() if node is root and first else untried_pick(kids, rand)
+                g.play(acts[i])
+                child = kids[i] = _Node()
+                node.tried += 1
+                path.append(child)
+                node = child
+                expanded = True
+                continue
+            logn = log(node.n) if node.n > 0 else 0.0
+            best = ucb_pick(kids, logn, c)
+            g.play(acts[best])
+            node = kids[best]  # type: ignore[assignment]
+            path.append(node)
+        reward, margin = _outcome(g, seat, value)
+        root.n += 1
+        for nd in path[1:]:
+            nd.n += 1
+            nd.reward += reward
+            nd.margin += margin
+    return RootStats.of(root_moves, root.kids, done, time.perf_counter() - t0)
+
+
+def _with_total(moves: tuple[Move, ...], high: int, total: int) -> tuple[Move, ...]:
+    """``moves`` (bids ascending, then pass) with the bid ``total`` added where it is legal and missing."""
+    if moves[0].kind != BID or not high < total <= moves[-2].arg or BIDS[total] in moves:
+        return moves
+    return (*sorted((*moves[:-1], BIDS[total]), key=lambda m: m.arg), moves[-1])

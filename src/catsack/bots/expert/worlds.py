@@ -1,0 +1,179 @@
+"""The expert's sampled worlds: face-down cards and players' styles drawn, weighted by what was seen."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from bisect import bisect_right
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from catsack.bots.expert.players import _ONE_HOT, ANY, LEAD, RULE, _likelihood, _mixed_weights, _Observed, _Table
+from catsack.bots.heuristic import _public_tables
+from catsack.game import Game
+from catsack.moves import PLACES
+from catsack.view import View
+
+MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
+_NO_STYLES = {n: (0,) * n for n in (3, 4, 5)}  # _deal without drawn styles: every hidden card's one weights
+
+
+class _StyleDraw:
+    """The players' styles drawn per sampled world (``styles=draw``), instead of mixed in every world.
+
+    Each seat's style is drawn from its shares (:func:`styles`); in round 1, when no player has shown
+    anything yet, one style is drawn for the whole table, since tables are often of one kind (all
+    search bots or all heuristic bots). The draw is part of the world: its placement weights and the
+    bid likelihood with the lock evidence (:data:`LOCK_JUMP`) weight it, so a start player who opens
+    with 1 where the lead style would have bid what no one can top makes the ``rule`` worlds likelier,
+    and the modelled players then move in the drawn style (:meth:`apply`).
+    """
+
+    __slots__ = ("cum", "jump", "lock_by", "seat", "shown", "together", "watched")
+
+    def __init__(
+        self,
+        table: _Table,
+        seat: int,
+        together: bool,
+        lock_by: Sequence[float],
+        jump: bool,
+        observed: Sequence[_Observed],
+    ) -> None:
+        self.cum = [(st[RULE], st[RULE] + st[LEAD]) for st in table.style]
+        self.seat = seat
+        self.together = together
+        self.lock_by = tuple(lock_by)  # per style, the chance its player locks (_policy)
+        self.jump = jump  # weight bids by the lock evidence
+        # the seats whose observed bids carry lock evidence: their styles key the likelihood cache (the
+        # others' styles do not change the likelihood)
+        self.watched = tuple(sorted({o.seat for o in observed if o.top < math.inf})) if jump else ()
+        # this round's opponents' cards already face up (R11, R14): (owner, per style the chance it placed
+        # that card, over the largest of the three); the draw weighs them like the hidden cards
+        self.shown: list[tuple[int, tuple[float, ...]]] = []
+
+    def see(self, view: View, table: _Table) -> None:
+        """Weigh the draw by this round's opponents' cards already face up (R11, R14) in ``view``."""
+        money = _public_tables(view)[1]  # at the round's start, when they placed (R24)
+        for rc in view.row:
+            if rc.card is not None and rc.owner is not None and rc.owner != self.seat:
+                pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)  # it held the card then
+                ps = [_mixed_weights(st, money, rc.owner, view.start, pool)[rc.card] for st in _ONE_HOT]
+                self.shown.append((rc.owner, tuple(x / max(ps) for x in ps)))
+
+    def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
+        """One style per seat (the searcher's too; its moves in the tree do not read it)."""
+        if self.together:
+            n = len(self.cum)
+            a, b = self.cum[(self.seat + 1) % n]
+            u = rand()
+            return (RULE if u < a else LEAD if u < b else ANY,) * n
+        out = []
+        for a, b in self.cum:
+            u = rand()
+            out.append(RULE if u < a else LEAD if u < b else ANY)
+        return tuple(out)
+
+    def apply(self, table: _Table, styles: Sequence[int]) -> None:
+        """Make the drawn styles the ones the modelled players move in for this iteration."""
+        table.style = [_ONE_HOT[k] for k in styles]
+        table.lockp = [self.lock_by[k] for k in styles]
+
+
+class _Hidden(NamedTuple):
+    """An opponent's face-down card of this round, as :func:`_deal` draws it."""
+
+    pos: int
+    owner: int
+    by_style: tuple[tuple[tuple[int, ...], tuple[float, ...]], ...]  # per style: cards, cumulative weights
+
+
+def hidden_card(pos: int, owner: int, weights: Sequence[Sequence[float]]) -> _Hidden:
+    """The card at ``pos``, placed by ``owner``, drawn per style (index :data:`RULE`...) by ``weights``
+    (per card index; cards with weight 0 are never drawn)."""
+    by_style = []
+    for w in weights:
+        cards = tuple(c for c in range(10) if w[c] > 0)
+        by_style.append((cards, tuple(itertools.accumulate(w[c] for c in cards))))
+    return _Hidden(pos, owner, tuple(by_style))
+
+
+def _deal(
+    base: Game,
+    seat: int,
+    rng: random.Random,
+    hidden: Sequence[_Hidden],
+    observed: Sequence[_Observed],
+    table: _Table,
+    worlds: _StyleDraw | None = None,
+) -> Game:
+    """A hidden world weighted by placement intent and by the likelihood of this round's bids.
+
+    One ``redeal`` deals everything hidden from the seat; then the opponents' face-down row
+    cards alone are drawn (each from its owner's unseen cards, R23, by the placement weights the
+    module docstring describes: :func:`hidden_card`) and accepted by rejection with the likelihood of
+    this round's bids (the most likely draw is kept after :data:`MAX_TRIES`), then swapped into the
+    dealt world from the owner's hand or removed card, which keeps the world consistent and the other
+    hidden cards uniform. With ``worlds`` the players' styles are drawn with the cards (each hidden
+    card's weights are those of its owner's style) and applied to ``table``; the opponents' cards of
+    this round already face up weigh the acceptance too.
+    """
+    g = base.clone()
+    g.redeal(seat, rng)
+    if not hidden and worlds is None:
+        return g
+    rand = rng.random
+    row = list(g._row)
+    best_w = -1.0
+    best: list[int] = row
+    drawn = best_drawn = _NO_STYLES[g.seats]
+    for _ in range(MAX_TRIES):
+        w = 1.0
+        if worlds is not None:
+            drawn = worlds.draw(rand)
+            for owner, fs in worlds.shown:
+                w *= fs[drawn[owner]]
+        for pos, owner, by_style in hidden:
+            cards, cum = by_style[drawn[owner]]
+            row[pos] = cards[min(bisect_right(cum, rand() * cum[-1]), len(cards) - 1)]
+        if observed:
+            # a likelihood, kept beside the estimates: (up, seat) = (-1, -1), or -2 and the styles it reads
+            if worlds is None or not worlds.watched:
+                key: tuple[int, ...] = (-1, -1, *row)
+            else:
+                key = (-2, *[drawn[s] for s in worlds.watched], *row)
+            like = table.cache.get(key)
+            if like is None:
+                styles_ = drawn if worlds is not None and worlds.jump else None
+                like = table.cache[key] = _likelihood(observed, table, row, styles_)
+            w *= like
+        if w > best_w:
+            best_w = w
+            best = row[:]
+            best_drawn = drawn
+        if rand() < w:
+            best = row
+            best_drawn = drawn
+            break
+    if worlds is not None:
+        worlds.apply(table, best_drawn)
+    # Swap the drawn cards in. Game fields are written directly: the engine has no API to fix a
+    # hidden card, and the swap only exchanges cards between places all hidden from the seat.
+    hands = g._hands
+    removed = g._removed
+    grow = g._row
+    first_ply = g._rply - (1 if g.seats == 3 else 0)
+    for pos, owner, _by_style in hidden:
+        c = best[pos]
+        old = grow[pos]
+        if c == old:
+            continue
+        if removed[owner] == c:
+            removed[owner] = old
+        else:
+            hands[owner] ^= (1 << c) | (1 << old)
+        grow[pos] = c
+        g._moves[first_ply + pos] = PLACES[c]
+    g._legal = g._find_legal()
+    return g

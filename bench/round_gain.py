@@ -11,6 +11,11 @@ whole game, and round 1's gain split by the seat's place in the row (R10: positi
 player's card, or with 3 seats the dummy's, turned up first, R11). Positive numbers are points
 taken from the others. The parts of one split run (``--part``) can be given together; they must
 share the table and the seed.
+
+``--auctions`` also lists, per spec, the rows it bought (price, kept cat points after R16's dogs, and
+their difference) and the mice it was paid for passing (R13); and per pair of the buyer's spec and the
+runner-up's (the last player to pass before the buyer, R15), the rows bought, their mean price and
+kept points: where the searching bots' rows cost more than they keep.
 """
 
 from __future__ import annotations
@@ -21,7 +26,9 @@ import random
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import NamedTuple
 
+from catsack.cards import POINTS
 from catsack.game import Game
 from catsack.moves import parse_move
 from catsack.tournament import TournamentConfig
@@ -100,10 +107,69 @@ def print_round1(config: TournamentConfig, games: list[dict[str, object]]) -> No
             print(f"  {spec:<24}" + ", ".join(f"{what} {k}" for what, k in c.most_common(6)))
 
 
+class Auctions(NamedTuple):
+    """Per spec: the rows it bought as (price, kept cat points), the mice it was paid for passing and its
+    seat-games; per (buyer, runner-up) pair of specs, their rows."""
+
+    bought: dict[str, list[tuple[int, int]]]
+    paid: dict[str, int]
+    seat_games: dict[str, int]
+    pairs: dict[tuple[str, str], list[tuple[int, int]]]
+
+
+def auctions(config: TournamentConfig, games: list[dict[str, object]]) -> Auctions:
+    """Every finished round of the saved games, by the specs of its buyer and runner-up (R13, R15-R17)."""
+    bots = config.bots
+    out = Auctions({s: [] for s in dict.fromkeys(bots)}, defaultdict(int), defaultdict(int), defaultdict(list))
+    for saved in games:
+        game, moves = _replay(config, saved)
+        for text in moves:
+            game.play(parse_move(text))
+        entries = saved["entries"]
+        assert isinstance(entries, list)
+        spec_of = [bots[e] for e in entries]
+        for spec in spec_of:
+            out.seat_games[spec] += 1
+        for r in game.view(0).rounds:
+            for seat, mice in r.payouts:
+                out.paid[spec_of[seat]] += mice
+            if r.buyer is None or r.price is None:
+                continue
+            row = (r.price, sum(POINTS[c] for c in r.won))
+            out.bought[spec_of[r.buyer]].append(row)
+            if r.payouts:
+                out.pairs[spec_of[r.buyer], spec_of[r.payouts[-1][0]]].append(row)
+    return out
+
+
+def print_auctions(config: TournamentConfig, games: list[dict[str, object]]) -> None:
+    """Per spec, its purchases and pass payouts; per (buyer, runner-up) pair of specs, their rows."""
+    a = auctions(config, games)
+    print("rows bought per spec (price and kept cat points per row, R16/R17) and mice paid for passing (R13):")
+    print(f"  {'spec':<24}{'rows/game':>10}{'price':>8}{'kept':>8}{'kept-price':>12}{'pass mice/game':>16}")
+    for spec, rows in a.bought.items():
+        k = a.seat_games[spec]
+        if rows:
+            price = sum(p for p, _ in rows) / len(rows)
+            kept = sum(v for _, v in rows) / len(rows)
+            cells = f"{len(rows) / k:>10.2f}{price:>8.2f}{kept:>8.2f}{kept - price:>+12.2f}"
+        else:
+            cells = f"{0:>10.2f}{'-':>8}{'-':>8}{'-':>12}"
+        print(f"  {spec:<24}{cells}{a.paid[spec] / k:>16.2f}")
+    print("rows by buyer and runner-up (the last to pass before the buyer, R15): rows, price, kept, kept-price:")
+    for (buyer, second), rows in sorted(a.pairs.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+        price = sum(p for p, _ in rows) / len(rows)
+        kept = sum(v for _, v in rows) / len(rows)
+        print(f"  {buyer:<24}<- {second:<24}{len(rows):>6}{price:>8.2f}{kept:>8.2f}{kept - price:>+8.2f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", type=Path, help="games saved with bench/expert_strength.py --save")
     ap.add_argument("--round1", action="store_true", help="also list round 1's placements and openings per spec")
+    ap.add_argument(
+        "--auctions", action="store_true", help="also list each spec's purchases and pass payouts, and rows by pair"
+    )
     args = ap.parse_args(argv)
     loaded = []
     for f in args.files:
@@ -158,6 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"  {spec:<24}{cells}")
     if args.round1:
         print_round1(config, games)
+    if args.auctions:
+        print_auctions(config, games)
     return 0
 
 

@@ -101,3 +101,31 @@ def test_strength_chart_draws_each_spec_with_its_printed_share(tmp_path: Path) -
     assert set(printed) == {"random", "heuristic"}
     assert [t for t in texts if "[" in t] == [printed["random"], printed["heuristic"]]
     assert "fair share 0.33" in texts
+
+
+def test_auctions_account_for_every_seats_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--auctions``: per spec, the kept cat points of its rows minus their prices plus its pass payouts is
+    exactly what its seats gained over the start money (R5, R13, R17, R21), and every row bought after a
+    pass is counted once under its (buyer, runner-up) pair."""
+    saved = tmp_path / "games.json"
+    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", "heuristic,random,random,heuristic"]
+    subprocess.run([*run, "--games", "8", "--seed", "7", "--save", str(saved)], check=True, capture_output=True)
+    data = json.loads(saved.read_text())
+    round_gain = _load("round_gain")
+    config = TournamentConfig(bots=tuple(data["bots"]), games=8, seed=data["seed"])
+    a = round_gain.auctions(config, data["games"])
+    for spec in ("heuristic", "random"):
+        gained = sum(
+            score - 15
+            for game in data["games"]
+            for seat, score in enumerate(game["scores"])
+            if data["bots"][game["entries"][seat]] == spec
+        )
+        rows = a.bought[spec]
+        assert sum(kept - price for price, kept in rows) + a.paid[spec] == gained
+        assert a.seat_games[spec] == 16
+        assert sum(len(v) for (buyer, _), v in a.pairs.items() if buyer == spec) == len(rows)  # R15: n-1 passed
+    assert sum(len(v) for v in a.bought.values()) > 8  # most rounds of 8 games are bought
+    assert round_gain.main([str(saved), "--auctions"]) == 0
+    out = capsys.readouterr().out
+    assert "rows bought per spec" in out and "rows by buyer and runner-up" in out

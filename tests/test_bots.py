@@ -225,3 +225,40 @@ def test_ismcts_values_the_moves_asked_about_first() -> None:
         asked = view.legal[len(view.legal) // 2]
         stats = search(view, random.Random(1), iterations=1, consider=iter([asked]))
         assert stats.moves == (asked,) and stats.visits == (1,)
+
+
+def test_bots_meet_the_table_as_everyone_sees_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``Bot.meet``: after ``reset``, every bot learns each seat's public kind (the spec seated there; the
+    lobby and a tournament's table show it), in ``play_game``, a tournament and the Gymnasium env, where
+    the agent's own seat is ``None`` (a player of unknown kind)."""
+    from catsack.bots import random_bot
+    from catsack.bots.base import play_game
+    from catsack.tournament import TournamentConfig, run_tournament
+
+    calls: list[tuple[str, list[str | None]]] = []
+    monkeypatch.setattr(random_bot.RandomBot, "meet", lambda self, players: calls.append(("meet", list(players))))
+    original_reset = random_bot.RandomBot.reset
+    monkeypatch.setattr(
+        random_bot.RandomBot,
+        "reset",
+        lambda self, seat, seats: (calls.append(("reset", [])), original_reset(self, seat, seats))[-1],
+    )
+    bots = [make_bot("random", seed=1), make_bot("heuristic", seed=2), make_bot("random", seed=3)]
+    play_game(Game.new(3, seed=1), bots)
+    table = ["random", "heuristic", "random"]
+    assert calls == [("reset", []), ("meet", table), ("reset", []), ("meet", table)]
+
+    calls.clear()
+    run_tournament(TournamentConfig(bots=("random", "heuristic", "heuristic"), games=3, seed=4))
+    met = [players for what, players in calls if what == "meet"]
+    assert len(met) == 3  # one random seat per game, each rotation
+    assert sorted(p.index("random") for p in met) == [0, 1, 2]
+    assert all(sorted(p) == ["heuristic", "heuristic", "random"] for p in met)  # type: ignore[type-var]
+
+    pytest.importorskip("gymnasium")
+    from catsack.envs.gymnasium import FelixEnv
+
+    calls.clear()
+    env = FelixEnv(seats=3, learner_seat=1, opponents=["random", "heuristic"])
+    env.reset(seed=2)
+    assert [p for what, p in calls if what == "meet"] == [["heuristic", None, "random"]]

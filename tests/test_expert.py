@@ -222,7 +222,8 @@ def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -
                 hidden.append(hidden_card(pos, rc.owner, (w, w, w)))
         base = sample_game(view, rng)
         obs = _observed_actions(view)
-        worlds = _StyleDraw(table, seat, not view.rounds, (0.0, 1.0, 0.5), True, obs)
+        group = frozenset(() if view.rounds else range(seats))
+        worlds = _StyleDraw(table, seat, group, (0.0, 1.0, 0.5), True, obs)
         for k in range(4):
             world = _deal(base, seat, rng, hidden, obs, table, worlds if k % 2 else None)
             assert world.view(seat) == view
@@ -415,7 +416,7 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
             w = tuple(1.0 if table.unseen[rc.owner] >> c & 1 else 0.0 for c in range(10))
             hidden.append(hidden_card(pos, rc.owner, (w, w, w)))
     obs = _observed_actions(view)
-    worlds = _StyleDraw(table, seat, True, (0.0, 1.0, 0.5), True, obs)
+    worlds = _StyleDraw(table, seat, frozenset(range(4)), (0.0, 1.0, 0.5), True, obs)
     table.sure_lead = True  # as search() sets it with styles=draw
     if shown:
         worlds.see(view, table)
@@ -441,3 +442,53 @@ def test_round_1_opening_bid_tells_the_table_style() -> None:
     assert _round1_rule_share(15) < prior
     assert _round1_rule_share(1) > prior + 0.2  # the lead model bids 15 on its +15 (sure_lead): few lead worlds
     assert _round1_rule_share(1, lead=9) > 0.4 > _round1_rule_share(1, lead=9, shown=False)
+
+
+def test_known_kinds_set_each_players_prior_and_round_one_draw() -> None:
+    """``Bot.meet``: a seat whose bot kind the table shows starts from that kind's style shares
+    (``KIND_STYLES``); others, people and the expert's own kind from the default. In round 1 only the
+    seats of unknown kind share one drawn style; without the table every seat does."""
+    from catsack.bots.expert.players import ANY, KIND_STYLES, LEAD, RULE, STYLE_PRIORS, seat_priors
+    from catsack.bots.expert.worlds import _StyleDraw
+
+    players = ["expert", "heuristic", "random", "ismcts:strong", None]
+    priors = seat_priors(players, STYLE_PRIORS["read"])
+    assert priors == [
+        STYLE_PRIORS["read"],
+        KIND_STYLES["heuristic"],
+        KIND_STYLES["random"],
+        KIND_STYLES["ismcts"],
+        STYLE_PRIORS["read"],
+    ]
+    view = Game.new(5, seed=3).view(2)  # round 1: no evidence yet, the shares are the priors
+    table = _Table(view, priors)
+    for st, prior in zip(table.style, priors, strict=True):
+        assert st == pytest.approx(prior)
+    rand = random.Random(1).random
+    known = _StyleDraw(table, 0, frozenset({0, 4}), (0.0, 1.0, 0.5), False, [])
+    draws = [known.draw(rand) for _ in range(3000)]
+    share = [[sum(d[s] == k for d in draws) / len(draws) for k in (RULE, LEAD, ANY)] for s in range(5)]
+    assert share[1][RULE] > 0.85 and share[2][ANY] > 0.85 and share[3][LEAD] > 0.8
+    assert all(d[0] == d[4] for d in draws)  # the two of unknown kind are drawn as one
+    assert sum(d[1] != d[3] for d in draws) > 0.5 * len(draws)  # the known ones each by its own kind
+    blind = _StyleDraw(_Table(view), 0, frozenset(range(5)), (0.0, 1.0, 0.5), False, [])
+    assert all(len(set(blind.draw(rand))) == 1 for _ in range(200))
+
+
+def test_the_expert_meets_the_table_and_stays_honest() -> None:
+    """The expert keeps the table it met until the next ``reset``; with it, a search is still
+    deterministic from a seed and, from one seat's view, blind to a re-deal of what that seat cannot see."""
+    bot = ExpertBot("iters=40", seed=2)
+    bot.meet(["expert", "heuristic", "heuristic", "random"])
+    assert bot.players == ("expert", "heuristic", "heuristic", "random")
+    bot.reset(0, 4)
+    assert bot.players is None
+    players = ["expert", "heuristic", "ismcts:strong", "random"]
+    for g in _positions(4, seed=12)[:6]:
+        seat = g.to_move
+        assert seat is not None
+        a = search(g.view(seat), random.Random(4), iterations=40, players=players)
+        other = g.clone()
+        other.redeal(seat, random.Random(8))
+        b = search(other.view(seat), random.Random(4), iterations=40, players=players)
+        assert a.moves == b.moves and a.visits == b.visits and a.best in g.view(seat).legal

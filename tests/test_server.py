@@ -742,8 +742,10 @@ def test_c11_bots_receive_exactly_their_own_view(server: Callable[..., TestClien
     def reset(self: Any, seat: int, seats: int) -> None:
         self.seat_for_test = seat
 
+    met: list[list[str | None]] = []
     monkeypatch.setattr(random_bot.RandomBot, "choose", spy)
     monkeypatch.setattr(random_bot.RandomBot, "reset", reset)
+    monkeypatch.setattr(random_bot.RandomBot, "meet", lambda self, players: met.append(list(players)))
     c = server()
     t = new_table(c, 4, {i: "random" for i in range(4)})
     hub = hub_of(c)
@@ -758,6 +760,7 @@ def test_c11_bots_receive_exactly_their_own_view(server: Callable[..., TestClien
         assert view.seat == seat == replay.to_move
         assert view == replay.view(seat)
         replay.play(m)
+    assert met == [["random"] * 4] * 4  # each bot met the table as the lobby shows it (Bot.meet)
 
 
 # ---------------------------------------------------------------------- input (12-14)

@@ -277,8 +277,9 @@ def test_hint_without_analysis_shows_beliefs(tmp_path: Path, monkeypatch: pytest
 
 
 def test_hint_shows_the_analysis_suggestion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def analyse_view(view: Any, *, level: str = "strong", seed: int | None = None) -> Any:
+    def analyse_view(view: Any, *, level: str = "strong", seed: int | None = None, players: Any = None) -> Any:
         assert level == "strong" and view.seat == 0
+        assert players is not None and len(players) == 3 and players[0] is None  # the person's kind is unknown
         from catsack.belief import card_beliefs
 
         return SimpleNamespace(best=view.legal[0], values={view.legal[0].text: 3.5}, beliefs=card_beliefs(view))

@@ -17,7 +17,7 @@ same analysis every time (budgets are iteration counts, never wall time).
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,11 +106,18 @@ def _level_iterations(level: str) -> tuple[bool, int | None]:
 
 
 def analyse_view(
-    view: View, *, level: str = DEFAULT_LEVEL, seed: int | None = None, consider: Iterable[Move] = ()
+    view: View,
+    *,
+    level: str = DEFAULT_LEVEL,
+    seed: int | None = None,
+    consider: Iterable[Move] = (),
+    players: Sequence[str | None] | None = None,
 ) -> Analysis:
     """Search from ``view`` (its seat must be to move) and report every considered move's value.
 
     ``consider`` names legal moves to value besides the search's own candidates (e.g. the move played).
+    ``players`` (per seat, the bot spec seated there or ``None``: what the table shows, as
+    :meth:`catsack.bots.base.Bot.meet` gives it) lets the expert levels start from each player's kind.
     """
     is_expert, iterations = _level_iterations(level)
     if view.seat is None or view.to_move != view.seat or not view.legal:
@@ -119,8 +126,10 @@ def analyse_view(
     if len(view.legal) == 1:
         only = view.legal[0]
         return Analysis(only, {only.text: 0.0}, beliefs, {only.text: 0}, 0)
-    run = expert.search if is_expert else search
-    stats = run(view, random.Random(seed), iterations=iterations, consider=consider)
+    if is_expert:
+        stats = expert.search(view, random.Random(seed), iterations=iterations, consider=consider, players=players)
+    else:
+        stats = search(view, random.Random(seed), iterations=iterations, consider=consider)
     values = {m.text: round(v, 3) for m, v in zip(stats.moves, stats.margins, strict=True)}
     visits = {m.text: k for m, k in zip(stats.moves, stats.visits, strict=True)}
     return Analysis(stats.best, values, beliefs, visits, stats.iterations)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
 
 from catsack.errors import CatsackError
 from catsack.game import Game
@@ -35,6 +36,12 @@ class Bot(ABC):
 
     def reset(self, seat: int, seats: int) -> None:  # noqa: B027 - optional hook
         """Called before each game with the bot's seat and the number of seats."""
+
+    def meet(self, players: Sequence[str | None]) -> None:  # noqa: B027 - optional hook
+        """Called after :meth:`reset` with what everyone at the table can see of its players: per seat,
+        the spec of the bot seated there (``heuristic``, ``expert:strong``), or ``None`` for a person or
+        a player of unknown kind. A bot may use it as its prior about how each player plays; it is no
+        part of the game's hidden information (R23: the lobby shows every seat's kind)."""
 
     @abstractmethod
     def choose(self, view: View) -> Move:
@@ -87,9 +94,12 @@ def make_bot(spec: str, *, seed: int | None = None) -> Bot:
 
 
 def play_game(game: Game, bots: list[Bot]) -> Game:
-    """Play ``game`` to the end with ``bots[i]`` in seat ``i``, each deciding from its own view (R23)."""
+    """Play ``game`` to the end with ``bots[i]`` in seat ``i``, each deciding from its own view (R23); every
+    bot meets the table (:meth:`Bot.meet`) by the others' names."""
+    players = [bot.name for bot in bots]
     for i, bot in enumerate(bots):
         bot.reset(i, game.seats)
+        bot.meet(players)
     while (seat := game.to_move) is not None:
         game.play(bots[seat].choose(game.view(seat)))
     return game

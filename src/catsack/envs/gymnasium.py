@@ -149,6 +149,9 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
                 bot = spec
             bot.reset(seat, n)
             self._bots[seat] = bot
+        players = [self._bots[s].name if s in self._bots else None for s in range(n)]  # the agent: None
+        for bot in self._bots.values():
+            bot.meet(players)
         self._play_bots()
         return self._observe(), self._info()
 

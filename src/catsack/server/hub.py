@@ -23,6 +23,7 @@ import secrets
 import time
 import uuid
 from collections.abc import Awaitable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from catsack.bots.base import Bot, make_bot
@@ -600,6 +601,7 @@ class Hub:
             bot = make_bot(spec, seed=secrets.randbits(32))
             bot.name = spec
             bot.reset(seat, table.row.seats)
+            bot.meet([q.bot if q.kind == "bot" else None for q in table.players])  # as the lobby shows the seats
             table.bots[seat] = bot
         return bot
 
@@ -794,7 +796,10 @@ class Hub:
         version = table.version
         conn.busy_hint = True
         try:
-            a = await asyncio.to_thread(analyse_view, view, level="expert", seed=secrets.randbits(32))
+            players = [q.bot if q.kind == "bot" else None for q in table.players]  # as the lobby shows them
+            a = await asyncio.to_thread(
+                partial(analyse_view, view, level="expert", seed=secrets.randbits(32), players=players)
+            )
         finally:
             conn.busy_hint = False
         return {"type": "hint", "version": version, "best": a.best.text, "values": a.values, "beliefs": a.beliefs}

@@ -80,6 +80,7 @@ def play_game(
                 bot.players = players
             faults_before.append(getattr(bot, "faults", 0))
             bot.reset(seat, n)
+            bot.meet(players)  # every seat's spec is public at a tournament table
             bots.append(bot)
         skips = [
             players[seat].strip().partition(":")[0] in _ANSWERS_FORCED for seat in range(n)

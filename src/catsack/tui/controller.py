@@ -213,6 +213,8 @@ class PlayController:
             for b in made.values():
                 b.close()
             raise
+        for b in made.values():
+            b.meet([used.get(s) for s in range(seats)])  # the bots' specs are public; the person's seat is None
         return cls(game, names, seat, made, show_money, seed, used, data_dir=data_dir)
 
     @classmethod
@@ -285,6 +287,8 @@ class PlayController:
             for b in made.values():
                 b.close()
             raise
+        for b in made.values():
+            b.meet([used.get(s) for s in range(game.seats)])
         show = show_money or extra.get("show_money") is True
         ctl = cls(game, names, human, made, show, seed, used, data_dir=data_dir)
         ctl.resumed_from = Path(path)
@@ -413,7 +417,8 @@ class PlayController:
         if view.to_move != self.human:
             return Hint(None, {}, card_beliefs(view), "Suggestions are given on your turn; beliefs only.")
         try:
-            result = analysis.analyse_view(view, seed=self.seed)  # the default (top) level, as the server's hints
+            players = [None if s == self.human else self.specs.get(s) for s in range(self.game.seats)]
+            result = analysis.analyse_view(view, seed=self.seed, players=players)  # the top level, as the server's
         except Exception as exc:  # the analysis is optional help: never let it end the game
             return Hint(None, {}, card_beliefs(view), f"No suggestion available: the analysis failed ({exc}).")
         return Hint(str(result.best), dict(result.values), list(result.beliefs))

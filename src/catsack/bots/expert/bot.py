@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -139,6 +140,13 @@ class ExpertBot(Bot):
         self.rng = random.Random(seed)
         self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
+        self.players: tuple[str | None, ...] | None = None  # the table as met (Bot.meet), for the style priors
+
+    def reset(self, seat: int, seats: int) -> None:
+        self.players = None
+
+    def meet(self, players: Sequence[str | None]) -> None:
+        self.players = tuple(players)
 
     def choose(self, view: View) -> Move:
         only = forced_move(view)
@@ -158,6 +166,7 @@ class ExpertBot(Bot):
             lock=self.lock,
             lead=self.lead,
             draw_styles=self.draw_styles,
+            players=self.players,
         )
         return pick_with_mistakes(self.last, self.rng, self.mistake)
 

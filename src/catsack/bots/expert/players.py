@@ -37,6 +37,31 @@ STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
     "all": (0.0, 0.5, 0.5),
     "0": (0.5, 0.0, 0.5),
 }
+#: A player's prior style shares by the kind of bot seated there, which everyone at the table sees
+#: (:meth:`catsack.bots.base.Bot.meet`; :func:`seat_priors`): heuristic bots place and raise by the rule
+#: and random bots anyhow; ``ismcts`` bots lead round 1 with their best cats and bid 15 at once (72 of 72
+#: round-1 leads, :data:`LEAD_WEIGHTS`), and their other placements look uniform. Not certainties: the
+#: evidence of the game still moves them. Other kinds, ``expert`` among them (in round 1 its start players
+#: led their +15 and opened with 1 to 7, ``bench/round_gain.py --round1``: no style of the three), and
+#: people get the default prior.
+KIND_STYLES: dict[str, tuple[float, float, float]] = {
+    "heuristic": (0.9, 0.05, 0.05),
+    "random": (0.05, 0.05, 0.9),
+    "ismcts": (0.05, 0.85, 0.1),
+}
+
+
+def seat_priors(players: Sequence[str | None], default: Sequence[float]) -> list[tuple[float, ...]]:
+    """Per seat, the prior style shares of the kind seated there (:data:`KIND_STYLES`, by the spec's kind),
+    or ``default`` for a person or a player of another or unknown kind."""
+    return [tuple(KIND_STYLES.get((p or "").partition(":")[0].strip(), default)) for p in players]
+
+
+def known_kind(player: str | None) -> bool:
+    """Whether :data:`KIND_STYLES` holds a prior for the player seated as ``player``."""
+    return (player or "").partition(":")[0].strip() in KIND_STYLES
+
+
 #: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two
 #: above the high bid and the player's honest limit reached it (else it bid less); evidence in styles().
 LOCK_JUMP = (0.05, 0.8, 0.3)
@@ -67,7 +92,7 @@ class _Table:
         "up_after",
     )
 
-    def __init__(self, view: View) -> None:
+    def __init__(self, view: View, priors: Sequence[Sequence[float]] | None = None) -> None:
         n = view.seats
         self.n = n
         self.up_after = _UP_AFTER_PASSES[n]  # cards face up after k passes (R11, R14)
@@ -81,7 +106,7 @@ class _Table:
         self.owner = _row_owners(n, view.start)
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
         self.bids = _past_bids(view)  # read by styles() and bid_habits() (one walk of the finished rounds)
-        self.style = styles(view, bids=self.bids)  # per seat, the shares of the styles (RULE, LEAD, ANY)
+        self.style = styles(view, bids=self.bids, priors=priors)  # per seat, the shares of the styles (RULE, LEAD, ANY)
         # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
         # spread the bid likelihood uses.
         self.offset, self.spread = bid_habits(view, self.bids)
@@ -141,7 +166,10 @@ def _past_rounds(view: View) -> Iterator[_PastRound]:
 
 
 def styles(
-    view: View, prior: Sequence[float] = STYLE_PRIORS["read"], bids: list[list[_PastBid]] | None = None
+    view: View,
+    prior: Sequence[float] = STYLE_PRIORS["read"],
+    bids: list[list[_PastBid]] | None = None,
+    priors: Sequence[Sequence[float]] | None = None,
 ) -> list[tuple[float, float, float]]:
     """Per seat, the posterior shares of the styles ``rule``, ``lead`` and ``any`` (:data:`RULE`).
 
@@ -158,11 +186,15 @@ def styles(
     Heuristic bots place by the rule; ``ismcts:strong``'s placements at those positions fit the rule's
     weights no better than uniform ones (1,152 placements in 48 self-play games,
     ``bench/placement_model.py``: log-likelihood per placement -1.601 and -1.600) but it leads round 1 with
-    its best cats and bids 15 at once; random bots place anything.
+    its best cats and bids 15 at once; random bots place anything. ``priors`` (per seat, all shares above
+    0: :func:`seat_priors`) replaces ``prior`` seat by seat.
     """
     log = math.log
     active = [k for k in (RULE, LEAD, ANY) if prior[k] > 0]
-    logs = [[log(prior[k]) if prior[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)] for _ in range(view.seats)]
+    logs = [
+        [log(x[k]) if x[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)]
+        for x in (priors if priors is not None else [prior] * view.seats)
+    ]
     for past in _past_rounds(view):
         r = past.result
         for pos, (o, c) in enumerate(zip(r.owners, r.row, strict=True)):

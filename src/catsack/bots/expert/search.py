@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from catsack.belief import sample_game
 from catsack.bots.expert.leaf import HandValue, LeafValue, _scores
@@ -22,6 +22,8 @@ from catsack.bots.expert.players import (
     _observed_actions,
     _policy,
     _Table,
+    known_kind,
+    seat_priors,
     styles,
 )
 from catsack.bots.expert.worlds import _deal, _Hidden, _StyleDraw, hidden_card
@@ -90,6 +92,7 @@ def search(
     lead: str = "read",
     draw_styles: bool = True,
     consider: Iterable[Move] = (),
+    players: Sequence[str | None] | None = None,
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
@@ -103,7 +106,9 @@ def search(
     round 1's lead model and the lock (session 8's model), ``0`` leaves that style out (every player
     still bids what no one can top when ``lock`` is on). ``draw_styles`` draws each player's style per
     sampled world (:class:`_StyleDraw`: one for the whole table in round 1, weighted by the lock evidence
-    of this round's bids); off, every world mixes the styles by their shares.
+    of this round's bids); off, every world mixes the styles by their shares. ``players`` (per seat, the
+    bot spec seated there or ``None``, as :meth:`catsack.bots.base.Bot.meet` gives it) sets each player's
+    prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -113,10 +118,12 @@ def search(
     value = leaf if leaf is not None else HandValue()
     t0 = time.perf_counter()
     base = sample_game(view, rng)
-    table = _Table(view)
     if lead not in STYLE_PRIORS:
         raise ValueError(f"lead must be one of {', '.join(STYLE_PRIORS)}, not {lead!r}")
     prior = STYLE_PRIORS[lead]
+    n = view.seats
+    kinds = players is not None and len(players) == n and lead == "read" and read_intent
+    table = _Table(view, seat_priors(players, prior) if kinds and players is not None else None)
     if not read_intent:  # the prior without the ``any`` style, for everyone
         kept = prior[RULE] + prior[LEAD]
         table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0)] * view.seats
@@ -132,7 +139,10 @@ def search(
     worlds: _StyleDraw | None = None
     if draw_styles and read_intent:
         lock_by = (0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY) if lead == "read" else (1.0, 1.0, 1.0)
-        worlds = _StyleDraw(table, seat, not view.rounds, lock_by, lock and lead == "read", observed)
+        group = frozenset(
+            () if view.rounds else (s for s in range(n) if not kinds or players is None or not known_kind(players[s]))
+        )
+        worlds = _StyleDraw(table, seat, group, lock_by, lock and lead == "read", observed)
         table.sure_lead = lock and lead == "read"
         worlds.see(view, table)
     extra: int | None = None

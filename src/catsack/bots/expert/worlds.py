@@ -22,28 +22,29 @@ _NO_STYLES = {n: (0,) * n for n in (3, 4, 5)}  # _deal without drawn styles: eve
 class _StyleDraw:
     """The players' styles drawn per sampled world (``styles=draw``), instead of mixed in every world.
 
-    Each seat's style is drawn from its shares (:func:`styles`); in round 1, when no player has shown
-    anything yet, one style is drawn for the whole table, since tables are often of one kind (all
-    search bots or all heuristic bots). The draw is part of the world: its placement weights and the
-    bid likelihood with the lock evidence (:data:`LOCK_JUMP`) weight it, so a start player who opens
-    with 1 where the lead style would have bid what no one can top makes the ``rule`` worlds likelier,
-    and the modelled players then move in the drawn style (:meth:`apply`).
+    Each seat's style is drawn from its shares (:func:`styles`). In round 1, when no player has shown
+    anything yet, one style is drawn for all the players whose kind the table does not show
+    (:meth:`catsack.bots.base.Bot.meet`; everyone, unless the bot has met the table), since tables are
+    often of one kind (all search bots or all heuristic bots). The draw is part of the world: its
+    placement weights and the bid likelihood with the lock evidence (:data:`LOCK_JUMP`) weight it, so a
+    start player who opens with 1 where the lead style would have bid what no one can top makes the
+    ``rule`` worlds likelier, and the modelled players then move in the drawn style (:meth:`apply`).
     """
 
-    __slots__ = ("cum", "jump", "lock_by", "seat", "shown", "together", "watched")
+    __slots__ = ("cum", "group", "jump", "lock_by", "seat", "shown", "watched")
 
     def __init__(
         self,
         table: _Table,
         seat: int,
-        together: bool,
+        group: frozenset[int],
         lock_by: Sequence[float],
         jump: bool,
         observed: Sequence[_Observed],
     ) -> None:
         self.cum = [(st[RULE], st[RULE] + st[LEAD]) for st in table.style]
         self.seat = seat
-        self.together = together
+        self.group = group  # seats whose styles are drawn as one (round 1, players of unknown kind)
         self.lock_by = tuple(lock_by)  # per style, the chance its player locks (_policy)
         self.jump = jump  # weight bids by the lock evidence
         # the seats whose observed bids carry lock evidence: their styles key the likelihood cache (the
@@ -63,16 +64,25 @@ class _StyleDraw:
                 self.shown.append((rc.owner, tuple(x / max(ps) for x in ps)))
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
-        """One style per seat (the searcher's too; its moves in the tree do not read it)."""
-        if self.together:
-            n = len(self.cum)
+        """One style per seat (the searcher's too; its moves in the tree do not read it); the seats of
+        ``group`` share one."""
+        n = len(self.cum)
+        group = self.group
+        if len(group) == n:  # round 1 and no player's kind known: one style for the whole table
             a, b = self.cum[(self.seat + 1) % n]
             u = rand()
             return (RULE if u < a else LEAD if u < b else ANY,) * n
         out = []
-        for a, b in self.cum:
+        shared = -1
+        for s, (a, b) in enumerate(self.cum):
+            if shared >= 0 and s in group:
+                out.append(shared)
+                continue
             u = rand()
-            out.append(RULE if u < a else LEAD if u < b else ANY)
+            k = RULE if u < a else LEAD if u < b else ANY
+            if s in group:
+                shared = k
+            out.append(k)
         return tuple(out)
 
     def apply(self, table: _Table, styles: Sequence[int]) -> None:

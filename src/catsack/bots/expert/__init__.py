@@ -60,6 +60,11 @@ drawn cards are swapped in from their owners' hands or removed cards, so the
 world stays consistent. Without this inference (``infer=0``) the same test
 gave 0.15 instead of 0.29.
 
+*Who sits at the table.* A bot that has met the table (:meth:`catsack.bots.base.Bot.meet`: each seat's
+bot spec, or ``None`` for a person, as the lobby shows it) starts each player of a known kind from that
+kind's style shares (:data:`catsack.bots.expert.players.KIND_STYLES`), and in round 1 only the players
+of unknown kind share one drawn style.
+
 **2. A whole-game horizon.** Iterations play to the end of the current round
 (every later round starts with fresh placements), then a leaf value gives the
 searcher's probability of winning the game from there. ``leaf=hand`` (the

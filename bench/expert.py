@@ -1,6 +1,6 @@
 """Expert bot speed: decision-time percentiles (CPU time, one core) and iterations per second.
 
-    .venv/bin/python bench/expert.py [--level expert] [--games 2] [--seats 4] [--seed 1]
+    .venv/bin/python bench/expert.py [--level expert] [--games 2] [--seats 4] [--seed 1] [--meet]
 
 Plays whole games in which every seat is the expert bot with the given options (``expert``, or
 an ``expert:...`` spec's options, e.g. ``iters=N``, ``time=S`` or ``styles=mix``) and times every
@@ -8,7 +8,8 @@ decision with more than one legal move with ``time.process_time`` (CPU time of t
 other load on a shared machine counts less than in wall time). Issue 17 target: p95 <= 0.5 s per
 decision on one core (measured with the level's iterations per seat count, ``--games 1 --seed 2``,
 one process alone on the 2-core machine: p95 0.396 / 0.322 / 0.489 s with 3 / 4 / 5 seats,
-session 10).
+session 10). ``--meet``: the bot first meets a table of its own kind (``Bot.meet``), as every bot
+does at a tournament or server table.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=2)
     ap.add_argument("--seats", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument(
+        "--meet", action="store_true", help="the bot meets a table of its own kind (Bot.meet), as in a tournament"
+    )
     args = ap.parse_args()
     try:
         bot = ExpertBot(args.level, seed=args.seed)  # one bot plays every seat: its rng as one search's
@@ -39,6 +43,8 @@ def main() -> None:
     total_iters = 0
     for i in range(args.games):
         g = Game.new(args.seats, seed=args.seed * 1000 + i)
+        if args.meet:
+            bot.meet(["expert" if args.level == "expert" else f"expert:{args.level}"] * args.seats)
         while not g.is_over:
             seat = g.to_move
             assert seat is not None
@@ -59,7 +65,8 @@ def main() -> None:
         s = sorted(xs)
         return s[min(len(s) - 1, int(q * len(s)))]
 
-    print(f"level {args.level}, {args.seats} seats, {args.games} games, {len(cpu)} decisions")
+    met = " (met the table)" if args.meet else ""
+    print(f"level {args.level}{met}, {args.seats} seats, {args.games} games, {len(cpu)} decisions")
     print(f"iterations/s (CPU): {total_iters / sum(cpu):,.0f}")
     print(f"decision CPU time: p50 {pct(cpu, 0.5):.3f} s, p95 {pct(cpu, 0.95):.3f} s, max {max(cpu):.3f} s")
     print(f"decision wall time: p50 {pct(wall, 0.5):.3f} s, p95 {pct(wall, 0.95):.3f} s, max {max(wall):.3f} s")

@@ -492,3 +492,5 @@ def test_the_expert_meets_the_table_and_stays_honest() -> None:
         other.redeal(seat, random.Random(8))
         b = search(other.view(seat), random.Random(4), iterations=40, players=players)
         assert a.moves == b.moves and a.visits == b.visits and a.best in g.view(seat).legal
+    with pytest.raises(ValueError, match="players names 3 seats"):
+        search(g.view(seat), random.Random(4), iterations=5, players=players[:3])

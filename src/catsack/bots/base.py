@@ -95,7 +95,7 @@ def make_bot(spec: str, *, seed: int | None = None) -> Bot:
 
 def play_game(game: Game, bots: list[Bot]) -> Game:
     """Play ``game`` to the end with ``bots[i]`` in seat ``i``, each deciding from its own view (R23); every
-    bot meets the table (:meth:`Bot.meet`) by the others' names."""
+    bot meets the table (:meth:`Bot.meet`) by every seat's bot name."""
     players = [bot.name for bot in bots]
     for i, bot in enumerate(bots):
         bot.reset(i, game.seats)

@@ -122,7 +122,9 @@ def search(
         raise ValueError(f"lead must be one of {', '.join(STYLE_PRIORS)}, not {lead!r}")
     prior = STYLE_PRIORS[lead]
     n = view.seats
-    kinds = players is not None and len(players) == n and lead == "read" and read_intent
+    if players is not None and len(players) != n:
+        raise ValueError(f"players names {len(players)} seats, but the view's table has {n}")
+    kinds = players is not None and lead == "read" and read_intent
     table = _Table(view, seat_priors(players, prior) if kinds and players is not None else None)
     if not read_intent:  # the prior without the ``any`` style, for everyone
         kept = prior[RULE] + prior[LEAD]

@@ -40,7 +40,9 @@ from catsack.view import View
 #: the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown (4,000 vs
 #: 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md). Session 10: with the styles drawn per world
 #: 3 seats at 10,000 measured p95 0.55-0.61 s (more rejected draws: the lock evidence), hence 8,000 (0.40-0.44 s).
-ITERATIONS: dict[int, int] = {3: 8000, 4: 6000, 5: 6500}
+#: Session 12's machine ran about a sixth slower: 8,000 / 6,000 / 6,500 measured p95 0.513 / 0.404 / 0.582 s
+#: (``--meet``), hence 7,000 and 5,000 for 3 and 5 seats (0.429 / 0.391 / 0.461 s).
+ITERATIONS: dict[int, int] = {3: 7000, 4: 6000, 5: 5000}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
 OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's estimate about its honest value

@@ -52,15 +52,20 @@ KIND_STYLES: dict[str, tuple[float, float, float]] = {
 }
 
 
+def _kind(player: str | None) -> str:
+    """The bot kind of a seat as met (``ismcts`` for ``ismcts:strong``); ``""`` for a person."""
+    return (player or "").partition(":")[0].strip()
+
+
 def seat_priors(players: Sequence[str | None], default: Sequence[float]) -> list[tuple[float, ...]]:
     """Per seat, the prior style shares of the kind seated there (:data:`KIND_STYLES`, by the spec's kind),
     or ``default`` for a person or a player of another or unknown kind."""
-    return [tuple(KIND_STYLES.get((p or "").partition(":")[0].strip(), default)) for p in players]
+    return [tuple(KIND_STYLES.get(_kind(p), default)) for p in players]
 
 
 def known_kind(player: str | None) -> bool:
     """Whether :data:`KIND_STYLES` holds a prior for the player seated as ``player``."""
-    return (player or "").partition(":")[0].strip() in KIND_STYLES
+    return _kind(player) in KIND_STYLES
 
 
 #: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two

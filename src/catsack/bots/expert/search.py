@@ -126,8 +126,8 @@ def search(
     n = view.seats
     if players is not None and len(players) != n:
         raise ValueError(f"players names {len(players)} seats, but the view's table has {n}")
-    kinds = players is not None and lead == "read" and read_intent
-    table = _Table(view, seat_priors(players, prior) if kinds and players is not None else None)
+    met = players if lead == "read" and read_intent else None  # the table's kinds set the styles' priors
+    table = _Table(view, None if met is None else seat_priors(met, prior))
     if not read_intent:  # the prior without the ``any`` style, for everyone
         kept = prior[RULE] + prior[LEAD]
         table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0)] * view.seats
@@ -143,9 +143,7 @@ def search(
     worlds: _StyleDraw | None = None
     if draw_styles and read_intent:
         lock_by = (0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY) if lead == "read" else (1.0, 1.0, 1.0)
-        group = frozenset(
-            () if view.rounds else (s for s in range(n) if not kinds or players is None or not known_kind(players[s]))
-        )
+        group = frozenset(() if view.rounds else (s for s in range(n) if met is None or not known_kind(met[s])))
         worlds = _StyleDraw(table, seat, group, lock_by, lock and lead == "read", observed)
         table.sure_lead = lock and lead == "read"
         worlds.see(view, table)

@@ -66,12 +66,7 @@ class _StyleDraw:
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
         """One style per seat (the searcher's too; its moves in the tree do not read it); the seats of
         ``group`` share one."""
-        n = len(self.cum)
         group = self.group
-        if len(group) == n:  # round 1 and no player's kind known: one style for the whole table
-            a, b = self.cum[(self.seat + 1) % n]
-            u = rand()
-            return (RULE if u < a else LEAD if u < b else ANY,) * n
         out = []
         shared = -1
         for s, (a, b) in enumerate(self.cum):

@@ -601,7 +601,7 @@ class Hub:
             bot = make_bot(spec, seed=secrets.randbits(32))
             bot.name = spec
             bot.reset(seat, table.row.seats)
-            bot.meet([q.bot if q.kind == "bot" else None for q in table.players])  # as the lobby shows the seats
+            bot.meet(table.kinds)
             table.bots[seat] = bot
         return bot
 
@@ -796,9 +796,8 @@ class Hub:
         version = table.version
         conn.busy_hint = True
         try:
-            players = [q.bot if q.kind == "bot" else None for q in table.players]  # as the lobby shows them
             a = await asyncio.to_thread(
-                partial(analyse_view, view, level="expert", seed=secrets.randbits(32), players=players)
+                partial(analyse_view, view, level="expert", seed=secrets.randbits(32), players=table.kinds)
             )
         finally:
             conn.busy_hint = False

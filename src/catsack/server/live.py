@@ -256,6 +256,12 @@ class LiveTable:
         return len(self.game.moves)
 
     @property
+    def kinds(self) -> list[str | None]:
+        """Per seat, the bot spec seated there or ``None`` (a person, an open seat), as the lobby shows the
+        seats: what a bot meets (``Bot.meet``) and a hint's analysis reads."""
+        return [p.bot if p.kind == "bot" else None for p in self.players]
+
+    @property
     def status(self) -> str:
         if self.game.is_over:
             return "over"

@@ -94,6 +94,7 @@ def create(player: Player, levels: list[str], *, rated: bool = False, private: b
     page = player.page
     page.goto(player.base + "/")
     page.wait_for_selector("#seat-setup select")
+    page.wait_for_function("document.body.dataset.account !== undefined")  # a signed-in name is read-only
     if not page.input_value("#your-name"):
         page.fill("#your-name", "Guest")
     if name:

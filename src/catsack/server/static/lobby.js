@@ -251,6 +251,7 @@ async function showAccount() {
   $("rated").disabled = !account;
   if (!account) $("rated").checked = false;
   $("rated-hint").hidden = Boolean(account);
+  document.body.dataset.account = account ? "signed-in" : "guest"; // the form is settled (tests wait for it)
 }
 
 function start() {

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
 
 from catsack.belief import card_beliefs
 from catsack.bots import expert
-from catsack.bots.analysis import AnalysisError, analyse_record, analyse_view, game_for_seat
+from catsack.bots.analysis import Analysis, AnalysisError, analyse_record, analyse_view, game_for_seat, record_players
 from catsack.game import Game
 from catsack.moves import PASS_MOVE, bid
 from catsack.record import dumps_record, record_from_game, redact
@@ -103,6 +104,35 @@ def test_analyse_record_covers_each_decision_of_the_seat() -> None:
     for d in decisions:
         assert d.analysis.best.text in d.analysis.values
         assert d.played.text in d.analysis.values  # the played move is always valued
+
+
+def test_record_analysis_meets_the_table_the_record_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A record's ``agents`` (``"human"`` or a bot spec per seat) is the table the analysis meets, as the
+    live hint panels do; a record without that list, or with a malformed one, meets no table."""
+    from catsack.bots import analysis
+
+    g = _game(4, seed=5, upto=12)
+    agents = ["human", "heuristic", "expert:strong", "random"]
+    record = record_from_game(g, agents=agents)
+    assert record_players(record) == [None, "heuristic", "expert:strong", "random"]
+    assert record_players(record_from_game(g)) is None
+    assert record_players(record_from_game(g, agents=agents[:3])) is None
+    odd = record_from_game(g, agents=["bot", 7, "x" * 500, "heuristic"])
+    assert record_players(odd) == [None, None, None, "heuristic"]
+    met: list[object] = []
+    real = analysis.analyse_view
+
+    def spy(*args: Any, **kwargs: Any) -> Analysis:
+        met.append(kwargs.get("players"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(analysis, "analyse_view", spy)
+    decisions = analyse_record(record, 0, level="expert:iters=5", seed=1)
+    assert decisions and met == [[None, "heuristic", "expert:strong", "random"]] * len(decisions)
+    from catsack.server.analysis_worker import analyse_decision
+
+    one = analyse_decision(dumps_record(record), 0, decisions[0].ply, "expert:iters=5", 1)
+    assert one["best"] == decisions[0].to_dict()["best"] and met[-1] == met[0]  # the worker meets it too
 
 
 @pytest.mark.parametrize("seats", [3, 4])

@@ -285,6 +285,7 @@ def test_records_full_after_end_and_redacted_with_token(server: Callable[..., Te
     assert r.status_code == 200
     red = r.json()
     assert red["redacted_for"] == seat and red["removed"][1] is None and red["removed"][0] is not None
+    assert red["agents"] == ["human", "heuristic", "heuristic", "random"]  # what the lobby shows of each seat
     assert c.get(f"/api/tables/{t}/record/1", headers={"Authorization": f"Bearer {token}"}).status_code == 403
     assert c.get(f"/api/tables/{t}/record/0", headers={"Authorization": "Bearer wrong"}).status_code == 403
     assert c.get(f"/api/tables/{t}/record").status_code == 409
@@ -655,7 +656,8 @@ def test_c9_every_frame_unchanged_when_hidden_cards_redealt(server: Callable[...
                 assert rebuilt == frame, ("http", seats, seat, v)
         for idx, tok in enumerate(toks):  # a seat's redacted record (GET /record/{seat}) hides what R23 hides
             got = c.get(f"/api/tables/{t}/record/{idx}", headers={"authorization": f"Bearer {tok}"}).json()
-            got = {k: v for k, v in got.items() if k not in ("table", "event", "date")}
+            assert got["agents"] == ["human" if k is None else k for k in table.kinds]  # public: the lobby shows them
+            got = {k: v for k, v in got.items() if k not in ("table", "event", "date", "agents")}
             assert got != record_from_game(full, table.names()).to_dict()
             for k in range(3):
                 other = _redealt_replay(full, idx, seed=1000 + k)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from catsack.bots.analysis import record_players
 from catsack.bots.base import BotSpecError
 from catsack.cli import app
 from catsack.record import read_record
@@ -196,6 +197,7 @@ def test_records_are_written_and_replay_to_the_same_scores(small: TournamentResu
         with path.open() as f:
             rec = read_record(f)
         assert rec.players == [BOTS[e] for e in g.entries]
+        assert record_players(rec) == [BOTS[e] for e in g.entries]  # the table analysis meets
         assert rec.extra["tournament"]["seating"] == g.rotation
         game = rec.to_game()
         assert game.is_over and game.scores() == g.scores and game.ranking() == g.ranking

@@ -28,11 +28,20 @@ from catsack.cards import CARDS
 from catsack.errors import CatsackError
 from catsack.game import Game
 from catsack.moves import PLACES, Move
-from catsack.record import Record
+from catsack.record import MAX_NAME_CHARS, Record
 from catsack.setup import Setup
 from catsack.view import HIDDEN_PLACE, View
 
-__all__ = ["DEFAULT_LEVEL", "Analysis", "AnalysisError", "Decision", "analyse_record", "analyse_view", "game_for_seat"]
+__all__ = [
+    "DEFAULT_LEVEL",
+    "Analysis",
+    "AnalysisError",
+    "Decision",
+    "analyse_record",
+    "analyse_view",
+    "game_for_seat",
+    "record_players",
+]
 
 
 class AnalysisError(CatsackError):
@@ -206,9 +215,25 @@ def _placement_owners(record: Record) -> list[int | None]:
     return out
 
 
+def record_players(record: Record) -> list[str | None] | None:
+    """Who sat at the record's table as the table showed it (:meth:`catsack.bots.base.Bot.meet`): per
+    seat the bot spec, or ``None`` for a person, read from the record's ``agents`` key (``"human"`` or a
+    bot spec per seat, as ``catsack play``, tournaments and the server write it). ``None`` when the
+    record has no such list; an entry that names no bot (too long, not text, ``"human"``, ``"bot"``)
+    reads as a person."""
+    agents = record.extra.get("agents")
+    if not isinstance(agents, list) or len(agents) != record.seats:
+        return None
+    return [
+        a if isinstance(a, str) and a not in ("human", "bot") and 0 < len(a) <= MAX_NAME_CHARS else None for a in agents
+    ]
+
+
 def analyse_record(record: Record, seat: int, *, level: str = DEFAULT_LEVEL, seed: int | None = None) -> list[Decision]:
-    """Analyse every decision ``seat`` made in ``record`` (moves with a single legal option included)."""
+    """Analyse every decision ``seat`` made in ``record`` (moves with a single legal option included),
+    with the table it sat at when the record names it (:func:`record_players`)."""
     _level_iterations(level)
+    players = record_players(record)
     game = game_for_seat(record, seat)
     moves = game.moves
     replay = Game(game.setup)
@@ -217,7 +242,7 @@ def analyse_record(record: Record, seat: int, *, level: str = DEFAULT_LEVEL, see
         if replay.to_move == seat:
             view = replay.view(seat)
             sub = None if seed is None else seed * 1000 + ply
-            analysis = analyse_view(view, level=level, seed=sub, consider=(move,))
+            analysis = analyse_view(view, level=level, seed=sub, consider=(move,), players=players)
             out.append(Decision(ply, view.round, view.phase, move, analysis))
         replay.play(move)
     return out

@@ -359,7 +359,12 @@ class LiveTable:
     # ------------------------------------------------------------------ records
 
     def record(self, seat: int | None = None) -> Record:
-        extra = {"table": self.id, "event": self.row.name, "date": iso_time(self.row.created)}
+        extra = {
+            "table": self.id,
+            "event": self.row.name,
+            "date": iso_time(self.row.created),
+            "agents": ["human" if k is None else k for k in self.kinds],  # as the lobby shows the seats
+        }
         names = self.names()
         if seat is None:
             return record_from_game(self.game, names, **extra)

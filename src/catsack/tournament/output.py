@@ -165,7 +165,8 @@ def record_name(deal: int, rotation: int) -> str:
 def write_records(result: TournamentResult, directory: str | Path) -> int:
     """Write every game as a ``catsack/1`` record into ``directory``; return how many.
 
-    ``players`` names each seat's bot spec as given on the command line; the
+    ``players`` and ``agents`` name each seat's bot spec as given on the command line (``agents``
+    is what analysis reads as the table, :func:`catsack.bots.analysis.record_players`); the
     extra key ``tournament`` says where the game sits in the schedule.
     """
     from catsack.game import Game
@@ -188,9 +189,11 @@ def write_records(result: TournamentResult, directory: str | Path) -> int:
         game = Game(setup)
         for text in g.moves:
             game.play(text)
+        specs = [cfg.bots[e] for e in g.entries]
         record = record_from_game(
             game,
-            players=[cfg.bots[e] for e in g.entries],
+            players=specs,
+            agents=specs,
             tournament={"seed": cfg.seed, "deal": g.deal, "seating": g.rotation, "bots": list(cfg.bots)},
         )
         with open(path / record_name(g.deal, g.rotation), "w", encoding="utf-8") as stream:

@@ -140,3 +140,23 @@ def test_guest_session_is_no_error(app_server: Callable[..., object]) -> None:
     assert c.get("/api/account").status_code == 401
     register(c, "Dee")
     assert c.get("/api/account/session").json()["account"]["name"] == "Dee"
+
+
+def test_errors_pickle_whole_for_worker_processes() -> None:
+    """A tournament's or an analysis pool's worker sends its error back pickled: the type, the message
+    and the fields arrive whole (the fields are keyword-only arguments, which plain pickling loses)."""
+    import pickle
+
+    from catsack import Game, IllegalMoveError
+    from catsack.errors import ParseError, RecordError
+
+    g = Game.new(4, seed=1)
+    with pytest.raises(IllegalMoveError) as info:
+        g.play("bid 3")  # R10: the round begins with placements
+    err = info.value
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is IllegalMoveError and str(back) == str(err)
+    assert (back.move, back.seat, back.phase, back.reason) == (err.move, err.seat, err.phase, err.reason)
+    rec = pickle.loads(pickle.dumps(RecordError("bad", source="x.json", move_number=3, seat=1, reason="r")))
+    assert (str(rec), rec.source, rec.move_number, rec.seat, rec.reason) == ("bad", "x.json", 3, 1, "r")
+    assert str(pickle.loads(pickle.dumps(ParseError("no card")))) == "no card"

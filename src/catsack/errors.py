@@ -7,9 +7,23 @@ tell parse errors from illegal moves or broken records catch the subclasses.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class CatsackError(ValueError):
-    """Base class of every input error raised by catsack."""
+    """Base class of every input error raised by catsack.
+
+    Errors pickle with their fields (a worker process of a tournament or an analysis pool sends
+    them back whole), although the subclasses take their fields as keyword-only arguments.
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_restore, (type(self), self.args), self.__dict__)
+
+
+def _restore(cls: type[CatsackError], args: tuple[Any, ...]) -> CatsackError:
+    """An error of ``cls`` with ``args``, its fields set afterwards from the pickled state."""
+    return cls.__new__(cls, *args)
 
 
 class ParseError(CatsackError):

@@ -86,15 +86,12 @@ class _Table:
     __slots__ = (
         "bids",
         "cache",
-        "leader",
         "lik",
         "lockp",
-        "money",
         "n",
         "offset",
         "owner",
         "spread",
-        "start",
         "style",
         "sure_lead",
         "unseen",
@@ -113,11 +110,6 @@ class _Table:
                 seen[n if o is None else o] |= 1 << c
         self.unseen = [_ALL & ~m for m in seen]
         self.owner = _row_owners(n, view.start)
-        self.start = view.start
-        self.money = _public_tables(view)[1]  # each seat's money at the round's start (R24: public payments)
-        # The seat that leads its best cats to bid what no one can top (lead style, R5, R12: _leader);
-        # None: the start player (styles mixed in every world); drawn styles set it per world (_StyleDraw).
-        self.leader: int | None = None
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
         self.bids = _past_bids(view)  # read by styles() and bid_habits() (one walk of the finished rounds)
         self.style = styles(view, bids=self.bids, priors=priors)  # per seat, the shares of the styles (RULE, LEAD, ANY)
@@ -131,10 +123,6 @@ class _Table:
         # can top once its honest estimate of the row reaches that bid, whatever its bid habits (_policy;
         # styles=draw): search bots that led their +15 or +11 bid 15 at once (72 of 72 games, LEAD_WEIGHTS).
         self.sure_lead = False
-
-    def leader_of(self, drawn: Sequence[int]) -> int:
-        """The leader of a world whose players' styles are ``drawn`` (:func:`_leader`)."""
-        return _leader(drawn, self.money, self.start)
 
     def fix_habits(self, noise: float) -> None:
         """Assume every player's limit is the honest one with ``noise`` (the model before bid_habits;
@@ -209,8 +197,10 @@ def styles(
     """
     log = math.log
     active = [k for k in (RULE, LEAD, ANY) if prior[k] > 0]
-    seat_prior = priors if priors is not None else [prior] * view.seats
-    logs = [[log(x[k]) if x[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)] for x in seat_prior]
+    logs = [
+        [log(x[k]) if x[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)]
+        for x in (priors if priors is not None else [prior] * view.seats)
+    ]
     for past in _past_rounds(view):
         r = past.result
         for pos, (o, c) in enumerate(zip(r.owners, r.row, strict=True)):
@@ -221,15 +211,9 @@ def styles(
                 for k in active:
                     if k == ANY:
                         logs[o][k] -= log(len(choices))
-                    elif k == RULE:
-                        w = _intent_weights(past.money, o, r.start, False)
+                    else:
+                        w = _intent_weights(past.money, o, r.start, k == LEAD)
                         logs[o][k] += log(w[c] / sum(w[x] for x in choices))
-                    else:  # as the leader, or behind one (the chance that no seat before it leads)
-                        first = _first_lead_chance(seat_prior, past.money, r.start, o)
-                        lw = _intent_weights(past.money, o, r.start, True, o)
-                        fw = _intent_weights(past.money, o, r.start, True, -1)
-                        like = first * lw[c] / sum(lw[x] for x in choices)
-                        logs[o][k] += log(like + (1.0 - first) * fw[c] / sum(fw[x] for x in choices))
     if prior[LEAD] > 0:
         for s, acts in enumerate(_past_bids(view) if bids is None else bids):
             for act in acts:
@@ -347,7 +331,7 @@ def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
     style = table.style[s]
     u = rand()
     if u >= style[ANY]:
-        w = _intent_weights(g._money, s, g._start, u < style[ANY] + style[LEAD], table.leader)
+        w = _intent_weights(g._money, s, g._start, u < style[ANY] + style[LEAD])
         x = rand() * sum(w[m.arg] for m in legal)
         for m in legal:
             x -= w[m.arg]
@@ -357,49 +341,14 @@ def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
     return legal[int(rand() * len(legal))]
 
 
-def _intent_weights(
-    money: Sequence[int], p: int, start: int, lead: bool, leader: int | None = None
-) -> tuple[float, ...]:
+def _intent_weights(money: Sequence[int], p: int, start: int, lead: bool) -> tuple[float, ...]:
     """Seat ``p``'s placement weights under the intent model (:func:`ismcts._weights_for`: a likely
     buyer favours good cats, a likely seller dumps), and with ``lead`` the round-1 case: a start player
-    as rich as anyone lets the ``leader`` (default: the start player; :func:`_leader`) win the row
-    outright by bidding what no one can top (:func:`_lock`, R12), so the leader leads with its best
-    cats (:data:`LEAD_WEIGHTS`) and everyone else places as a seller (``leader=-1``: someone else leads)."""
+    as rich as anyone can win the row outright by bidding first (:func:`_lock`, R12), so it leads with
+    its best cats (:data:`LEAD_WEIGHTS`) and everyone else places as a seller."""
     if lead and money[start] >= max(m for o, m in enumerate(money) if o != start):
-        return LEAD_WEIGHTS if p == (start if leader is None else leader) else SELLER_WEIGHTS
+        return LEAD_WEIGHTS if p == start else SELLER_WEIGHTS
     return _weights_for(tuple(money), p)
-
-
-def _leader(drawn: Sequence[int], money: Sequence[int], start: int) -> int:
-    """Who leads a round whose start player is as rich as anyone (round 1, R5), by the players' drawn
-    styles: the first ``lead`` player in the order of play (R9, R12: from the start player on) who is
-    as rich as anyone. It leads its best cats and bids what no one still in can top at its first turn
-    (:func:`_policy`), so the ``lead`` players behind it dump. Search bots play round 1 this way: when a
-    heuristic bot starts, the first search bot to speak buys the row for 15 (``bench/round_gain.py
-    --round1``, session 12). -1 when no one leads."""
-    n = len(drawn)
-    top = max(money)
-    if money[start] < top:
-        return -1
-    for k in range(n):
-        s = (start + k) % n
-        if drawn[s] == LEAD and money[s] >= top:
-            return s
-    return -1
-
-
-def _first_lead_chance(priors: Sequence[Sequence[float]], money: Sequence[int], start: int, p: int) -> float:
-    """The chance that no player before ``p`` in the order of play leads (:func:`_leader`), from each
-    one's prior share of the ``lead`` style (the evidence of :func:`styles` reads players one by one)."""
-    n = len(priors)
-    top = max(money)
-    chance = 1.0
-    k = start
-    while k != p:
-        if money[k] >= top:
-            chance *= 1.0 - priors[k][LEAD]
-        k = (k + 1) % n
-    return chance
 
 
 def _lock(money: Sequence[int], passed: int, s: int) -> int:
@@ -451,16 +400,16 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
     payout = cards[npass] if g._filled else 0  # R13, R18
     limit = _limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
     high = g._high
-    leader = g._start if table.leader is None else table.leader
     if (
         table.sure_lead
-        and s == leader
+        and s == g._start
         and table.lockp[s] >= 1.0
-        and (high == 0 or s != g._start)
+        and high == 0
         and legal[0].kind == BID
+        and g._money[s] >= max(g._money)
     ):
         top = _lock(g._money, g._passed, s)
-        if est - noise[s] >= top and high < top <= legal[-2].arg:
+        if est - noise[s] >= top and 0 < top <= legal[-2].arg:
             return BIDS[top]  # R5, R12: it led its best cats to buy the row, and no one can top this
     if legal[0].kind == BID and high + 1 <= limit:
         lockp = table.lockp[s]
@@ -561,12 +510,11 @@ def _likelihood(
 
 
 def _mixed_weights(
-    style: Sequence[float], money: Sequence[int], p: int, start: int, pool: Sequence[int], leader: int | None = None
+    style: Sequence[float], money: Sequence[int], p: int, start: int, pool: Sequence[int]
 ) -> tuple[float, ...]:
-    """Per card, the chance that seat ``p``, holding ``pool``, placed it: its styles mixed by their shares
-    (``leader``: as :func:`_intent_weights`)."""
+    """Per card, the chance that seat ``p``, holding ``pool``, placed it: its styles mixed by their shares."""
     rule = _intent_weights(money, p, start, False)
-    lead = _intent_weights(money, p, start, True, leader)
+    lead = _intent_weights(money, p, start, True)
     r = style[RULE] / sum(rule[c] for c in pool)
     q = style[LEAD] / sum(lead[c] for c in pool)
     u = style[ANY] / len(pool)

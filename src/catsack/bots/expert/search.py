@@ -173,9 +173,7 @@ def search(
                 w = _mixed_weights(table.style[rc.owner], money, rc.owner, view.start, pool)
                 wts = (w, w, w)
             else:
-                o = rc.owner
-                own = [_mixed_weights(_ONE_HOT[k], money, o, view.start, pool, o) for k in (RULE, LEAD, ANY)]
-                wts = (*own, _mixed_weights(_ONE_HOT[LEAD], money, o, view.start, pool, -1))  # FOLLOW
+                wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
             hidden.append(hidden_card(pos, rc.owner, wts))
     stop_round = view.round + 1
     rand = rng.random

@@ -15,9 +15,6 @@ from catsack.game import Game
 from catsack.moves import PLACES
 from catsack.view import View
 
-#: The index of a ``lead`` player's placement weights when another player leads (:func:`_leader`); a
-#: ``lead`` player's own index (:data:`LEAD`) is then its weights as the leader.
-FOLLOW = 3
 MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
 _NO_STYLES = {n: (0,) * n for n in (3, 4, 5)}  # _deal without drawn styles: every hidden card's one weights
 
@@ -54,8 +51,7 @@ class _StyleDraw:
         # others' styles do not change the likelihood)
         self.watched = tuple(sorted({o.seat for o in observed if o.top < math.inf})) if jump else ()
         # this round's opponents' cards already face up (R11, R14): (owner, per style the chance it placed
-        # that card, over the largest; index FOLLOW: lead behind another leader); the draw weighs them like
-        # the hidden cards
+        # that card, over the largest of the three); the draw weighs them like the hidden cards
         self.shown: list[tuple[int, tuple[float, ...]]] = []
 
     def see(self, view: View, table: _Table) -> None:
@@ -64,8 +60,7 @@ class _StyleDraw:
         for rc in view.row:
             if rc.card is not None and rc.owner is not None and rc.owner != self.seat:
                 pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)  # it held the card then
-                ps = [_mixed_weights(st, money, rc.owner, view.start, pool, rc.owner)[rc.card] for st in _ONE_HOT]
-                ps.append(_mixed_weights(_ONE_HOT[LEAD], money, rc.owner, view.start, pool, -1)[rc.card])
+                ps = [_mixed_weights(st, money, rc.owner, view.start, pool)[rc.card] for st in _ONE_HOT]
                 self.shown.append((rc.owner, tuple(x / max(ps) for x in ps)))
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
@@ -89,7 +84,6 @@ class _StyleDraw:
         """Make the drawn styles the ones the modelled players move in for this iteration."""
         table.style = [_ONE_HOT[k] for k in styles]
         table.lockp = [self.lock_by[k] for k in styles]
-        table.leader = table.leader_of(styles)
 
 
 class _Hidden(NamedTuple):
@@ -98,12 +92,11 @@ class _Hidden(NamedTuple):
     pos: int
     owner: int
     by_style: tuple[tuple[tuple[int, ...], tuple[float, ...]], ...]  # per style: cards, cumulative weights
-    # (index FOLLOW, where given: a lead player behind another leader; else its LEAD weights serve)
 
 
 def hidden_card(pos: int, owner: int, weights: Sequence[Sequence[float]]) -> _Hidden:
-    """The card at ``pos``, placed by ``owner``, drawn per style (index :data:`RULE`..., and optionally
-    :data:`FOLLOW`) by ``weights`` (per card index; cards with weight 0 are never drawn)."""
+    """The card at ``pos``, placed by ``owner``, drawn per style (index :data:`RULE`...) by ``weights``
+    (per card index; cards with weight 0 are never drawn)."""
     by_style = []
     for w in weights:
         cards = tuple(c for c in range(10) if w[c] > 0)
@@ -142,17 +135,12 @@ def _deal(
     drawn = best_drawn = _NO_STYLES[g.seats]
     for _ in range(MAX_TRIES):
         w = 1.0
-        leader = -1  # without drawn styles every hidden card has one weights (drawn: all RULE)
         if worlds is not None:
             drawn = worlds.draw(rand)
-            leader = table.leader_of(drawn)
             for owner, fs in worlds.shown:
-                w *= fs[FOLLOW if drawn[owner] == LEAD and owner != leader else drawn[owner]]
+                w *= fs[drawn[owner]]
         for pos, owner, by_style in hidden:
-            k = drawn[owner]
-            if k == LEAD and owner != leader and len(by_style) > FOLLOW:
-                k = FOLLOW
-            cards, cum = by_style[k]
+            cards, cum = by_style[drawn[owner]]
             row[pos] = cards[min(bisect_right(cum, rand() * cum[-1]), len(cards) - 1)]
         if observed:
             # a likelihood, kept beside the estimates: (up, seat) = (-1, -1), or -2 and the styles it reads

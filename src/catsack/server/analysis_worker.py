@@ -35,7 +35,7 @@ def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, s
     """One decision, exactly as :func:`catsack.bots.analysis.analyse_record` analyses it: the seat's
     view at ``ply`` (R23), the move played among the options, seed ``seed * 1000 + ply``, the table
     as the record names it."""
-    from catsack.bots.analysis import Decision, analyse_view, game_for_seat, record_players
+    from catsack.bots.analysis import DEFAULT_LEVEL, Decision, analyse_view, game_for_seat, record_players
     from catsack.game import Game
     from catsack.record import loads_record
 
@@ -47,11 +47,8 @@ def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, s
     view = replay.view(seat)
     move = game.moves[ply]
     sub = None if seed is None else seed * 1000 + ply
-    players = record_players(record)
-    if level is None:
-        analysis = analyse_view(view, seed=sub, consider=(move,), players=players)
-    else:
-        analysis = analyse_view(view, level=level, seed=sub, consider=(move,), players=players)
+    level = DEFAULT_LEVEL if level is None else level
+    analysis = analyse_view(view, level=level, seed=sub, consider=(move,), players=record_players(record))
     return annotate(Decision(ply, view.round, view.phase, move, analysis).to_dict())
 
 

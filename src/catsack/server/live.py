@@ -110,6 +110,12 @@ def seat_names(players: Sequence[Player | SeatRow]) -> list[str]:
     return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
 
 
+def seat_agents(players: Sequence[Player | SeatRow]) -> list[str]:
+    """Per seat, who sat there as the lobby shows it, for a record's ``agents`` key: the bot spec, or
+    ``"human"`` (a person or an open seat); analysis reads it as the table (``record_players``)."""
+    return [p.bot if p.kind == "bot" and p.bot else "human" for p in players]
+
+
 def event_dict(ev: Event, version: int, names: list[str]) -> dict[str, Any]:
     """A public event as JSON: its kind, the move (version) that caused it, a sentence, its fields."""
     out: dict[str, Any] = {"version": version, "kind": type(ev).__name__, "text": describe_event(ev, names)}
@@ -363,7 +369,7 @@ class LiveTable:
             "table": self.id,
             "event": self.row.name,
             "date": iso_time(self.row.created),
-            "agents": ["human" if k is None else k for k in self.kinds],  # as the lobby shows the seats
+            "agents": seat_agents(self.players),
         }
         names = self.names()
         if seat is None:

@@ -21,6 +21,7 @@ DAY = 86400.0
 def archive_record(store: Store, table_id: str) -> str | None:
     """The full catsack/1 record of a stored game (``None`` if there is no such table)."""
     from catsack.server.hub import iso_time, seat_names, setup_from_json
+    from catsack.server.live import seat_agents
 
     loaded = store.load(table_id)
     if loaded is None:
@@ -29,7 +30,9 @@ def archive_record(store: Store, table_id: str) -> str | None:
     game = Game(setup_from_json(row.seats, row.setup))
     for a in actions:
         game.play(a.move)
-    rec = record_from_game(game, seat_names(seats), table=row.id, event=row.name, date=iso_time(row.created))
+    rec = record_from_game(
+        game, seat_names(seats), table=row.id, event=row.name, date=iso_time(row.created), agents=seat_agents(seats)
+    )
     return dumps_record(rec)
 
 

@@ -110,10 +110,16 @@ def seat_names(players: Sequence[Player | SeatRow]) -> list[str]:
     return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
 
 
+def seat_kinds(players: Sequence[Player | SeatRow]) -> list[str | None]:
+    """Per seat, the bot spec seated there or ``None`` (a person, an open seat), as the lobby shows the
+    seats: what a bot meets (``Bot.meet``) and an analysis reads."""
+    return [p.bot if p.kind == "bot" and p.bot else None for p in players]
+
+
 def seat_agents(players: Sequence[Player | SeatRow]) -> list[str]:
-    """Per seat, who sat there as the lobby shows it, for a record's ``agents`` key: the bot spec, or
-    ``"human"`` (a person or an open seat); analysis reads it as the table (``record_players``)."""
-    return [p.bot if p.kind == "bot" and p.bot else "human" for p in players]
+    """:func:`seat_kinds` for a record's ``agents`` key, a person's seat as ``"human"``; analysis reads
+    it back as the table (``record_players``)."""
+    return ["human" if k is None else k for k in seat_kinds(players)]
 
 
 def event_dict(ev: Event, version: int, names: list[str]) -> dict[str, Any]:
@@ -263,9 +269,8 @@ class LiveTable:
 
     @property
     def kinds(self) -> list[str | None]:
-        """Per seat, the bot spec seated there or ``None`` (a person, an open seat), as the lobby shows the
-        seats: what a bot meets (``Bot.meet``) and a hint's analysis reads."""
-        return [p.bot if p.kind == "bot" else None for p in self.players]
+        """:func:`seat_kinds` of this table's seats: what its bots meet and a hint's analysis reads."""
+        return seat_kinds(self.players)
 
     @property
     def status(self) -> str:

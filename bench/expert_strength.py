@@ -1,6 +1,6 @@
 """Expert bot strength on duplicate deals (catsack.tournament), with 95% bootstrap CIs and junk-buy counts.
 
-    .venv/bin/python bench/expert_strength.py PRESET [--games N] [--seed 1] [--jobs 1]
+    .venv/bin/python bench/expert_strength.py PRESET [--games N] [--seed 1] [--jobs 1] [--seating auto]
     .venv/bin/python bench/expert_strength.py --bots expert,expert:strong,heuristic,random --games 200
 
 Presets (issue 17 targets):
@@ -23,15 +23,26 @@ preset             table (one spec per seat)                         games      
 ``expert:strong|normal|easy``). Until session 10 the table levels were ``ismcts:strong|normal|easy``;
 the ``-ismcts`` presets keep those runs repeatable.
 
-Every deal is played once per rotation of the table through the seats (so ``--games`` must be
-a multiple of the seats). Per spec it prints the win share (R22: ties split) with its bootstrap
-CI over deals, the mean margin, and the *junk buys*: purchases of a row whose kept cats (after
+Every deal is played once per seating, so ``--games`` must be a multiple of the seatings per deal.
+``--seating rotate`` rotates the table through the seats: n seatings for n seats. A rotation keeps
+the order round the table, so a bot always speaks right after the same neighbour, and who speaks
+first matters a lot in this game (docs/bots.md, "The mixed table in both orders round the table").
+``--seating both`` adds the n rotations of the reversed order (2n seatings per deal), so each bot
+also sits right before that neighbour. ``--seating auto`` (the default) picks ``both`` when the
+reversed order seats the specs in ways no rotation does (``mixed``, ``levels``, their ``-ismcts``
+versions and ``openspiel``: 8 seatings per deal), and ``rotate`` when the reversed order is just
+another rotation (``strong``, ``five``, ``three``, ``before``), since there ``both`` would only
+play the same seatings twice. Runs made before ``--seating`` existed used the rotations only: add
+``--seating rotate`` to repeat them game for game.
+
+Per spec it prints the win share (R22: ties split) with its bootstrap CI over deals, the mean
+margin, and the *junk buys*: purchases of a row whose kept cats (after
 R16's dogs) are worth <= -10 points, for <= 2 mice, per 100 seat-games of that spec; also the
 mean price paid and kept value per row bought. Then, head to head, the first spec's share of
 games in which it finished ahead of each other spec (R22's ranking, ties half), with a bootstrap CI
 over deals: issue 17's comparison with ``openspiel-ismcts`` seated 1 vs 1 beside two heuristic bots is
 
-    .venv/bin/python bench/expert_strength.py openspiel --games 100
+    .venv/bin/python bench/expert_strength.py openspiel --games 96
 
 (the preset's ``sims`` is chosen so both bots spend the same CPU time per move: ``bench/bot_cpu.py``).
 
@@ -40,7 +51,7 @@ share) as an SVG chart, e.g. for docs/img/.
 
 A long run can be split across machines: ``--part K/P`` plays only the deals whose number is K modulo
 P, ``--save FILE`` writes the games (JSON), and ``--combine FILE ...`` summarises saved parts together
-(the same table and seed), exactly as if one run had played them all:
+(the same table, seed and seating), exactly as if one run had played them all:
 
     .venv/bin/python bench/expert_strength.py strong --games 400 --part 0/2 --save a.json --jobs 16
     .venv/bin/python bench/expert_strength.py strong --games 400 --part 1/2 --save b.json --jobs 2
@@ -64,8 +75,9 @@ from xml.sax.saxutils import escape
 
 from catsack.cards import POINTS
 from catsack.game import Game
-from catsack.tournament import TournamentConfig, parse_bots, run_tournament
+from catsack.tournament import TournamentConfig, TournamentError, parse_bots, run_tournament
 from catsack.tournament.runner import GameResult, play_chunk
+from catsack.tournament.schedule import SEATINGS
 from catsack.tournament.stats import summarize
 
 PRESETS: dict[str, str] = {
@@ -84,6 +96,14 @@ JUNK_VALUE = -10  # a row worth this much or less (kept cats, R16) ...
 JUNK_PRICE = 2  # ... bought for this many mice or fewer is a junk buy
 
 
+def auto_seating(bots: Sequence[str]) -> str:
+    """``--seating auto``: ``"both"`` when the reversed order round the table is not a rotation of ``bots``
+    (so reversing seats the specs in ways the rotations never do), else ``"rotate"``."""
+    table = tuple(bots)
+    rotations = {table[k:] + table[:k] for k in range(len(table))}
+    return "rotate" if table[::-1] in rotations else "both"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("preset", nargs="?", choices=sorted(PRESETS), help="a preset table (or give --bots)")
@@ -91,6 +111,13 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=40)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument(
+        "--seating",
+        choices=("rotate", "both", "auto"),
+        default="auto",
+        help="rotate: n seatings per deal; both: also the reversed order (2n); auto (default): both where it "
+        "seats the table differently",
+    )
     ap.add_argument("--part", help="K/P or K,L,.../P: play only the deals whose number modulo P is listed")
     ap.add_argument("--save", help="write the games played to this JSON file (for --combine)")
     ap.add_argument("--combine", nargs="+", metavar="FILE", help="summarise games saved by --save")
@@ -98,8 +125,8 @@ def main() -> None:
     args = ap.parse_args()
     if args.combine:
         parts = [json.loads(Path(f).read_text()) for f in args.combine]
-        if len({(tuple(p["bots"]), p["seed"]) for p in parts}) != 1:
-            ap.error("--combine needs parts of one table and seed")
+        if len({(tuple(p["bots"]), p["seed"], p.get("seating", "rotate")) for p in parts}) != 1:
+            ap.error("--combine needs parts of one table, seed and seating")
         games = sorted(
             (
                 GameResult(**{k: tuple(v) if isinstance(v, list) else v for k, v in g.items()})  # type: ignore[arg-type]
@@ -109,12 +136,17 @@ def main() -> None:
             key=lambda r: (r.deal, r.rotation),
         )
         elapsed = sum(p["elapsed"] for p in parts)
-        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, elapsed, "combined", args.svg)
+        seating = parts[0].get("seating", "rotate")  # files saved before --seating hold rotations only
+        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, elapsed, "combined", args.svg, seating)
         return
     if not args.bots and not args.preset:
         ap.error("give a preset or --bots")
-    bots = parse_bots(args.bots or PRESETS[args.preset])
-    config = TournamentConfig(bots, games=args.games, seed=args.seed, keep_moves=True)
+    try:
+        bots = parse_bots(args.bots or PRESETS[args.preset])
+        seating = auto_seating(bots) if args.seating == "auto" else args.seating
+        config = TournamentConfig(bots, games=args.games, seed=args.seed, keep_moves=True, seating=seating)
+    except TournamentError as exc:
+        ap.error(str(exc))
     t0 = time.perf_counter()
     played = 0
 
@@ -139,18 +171,34 @@ def main() -> None:
     if args.save:
         with open(args.save, "w") as f:
             json.dump(
-                {"bots": list(bots), "seed": args.seed, "elapsed": elapsed, "games": [asdict(g) for g in games]}, f
+                {
+                    "bots": list(bots),
+                    "seed": args.seed,
+                    "seating": seating,
+                    "elapsed": elapsed,
+                    "games": [asdict(g) for g in games],
+                },
+                f,
             )
-    report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)", args.svg)
+    report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)", args.svg, seating)
 
 
 def report(
-    bots: tuple[str, ...], seed: int, games: list[GameResult], elapsed: float, how: str, svg: str | None = None
+    bots: tuple[str, ...],
+    seed: int,
+    games: list[GameResult],
+    elapsed: float,
+    how: str,
+    svg: str | None = None,
+    seating: str = "rotate",
 ) -> None:
     """Print win shares, margins, junk buys and rows bought per spec, then the head-to-head shares;
-    with ``svg``, also write the win shares as a chart there."""
+    with ``svg``, also write the win shares as a chart there. ``seating`` is the one the games were played with."""
     seats = len(bots)
-    config = TournamentConfig(bots, games=seats * max(1, len({g.deal for g in games})), seed=seed, keep_moves=True)
+    deals = len({g.deal for g in games})
+    games_at_least = seats * SEATINGS.get(seating, 1) * max(1, deals)  # a bad seating fails in TournamentConfig
+    config = TournamentConfig(bots, games=games_at_least, seed=seed, keep_moves=True, seating=seating)
+    per_deal = config.seatings_per_deal
     stats = summarize(bots, games, seed=seed)
     junk: dict[str, int] = defaultdict(int)
     bought: dict[str, int] = defaultdict(int)
@@ -170,8 +218,8 @@ def report(
             kept[spec] += value
             if value <= JUNK_VALUE and r.price <= JUNK_PRICE:
                 junk[spec] += 1
-    print(f"table: {', '.join(bots)}; {len(games)} games ({len(games) // seats} deals x {seats} rotations)")
-    print(f"seed {seed}, {elapsed:.0f} s with {how}")
+    print(f"table: {', '.join(bots)}; {len(games)} games ({deals} deals x {per_deal} seatings)")
+    print(f"seed {seed}, seating {seating}, {elapsed:.0f} s with {how}")
     for st in stats:
         lo, hi = st.win_share_ci
         mlo, mhi = st.mean_margin_ci

@@ -10,7 +10,7 @@ it prints the mean relative gain per game in each round, with a bootstrap 95% CI
 whole game, and round 1's gain split by the seat's place in the row (R10: position 0 is the start
 player's card, or with 3 seats the dummy's, turned up first, R11). Positive numbers are points
 taken from the others. The parts of one split run (``--part``) can be given together; they must
-share the table and the seed.
+share the table, the seed and the seating.
 
 ``--auctions`` also lists, per spec, the rows it bought (price, kept cat points after R16's dogs, and
 their difference) and the mice it was paid for passing (R13); and per pair of the buyer's spec and the
@@ -32,6 +32,7 @@ from catsack.cards import POINTS
 from catsack.game import Game
 from catsack.moves import parse_move
 from catsack.tournament import TournamentConfig
+from catsack.tournament.schedule import SEATINGS
 from catsack.tournament.stats import bootstrap_ratio_ci
 
 
@@ -181,11 +182,13 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"{f} is not a file of games saved with bench/expert_strength.py --save")
         loaded.append(data)
     bots, seed = loaded[0]["bots"], loaded[0]["seed"]
-    if any(x["bots"] != bots or x["seed"] != seed for x in loaded):
-        raise SystemExit("the files hold different tables or seeds: give the parts of one run")
+    seating = loaded[0].get("seating", "rotate")  # files saved before --seating hold rotations only
+    if any(x["bots"] != bots or x["seed"] != seed or x.get("seating", "rotate") != seating for x in loaded):
+        raise SystemExit("the files hold different tables, seeds or seatings: give the parts of one run")
     games = [g for x in loaded for g in x["games"]]
     n = len(bots)
-    config = TournamentConfig(bots=tuple(bots), games=n * (1 + max(int(g["deal"]) for g in games)), seed=seed)
+    deals = 1 + max(int(g["deal"]) for g in games)
+    config = TournamentConfig(bots=tuple(bots), games=n * SEATINGS.get(seating, 1) * deals, seed=seed, seating=seating)
     specs = list(dict.fromkeys(bots))
     # spec -> round -> total gain; spec -> deal -> total gain over the game; round 1 by row place
     per_round: dict[str, dict[int, float]] = {s: defaultdict(float) for s in specs}

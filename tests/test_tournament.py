@@ -1,15 +1,19 @@
-"""Tournaments: duplicate schedule, statistics on constructed results, determinism, outputs, CLI errors."""
+"""Tournaments: duplicate schedule and seatings, statistics on constructed results, determinism, outputs, CLI
+errors, and the seating ``bench/expert_strength.py`` picks."""
 
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import math
 import random
 import shlex
+import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from typer.testing import CliRunner
@@ -32,6 +36,7 @@ from catsack.tournament.schedule import chunk_deals
 from catsack.tournament.stats import bootstrap_ratio_ci, quantile, summarize
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "external_bot.py"
+BENCH = Path(__file__).resolve().parent.parent / "bench"
 # Small and quick: the heuristic bot against two random bots, 3 seats.
 BOTS = ("heuristic", "random", "random")
 
@@ -76,6 +81,51 @@ def test_every_bot_plays_every_deal_from_every_seat() -> None:
     assert cfg.entries(0) == (0, 1, 2, 3, 4)
     assert cfg.entries(1) == (4, 0, 1, 2, 3)  # bot i sits at seat i + 1
     assert cfg.setup(0) == cfg.setup(0) and cfg.setup(0) != cfg.setup(1)
+
+
+def test_both_seatings_seat_every_bot_twice_per_seat_and_each_neighbour_on_both_sides() -> None:
+    cfg = TournamentConfig(("a", "b", "c", "d"), games=16, seed=1, seating="both")
+    assert cfg.seatings_per_deal == 8 and cfg.deals == 2
+    seatings = [cfg.entries(r) for r in range(8)]
+    assert len(set(seatings)) == 8
+    for entry in range(4):
+        assert sorted(s.index(entry) for s in seatings) == [0, 0, 1, 1, 2, 2, 3, 3]
+        for direction in (seatings[:4], seatings[4:]):  # once at every seat in each direction
+            assert sorted(s.index(entry) for s in direction) == [0, 1, 2, 3]
+    assert cfg.entries(4) == (0, 3, 2, 1)  # seat s holds bot (r - s) % n: the order reversed
+    # (a, b): bot a sits right after bot b (the next seat round the table).
+    after = [(s[(seat + 1) % 4], s[seat]) for s in seatings for seat in range(4)]
+    forward = [(s[(seat + 1) % 4], s[seat]) for s in seatings[:4] for seat in range(4)]
+    assert all((b, a) not in forward for a, b in forward)  # a rotation never swaps neighbours
+    for a, b in set(after):
+        assert after.count((a, b)) == after.count((b, a)) == 4
+    assert {(a, b) for a, b in after} == {(a, b) for a in range(4) for b in range(4) if (a - b) % 4 in (1, 3)}
+    with pytest.raises(TournamentError, match="no seating 8"):
+        cfg.entries(8)
+
+
+def test_both_seatings_begin_with_the_rotations_and_their_games() -> None:
+    rotate = TournamentConfig(BOTS, games=6, seed=9)
+    both = TournamentConfig(BOTS, games=12, seed=9, seating="both")
+    assert rotate.seatings_per_deal == 3 and both.seatings_per_deal == 6 and rotate.deals == both.deals == 2
+    assert [both.entries(r) for r in range(3)] == [rotate.entries(r) for r in range(3)]
+    assert [both.entries(r) for r in range(3, 6)] == [(0, 2, 1), (1, 0, 2), (2, 1, 0)]
+    assert all(both.bot_seed(d, r, s) == rotate.bot_seed(d, r, s) for d in range(2) for r in range(3) for s in range(3))
+    old = run_tournament(rotate, resamples=20).games
+    new = run_tournament(both, resamples=20).games
+    assert [(g.deal, g.rotation) for g in new] == [(d, r) for d in range(2) for r in range(6)]
+    assert [g for g in new if g.rotation < 3] == old  # the rotations' games, move for move
+    assert [g.entries for g in new if g.deal == 0] == [both.entries(r) for r in range(6)]
+
+
+def test_seating_and_its_game_count_are_checked() -> None:
+    with pytest.raises(TournamentError, match=r"unknown seating 'reverse' \(choose from rotate, both"):
+        TournamentConfig(("random",) * 3, games=6, seed=1, seating="reverse")
+    with pytest.raises(TournamentError, match=r"--games 12 is not a multiple of 8 .*--seating both.*8 or 16"):
+        TournamentConfig(("random",) * 4, games=12, seed=1, seating="both")
+    with pytest.raises(TournamentError, match=r"--games 3 is not a multiple of 6 .*use e\.g\. 6$"):
+        TournamentConfig(("random",) * 3, games=3, seed=1, seating="both")
+    assert TournamentConfig(("random",) * 4, games=12, seed=1).deals == 3  # rotate: a multiple of 4 is enough
 
 
 def test_seeds_depend_on_the_schedule_only() -> None:
@@ -275,6 +325,30 @@ def test_cli_errors_are_clear(args: list[str], message: str) -> None:
     assert message in res.output
 
 
+def test_cli_plays_both_seatings(tmp_path: Path) -> None:
+    recs = tmp_path / "recs"
+    out = tmp_path / "r.json"
+    args = ["tournament", "--bots", "heuristic,random,random", "--games", "12", "--seed", "3", "-q"]
+    res = CliRunner().invoke(app, [*args, "--seating", "both", "--json", str(out), "--records", str(recs)])
+    assert res.exit_code == 0, res.output
+    assert "12 games (2 deals x 6 seatings in both orders)" in res.output
+    data = json.loads(out.read_text())
+    assert (data["games"], data["deals"], data["seating"]) == (12, 2, "both")
+    assert sum(r["games"] for r in data["results"]) == 12 * 3  # seat-games
+    assert sum(r["wins"] for r in data["results"]) == pytest.approx(12)
+    names = sorted(p.name for p in recs.iterdir())
+    assert names == sorted(f"deal{d:06d}-seating{r}.json" for d in range(2) for r in range(6))
+    cfg = TournamentConfig(("heuristic", "random", "random"), games=12, seed=3, seating="both")
+    with (recs / "deal000001-seating4.json").open() as f:
+        rec = read_record(f)
+    assert rec.players == [cfg.bots[e] for e in cfg.entries(4)]
+    assert rec.extra["tournament"] == {"seed": 3, "deal": 1, "seating": 4, "bots": ["heuristic", "random", "random"]}
+    res = CliRunner().invoke(app, [*args[:3], "--games", "9", "--seating", "both", "-q"])
+    assert res.exit_code == 2 and "not a multiple of 6" in res.output and "--seating both" in res.output
+    res = CliRunner().invoke(app, [*args, "--seating", "sideways"])
+    assert res.exit_code == 2 and "unknown seating 'sideways'" in res.output
+
+
 def test_cli_plot_and_records(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     plot = tmp_path / "shares.png"
@@ -324,3 +398,64 @@ def test_bootstrap_with_numpy_is_the_plain_loop_bit_for_bit() -> None:
         stats._NUMPY_MIN_WORK = limit
     assert fast == plain
     assert fast_rng.random() == plain_rng.random()
+
+
+# ---------------------------------------------------------------- bench/expert_strength.py
+
+
+def _bench(name: str) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize(
+    ("bots", "seating"),
+    [
+        ("expert,expert:strong,heuristic,random", "both"),
+        ("expert,heuristic,heuristic", "rotate"),
+        ("expert,ismcts:strong,ismcts:strong,ismcts:strong", "rotate"),
+        ("expert,heuristic,heuristic,heuristic,heuristic", "rotate"),
+        ("heuristic,random,random,heuristic", "rotate"),  # reversed, the same table
+        ("random,heuristic,expert", "both"),  # three distinct bots: reversing swaps every neighbour
+        ("expert,openspiel-ismcts:sims=260,heuristic,heuristic", "both"),
+        ("heuristic,heuristic,random,ismcts", "both"),  # two neighbours the same, two not
+        ("heuristic,random,heuristic,ismcts", "rotate"),  # each of random and ismcts between two heuristic
+    ],
+)
+def test_bench_auto_seating_plays_both_orders_only_where_they_differ(bots: str, seating: str) -> None:
+    assert _bench("expert_strength").auto_seating(parse_bots(bots)) == seating
+
+
+def test_bench_parts_with_both_seatings_combine_to_the_whole_run(tmp_path: Path) -> None:
+    """``--seating both`` (the auto choice for three distinct bots) with ``--part``, saved and combined, prints
+    the whole run's numbers; parts of another seating are refused."""
+    run = [
+        sys.executable,
+        str(BENCH / "expert_strength.py"),
+        "--bots",
+        "heuristic,random,ismcts:iters=5",
+        "--seed",
+        "2",
+    ]
+    whole = subprocess.run([*run, "--games", "12"], check=True, capture_output=True, text=True).stdout
+    assert "12 games (2 deals x 6 seatings)" in whole and "seating both" in whole
+    for k in (0, 1):
+        part = [*run, "--games", "12", "--part", f"{k}/2", "--save", str(tmp_path / f"p{k}.json")]
+        subprocess.run(part, check=True, capture_output=True)
+    saved = json.loads((tmp_path / "p1.json").read_text())
+    assert saved["seating"] == "both" and {g["rotation"] for g in saved["games"]} == set(range(6))
+    combine = [sys.executable, str(BENCH / "expert_strength.py"), "--combine"]
+    both = subprocess.run(
+        [*combine, str(tmp_path / "p0.json"), str(tmp_path / "p1.json")], capture_output=True, text=True
+    )
+    assert both.returncode == 0, both.stderr
+    assert both.stdout.splitlines()[2:] == whole.splitlines()[2:]  # all but the timing lines
+    saved["seating"] = "rotate"
+    (tmp_path / "r.json").write_text(json.dumps(saved))
+    mixed = subprocess.run(
+        [*combine, str(tmp_path / "p0.json"), str(tmp_path / "r.json")], capture_output=True, text=True
+    )
+    assert mixed.returncode == 2 and "one table, seed and seating" in mixed.stderr

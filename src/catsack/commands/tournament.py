@@ -28,11 +28,22 @@ def tournament(
         typer.Option(
             "--games",
             "-n",
-            help="Games in total, a multiple of the number of bots (each deal is played once per "
-            "seating). Default: 100 deals.",
+            help="Games in total, a multiple of the number of bots, or of twice that with --seating both "
+            "(each deal is played once per seating). Default: 100 deals.",
             show_default=False,
         ),
     ] = None,
+    seating: Annotated[
+        str,
+        typer.Option(
+            "--seating",
+            metavar="rotate|both",
+            help="'rotate': each deal once per rotation of the bots through the seats, which keeps the order "
+            "round the table (a bot always speaks right after the same neighbour). 'both': also once per "
+            "rotation of the reversed order, so each bot sits both right before and right after each of "
+            "its neighbours (twice the games per deal).",
+        ),
+    ] = "rotate",
     seed: Annotated[
         int | None, typer.Option(help="Seed of the deals and the bots. Default: a random one, shown in the output.")
     ] = None,
@@ -63,7 +74,11 @@ def tournament(
     ] = 1000,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
 ) -> None:
-    """Play a bot tournament with duplicate deals: every deal is replayed with the bots rotated through all seats."""
+    """Play a bot tournament with duplicate deals: every deal is replayed with the bots rotated through all seats.
+
+    With --seating both every deal is also replayed with the order round the table reversed: who speaks
+    first matters, and a rotation alone always seats each bot right after the same neighbour.
+    """
     import logging
     import secrets
     import sys
@@ -81,6 +96,7 @@ def tournament(
     from catsack.errors import CatsackError
     from catsack.tournament import TournamentConfig, parse_bots, run_tournament
     from catsack.tournament.output import results_table, write_csv, write_json, write_records
+    from catsack.tournament.schedule import SEATINGS
 
     def fail(message: str) -> typer.Exit:
         typer.echo(f"error: {message}", err=True)
@@ -95,10 +111,11 @@ def tournament(
         specs = parse_bots(bots)
         config = TournamentConfig(
             specs,
-            games=games if games is not None else 100 * len(specs),
+            games=games if games is not None else 100 * len(specs) * SEATINGS.get(seating, 1),
             seed=seed,
             move_time=move_time,
             keep_moves=records is not None,
+            seating=seating,
         )
     except CatsackError as exc:
         raise fail(str(exc)) from None

@@ -67,6 +67,7 @@ def to_json(result: TournamentResult) -> dict[str, Any]:
         "seats": cfg.seats,
         "games": cfg.games,
         "deals": cfg.deals,
+        "seating": cfg.seating,
         "seed": cfg.seed,
         "resamples": result.resamples,
         "results": rows,
@@ -120,8 +121,9 @@ def results_table(result: TournamentResult) -> Table:
     cfg = result.config
     rate = result.games_per_second
     deals = f"{cfg.deals} deal{'s' if cfg.deals != 1 else ''}"
+    orders = " in both orders" if cfg.seating == "both" else ""
     title = (
-        f"{cfg.games} games ({deals} x {cfg.seats} seatings), seed {cfg.seed}, "
+        f"{cfg.games} games ({deals} x {cfg.seatings_per_deal} seatings{orders}), seed {cfg.seed}, "
         f"{result.elapsed:.1f} s, {rate:.{1 if rate < 10 else 0}f} games/s ({result.backend}, jobs {result.jobs})"
     )
     table = Table(title=title, title_justify="left", caption_justify="left", box=box.SIMPLE_HEAD)

@@ -1,6 +1,6 @@
 """Playing a tournament's games: in this process, on local worker processes, or on Ray.
 
-The unit of work is a chunk of deals; each deal is played once per rotation
+The unit of work is a chunk of deals; each deal is played once per seating
 (:mod:`catsack.tournament.schedule`). Workers return plain
 :class:`GameResult` values and the caller sorts them by (deal, rotation), so
 the outcome does not depend on which worker played what, or when.
@@ -39,7 +39,7 @@ class GameResult:
     """The outcome of one tournament game, by seat."""
 
     deal: int
-    rotation: int
+    rotation: int  # the seating (TournamentConfig.entries): a rotation, or one of the reversed order
     entries: tuple[int, ...]  # index into config.bots of the bot at each seat
     scores: tuple[int, ...]  # R21
     cat_points: tuple[int, ...]
@@ -97,7 +97,7 @@ def play_game(
                 game.play(move)
             except CatsackError as exc:
                 raise TournamentError(
-                    f"bot {players[mover]!r} at seat {mover} (deal {deal}, rotation {rotation}) "
+                    f"bot {players[mover]!r} at seat {mover} (deal {deal}, seating {rotation}) "
                     f"chose a move the rules reject: {exc}"
                 ) from exc
         ranking = game.ranking()
@@ -122,7 +122,7 @@ def play_game(
 
 
 def play_chunk(config: TournamentConfig, deals: Sequence[int], on_game: Progress | None = None) -> list[GameResult]:
-    """Play every rotation of each deal in ``deals`` (the work unit of all backends).
+    """Play every seating of each deal in ``deals`` (the work unit of all backends).
 
     ``on_game`` (in-process runs only) is called with 1 after each game.
     """
@@ -131,7 +131,7 @@ def play_chunk(config: TournamentConfig, deals: Sequence[int], on_game: Progress
     try:
         for deal in deals:
             setup = config.setup(deal)
-            for rotation in range(config.seats):
+            for rotation in range(config.seatings_per_deal):
                 out.append(play_game(config, deal, rotation, setup, pool))
                 if on_game is not None:
                     on_game(1)

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.expert.leaf import DEFAULT_LEAF, LEAVES, LeafValue
-from catsack.bots.expert.players import STYLE_PRIORS
+from catsack.bots.expert.players import LEADERS, STYLE_PRIORS
 from catsack.bots.expert.search import OPPONENT_NOISE, TREE_DEPTH, search
 from catsack.bots.ismcts import RootStats
 from catsack.moves import Move
@@ -56,6 +56,7 @@ class Options:
     lead: str = "read"  # the styles' prior (STYLE_PRIORS): read each player's, all lead, or no lead style
     draw_styles: bool = True  # draw each player's style per sampled world (else mix them in every world)
     mistake: float = 0.0  # points: the spread of deliberate mistakes (the levels below expert; 0: none)
+    leaders: str = "first"  # round 1's model of who leads (players.LEADERS); the levels below expert: start
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -70,7 +71,8 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+styles=draw|mix]``; empty: the defaults.
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix]``; empty: the
+    defaults. A level (``easy``, ``normal``, ``strong``) also sets ``leaders=start``; options after it override.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
     """
@@ -81,7 +83,8 @@ def parse_spec(arg: str | None) -> Options:
             continue
         key, sep, value = text.partition("=")
         if not sep and key in LEVELS:
-            opts = replace(opts, iterations=LEVELS[key].iterations, seconds=None, mistake=LEVELS[key].mistake)
+            level = LEVELS[key]
+            opts = replace(opts, iterations=level.iterations, seconds=None, mistake=level.mistake, leaders="start")
             continue
         try:
             if sep and key == "iters" and int(value) >= 1:
@@ -100,6 +103,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "lead" and value in STYLE_PRIORS:
                 opts = replace(opts, lead=value)
                 continue
+            if sep and key == "leaders" and value in LEADERS:
+                opts = replace(opts, leaders=value)
+                continue
             if sep and key == "mistake" and 0 <= float(value) <= 30:
                 opts = replace(opts, mistake=float(value))
                 continue
@@ -115,7 +121,8 @@ def parse_spec(arg: str | None) -> Options:
             f"bad expert option {text!r} in {arg!r}: use a level ({', '.join(LEVELS)}), 'iters=N' (N >= 1), "
             "'time=S' (seconds), "
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
-            "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'styles=draw|mix' "
+            "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
+            "'styles=draw|mix' "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
@@ -137,6 +144,7 @@ class ExpertBot(Bot):
         self.read_intent, self.read_bids, self.noise = opts.read_intent, opts.read_bids, opts.noise
         self.lock, self.lead, self.draw_styles = opts.lock, opts.lead, opts.draw_styles
         self.mistake = opts.mistake
+        self.leaders = opts.leaders
         self.rng = random.Random(seed)
         self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
@@ -167,6 +175,7 @@ class ExpertBot(Bot):
             lead=self.lead,
             draw_styles=self.draw_styles,
             players=self.players,
+            leaders=self.leaders,
         )
         return pick_with_mistakes(self.last, self.rng, self.mistake)
 

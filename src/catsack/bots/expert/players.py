@@ -68,6 +68,80 @@ def known_kind(player: str | None) -> bool:
     return _kind(player) in KIND_STYLES
 
 
+#: Who leads a round in which the start player is as rich as anyone (round 1, R5), per the searcher's
+#: ``leaders=`` option. ``start`` (session 12's model, kept by the levels below ``expert``): only the start
+#: player leads, and every other ``lead`` player dumps. ``first`` (``expert``): a ``lead`` start player
+#: leads; else every ``lead`` player leads except those who see that another one speaks before them
+#: (:func:`leaders_of`). Search bots on session 12's model lead their +15 and bid 15 at their first turn
+#: whenever the start player is a heuristic or random bot, even behind another search bot: the first of
+#: them to speak buys the row with the other's +15 (``bench/round_gain.py --round1``, session 13).
+LEADERS = ("first", "start")
+#: The levels below ``expert``: they play round 1 on the ``start`` model (bot.LEVELS; a test checks the names).
+LOWER_LEVELS = ("easy", "normal", "strong")
+UNKNOWN_AWARE = 0.5  # a person's or an unknown bot's chance of seeing that another lead player speaks first
+
+
+def seat_awareness(players: Sequence[str | None]) -> list[float]:
+    """Per seat, the chance that the player there, if of the ``lead`` style, sees that a ``lead`` player
+    who speaks before it will lead (:func:`leaders_of`): 1 for ``expert`` on the ``first`` model, 0 for the
+    levels below it and the other kinds :data:`KIND_STYLES` knows (``ismcts`` leads like session 12's
+    model), :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat holds is public (R23:
+    the lobby shows it)."""
+    out = []
+    for p in players:
+        kind = _kind(p)
+        if kind == "expert":
+            parts = {x.strip() for x in (p or "").partition(":")[2].split("+")}
+            out.append(0.0 if parts & {*LOWER_LEVELS, "leaders=start"} else 1.0)
+        else:
+            out.append(0.0 if kind in KIND_STYLES else UNKNOWN_AWARE)
+    return out
+
+
+def leaders_of(drawn: Sequence[int], aware: Sequence[bool], money: Sequence[int], start: int) -> int:
+    """The seats (a bit each) that lead a round whose players' styles are ``drawn``, on the ``first``
+    model (:data:`LEADERS`): when the start player is as rich as anyone (round 1, R5) and of the ``lead``
+    style, it alone; else, from the start player on (R12's order), each ``lead`` player as rich as anyone
+    leads unless it is ``aware`` and another such player speaks before it. A leader leads its best cats
+    and bids what no one still in can top at its first turn (:func:`_policy`); the ``lead`` players who do
+    not lead dump."""
+    n = len(drawn)
+    top = max(money)
+    if money[start] < top:
+        return 0
+    if drawn[start] == LEAD:
+        return 1 << start
+    mask = 0
+    seen = False
+    for k in range(1, n):
+        s = (start + k) % n
+        if drawn[s] == LEAD and money[s] >= top:
+            if not seen or not aware[s]:
+                mask |= 1 << s
+            seen = True
+    return mask
+
+
+def _lead_chance(
+    priors: Sequence[Sequence[float]], aware: Sequence[float], money: Sequence[int], start: int, p: int
+) -> float:
+    """The chance that seat ``p``, of the ``lead`` style, leads (:func:`leaders_of`), from the others'
+    prior shares of that style and ``p``'s chance of being aware: the evidence of :func:`styles`."""
+    top = max(money)
+    if p == start:
+        return 1.0
+    if money[p] < top:
+        return 0.0
+    naive = 1.0 - priors[start][LEAD]
+    first = naive
+    k = (start + 1) % len(priors)
+    while k != p:
+        if money[k] >= top:
+            first *= 1.0 - priors[k][LEAD]
+        k = (k + 1) % len(priors)
+    return aware[p] * first + (1.0 - aware[p]) * naive
+
+
 #: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two
 #: above the high bid and the player's honest limit reached it (else it bid less); evidence in styles().
 LOCK_JUMP = (0.05, 0.8, 0.3)
@@ -84,8 +158,10 @@ class _Table:
     with ``styles=draw`` each iteration sets ``style`` and ``lockp`` to its world's drawn styles."""
 
     __slots__ = (
+        "aware",
         "bids",
         "cache",
+        "leaders",
         "lik",
         "lockp",
         "n",
@@ -98,7 +174,12 @@ class _Table:
         "up_after",
     )
 
-    def __init__(self, view: View, priors: Sequence[Sequence[float]] | None = None) -> None:
+    def __init__(
+        self,
+        view: View,
+        priors: Sequence[Sequence[float]] | None = None,
+        aware: Sequence[float] | None = None,
+    ) -> None:
         n = view.seats
         self.n = n
         self.up_after = _UP_AFTER_PASSES[n]  # cards face up after k passes (R11, R14)
@@ -110,9 +191,14 @@ class _Table:
                 seen[n if o is None else o] |= 1 << c
         self.unseen = [_ALL & ~m for m in seen]
         self.owner = _row_owners(n, view.start)
+        # The ``leaders=first`` model (:data:`LEADERS`): per seat, the chance that it is aware; None: ``start``.
+        self.aware = None if aware is None else tuple(aware)
+        # The seats that lead (a bit each; :func:`leaders_of`); drawn styles set them per world (_StyleDraw).
+        self.leaders = 1 << view.start
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
         self.bids = _past_bids(view)  # read by styles() and bid_habits() (one walk of the finished rounds)
-        self.style = styles(view, bids=self.bids, priors=priors)  # per seat, the shares of the styles (RULE, LEAD, ANY)
+        # per seat, the shares of the styles (RULE, LEAD, ANY)
+        self.style = styles(view, bids=self.bids, priors=priors, aware=aware)
         # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
         # spread the bid likelihood uses.
         self.offset, self.spread = bid_habits(view, self.bids)
@@ -176,6 +262,7 @@ def styles(
     prior: Sequence[float] = STYLE_PRIORS["read"],
     bids: list[list[_PastBid]] | None = None,
     priors: Sequence[Sequence[float]] | None = None,
+    aware: Sequence[float] | None = None,
 ) -> list[tuple[float, float, float]]:
     """Per seat, the posterior shares of the styles ``rule``, ``lead`` and ``any`` (:data:`RULE`).
 
@@ -193,14 +280,14 @@ def styles(
     weights no better than uniform ones (1,152 placements in 48 self-play games,
     ``bench/placement_model.py``: log-likelihood per placement -1.601 and -1.600) but it leads round 1 with
     its best cats and bids 15 at once; random bots place anything. ``priors`` (per seat, all shares above
-    0: :func:`seat_priors`) replaces ``prior`` seat by seat.
+    0: :func:`seat_priors`) replaces ``prior`` seat by seat. With ``aware`` (the ``leaders=first`` model,
+    :func:`seat_awareness`) a ``lead`` player who was not the start player may have led too, with the chance
+    :func:`_lead_chance` gives it; on the ``start`` model only the start player leads.
     """
     log = math.log
     active = [k for k in (RULE, LEAD, ANY) if prior[k] > 0]
-    logs = [
-        [log(x[k]) if x[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)]
-        for x in (priors if priors is not None else [prior] * view.seats)
-    ]
+    seat_prior = priors if priors is not None else [prior] * view.seats
+    logs = [[log(x[k]) if x[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)] for x in seat_prior]
     for past in _past_rounds(view):
         r = past.result
         for pos, (o, c) in enumerate(zip(r.owners, r.row, strict=True)):
@@ -211,9 +298,15 @@ def styles(
                 for k in active:
                     if k == ANY:
                         logs[o][k] -= log(len(choices))
-                    else:
+                    elif k == RULE or aware is None or o == r.start:
                         w = _intent_weights(past.money, o, r.start, k == LEAD)
                         logs[o][k] += log(w[c] / sum(w[x] for x in choices))
+                    else:  # it led, or dumped behind a leader (leaders=first)
+                        q = _lead_chance(seat_prior, aware, past.money, r.start, o)
+                        lw = _intent_weights(past.money, o, r.start, True, 1 << o)
+                        fw = _intent_weights(past.money, o, r.start, True, 0)
+                        like = q * lw[c] / sum(lw[x] for x in choices)
+                        logs[o][k] += log(like + (1.0 - q) * fw[c] / sum(fw[x] for x in choices))
     if prior[LEAD] > 0:
         for s, acts in enumerate(_past_bids(view) if bids is None else bids):
             for act in acts:
@@ -331,7 +424,7 @@ def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
     style = table.style[s]
     u = rand()
     if u >= style[ANY]:
-        w = _intent_weights(g._money, s, g._start, u < style[ANY] + style[LEAD])
+        w = _intent_weights(g._money, s, g._start, u < style[ANY] + style[LEAD], table.leaders)
         x = rand() * sum(w[m.arg] for m in legal)
         for m in legal:
             x -= w[m.arg]
@@ -341,13 +434,16 @@ def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
     return legal[int(rand() * len(legal))]
 
 
-def _intent_weights(money: Sequence[int], p: int, start: int, lead: bool) -> tuple[float, ...]:
+def _intent_weights(
+    money: Sequence[int], p: int, start: int, lead: bool, leaders: int | None = None
+) -> tuple[float, ...]:
     """Seat ``p``'s placement weights under the intent model (:func:`ismcts._weights_for`: a likely
-    buyer favours good cats, a likely seller dumps), and with ``lead`` the round-1 case: a start player
-    as rich as anyone can win the row outright by bidding first (:func:`_lock`, R12), so it leads with
-    its best cats (:data:`LEAD_WEIGHTS`) and everyone else places as a seller."""
+    buyer favours good cats, a likely seller dumps), and with ``lead`` the round-1 case: when the start
+    player is as rich as anyone, a leader can win the row outright by bidding first (:func:`_lock`, R12),
+    so the ``leaders`` (a bit per seat, :func:`leaders_of`; default: the start player) lead with their
+    best cats (:data:`LEAD_WEIGHTS`) and everyone else places as a seller."""
     if lead and money[start] >= max(m for o, m in enumerate(money) if o != start):
-        return LEAD_WEIGHTS if p == start else SELLER_WEIGHTS
+        return LEAD_WEIGHTS if (1 << start if leaders is None else leaders) >> p & 1 else SELLER_WEIGHTS
     return _weights_for(tuple(money), p)
 
 
@@ -400,16 +496,16 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
     payout = cards[npass] if g._filled else 0  # R13, R18
     limit = _limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
     high = g._high
+    start = g._start
     if (
         table.sure_lead
-        and s == g._start
+        and table.leaders >> s & 1
         and table.lockp[s] >= 1.0
-        and high == 0
+        and (s != start or (high == 0 and g._money[s] >= max(g._money)))
         and legal[0].kind == BID
-        and g._money[s] >= max(g._money)
     ):
         top = _lock(g._money, g._passed, s)
-        if est - noise[s] >= top and 0 < top <= legal[-2].arg:
+        if est - noise[s] >= top and high < top <= legal[-2].arg:
             return BIDS[top]  # R5, R12: it led its best cats to buy the row, and no one can top this
     if legal[0].kind == BID and high + 1 <= limit:
         lockp = table.lockp[s]
@@ -433,7 +529,8 @@ class _Observed:
     later: int
     others: int
     top: float  # a bid that could have been a jump to the bid no one still in could top: that bid; else inf
-    opening: bool = False  # the start player's first bid, as rich as anyone (the lead situation, _Table.sure_lead)
+    opening: bool = False  # its first bid of a round whose start player is as rich as anyone (a leader's lock,
+    # _Table.sure_lead: round 1, R5)
 
 
 def _observed_actions(view: View) -> list[_Observed]:
@@ -453,6 +550,8 @@ def _observed_actions(view: View) -> list[_Observed]:
     high = 0
     npass = 0
     passed = 0
+    acted = 0  # a bit per seat that has bid or passed this round
+    rich = money[view.start] >= max(money)  # R5, R12: the start player as rich as anyone (a leader may lock)
     for s, text in hist[i:]:
         payout = cards[npass] if filled and npass < len(cards) else 0
         later = cards[min(npass + 1, len(cards) - 1)]
@@ -463,12 +562,13 @@ def _observed_actions(view: View) -> list[_Observed]:
             else:
                 top = _lock(money, passed, s)
                 chance = high + 2 < top <= money[s]  # as in _past_bids: a jump was possible
-                # the start player's first bid as rich as anyone (R5 in round 1, R12: it bids first)
-                opening = high == 0 and s == view.start and money[s] >= max(money)
+                # its first bid as rich as anyone, the start player too (R5 in round 1, R12)
+                opening = rich and not acted >> s & 1 and money[s] >= max(money)
                 bid_ = float(int(text[4:]))
                 out.append(
                     _Observed(s, up, bid_, None, payout, later, n - npass - 1, top if chance else math.inf, opening)
                 )
+        acted |= 1 << s
         if text == "pass":
             npass += 1
             passed |= 1 << s
@@ -478,7 +578,11 @@ def _observed_actions(view: View) -> list[_Observed]:
 
 
 def _likelihood(
-    obs: Sequence[_Observed], table: _Table, row: Sequence[int], drawn: Sequence[int] | None = None
+    obs: Sequence[_Observed],
+    table: _Table,
+    row: Sequence[int],
+    drawn: Sequence[int] | None = None,
+    leaders: int | None = None,
 ) -> float:
     """How likely the opponents' observed actions are in a world with this row, under the honest model
     shifted and spread by each player's bid habits.
@@ -486,9 +590,11 @@ def _likelihood(
     With ``drawn`` (each seat's style drawn for the world), a bid that could have been a jump to the bid
     no one still in can top counts too, with the style's chance of that jump once the limit reaches it
     (:data:`LOCK_JUMP`): a jump says the limit reached it, a smaller bid that the limit fell short of it
-    or the player did not jump. A ``lead`` start player's opening follows its model (``sure_lead``): it
-    jumps when its honest estimate reaches the bid (with chance :data:`SURE_LOCK`), else it bids as usual.
+    or the player did not jump. A leader's opening (``leaders``: a bit per seat, default the start player;
+    :func:`leaders_of`) follows its model (``sure_lead``): it jumps when its honest estimate reaches the bid
+    (with chance :data:`SURE_LOCK`), else it bids as usual.
     """
+    lead_by = table.leaders if leaders is None else leaders
     like = 1.0
     for o in obs:
         est = table.estimate(row, o.up, o.seat)
@@ -497,7 +603,7 @@ def _likelihood(
         if drawn is not None and o.top < math.inf:
             k = drawn[o.seat]
             q = LOCK_JUMP[k]
-            if o.opening and k == LEAD and table.sure_lead and est >= o.top:
+            if o.opening and k == LEAD and table.sure_lead and lead_by >> o.seat & 1 and est >= o.top:
                 p = SURE_LOCK if o.low >= o.top else 1.0 - SURE_LOCK
             elif o.low >= o.top:
                 p = censored(limit, sd, o.low, math.inf) * q
@@ -510,11 +616,12 @@ def _likelihood(
 
 
 def _mixed_weights(
-    style: Sequence[float], money: Sequence[int], p: int, start: int, pool: Sequence[int]
+    style: Sequence[float], money: Sequence[int], p: int, start: int, pool: Sequence[int], leaders: int | None = None
 ) -> tuple[float, ...]:
-    """Per card, the chance that seat ``p``, holding ``pool``, placed it: its styles mixed by their shares."""
+    """Per card, the chance that seat ``p``, holding ``pool``, placed it: its styles mixed by their shares
+    (``leaders``: as :func:`_intent_weights`)."""
     rule = _intent_weights(money, p, start, False)
-    lead = _intent_weights(money, p, start, True)
+    lead = _intent_weights(money, p, start, True, leaders)
     r = style[RULE] / sum(rule[c] for c in pool)
     q = style[LEAD] / sum(lead[c] for c in pool)
     u = style[ANY] / len(pool)

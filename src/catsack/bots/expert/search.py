@@ -14,15 +14,18 @@ from catsack.bots.expert.players import (
     _ONE_HOT,
     ANY,
     LEAD,
+    LEADERS,
     LOCK_ANY,
     RULE,
     STYLE_PRIORS,
+    UNKNOWN_AWARE,
     _lock,
     _mixed_weights,
     _observed_actions,
     _policy,
     _Table,
     known_kind,
+    seat_awareness,
     seat_priors,
     styles,
 )
@@ -95,6 +98,7 @@ def search(
     draw_styles: bool = True,
     consider: Iterable[Move] = (),
     players: Sequence[str | None] | None = None,
+    leaders: str = "first",
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
@@ -110,7 +114,10 @@ def search(
     sampled world (:class:`_StyleDraw`: one for the whole table in round 1, weighted by the lock evidence
     of this round's bids); off, every world mixes the styles by their shares. ``players`` (per seat, the
     bot spec seated there or ``None``, as :meth:`catsack.bots.base.Bot.meet` gives it) sets each player's
-    prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read).
+    prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
+    (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
+    from each world's styles and each player's kind (:func:`seat_awareness`), ``start`` has only the start
+    player lead (the levels below ``expert``).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -122,12 +129,19 @@ def search(
     base = sample_game(view, rng)
     if lead not in STYLE_PRIORS:
         raise ValueError(f"lead must be one of {', '.join(STYLE_PRIORS)}, not {lead!r}")
+    if leaders not in LEADERS:
+        raise ValueError(f"leaders must be one of {', '.join(LEADERS)}, not {leaders!r}")
     prior = STYLE_PRIORS[lead]
     n = view.seats
     if players is not None and len(players) != n:
         raise ValueError(f"players names {len(players)} seats, but the view's table has {n}")
     met = players if lead == "read" and read_intent else None  # the table's kinds set the styles' priors
-    table = _Table(view, None if met is None else seat_priors(met, prior))
+    # leaders=first: who leads round 1 follows from the drawn styles (players.leaders_of), each player's
+    # awareness from its kind as met (seat_awareness); a table not met: everyone unsure
+    aware = None
+    if leaders == "first" and lead == "read" and read_intent and draw_styles:
+        aware = seat_awareness(players) if players is not None else [UNKNOWN_AWARE] * n
+    table = _Table(view, None if met is None else seat_priors(met, prior), aware)
     if not read_intent:  # the prior without the ``any`` style, for everyone
         kept = prior[RULE] + prior[LEAD]
         table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0)] * view.seats
@@ -172,8 +186,12 @@ def search(
             if worlds is None:
                 w = _mixed_weights(table.style[rc.owner], money, rc.owner, view.start, pool)
                 wts = (w, w, w)
-            else:
-                wts = tuple(_mixed_weights(_ONE_HOT[k], money, rc.owner, view.start, pool) for k in (RULE, LEAD, ANY))
+            else:  # per style, and FOLLOW: a lead player that does not lead (worlds.FOLLOW)
+                o = rc.owner
+                wts = (
+                    *(_mixed_weights(_ONE_HOT[k], money, o, view.start, pool, 1 << o) for k in (RULE, LEAD, ANY)),
+                    _mixed_weights(_ONE_HOT[LEAD], money, o, view.start, pool, 0),
+                )
             hidden.append(hidden_card(pos, rc.owner, wts))
     stop_round = view.round + 1
     rand = rng.random

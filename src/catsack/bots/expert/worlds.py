@@ -9,14 +9,28 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from catsack.bots.expert.players import _ONE_HOT, ANY, LEAD, RULE, _likelihood, _mixed_weights, _Observed, _Table
+from catsack.bots.expert.players import (
+    _ONE_HOT,
+    ANY,
+    LEAD,
+    RULE,
+    _likelihood,
+    _mixed_weights,
+    _Observed,
+    _Table,
+    leaders_of,
+)
 from catsack.bots.heuristic import _public_tables
 from catsack.game import Game
 from catsack.moves import PLACES
 from catsack.view import View
 
+#: The index of a ``lead`` player's placement weights when it does not lead (:func:`leaders_of`: it dumps);
+#: index :data:`LEAD` holds its weights as a leader.
+FOLLOW = 3
 MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
-_NO_STYLES = {n: (0,) * n for n in (3, 4, 5)}  # _deal without drawn styles: every hidden card's one weights
+# _deal without drawn styles: every hidden card's one weights (and, last, no leaders: see _StyleDraw.draw)
+_NO_STYLES = {n: (0,) * (n + 1) for n in (3, 4, 5)}
 
 
 class _StyleDraw:
@@ -29,9 +43,11 @@ class _StyleDraw:
     placement weights and the bid likelihood with the lock evidence (:data:`LOCK_JUMP`) weight it, so a
     start player who opens with 1 where the lead style would have bid what no one can top makes the
     ``rule`` worlds likelier, and the modelled players then move in the drawn style (:meth:`apply`).
+    With the ``leaders=first`` model (``table.aware`` set) the world's leaders follow from its styles
+    (:func:`leaders_of`), each player of unsure awareness drawn aware with its chance.
     """
 
-    __slots__ = ("cum", "group", "jump", "lock_by", "seat", "shown", "watched")
+    __slots__ = ("aware", "cum", "group", "jump", "lock_by", "money", "seat", "shown", "start", "watched")
 
     def __init__(
         self,
@@ -53,19 +69,29 @@ class _StyleDraw:
         # this round's opponents' cards already face up (R11, R14): (owner, per style the chance it placed
         # that card, over the largest of the three); the draw weighs them like the hidden cards
         self.shown: list[tuple[int, tuple[float, ...]]] = []
+        self.aware = table.aware
+        self.money: tuple[int, ...] = ()  # each seat's money at the round's start (R24), set by see()
+        self.start = 0
 
     def see(self, view: View, table: _Table) -> None:
         """Weigh the draw by this round's opponents' cards already face up (R11, R14) in ``view``."""
         money = _public_tables(view)[1]  # at the round's start, when they placed (R24)
+        self.money = tuple(money)
+        self.start = view.start
         for rc in view.row:
             if rc.card is not None and rc.owner is not None and rc.owner != self.seat:
-                pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)  # it held the card then
-                ps = [_mixed_weights(st, money, rc.owner, view.start, pool)[rc.card] for st in _ONE_HOT]
-                self.shown.append((rc.owner, tuple(x / max(ps) for x in ps)))
+                o = rc.owner
+                pool = tuple(c for c in range(10) if table.unseen[o] >> c & 1)  # it held the card then
+                ps = [_mixed_weights(st, money, o, view.start, pool, 1 << o)[rc.card] for st in _ONE_HOT]
+                ps.append(_mixed_weights(_ONE_HOT[LEAD], money, o, view.start, pool, 0)[rc.card])  # FOLLOW
+                # over the largest of the cases that can occur (on the ``start`` model only the start player leads)
+                can = ps if self.aware is not None else ps[:3] if o == view.start else [ps[RULE], ps[ANY], ps[FOLLOW]]
+                self.shown.append((o, tuple(x / max(can) for x in ps)))
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
-        """One style per seat (the searcher's too; its moves in the tree do not read it); the seats of
-        ``group`` share one."""
+        """One style per seat (the searcher's too; its moves in the tree do not read it), the seats of
+        ``group`` sharing one, and last the world's leaders (a bit per seat, :func:`leaders_of`; on the
+        ``start`` model the start player)."""
         group = self.group
         out = []
         shared = -1
@@ -78,12 +104,19 @@ class _StyleDraw:
             if s in group:
                 shared = k
             out.append(k)
+        aware = self.aware
+        if aware is None:
+            out.append(1 << self.start)
+        else:
+            sure = [a >= 1.0 or (a > 0.0 and rand() < a) if out[s] == LEAD else False for s, a in enumerate(aware)]
+            out.append(leaders_of(out, sure, self.money, self.start))
         return tuple(out)
 
     def apply(self, table: _Table, styles: Sequence[int]) -> None:
         """Make the drawn styles the ones the modelled players move in for this iteration."""
-        table.style = [_ONE_HOT[k] for k in styles]
-        table.lockp = [self.lock_by[k] for k in styles]
+        table.style = [_ONE_HOT[k] for k in styles[:-1]]
+        table.lockp = [self.lock_by[k] for k in styles[:-1]]
+        table.leaders = styles[-1]
 
 
 class _Hidden(NamedTuple):
@@ -92,11 +125,12 @@ class _Hidden(NamedTuple):
     pos: int
     owner: int
     by_style: tuple[tuple[tuple[int, ...], tuple[float, ...]], ...]  # per style: cards, cumulative weights
+    # (index FOLLOW, where given: a lead player who does not lead; else its LEAD weights serve)
 
 
 def hidden_card(pos: int, owner: int, weights: Sequence[Sequence[float]]) -> _Hidden:
-    """The card at ``pos``, placed by ``owner``, drawn per style (index :data:`RULE`...) by ``weights``
-    (per card index; cards with weight 0 are never drawn)."""
+    """The card at ``pos``, placed by ``owner``, drawn per style (index :data:`RULE`..., and optionally
+    :data:`FOLLOW`) by ``weights`` (per card index; cards with weight 0 are never drawn)."""
     by_style = []
     for w in weights:
         cards = tuple(c for c in range(10) if w[c] > 0)
@@ -135,23 +169,29 @@ def _deal(
     drawn = best_drawn = _NO_STYLES[g.seats]
     for _ in range(MAX_TRIES):
         w = 1.0
+        leaders = 0
         if worlds is not None:
             drawn = worlds.draw(rand)
+            leaders = drawn[-1]
             for owner, fs in worlds.shown:
-                w *= fs[drawn[owner]]
+                k = drawn[owner]
+                w *= fs[FOLLOW if k == LEAD and not leaders >> owner & 1 else k]
         for pos, owner, by_style in hidden:
-            cards, cum = by_style[drawn[owner]]
+            k = drawn[owner]
+            if k == LEAD and not leaders >> owner & 1 and len(by_style) > FOLLOW:
+                k = FOLLOW
+            cards, cum = by_style[k]
             row[pos] = cards[min(bisect_right(cum, rand() * cum[-1]), len(cards) - 1)]
         if observed:
             # a likelihood, kept beside the estimates: (up, seat) = (-1, -1), or -2 and the styles it reads
             if worlds is None or not worlds.watched:
                 key: tuple[int, ...] = (-1, -1, *row)
             else:
-                key = (-2, *[drawn[s] for s in worlds.watched], *row)
+                key = (-2, leaders, *[drawn[s] for s in worlds.watched], *row)
             like = table.cache.get(key)
             if like is None:
-                styles_ = drawn if worlds is not None and worlds.jump else None
-                like = table.cache[key] = _likelihood(observed, table, row, styles_)
+                styles_ = drawn[:-1] if worlds is not None and worlds.jump else None
+                like = table.cache[key] = _likelihood(observed, table, row, styles_, leaders)
             w *= like
         if w > best_w:
             best_w = w

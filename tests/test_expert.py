@@ -514,5 +514,75 @@ def test_modelled_players_move_legally_in_any_drawn_world() -> None:
             table.style = [_ONE_HOT[k] for k in drawn]
             table.lockp = [1.0 if k == LEAD else 0.5 if k == ANY else 0.0 for k in drawn]
             table.sure_lead = True
+            table.leaders = rng.randrange(1 << seats)  # any seats leading (leaders=first draws them)
             noise = [rng.gauss(0, 5) for _ in range(seats)]
             g.play(_policy(g, table, noise, rng.random))  # raises on an illegal move
+
+
+def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> None:
+    """``leaders=first``: a ``lead`` start player leads alone; else every ``lead`` player leads unless it
+    is aware and another one speaks before it (R12's order from the start player). Awareness comes from
+    the public bot spec: the expert is aware, its lower levels and ``ismcts`` are not, people may be."""
+    from catsack.bots.expert.bot import LEVELS
+    from catsack.bots.expert.players import (
+        ANY,
+        LEAD,
+        LOWER_LEVELS,
+        RULE,
+        UNKNOWN_AWARE,
+        leaders_of,
+        seat_awareness,
+    )
+
+    rich = [15, 15, 15, 15]
+    naive, aware = [False] * 4, [True] * 4
+    assert leaders_of([LEAD, LEAD, LEAD, RULE], naive, rich, 0) == 0b0001  # the start player leads alone
+    assert leaders_of([RULE, LEAD, LEAD, ANY], naive, rich, 0) == 0b0110  # without it, every naive lead player
+    assert leaders_of([RULE, LEAD, LEAD, ANY], aware, rich, 0) == 0b0010  # the aware one behind the first dumps
+    assert leaders_of([RULE, LEAD, LEAD, ANY], [False, True, False, False], rich, 0) == 0b0110
+    assert leaders_of([LEAD, RULE, ANY, LEAD], aware, rich, 2) == 0b1000  # order from the start player, round
+    assert leaders_of([LEAD, LEAD, LEAD, LEAD], aware, [15, 15, 9, 15], 2) == 0  # a poorer start player: no lead
+    assert leaders_of([RULE, RULE, LEAD, LEAD], aware, [15, 15, 15, 9], 0) == 0b0100  # only the rich may lock
+
+    assert set(LEVELS) == set(LOWER_LEVELS)
+    players = ["expert", "expert:strong", "expert:iters=500", "expert:normal+leaders=first", "ismcts:strong", None]
+    assert seat_awareness(players) == [1.0, 0.0, 1.0, 1.0, 0.0, UNKNOWN_AWARE]
+    assert seat_awareness(["heuristic", "expert:leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
+    assert make_bot("expert").leaders == "first"  # type: ignore[attr-defined]
+    assert make_bot("expert:strong").leaders == "start"  # type: ignore[attr-defined]
+    assert make_bot("expert:strong+leaders=first").leaders == "first"  # type: ignore[attr-defined]
+    with pytest.raises(BotSpecError, match=r"leaders=first\|start"):
+        make_bot("expert:leaders=all")
+
+
+def test_round_one_worlds_have_a_searcher_on_the_old_model_lead_before_the_expert() -> None:
+    """Round 1 with a heuristic start player, then ``expert:strong``, then the expert: in the expert's
+    worlds where both searchers are of the ``lead`` style, ``expert:strong`` leads (it leads behind a heuristic
+    start player, ``bench/round_gain.py --round1``) and the expert dumps; on the ``start`` model no one leads."""
+    from catsack.bots.expert.players import LEAD, seat_awareness
+    from catsack.bots.expert.worlds import _StyleDraw
+
+    g = Game.new(4, seed=4)
+    start = g.start_player
+    players: list[str | None] = ["random"] * 4
+    players[start] = "heuristic"
+    players[(start + 1) % 4] = "expert:strong"
+    me = (start + 2) % 4
+    players[me] = "expert"
+    for _ in range(2):
+        g.play(g.legal_moves()[0])
+    assert g.to_move == me
+    view = g.view(me)
+    from catsack.bots.expert.players import STYLE_PRIORS, seat_priors
+
+    rand = random.Random(3).random
+    for aware, expect in ((seat_awareness(players), 1 << (start + 1) % 4), (None, 1 << start)):
+        table = _Table(view, seat_priors(players, STYLE_PRIORS["read"]), aware)
+        worlds = _StyleDraw(table, me, frozenset({(start + 1) % 4, me}), (0.0, 1.0, 0.5), True, [])
+        worlds.see(view, table)
+        draws = [worlds.draw(rand) for _ in range(400)]
+        both = [  # (the heuristic and random bots are drawn ``lead`` now and then: left out)
+            d for d in draws if d[(start + 1) % 4] == d[me] == LEAD and LEAD not in (d[start], d[(start + 3) % 4])
+        ]
+        assert len(both) > 100
+        assert all(d[-1] == expect for d in both)

@@ -91,8 +91,14 @@ def seat_awareness(players: Sequence[str | None]) -> list[float]:
     for p in players:
         kind = _kind(p)
         if kind == "expert":
-            parts = {x.strip() for x in (p or "").partition(":")[2].split("+")}
-            out.append(0.0 if parts & {*LOWER_LEVELS, "leaders=start"} else 1.0)
+            aware = 1.0
+            for part in (p or "").partition(":")[2].split("+"):  # in order, as the spec is read (bot.parse_spec)
+                text = part.strip()
+                if text in LOWER_LEVELS or text == "leaders=start":
+                    aware = 0.0
+                elif text == "leaders=first":
+                    aware = 1.0
+            out.append(aware)
         else:
             out.append(0.0 if kind in KIND_STYLES else UNKNOWN_AWARE)
     return out

@@ -122,6 +122,12 @@ def seat_agents(players: Sequence[Player | SeatRow]) -> list[str]:
     return ["human" if k is None else k for k in seat_kinds(players)]
 
 
+def stored_record(row: TableRow, seats: Sequence[SeatRow], game: Game, **extra: Any) -> Record:
+    """The full record of a stored game: its seats' names (:func:`seat_names`) and ``agents``
+    (:func:`seat_agents`), the table's id, and ``extra`` keys (the archive adds the event and the date)."""
+    return record_from_game(game, seat_names(seats), table=row.id, agents=seat_agents(seats), **extra)
+
+
 def event_dict(ev: Event, version: int, names: list[str]) -> dict[str, Any]:
     """A public event as JSON: its kind, the move (version) that caused it, a sentence, its fields."""
     out: dict[str, Any] = {"version": version, "kind": type(ev).__name__, "text": describe_event(ev, names)}

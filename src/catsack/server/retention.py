@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from catsack.game import Game
-from catsack.record import dumps_record, record_from_game
+from catsack.record import dumps_record
 from catsack.server.store import Store
 
 __all__ = ["archive_record", "prune"]
@@ -20,8 +20,8 @@ DAY = 86400.0
 
 def archive_record(store: Store, table_id: str) -> str | None:
     """The full catsack/1 record of a stored game (``None`` if there is no such table)."""
-    from catsack.server.hub import iso_time, seat_names, setup_from_json
-    from catsack.server.live import seat_agents
+    from catsack.server.hub import iso_time, setup_from_json
+    from catsack.server.live import stored_record
 
     loaded = store.load(table_id)
     if loaded is None:
@@ -30,10 +30,7 @@ def archive_record(store: Store, table_id: str) -> str | None:
     game = Game(setup_from_json(row.seats, row.setup))
     for a in actions:
         game.play(a.move)
-    rec = record_from_game(
-        game, seat_names(seats), table=row.id, event=row.name, date=iso_time(row.created), agents=seat_agents(seats)
-    )
-    return dumps_record(rec)
+    return dumps_record(stored_record(row, seats, game, event=row.name, date=iso_time(row.created)))
 
 
 def prune(

@@ -24,10 +24,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.errors import CatsackError
 from catsack.game import Game
-from catsack.record import Record, loads_record, record_from_game
+from catsack.record import Record, loads_record
 from catsack.server.analysis_jobs import AnalysisJobs
 from catsack.server.hub import hash_token, seat_names, setup_from_json
-from catsack.server.live import seat_agents
+from catsack.server.live import stored_record
 from catsack.server.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
@@ -306,7 +306,7 @@ async def _finished(request: Request, table_id: str, seat: int) -> tuple[TableRo
 async def start_analysis(request: Request, table_id: str, body: AnalysisRequest) -> Response:
     """Start the analysis of one seat of a finished game, or answer its progress or stored result."""
     row, seats, game = await _finished(request, table_id, body.seat)
-    record = record_from_game(game, seat_names(seats), table=row.id, agents=seat_agents(seats))
+    record = stored_record(row, seats, game)
     address = request.client.host if request.client is not None else "?"
     answer = await jobs_of(request).request(row.id, body.seat, record, address)
     return _json(answer, 202 if answer["status"] == "running" else 200)

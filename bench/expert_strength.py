@@ -230,6 +230,11 @@ def report(
             f"[{mlo:+.1f}, {mhi:+.1f}]  junk buys {100 * junk[st.bot] / st.games:.1f}/100 games "
             f"({junk[st.bot]})  rows {rows} ({per_row} per row)"
         )
+    if per_deal > seats:  # both orders round the table: each order's share alone (its seatings pooled)
+        for label, order in (("as listed", False), ("reversed", True)):
+            part = [g for g in games if (g.rotation >= seats) == order]
+            shares = ", ".join(f"{st.bot} {st.win_share:.3f}" for st in summarize(bots, part, seed=seed, ratings=False))
+            print(f"  order {label} ({len(part)} games): {shares}")
     head_to_head(games, bots)
     if svg:
         title = f"{', '.join(bots)}: {len(games)} duplicate games, seed {seed}"

@@ -47,7 +47,7 @@ class _StyleDraw:
     (:func:`leaders_of`), each player of unsure awareness drawn aware with its chance.
     """
 
-    __slots__ = ("aware", "cum", "group", "jump", "lock_by", "money", "seat", "shown", "start", "watched")
+    __slots__ = ("aware", "cum", "group", "jump", "lead_round", "lock_by", "money", "seat", "shown", "start", "watched")
 
     def __init__(
         self,
@@ -72,12 +72,14 @@ class _StyleDraw:
         self.aware = table.aware
         self.money: tuple[int, ...] = ()  # each seat's money at the round's start (R24), set by see()
         self.start = 0
+        self.lead_round = False  # the start player as rich as anyone (round 1, R5): leaders matter
 
     def see(self, view: View, table: _Table) -> None:
         """Weigh the draw by this round's opponents' cards already face up (R11, R14) in ``view``."""
         money = _public_tables(view)[1]  # at the round's start, when they placed (R24)
         self.money = tuple(money)
         self.start = view.start
+        self.lead_round = money[view.start] >= max(money)
         for rc in view.row:
             if rc.card is not None and rc.owner is not None and rc.owner != self.seat:
                 o = rc.owner
@@ -105,7 +107,7 @@ class _StyleDraw:
                 shared = k
             out.append(k)
         aware = self.aware
-        if aware is None:
+        if aware is None or not self.lead_round:  # (outside a lead round the mask changes nothing)
             out.append(1 << self.start)
         else:
             sure = [a >= 1.0 or (a > 0.0 and rand() < a) if out[s] == LEAD else False for s, a in enumerate(aware)]

@@ -2,27 +2,16 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
+from bench_modules import BENCH, load_bench
 from catsack.tournament import TournamentConfig
-
-BENCH = Path(__file__).resolve().parent.parent / "bench"
-
-
-def _load(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("bots", ["heuristic,random,random", "random,heuristic,random,heuristic"])
@@ -34,7 +23,7 @@ def test_round_gains_add_up_to_each_seats_result(bots: str, tmp_path: Path) -> N
     run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", bots, "--games", str(2 * n), "--seed", "3"]
     subprocess.run([*run, "--save", str(saved)], check=True, capture_output=True, timeout=120)
     data = json.loads(saved.read_text())
-    round_gain = _load("round_gain")
+    round_gain = load_bench("round_gain")
     config = TournamentConfig(bots=tuple(data["bots"]), games=2 * n, seed=data["seed"])
     for game in data["games"]:
         gains, places = round_gain.game_gains(config, game)
@@ -60,7 +49,7 @@ def test_round1_lists_every_placement_and_opening(tmp_path: Path, capsys: pytest
     run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", "heuristic,random,random,heuristic"]
     subprocess.run([*run, "--games", "8", "--seed", "5", "--save", str(saved)], check=True, capture_output=True)
     data = json.loads(saved.read_text())
-    round_gain = _load("round_gain")
+    round_gain = load_bench("round_gain")
     assert round_gain.main([str(saved), "--round1"]) == 0
     out = capsys.readouterr().out
     lines = out[out.index("round 1 placements") :].splitlines()
@@ -79,7 +68,7 @@ def test_unreadable_files_get_a_clear_error(tmp_path: Path, capsys: pytest.Captu
     other.write_text("[1, 2]")
     for path, says in ((tmp_path / "missing.json", "cannot read saved games"), (other, "is not a file of games")):
         with pytest.raises(SystemExit) as e:
-            _load("round_gain").main([str(path)])
+            load_bench("round_gain").main([str(path)])
         assert e.value.code == 2
         assert says in capsys.readouterr().err
 
@@ -111,7 +100,7 @@ def test_auctions_account_for_every_seats_score(tmp_path: Path, capsys: pytest.C
     run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", "heuristic,random,random,heuristic"]
     subprocess.run([*run, "--games", "8", "--seed", "7", "--save", str(saved)], check=True, capture_output=True)
     data = json.loads(saved.read_text())
-    round_gain = _load("round_gain")
+    round_gain = load_bench("round_gain")
     config = TournamentConfig(bots=tuple(data["bots"]), games=8, seed=data["seed"])
     a = round_gain.auctions(config, data["games"])
     for spec in ("heuristic", "random"):

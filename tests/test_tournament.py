@@ -4,7 +4,6 @@ errors, and the seating ``bench/expert_strength.py`` picks."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 import math
@@ -13,11 +12,11 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from typer.testing import CliRunner
 
+from bench_modules import BENCH, load_bench
 from catsack.bots.analysis import record_players
 from catsack.bots.base import BotSpecError
 from catsack.cli import app
@@ -36,7 +35,6 @@ from catsack.tournament.schedule import chunk_deals
 from catsack.tournament.stats import bootstrap_ratio_ci, quantile, summarize
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "external_bot.py"
-BENCH = Path(__file__).resolve().parent.parent / "bench"
 # Small and quick: the heuristic bot against two random bots, 3 seats.
 BOTS = ("heuristic", "random", "random")
 
@@ -403,14 +401,6 @@ def test_bootstrap_with_numpy_is_the_plain_loop_bit_for_bit() -> None:
 # ---------------------------------------------------------------- bench/expert_strength.py
 
 
-def _bench(name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.mark.parametrize(
     ("bots", "seating"),
     [
@@ -426,7 +416,7 @@ def _bench(name: str) -> ModuleType:
     ],
 )
 def test_bench_auto_seating_plays_both_orders_only_where_they_differ(bots: str, seating: str) -> None:
-    assert _bench("expert_strength").auto_seating(parse_bots(bots)) == seating
+    assert load_bench("expert_strength").auto_seating(parse_bots(bots)) == seating
 
 
 def test_bench_parts_with_both_seatings_combine_to_the_whole_run(tmp_path: Path) -> None:

@@ -522,12 +522,11 @@ def test_modelled_players_move_legally_in_any_drawn_world() -> None:
 def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> None:
     """``leaders=first``: a ``lead`` start player leads alone; else every ``lead`` player leads unless it
     is aware and another one speaks before it (R12's order from the start player). Awareness comes from
-    the public bot spec: the expert is aware, its lower levels and ``ismcts`` are not, people may be."""
-    from catsack.bots.expert.bot import LEVELS
+    the public bot spec: ``expert:leaders=first`` is aware, the other expert specs and ``ismcts`` are not,
+    people may be."""
     from catsack.bots.expert.players import (
         ANY,
         LEAD,
-        LOWER_LEVELS,
         RULE,
         UNKNOWN_AWARE,
         leaders_of,
@@ -544,12 +543,11 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert leaders_of([LEAD, LEAD, LEAD, LEAD], aware, [15, 15, 9, 15], 2) == 0  # a poorer start player: no lead
     assert leaders_of([RULE, RULE, LEAD, LEAD], aware, [15, 15, 15, 9], 0) == 0b0100  # only the rich may lock
 
-    assert set(LEVELS) == set(LOWER_LEVELS)
-    players = ["expert", "expert:strong", "expert:iters=500", "expert:normal+leaders=first", "ismcts:strong", None]
-    assert seat_awareness(players) == [1.0, 0.0, 1.0, 1.0, 0.0, UNKNOWN_AWARE]
-    assert seat_awareness(["heuristic", "expert:leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
-    assert make_bot("expert").leaders == "first"  # type: ignore[attr-defined]
-    assert make_bot("expert:strong").leaders == "start"  # type: ignore[attr-defined]
+    players = ["expert:leaders=first", "expert:strong", "expert", "expert:strong+leaders=first", "ismcts:strong", None]
+    assert seat_awareness(players) == [1.0, 0.0, 0.0, 1.0, 0.0, UNKNOWN_AWARE]
+    assert seat_awareness(["heuristic", "expert:leaders=first+leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
+    assert make_bot("expert").leaders == "start"  # type: ignore[attr-defined]
+    assert make_bot("expert:leaders=first").leaders == "first"  # type: ignore[attr-defined]
     assert make_bot("expert:strong+leaders=first").leaders == "first"  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"leaders=first\|start"):
         make_bot("expert:leaders=all")
@@ -568,7 +566,7 @@ def test_round_one_worlds_have_a_searcher_on_the_old_model_lead_before_the_exper
     players[start] = "heuristic"
     players[(start + 1) % 4] = "expert:strong"
     me = (start + 2) % 4
-    players[me] = "expert"
+    players[me] = "expert:leaders=first"
     for _ in range(2):
         g.play(g.legal_moves()[0])
     assert g.to_move == me

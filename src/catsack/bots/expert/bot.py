@@ -56,7 +56,7 @@ class Options:
     lead: str = "read"  # the styles' prior (STYLE_PRIORS): read each player's, all lead, or no lead style
     draw_styles: bool = True  # draw each player's style per sampled world (else mix them in every world)
     mistake: float = 0.0  # points: the spread of deliberate mistakes (the levels below expert; 0: none)
-    leaders: str = "first"  # round 1's model of who leads (players.LEADERS); the levels below expert: start
+    leaders: str = "start"  # round 1's model of who leads (players.LEADERS; ``first``: opt in, docs/bots.md)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -72,7 +72,7 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
     [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix]``; empty: the
-    defaults. A level (``easy``, ``normal``, ``strong``) also sets ``leaders=start``; options after it override.
+    defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
     """
@@ -83,8 +83,7 @@ def parse_spec(arg: str | None) -> Options:
             continue
         key, sep, value = text.partition("=")
         if not sep and key in LEVELS:
-            level = LEVELS[key]
-            opts = replace(opts, iterations=level.iterations, seconds=None, mistake=level.mistake, leaders="start")
+            opts = replace(opts, iterations=LEVELS[key].iterations, seconds=None, mistake=LEVELS[key].mistake)
             continue
         try:
             if sep and key == "iters" and int(value) >= 1:

@@ -69,35 +69,31 @@ def known_kind(player: str | None) -> bool:
 
 
 #: Who leads a round in which the start player is as rich as anyone (round 1, R5), per the searcher's
-#: ``leaders=`` option. ``start`` (session 12's model, kept by the levels below ``expert``): only the start
-#: player leads, and every other ``lead`` player dumps. ``first`` (``expert``): a ``lead`` start player
+#: ``leaders=`` option. ``start`` (session 12's model, the default): only the start player leads, and
+#: every other ``lead`` player dumps. ``first`` (opt in: ``expert:leaders=first``): a ``lead`` start player
 #: leads; else every ``lead`` player leads except those who see that another one speaks before them
 #: (:func:`leaders_of`). Search bots on session 12's model lead their +15 and bid 15 at their first turn
 #: whenever the start player is a heuristic or random bot, even behind another search bot: the first of
 #: them to speak buys the row with the other's +15 (``bench/round_gain.py --round1``, session 13).
 LEADERS = ("first", "start")
-#: The levels below ``expert``: they play round 1 on the ``start`` model (bot.LEVELS; a test checks the names).
-LOWER_LEVELS = ("easy", "normal", "strong")
 UNKNOWN_AWARE = 0.5  # a person's or an unknown bot's chance of seeing that another lead player speaks first
 
 
 def seat_awareness(players: Sequence[str | None]) -> list[float]:
     """Per seat, the chance that the player there, if of the ``lead`` style, sees that a ``lead`` player
-    who speaks before it will lead (:func:`leaders_of`): 1 for ``expert`` on the ``first`` model, 0 for the
-    levels below it and the other kinds :data:`KIND_STYLES` knows (``ismcts`` leads like session 12's
-    model), :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat holds is public (R23:
-    the lobby shows it)."""
+    who speaks before it will lead (:func:`leaders_of`): 1 for ``expert:...+leaders=first``, 0 for the other
+    expert specs (they play on the ``start`` model) and the other kinds :data:`KIND_STYLES` knows,
+    :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat holds is public (R23: the lobby
+    shows it)."""
     out = []
     for p in players:
         kind = _kind(p)
         if kind == "expert":
-            aware = 1.0
+            aware = 0.0
             for part in (p or "").partition(":")[2].split("+"):  # in order, as the spec is read (bot.parse_spec)
                 text = part.strip()
-                if text in LOWER_LEVELS or text == "leaders=start":
-                    aware = 0.0
-                elif text == "leaders=first":
-                    aware = 1.0
+                if text.startswith("leaders="):
+                    aware = 1.0 if text == "leaders=first" else 0.0
             out.append(aware)
         else:
             out.append(0.0 if kind in KIND_STYLES else UNKNOWN_AWARE)

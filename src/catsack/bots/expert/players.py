@@ -85,16 +85,17 @@ def seat_awareness(players: Sequence[str | None]) -> list[float]:
     expert specs (they play on the ``start`` model) and the other kinds :data:`KIND_STYLES` knows,
     :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat holds is public (R23: the lobby
     shows it)."""
+    from catsack.bots.base import BotSpecError
+    from catsack.bots.expert.bot import parse_spec  # (bot imports this module: read the spec as the bot does)
+
     out = []
     for p in players:
         kind = _kind(p)
         if kind == "expert":
-            aware = 0.0
-            for part in (p or "").partition(":")[2].split("+"):  # in order, as the spec is read (bot.parse_spec)
-                text = part.strip()
-                if text.startswith("leaders="):
-                    aware = 1.0 if text == "leaders=first" else 0.0
-            out.append(aware)
+            try:
+                out.append(1.0 if parse_spec((p or "").partition(":")[2]).leaders == "first" else 0.0)
+            except BotSpecError:  # no such expert could sit there; read it as an unknown player
+                out.append(UNKNOWN_AWARE)
         else:
             out.append(0.0 if kind in KIND_STYLES else UNKNOWN_AWARE)
     return out

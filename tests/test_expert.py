@@ -522,13 +522,15 @@ def test_modelled_players_move_legally_in_any_drawn_world() -> None:
 def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> None:
     """``leaders=first``: a ``lead`` start player leads alone; else every ``lead`` player leads unless it
     is aware and another one speaks before it (R12's order from the start player). Awareness comes from
-    the public bot spec: ``expert:leaders=first`` is aware, the other expert specs and ``ismcts`` are not,
-    people may be."""
+    the public bot spec: ``expert:leaders=first`` is aware, the other expert specs are not, ``ismcts``
+    leads only as start player, people may be."""
     from catsack.bots.expert.players import (
         ANY,
         LEAD,
         RULE,
+        START_ONLY,
         UNKNOWN_AWARE,
+        _lead_chance,
         leaders_of,
         seat_awareness,
     )
@@ -542,9 +544,17 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert leaders_of([LEAD, RULE, ANY, LEAD], aware, rich, 2) == 0b1000  # order from the start player, round
     assert leaders_of([LEAD, LEAD, LEAD, LEAD], aware, [15, 15, 9, 15], 2) == 0  # a poorer start player: no lead
     assert leaders_of([RULE, RULE, LEAD, LEAD], aware, [15, 15, 15, 9], 0) == 0b0100  # only the rich may lock
+    only = [START_ONLY] * 4  # (ismcts) leads as start player, never behind one
+    assert leaders_of([LEAD, LEAD, LEAD, LEAD], only, rich, 1) == 0b0010
+    assert leaders_of([RULE, LEAD, LEAD, LEAD], only, rich, 0) == 0
+    assert leaders_of([RULE, LEAD, LEAD, LEAD], [0.0, START_ONLY, 1.0, 0.0], rich, 0) == 0b1100  # 1: no leader
+    priors = [(0.25, 0.6, 0.15)] * 4
+    assert _lead_chance(priors, only, rich, 0, 2) == 0.0  # (the evidence styles() reads agrees)
+    assert _lead_chance(priors, only, rich, 2, 2) == 1.0
+    assert _lead_chance(priors, [0.0, START_ONLY, 1.0, 0.0], rich, 0, 2) == pytest.approx(0.4)  # start not lead
 
     players = ["expert:leaders=first", "expert:strong", "expert", "expert:strong+leaders=first", "ismcts:strong", None]
-    assert seat_awareness(players) == [1.0, 0.0, 0.0, 1.0, 0.0, UNKNOWN_AWARE]
+    assert seat_awareness(players) == [1.0, 0.0, 0.0, 1.0, START_ONLY, UNKNOWN_AWARE]
     assert seat_awareness(["heuristic", "expert:leaders=first+leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
     assert make_bot("expert").leaders == "start"  # type: ignore[attr-defined]
     assert make_bot("expert:leaders=first").leaders == "first"  # type: ignore[attr-defined]

@@ -77,12 +77,20 @@ def known_kind(player: str | None) -> bool:
 #: them to speak buys the row with the other's +15 (``bench/round_gain.py --round1``, session 13).
 LEADERS = ("first", "start")
 UNKNOWN_AWARE = 0.5  # a person's or an unknown bot's chance of seeing that another lead player speaks first
+#: The awareness (:func:`seat_awareness`) of a kind that leads round 1 only as the start player. Behind
+#: any start player, ``ismcts:strong`` never placed its +15 in round 1: 0 of 288 placements in 96 deals,
+#: with a heuristic, random, ``ismcts:strong`` or ``expert`` start player and three ``ismcts:strong`` bots
+#: behind it (a throwaway script, session 15); it dumped, or placed a good cat and raised in the auction.
+START_ONLY = -1.0
+#: The kinds that lead only as the start player (measured for ``ismcts``, above).
+START_ONLY_KINDS = frozenset({"ismcts"})
 
 
 def seat_awareness(players: Sequence[str | None]) -> list[float]:
     """Per seat, the chance that the player there, if of the ``lead`` style, sees that a ``lead`` player
     who speaks before it will lead (:func:`leaders_of`): 1 for ``expert:...+leaders=first``, 0 for the other
     expert specs (they play on the ``start`` model) and the other kinds :data:`KIND_STYLES` knows,
+    :data:`START_ONLY` for the kinds that never lead but as start player (:data:`START_ONLY_KINDS`),
     :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat holds is public (R23: the lobby
     shows it)."""
     from catsack.bots.base import BotSpecError
@@ -96,18 +104,20 @@ def seat_awareness(players: Sequence[str | None]) -> list[float]:
                 out.append(1.0 if parse_spec((p or "").partition(":")[2]).leaders == "first" else 0.0)
             except BotSpecError:  # no such expert could sit there; read it as an unknown player
                 out.append(UNKNOWN_AWARE)
+        elif kind in START_ONLY_KINDS:
+            out.append(START_ONLY)
         else:
             out.append(0.0 if kind in KIND_STYLES else UNKNOWN_AWARE)
     return out
 
 
-def leaders_of(drawn: Sequence[int], aware: Sequence[bool], money: Sequence[int], start: int) -> int:
+def leaders_of(drawn: Sequence[int], aware: Sequence[float], money: Sequence[int], start: int) -> int:
     """The seats (a bit each) that lead a round whose players' styles are ``drawn``, on the ``first``
     model (:data:`LEADERS`): when the start player is as rich as anyone (round 1, R5) and of the ``lead``
     style, it alone; else, from the start player on (R12's order), each ``lead`` player as rich as anyone
-    leads unless it is ``aware`` and another such player speaks before it. A leader leads its best cats
-    and bids what no one still in can top at its first turn (:func:`_policy`); the ``lead`` players who do
-    not lead dump."""
+    leads unless it is aware (``aware`` above 0) and another such player speaks before it, or leads only
+    as start player (:data:`START_ONLY`). A leader leads its best cats and bids what no one still in can
+    top at its first turn (:func:`_policy`); the ``lead`` players who do not lead dump."""
     n = len(drawn)
     top = max(money)
     if money[start] < top:
@@ -118,7 +128,7 @@ def leaders_of(drawn: Sequence[int], aware: Sequence[bool], money: Sequence[int]
     seen = False
     for k in range(1, n):
         s = (start + k) % n
-        if drawn[s] == LEAD and money[s] >= top:
+        if drawn[s] == LEAD and money[s] >= top and aware[s] >= 0:
             if not seen or not aware[s]:
                 mask |= 1 << s
             seen = True
@@ -133,13 +143,13 @@ def _lead_chance(
     top = max(money)
     if p == start:
         return 1.0
-    if money[p] < top:
+    if money[p] < top or aware[p] < 0:
         return 0.0
     naive = 1.0 - priors[start][LEAD]
     first = naive
     k = (start + 1) % len(priors)
     while k != p:
-        if money[k] >= top:
+        if money[k] >= top and aware[k] >= 0:  # (a START_ONLY player never leads there)
             first *= 1.0 - priors[k][LEAD]
         k = (k + 1) % len(priors)
     return aware[p] * first + (1.0 - aware[p]) * naive

@@ -110,7 +110,11 @@ class _StyleDraw:
         if aware is None or not self.lead_round:  # (outside a lead round the mask changes nothing)
             out.append(1 << self.start)
         else:
-            sure = [a >= 1.0 or (a > 0.0 and rand() < a) if out[s] == LEAD else False for s, a in enumerate(aware)]
+            # (START_ONLY stays negative: such a player never leads but as start player)
+            sure = [
+                a if a < 0.0 else float(a >= 1.0 or (a > 0.0 and rand() < a)) if out[s] == LEAD else 0.0
+                for s, a in enumerate(aware)
+            ]
             out.append(leaders_of(out, sure, self.money, self.start))
         return tuple(out)
 

@@ -58,9 +58,11 @@ def test_expert_spec_and_budget_errors() -> None:
 
 
 def test_expert_levels_are_the_search_at_rising_budgets() -> None:
-    """``expert:easy|normal|strong`` (the lobby's Easy, Normal, Strong) differ from ``expert`` only in budget."""
+    """``expert:easy|normal|strong`` (the lobby's Easy, Normal, Strong) differ from ``expert`` in budget,
+    mistakes and round 1's model of who leads (session 12's)."""
     bots = [make_bot(f"expert:{level}") for level in ("easy", "normal", "strong")]
-    assert [(b.iterations, b.mistake) for b in bots] == [LEVELS[k] for k in ("easy", "normal", "strong")]  # type: ignore[attr-defined]
+    got = [(b.iterations, b.mistake, b.leaders) for b in bots]  # type: ignore[attr-defined]
+    assert got == [LEVELS[k] for k in ("easy", "normal", "strong")]
     budgets = [lv.iterations for lv in LEVELS.values()]
     assert budgets == sorted(budgets) and budgets[-1] < min(ITERATIONS.values())
     mistakes = [lv.mistake for lv in LEVELS.values()]
@@ -554,11 +556,13 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert _lead_chance(priors, [0.0, START_ONLY, 1.0, 0.0], rich, 0, 2) == pytest.approx(0.4)  # start not lead
 
     players = ["expert:leaders=first", "expert:strong", "expert", "expert:strong+leaders=first", "ismcts:strong", None]
-    assert seat_awareness(players) == [1.0, 0.0, 0.0, 1.0, START_ONLY, UNKNOWN_AWARE]
+    assert seat_awareness(players) == [1.0, 0.0, 1.0, 1.0, START_ONLY, UNKNOWN_AWARE]
     assert seat_awareness(["heuristic", "expert:leaders=first+leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
-    assert make_bot("expert").leaders == "start"  # type: ignore[attr-defined]
-    assert make_bot("expert:leaders=first").leaders == "first"  # type: ignore[attr-defined]
+    assert make_bot("expert").leaders == "first"  # type: ignore[attr-defined]
+    for level in ("easy", "normal", "strong"):  # the levels keep session 12's model, unless told
+        assert make_bot(f"expert:{level}").leaders == "start"  # type: ignore[attr-defined]
     assert make_bot("expert:strong+leaders=first").leaders == "first"  # type: ignore[attr-defined]
+    assert make_bot("expert:leaders=start").leaders == "start"  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"leaders=first\|start"):
         make_bot("expert:leaders=all")
 

@@ -92,7 +92,9 @@ Options, joined with ``+`` (tables separate specs with commas):
 (each player's bidding habits read, or the honest rule with :data:`OPPONENT_NOISE` points of noise for
 everyone; ``noise=X`` sets that noise), ``lock=0|1`` (the bid no one can top, modelled and considered),
 ``lead=read|all|0`` (the styles' prior, :data:`STYLE_PRIORS`: each player's style read, the lead style
-for everyone, or none), ``styles=draw|mix`` (the styles drawn per world, or mixed in every world).
+for everyone, or none), ``styles=draw|mix`` (the styles drawn per world, or mixed in every world),
+``leaders=first|start`` (who leads round 1: read player by player, ``expert``'s default, or only the start
+player, the levels' model; an option after a level's name overrides the level's).
 With a seed the bot
 and :func:`search` are deterministic.
 """

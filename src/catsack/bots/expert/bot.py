@@ -22,6 +22,7 @@ class Level(NamedTuple):
 
     iterations: int  # per decision
     mistake: float  # points: the spread of its deliberate mistakes (:func:`pick_with_mistakes`; 0: none)
+    leaders: str = "start"  # round 1's model of who leads (players.LEADERS): session 12's, simpler than expert's
 
 
 #: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``), the ones people pick
@@ -33,8 +34,10 @@ class Level(NamedTuple):
 #: size (200 duplicate games, seed 1) a spread of 0.6 put it below the heuristic bot in the mixed table
 #: (0.230 vs 0.320), and without mistakes it is above it (0.320 vs 0.265, expert 0.395), though no longer
 #: below ``expert`` in the table of levels (0.338 vs 0.333). ``bench/expert_strength.py levels`` and
-#: ``mixed`` measure the order (docs/bots.md). The ``ismcts`` levels they replaced stay as benchmark
-#: opponents.
+#: ``mixed`` measure the order (docs/bots.md). The levels keep session 12's model of who leads round 1
+#: (``leaders=start``); ``expert`` reads it player by player (``leaders=first``), which put it above
+#: Strong in the mixed table over both orders round it (docs/bots.md, session 14). The ``ismcts`` levels
+#: they replaced stay as benchmark opponents.
 LEVELS: dict[str, Level] = {"easy": Level(150, 4.0), "normal": Level(600, 1.5), "strong": Level(2000, 0.0)}
 #: Moves the search tried less than this share of its iterations are never picked as a mistake.
 MISTAKE_VISITS = 0.02
@@ -56,7 +59,7 @@ class Options:
     lead: str = "read"  # the styles' prior (STYLE_PRIORS): read each player's, all lead, or no lead style
     draw_styles: bool = True  # draw each player's style per sampled world (else mix them in every world)
     mistake: float = 0.0  # points: the spread of deliberate mistakes (the levels below expert; 0: none)
-    leaders: str = "start"  # round 1's model of who leads (players.LEADERS; ``first``: opt in, docs/bots.md)
+    leaders: str = "first"  # round 1's model of who leads (players.LEADERS; the levels: ``start``, docs/bots.md)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -83,7 +86,9 @@ def parse_spec(arg: str | None) -> Options:
             continue
         key, sep, value = text.partition("=")
         if not sep and key in LEVELS:
-            opts = replace(opts, iterations=LEVELS[key].iterations, seconds=None, mistake=LEVELS[key].mistake)
+            level = LEVELS[key]
+            opts = replace(opts, iterations=level.iterations, seconds=None, mistake=level.mistake)
+            opts = replace(opts, leaders=level.leaders)
             continue
         try:
             if sep and key == "iters" and int(value) >= 1:

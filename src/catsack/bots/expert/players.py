@@ -69,8 +69,8 @@ def known_kind(player: str | None) -> bool:
 
 
 #: Who leads a round in which the start player is as rich as anyone (round 1, R5), per the searcher's
-#: ``leaders=`` option. ``start`` (session 12's model, the default): only the start player leads, and
-#: every other ``lead`` player dumps. ``first`` (opt in: ``expert:leaders=first``): a ``lead`` start player
+#: ``leaders=`` option. ``start`` (session 12's model, the levels' below ``expert``): only the start player
+#: leads, and every other ``lead`` player dumps. ``first`` (``expert``'s default): a ``lead`` start player
 #: leads; else every ``lead`` player leads except those who see that another one speaks before them
 #: (:func:`leaders_of`). Search bots on session 12's model lead their +15 and bid 15 at their first turn
 #: whenever the start player is a heuristic or random bot, even behind another search bot: the first of

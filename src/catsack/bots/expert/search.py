@@ -98,7 +98,7 @@ def search(
     draw_styles: bool = True,
     consider: Iterable[Move] = (),
     players: Sequence[str | None] | None = None,
-    leaders: str = "start",
+    leaders: str = "first",
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
@@ -116,8 +116,8 @@ def search(
     bot spec seated there or ``None``, as :meth:`catsack.bots.base.Bot.meet` gives it) sets each player's
     prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
     (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
-    from each world's styles and each player's kind (:func:`seat_awareness`), ``start`` has only the start
-    player lead (session 12's model, the default).
+    from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
+    the start player lead (session 12's model, the levels' below ``expert``).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:

@@ -45,6 +45,7 @@ from catsack.view import View
 #: 3 seats at 10,000 measured p95 0.55-0.61 s (more rejected draws: the lock evidence), hence 8,000 (0.40-0.44 s).
 #: Session 12's machine ran about a sixth slower: 8,000 / 6,000 / 6,500 measured p95 0.513 / 0.404 / 0.582 s
 #: (``--meet``), hence 7,000 and 5,000 for 3 and 5 seats (0.429 / 0.391 / 0.461 s).
+#: Session 15, with round 1's leaders read per world (``leaders=first``): 0.428 / 0.477 / 0.396 s.
 ITERATIONS: dict[int, int] = {3: 7000, 4: 6000, 5: 5000}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties

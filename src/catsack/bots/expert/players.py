@@ -80,7 +80,8 @@ UNKNOWN_AWARE = 0.5  # a person's or an unknown bot's chance of seeing that anot
 #: The awareness (:func:`seat_awareness`) of a kind that leads round 1 only as the start player. Behind
 #: any start player, ``ismcts:strong`` never placed its +15 in round 1: 0 of 288 placements in 96 deals,
 #: with a heuristic, random, ``ismcts:strong`` or ``expert`` start player and three ``ismcts:strong`` bots
-#: behind it (a throwaway script, session 15); it dumped, or placed a good cat and raised in the auction.
+#: behind it (``bench/round1_places.py --others ismcts:strong --start S``, session 15); it dumped, or
+#: placed a good cat and raised in the auction.
 START_ONLY = -1.0
 #: The kinds that lead only as the start player (measured for ``ismcts``, above).
 START_ONLY_KINDS = frozenset({"ismcts"})
@@ -88,8 +89,8 @@ START_ONLY_KINDS = frozenset({"ismcts"})
 
 def seat_awareness(players: Sequence[str | None]) -> list[float]:
     """Per seat, the chance that the player there, if of the ``lead`` style, sees that a ``lead`` player
-    who speaks before it will lead (:func:`leaders_of`): 1 for ``expert:...+leaders=first``, 0 for the other
-    expert specs (they play on the ``start`` model) and the other kinds :data:`KIND_STYLES` knows,
+    who speaks before it will lead (:func:`leaders_of`): 1 for an expert spec on ``leaders=first`` (``expert``
+    itself), 0 for one on the ``start`` model (the levels below it) and the other kinds :data:`KIND_STYLES` knows,
     :data:`START_ONLY` for the kinds that never lead but as start player (:data:`START_ONLY_KINDS`),
     :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat holds is public (R23: the lobby
     shows it)."""

@@ -16,7 +16,7 @@ preset             table (one spec per seat)                         games      
 ``before``         ismcts:strong + 3 x heuristic (junk-buy baseline) any        -
 ``mixed-ismcts``   expert, ismcts:strong, heuristic, random          -          (sessions 7-10's mixed)
 ``levels-ismcts``  expert, ismcts:strong, ismcts:normal, ismcts:easy -          (sessions 7-10's levels)
-``openspiel``      expert, openspiel-ismcts:sims=260, 2 x heuristic  any        expert ahead >= 0.50
+``openspiel``      expert, openspiel-ismcts:sims=400, 2 x heuristic  any        expert ahead >= 0.50
 =================  ================================================  =========  ==================
 
 ``mixed`` and ``levels`` seat the levels people pick at a table (the lobby's Strong, Normal, Easy:
@@ -89,8 +89,9 @@ PRESETS: dict[str, str] = {
     "before": "ismcts:strong,heuristic,heuristic,heuristic",
     "mixed-ismcts": "expert,ismcts:strong,heuristic,random",
     "levels-ismcts": "expert,ismcts:strong,ismcts:normal,ismcts:easy",
-    # 260 simulations cost about the expert's CPU time per move (bench/bot_cpu.py; needs catsack[openspiel])
-    "openspiel": "expert,openspiel-ismcts:sims=260,heuristic,heuristic",
+    # 400 simulations cost about the expert's CPU time per move (bench/bot_cpu.py, session 15, a quiet machine:
+    # means 0.370 s and 0.364 s; 260 was session 10's and 13's match, now 0.65x; needs catsack[openspiel])
+    "openspiel": "expert,openspiel-ismcts:sims=400,heuristic,heuristic",
 }
 JUNK_VALUE = -10  # a row worth this much or less (kept cats, R16) ...
 JUNK_PRICE = 2  # ... bought for this many mice or fewer is a junk buy

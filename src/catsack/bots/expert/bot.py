@@ -87,8 +87,9 @@ def parse_spec(arg: str | None) -> Options:
         key, sep, value = text.partition("=")
         if not sep and key in LEVELS:
             level = LEVELS[key]
-            opts = replace(opts, iterations=level.iterations, seconds=None, mistake=level.mistake)
-            opts = replace(opts, leaders=level.leaders)
+            opts = replace(
+                opts, iterations=level.iterations, seconds=None, mistake=level.mistake, leaders=level.leaders
+            )
             continue
         try:
             if sep and key == "iters" and int(value) >= 1:

@@ -110,11 +110,8 @@ class _StyleDraw:
         if aware is None or not self.lead_round:  # (outside a lead round the mask changes nothing)
             out.append(1 << self.start)
         else:
-            # (START_ONLY stays negative: such a player never leads but as start player)
-            sure = [
-                a if a < 0.0 else float(a >= 1.0 or (a > 0.0 and rand() < a)) if out[s] == LEAD else 0.0
-                for s, a in enumerate(aware)
-            ]
+            # an unsure ``lead`` player is drawn aware (1) or not (0); the others keep their value, START_ONLY too
+            sure = [a if a <= 0.0 or a >= 1.0 or out[s] != LEAD else float(rand() < a) for s, a in enumerate(aware)]
             out.append(leaders_of(out, sure, self.money, self.start))
         return tuple(out)
 

@@ -340,6 +340,28 @@ def test_bid_habits_tell_the_honest_rule_from_random_bids(seats: int) -> None:
     assert bid_habits(g.view(0)) == before
 
 
+def test_bid_habits_start_from_the_kind_seated_there() -> None:
+    """A seat's prior bid habits follow the kind of bot seated there (public, R23): before any round ends a
+    heuristic bot is read as bidding by the honest rule and a random bot as bidding anyhow, while a person
+    or an unknown bot gets the shared prior."""
+    from catsack.bots.expert.players import KIND_HABITS, bid_habits, seat_habits
+
+    players = ["expert", "heuristic", "random", None]
+    habits = seat_habits(players)
+    assert habits == [None, KIND_HABITS["heuristic"], KIND_HABITS["random"], None]
+    view = Game.new(4, seed=1).view(0)
+    plain_offsets, plain_spreads = bid_habits(view)
+    offsets, spreads = bid_habits(view, habits=habits)
+    assert (offsets[0], spreads[0]) == (offsets[3], spreads[3]) == (plain_offsets[0], plain_spreads[0])
+    assert spreads[1] < 1.0 and abs(offsets[1]) < 0.5  # the honest rule (measured spread 0.5)
+    assert spreads[2] > 10.0  # anyhow (measured spread 20: the grid's widest)
+    # After a whole game the read still fits each kind (the evidence agrees with the kind's prior).
+    bots = [make_bot("expert:iters=40" if p == "expert" else p or "heuristic", seed=s) for s, p in enumerate(players)]
+    g = play_game(Game.new(4, seed=2), bots)
+    offsets, spreads = bid_habits(g.view(0), habits=habits)
+    assert spreads[1] < 1.0 and spreads[2] > 10.0
+
+
 def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
     """R12: a bid at least every other active player's money wins; the model bids it and the searcher
     considers it."""
@@ -498,6 +520,41 @@ def test_the_expert_meets_the_table_and_stays_honest() -> None:
         search(g.view(seat), random.Random(4), iterations=5, players=players[:3])
 
 
+def test_a_seat_known_to_hold_the_random_bot_bids_by_its_rule_when_drawn_any() -> None:
+    """The random bot's bids do not follow the row's value (a coin, then a small raise): a seat the table
+    shows to hold it (R23), drawn ``any``, is modelled with that rule; the same seat drawn another style, or
+    an unknown player drawn ``any``, bids by the honest limit. The bot and the model share one rule."""
+    from catsack.bots.expert.players import _ONE_HOT, ANY, RULE, _policy, seat_own_bids
+    from catsack.bots.random_bot import PASS_PROBABILITY, RandomBot, auction_move
+
+    assert seat_own_bids(["expert", "random", "heuristic", "random:"]) == 0b1010
+    g = Game.new(4, seed=2)
+    while g.phase == "placement":
+        g.play(g.legal_moves()[0])
+    s = g.to_move
+    assert s is not None
+    table = _Table(g.view((s + 1) % 4))
+    table.style = [_ONE_HOT[ANY]] * 4
+    table.own_bids = 1 << s
+    rng = random.Random(3)
+    moves = [_policy(g, table, [0.0] * 4, rng.random) for _ in range(2000)]
+    passes = moves.count(PASS_MOVE) / len(moves)
+    assert abs(passes - PASS_PROBABILITY) < 0.04
+    assert all(m == PASS_MOVE or 1 <= m.arg <= 4 for m in moves)  # small raises over a high bid of 0
+    # The bot draws the same moves as the model from the same numbers.
+    bot = RandomBot(seed=5)
+    rand = random.Random(5).random
+    view = g.view(s)
+    assert [bot.choose(view) for _ in range(50)] == [auction_move(view.legal, False, 0, rand) for _ in range(50)]
+    # Not a random bot (or not drawn ``any``): the honest limit, never a pass of a row worth bidding on.
+    table.style = [_ONE_HOT[RULE]] * 4
+    honest = {_policy(g, table, [0.0] * 4, rng.random) for _ in range(200)}
+    table.style = [_ONE_HOT[ANY]] * 4
+    table.own_bids = 0
+    assert {_policy(g, table, [0.0] * 4, rng.random) for _ in range(200)} == honest
+    assert PASS_MOVE not in honest, honest
+
+
 def test_modelled_players_move_legally_in_any_drawn_world() -> None:
     """The honest model's move (``_policy``) is legal in every position of whole games, whatever styles
     a world draws and however far the noise moves the players' estimates (session 13's trial of a
@@ -517,6 +574,7 @@ def test_modelled_players_move_legally_in_any_drawn_world() -> None:
             table.lockp = [1.0 if k == LEAD else 0.5 if k == ANY else 0.0 for k in drawn]
             table.sure_lead = True
             table.leaders = rng.randrange(1 << seats)  # any seats leading (leaders=first draws them)
+            table.own_bids = rng.randrange(1 << seats)  # any seats read as the random bot
             noise = [rng.gauss(0, 5) for _ in range(seats)]
             g.play(_policy(g, table, noise, rng.random))  # raises on an illegal move
 

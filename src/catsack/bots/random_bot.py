@@ -11,12 +11,13 @@ buys for 1 mouse half of the time.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from catsack.bots.base import Bot, BotSpecError
-from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
+from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.view import View
 
-__all__ = ["RandomBot"]
+__all__ = ["RandomBot", "auction_move"]
 
 PASS_PROBABILITY = 0.45  # a random bidder stays in a little over half the time
 MONEY_FRACTION = 0.6  # raises above this fraction of the bot's money are rare
@@ -47,18 +48,24 @@ class RandomBot(Bot):
         rng = self.rng
         if legal[0].kind == PLACE:
             return legal[int(rng.random() * len(legal))]
-        # Auction moves come in canonical order: the legal bids ascending, then pass.
-        lowest = legal[0]
-        if lowest.kind != BID:
-            return PASS_MOVE
-        if phase == "last choice":  # R15: buy for 1 or void the round
-            return lowest if rng.random() < LAST_CHOICE_BUY else PASS_MOVE
-        if rng.random() < PASS_PROBABILITY:
-            return PASS_MOVE
-        money = legal[-2].amount  # the highest legal bid (just before pass) is all the bot's money (R12)
-        step = 1 + int(rng.random() ** 2 * 4)  # 1..4, small raises far more often
-        amount = min(high_bid + step, money)
-        cap = max(1, int(money * MONEY_FRACTION))
-        if amount > cap and rng.random() >= OVER_FRACTION:
-            return PASS_MOVE if high_bid + 1 > cap else bid(cap)
-        return bid(amount)
+        return auction_move(legal, phase == "last choice", high_bid, rng.random)
+
+
+def auction_move(legal: tuple[Move, ...], last: bool, high_bid: int, rand: Callable[[], float]) -> Move:
+    """The random bot's auction move (R12-R15) among ``legal`` (in canonical order: the legal bids ascending,
+    then pass; ``last``: R15's last choice), drawing from ``rand``. The expert models a seat it knows to hold
+    the random bot with this too (:mod:`catsack.bots.expert.players`)."""
+    lowest = legal[0]
+    if lowest.kind != BID:
+        return PASS_MOVE
+    if last:  # R15: buy for 1 or void the round
+        return lowest if rand() < LAST_CHOICE_BUY else PASS_MOVE
+    if rand() < PASS_PROBABILITY:
+        return PASS_MOVE
+    money = legal[-2].amount  # the highest legal bid (just before pass) is all the bot's money (R12)
+    step = 1 + int(rand() ** 2 * 4)  # 1..4, small raises far more often
+    amount = min(high_bid + step, money)
+    cap = max(1, int(money * MONEY_FRACTION))
+    if amount > cap and rand() >= OVER_FRACTION:
+        return PASS_MOVE if high_bid + 1 > cap else BIDS[cap]
+    return BIDS[amount]

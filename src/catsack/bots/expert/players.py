@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, _public_tables, apply_round, mask_row_value
 from catsack.bots.ismcts import SELLER_WEIGHTS, _weights_for
+from catsack.bots.random_bot import auction_move
 from catsack.game import _UP_AFTER_PASSES, LAST_CHOICE, Game, RoundResult
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.setup import START_MONEY
@@ -21,6 +22,18 @@ MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err;
 HABIT_OFFSETS = (-4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)  # points; prior normal about 0 ...
 HABIT_PRIOR_SD = 3.0  # ... with this spread
 HABIT_SPREADS = (0.5, 1.5, 3.0, 5.0, 8.0, 13.0)  # points; prior uniform
+#: A player's bid habits (offset, spread in points) by the kind of bot seated there (:func:`seat_habits`), the
+#: prior of :func:`bid_habits` for it: a normal prior of spread :data:`KIND_HABIT_SD` about the offset, and of
+#: spread :data:`KIND_HABIT_LOG_SD` about the spread's logarithm. Measured by ``bench/bid_model.py`` (docs/bots.md):
+#: heuristic bots bid by the honest rule (+0.2, 0.5), random bots anyhow (-1.4, 20: the grid's widest spread).
+#: Other kinds and people get the prior above. Evidence still moves it.
+KIND_HABITS: dict[str, tuple[float, float]] = {"heuristic": (0.0, 0.5), "random": (-1.4, 13.0)}
+KIND_HABIT_SD = 1.0
+KIND_HABIT_LOG_SD = 0.35
+#: The kinds whose auction moves the model draws from the bot's own rule when the seat's style is drawn
+#: ``any``: the random bot's bids are not a limit about the row's value but a coin and a small raise
+#: (:func:`catsack.bots.random_bot.auction_move`; :func:`seat_own_bids`).
+OWN_BIDS_KINDS = frozenset({"random"})
 #: The ``lead`` style's placement weights (index order +15 +11 +8 +5 +3 -5 -8 R LD SD) of a start player
 #: who can win the row outright (:func:`_intent_weights`): search bots lead round 1 with their +15, else the +11
 #: (72 round-1 leads of ``ismcts:iters=900`` start players, ``--games 96 --seed 101``: +15 65 times, +11 7).
@@ -180,6 +193,7 @@ class _Table:
         "lockp",
         "n",
         "offset",
+        "own_bids",
         "owner",
         "spread",
         "style",
@@ -193,6 +207,7 @@ class _Table:
         view: View,
         priors: Sequence[Sequence[float]] | None = None,
         aware: Sequence[float] | None = None,
+        habits: Sequence[tuple[float, float] | None] | None = None,
     ) -> None:
         n = view.seats
         self.n = n
@@ -215,7 +230,7 @@ class _Table:
         self.style = styles(view, bids=self.bids, priors=priors, aware=aware)
         # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
         # spread the bid likelihood uses.
-        self.offset, self.spread = bid_habits(view, self.bids)
+        self.offset, self.spread = bid_habits(view, self.bids, habits)
         self.lik = [max(x, LIK_FLOOR) for x in self.spread]
         # Per seat, the chance that it bids what no one still in can top once its limit reaches it (_lock).
         self.lockp = [st[LEAD] + LOCK_ANY * st[ANY] for st in self.style]
@@ -223,6 +238,8 @@ class _Table:
         # can top once its honest estimate of the row reaches that bid, whatever its bid habits (_policy;
         # styles=draw): search bots that led their +15 or +11 bid 15 at once (72 of 72 games, LEAD_WEIGHTS).
         self.sure_lead = False
+        # The seats known to hold the random bot (seat_own_bids): drawn ``any``, they bid by its rule (_policy).
+        self.own_bids = 0
 
     def fix_habits(self, noise: float) -> None:
         """Assume every player's limit is the honest one with ``noise`` (the model before bid_habits;
@@ -402,7 +419,21 @@ def censored(mu: float, sd: float, low: float, high: float) -> float:
     return (_phi((high - mu) / sd) if high < math.inf else 1.0) - (_phi((low - mu) / sd) if low > -math.inf else 0.0)
 
 
-def bid_habits(view: View, bids: list[list[_PastBid]] | None = None) -> tuple[list[float], list[float]]:
+def seat_habits(players: Sequence[str | None]) -> list[tuple[float, float] | None]:
+    """Per seat, the bid habits :data:`KIND_HABITS` holds for the kind seated there, or ``None``."""
+    return [KIND_HABITS.get(_kind(p)) for p in players]
+
+
+def seat_own_bids(players: Sequence[str | None]) -> int:
+    """The seats (a bit each) that hold a kind of :data:`OWN_BIDS_KINDS`."""
+    return sum(1 << s for s, p in enumerate(players) if _kind(p) in OWN_BIDS_KINDS)
+
+
+def bid_habits(
+    view: View,
+    bids: list[list[_PastBid]] | None = None,
+    habits: Sequence[tuple[float, float] | None] | None = None,
+) -> tuple[list[float], list[float]]:
     """Per seat, (offset, spread) in points of its bid limit about the honest limit, read from its past
     bids and passes (:func:`_past_bids`): the posterior means over :data:`HABIT_OFFSETS` x
     :data:`HABIT_SPREADS` under a normal model of the real limit, each action censored (a bid says the
@@ -411,14 +442,23 @@ def bid_habits(view: View, bids: list[list[_PastBid]] | None = None) -> tuple[li
     ``bench/bid_model.py`` measured the spread: heuristic bots follow the honest rule (spread 0.5),
     ``ismcts:strong`` bids about it with a spread near 6, ``ismcts:normal`` among heuristic bots about
     7 points above it, random bots anywhere (spread 20). With no evidence every seat gets the prior's
-    means.
+    means. ``habits`` (per seat, :func:`seat_habits`) centres a seat's prior on its kind's measured habits.
     """
     offsets: list[float] = []
     spreads: list[float] = []
     grid = [(o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS]
-    for acts in _past_bids(view) if bids is None else bids:
+    for s, acts in enumerate(_past_bids(view) if bids is None else bids):
+        kind = habits[s] if habits is not None else None
+        if kind is not None:
+            ko, ksd = kind
+            grid_s = [
+                (o, sd, -0.5 * ((o - ko) / KIND_HABIT_SD) ** 2 - 0.5 * (math.log(sd / ksd) / KIND_HABIT_LOG_SD) ** 2)
+                for o, sd, _ in grid
+            ]
+        else:
+            grid_s = grid
         logs = []
-        for o, sd, prior in grid:
+        for o, sd, prior in grid_s:
             ll = prior
             for act in acts:
                 ll += math.log(max(censored(act.limit + o, sd, act.low, act.high), MIN_LIKELIHOOD))
@@ -426,8 +466,8 @@ def bid_habits(view: View, bids: list[list[_PastBid]] | None = None) -> tuple[li
         top = max(logs)
         ws = [math.exp(x - top) for x in logs]
         total = sum(ws)
-        offsets.append(sum(w * o for w, (o, _, _) in zip(ws, grid, strict=True)) / total)
-        spreads.append(sum(w * sd for w, (_, sd, _) in zip(ws, grid, strict=True)) / total)
+        offsets.append(sum(w * o for w, (o, _, _) in zip(ws, grid_s, strict=True)) / total)
+        spreads.append(sum(w * sd for w, (_, sd, _) in zip(ws, grid_s, strict=True)) / total)
     return offsets, spreads
 
 
@@ -500,6 +540,8 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
     if legal[0].kind == PLACE:
         return _place(g, table, rand)
     s = g._to_move
+    if table.own_bids >> s & 1 and (table.style[s][ANY] >= 1.0 or rand() < table.style[s][ANY]):
+        return auction_move(legal, g._phase == LAST_CHOICE, g._high, rand)  # the random bot's own rule
     row = g._row
     if g._phase == LAST_CHOICE:  # R15: the whole row is face up
         est = table.estimate(row, len(row), s) + noise[s]

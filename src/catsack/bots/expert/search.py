@@ -26,6 +26,8 @@ from catsack.bots.expert.players import (
     _Table,
     known_kind,
     seat_awareness,
+    seat_habits,
+    seat_own_bids,
     seat_priors,
     styles,
 )
@@ -142,7 +144,14 @@ def search(
     aware = None
     if leaders == "first" and lead == "read" and read_intent and draw_styles:
         aware = seat_awareness(players) if players is not None else [UNKNOWN_AWARE] * n
-    table = _Table(view, None if met is None else seat_priors(met, prior), aware)
+    table = _Table(
+        view,
+        None if met is None else seat_priors(met, prior),
+        aware,
+        seat_habits(players) if players is not None and read_bids else None,
+    )
+    if met is not None:
+        table.own_bids = seat_own_bids(met)
     if not read_intent:  # the prior without the ``any`` style, for everyone
         kept = prior[RULE] + prior[LEAD]
         table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0)] * view.seats

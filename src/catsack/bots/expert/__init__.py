@@ -17,7 +17,11 @@ limit), shifted and spread per player by its bidding habits as read from its
 bids in finished rounds (:func:`bid_habits`: every card is turned up by then,
 R14, so the honest limit it had at each bid is public; heuristic bots read as
 the rule itself, ``ismcts:strong`` as the rule with a spread near 6 points,
-random bots as anything). It buys in the last choice (R15) when the
+random bots as anything; before any round has ended, a heuristic or random
+bot's habits start from those of its kind, which the table shows,
+:func:`seat_habits`). A seat known to hold the random bot bids by that bot's
+own rule when its style is drawn ``any`` (a coin, then a small raise:
+:func:`catsack.bots.random_bot.auction_move`). It buys in the last choice (R15) when the
 visible row is worth more than 1. How it places and whether it bids what no
 one can top depend on its *style*, read per player from the finished rounds
 (:func:`styles`: every placed card is turned up by the end of its round,

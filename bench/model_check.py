@@ -1,0 +1,174 @@
+"""How far a searching bot's model of the table is from the real table, decision by decision.
+
+    .venv/bin/python bench/expert_strength.py mixed --games 200 --seed 2 --save mixed.json
+    .venv/bin/python bench/model_check.py mixed.json --spec expert:strong --round 2 --positions 12 --reps 4
+
+Takes decisions of one spec in games saved by ``bench/expert_strength.py --save``: per saved game, the
+spec's first decision of the given round and phase (``bidding``: its first bid or pass; ``placement``).
+For each, it searches the position as that bot does (the bot met the table, ``Bot.meet``) and then,
+for every move the search tried, plays the move on the game's true deal and the rest of the round
+with the real bots of the table (``--reps`` times, fresh seeds shared by all the moves), and measures
+the seat's *real gain*: its score's change from the decision to the round's end (R21: cat points kept
+plus mice) minus the table's mean change. The *regret* of a decision is the real gain of the best of
+those moves minus the real gain of the move the bot picked; the search's own margins say how much it
+expected between them.
+
+A model that is right about the other players picks moves whose real gain is close to the best: a
+large regret where the search saw the moves as level points at a wrong model of some player. Session
+16 found this way that in round 2 the searching levels passed rows that the heuristic bot then bought
+for a few mice (docs/bots.md, *Bid habits by kind*).
+
+Only the round is played out, so a move's effect on later rounds (a start player's turn, R17) is not
+counted; the bot itself looks further (its leaf value). Figures are per decision, mean over positions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from catsack.bots.base import Bot, make_bot
+from catsack.game import Game
+from catsack.moves import Move, parse_move
+from catsack.tournament import TournamentConfig
+from catsack.tournament.schedule import SEATINGS
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from round_gain import _replay  # a sibling script: the one replay of saved games
+
+
+def load(path: Path) -> tuple[TournamentConfig, list[dict[str, object]]]:
+    """A file of saved games and the tournament config that dealt them."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise SystemExit(f"cannot read saved games from {path}: {e}") from None
+    if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys():
+        raise SystemExit(f"{path} is not a file of games saved with bench/expert_strength.py --save")
+    bots, games = data["bots"], data["games"]
+    seating = data.get("seating", "rotate")
+    deals = 1 + max(int(g["deal"]) for g in games)
+    n = len(bots)
+    return TournamentConfig(
+        bots=tuple(bots), games=n * SEATINGS.get(seating, 1) * deals, seed=data["seed"], seating=seating
+    ), games
+
+
+def _table(specs: list[str], seed: int) -> list[Bot]:
+    bots = [make_bot(spec, seed=seed * 100 + s) for s, spec in enumerate(specs)]
+    for s, b in enumerate(bots):
+        b.reset(s, len(specs))
+        b.meet(specs)
+    return bots
+
+
+def position(
+    config: TournamentConfig, saved: dict[str, object], spec: str, rnd: int, phase: str
+) -> tuple[Game, list[str], list[str]] | None:
+    """The saved game up to ``spec``'s first decision of round ``rnd`` in ``phase`` (with a choice), the moves
+    played before it, and the table's specs; None if there is no such decision."""
+    game, moves = _replay(config, saved)
+    entries = saved["entries"]
+    assert isinstance(entries, list)
+    specs = [config.bots[e] for e in entries]
+    before: list[str] = []
+    for text in moves:
+        if game.round > rnd:
+            return None
+        s = game.to_move
+        if (
+            game.round == rnd
+            and s is not None
+            and specs[s] == spec
+            and game.phase == phase
+            and len(game.legal_moves()) > 1
+        ):
+            return game, before, specs
+        game.play(parse_move(text))
+        before.append(text)
+    return None
+
+
+def real_gain(
+    config: TournamentConfig, saved: dict[str, object], before: list[str], move: Move, specs: list[str], seed: int
+) -> float:
+    """The seat's relative gain to the round's end when it plays ``move`` there and the real bots play on."""
+    game, _ = _replay(config, saved)
+    for text in before:
+        game.play(parse_move(text))
+    seat = game.to_move
+    assert seat is not None
+    rnd = game.round
+    start = game.scores()
+    game.play(move)
+    bots = _table(specs, seed)
+    while not game.is_over and game.round == rnd:
+        s = game.to_move
+        assert s is not None
+        game.play(bots[s].choose(game.view(s)))
+    delta = [a - b for a, b in zip(game.scores(), start, strict=True)]
+    return delta[seat] - sum(delta) / len(delta)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("file", type=Path, help="games saved with bench/expert_strength.py --save")
+    ap.add_argument("--spec", required=True, help="whose decisions to check (a spec of the saved table)")
+    ap.add_argument("--round", type=int, default=2, help="the round of the decisions (1-9)")
+    ap.add_argument("--phase", choices=("bidding", "placement"), default="bidding")
+    ap.add_argument("--positions", type=int, default=12, help="decisions to check (one per saved game)")
+    ap.add_argument("--reps", type=int, default=4, help="plays of the rest of the round per move")
+    ap.add_argument("--seed", type=int, default=1, help="the searching bot's seed")
+    args = ap.parse_args(argv)
+    config, games = load(args.file)
+    if args.spec not in config.bots:
+        ap.error(f"{args.spec!r} is not at the saved table ({', '.join(config.bots)})")
+    if not 1 <= args.round <= 9 or args.positions < 1 or args.reps < 1:
+        ap.error("--round must be 1-9, --positions and --reps at least 1")
+    regrets: list[float] = []
+    expected: list[float] = []
+    for saved in games:
+        if len(regrets) >= args.positions:
+            break
+        found = position(config, saved, args.spec, args.round, args.phase)
+        if found is None:
+            continue
+        game, before, specs = found
+        seat = game.to_move
+        assert seat is not None
+        bot = make_bot(args.spec, seed=args.seed)
+        bot.reset(seat, game.seats)
+        bot.meet(specs)
+        picked = bot.choose(game.view(seat))
+        stats = getattr(bot, "last", None)
+        moves = list(stats.moves) if stats is not None else list(game.legal_moves())
+        margins = dict(zip(stats.moves, stats.margins, strict=True)) if stats is not None else {}
+        gains = {
+            m: sum(real_gain(config, saved, before, m, specs, r) for r in range(args.reps)) / args.reps for m in moves
+        }
+        best = max(moves, key=lambda m: gains[m])
+        regret = gains[best] - gains[picked]
+        seen = margins.get(best, 0.0) - margins.get(picked, 0.0)
+        regrets.append(regret)
+        expected.append(seen)
+        order = "".join(specs[(game.start_player + k) % game.seats].split(":")[-1][:1] for k in range(game.seats))
+        print(
+            f"game {saved['deal']}/{''.join(map(str, saved['entries']))} ({order}): picked {picked} "
+            f"(real {gains[picked]:+.2f}), best {best} (real {gains[best]:+.2f}, search {seen:+.2f}): "
+            f"regret {regret:.2f}"
+        )
+    if not regrets:
+        print(f"no decision of {args.spec} in round {args.round} ({args.phase}) in {args.file}")
+        return 1
+    k = len(regrets)
+    print(
+        f"{args.spec}, round {args.round} ({args.phase}), {k} decisions, {args.reps} plays per move: "
+        f"mean regret {sum(regrets) / k:.2f} points (the search saw {sum(expected) / k:+.2f} between the same moves)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

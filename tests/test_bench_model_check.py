@@ -1,0 +1,63 @@
+"""``bench/model_check.py``: the real gain of a move is the round's outcome the real table gives it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench_modules import BENCH, load_bench
+from catsack.moves import parse_move
+
+
+def _save(tmp_path: Path, bots: str, games: int, seed: int) -> Path:
+    saved = tmp_path / "games.json"
+    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", bots, "--games", str(games)]
+    subprocess.run([*run, "--seed", str(seed), "--save", str(saved)], check=True, capture_output=True, timeout=300)
+    return saved
+
+
+def test_the_move_played_gains_what_the_saved_game_gave_it(tmp_path: Path) -> None:
+    """Heuristic bots draw nothing, so replaying the saved move with the real table reproduces the saved
+    round exactly: its real gain is the seat's relative gain from that decision to the round's end in the
+    saved game (R13's payouts before it, already taken, do not count)."""
+    check = load_bench("model_check")
+    saved = _save(tmp_path, "heuristic,heuristic,heuristic,heuristic", 4, 4)
+    config, games = check.load(saved)
+    for rnd in (1, 2, 5):
+        for game in games:
+            found = check.position(config, game, "heuristic", rnd, "bidding")
+            assert found is not None
+            g, before, specs = found
+            assert g.round == rnd and g.phase == "bidding" and len(g.legal_moves()) > 1
+            seat = g.to_move
+            start = g.scores()
+            for text in game["moves"][len(before) :]:  # the saved game on to the round's end
+                if g.round > rnd or g.is_over:
+                    break
+                g.play(parse_move(text))
+            delta = [a - b for a, b in zip(g.scores(), start, strict=True)]
+            played = parse_move(game["moves"][len(before)])
+            got = check.real_gain(config, game, before, played, specs, 0)
+            assert got == pytest.approx(delta[seat] - sum(delta) / 4)
+
+
+def test_a_search_bot_is_checked_against_its_own_candidates(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """For a searching bot the moves checked are the ones its search tried; every regret is at least 0
+    and a summary line closes the run. A spec not at the table or a file of something else is a usage error."""
+    check = load_bench("model_check")
+    saved = _save(tmp_path, "expert:iters=30,heuristic,random", 6, 2)
+    assert check.main([str(saved), "--spec", "expert:iters=30", "--round", "2", "--positions", "2", "--reps", "1"]) == 0
+    out = capsys.readouterr().out
+    regrets = [float(line.rsplit("regret ", 1)[1]) for line in out.splitlines() if line.startswith("game ")]
+    assert len(regrets) == 2 and min(regrets) >= 0.0
+    assert "2 decisions, 1 plays per move: mean regret" in out
+    with pytest.raises(SystemExit) as e:
+        check.main([str(saved), "--spec", "expert"])
+    assert e.value.code == 2
+    other = tmp_path / "other.json"
+    other.write_text("{}")
+    with pytest.raises(SystemExit, match="is not a file of games"):
+        check.main([str(other), "--spec", "heuristic"])

@@ -11,15 +11,18 @@ with the real bots of the table (``--reps`` times, fresh seeds shared by all the
 the seat's *real gain*: its score's change from the decision to the round's end (R21: cat points kept
 plus mice) minus the table's mean change. The *regret* of a decision is the real gain of the best of
 those moves minus the real gain of the move the bot picked; the search's own margins say how much it
-expected between them.
+expected between them. The mean real gain of the moves picked is printed too: unlike the regret it
+is not biased, and it compares two versions of a bot on the same positions.
 
-A model that is right about the other players picks moves whose real gain is close to the best: a
-large regret where the search saw the moves as level points at a wrong model of some player. Session
-16 found this way that in round 2 the searching levels passed rows that the heuristic bot then bought
+A model that is right about the other players picks moves whose real gain is close to the best one's;
+a large regret on moves the search rated alike points to a wrong model of some player. Session 16
+found this way that in round 2 the searching levels passed rows that the heuristic bot then bought
 for a few mice (docs/bots.md, *Bid habits by kind*).
 
 Only the round is played out, so a move's effect on later rounds (a start player's turn, R17) is not
 counted; the bot itself looks further (its leaf value). Figures are per decision, mean over positions.
+The best of several noisy means is biased upwards, so a regret is above 0 even for a perfect model:
+compare runs on the same positions with the same ``--reps`` (every run plays the same seeds).
 """
 
 from __future__ import annotations
@@ -129,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--round must be 1-9, --positions and --reps at least 1")
     regrets: list[float] = []
     expected: list[float] = []
+    picked_gains: list[float] = []
     for saved in games:
         if len(regrets) >= args.positions:
             break
@@ -153,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         seen = margins.get(best, 0.0) - margins.get(picked, 0.0)
         regrets.append(regret)
         expected.append(seen)
+        picked_gains.append(gains[picked])
         order = "".join(specs[(game.start_player + k) % game.seats].split(":")[-1][:1] for k in range(game.seats))
         print(
             f"game {saved['deal']}/{''.join(map(str, saved['entries']))} ({order}): picked {picked} "
@@ -165,7 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     k = len(regrets)
     print(
         f"{args.spec}, round {args.round} ({args.phase}), {k} decisions, {args.reps} plays per move: "
-        f"mean regret {sum(regrets) / k:.2f} points (the search saw {sum(expected) / k:+.2f} between the same moves)"
+        f"mean regret {sum(regrets) / k:.2f} points (the search saw {sum(expected) / k:+.2f} between the same moves); "
+        f"real gain of the moves picked {sum(picked_gains) / k:+.2f}"
     )
     return 0
 

@@ -26,7 +26,8 @@ HABIT_SPREADS = (0.5, 1.5, 3.0, 5.0, 8.0, 13.0)  # points; prior uniform
 #: prior of :func:`bid_habits` for it: a normal prior of spread :data:`KIND_HABIT_SD` about the offset, and of
 #: spread :data:`KIND_HABIT_LOG_SD` about the spread's logarithm. Measured by ``bench/bid_model.py`` (docs/bots.md):
 #: heuristic bots bid by the honest rule (+0.2, 0.5), random bots anyhow (-1.4, 20: the grid's widest spread).
-#: Other kinds and people get the prior above. Evidence still moves it.
+#: Other kinds and people get the prior above. Both bots are fixed rules (the heuristic takes no options), so the
+#: prior is narrow: a whole game of bids moves it little.
 KIND_HABITS: dict[str, tuple[float, float]] = {"heuristic": (0.0, 0.5), "random": (-1.4, 13.0)}
 KIND_HABIT_SD = 1.0
 KIND_HABIT_LOG_SD = 0.35
@@ -448,9 +449,9 @@ def bid_habits(
     spreads: list[float] = []
     grid = [(o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS]
     for s, acts in enumerate(_past_bids(view) if bids is None else bids):
-        kind = habits[s] if habits is not None else None
-        if kind is not None:
-            ko, ksd = kind
+        centre = habits[s] if habits is not None else None
+        if centre is not None:
+            ko, ksd = centre
             grid_s = [
                 (o, sd, -0.5 * ((o - ko) / KIND_HABIT_SD) ** 2 - 0.5 * (math.log(sd / ksd) / KIND_HABIT_LOG_SD) ** 2)
                 for o, sd, _ in grid

@@ -150,7 +150,7 @@ def search(
         aware,
         seat_habits(players) if players is not None and read_bids else None,
     )
-    if met is not None:
+    if met is not None:  # with the styles read: a random bot drawn ``any`` bids by its own rule
         table.own_bids = seat_own_bids(met)
     if not read_intent:  # the prior without the ``any`` style, for everyone
         kept = prior[RULE] + prior[LEAD]

@@ -28,7 +28,6 @@ compare runs on the same positions with the same ``--reps`` (every run plays the
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -36,27 +35,9 @@ from catsack.bots.base import Bot, make_bot
 from catsack.game import Game
 from catsack.moves import Move, parse_move
 from catsack.tournament import TournamentConfig
-from catsack.tournament.schedule import SEATINGS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from round_gain import _replay  # a sibling script: the one replay of saved games
-
-
-def load(path: Path) -> tuple[TournamentConfig, list[dict[str, object]]]:
-    """A file of saved games and the tournament config that dealt them."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise SystemExit(f"cannot read saved games from {path}: {e}") from None
-    if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys():
-        raise SystemExit(f"{path} is not a file of games saved with bench/expert_strength.py --save")
-    bots, games = data["bots"], data["games"]
-    seating = data.get("seating", "rotate")
-    deals = 1 + max(int(g["deal"]) for g in games)
-    n = len(bots)
-    return TournamentConfig(
-        bots=tuple(bots), games=n * SEATINGS.get(seating, 1) * deals, seed=data["seed"], seating=seating
-    ), games
+from round_gain import _replay, load_saved  # a sibling script: the one replay and loader of saved games
 
 
 def _table(specs: list[str], seed: int) -> list[Bot]:
@@ -125,7 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--reps", type=int, default=4, help="plays of the rest of the round per move")
     ap.add_argument("--seed", type=int, default=1, help="the searching bot's seed")
     args = ap.parse_args(argv)
-    config, games = load(args.file)
+    try:
+        config, games = load_saved([args.file])
+    except ValueError as e:
+        ap.error(str(e))
     if args.spec not in config.bots:
         ap.error(f"{args.spec!r} is not at the saved table ({', '.join(config.bots)})")
     if not 1 <= args.round <= 9 or args.positions < 1 or args.reps < 1:

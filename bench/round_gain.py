@@ -164,6 +164,29 @@ def print_auctions(config: TournamentConfig, games: list[dict[str, object]]) -> 
         print(f"  {buyer:<24}<- {second:<24}{len(rows):>6}{price:>8.2f}{kept:>8.2f}{kept - price:>+8.2f}")
 
 
+def load_saved(files: list[Path]) -> tuple[TournamentConfig, list[dict[str, object]]]:
+    """The games saved in ``files`` (the parts of one run of ``bench/expert_strength.py --save``) and the
+    tournament config that dealt them; ValueError naming a file that cannot be read or holds something else."""
+    loaded = []
+    for f in files:
+        try:
+            data = json.loads(f.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            raise ValueError(f"cannot read saved games from {f}: {e}") from None
+        if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys() or not data["games"]:
+            raise ValueError(f"{f} is not a file of games saved with bench/expert_strength.py --save")
+        loaded.append(data)
+    bots, seed = loaded[0]["bots"], loaded[0]["seed"]
+    seating = loaded[0].get("seating", "rotate")  # files saved before --seating hold rotations only
+    if any(x["bots"] != bots or x["seed"] != seed or x.get("seating", "rotate") != seating for x in loaded):
+        raise SystemExit("the files hold different tables, seeds or seatings: give the parts of one run")
+    games = [g for x in loaded for g in x["games"]]
+    deals = 1 + max(int(g["deal"]) for g in games)
+    n = len(bots)
+    config = TournamentConfig(bots=tuple(bots), games=n * SEATINGS.get(seating, 1) * deals, seed=seed, seating=seating)
+    return config, games
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="+", type=Path, help="games saved with bench/expert_strength.py --save")
@@ -172,23 +195,11 @@ def main(argv: list[str] | None = None) -> int:
         "--auctions", action="store_true", help="also list each spec's purchases and pass payouts, and rows by pair"
     )
     args = ap.parse_args(argv)
-    loaded = []
-    for f in args.files:
-        try:
-            data = json.loads(f.read_text())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            ap.error(f"cannot read saved games from {f}: {e}")
-        if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys():
-            ap.error(f"{f} is not a file of games saved with bench/expert_strength.py --save")
-        loaded.append(data)
-    bots, seed = loaded[0]["bots"], loaded[0]["seed"]
-    seating = loaded[0].get("seating", "rotate")  # files saved before --seating hold rotations only
-    if any(x["bots"] != bots or x["seed"] != seed or x.get("seating", "rotate") != seating for x in loaded):
-        raise SystemExit("the files hold different tables, seeds or seatings: give the parts of one run")
-    games = [g for x in loaded for g in x["games"]]
-    n = len(bots)
-    deals = 1 + max(int(g["deal"]) for g in games)
-    config = TournamentConfig(bots=tuple(bots), games=n * SEATINGS.get(seating, 1) * deals, seed=seed, seating=seating)
+    try:
+        config, games = load_saved(args.files)
+    except ValueError as e:
+        ap.error(str(e))
+    bots, seed, n = config.bots, config.seed, config.seats
     specs = list(dict.fromkeys(bots))
     # spec -> round -> total gain; spec -> deal -> total gain over the game; round 1 by row place
     per_round: dict[str, dict[int, float]] = {s: defaultdict(float) for s in specs}

@@ -520,6 +520,41 @@ def test_the_expert_meets_the_table_and_stays_honest() -> None:
         search(g.view(seat), random.Random(4), iterations=5, players=players[:3])
 
 
+def test_a_search_that_met_the_table_reads_the_kinds_bid_habits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search`` with the table's kinds (as the bots, the analysis and the hint panel call it) hands each
+    seat's kind habits to ``bid_habits`` and marks the random bot's seats; without the kinds, or with the
+    bid habits fixed (``bids=fixed``), it does neither."""
+    import catsack.bots.expert.players as players_module
+    from catsack.bots.expert.players import KIND_HABITS
+
+    seen: list[object] = []
+    tables: list[players_module._Table] = []
+    real_bid_habits = players_module.bid_habits
+    real_init = players_module._Table.__init__
+
+    def spy_bid_habits(view: object, bids: object = None, habits: object = None) -> object:
+        seen.append(habits)
+        return real_bid_habits(view, bids, habits)  # type: ignore[arg-type]
+
+    def spy_init(self: players_module._Table, *args: object, **kwargs: object) -> None:
+        real_init(self, *args, **kwargs)  # type: ignore[arg-type]
+        tables.append(self)
+
+    monkeypatch.setattr(players_module, "bid_habits", spy_bid_habits)
+    monkeypatch.setattr(players_module._Table, "__init__", spy_init)
+    g = _positions(4, seed=12)[3]
+    seat = g.to_move
+    assert seat is not None
+    table = ["expert", "heuristic", "random", None]
+    search(g.view(seat), random.Random(1), iterations=5, players=table)
+    assert seen[-1] == [None, KIND_HABITS["heuristic"], KIND_HABITS["random"], None]
+    assert tables[-1].own_bids == 0b100
+    search(g.view(seat), random.Random(1), iterations=5)
+    assert seen[-1] is None and tables[-1].own_bids == 0
+    search(g.view(seat), random.Random(1), iterations=5, players=table, read_bids=False)
+    assert seen[-1] is None
+
+
 def test_a_seat_known_to_hold_the_random_bot_bids_by_its_rule_when_drawn_any() -> None:
     """The random bot's bids do not follow the row's value (a coin, then a small raise): a seat the table
     shows to hold it (R23), drawn ``any``, is modelled with that rule; the same seat drawn another style, or

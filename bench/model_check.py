@@ -75,13 +75,10 @@ def position(
     return None
 
 
-def real_gain(
-    config: TournamentConfig, saved: dict[str, object], before: list[str], move: Move, specs: list[str], seed: int
-) -> float:
-    """The seat's relative gain to the round's end when it plays ``move`` there and the real bots play on."""
-    game, _ = _replay(config, saved)
-    for text in before:
-        game.play(parse_move(text))
+def real_gain(position: Game, move: Move, specs: list[str], seed: int) -> float:
+    """The relative gain to the round's end of the seat to move in ``position`` when it plays ``move`` there
+    and the real bots (``specs``, seeded from ``seed``) play on; ``position`` itself is left as it is."""
+    game = position.clone()
     seat = game.to_move
     assert seat is not None
     rnd = game.round
@@ -123,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         found = position(config, saved, args.spec, args.round, args.phase)
         if found is None:
             continue
-        game, before, specs = found
+        game, _, specs = found
         seat = game.to_move
         assert seat is not None
         bot = make_bot(args.spec, seed=args.seed)
@@ -133,9 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         stats = getattr(bot, "last", None)
         moves = list(stats.moves) if stats is not None else list(game.legal_moves())
         margins = dict(zip(stats.moves, stats.margins, strict=True)) if stats is not None else {}
-        gains = {
-            m: sum(real_gain(config, saved, before, m, specs, r) for r in range(args.reps)) / args.reps for m in moves
-        }
+        gains = {m: sum(real_gain(game, m, specs, r) for r in range(args.reps)) / args.reps for m in moves}
         best = max(moves, key=lambda m: gains[m])
         regret = gains[best] - gains[picked]
         seen = margins.get(best, 0.0) - margins.get(picked, 0.0)

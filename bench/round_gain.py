@@ -166,7 +166,8 @@ def print_auctions(config: TournamentConfig, games: list[dict[str, object]]) -> 
 
 def load_saved(files: list[Path]) -> tuple[TournamentConfig, list[dict[str, object]]]:
     """The games saved in ``files`` (the parts of one run of ``bench/expert_strength.py --save``) and the
-    tournament config that dealt them; ValueError naming a file that cannot be read or holds something else."""
+    tournament config that dealt them; ValueError naming a file that cannot be read or holds something else,
+    or files of different runs."""
     loaded = []
     for f in files:
         try:
@@ -179,7 +180,7 @@ def load_saved(files: list[Path]) -> tuple[TournamentConfig, list[dict[str, obje
     bots, seed = loaded[0]["bots"], loaded[0]["seed"]
     seating = loaded[0].get("seating", "rotate")  # files saved before --seating hold rotations only
     if any(x["bots"] != bots or x["seed"] != seed or x.get("seating", "rotate") != seating for x in loaded):
-        raise SystemExit("the files hold different tables, seeds or seatings: give the parts of one run")
+        raise ValueError("the files hold different tables, seeds or seatings: give the parts of one run")
     games = [g for x in loaded for g in x["games"]]
     deals = 1 + max(int(g["deal"]) for g in games)
     n = len(bots)

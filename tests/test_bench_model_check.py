@@ -33,14 +33,14 @@ def test_the_move_played_gains_what_the_saved_game_gave_it(tmp_path: Path) -> No
             g, before, specs = found
             assert g.round == rnd and g.phase == "bidding" and len(g.legal_moves()) > 1
             seat = g.to_move
+            played = parse_move(game["moves"][len(before)])
+            got = check.real_gain(g, played, specs, 0)
             start = g.scores()
             for text in game["moves"][len(before) :]:  # the saved game on to the round's end
                 if g.round > rnd or g.is_over:
                     break
                 g.play(parse_move(text))
             delta = [a - b for a, b in zip(g.scores(), start, strict=True)]
-            played = parse_move(game["moves"][len(before)])
-            got = check.real_gain(config, game, before, played, specs, 0)
             assert got == pytest.approx(delta[seat] - sum(delta) / 4)
 
 

@@ -421,12 +421,12 @@ def censored(mu: float, sd: float, low: float, high: float) -> float:
 
 
 def seat_habits(players: Sequence[str | None]) -> list[tuple[float, float] | None]:
-    """Per seat, the bid habits :data:`KIND_HABITS` holds for the kind seated there, or ``None``."""
+    """Per seat, the bid habits :data:`KIND_HABITS` holds for the kind seated there (public, R23), or ``None``."""
     return [KIND_HABITS.get(_kind(p)) for p in players]
 
 
 def seat_own_bids(players: Sequence[str | None]) -> int:
-    """The seats (a bit each) that hold a kind of :data:`OWN_BIDS_KINDS`."""
+    """The seats (a bit each) that hold a kind of :data:`OWN_BIDS_KINDS` (public, R23)."""
     return sum(1 << s for s, p in enumerate(players) if _kind(p) in OWN_BIDS_KINDS)
 
 

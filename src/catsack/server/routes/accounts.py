@@ -4,8 +4,11 @@ Authentication is a session cookie (HttpOnly, SameSite=Lax, Secure over HTTPS).
 Every state change authenticated by that cookie must come from this site:
 its ``Origin`` (or, lacking one, ``Referer``) must name the host the request
 was sent to, else 403 ``csrf`` — a form on another site cannot act for a
-logged-in player. Login is limited per account name and per address; an
-unknown name and a wrong password get the same 401 answer.
+logged-in player. Every request that tests a password (login, password
+change, account deletion) is throttled by :class:`~catsack.server.limits.LoginThrottle`:
+per address, and wrong passwords per (name, address) and per name, in a way
+that never refuses the owner's right password from an address nobody guessed
+from. An unknown name and a wrong password get the same 401 answer.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from catsack.record import dumps_record
 from catsack.server.accounts import DELETED_NAME, PASSWORD_MAX, Account, AccountError, Accounts, name_key
 from catsack.server.hub import Hub, LiveTable, hash_token
-from catsack.server.limits import AddressBuckets, scope_address
+from catsack.server.limits import LoginThrottle, scope_address
 from catsack.server.ratings import Ratings, display
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.settings import Network
@@ -34,9 +37,6 @@ __all__ = ["COOKIE", "account_of", "accounts_of", "check_origin", "join_as", "ro
 router = APIRouter()
 
 COOKIE = "catsack_session"
-#: Login attempts: per account name, and per address (a burst, then one every few seconds).
-LOGIN_PER_NAME = (1 / 10, 5)
-LOGIN_PER_ADDRESS = (1 / 3, 20)
 
 
 class Credentials(BaseModel):
@@ -85,8 +85,7 @@ class _State:
     def __init__(self, hub: Hub) -> None:
         self.accounts = Accounts(hub.store.engine)
         self.ratings = Ratings(hub.store.engine)
-        self.by_name = AddressBuckets(*LOGIN_PER_NAME)
-        self.by_address = AddressBuckets(*LOGIN_PER_ADDRESS)
+        self.logins = LoginThrottle()
 
 
 def _state(request: Request) -> _State:
@@ -166,9 +165,11 @@ def _address(request: Request) -> str:
     return scope_address(request.scope, hub_of(request).settings.proxy_networks())
 
 
-def _throttle(request: Request, name: str) -> None:
-    st = _state(request)
-    wait = max(st.by_address.take(_address(request)), st.by_name.take(name_key(name)[:64]))
+def _throttle(request: Request, name: str) -> str:
+    """Spend one password attempt at ``name`` from this request's address, or 429; the throttle's key
+    for :func:`_failed`."""
+    key = name_key(name)[:64]
+    wait = _state(request).logins.attempt(key, _address(request))
     if wait > 0:
         seconds = max(1, math.ceil(wait))
         raise Refused(
@@ -178,6 +179,11 @@ def _throttle(request: Request, name: str) -> None:
             params={"seconds": seconds},
             headers={"Retry-After": str(seconds)},
         )
+    return key
+
+
+def _failed(request: Request, key: str) -> None:
+    _state(request).logins.failed(key, _address(request))
 
 
 @router.post("/api/account/register", status_code=201, response_model=AccountOut)
@@ -196,10 +202,11 @@ async def register(request: Request, response: Response, body: Credentials) -> A
 async def login(request: Request, response: Response, body: Credentials) -> AccountOut:
     """Log in; the answer to an unknown name and to a wrong password is the same."""
     check_origin(request)
-    _throttle(request, body.name)
+    key = _throttle(request, body.name)
     accounts = accounts_of(request)
     account = await asyncio.to_thread(accounts.authenticate, body.name, body.password)
     if account is None:
+        _failed(request, key)
         raise AccountError("login_failed", "wrong name or password", 401)
     token = await asyncio.to_thread(accounts.new_session, account)
     _set_session(request, response, token)
@@ -240,7 +247,13 @@ async def change_password(
 ) -> Response:
     """Change the password; every session of the account ends, and this one gets a new cookie."""
     accounts = accounts_of(request)
-    await asyncio.to_thread(accounts.change_password, account, body.old, body.new)
+    key = _throttle(request, account.name)
+    try:
+        await asyncio.to_thread(accounts.change_password, account, body.old, body.new)
+    except AccountError as exc:
+        if exc.code == "wrong_password":
+            _failed(request, key)
+        raise
     token = await asyncio.to_thread(accounts.new_session, account)
     response = Response(status_code=204)
     _set_session(request, response, token)
@@ -251,8 +264,14 @@ async def change_password(
 async def delete_account(request: Request, body: Password, account: Annotated[Account, Depends(changing)]) -> Response:
     """Delete the account (password required). Its games stay, under "deleted player"."""
     accounts = accounts_of(request)
+    key = _throttle(request, account.name)
     games = await asyncio.to_thread(accounts.games, account)
-    await asyncio.to_thread(accounts.delete, account, body.password)
+    try:
+        await asyncio.to_thread(accounts.delete, account, body.password)
+    except AccountError as exc:
+        if exc.code == "wrong_password":
+            _failed(request, key)
+        raise
     hub = hub_of(request)
     for table_id, seat in games:  # tables in memory show the new name at once; other processes reload it
         table = hub.tables.get(table_id)

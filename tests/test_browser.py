@@ -237,13 +237,15 @@ class Player:
             page.wait_for_url("**/t/*")
         except PlaywrightTimeout:
             pytest.fail(self.stuck_report("the lobby did not move to the new table"))
-        page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
+        page.wait_for_function(
+            "() => document.body.dataset.version !== undefined && document.body.dataset.version !== ''"
+        )
         return page.url.rsplit("/", 1)[1]
 
     def wait_turn_or_end(self) -> bool:
         """Wait until it is our turn (True) or the game is over (False)."""
         self.page.wait_for_function(
-            "document.body.dataset.myTurn === 'yes' || document.body.dataset.phase === 'over'",
+            "() => document.body.dataset.myTurn === 'yes' || document.body.dataset.phase === 'over'",
             timeout=TURN_TIMEOUT_MS,
         )
         return self.body("phase") != "over"
@@ -357,7 +359,7 @@ def test_two_people_at_one_table(people: Callable[..., Player], artifacts: Path)
     bea.page.fill("#join-name", "Bea")
     bea.page.click('button[data-seat="1"]')
     for person in (ann, bea):
-        person.page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+        person.page.wait_for_function("() => document.body.dataset.tableStatus === 'playing'")
 
     deadline = time.monotonic() + 25
     while min(len(ann.moves), len(bea.moves)) < 3:
@@ -487,7 +489,7 @@ def test_reconnect_after_server_restart(
     assert version >= 1 and hand
 
     srv.kill()
-    page.wait_for_function("document.getElementById('connection').dataset.state !== 'open'")
+    page.wait_for_function("() => document.getElementById('connection').dataset.state !== 'open'")
     assert ann.body("myTurn") == "no"  # no moves while disconnected
     # After a few failed tries the page says so plainly.
     page.wait_for_selector('#banner[data-kind="connection"]:not([hidden])')
@@ -497,7 +499,7 @@ def test_reconnect_after_server_restart(
 
     srv.start()
     # No reload: the same page object reconnects with backoff (at most about 5 s here).
-    page.wait_for_function("document.getElementById('connection').dataset.state === 'open'", timeout=20_000)
+    page.wait_for_function("() => document.getElementById('connection').dataset.state === 'open'", timeout=20_000)
     assert ann.wait_turn_or_end()
     assert int(ann.body("version")) >= version
     assert _hand(ann) == hand
@@ -523,7 +525,7 @@ def test_replaced_after_grace_period(
     bea.page.fill("#join-name", "Bea")
     bea.page.click('button[data-seat="1"]')
     for person in (ann, bea):
-        person.page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+        person.page.wait_for_function("() => document.body.dataset.tableStatus === 'playing'")
     assert _table(ann, table)["players"][1]["kind"] == "human"
 
     bea.page.close()  # the token stays in the context's localStorage
@@ -533,7 +535,7 @@ def test_replaced_after_grace_period(
         time.sleep(0.1)
     assert _table(ann, table)["players"][1]["replaced"] is True
     # Ann's page learns it too (players frame) and the game goes on around her.
-    ann.page.wait_for_function("!document.getElementById('seat-1').innerText.toLowerCase().includes('online')")
+    ann.page.wait_for_function("() => !document.getElementById('seat-1').innerText.toLowerCase().includes('online')")
 
     bea.page = bea.context.new_page()
     bea.page.set_default_timeout(TURN_TIMEOUT_MS)
@@ -546,7 +548,7 @@ def test_replaced_after_grace_period(
     bea.page.screenshot(path=str(artifacts / "replaced.png"), full_page=True)
 
     bea.page.locator("#banner-actions").get_by_text("Watch the game").click()
-    bea.page.wait_for_function("document.body.dataset.seat === 'spectator'")
+    bea.page.wait_for_function("() => document.body.dataset.seat === 'spectator'")
     assert "You are watching" in bea.page.inner_text("#status-line") or bea.body("phase") == "over"
     assert bea.page.is_hidden("#banner")
     assert bea.page.evaluate(f"localStorage.getItem('catsack:seat:{table}')") is None  # the dead token is forgotten

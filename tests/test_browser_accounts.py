@@ -94,7 +94,7 @@ def create(player: Player, levels: list[str], *, rated: bool = False, private: b
     page = player.page
     page.goto(player.base + "/")
     page.wait_for_selector("#seat-setup select")
-    page.wait_for_function("document.body.dataset.account !== undefined")  # a signed-in name is read-only
+    page.wait_for_function("() => document.body.dataset.account !== undefined")  # a signed-in name is read-only
     if not page.input_value("#your-name"):
         page.fill("#your-name", "Guest")
     if name:
@@ -108,7 +108,7 @@ def create(player: Player, levels: list[str], *, rated: bool = False, private: b
         page.check("#private")
     page.click("#create-button")
     page.wait_for_url("**/t/*")
-    page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
+    page.wait_for_function("() => document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
     return page.url.rsplit("/", 1)[1]
 
 
@@ -121,7 +121,7 @@ def sit(player: Player, table: str, name: str | None = None) -> None:
         page.fill("#join-name", name)
     page.locator("#join-seats button").first.click()
     page.wait_for_selector("#game:not([hidden])")
-    page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
+    page.wait_for_function("() => document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
 
 
 def play_to_the_end(player: Player) -> int:
@@ -319,7 +319,7 @@ def test_takeover_and_host_hands_an_idle_seat_to_a_bot(person: Callable[..., Pla
     names = {"ann", "x", "bea", "abendrunde"}
     assert_all_german(page, names, "take over")
     page.click("#takeover-button")
-    page.wait_for_function("document.body.dataset.seat === '0'")
+    page.wait_for_function("() => document.body.dataset.seat === '0'")
     expect(ann.page.locator("#banner")).to_contain_text("Take it over here", timeout=WAIT_MS)
 
     bea.page.close()  # Bea goes away: her seat shows as away, the host may hand it to a bot

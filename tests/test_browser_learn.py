@@ -141,7 +141,7 @@ def start_learning(player: Player, name: str = "Ann") -> None:
     page.fill("#learn-name", name)
     page.click("#learn-start")
     page.wait_for_url("**/t/*")
-    page.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
+    page.wait_for_function("() => document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
 
 
 # What the guided game's page shows, read in one round trip: the coach's button and step, whose
@@ -162,7 +162,7 @@ def coach_move(player: Player, on_step: Callable[[str], None] | None = None) -> 
     ``on_step`` sees the coach's step on show first. Returns 'next', the move, or 'over'."""
     page = player.page
     page.wait_for_function(
-        "document.body.dataset.myTurn === 'yes' || document.body.dataset.phase === 'over'"
+        "() => document.body.dataset.myTurn === 'yes' || document.body.dataset.phase === 'over'"
         " || !!document.getElementById('coach-next')"
     )
     shown: dict[str, Any] = page.evaluate(COACH_STATE)
@@ -216,7 +216,7 @@ def test_guided_game_in_german(people: Callable[..., Player], artifacts: Path) -
             break
     else:
         pytest.fail("the guided game does not end")
-    page.wait_for_function("document.body.dataset.coachStep === 'over'")
+    page.wait_for_function("() => document.body.dataset.coachStep === 'over'")
     on_step("over")
     assert shown[0] == "welcome" and shown[-2:] == ["free", "over"], shown
     assert sorted(shown) == sorted(STEPS), shown
@@ -239,7 +239,7 @@ def test_guided_game_in_german(people: Callable[..., Player], artifacts: Path) -
     page.wait_for_url("**/learn")
     page.click("#learn-start")
     page.wait_for_url("**/t/*")
-    page.wait_for_function("document.body.dataset.coachStep === 'welcome'")
+    page.wait_for_function("() => document.body.dataset.coachStep === 'welcome'")
     assert page_errors(ann) == []
 
 
@@ -256,7 +256,7 @@ def test_language_picker_remembers_and_lobby_is_german(people: Callable[..., Pla
     page.wait_for_selector("#seat-setup select")
     assert page.inner_text("#create-title") == "New table"
     page.select_option("#lang-picker", "de")
-    page.wait_for_function("document.documentElement.lang === 'de'")
+    page.wait_for_function("() => document.documentElement.lang === 'de'")
     page.wait_for_selector("#seat-setup select")
     assert page.inner_text("#create-title") == "Neuer Tisch"
     assert page.evaluate("localStorage.getItem('catsack:lang')") == "de"
@@ -284,7 +284,7 @@ def test_help_in_place_and_rules_link(people: Callable[..., Player]) -> None:  #
     page = ann.page
     assert ann.wait_turn_or_end()
     ann.act()
-    page.wait_for_function("document.body.dataset.phase === 'bidding'")
+    page.wait_for_function("() => document.body.dataset.phase === 'bidding'")
     for term in ("mouseCards", "row", "removed", "bank", "start"):
         tip = page.locator(f'.help-tip[data-help="{term}"]')
         assert tip.count() == 1 and tip.is_visible(), term
@@ -450,7 +450,7 @@ def test_papercut_12_friendly_bot_names(people: Callable[..., Player], server: s
     ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"])
     assert ann.wait_turn_or_end()
     ann.act()
-    ann.page.wait_for_function("document.querySelectorAll('#row .slot .owner').length === 4")
+    ann.page.wait_for_function("() => document.querySelectorAll('#row .slot .owner').length === 4")
     owners = ann.page.locator("#row .slot .owner")
     for i in range(owners.count()):
         owner = owners.nth(i)

@@ -105,7 +105,7 @@ def body(page: Page, name: str) -> str:
 
 
 def wait_ply(page: Page, ply: int) -> None:
-    page.wait_for_function(f"document.body.dataset.ply === '{ply}'")
+    page.wait_for_function(f"() => document.body.dataset.ply === '{ply}'")
 
 
 def test_replay_steps_by_keys_and_slider_switches_perspective_and_follows_links(
@@ -115,7 +115,7 @@ def test_replay_steps_by_keys_and_slider_switches_perspective_and_follows_links(
     plies, starts = data["plies"], data["round_starts"]
     page = pages()
     page.goto(f"{server}/replay/{finished}")
-    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     assert body(page, "ply") == "0" and body(page, "perspective") == "all"
     assert page.locator("#timeline li.move").count() == plies + 1  # the start and every move
     assert page.locator("#round-list li").count() == 9
@@ -145,7 +145,7 @@ def test_replay_steps_by_keys_and_slider_switches_perspective_and_follows_links(
     box = slider.bounding_box()
     assert box is not None
     slider.click(position={"x": box["width"] / 2, "y": box["height"] / 2})
-    page.wait_for_function("document.body.dataset.ply !== '0'")
+    page.wait_for_function("() => document.body.dataset.ply !== '0'")
     middle = int(body(page, "ply"))
     assert abs(middle - plies / 2) <= plies / 10, (middle, plies)
     slider.press("ArrowRight")
@@ -160,7 +160,7 @@ def test_replay_steps_by_keys_and_slider_switches_perspective_and_follows_links(
     assert page.locator("#row .card.back").count() == 0  # the placed card shows its face
     first, other = data["moves"][0][0], (data["moves"][0][0] + 1) % 4
     page.select_option("#perspective", str(other))
-    page.wait_for_function(f"document.body.dataset.perspective === '{other}'")
+    page.wait_for_function(f"() => document.body.dataset.perspective === '{other}'")
     wait_ply(page, 1)  # the same moment, seen by another seat than the one that placed
     assert page.is_hidden("#hands")
     assert page.locator("#row .card.back").count() == 1, first  # the first card is face down to it
@@ -170,14 +170,14 @@ def test_replay_steps_by_keys_and_slider_switches_perspective_and_follows_links(
     other = pages()
     target = min(57, plies)
     other.goto(f"{server}/replay/{finished}#ply={target}")
-    other.wait_for_function("document.body.dataset.loaded === 'yes'")
+    other.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     wait_ply(other, target)
     assert other.locator("#timeline li.current").get_attribute("data-ply") == str(target)
     other.goto(f"{server}/replay/{finished}#ply=5&view=1")  # a new hash on the open page
-    other.wait_for_function("document.body.dataset.perspective === '1'")
+    other.wait_for_function("() => document.body.dataset.perspective === '1'")
     wait_ply(other, 5)
     other.reload()  # and opened afresh
-    other.wait_for_function("document.body.dataset.perspective === '1'")
+    other.wait_for_function("() => document.body.dataset.perspective === '1'")
     wait_ply(other, 5)
     other.screenshot(path=str(tmp_path / "replay.png"), full_page=True)
 
@@ -185,10 +185,10 @@ def test_replay_steps_by_keys_and_slider_switches_perspective_and_follows_links(
 def test_analysis_flags_decisions_on_the_timeline(pages: Callable[..., Page], server: str, finished: str) -> None:
     page = pages()
     page.goto(f"{server}/replay/{finished}")
-    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     page.select_option("#analysis-seat", "1")
     page.click("#analysis-button")
-    page.wait_for_function("document.body.dataset.analysis === 'done'", timeout=60_000)
+    page.wait_for_function("() => document.body.dataset.analysis === 'done'", timeout=60_000)
     result = call(server, f"/api/tables/{finished}/analysis?seat=1")["result"]
     flagged = [d for d in result["decisions"] if d["class"]]
     assert flagged, "a level this cheap always misjudges some decisions"
@@ -206,9 +206,9 @@ def test_analysis_flags_decisions_on_the_timeline(pages: Callable[..., Page], se
     # Served again from the database: a new page shows it at once.
     again = pages()
     again.goto(f"{server}/replay/{finished}")
-    again.wait_for_function("document.body.dataset.loaded === 'yes'")
+    again.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     again.select_option("#analysis-seat", "1")
-    again.wait_for_function("document.body.dataset.analysis === 'done'")
+    again.wait_for_function("() => document.body.dataset.analysis === 'done'")
     assert again.locator("#timeline li.flag").count() == len(flagged)
 
 
@@ -225,10 +225,10 @@ def test_upload_a_record_file(pages: Callable[..., Page], server: str, finished:
     page.wait_for_selector("#upload-error:not([hidden])")
     assert "broken.json" in page.inner_text("#upload-error") and "'start'" in page.inner_text("#upload-error")
     page.set_input_files("#record-file", str(good))
-    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     assert body(page, "perspective") == "all"
     page.keyboard.press("End")
-    page.wait_for_function("document.body.dataset.phase === 'over'")
+    page.wait_for_function("() => document.body.dataset.phase === 'over'")
     assert page.locator("#analysis-form").is_hidden()
 
 
@@ -295,7 +295,7 @@ def test_play_again_in_two_browsers(pages: Callable[..., Page], server: str) -> 
     bea.click("#play-again")
     bea.wait_for_url(f"{server}/t/{new}")
     for name, page in browsers.items():
-        page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+        page.wait_for_function("() => document.body.dataset.tableStatus === 'playing'")
         assert body(page, "seat") == str(people[name]["seat"])
     info = call(server, f"/api/tables/{new}")
     assert [p["kind"] for p in info["players"]] == ["human", "human", "bot", "bot"]
@@ -334,7 +334,7 @@ def test_replay_in_german_shows_no_english(
 
     page = pages(locale="de-DE")
     page.goto(f"{server}/replay/{finished}")
-    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     assert page.evaluate("document.documentElement.lang") == "de"
     assert page.input_value("#lang-picker") == "de"
     page.click("details.help summary")  # the keyboard shortcuts, opened
@@ -351,13 +351,13 @@ def test_replay_in_german_shows_no_english(
     assert page.inner_text("#status-line").startswith("Zug 1 von ")
     assert_all_german(page, names, "first move, everything shown")
     page.select_option("#perspective", "2")
-    page.wait_for_function("document.body.dataset.perspective === '2'")
+    page.wait_for_function("() => document.body.dataset.perspective === '2'")
     wait_ply(page, 1)
     assert_all_german(page, names, "first move, seat 3's view")
 
     # The analysis of seat 2 and its flagged decision.
     page.select_option("#analysis-seat", "1")
-    page.wait_for_function("document.body.dataset.analysis === 'done'")
+    page.wait_for_function("() => document.body.dataset.analysis === 'done'")
     page.locator(f'#timeline li.flag[data-ply="{flagged["ply"] + 1}"] button').click()
     wait_ply(page, flagged["ply"] + 1)
     panel = page.inner_text("#decision").lower()  # the heading is upper case on screen
@@ -365,7 +365,7 @@ def test_replay_in_german_shows_no_english(
     assert page.is_visible("#analysis-summary code")  # the command line, kept as it is
     assert_all_german(page, names, "a flagged decision")
     page.keyboard.press("End")
-    page.wait_for_function("document.body.dataset.phase === 'over'")
+    page.wait_for_function("() => document.body.dataset.phase === 'over'")
     assert page.inner_text("#round-badge") == de["badge.over"]
     assert_all_german(page, names, "game over")
     page.screenshot(path=str(tmp_path / "replay-de.png"), full_page=True)
@@ -373,7 +373,7 @@ def test_replay_in_german_shows_no_english(
     # The choice is remembered: an English browser then opens the page in German too.
     assert page.evaluate("localStorage.getItem('catsack:lang')") is None  # the browser's language, not a choice
     page.select_option("#lang-picker", "en")
-    page.wait_for_function("document.documentElement.lang === 'en' && document.body.dataset.loaded === 'yes'")
+    page.wait_for_function("() => document.documentElement.lang === 'en' && document.body.dataset.loaded === 'yes'")
     assert page.inner_text("#timeline-title") == CATALOGUES["en"]["replay.moves"]
 
     # ?lang=de in an English browser; the upload page and a record's replay, in German.
@@ -387,9 +387,9 @@ def test_replay_in_german_shows_no_english(
     with urllib.request.urlopen(f"{server}/api/tables/{finished}/record", timeout=10) as answer:
         record.write_bytes(answer.read())
     upload.set_input_files("#record-file", str(record))
-    upload.wait_for_function("document.body.dataset.loaded === 'yes'")
+    upload.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     upload.keyboard.press("End")
-    upload.wait_for_function("document.body.dataset.phase === 'over'")
+    upload.wait_for_function("() => document.body.dataset.phase === 'over'")
     assert upload.is_visible("#analysis-note code")
     assert_all_german(upload, names, "an uploaded record's replay")
     upload.reload()  # remembered from ?lang=

@@ -240,7 +240,7 @@ def test_browser_game_through_nginx(deployment: Deployment, tmp_path: Path) -> N
                 ann.act()
                 if len(ann.moves) % 5 == 0:
                     ann.page.reload()
-                    ann.page.wait_for_function("(document.body.dataset.version ?? '') !== ''")
+                    ann.page.wait_for_function("() => (document.body.dataset.version ?? '') !== ''")
                     reloads += 1
                 assert len(ann.moves) < 200, "the game does not end"
             version = int(ann.body("version"))

@@ -90,3 +90,58 @@ def test_login_throttle_counts_attempts_per_address() -> None:
     t = LoginThrottle(clock=clock)
     waits = [t.attempt(f"name{i}", "sprayer") for i in range(25)]
     assert waits[:20] == [0.0] * 20 and all(w > 0 for w in waits[20:])
+
+
+# ---------------------------------------------------------------------- defect 2: security headers
+
+SECURITY_HEADERS = ("content-security-policy", "x-frame-options", "referrer-policy", "x-content-type-options")
+
+
+def test_every_answer_carries_the_security_headers(app_server: Callable[..., TestClient]) -> None:
+    """Pages, API answers, static files, the rules page, refusals of the framework and of the guard."""
+    c = app_server(http_rate_burst=1, http_rate_per_second=0.01)
+    answers = [
+        c.get("/"),
+        c.get("/t/abcdef"),
+        c.get("/rules"),
+        c.get("/static/table.js"),
+        c.get("/api/tables"),
+        c.get("/no/such/page"),
+        c.post("/api/tables", json={"seats": 9}),
+        c.post("/api/tables", json={"seats": 9}),  # the guard's 429
+    ]
+    assert answers[-1].status_code == 429
+    for r in answers:
+        missing = [h for h in SECURITY_HEADERS if h not in r.headers]
+        assert not missing, (r.request.url, missing)
+        assert r.headers["x-frame-options"] == "DENY"
+    policy = answers[0].headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in policy and "script-src 'self';" in policy and "unsafe" not in policy
+    # The API explorer loads its own scripts; it still may not be framed.
+    docs = c.get("/docs")
+    assert "frame-ancestors 'none'" in docs.headers["content-security-policy"]
+
+
+def test_the_client_pages_need_no_inline_script_or_style() -> None:
+    """What a strict CSP would block: inline scripts, event handler attributes, style attributes."""
+    import re
+    from pathlib import Path
+
+    import catsack.server
+
+    static = Path(catsack.server.__file__).parent / "static"
+    for page in sorted(static.glob("*.html")):
+        html = page.read_text()
+        for script in re.findall(r"<script\b[^>]*>", html):
+            assert "src=" in script, (page.name, script)
+        assert not re.search(r"\son\w+\s*=", html), page.name
+        assert not re.search(r"\sstyle\s*=", html), page.name
+        assert "<style" not in html, page.name
+
+
+def test_nginx_tls_site_sends_hsts() -> None:
+    from pathlib import Path
+
+    conf = (Path(__file__).parents[1] / "deploy" / "nginx" / "catsack.conf").read_text()
+    tls = conf[conf.index("listen 443") :]
+    assert 'add_header Strict-Transport-Security "max-age=' in tls

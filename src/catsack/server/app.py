@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import catsack
+from catsack.server.headers import SecurityHeaders
 from catsack.server.hub import Hub, TableError
 from catsack.server.limits import AddressBuckets, HttpGuard
 from catsack.server.lobby import abandon_unjoined
@@ -150,6 +151,8 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         proxies=settings.proxy_networks(),
         metrics=metrics,
     )
+    # Outermost, so that the guard's refusals carry the headers too (issue 29, defect 2).
+    app.add_middleware(SecurityHeaders)
     app.include_router(health.router)
     app.include_router(tables.router)
     app.include_router(ws.router)

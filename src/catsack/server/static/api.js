@@ -157,6 +157,7 @@ export function h(tag, attrs = {}, ...children) {
     else if (key === "class") el.className = value;
     else if (key === "dataset") Object.assign(el.dataset, value);
     else if (key === "html") el.innerHTML = value; // only ever used with our own constant SVG
+    else if (key === "style") el.style.cssText = value; // a style attribute would break the CSP (style-src)
     else el.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children.flat()) {

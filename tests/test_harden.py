@@ -145,3 +145,117 @@ def test_nginx_tls_site_sends_hsts() -> None:
     conf = (Path(__file__).parents[1] / "deploy" / "nginx" / "catsack.conf").read_text()
     tls = conf[conf.index("listen 443") :]
     assert 'add_header Strict-Transport-Security "max-age=' in tls
+
+
+# ---------------------------------------------------------------------- defect 7: the analysis limit
+
+
+def _bots_game(c: TestClient, seats: int = 4) -> str:
+    import time
+
+    r = c.post("/api/tables", json={"seats": seats, "bots": {str(i): "random" for i in range(seats)}})
+    assert r.status_code == 201, r.text
+    table = str(r.json()["table"])
+    deadline = time.monotonic() + 30
+    while c.get(f"/api/tables/{table}").json()["status"] != "over":
+        assert time.monotonic() < deadline, "the bots did not finish"
+        time.sleep(0.02)
+    return table
+
+
+def test_simultaneous_analyses_from_one_address_keep_the_limit(
+    app_server: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Four POSTs at once from one address (limit 2): two start, two are refused with 429. A slow
+    step between the check and the start keeps all four inside the window the race needed."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from catsack.server import analysis_jobs
+
+    monkeypatch.setenv("CATSACK_ANALYSIS_LEVEL", "iters=4")
+    c = app_server()
+    table = _bots_game(c)
+    plies = analysis_jobs.decision_plies
+
+    def slow_plies(*args: object) -> list[int]:
+        time.sleep(0.3)
+        return plies(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(analysis_jobs, "decision_plies", slow_plies)
+    clients = [browser(c) for _ in range(4)]
+
+    def start(seat: int) -> int:
+        return clients[seat].post(f"/api/tables/{table}/analysis", json={"seat": seat}).status_code
+
+    with ThreadPoolExecutor(4) as pool:
+        codes = sorted(pool.map(start, range(4)))
+    assert codes == [202, 202, 429, 429], codes
+
+
+# ---------------------------------------------------------------------- defect 8: SIGTERM and the workers
+
+
+def _children(pid: int) -> set[int]:
+    from pathlib import Path
+
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            found.add(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not __import__("sys").platform.startswith("linux"), reason="reads /proc")
+def test_sigterm_ends_the_analysis_workers(tmp_path: object) -> None:
+    """``catsack serve`` stopped with SIGTERM (systemd's way) while an analysis runs: no worker stays."""
+    import json
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    from test_browser import Server
+
+    server = Server(Path(str(tmp_path)), {"CATSACK_ANALYSIS_LEVEL": "iters=5000"})
+    server.start()
+    try:
+
+        def call(path: str, body: object = None) -> object:
+            data = None if body is None else json.dumps(body).encode()
+            req = urllib.request.Request(server.base + path, data=data, method="GET" if body is None else "POST")
+            req.add_header("Content-Type", "application/json")
+            with urllib.request.urlopen(req, timeout=10) as answer:
+                return json.load(answer)
+
+        table = call("/api/tables", {"seats": 3, "bots": {str(i): "random" for i in range(3)}})["table"]  # type: ignore[index]
+        deadline = time.monotonic() + 30
+        while call(f"/api/tables/{table}")["status"] != "over":  # type: ignore[index]
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        assert call(f"/api/tables/{table}/analysis", {"seat": 0})["status"] == "running"  # type: ignore[index]
+        assert server.proc is not None
+        workers: set[int] = set()
+        while not workers:  # the pool starts its worker
+            assert time.monotonic() < deadline
+            workers = _children(server.proc.pid)
+            time.sleep(0.05)
+    finally:
+        server.stop()  # SIGTERM
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in workers):
+        assert time.monotonic() < deadline, f"workers still running after SIGTERM: {workers}"
+        time.sleep(0.05)

@@ -46,6 +46,7 @@ __all__ = [
     "annotate",
     "classify",
     "decision_plies",
+    "end_pool",
     "seed_for",
     "summarise",
 ]
@@ -73,6 +74,24 @@ class AnalysisSettings(BaseSettings):
     stale_seconds: float = Field(default=300.0, gt=0)
     #: Worker processes' niceness increment (0: same priority as the server).
     nice: int = Field(default=10, ge=0, le=19)
+
+
+def end_pool(pool: ProcessPoolExecutor) -> None:
+    """Shut ``pool`` down now: queued calls are dropped and running workers terminated. ``shutdown``
+    alone lets each worker finish the call it holds, and on SIGTERM the server exited before they did,
+    leaving them running (issue 29, defect 8)."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    # Before 3.14 the workers are only reachable through the executor's own table of them.
+    workers: dict[int, Any] = getattr(pool, "_processes", None) or {}
+    for process in list(workers.values()):
+        if process.is_alive():
+            process.terminate()
+    for process in list(workers.values()):
+        process.join(timeout=5)
 
 
 def seed_for(table_id: str) -> int:
@@ -145,7 +164,8 @@ class AnalysisJobs:
         self.store = AnalysisStore(hub.store.engine)
         self.pool: ProcessPoolExecutor | None = None
         self.jobs: dict[tuple[str, int, str], Job] = {}
-        self.by_address: dict[str, int] = {}
+        self.by_address: dict[str, int] = {}  # analyses running or starting, per client address
+        self.running = 0  # analyses running or starting, all addresses
         #: Test and benchmark hook: called with (job, decision) after each decision.
         self.on_decision: Callable[[Job, dict[str, Any]], None] | None = None
 
@@ -163,7 +183,7 @@ class AnalysisJobs:
                 job.task.cancel()
         await asyncio.gather(*(j.task for j in self.jobs.values() if j.task is not None), return_exceptions=True)
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            end_pool(self.pool)
             self.pool = None
 
     def _pool(self) -> ProcessPoolExecutor:
@@ -210,28 +230,52 @@ class AnalysisJobs:
         row = await asyncio.to_thread(self.store.get, table_id, seat, self.level_key)
         if row is not None and row.status == "done":
             return self._answer(table_id, seat, row, None)
+        # Check and count in one step, with no await between (issue 29, defect 7: four requests at once
+        # all passed the check before any was counted). The slot is given back unless a job takes it.
+        self._reserve(address)
+        started = False
+        try:
+            check_level(self.level)
+            plies = await asyncio.to_thread(decision_plies, record, seat)
+            seed = seed_for(table_id)
+            claim = functools.partial(self.store.claim, stale_after=self.settings.stale_seconds)
+            claimed = await self.hub.writer.run(claim, table_id, seat, self.level_key, seed, len(plies))
+            if not claimed:  # done meanwhile, or running in another server process
+                row = await asyncio.to_thread(self.store.get, table_id, seat, self.level_key)
+                return self._answer(table_id, seat, row, None)
+            job = self.jobs.get(key)
+            if job is not None:  # the same analysis, asked for twice at once: one job
+                return self._answer(table_id, seat, None, job)
+            job = Job(table_id, seat, self.level_key, seed, address, len(plies))
+            self.jobs[key] = job
+            job.task = asyncio.create_task(self._run(job, dumps_record(record, indent=None), plies))
+            started = True
+        finally:
+            if not started:
+                self._release(address)
+        log.info("analysis started", extra={"fields": {"table": table_id, "seat": seat, "decisions": len(plies)}})
+        return self._answer(table_id, seat, None, job)
+
+    def _reserve(self, address: str) -> None:
+        """Count an analysis of ``address`` (started or starting), or refuse it with 429."""
         if self.by_address.get(address, 0) >= self.settings.per_address:
             raise TableError(
                 "busy",
                 f"you already have {self.settings.per_address} analyses running: wait until one is done",
                 429,
             )
-        if len(self.jobs) >= self.settings.max_running:
+        if self.running >= self.settings.max_running:
             raise TableError("busy", "the server is busy with other analyses: try again in a minute", 429)
-        check_level(self.level)
-        plies = await asyncio.to_thread(decision_plies, record, seat)
-        seed = seed_for(table_id)
-        claim = functools.partial(self.store.claim, stale_after=self.settings.stale_seconds)
-        claimed = await self.hub.writer.run(claim, table_id, seat, self.level_key, seed, len(plies))
-        if not claimed:  # done meanwhile, or running in another server process
-            row = await asyncio.to_thread(self.store.get, table_id, seat, self.level_key)
-            return self._answer(table_id, seat, row, None)
-        job = Job(table_id, seat, self.level_key, seed, address, len(plies))
-        self.jobs[key] = job
         self.by_address[address] = self.by_address.get(address, 0) + 1
-        job.task = asyncio.create_task(self._run(job, dumps_record(record, indent=None), plies))
-        log.info("analysis started", extra={"fields": {"table": table_id, "seat": seat, "decisions": len(plies)}})
-        return self._answer(table_id, seat, None, job)
+        self.running += 1
+
+    def _release(self, address: str) -> None:
+        self.running -= 1
+        left = self.by_address.get(address, 1) - 1
+        if left > 0:
+            self.by_address[address] = left
+        else:
+            self.by_address.pop(address, None)
 
     async def _run(self, job: Job, record_text: str, plies: list[int]) -> None:
         loop = asyncio.get_running_loop()
@@ -277,11 +321,7 @@ class AnalysisJobs:
                 fut.cancel()
             await asyncio.gather(*futures, return_exceptions=True)
             self.jobs.pop(key, None)
-            left = self.by_address.get(job.address, 1) - 1
-            if left > 0:
-                self.by_address[job.address] = left
-            else:
-                self.by_address.pop(job.address, None)
+            self._release(job.address)
             if status == "done" or result is not None:
                 try:
                     await self.hub.writer.run(self.store.finish, job.table_id, job.seat, job.level, status, result)

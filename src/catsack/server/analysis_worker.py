@@ -7,9 +7,11 @@ only the rules core and the search (not the web server), and lowers its CPU prio
 from __future__ import annotations
 
 import os
+import signal
+import sys
 from typing import Any
 
-__all__ = ["THRESHOLDS", "analyse_decision", "annotate", "classify", "lower_priority"]
+__all__ = ["THRESHOLDS", "analyse_decision", "annotate", "classify", "die_with_parent", "lower_priority"]
 
 #: Lost value (points) from which a decision is a blunder, a mistake, an inaccuracy; checked in
 #: this order. Calibrated on 12 heuristic-bot 4-seat games at the default level (expert) so that a
@@ -26,9 +28,27 @@ def classify(lost: float) -> str | None:
 
 
 def lower_priority(increment: int) -> None:
-    """Worker initializer: yield the CPU to the server process's live tables."""
+    """Worker initializer: yield the CPU to the server process's live tables, and die with the server."""
+    die_with_parent()
     if increment:
         os.nice(increment)
+
+
+def die_with_parent() -> None:
+    """Ask Linux to end this process when the process that started it ends, however it ends (``kill -9``
+    included), so that no worker outlives its server (issue 29, defect 8). Elsewhere: nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl: the server's own shutdown still ends the workers
+        return
+    if os.getppid() == 1:  # the parent died before the request took effect
+        os._exit(0)
 
 
 def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, seed: int | None) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from catsack.game import Game
 from catsack.record import Record, loads_record
 from catsack.server.analysis_jobs import AnalysisJobs
 from catsack.server.hub import hash_token, seat_names, setup_from_json
+from catsack.server.limits import scope_address
 from catsack.server.live import stored_record
 from catsack.server.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
 from catsack.server.routes.deps import Refused, hub_of
@@ -307,7 +308,7 @@ async def start_analysis(request: Request, table_id: str, body: AnalysisRequest)
     """Start the analysis of one seat of a finished game, or answer its progress or stored result."""
     row, seats, game = await _finished(request, table_id, body.seat)
     record = stored_record(row, seats, game)
-    address = request.client.host if request.client is not None else "?"
+    address = scope_address(request.scope, hub_of(request).settings.proxy_networks())
     answer = await jobs_of(request).request(row.id, body.seat, record, address)
     return _json(answer, 202 if answer["status"] == "running" else 200)
 

@@ -259,3 +259,103 @@ def test_sigterm_ends_the_analysis_workers(tmp_path: object) -> None:
     while any(_alive(pid) for pid in workers):
         assert time.monotonic() < deadline, f"workers still running after SIGTERM: {workers}"
         time.sleep(0.05)
+
+
+# ---------------------------------------------------------------------- defects 3 and 9: private games, costly reads
+
+
+def _wait_over(c: TestClient, table: str) -> None:
+    import time
+
+    deadline = time.monotonic() + 30
+    while c.get(f"/api/tables/{table}").json()["status"] != "over":
+        assert time.monotonic() < deadline, "the game did not end"
+        time.sleep(0.02)
+
+
+def _private_game(c: TestClient) -> tuple[str, str]:
+    """A finished private game at which the logged-in account of ``c`` sat (seat 0, its token returned);
+    a bot finished it for the account (the seat was taken over, as after a long absence)."""
+    r = c.post(
+        "/api/tables",
+        json={"seats": 3, "bots": {"1": "random", "2": "random"}, "private": True, "player": "x"},
+        headers=ORIGIN,
+    )
+    assert r.status_code == 201, r.text
+    table, token = r.json()["table"], r.json()["token"]
+    hub = c.app.state.hub  # type: ignore[attr-defined]
+    c.portal.call(hub.replace, hub.tables[table], 0)  # type: ignore[union-attr]
+    _wait_over(c, table)
+    return table, token
+
+
+def test_private_games_only_to_their_players(app_server: Callable[..., TestClient]) -> None:
+    """A private game is not listed in a profile (nor named in its rating history) for others, and its
+    replay, record and analysis are refused to them; its players (account or seat token) see all."""
+    c = app_server()
+    register(c, "Ann")
+    table, token = _private_game(c)
+    public = _bots_game(c, 3)
+    stranger = browser(c)
+    other = browser(c)
+    register(other, "Bob")
+
+    def listed(client: TestClient) -> set[str]:
+        answer = client.get("/api/users/Ann").json()
+        assert answer["games"] == 1  # the figures count it; they name no game
+        return {g["table"] for g in answer["recent"]}
+
+    assert listed(c) == {table}
+    assert listed(stranger) == set() and listed(other) == set()
+    paths = [
+        f"/api/tables/{table}/replay",
+        f"/api/tables/{table}/replay?perspective=all",
+        f"/api/tables/{table}/record",
+        f"/api/tables/{table}/analysis?seat=0",
+    ]
+    for who in (stranger, other):
+        for path in paths:
+            r = who.get(path)
+            assert r.status_code == 403 and r.json()["code"] == "private_game", (path, r.text)
+        r = who.post(f"/api/tables/{table}/analysis", json={"seat": 1})
+        assert r.status_code == 403 and r.json()["code"] == "private_game"
+    for path in paths:
+        assert c.get(path).status_code == 200, path  # the account that sat there
+        assert stranger.get(path, headers={"Authorization": f"Bearer {token}"}).status_code == 200, path
+    assert stranger.get(f"/api/tables/{public}/replay").status_code == 200  # public games stay open
+
+
+def test_profiles_and_replays_are_not_rebuilt_on_every_request(app_server: Callable[..., TestClient]) -> None:
+    """The second profile request replays no game, and a cached replay is answered before any rebuild."""
+    c = app_server()
+    register(c, "Cal")
+    table, _token = _private_game(c)
+    store = c.app.state.hub.store  # type: ignore[attr-defined]
+    loads: list[str] = []
+    load = store.load
+
+    def counted(table_id: str) -> object:
+        loads.append(table_id)
+        return load(table_id)
+
+    store.load = counted
+    assert c.get("/api/users/Cal").json()["games"] == 1
+    first = len(loads)
+    assert c.get("/api/users/Cal").json()["games"] == 1
+    assert len(loads) == first  # nothing replayed the second time
+    assert c.get(f"/api/tables/{table}/replay").status_code == 200
+    built = len(loads)
+    assert c.get(f"/api/tables/{table}/replay").status_code == 200
+    assert len(loads) == built  # served from the cache
+
+
+def test_expensive_reads_are_budgeted_per_address(app_server: Callable[..., TestClient]) -> None:
+    c = app_server(expensive_gets_burst=3, expensive_gets_per_second=0.01)
+    register(c, "Dee")
+    codes = [c.get("/api/users/Dee").status_code for _ in range(4)]
+    assert codes == [200, 200, 200, 429]
+    r = c.get("/api/leaderboard")
+    assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1
+    elsewhere = browser(c, client=("198.51.100.9", 1))
+    assert elsewhere.get("/api/users/Dee").status_code == 200
+    assert c.get("/api/tables").status_code == 200  # cheap reads are not counted

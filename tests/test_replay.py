@@ -43,6 +43,7 @@ def make_settings(tmp_path: Path, **kw: Any) -> Settings:
         "bot_delay": 0.0,
         "sweep_seconds": 0.1,
         "grace_seconds": 3600.0,
+        "expensive_gets_burst": 100_000,  # replays are read in loops here; the budget is tested in test_harden
     }
     base.update(kw)
     return Settings(**base)

@@ -59,6 +59,10 @@ class Settings(BaseSettings):
     #: rate and burst; over it the answer is 429 with ``Retry-After``.
     http_rate_per_second: float = Field(default=1.0, gt=0)
     http_rate_burst: int = Field(default=30, ge=1)
+    #: Expensive reads (a profile, a replay, a record, the export, the leaderboard) per client address: a
+    #: token bucket of this rate and burst; over it the answer is 429 with ``Retry-After``.
+    expensive_gets_per_second: float = Field(default=2.0, gt=0)
+    expensive_gets_burst: int = Field(default=60, ge=1)
     #: Largest HTTP request body, in bytes: larger ones are refused (413) before they are read or parsed.
     max_body_bytes: int = Field(default=65536, ge=1024)
     #: Reverse proxies whose ``X-Forwarded-For`` / ``X-Real-IP`` headers are believed, as comma-separated

@@ -5,34 +5,52 @@ all its finished games: games played, wins (a shared victory counts 1/k,
 R22), average score and margin (score minus the table's average), and the
 recent games with links to their replay. Bot levels have a rating too
 (``/api/leaderboard`` lists them beside the people).
+
+A private game is listed (and its table named in the rating history) only to
+its own players: the account itself, or a logged-in viewer who sat at it
+(issue 29, defect 3); it still counts in the figures, which name no game.
+A finished game's scores never change, so they are computed once per game and
+kept (:class:`FinishedScores`); a profile costs a few reads, not one replay per
+game, and profiles and the leaderboard are expensive reads, budgeted per
+address (issue 29, defect 9).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import json
+import threading
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from sqlalchemy import select
 
 from catsack.game import Game
-from catsack.server.accounts import Account, Accounts
+from catsack.server.accounts import Account, Accounts, seat_users_t
 from catsack.server.hub import TableError, iso_time, seat_names, setup_from_json
 from catsack.server.ratings import Ratings
+from catsack.server.routes.access import expensive_read
 from catsack.server.routes.accounts import account_of, accounts_of, check_origin, join_as, ratings_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.routes.tables import Joined
-from catsack.server.store import Store
+from catsack.server.store import SeatRow, Store, seats_t, tables_t
 from catsack.server.validate import NAME_MAX, clean_text
 
-__all__ = ["router"]
+__all__ = ["FinishedScores", "router"]
 
 router = APIRouter()
 
 #: Finished games a profile's figures are computed from (the newest).
 PROFILE_GAMES = 200
+#: Recent games a profile lists.
+RECENT_GAMES = 20
+#: Finished games whose scores are kept (a few dozen bytes each).
+CACHED_SCORES = 20_000
 
 
 def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float | None] | None:
@@ -50,41 +68,138 @@ def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float |
     return game, seat_names(seats), row.finished
 
 
-def _profile(store: Store, accounts: Accounts, ratings: Ratings, account: Account) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a profile needs of a finished game: each seat's score (R21) and the winners (R22)."""
+
+    scores: tuple[int, ...]
+    winners: tuple[int, ...]
+
+
+class FinishedScores:
+    """The outcomes of finished games, computed once each (a finished game never changes), newest kept."""
+
+    def __init__(self, size: int = CACHED_SCORES) -> None:
+        self.size = size
+        self.items: collections.OrderedDict[str, Outcome] = collections.OrderedDict()
+        self.lock = threading.Lock()  # filled from worker threads
+        self.rebuilt = 0  # games replayed to fill it (tests, metrics)
+
+    def get(self, store: Store, table_id: str) -> Outcome | None:
+        with self.lock:
+            found = self.items.get(table_id)
+            if found is not None:
+                self.items.move_to_end(table_id)
+                return found
+        game = finished_game(store, table_id)
+        if game is None:
+            return None
+        outcome = Outcome(tuple(game[0].scores()), tuple(game[0].winners()))
+        with self.lock:
+            self.rebuilt += 1
+            self.items[table_id] = outcome
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
+        return outcome
+
+
+def _scores_of(request: Request) -> FinishedScores:
+    found: FinishedScores | None = getattr(request.app.state, "finished_scores", None)
+    if found is None:
+        found = request.app.state.finished_scores = FinishedScores()
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Played:
+    table_id: str
+    seat: int
+    private: bool
+    finished: float | None
+
+
+def _played(store: Store, account: Account) -> list[_Played]:
+    """The account's finished games, newest first (one query)."""
+    q = (
+        select(seat_users_t.c.table_id, seat_users_t.c.seat, tables_t.c.options, tables_t.c.finished)
+        .select_from(seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id))
+        .where(seat_users_t.c.user_id == account.id, tables_t.c.status == "over")
+        .order_by(tables_t.c.created.desc())
+        .limit(PROFILE_GAMES)
+    )
+    with store.engine.connect() as conn:
+        rows = conn.execute(q).all()
+    return [_Played(r.table_id, int(r.seat), bool(json.loads(r.options).get("private")), r.finished) for r in rows]
+
+
+def _sat_at(store: Store, viewer: Account, table_ids: list[str]) -> set[str]:
+    """Which of ``table_ids`` the ``viewer`` account played at."""
+    if not table_ids:
+        return set()
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(seat_users_t.c.table_id).where(
+                seat_users_t.c.user_id == viewer.id, seat_users_t.c.table_id.in_(table_ids)
+            )
+        ).scalars()
+        return set(rows)
+
+
+def _private_tables(store: Store, table_ids: list[str]) -> set[str]:
+    if not table_ids:
+        return set()
+    with store.engine.connect() as conn:
+        rows = conn.execute(select(tables_t.c.id, tables_t.c.options).where(tables_t.c.id.in_(table_ids))).all()
+    return {r.id for r in rows if json.loads(r.options).get("private")}
+
+
+def _names(store: Store, table_ids: list[str]) -> dict[str, list[str]]:
+    """Each table's seat names (one query for all of them)."""
+    if not table_ids:
+        return {}
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(seats_t).where(seats_t.c.table_id.in_(table_ids)).order_by(seats_t.c.table_id, seats_t.c.seat)
+        ).all()
+    by_table: dict[str, list[SeatRow]] = {}
+    for r in rows:
+        seat = SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced))
+        by_table.setdefault(r.table_id, []).append(seat)
+    return {t: seat_names(seats) for t, seats in by_table.items()}
+
+
+def _profile(
+    store: Store, scores_cache: FinishedScores, ratings: Ratings, account: Account, viewer: Account | None
+) -> dict[str, Any]:
     key = f"user:{account.id}"
-    games = accounts.games(account, finished_only=True, limit=PROFILE_GAMES)
+    games = _played(store, account)
+    history = ratings.history(key)
+    # The private games the viewer may see listed: all of them for the account itself, else those it sat at.
+    private = [g.table_id for g in games if g.private]
+    private += sorted(_private_tables(store, [h["table"] for h in history]) - set(private))
+    if viewer is not None and viewer.id == account.id:
+        shown_private = set(private)
+    else:
+        shown_private = _sat_at(store, viewer, private) if viewer is not None else set()
+    hidden = set(private) - shown_private
     played = 0
     wins = 0.0
     score_sum = 0.0
     margin_sum = 0.0
-    recent: list[dict[str, Any]] = []
-    for table_id, seat in games:
-        found = finished_game(store, table_id)
-        if found is None:
+    recent: list[tuple[_Played, Outcome]] = []
+    for g in games:
+        outcome = scores_cache.get(store, g.table_id)
+        if outcome is None:
             continue
-        game, names, finished = found
-        scores = game.scores()
-        winners = game.winners()
+        scores = outcome.scores
         played += 1
-        if seat in winners:
-            wins += 1.0 / len(winners)
-        score_sum += scores[seat]
-        margin = scores[seat] - sum(scores) / len(scores)
-        margin_sum += margin
-        if len(recent) < 20:
-            recent.append(
-                {
-                    "table": table_id,
-                    "seat": seat,
-                    "seats": game.seats,
-                    "players": names,
-                    "score": scores[seat],
-                    "margin": round(margin, 2),
-                    "won": seat in winners,
-                    "finished": iso_time(finished),
-                    "replay": f"/replay/{table_id}",
-                }
-            )
+        if g.seat in outcome.winners:
+            wins += 1.0 / len(outcome.winners)
+        score_sum += scores[g.seat]
+        margin_sum += scores[g.seat] - sum(scores) / len(scores)
+        if len(recent) < RECENT_GAMES and g.table_id not in hidden:
+            recent.append((g, outcome))
+    names = _names(store, [g.table_id for g, _ in recent])
     summary = ratings.summary(key)
     return {
         "name": account.name,
@@ -95,19 +210,34 @@ def _profile(store: Store, accounts: Accounts, ratings: Ratings, account: Accoun
         "wins": round(wins, 2),
         "average_score": round(score_sum / played, 2) if played else None,
         "average_margin": round(margin_sum / played, 2) if played else None,
-        "history": ratings.history(key),
-        "recent": recent,
+        "history": [{**h, "table": None} if h["table"] in hidden else h for h in history],
+        "recent": [
+            {
+                "table": g.table_id,
+                "seat": g.seat,
+                "seats": len(o.scores),
+                "players": names.get(g.table_id, []),
+                "score": o.scores[g.seat],
+                "margin": round(o.scores[g.seat] - sum(o.scores) / len(o.scores), 2),
+                "won": g.seat in o.winners,
+                "finished": iso_time(g.finished),
+                "replay": f"/replay/{g.table_id}",
+            }
+            for g, o in recent
+        ],
     }
 
 
-@router.get("/api/users/{name}")
+@router.get("/api/users/{name}", dependencies=[Depends(expensive_read)])
 async def profile(request: Request, name: str) -> dict[str, Any]:
-    """An account's public profile."""
+    """An account's public profile (a private game listed only to its players)."""
     accounts = accounts_of(request)
     account = await asyncio.to_thread(accounts.by_name, name)
     if account is None:
         raise Refused("unknown_player", f"no player named {name[:40]!r}", 404, params={"name": name[:40]})
-    return await asyncio.to_thread(_profile, hub_of(request).store, accounts, ratings_of(request), account)
+    viewer = await account_of(request)
+    store = hub_of(request).store
+    return await asyncio.to_thread(_profile, store, _scores_of(request), ratings_of(request), account, viewer)
 
 
 def _leaderboard(accounts: Accounts, ratings: Ratings, limit: int) -> list[dict[str, Any]]:
@@ -126,7 +256,7 @@ def _leaderboard(accounts: Accounts, ratings: Ratings, limit: int) -> list[dict[
     return out[:limit]
 
 
-@router.get("/api/leaderboard")
+@router.get("/api/leaderboard", dependencies=[Depends(expensive_read)])
 async def leaderboard(request: Request, limit: Annotated[int, Query(ge=1, le=500)] = 100) -> list[dict[str, Any]]:
     """Rated players, people and bot levels, best first."""
     return await asyncio.to_thread(_leaderboard, accounts_of(request), ratings_of(request), limit)

@@ -3,8 +3,12 @@
 Who may see what (R23): a finished game from every perspective, everything
 included; an unfinished table only from the seat whose token is sent, and
 only that seat's views (what it was shown while playing). Analyses only once
-the game is over. An uploaded full record shows everything (its sender holds
-it all anyway); a redacted one only its seat's views.
+the game is over. A finished private game only to its own players (its seat
+token, or an account bound to a seat: :mod:`catsack.server.routes.access`).
+An uploaded full record shows everything (its sender holds it all anyway); a
+redacted one only its seat's views. A finished game's replay is answered from
+its cache before the game is rebuilt, and replays are expensive reads
+(budgeted per address).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import orjson
-from fastapi import APIRouter, FastAPI, Header, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -30,6 +34,7 @@ from catsack.server.hub import hash_token, seat_names, setup_from_json
 from catsack.server.limits import scope_address
 from catsack.server.live import stored_record
 from catsack.server.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
+from catsack.server.routes.access import expensive_read, must_read
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.store import SeatRow, Store, TableRow
@@ -123,6 +128,27 @@ async def _table_game(request: Request, table_id: str) -> tuple[TableRow, list[S
     return found
 
 
+def _load_rows(store: Store, table_id: str) -> tuple[TableRow, list[SeatRow]] | None:
+    row = store.table(table_id)
+    if row is None or row.status == "abandoned":
+        return None
+    return row, store.seats(table_id)
+
+
+async def _table_rows(request: Request, table_id: str) -> tuple[TableRow, list[SeatRow]]:
+    """The table's row and seats without its game (two small reads, no replay)."""
+    found = None
+    if 1 <= len(table_id) <= 32:
+        found = await asyncio.to_thread(_load_rows, hub_of(request).store, table_id)
+    if found is None:
+        raise Refused("unknown_table", f"no table {table_id[:40]!r}", 404)
+    return found
+
+
+def _bearer(authorization: str | None) -> str:
+    return (authorization or "").removeprefix("Bearer ").strip()
+
+
 def table_chat(store: Store, table_id: str) -> list[dict[str, Any]]:
     """The table's chat (public, issue 15), each message with ``ply``: the number of moves made when
     it was sent, so the replay shows it at the right moment."""
@@ -176,7 +202,7 @@ def _perspective(text: str | None, allowed: list[Perspective]) -> Perspective:
 # ---------------------------------------------------------------------- replay data
 
 
-@router.get("/api/tables/{table_id}/replay")
+@router.get("/api/tables/{table_id}/replay", dependencies=[Depends(expensive_read)])
 async def table_replay(
     request: Request,
     table_id: str,
@@ -184,9 +210,11 @@ async def table_replay(
     authorization: Annotated[str | None, Header(description="Bearer <seat token>; needed before the end")] = None,
 ) -> Response:
     """Every frame of a table's game from one perspective (see docs/protocol.md, "Replays")."""
-    row, seats, game = await _table_game(request, table_id)
-    holder = _token_seat(seats, authorization)
-    if game.is_over:
+    row, seats = await _table_rows(request, table_id)
+    over = row.status == "over"
+    holder = None if over else _token_seat(seats, authorization)
+    if over:  # every perspective, for everyone who may read the game (a seat's token is not needed)
+        await must_read(request, row, seats, _bearer(authorization))
         allowed = available_perspectives(row.seats, full=True)
     elif holder is None:
         raise Refused(
@@ -198,8 +226,11 @@ async def table_replay(
         allowed = available_perspectives(row.seats, full=False, only=holder)
     chosen = _perspective(perspective, allowed)
     cache: ReplayCache = request.app.state.replay_cache
-    if game.is_over and (hit := cache.get((row.id, chosen))) is not None:
+    if over and (hit := cache.get((row.id, chosen))) is not None:  # before any rebuilding (issue 29, defect 9)
         return Response(hit, media_type="application/json")
+    row, seats, game = await _table_game(request, table_id)
+    if game.is_over != over:  # it ended meanwhile: ask again
+        raise Refused("stale", "the game changed while its replay was asked for: try again", 409)
 
     def build() -> bytes:
         payload = replay_payload(
@@ -289,9 +320,8 @@ class AnalysisRequest(BaseModel):
     seat: int = Field(..., ge=0, le=4, description="the seat whose decisions to analyse")
 
 
-async def _finished(request: Request, table_id: str, seat: int) -> tuple[TableRow, list[SeatRow], Game]:
-    row, seats, game = await _table_game(request, table_id)
-    if not game.is_over:
+def _check_seat(row: TableRow, seat: int) -> None:
+    if row.status != "over":
         raise Refused("not_over", "analyses are available once the game is over", 409)
     if not 0 <= seat < row.seats:
         raise Refused(
@@ -300,13 +330,20 @@ async def _finished(request: Request, table_id: str, seat: int) -> tuple[TableRo
             422,
             params={"n": seat + 1, "seats": row.seats},
         )
-    return row, seats, game
 
 
 @router.post("/api/tables/{table_id}/analysis")
-async def start_analysis(request: Request, table_id: str, body: AnalysisRequest) -> Response:
+async def start_analysis(
+    request: Request,
+    table_id: str,
+    body: AnalysisRequest,
+    authorization: Annotated[str | None, Header(description="Bearer <seat token>: a private game's player")] = None,
+) -> Response:
     """Start the analysis of one seat of a finished game, or answer its progress or stored result."""
-    row, seats, game = await _finished(request, table_id, body.seat)
+    row, seats = await _table_rows(request, table_id)
+    _check_seat(row, body.seat)
+    await must_read(request, row, seats, _bearer(authorization))
+    row, seats, game = await _table_game(request, table_id)
     record = stored_record(row, seats, game)
     address = scope_address(request.scope, hub_of(request).settings.proxy_networks())
     answer = await jobs_of(request).request(row.id, body.seat, record, address)
@@ -314,7 +351,14 @@ async def start_analysis(request: Request, table_id: str, body: AnalysisRequest)
 
 
 @router.get("/api/tables/{table_id}/analysis")
-async def get_analysis(request: Request, table_id: str, seat: Annotated[int, Query(ge=0, le=4)]) -> Response:
+async def get_analysis(
+    request: Request,
+    table_id: str,
+    seat: Annotated[int, Query(ge=0, le=4)],
+    authorization: Annotated[str | None, Header(description="Bearer <seat token>: a private game's player")] = None,
+) -> Response:
     """An analysis' progress (``running``, ``done``/``total``) or its result; ``none`` if never started."""
-    row, _seats, _game = await _finished(request, table_id, seat)
+    row, seats = await _table_rows(request, table_id)  # no replay: this is polled while an analysis runs
+    _check_seat(row, seat)
+    await must_read(request, row, seats, _bearer(authorization))
     return _json(await jobs_of(request).status(row.id, seat))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Depends, Header, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.record import dumps_record
 from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names
 from catsack.server.lobby import open_table_ids
+from catsack.server.routes.access import expensive_read, must_read
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
 from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, clean_text
@@ -233,16 +234,29 @@ async def table_state(
     return Response(table.state_text(seat, None), media_type="application/json")
 
 
-@router.get("/api/tables/{table_id}/record", responses={200: {"content": {"application/json": {}}}})
-async def full_record(request: Request, table_id: str) -> Response:
-    """The full catsack/1 record, once the game is over."""
+@router.get(
+    "/api/tables/{table_id}/record",
+    responses={200: {"content": {"application/json": {}}}},
+    dependencies=[Depends(expensive_read)],
+)
+async def full_record(
+    request: Request,
+    table_id: str,
+    authorization: Annotated[str | None, Header(description="Bearer <seat token>: a private game's player")] = None,
+) -> Response:
+    """The full catsack/1 record, once the game is over (a private game's only to its players)."""
     table = await live_table(request, table_id)
     if not table.game.is_over:
         raise Refused("not_over", "the game is not over: only a seat's redacted record can be downloaded", 409)
+    await must_read(request, table.row, table.players, bearer_token(authorization))
     return record_response(dumps_record(table.record()), f"catsack-{table.id}.json")
 
 
-@router.get("/api/tables/{table_id}/record/{seat}", responses={200: {"content": {"application/json": {}}}})
+@router.get(
+    "/api/tables/{table_id}/record/{seat}",
+    responses={200: {"content": {"application/json": {}}}},
+    dependencies=[Depends(expensive_read)],
+)
 async def seat_record(
     request: Request,
     table_id: str,

@@ -521,7 +521,8 @@ async function fetchAnalysis(start) {
   const path = `/api/tables/${encodeURIComponent(tableId)}/analysis`;
   let answer;
   try {
-    answer = start ? await api(path, { method: "POST", body: { seat } }) : await api(`${path}?seat=${seat}`);
+    const token = loadSeat(tableId)?.token; // a private game's analysis is for its players only
+    answer = start ? await api(path, { method: "POST", body: { seat }, token }) : await api(`${path}?seat=${seat}`, { token });
   } catch (err) {
     showBanner(t("replay.analysis.error", { detail: errorText(err) }));
     $("analysis-button").disabled = false;

@@ -4,6 +4,7 @@ the attacker tried it. SQLite and PostgreSQL where a database is involved."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -359,3 +360,208 @@ def test_expensive_reads_are_budgeted_per_address(app_server: Callable[..., Test
     elsewhere = browser(c, client=("198.51.100.9", 1))
     assert elsewhere.get("/api/users/Dee").status_code == 200
     assert c.get("/api/tables").status_code == 200  # cheap reads are not counted
+
+
+# ---------------------------------------------------------------------- issue 32 item 4: wall-clock budgets
+
+
+def test_search_with_a_time_budget_keeps_its_floor_and_its_cap() -> None:
+    """``seconds`` with ``min_iterations``: however soon the time is up, at least the floor; never more
+    than ``iterations``. Without ``seconds`` an iteration budget is reproducible for a seed."""
+    import random
+
+    from catsack.bots import expert
+    from catsack.game import Game
+
+    game = Game.new(4, seed=3)
+    view = game.view(game.to_move)  # type: ignore[arg-type]
+    floor = expert.search(view, random.Random(1), seconds=0.0, min_iterations=200)
+    assert 200 <= floor.iterations < 200 + 16  # the clock is read every 16 iterations
+    capped = expert.search(view, random.Random(1), iterations=50, seconds=0.0, min_iterations=500)
+    assert capped.iterations == 50
+    a = expert.search(view, random.Random(7), iterations=300)
+    b = expert.search(view, random.Random(7), iterations=300)
+    assert (a.best, a.visits, a.margins) == (b.best, b.visits, b.margins)
+
+
+def test_bot_move_in_a_thinking_process_respects_its_deadline() -> None:
+    """The worker's move for an expert whose deadline has passed: searched with the floor only (fast),
+    a legal move of the view it was given."""
+    import time
+
+    from catsack.game import Game
+    from catsack.moves import Move
+    from catsack.server.think_worker import bot_move
+
+    game = Game.new(3, seed=5)
+    seat = game.to_move
+    assert seat is not None
+    view = game.view(seat)
+    t0 = time.process_time()
+    text = bot_move("expert", 1, seat, 3, [None, "expert", "expert"], view, time.time() - 1.0, 100)
+    assert Move.parse(text) in view.legal
+    assert time.process_time() - t0 < 5.0  # not the 7,000 iterations of a full budget on a loaded machine
+
+
+# ---------------------------------------------------------------------- defect 6: a bot's move time tells nothing
+
+
+def test_bot_moves_are_due_after_a_drawn_delay_whatever_their_options(tmp_path: object) -> None:
+    """Every bot move of a whole game is committed exactly at its drawn delay after its turn began, whether
+    the bot had one legal move (a forced pass) or a choice that took it long to search: the time of the
+    move is the delay, and the delay is drawn without the view. The clock is injected: nothing waits."""
+    import asyncio
+    import random
+
+    from catsack.server.hub import Hub
+    from catsack.server.settings import Settings
+    from catsack.server.thinking import Pace, Plan
+
+    clock = FakeClock()
+
+    async def sleep(seconds: float) -> None:
+        clock.now += seconds
+        await asyncio.sleep(0)
+
+    async def scenario() -> list[tuple[bool, float, float]]:
+        hub = Hub(Settings(database_url=f"sqlite:///{tmp_path}/pace.db", sweep_seconds=3600))
+        hub.pace = Pace(0.8, 0.4, 0.6, rng=random.Random(5), clock=clock, sleep=sleep)
+        plans: list[Plan] = []
+        plan = hub.pace.plan
+
+        def recorded() -> Plan:
+            plans.append(plan())
+            return plans[-1]
+
+        hub.pace.plan = recorded  # type: ignore[method-assign]
+        moves: list[tuple[bool, float, float]] = []  # (forced, elapsed, drawn delay)
+        decide = hub._decide
+
+        async def thinking(table: Any, seat: int, spec: str, until: float) -> Any:
+            forced = len(table.game.legal_moves()) == 1
+            if not forced:  # a choice: search until the deadline
+                clock.now = max(clock.now, until)
+            move = await decide(table, seat, spec, until)
+            started = plans[-1]
+            commit = hub._commit
+
+            async def timed(*args: Any) -> Any:
+                moves.append((forced, clock.now - started.start, started.due - started.start))
+                hub._commit = commit  # type: ignore[method-assign]
+                return await commit(*args)
+
+            hub._commit = timed  # type: ignore[method-assign]
+            return move
+
+        hub._decide = thinking  # type: ignore[method-assign]
+        await hub.start()
+        try:
+            table = await hub.create(
+                3, {i: "heuristic" for i in range(3)}, name="pace", money_visible=False, turn_seconds=None, hints=False
+            )
+            for _ in range(100_000):
+                if table.game.is_over:
+                    break
+                await asyncio.sleep(0)
+            assert table.game.is_over
+        finally:
+            await hub.stop()
+        return moves
+
+    moves = asyncio.run(scenario())
+    assert len(moves) >= 27  # every bot move of the game
+    assert any(f for f, _, _ in moves) and not all(f for f, _, _ in moves)
+    for forced, elapsed, delay in moves:
+        assert elapsed == pytest.approx(delay), (forced, elapsed, delay)
+        assert 0.8 <= delay <= 1.2
+
+
+def test_pace_draws_delays_without_the_view() -> None:
+    """The delay distribution is the same for every move: a plan takes no view, and two paces with the
+    same seed draw the same delays whatever games they time."""
+    import inspect
+    import random
+
+    from catsack.server.thinking import Pace
+
+    assert list(inspect.signature(Pace.plan).parameters) == ["self"]
+    clock = FakeClock()
+    a = Pace(0.8, 0.4, 0.6, rng=random.Random(2), clock=clock)
+    b = Pace(0.8, 0.4, 0.6, rng=random.Random(2), clock=clock)
+    plans = [(a.plan(), b.plan()) for _ in range(50)]
+    assert all(p.due == q.due and p.think_until <= p.due for p, q in plans)
+    assert all(p.think_until - p.start == pytest.approx(0.6) for p, _ in plans)  # below every delay
+
+
+# ---------------------------------------------------------------------- defect 5: hints
+
+
+def test_one_hint_at_a_time_per_seat_and_a_bound_per_process(tmp_path: object) -> None:
+    """Two connections of one seat ask at once: one hint is worked out, the other is refused. With the
+    process's bound reached, another table's seat is told the server is busy. The hint itself comes from
+    a thinking process (the expert's advice at the seat's view)."""
+    import asyncio
+
+    from catsack.server.hub import Conn, Hub
+    from catsack.server.settings import Settings
+
+    async def scenario() -> None:
+        hub = Hub(
+            Settings(
+                database_url=f"sqlite:///{tmp_path}/hints.db",
+                sweep_seconds=3600,
+                hint_max_running=1,
+                hint_seconds=0.0,
+                think_min_iterations=50,
+            )
+        )
+        await hub.start()
+        release = asyncio.Event()
+        real = hub.thinkers.hint
+        asked: list[int] = []
+
+        async def held(view: Any, players: Any) -> Any:
+            asked.append(view.seat)
+            await release.wait()
+            return await real(view, players)
+
+        hub.thinkers.hint = held  # type: ignore[method-assign]
+
+        async def sink(_text: str) -> None:
+            return None
+
+        try:
+            tables = []
+            for name in ("one", "two"):
+                t = await hub.create(3, {}, name=name, money_visible=False, turn_seconds=None, hints=True)
+                for who in ("Ann", "Bea", "Cal"):
+                    await hub.join(t, who, None)
+                tables.append(t)
+            a, b = tables
+            seat = a.game.to_move
+            conns = [Conn(sink, seat, None) for _ in range(2)]
+            for c in conns:
+                hub.attach(a, c)
+            other = Conn(sink, b.game.to_move, None)
+            hub.attach(b, other)
+            first = asyncio.create_task(hub.hint(conns[0]))
+            for _ in range(1000):
+                if asked:
+                    break
+                await asyncio.sleep(0)
+            assert asked == [seat]
+            second = await hub.hint(conns[1])  # the same seat, another connection
+            assert second["type"] == "error" and second["code"] == "rate_limited"
+            busy = await hub.hint(other)  # the process's bound
+            assert busy["type"] == "error" and busy["code"] == "busy"
+            release.set()
+            answer = await first
+            assert answer["type"] == "hint" and answer["best"] in answer["values"]
+            assert {m.text for m in a.game.legal_moves()} >= set(answer["values"])
+            assert "hints" in hub.thinkers.pools  # worked out in a process of its own
+            again = await hub.hint(other)  # the slot is free again
+            assert again["type"] == "hint"
+        finally:
+            await hub.stop()
+
+    asyncio.run(scenario())

@@ -37,6 +37,7 @@ from catsack.record import Record, dumps_record, record_from_game
 from catsack.server.analysis_store import AnalysisRow, AnalysisStore
 from catsack.server.analysis_worker import THRESHOLDS, analyse_decision, annotate, classify, lower_priority
 from catsack.server.hub import Hub, TableError
+from catsack.server.thinking import end_pool
 
 __all__ = [
     "THRESHOLDS",
@@ -46,7 +47,6 @@ __all__ = [
     "annotate",
     "classify",
     "decision_plies",
-    "end_pool",
     "seed_for",
     "summarise",
 ]
@@ -74,24 +74,6 @@ class AnalysisSettings(BaseSettings):
     stale_seconds: float = Field(default=300.0, gt=0)
     #: Worker processes' niceness increment (0: same priority as the server).
     nice: int = Field(default=10, ge=0, le=19)
-
-
-def end_pool(pool: ProcessPoolExecutor) -> None:
-    """Shut ``pool`` down now: queued calls are dropped and running workers terminated. ``shutdown``
-    alone lets each worker finish the call it holds, and on SIGTERM the server exited before they did,
-    leaving them running (issue 29, defect 8)."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
-    if terminate is not None:
-        terminate()
-        return
-    # Before 3.14 the workers are only reachable through the executor's own table of them.
-    workers: dict[int, Any] = getattr(pool, "_processes", None) or {}
-    for process in list(workers.values()):
-        if process.is_alive():
-            process.terminate()
-    for process in list(workers.values()):
-        process.join(timeout=5)
 
 
 def seed_for(table_id: str) -> int:

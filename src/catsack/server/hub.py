@@ -8,8 +8,10 @@ cannot let two actions interleave (checklist 5), and nothing a client saw can
 be lost by a crash (checklist 17).
 
 What leaves the server for a receiver is built in :mod:`catsack.server.live`
-from that receiver's view (R23) and public events only; bot and timer delays
-are fixed table settings (checklist 10).
+from that receiver's view (R23) and public events only; a bot's move is due
+after a delay drawn from a fixed distribution, whatever its view, and searching
+bots and hints think in processes of their own (:mod:`catsack.server.thinking`;
+checklist 10).
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ import secrets
 import time
 import uuid
 from collections.abc import Awaitable
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from catsack.bots.base import Bot, make_bot
@@ -51,6 +52,7 @@ from catsack.server.live import (
 from catsack.server.runtime import malloc_trim
 from catsack.server.settings import Settings
 from catsack.server.store import ActionRow, Append, AppendConflict, SeatRow, Store, TableRow
+from catsack.server.thinking import Pace, Thinkers
 from catsack.server.writer import Writer
 from catsack.setup import Setup
 
@@ -93,7 +95,7 @@ BOT_LEVELS = ("random", "heuristic", "expert:easy", "expert:normal", "expert:str
 FORMER_LEVELS = ("ismcts:easy", "ismcts:normal", "ismcts:strong")
 #: Every spec a table may seat.
 SEATABLE_BOTS = BOT_LEVELS + FORMER_LEVELS
-_THREAD_BOTS = ("ismcts", "expert")  # bots slow enough to think in a worker thread
+_THREAD_BOTS = ("ismcts", "expert")  # bots that search: they think in the thinking processes
 
 
 class Hub:
@@ -119,6 +121,9 @@ class Hub:
         self._stray_leases: set[str] = set()
         self._evicted = 0  # tables evicted since the allocator was last asked to give memory back
         self._trimmed = 0.0
+        self.pace = Pace(settings.bot_delay, settings.bot_delay_spread, settings.think_seconds)
+        self.thinkers = Thinkers(settings)
+        self._hinting: set[tuple[str, int]] = set()  # seats whose hint is being worked out
 
     # ------------------------------------------------------------------ life cycle
 
@@ -160,6 +165,7 @@ class Hub:
                 await asyncio.to_thread(self.store.release_leases, self.process_id, held)
         await self.writer.stop()
         self._tasks.clear()
+        self.thinkers.stop()
 
     # ------------------------------------------------------------------ leases (several processes)
 
@@ -605,27 +611,29 @@ class Hub:
             table.bots[seat] = bot
         return bot
 
-    async def _decide(self, table: LiveTable, seat: int, spec: str) -> Move:
+    async def _decide(self, table: LiveTable, seat: int, spec: str, until: float) -> Move:
+        """The bot ``spec``'s move for ``seat``, from the seat's view only (R23). A searching bot thinks in
+        a thinking process until ``until`` (the pace's clock), so it never holds the event loop's GIL."""
         view = table.game.view(seat, show_money=bool(table.options.get("money_visible")))
-        bot = self._bot(table, seat, spec)
         t0 = time.perf_counter()
         if spec.startswith(_THREAD_BOTS):
-            move = await asyncio.to_thread(bot.choose, view)
+            deadline = self.pace.wall(until)
+            text = await self.thinkers.move(spec, seat, table.row.seats, table.kinds, view, deadline)
+            move = Move.parse(text)
         else:
-            move = bot.choose(view)
+            move = self._bot(table, seat, spec).choose(view)
         if self.metrics is not None:
             self.metrics.bot_think.labels(spec).observe(time.perf_counter() - t0)
         return move
 
     async def _bot_turn(self, table: LiveTable, seat: int, version: int) -> None:
-        # The delay is a fixed setting: how long a bot takes never hints at its cards (checklist 10).
-        t0 = time.monotonic()
+        # When the move is due is drawn before anything of the view is read, and the search ends before
+        # then: a forced move and a move with a choice are due alike (R23, R24; thinking.Pace).
+        plan = self.pace.plan()
         try:
             spec = table.players[seat].bot or self.settings.standin_bot
-            move = await self._decide(table, seat, spec)
-            rest = self.settings.bot_delay - (time.monotonic() - t0)
-            if rest > 0:
-                await asyncio.sleep(rest)
+            move = await self._decide(table, seat, spec, plan.think_until)
+            await self.pace.until(plan.due)
             async with table.lock:
                 if table.version != version or table.players[seat].kind != "bot":
                     return
@@ -641,7 +649,7 @@ class Hub:
     async def _timer_turn(self, table: LiveTable, seat: int, version: int, deadline: float) -> None:
         try:
             await asyncio.sleep(max(0.0, deadline - time.time()))
-            move = await self._decide(table, seat, self.settings.standin_bot)
+            move = await self._decide(table, seat, self.settings.standin_bot, self.pace.clock())
             async with table.lock:
                 if table.version != version:
                     return
@@ -780,28 +788,32 @@ class Hub:
     # ------------------------------------------------------------------ hints
 
     async def hint(self, conn: Conn) -> dict[str, Any]:
+        """The expert's advice for the connection's seat, worked out in a thinking process within
+        ``hint_seconds``: one at a time per seat (however many connections it has), and at most
+        ``hint_max_running`` in this process (issue 29, defect 5)."""
         table = conn.table
         assert table is not None
         if not table.options.get("hints"):
             return error_frame("hints_off", "this table does not allow hints")
-        if conn.seat is None:
+        seat = conn.seat
+        if seat is None:
             return error_frame("unauthorized", "spectators get no hints")
-        if table.game.to_move != conn.seat:
+        if table.game.to_move != seat:
             return error_frame("not_your_turn", "hints are given when it is your turn")
-        if conn.busy_hint:
+        key = (table.id, seat)
+        if key in self._hinting:
             return error_frame("rate_limited", "a hint is already being worked out")
-        from catsack.bots.analysis import analyse_view
-
-        view = table.game.view(conn.seat, show_money=bool(table.options.get("money_visible")))
+        if not self.thinkers.hint_slot():
+            return error_frame("busy", "the server is working out other hints: try again in a moment")
+        view = table.game.view(seat, show_money=bool(table.options.get("money_visible")))
         version = table.version
-        conn.busy_hint = True
+        self._hinting.add(key)
         try:
-            a = await asyncio.to_thread(
-                partial(analyse_view, view, level="expert", seed=secrets.randbits(32), players=table.kinds)
-            )
+            a = await self.thinkers.hint(view, table.kinds)
         finally:
-            conn.busy_hint = False
-        return {"type": "hint", "version": version, "best": a.best.text, "values": a.values, "beliefs": a.beliefs}
+            self._hinting.discard(key)
+            self.thinkers.hint_done()
+        return {"type": "hint", "version": version, "best": a["best"], "values": a["values"], "beliefs": a["beliefs"]}
 
 
 _background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done

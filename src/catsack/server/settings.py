@@ -37,8 +37,20 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
-    #: Seconds a bot waits before it moves: the same for every move, never dependent on cards (R23).
+    #: Seconds from a bot's turn to its move: drawn for every move between ``bot_delay`` and ``bot_delay +
+    #: bot_delay_spread``, never from its cards or options (R23, R24); its search ends before then.
     bot_delay: float = Field(default=0.8, ge=0.0, le=30.0)
+    bot_delay_spread: float = Field(default=0.4, ge=0.0, le=30.0)
+    #: Wall-clock budget of a searching bot's move (cut to the drawn delay if that is shorter) and of a
+    #: hint; either searches at least ``think_min_iterations`` iterations however busy the machine is.
+    think_seconds: float = Field(default=0.6, ge=0.0, le=60.0)
+    hint_seconds: float = Field(default=1.0, ge=0.0, le=60.0)
+    think_min_iterations: int = Field(default=1000, ge=0)
+    #: Processes searching bots' moves, and hints (each pool made on first use; threads would hold the
+    #: event loop's GIL). Hints one process works out at once (a seat asks one at a time).
+    think_workers: int = Field(default=1, ge=1, le=64)
+    hint_workers: int = Field(default=1, ge=1, le=64)
+    hint_max_running: int = Field(default=4, ge=1)
     #: A joined player without a live connection for this long is replaced by a bot.
     grace_seconds: float = Field(default=120.0, ge=0.0)
     #: Level of the bot that replaces an absent player or plays when a turn timer runs out.

@@ -156,6 +156,7 @@ class ExpertBot(Bot):
         self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
         self.players: tuple[str | None, ...] | None = None  # the table as met (Bot.meet), for the style priors
+        self.min_iterations = 0  # with ``seconds``: iterations searched however soon the time is up (search())
 
     def reset(self, seat: int, seats: int) -> None:
         self.players = None
@@ -183,6 +184,7 @@ class ExpertBot(Bot):
             draw_styles=self.draw_styles,
             players=self.players,
             leaders=self.leaders,
+            min_iterations=self.min_iterations,
         )
         return pick_with_mistakes(self.last, self.rng, self.mistake)
 

@@ -102,6 +102,7 @@ def search(
     consider: Iterable[Move] = (),
     players: Sequence[str | None] | None = None,
     leaders: str = "first",
+    min_iterations: int = 0,
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
@@ -120,7 +121,11 @@ def search(
     prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
     (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
-    the start player lead (session 12's model, the levels' below ``expert``).
+    the start player lead (session 12's model, the levels' below ``expert``). With ``seconds``, the
+    search stops at that wall-clock budget but never before ``min_iterations`` iterations, and
+    ``iterations`` (if given) still caps it: the server's bots and hints answer at a human pace on a
+    busy machine with a floor on their strength (issue 32); without ``seconds`` nothing changes, so an
+    iteration budget stays reproducible for a seed.
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -213,7 +218,7 @@ def search(
     while True:
         if iterations is not None and done >= iterations:
             break
-        if deadline is not None and done & 15 == 0 and time.perf_counter() >= deadline:
+        if deadline is not None and done >= min_iterations and done & 15 == 0 and time.perf_counter() >= deadline:
             break
         done += 1
         g = _deal(base, seat, rng, hidden, observed, table, worlds)

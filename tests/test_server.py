@@ -485,7 +485,7 @@ def _bot_gaps(tmp_path: Path, think: float, delay: float, moves: int) -> list[fl
     from catsack.bots import random_bot
 
     tmp_path.mkdir(parents=True, exist_ok=True)
-    settings = make_settings(tmp_path, bot_delay=delay, sweep_seconds=3600)
+    settings = make_settings(tmp_path, bot_delay=delay, bot_delay_jitter=0.0, sweep_seconds=3600)
     original = random_bot.RandomBot.choose
 
     def slow(self: Any, view: Any) -> Move:

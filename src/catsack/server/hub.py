@@ -121,7 +121,7 @@ class Hub:
         self._stray_leases: set[str] = set()
         self._evicted = 0  # tables evicted since the allocator was last asked to give memory back
         self._trimmed = 0.0
-        self.pace = Pace(settings.bot_delay, settings.bot_delay_spread, settings.think_seconds)
+        self.pace = Pace(settings.bot_delay, settings.bot_delay * settings.bot_delay_jitter, settings.think_seconds)
         self.thinkers = Thinkers(settings)
         self._hinting: set[tuple[str, int]] = set()  # seats whose hint is being worked out
 

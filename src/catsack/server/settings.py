@@ -37,10 +37,10 @@ class Settings(BaseSettings):
     redis_url: str | None = None
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
-    #: Seconds from a bot's turn to its move: drawn for every move between ``bot_delay`` and ``bot_delay +
-    #: bot_delay_spread``, never from its cards or options (R23, R24); its search ends before then.
+    #: Seconds from a bot's turn to its move: drawn for every move between ``bot_delay`` and ``bot_delay *
+    #: (1 + bot_delay_jitter)``, never from its cards or options (R23, R24); its search ends before then.
     bot_delay: float = Field(default=0.8, ge=0.0, le=30.0)
-    bot_delay_spread: float = Field(default=0.4, ge=0.0, le=30.0)
+    bot_delay_jitter: float = Field(default=0.5, ge=0.0, le=10.0)
     #: Wall-clock budget of a searching bot's move (cut to the drawn delay if that is shorter) and of a
     #: hint; either searches at least ``think_min_iterations`` iterations however busy the machine is.
     think_seconds: float = Field(default=0.6, ge=0.0, le=60.0)

@@ -13,8 +13,8 @@ queued decisions there would hold a live decision up for minutes.
 Post-game analysis and ``catsack analyse`` keep iteration budgets: reproducible for a seed.
 
 **A move's time tells nothing (R23, R24).** A bot's move is due a delay after its turn began that is
-drawn from a fixed distribution (:class:`Pace`: uniform between ``bot_delay`` and ``bot_delay +
-bot_delay_spread``), and its search must end before that delay (``think_seconds`` at most). Nothing of the
+drawn from a fixed distribution (:class:`Pace`: uniform between ``bot_delay`` and ``bot_delay * (1 +
+bot_delay_jitter)``), and its search must end before that delay (``think_seconds`` at most). Nothing of the
 view goes into the draw. A forced move (one legal option: a pass that says "I cannot outbid") goes
 through the same queue as any other, and is held back to the same delay, so it arrives when a move with
 a choice would: the delay is the same distribution whatever the bot's options. Only a machine so

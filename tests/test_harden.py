@@ -565,3 +565,34 @@ def test_one_hint_at_a_time_per_seat_and_a_bound_per_process(tmp_path: object) -
             await hub.stop()
 
     asyncio.run(scenario())
+
+
+def test_a_failed_search_does_not_stop_the_table(tmp_path: object) -> None:
+    """A thinking process that dies (killed, out of memory) costs one move's search: the stand-in bot
+    plays that move and the game goes on."""
+    import asyncio
+
+    from catsack.server.hub import Hub
+    from catsack.server.settings import Settings
+
+    async def scenario() -> bool:
+        hub = Hub(Settings(database_url=f"sqlite:///{tmp_path}/dead.db", sweep_seconds=3600, bot_delay=0.0))
+
+        async def dead(*_args: Any) -> str:
+            raise RuntimeError("the thinking process died")
+
+        hub.thinkers.move = dead  # type: ignore[method-assign]
+        await hub.start()
+        try:
+            table = await hub.create(
+                3, {i: "expert" for i in range(3)}, name="d", money_visible=False, turn_seconds=None, hints=False
+            )
+            for _ in range(3000):
+                if table.game.is_over:
+                    break
+                await asyncio.sleep(0.01)
+            return table.game.is_over
+        finally:
+            await hub.stop()
+
+    assert asyncio.run(scenario())

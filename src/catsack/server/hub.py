@@ -632,7 +632,13 @@ class Hub:
         plan = self.pace.plan()
         try:
             spec = table.players[seat].bot or self.settings.standin_bot
-            move = await self._decide(table, seat, spec, plan.think_until)
+            try:
+                move = await self._decide(table, seat, spec, plan.think_until)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a thinking process died: the stand-in plays this move, the game goes on
+                log.exception("bot failed; the stand-in moves", extra={"fields": {"table": table.id, "seat": seat}})
+                move = await self._decide(table, seat, self.settings.standin_bot, plan.think_until)
             await self.pace.until(plan.due)
             async with table.lock:
                 if table.version != version or table.players[seat].kind != "bot":

@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import json
+import math
 import multiprocessing
 import os
 import random
@@ -81,6 +83,20 @@ def _summary(name: str, values: list[float]) -> str:
         f"{name:<28} n={len(values):<5} p50={statistics.median(values) * 1000:7.0f} ms  "
         f"p95={_pct(values, 0.95) * 1000:7.0f} ms  max={max(values) * 1000:7.0f} ms"
     )
+
+
+def _ks(a: list[float], b: list[float]) -> tuple[float, float]:
+    """Two-sample Kolmogorov-Smirnov distance of ``a`` and ``b`` and its asymptotic p-value: whether the
+    forced moves' times could come from the same distribution as the chosen ones'."""
+    if not a or not b:
+        return float("nan"), float("nan")
+    points = sorted(set(a) | set(b))
+    sa, sb = sorted(a), sorted(b)
+    d = max(abs(bisect.bisect_right(sa, x) / len(sa) - bisect.bisect_right(sb, x) / len(sb)) for x in points)
+    n = len(a) * len(b) / (len(a) + len(b))
+    lam = (math.sqrt(n) + 0.12 + 0.11 / math.sqrt(n)) * d
+    p = 2 * sum((-1) ** (k - 1) * math.exp(-2 * k * k * lam * lam) for k in range(1, 101))
+    return d, min(1.0, max(0.0, p))
 
 
 class Server:
@@ -336,6 +352,8 @@ def main() -> None:
     if args.mode == "tables":
         print(_summary("bot turn-to-move, forced", out["forced"]))
         print(_summary("bot turn-to-move, choice", out["chosen"]))
+        d, p = _ks(out["forced"], out["chosen"])
+        print(f"forced vs choice: Kolmogorov-Smirnov distance {d:.3f}, p = {p:.2f} (same distribution: p large)")
         print(_summary("bot turn-to-move, unfinished", out["unsplit"]))
         print(_summary("hint request-to-answer", out["hints"]))
         if out["hint_errors"]:

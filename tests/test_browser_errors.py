@@ -69,7 +69,7 @@ def test_login_refusals_in_german(people: Callable[..., Player]) -> None:  # noq
 
     assert attempt() == DE["err.login_failed"]
     assert_all_german(page, {"Gerda"}, "wrong password")
-    for _ in range(8):  # five tries per name, then a wait (routes/accounts.py LOGIN_PER_NAME)
+    for _ in range(8):  # five wrong tries per name and address, then a wait (limits.py LoginThrottle)
         text = attempt()
         if text != DE["err.login_failed"]:
             break

@@ -45,10 +45,10 @@ class Settings(BaseSettings):
     #: hint; either searches at least ``think_min_iterations`` iterations however busy the machine is.
     think_seconds: float = Field(default=0.6, ge=0.0, le=60.0)
     hint_seconds: float = Field(default=1.0, ge=0.0, le=60.0)
-    think_min_iterations: int = Field(default=1000, ge=0)
+    think_min_iterations: int = Field(default=300, ge=0)
     #: Processes searching bots' moves, and hints (each pool made on first use; threads would hold the
     #: event loop's GIL). Hints one process works out at once (a seat asks one at a time).
-    think_workers: int = Field(default=1, ge=1, le=64)
+    think_workers: int = Field(default=2, ge=1, le=64)
     hint_workers: int = Field(default=1, ge=1, le=64)
     hint_max_running: int = Field(default=4, ge=1)
     #: A joined player without a live connection for this long is replaced by a bot.

@@ -44,7 +44,7 @@ class Settings(BaseSettings):
     #: Wall-clock budget of a searching bot's move (cut to the drawn delay if that is shorter) and of a
     #: hint; either searches at least ``think_min_iterations`` iterations however busy the machine is.
     think_seconds: float = Field(default=0.6, ge=0.0, le=60.0)
-    hint_seconds: float = Field(default=1.0, ge=0.0, le=60.0)
+    hint_seconds: float = Field(default=0.8, ge=0.0, le=60.0)
     think_min_iterations: int = Field(default=300, ge=0)
     #: Processes searching bots' moves, and hints (each pool made on first use; threads would hold the
     #: event loop's GIL). Hints one process works out at once (a seat asks one at a time).

@@ -58,12 +58,13 @@ TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); la
 class _Node:
     """A node of the searcher's tree: the public history since the root, as the searcher saw it."""
 
-    __slots__ = ("acts", "kids", "margin", "n", "next", "reward", "tried")
+    __slots__ = ("acts", "kids", "margin", "n", "next", "reward", "square", "tried")
 
     def __init__(self) -> None:
         self.n = 0
         self.reward = 0.0
         self.margin = 0.0
+        self.square = 0.0  # sum of squared margins: kept for the root's children only (their noise)
         self.acts: tuple[Move, ...] = ()  # the searcher's moves considered here (its decisions only)
         self.kids: list[_Node | None] = []
         self.tried = 0
@@ -269,6 +270,8 @@ def search(
             path.append(node)
         reward, margin = _outcome(g, seat, value)
         root.n += 1
+        if len(path) > 1:  # depth 0 takes no decision in the tree
+            path[1].square += margin * margin
         for nd in path[1:]:
             nd.n += 1
             nd.reward += reward

@@ -154,6 +154,8 @@ def position_facts(view: View, beliefs: list[dict[str, float] | None]) -> dict[s
         "richest": max(m for s, m in enumerate(money) if s != seat),
         "payout": view.next_payout,
     }
+    # The row as the seat saw it before deciding: the replay draws its decision panel's board from it.
+    facts["row"] = [{"owner": rc.owner, "card": None if rc.card is None else rc.card.token, "face_up": rc.face_up} for rc in view.row]
     if view.phase == "placement":
         facts["buyer"] = plans_to_buy(view)
         return facts

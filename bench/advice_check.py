@@ -80,7 +80,8 @@ def check_games(args: argparse.Namespace) -> int:
                 within += 1
             sentences = explain(a, d.played)
             figures = d.to_dict()
-            ok = 1 <= len(sentences) <= 2 and all(len(figures["sentences"][lang]) == len(sentences) for lang in LANGUAGES)
+            rendered = figures["sentences"]
+            ok = 1 <= len(sentences) <= 2 and all(len(rendered[lang]) == len(sentences) for lang in LANGUAGES)
             first = sentences[0].params
             if "lost" in first:
                 ok = ok and first["lost"] == round(v.lost, 1) and first["noise"] == round(v.noise, 1)
@@ -92,7 +93,8 @@ def check_games(args: argparse.Namespace) -> int:
     cpu = time.process_time() - t0
     print(
         f"{args.games} games (3, 4, 5 seats), seat 0's {decisions} decisions at level {args.level}, seed {args.seed}:\n"
-        f"  best move not the best-valued: {wrong_best} ({100 * (decisions - wrong_best) / decisions:.1f}% named right)\n"
+        f"  best move not the best-valued: {wrong_best} "
+        f"({100 * (decisions - wrong_best) / decisions:.1f}% named right)\n"
         f"  classed a mistake (or inaccuracy, blunder) within the noise: {noisy_class} of {classed} classed "
         f"({', '.join(f'{n} {c}' for c, n in sorted(classes.items()))})\n"
         f"  played a move other than the best but within its noise (shown as equally good): {within}\n"

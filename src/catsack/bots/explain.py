@@ -155,7 +155,7 @@ def position_facts(view: View, beliefs: list[dict[str, float] | None]) -> dict[s
         "payout": view.next_payout,
     }
     # The row as the seat saw it before deciding: the replay draws its decision panel's board from it.
-    facts["row"] = [{"owner": rc.owner, "card": None if rc.card is None else rc.card.token, "face_up": rc.face_up} for rc in view.row]
+    facts["row"] = [{"owner": rc.owner, "card": _token(rc.card), "face_up": rc.face_up} for rc in view.row]
     if view.phase == "placement":
         facts["buyer"] = plans_to_buy(view)
         return facts
@@ -175,6 +175,10 @@ def position_facts(view: View, beliefs: list[dict[str, float] | None]) -> dict[s
     own = [rc.card for rc in view.row if rc.owner == seat and rc.card is not None and not rc.face_up]
     facts["own"] = own[0].token if own else None
     return facts
+
+
+def _token(card: Card | None) -> str | None:
+    return None if card is None else card.token
 
 
 def _fmt(x: float) -> float:

@@ -94,6 +94,23 @@ class Analysis:
     noise: dict[str, float] = field(default_factory=dict)
     facts: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Analysis:
+        """The analysis back from :meth:`to_dict` (or a stored decision); raises ``ValueError`` when malformed."""
+        try:
+            values = {str(k): float(v) for k, v in d["values"].items()}
+            noise = {str(k): float(v) for k, v in d.get("noise", {}).items()}
+            visits = {str(k): int(v) for k, v in d.get("visits", {}).items()}
+            best = Move.parse(str(d["best"]))
+            beliefs = [None if b is None else {str(t): float(p) for t, p in b.items()} for b in d.get("beliefs", [])]
+            facts = dict(d.get("facts", {}))
+            iterations = int(d.get("iterations", 0))
+        except (KeyError, TypeError, AttributeError, CatsackError) as exc:
+            raise ValueError(f"not an analysis: {exc}") from None
+        if best.text not in values:
+            raise ValueError(f"not an analysis: its best move {best.text!r} has no value")
+        return cls(best, values, beliefs, visits, iterations, noise, facts)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "best": self.best.text,

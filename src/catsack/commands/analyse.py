@@ -121,3 +121,31 @@ def register(app: typer.Typer) -> None:
             console.print(f"seat {seat} made no decision in this record")
         for d in decisions:
             console.print(_table(d, lang))
+
+    @app.command("training-pool")
+    def training_pool(
+        games: Annotated[int, typer.Option(min=1, max=1000, help="Bot games to play and analyse.")] = 20,
+        seed: Annotated[int, typer.Option(help="Seed of the games and their analyses (reproducible).")] = 1,
+        level: Annotated[str, typer.Option(help="Analysis level (as for catsack analyse).")] = "expert",
+        database_url: Annotated[
+            str | None, typer.Option("--database-url", help="The server's database (default: CATSACK_DATABASE_URL).")
+        ] = None,
+    ) -> None:
+        """Mine training positions from bot games into the server's database (the training page's pool).
+
+        Seat 0 is expert:easy (a level that makes mistakes), the others heuristic; 3, 4 and 5 seats in
+        turn. Every decision of seat 0 the analysis classes a mistake or blunder becomes a position."""
+        from catsack.errors import CatsackError
+        from catsack.server.settings import Settings
+        from catsack.server.store import Store
+        from catsack.server.training import mine_pool
+
+        store = Store(database_url or Settings().database_url)
+        try:
+            added = mine_pool(store.engine, games=games, seed=seed, level=level, progress=typer.echo)
+        except CatsackError as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(2) from None
+        finally:
+            store.close()
+        typer.echo(f"{added} positions added to the pool")

@@ -602,6 +602,9 @@ function drawSummary() {
         ),
       }),
     ),
+    ...(s.mistake + s.blunder > 0
+      ? [h("p", {}, h("a", { id: "training-link", class: "button small", href: "/training?source=own" }, t("replay.summary.train")))]
+      : []),
   );
 }
 

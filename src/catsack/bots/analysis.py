@@ -253,8 +253,16 @@ def analyse_view(
     values = {m.text: round(v, 3) for m, v in zip(stats.moves, stats.margins, strict=True)}
     visits = {m.text: k for m, k in zip(stats.moves, stats.visits, strict=True)}
     # A spread read from a handful of iterations is itself unreliable: below FEW_VISITS, the widest
-    # spread of any move stands in for it when larger.
-    widest = max(stats.spreads, default=0.0)
+    # spread of any move, or the spread of all the root's iterations together, stands in for it when larger.
+    total = sum(stats.visits)
+    mean = sum(k * m for k, m in zip(stats.visits, stats.margins, strict=True)) / total
+    pooled = math.sqrt(
+        sum(
+            k * (sd * sd + (m - mean) ** 2) for k, sd, m in zip(stats.visits, stats.spreads, stats.margins, strict=True)
+        )
+        / total
+    )
+    widest = max(pooled, *stats.spreads)
     noise = {
         m.text: round((sd if k >= FEW_VISITS else max(sd, widest)) / math.sqrt(k), 3)
         for m, sd, k in zip(stats.moves, stats.spreads, stats.visits, strict=True)

@@ -5,7 +5,7 @@
 // verdict and sentences, in the page's language (the server renders them from one catalogue per
 // language, as `catsack analyse` does). Every text on screen is from the page language's catalogue.
 
-import { api, ApiError, h } from "/static/api.js";
+import { api, ApiError, fill, h } from "/static/api.js";
 import { errorText, lang, languagePicker, mice, rulesUrl, t, translatePage } from "/static/i18n.js";
 import { botSpec, cardElement, drawHint, drawMouseCards, drawRow, drawSeats, moveText, seatNames, seatTitles } from "/static/render.js";
 
@@ -160,7 +160,8 @@ async function choose(move) {
   const figures = h("div", { class: "decision-values" });
   drawHint(figures, { ...v, sentences: {} }, { ...p.view, seat: p.seat }, state.names);
   const played = v.played && v.played !== move ? h("p", { class: "muted" }, t("train.inGame", { move: moveText(v.played) })) : null;
-  box.replaceChildren(
+  fill(
+    box,
     h("p", { class: "verdict-head" }, head),
     h("p", { class: "train-sentences" }, (v.sentences?.[lang] ?? []).join(" ")),
     played,

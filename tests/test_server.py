@@ -1007,6 +1007,10 @@ def test_hints_when_allowed(server: Callable[..., TestClient]) -> None:
     assert h["type"] == "hint", h
     assert h["best"] in st["view"]["legal"] and set(h["values"]) <= set(st["view"]["legal"])
     assert len(h["beliefs"]) == len(st["view"]["row"])
+    # Issue 32: each value's noise, the moves as good as the best within it, the reason in both languages.
+    assert set(h["noise"]) == set(h["values"]) and h["equal"][0] == h["best"]
+    assert h["values"][h["best"]] == max(h["values"].values())
+    assert set(h["sentences"]) == {"en", "de"} and len(h["sentences"]["en"]) == len(h["explain"])
     t2 = new_table(c, 4, {1: "random", 2: "random", 3: "random"})
     _, tok2 = join(c, t2)
     cl2 = open_client(c, t2, tok2)

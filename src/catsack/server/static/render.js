@@ -483,7 +483,12 @@ export function drawHint(container, hint, view, names) {
           { class: [move === hint.best ? "best" : "", move !== hint.best && equal.has(move) ? "equal" : ""].join(" ").trim(), dataset: { move } },
           h("span", { class: "hint-move", dataset: { move } }, moveText(move), move !== hint.best && equal.has(move) ? h("span", { class: "hint-equal", title: t("hint.equalTitle") }, " ≈") : null),
           h("span", { class: "hint-bar", style: `--w: ${(8 + (92 * (value - bottom)) / span).toFixed(0)}%` }),
-          h("span", { class: "hint-value" }, value.toFixed(1), move in noise ? h("span", { class: "hint-noise" }, ` ±${noise[move].toFixed(1)}`) : null),
+          h(
+            "span",
+            { class: "hint-figure" },
+            h("span", { class: "hint-value" }, value.toFixed(1)),
+            move in noise ? h("span", { class: "hint-noise" }, ` ±${noise[move].toFixed(1)}`) : null,
+          ),
         ),
       ),
     ),

@@ -492,7 +492,7 @@ export function drawHint(container, hint, view, names) {
         ),
       ),
     ),
-    Object.keys(noise).length ? h("p", { class: "muted hint-noise-note" }, t("hint.noiseNote")) : null,
+    Object.keys(noise).length ? h("p", { class: "hint-noise-note" }, t("hint.noiseNote")) : null,
     beliefs.length
       ? h(
           "div",

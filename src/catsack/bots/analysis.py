@@ -70,6 +70,11 @@ THRESHOLDS: tuple[tuple[str, float], ...] = (("blunder", 12.0), ("mistake", 6.0)
 #: (two: about 95% of the time two equal moves fall within it).
 NOISE_Z = 2.0
 FEW_VISITS = 10
+#: The expert levels' analysis gives every move at least 1/FLOOR_SHARE of the iterations: a move the
+#: search likes less is then valued with its own later decisions searched too, not left with a handful
+#: of iterations whose continuations were hardly explored (those read up to 4 points too low; see
+#: ``bench/advice_check.py --model``).
+FLOOR_SHARE = 20
 
 
 class AnalysisError(CatsackError):
@@ -247,7 +252,15 @@ def analyse_view(
         only = view.legal[0]
         return Analysis(only, {only.text: 0.0}, beliefs, {only.text: 0}, 0, {only.text: 0.0}, facts)
     if is_expert:
-        stats = expert.search(view, random.Random(seed), iterations=iterations, consider=consider, players=players)
+        budget = iterations if iterations is not None else expert.ITERATIONS[view.seats]
+        stats = expert.search(
+            view,
+            random.Random(seed),
+            iterations=iterations,
+            consider=consider,
+            players=players,
+            floor=budget // FLOOR_SHARE,
+        )
     else:
         stats = search(view, random.Random(seed), iterations=iterations, consider=consider)
     values = {m.text: round(v, 3) for m, v in zip(stats.moves, stats.margins, strict=True)}

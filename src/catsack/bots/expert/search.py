@@ -103,6 +103,7 @@ def search(
     consider: Iterable[Move] = (),
     players: Sequence[str | None] | None = None,
     leaders: str = "first",
+    floor: int = 0,
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
@@ -121,7 +122,9 @@ def search(
     prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
     (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
-    the start player lead (session 12's model, the levels' below ``expert``).
+    the start player lead (session 12's model, the levels' below ``expert``). ``floor`` (the analysis) gives
+    every root move at least that many iterations, so that a move the search likes less is still valued
+    with its own later decisions searched (a bot leaves it at 0).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -264,7 +267,11 @@ def search(
                 expanded = True
                 continue
             logn = log(node.n) if node.n > 0 else 0.0
-            best = ucb_pick(kids, logn, c)
+            if node is root and floor:  # analysis: every root move gets ``floor`` iterations at least
+                low = min(range(len(kids)), key=lambda k: kids[k].n)  # type: ignore[union-attr]
+                best = low if kids[low].n < floor else ucb_pick(kids, logn, c)  # type: ignore[union-attr]
+            else:
+                best = ucb_pick(kids, logn, c)
             g.play(acts[best])
             node = kids[best]  # type: ignore[assignment]
             path.append(node)

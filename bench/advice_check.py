@@ -15,8 +15,8 @@ set size, the others ``heuristic``), analyses every decision of seat 0 as ``cats
   the analysis's (the target: none).
 
 ``--noise N`` instead checks the noise estimate itself: N positions of the same kind of games are
-searched ``--repeats`` times with different seeds, and the spread of each move's value between the
-searches is compared with the standard error one search reports (a ratio near 1: the noise shown is
+analysed ``--repeats`` times with different seeds, and the spread of each move's value between the
+analyses is compared with the standard error one analysis reports (a ratio near 1: the noise shown is
 the noise there is). CPU seconds and the load average are printed with the figures.
 """
 
@@ -29,8 +29,7 @@ import random
 import statistics
 import time
 
-from catsack.bots import expert
-from catsack.bots.analysis import analyse_record, judge
+from catsack.bots.analysis import analyse_record, analyse_view, judge
 from catsack.bots.base import make_bot
 from catsack.bots.explain import LANGUAGES, explain, render
 from catsack.game import Game
@@ -122,20 +121,18 @@ def check_noise(args: argparse.Namespace) -> int:
     t0 = time.process_time()
     for pos in positions[: args.noise]:
         view = pos.view(0)
-        runs = [expert.search(view, random.Random(r)) for r in range(args.repeats)]
-        common = set.intersection(*(set(r.moves) for r in runs))
-        for m in common:
-            vals = [r.margins[r.moves.index(m)] for r in runs]
-            ses = [r.spreads[r.moves.index(m)] / math.sqrt(r.visits[r.moves.index(m)]) for r in runs]
-            within = math.sqrt(sum(x * x for x in ses) / len(ses))
+        runs = [analyse_view(view, level=args.level, seed=r) for r in range(args.repeats)]
+        for m in set.intersection(*(set(r.values) for r in runs)):
+            vals = [r.values[m] for r in runs]
+            within = math.sqrt(sum(r.noise[m] ** 2 for r in runs) / len(runs))
             if within > 0:
                 ratios.append(statistics.stdev(vals) / within)
     ratios.sort()
     q = lambda p: ratios[min(len(ratios) - 1, int(p * len(ratios)))]  # noqa: E731
     print(
-        f"{args.noise} positions, {args.repeats} searches each (expert), {len(ratios)} moves: spread of a move's value "
-        f"between searches / the standard error one search reports: median {q(0.5):.2f}, p90 {q(0.9):.2f}, "
-        f"max {ratios[-1]:.2f}; share within {2:.0f} standard errors' worth (ratio <= 2): "
+        f"{args.noise} positions, {args.repeats} analyses each ({args.level}), {len(ratios)} moves: spread of a move's "
+        f"value between analyses / the standard error one reports: median {q(0.5):.2f}, p90 {q(0.9):.2f}, "
+        f"max {ratios[-1]:.2f}; moves whose spread is at most twice the standard error shown: "
         f"{sum(r <= 2 for r in ratios) / len(ratios):.2f}\n"
         f"  CPU {time.process_time() - t0:.0f} s; load average {os.getloadavg()[0]:.2f}"
     )

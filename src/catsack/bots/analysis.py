@@ -18,8 +18,10 @@ of the seat's score margin over the table average at the end of the round (the l
 end), in points; its ``noise`` is that mean's standard error. The preferred move (``best``) is always
 the best-valued one. Two values closer than :func:`gap_noise` (:data:`NOISE_Z` standard errors of
 their difference) are *equally good*: the search cannot tell them apart, and playing either is never
-classed a mistake (:func:`judge`). Repeated searches of the same positions with other seeds spread
-about as the standard error says (median ratio 0.9 on 16 positions; ``bench/advice_check.py``).
+classed a mistake (:func:`judge`). Repeated analyses of the same positions with other seeds spread
+about as the standard error says (``bench/advice_check.py --noise``). The noise is the search's own:
+how far its model of the other players is from the real table is another matter, measured by
+``bench/model_check.py --analysis``.
 """
 
 from __future__ import annotations
@@ -72,8 +74,8 @@ NOISE_Z = 2.0
 FEW_VISITS = 10
 #: The expert levels' analysis gives every move at least 1/FLOOR_SHARE of the iterations: a move the
 #: search likes less is then valued with its own later decisions searched too, not left with a handful
-#: of iterations whose continuations were hardly explored (those read up to 4 points too low; see
-#: ``bench/advice_check.py --model``).
+#: of iterations whose continuations were hardly explored (round 1's low bids read 1 to 2.5 points lower
+#: that way; ``bench/model_check.py --analysis`` compares the values with the real table).
 FLOOR_SHARE = 20
 
 

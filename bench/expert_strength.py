@@ -20,7 +20,7 @@ preset             table (one spec per seat)                         games      
 =================  ================================================  =========  ==================
 
 ``mixed`` and ``levels`` seat the levels people pick at a table (the lobby's Strong, Normal, Easy:
-``expert:strong|normal|easy``). Until session 10 the table levels were ``ismcts:strong|normal|easy``;
+``expert:strong|normal|easy``). The table levels used to be ``ismcts:strong|normal|easy``;
 the ``-ismcts`` presets keep those runs repeatable.
 
 Every deal is played once per seating, so ``--games`` must be a multiple of the seatings per deal.
@@ -89,8 +89,8 @@ PRESETS: dict[str, str] = {
     "before": "ismcts:strong,heuristic,heuristic,heuristic",
     "mixed-ismcts": "expert,ismcts:strong,heuristic,random",
     "levels-ismcts": "expert,ismcts:strong,ismcts:normal,ismcts:easy",
-    # 400 simulations cost about the expert's CPU time per move (bench/bot_cpu.py, session 15, a quiet machine:
-    # means 0.370 s and 0.364 s; 260 was session 10's and 13's match, now 0.65x; needs catsack[openspiel])
+    # 400 simulations cost about the expert's CPU time per move (bench/bot_cpu.py on a quiet machine: means
+    # 0.370 s and 0.364 s; needs catsack[openspiel])
     "openspiel": "expert,openspiel-ismcts:sims=400,heuristic,heuristic",
 }
 JUNK_VALUE = -10  # a row worth this much or less (kept cats, R16) ...

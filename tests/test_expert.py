@@ -59,7 +59,7 @@ def test_expert_spec_and_budget_errors() -> None:
 
 def test_expert_levels_are_the_search_at_rising_budgets() -> None:
     """``expert:easy|normal|strong`` (the lobby's Easy, Normal, Strong) differ from ``expert`` in budget,
-    mistakes and round 1's model of who leads (session 12's)."""
+    mistakes and round 1's model of who leads (``leaders=start``)."""
     bots = [make_bot(f"expert:{level}") for level in ("easy", "normal", "strong")]
     got = [(b.iterations, b.mistake, b.leaders) for b in bots]  # type: ignore[attr-defined]
     assert got == [LEVELS[k] for k in ("easy", "normal", "strong")]
@@ -592,8 +592,8 @@ def test_a_seat_known_to_hold_the_random_bot_bids_by_its_rule_when_drawn_any() -
 
 def test_modelled_players_move_legally_in_any_drawn_world() -> None:
     """The honest model's move (``honest_move``) is legal in every position of whole games, whatever styles
-    a world draws and however far the noise moves the players' estimates (session 13's trial of a
-    round-1 leader behind the start player bid a high bid again at seed 83, round 9: this walk caught it)."""
+    a world draws and however far the noise moves the players' estimates (a trial model in which a
+    round-1 leader behind the start player bid a high bid again failed at seed 83, round 9: this walk caught it)."""
     from catsack.bots.expert.players import ANY, LEAD, ONE_HOT, RULE, honest_move
 
     for seed in range(75, 100):
@@ -652,7 +652,7 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert seat_awareness(players) == [1.0, 0.0, 1.0, 1.0, START_ONLY, UNKNOWN_AWARE]
     assert seat_awareness(["heuristic", "expert:leaders=first+leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
     assert make_bot("expert").leaders == "first"  # type: ignore[attr-defined]
-    for level in ("easy", "normal", "strong"):  # the levels keep session 12's model, unless told
+    for level in ("easy", "normal", "strong"):  # the levels keep the ``start`` model, unless told
         assert make_bot(f"expert:{level}").leaders == "start"  # type: ignore[attr-defined]
     assert make_bot("expert:strong+leaders=first").leaders == "first"  # type: ignore[attr-defined]
     assert make_bot("expert:leaders=start").leaders == "start"  # type: ignore[attr-defined]

@@ -57,8 +57,8 @@ weighs the drawn style too (:data:`LOCK_JUMP`), so a start player who shows
 its +15 and opens with 1 makes a step-raising table likelier, and in that
 world the others keep raising a step at a time. Cards of this round already
 face up weigh the draw as well (a start player who led its small dog is no
-``lead`` player). (``styles=mix``, session 9's model, mixes the styles by
-their shares in every world instead; with session 9's prior, on the same
+``lead`` player). (``styles=mix`` mixes the styles by their shares in
+every world instead; with the earlier prior ``lead=all``, on the same
 deals, 5 players against 4 heuristic bots: 0.900 drawn, 0.550 mixed.) The
 drawn cards are swapped in from their owners' hands or removed cards, so the
 world stays consistent. Without this inference (``infer=0``) the same test

@@ -81,7 +81,7 @@ UNKNOWN_AWARE = 0.5  # a person's or an unknown bot's chance of seeing that anot
 #: The awareness (:func:`seat_awareness`) of a kind that leads round 1 only as the start player. Behind
 #: any start player, ``ismcts:strong`` never placed its +15 in round 1: 0 of 288 placements in 96 deals,
 #: with a heuristic, random, ``ismcts:strong`` or ``expert`` start player and three ``ismcts:strong`` bots
-#: behind it (``bench/round1_places.py --others ismcts:strong --start S``, session 15); it dumped, or
+#: behind it (``bench/round1_places.py --others ismcts:strong --start S``); it dumped, or
 #: placed a good cat and raised in the auction.
 START_ONLY = -1.0
 #: The kinds that lead only as the start player (measured for ``ismcts``, above).

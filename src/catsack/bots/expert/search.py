@@ -38,15 +38,11 @@ from catsack.moves import BID, BIDS, PLACE, Move
 from catsack.view import View
 
 #: Iterations per decision of the ``expert`` level, per seat count: the most that keep the p95 CPU
-#: time of a decision below 0.5 s (the target) on one core of the project's machine, with a margin
-#: (``bench/expert.py``, session 8's machine, about a quarter slower than session 7's: 4 seats at
-#: 7,000 measured p95 0.52 s once the bid habits made modelled auctions longer). Against ``ismcts``
-#: the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown (4,000 vs
-#: 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md). Session 10: with the styles drawn per world
-#: 3 seats at 10,000 measured p95 0.55-0.61 s (more rejected draws: the lock evidence), hence 8,000 (0.40-0.44 s).
-#: Session 12's machine ran about a sixth slower: 8,000 / 6,000 / 6,500 measured p95 0.513 / 0.404 / 0.582 s
-#: (``--meet``), hence 7,000 and 5,000 for 3 and 5 seats (0.429 / 0.391 / 0.461 s).
-#: Session 15, with round 1's leaders read per world (``leaders=first``): 0.428 / 0.477 / 0.396 s.
+#: time of a decision below 0.5 s (the target) on one core of the project's machine, with a margin:
+#: p95 0.428 / 0.477 / 0.396 s with 3 / 4 / 5 seats (``bench/expert.py --meet``). Drawing the styles per
+#: world costs rejected draws (the lock evidence): 3 seats at 10,000 measured p95 0.55-0.61 s. Against
+#: ``ismcts`` the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown
+#: (4,000 vs 9,000 on the same 96 deals: 0.344 and 0.323, ``bench/expert_strength.py``, docs/bots.md).
 ITERATIONS: dict[int, int] = {3: 7000, 4: 6000, 5: 5000}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
@@ -109,7 +105,7 @@ def search(
     instead of reading its habits (:func:`bid_habits`). ``lock=False`` leaves out the bids no other
     player can top (:func:`lock_bid`), from the players' model and the searcher's candidates. ``lead`` picks
     the styles' prior (:data:`STYLE_PRIORS`): ``read`` reads each player's style, ``all`` gives every player
-    round 1's lead model and the lock (session 8's model), ``0`` leaves that style out (every player
+    round 1's lead model and the lock (the model before styles were read), ``0`` leaves that style out (every player
     still bids what no one can top when ``lock`` is on). ``draw_styles`` draws each player's style per
     sampled world (:class:`StyleDraw`: one for the whole table in round 1, weighted by the lock evidence
     of this round's bids); off, every world mixes the styles by their shares. ``players`` (per seat, the
@@ -117,7 +113,7 @@ def search(
     prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
     (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
-    the start player lead (session 12's model, the levels' below ``expert``).
+    the start player lead (the levels' model below ``expert``).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:

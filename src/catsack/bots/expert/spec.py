@@ -15,7 +15,7 @@ from catsack.bots.expert.leaf import DEFAULT_LEAF, LEAVES
 OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's estimate about its honest value
 TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); later ones follow its policy
 #: Prior shares of the styles per ``lead=`` option: ``read`` reads every player, ``all`` assumes the lead
-#: style for everyone who is not random (session 8's model), ``0`` leaves the lead style out.
+#: style for everyone who is not random (the model before styles were read), ``0`` leaves the lead style out.
 STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
     "read": (0.25, 0.6, 0.15),
     "all": (0.0, 0.5, 0.5),
@@ -36,7 +36,7 @@ class Level(NamedTuple):
 
     iterations: int  # per decision
     mistake: float  # points: the spread of its deliberate mistakes (bot.pick_with_mistakes; 0: none)
-    leaders: str = "start"  # round 1's model of who leads (players.LEADERS): session 12's, simpler than expert's
+    leaders: str = "start"  # round 1's model of who leads (LEADERS): ``start``, simpler than expert's
 
 
 #: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``), the ones people pick
@@ -48,11 +48,11 @@ class Level(NamedTuple):
 #: size (200 duplicate games, seed 1) a spread of 0.6 put it below the heuristic bot in the mixed table
 #: (0.230 vs 0.320), and without mistakes it is above it (0.320 vs 0.265, expert 0.395), though no longer
 #: below ``expert`` in the table of levels (0.338 vs 0.333). ``bench/expert_strength.py levels`` and
-#: ``mixed`` measure the order (docs/bots.md). The levels keep session 12's model of who leads round 1
-#: (``leaders=start``); ``expert`` reads it player by player (``leaders=first``), which put it above
-#: Strong in the mixed table over both orders round it (docs/bots.md, session 14). With the heuristic and
-#: random bots' bid habits read by kind (session 16) that table is in order over both orders round it:
-#: expert 0.412, Strong 0.360, heuristic 0.210, random 0.018 (400 games). The ``ismcts`` levels they
+#: ``mixed`` measure the order (docs/bots.md). The levels keep the simpler model of who leads round 1
+#: (``leaders=start``); ``expert`` reads it player by player (``leaders=first``), which puts it above
+#: Strong in the mixed table over both orders round it. With the heuristic and random bots' bid habits
+#: read by kind that table is in order: expert 0.412, Strong 0.360, heuristic 0.210, random 0.018
+#: (400 games, ``bench/expert_strength.py mixed``). The ``ismcts`` levels they
 #: replaced stay as benchmark opponents.
 LEVELS: dict[str, Level] = {"easy": Level(150, 4.0), "normal": Level(600, 1.5), "strong": Level(2000, 0.0)}
 

@@ -13,7 +13,8 @@ from catsack.bots.expert.spec import STYLE_PRIORS, parse_spec
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, mask_row_value, public_tables
 from catsack.bots.ismcts import SELLER_WEIGHTS, placement_weights
 from catsack.bots.random_bot import auction_move
-from catsack.game import _UP_AFTER_PASSES, LAST_CHOICE, Game, RoundResult
+from catsack.constants import UP_AFTER_PASSES
+from catsack.game import LAST_CHOICE, Game, RoundResult
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.setup import START_MONEY
 from catsack.view import View
@@ -196,7 +197,7 @@ class RoundFacts:
     ) -> None:
         n = view.seats
         self.n = n
-        self.up_after = _UP_AFTER_PASSES[n]  # cards face up after k passes (R11, R14)
+        self.up_after = UP_AFTER_PASSES[n]  # cards face up after k passes (R11, R14)
         # Cards each owner (index n: the dummy) was seen placing in finished rounds: all were turned
         # up (R14). A face-down card of this round is uniform over its owner's other cards (R23).
         seen = [0] * (n + 1)
@@ -364,7 +365,7 @@ def _past_bids(view: View) -> list[list[_PastBid]]:
     Only decisions with a choice count (the seat could afford a raise, R12); R15's last choice is left out.
     """
     n = view.seats
-    up_after = _UP_AFTER_PASSES[n]
+    up_after = UP_AFTER_PASSES[n]
     out: list[list[_PastBid]] = [[] for _ in range(n)]
     for past in _past_rounds(view):
         r = past.result
@@ -585,7 +586,7 @@ def observed_actions(view: View) -> list[Observed]:
         i -= 1  # the auction (bids and passes, R12-R15) follows this round's placements
     cards = view.mouse_cards
     filled = view.rounds[-1].refilled if view.rounds else True  # R18, R19
-    up_after = _UP_AFTER_PASSES[n]
+    up_after = UP_AFTER_PASSES[n]
     money = public_tables(view)[1]  # at the round's start; a seat's money changes only once it passed (R13)
     out: list[Observed] = []
     high = 0

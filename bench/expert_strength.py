@@ -14,8 +14,8 @@ preset             table (one spec per seat)                         games      
 ``five``           expert + 4 x heuristic (5 seats)                  any        >= 0.35
 ``three``          expert + 2 x heuristic (3 seats)                  any        >= 0.60
 ``before``         ismcts:strong + 3 x heuristic (junk-buy baseline) any        -
-``mixed-ismcts``   expert, ismcts:strong, heuristic, random          -          (sessions 7-10's mixed)
-``levels-ismcts``  expert, ismcts:strong, ismcts:normal, ismcts:easy -          (sessions 7-10's levels)
+``mixed-ismcts``   expert, ismcts:strong, heuristic, random          -          (the old mixed table)
+``levels-ismcts``  expert, ismcts:strong, ismcts:normal, ismcts:easy -          (the old levels)
 ``openspiel``      expert, openspiel-ismcts:sims=400, 2 x heuristic  any        expert ahead >= 0.50
 =================  ================================================  =========  ==================
 

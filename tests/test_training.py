@@ -55,17 +55,23 @@ def test_own_mistakes_become_positions_shown_from_the_seats_view(
     c = app_server()
     assert c.get("/api/training?source=own").status_code == 401  # a guest has no games of its own
     assert register(c, "Ann").status_code == 201
-    table = _finished_bot_game(c, 4)
     hub = c.app.state.hub  # type: ignore[attr-defined]
     accounts = Accounts(hub.store.engine)
     ann = accounts.by_name("Ann")
     assert ann is not None
-    # The account held seat 2 (joining and playing are tested elsewhere: here, what its analysis gives).
-    assert accounts.bind_seat(ann, table, 2)
-    assert c.get("/api/training?source=own").json()["positions"] == []  # nothing analysed yet
-    result = _analysed(c, table, 2)
-    wrong = [d for d in result["decisions"] if d["class"] in ("mistake", "blunder") and len(d["values"]) > 1]
-    assert wrong, "random play at a cheap level always gives some"
+    # The server seeds its random bots itself, so one game may give seat 2 no mistake at this cheap level
+    # (rare): then another game is played.
+    wrong: list[dict[str, Any]] = []
+    for _game in range(5):
+        table = _finished_bot_game(c, 4)
+        # The account held seat 2 (joining and playing are tested elsewhere: here, what its analysis gives).
+        assert accounts.bind_seat(ann, table, 2)
+        assert c.get("/api/training?source=own").json()["positions"] == []  # no mistake analysed yet
+        result = _analysed(c, table, 2)
+        wrong = [d for d in result["decisions"] if d["class"] in ("mistake", "blunder") and len(d["values"]) > 1]
+        if wrong:
+            break
+    assert wrong, "five random bot games gave seat 2 no mistake at a cheap level"
 
     listing = c.get("/api/training?source=own").json()
     got = listing["positions"]

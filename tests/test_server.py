@@ -1028,7 +1028,10 @@ def test_store_one_append_per_version_and_one_claim_per_seat(
 ) -> None:
     from catsack.server.store import AppendConflict, SeatRow
 
-    url = f"sqlite:///{tmp_path / 's.db'}" if backend == "sqlite" else request.getfixturevalue("postgres_url")
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path / 's.db'}"
+    else:  # a schema of its own: the shared database's public schema may hold another version's tables
+        url = request.getfixturevalue("db_schema_url")
     store = Store(url)
     tid = "t" + str(random.randrange(10**12))
     seats = [SeatRow(i, "open", None, None, None, False) for i in range(3)]

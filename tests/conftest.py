@@ -44,6 +44,13 @@ def redis_url() -> str:
     return need_redis()
 
 
+@pytest.fixture
+def db_schema_url() -> Iterator[str]:
+    """A PostgreSQL URL on a fresh schema of its own (dropped afterwards); skips or fails like ``postgres_url``."""
+    with postgres_schema() as (url, _schema):
+        yield url
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def db_url(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[str]:
     """A database URL for an app under test: each test that asks runs on SQLite and on PostgreSQL (a

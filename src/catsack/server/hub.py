@@ -819,7 +819,7 @@ class Hub:
         finally:
             self._hinting.discard(key)
             self.thinkers.hint_done()
-        return {"type": "hint", "version": version, "best": a["best"], "values": a["values"], "beliefs": a["beliefs"]}
+        return {"type": "hint", "version": version, **a}
 
 
 _background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done

@@ -7,14 +7,33 @@ process boundary), a seed, and a wall-clock deadline (epoch seconds, the same cl
 
 from __future__ import annotations
 
-import random
+import os
+import signal
+import sys
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from catsack.view import View
 
-__all__ = ["bot_move", "hint", "wall_budget"]
+__all__ = ["bot_move", "die_with_parent", "hint", "wall_budget"]
+
+
+def die_with_parent() -> None:
+    """Ask Linux to end this process when the process that started it ends, however it ends (``kill -9``
+    included), so that no worker outlives its server (issue 29, defect 8). Elsewhere: nothing."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    pr_set_pdeathsig = 1
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(pr_set_pdeathsig, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):  # no prctl: the server's own shutdown still ends the workers
+        return
+    if os.getppid() == 1:  # the parent died before the request took effect
+        os._exit(0)
 
 
 def wall_budget(deadline: float) -> float:
@@ -55,24 +74,9 @@ def bot_move(
 def hint(
     view: View, seed: int, players: Sequence[str | None] | None, deadline: float, min_iterations: int
 ) -> dict[str, Any]:
-    """The expert's advice at ``view`` (the seat to move): the preferred move, each considered move's value
-    in points, and the beliefs over face-down cards, as :func:`catsack.bots.analysis.analyse_view` reports
-    them, but searched until ``deadline`` (at least ``min_iterations``, at most the expert's iterations)."""
-    from catsack.belief import card_beliefs
-    from catsack.bots import expert
+    """The hint at ``view`` (the seat to move): :func:`catsack.bots.analysis.hint_payload` of the expert's
+    analysis, searched until ``deadline`` (at least ``min_iterations``, at most the expert's iterations)."""
+    from catsack.bots.analysis import analyse_view, hint_payload
 
-    beliefs = [None if b is None else dict(b) for b in card_beliefs(view)]
-    if len(view.legal) == 1:
-        only = view.legal[0].text
-        return {"best": only, "values": {only: 0.0}, "beliefs": beliefs, "iterations": 0}
-    cap = expert.ITERATIONS[view.seats]
-    stats = expert.search(
-        view,
-        random.Random(seed),
-        iterations=cap,
-        seconds=wall_budget(deadline),
-        min_iterations=min(min_iterations, cap),
-        players=players,
-    )
-    values = {m.text: round(v, 3) for m, v in zip(stats.moves, stats.margins, strict=True)}
-    return {"best": stats.best.text, "values": values, "beliefs": beliefs, "iterations": stats.iterations}
+    a = analyse_view(view, seed=seed, players=players, seconds=wall_budget(deadline), min_iterations=min_iterations)
+    return hint_payload(a)

@@ -36,9 +36,8 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from catsack.server.analysis_worker import die_with_parent
 from catsack.server.settings import Settings
-from catsack.server.think_worker import bot_move, hint
+from catsack.server.think_worker import bot_move, die_with_parent, hint
 from catsack.view import View
 
 __all__ = ["Pace", "Plan", "Thinkers", "end_pool"]

@@ -86,33 +86,6 @@ def _summary(name: str, values: list[float]) -> str:
     )
 
 
-def _think_quantile(metrics: str, q: float) -> tuple[int, float]:
-    """Decisions counted by the server's ``catsack_bot_think_seconds`` histogram (every searching and simple
-    bot's decision, queueing for a thinking process included, the drawn delay not) and its ``q``
-    quantile, interpolated within its bucket as Prometheus' ``histogram_quantile`` does."""
-    counts: dict[float, float] = {}
-    for line in metrics.splitlines():
-        if line.startswith("catsack_bot_think_seconds_bucket{"):
-            labels, value = line.rsplit(" ", 1)
-            le = labels.split('le="', 1)[1].split('"', 1)[0]
-            bound = math.inf if le == "+Inf" else float(le)
-            counts[bound] = counts.get(bound, 0.0) + float(value)
-    bounds = sorted(counts)
-    if not bounds or counts[bounds[-1]] == 0:
-        return 0, float("nan")
-    total = counts[bounds[-1]]
-    rank = q * total
-    lower, below = 0.0, 0.0
-    for bound in bounds:
-        if counts[bound] >= rank:
-            if math.isinf(bound):
-                return int(total), lower
-            share = (rank - below) / max(counts[bound] - below, 1e-9)
-            return int(total), lower + (bound - lower) * share
-        lower, below = bound, counts[bound]
-    return int(total), bounds[-1]
-
-
 def _ks(a: list[float], b: list[float]) -> tuple[float, float]:
     """Two-sample Kolmogorov-Smirnov distance of ``a`` and ``b`` and its asymptotic p-value: whether the
     forced moves' times could come from the same distribution as the chosen ones'."""
@@ -160,7 +133,11 @@ class Server:
 
     def stop(self) -> None:
         self.proc.terminate()
-        self.proc.wait(timeout=30)
+        try:  # a server whose threads are busy searching takes a while to stop
+            self.proc.wait(timeout=120)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
         self.log.close()
 
 
@@ -383,7 +360,6 @@ def main() -> None:
             else:
                 out = asyncio.run(_flood(server, args))
             server_cpu = (_proc_cpu(server.proc.pid) - cpu0) / (time.monotonic() - t0)
-            metrics = httpx.get(server.base + "/metrics", timeout=30).text
         finally:
             server.stop()
             stop.set()
@@ -397,8 +373,6 @@ def main() -> None:
         print(_summary("bot turn-to-move, choice", out["chosen"]))
         d, p = _ks(out["forced"], out["chosen"])
         print(f"forced vs choice: Kolmogorov-Smirnov distance {d:.3f}, p = {p:.2f} (same distribution: p large)")
-        n, p95 = _think_quantile(metrics, 0.95)
-        print(f"bot decision (server's histogram, no delay) n={n:<5} p95={p95 * 1000:7.0f} ms (interpolated)")
         print(_summary("hint request-to-answer", out["hints"]))
         if out["hint_errors"]:
             print(f"hints refused: {len(out['hint_errors'])} ({', '.join(sorted(set(out['hint_errors'])))})")

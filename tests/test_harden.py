@@ -596,3 +596,36 @@ def test_a_failed_search_does_not_stop_the_table(tmp_path: object) -> None:
             await hub.stop()
 
     assert asyncio.run(scenario())
+
+
+def test_a_forced_move_searches_as_a_choice_would(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a busy machine a search may end after the move was due: a forced move must not come sooner
+    then, so it searches with the same budget and floor (R23, R24: a forced pass says "I cannot outbid")."""
+    import random
+    import time
+
+    from catsack.bots import expert
+    from catsack.game import Game
+    from catsack.server.think_worker import bot_move
+
+    rng = random.Random(4)
+    game = Game.new(4, seed=4)
+    while True:  # a position whose player may only pass
+        view = game.view(game.to_move)  # type: ignore[arg-type]
+        if len(view.legal) == 1 and view.legal[0].text == "pass":
+            break
+        game.play(rng.choice(game.legal_moves()))
+        assert not game.is_over
+    searched: list[int] = []
+    real = expert.search
+
+    def counted(*args: Any, **kw: Any) -> Any:
+        stats = real(*args, **kw)
+        searched.append(stats.iterations)
+        return stats
+
+    monkeypatch.setattr(expert, "search", counted)
+    seat = view.seat
+    assert seat is not None
+    text = bot_move("expert", 1, seat, 4, [None] * 4, view, time.time() - 1.0, 120)
+    assert text == "pass" and len(searched) == 1 and searched[0] >= 120

@@ -49,7 +49,7 @@ class Settings(BaseSettings):
     #: Processes searching bots' moves, and hints (each pool made on first use; threads would hold the
     #: event loop's GIL). Hints one process works out at once (a seat asks one at a time).
     think_workers: int = Field(default=2, ge=1, le=64)
-    hint_workers: int = Field(default=1, ge=1, le=64)
+    hint_workers: int = Field(default=2, ge=1, le=64)
     hint_max_running: int = Field(default=4, ge=1)
     #: A joined player without a live connection for this long is replaced by a bot.
     grace_seconds: float = Field(default=120.0, ge=0.0)

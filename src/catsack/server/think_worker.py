@@ -53,19 +53,35 @@ def bot_move(
 ) -> str:
     """The move (its text) of the bot ``spec`` at ``view``. An ``expert`` without a time option of its own
     searches until ``deadline`` but at least ``min_iterations`` iterations, and at most its level's
-    iterations; other bots use their own budgets."""
+    iterations; other bots keep their own budgets. A forced move (one legal option) of a searching bot
+    searches exactly as a move with a choice would, its result unused: on a busy machine a search can end
+    after the move was due, and a forced move must not come sooner then than a chosen one (R23, R24:
+    a forced pass tells that the bot cannot outbid)."""
+    from catsack.bots import ismcts
     from catsack.bots.base import make_bot
-    from catsack.bots.expert import ITERATIONS, ExpertBot
+    from catsack.bots.expert import ITERATIONS, ExpertBot, search
 
     bot = make_bot(spec, seed=seed)
     bot.reset(seat, seats)
     bot.meet(players)
-    if isinstance(bot, ExpertBot) and bot.seconds is None:
-        cap = bot.iterations if bot.iterations is not None else ITERATIONS[seats]
-        bot.iterations = cap
-        bot.seconds = wall_budget(deadline)
-        bot.min_iterations = min(min_iterations, cap)
     try:
+        if isinstance(bot, ExpertBot):
+            if bot.seconds is None:
+                cap = bot.iterations if bot.iterations is not None else ITERATIONS[seats]
+                bot.iterations = cap
+                bot.seconds = wall_budget(deadline)
+                bot.min_iterations = min(min_iterations, cap)
+            if len(view.legal) == 1:
+                search(
+                    view,
+                    bot.rng,
+                    iterations=bot.iterations,
+                    seconds=bot.seconds,
+                    min_iterations=bot.min_iterations,
+                    players=players,
+                )
+        elif isinstance(bot, ismcts.ISMCTSBot) and len(view.legal) == 1:  # the former levels: iteration budgets
+            ismcts.search(view, bot.rng, iterations=bot.iterations, seconds=bot.seconds)
         return bot.choose(view).text
     finally:
         bot.close()

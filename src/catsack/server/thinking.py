@@ -16,10 +16,10 @@ Post-game analysis and ``catsack analyse`` keep iteration budgets: reproducible 
 drawn from a fixed distribution (:class:`Pace`: uniform between ``bot_delay`` and ``bot_delay * (1 +
 bot_delay_jitter)``), and its search must end before that delay (``think_seconds`` at most). Nothing of the
 view goes into the draw. A forced move (one legal option: a pass that says "I cannot outbid") goes
-through the same queue as any other, and is held back to the same delay, so it arrives when a move with
-a choice would: the delay is the same distribution whatever the bot's options. Only a machine so
-overloaded that the queue and the minimum search take longer than the drawn delay makes a move late, and
-then forced and chosen moves wait in the same queue.
+through the same queue as any other, searches as a move with a choice would (its result unused), and is
+held back to the same delay, so it arrives when a chosen move would. On a machine so busy that the
+queue and the minimum search outlast the drawn delay, a move comes late, forced or chosen alike
+(``bench/decision_latency.py`` compares the two distributions).
 """
 
 from __future__ import annotations

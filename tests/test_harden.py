@@ -629,3 +629,17 @@ def test_a_forced_move_searches_as_a_choice_would(monkeypatch: pytest.MonkeyPatc
     assert seat is not None
     text = bot_move("expert", 1, seat, 4, [None] * 4, view, time.time() - 1.0, 120)
     assert text == "pass" and len(searched) == 1 and searched[0] >= 120
+
+
+def test_a_queue_shortens_every_search_instead_of_delaying_every_answer() -> None:
+    import time
+
+    from catsack.server.settings import Settings
+    from catsack.server.thinking import Thinkers
+
+    t = Thinkers(Settings(think_workers=2, hint_workers=1))
+    t.waiting["bots"] = 4  # twice as many decisions waiting as workers: half the time each
+    deadline = time.time() + 10.0
+    assert t._shared("bots", deadline) - time.time() == pytest.approx(5.0, abs=0.5)
+    t.waiting["bots"] = 1
+    assert t._shared("bots", deadline) == pytest.approx(deadline, abs=0.01)

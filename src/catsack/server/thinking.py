@@ -9,7 +9,9 @@ queued decisions there would hold a live decision up for minutes.
 
 **A wall-clock budget with a floor.** A live decision searches until a deadline, but at least
 ``think_min_iterations`` iterations, and at most its level's iterations
-(:func:`catsack.server.think_worker.bot_move`). On a busy machine it plays weaker rather than later.
+(:func:`catsack.server.think_worker.bot_move`). When more decisions wait than a pool has workers, each
+deadline is brought nearer in proportion, so a queue shortens every search instead of delaying every
+answer. On a busy machine the bots and hints play weaker rather than later.
 Post-game analysis and ``catsack analyse`` keep iteration budgets: reproducible for a seed.
 
 **A move's time tells nothing (R23, R24).** A bot's move is due a delay after its turn began that is
@@ -128,6 +130,15 @@ class Thinkers:
         self.settings = settings
         self.pools: dict[str, ProcessPoolExecutor] = {}
         self.hints_running = 0
+        self.waiting = {"bots": 0, "hints": 0}  # calls sent to each pool and not yet answered
+
+    def _shared(self, kind: str, deadline: float) -> float:
+        """``deadline`` brought nearer when more calls wait than the pool has workers: each gets its share of
+        the workers' time, so a queue makes every search shorter instead of every answer later."""
+        workers = self.settings.think_workers if kind == "bots" else self.settings.hint_workers
+        share = min(1.0, workers / max(1, self.waiting[kind]))
+        now = time.time()
+        return now + max(0.0, deadline - now) * share
 
     def _pool(self, kind: str) -> ProcessPoolExecutor:
         pool = self.pools.get(kind)
@@ -145,6 +156,8 @@ class Thinkers:
             if broken is not None:
                 end_pool(broken)
             raise
+        finally:
+            self.waiting[kind] -= 1
 
     async def move(
         self, spec: str, seat: int, seats: int, players: Sequence[str | None], view: View, deadline: float
@@ -152,6 +165,8 @@ class Thinkers:
         """The bot ``spec``'s move at ``view`` (its text), searched until ``deadline`` (epoch seconds)."""
         seed = secrets.randbits(32)
         floor = self.settings.think_min_iterations
+        self.waiting["bots"] += 1
+        deadline = self._shared("bots", deadline)
         return await self._run("bots", bot_move, spec, seed, seat, seats, list(players), view, deadline, floor)
 
     def hint_slot(self) -> bool:
@@ -167,7 +182,8 @@ class Thinkers:
     async def hint(self, view: View, players: Sequence[str | None] | None) -> dict[str, Any]:
         """The expert's advice at ``view`` within ``hint_seconds`` (at least ``think_min_iterations``)."""
         s = self.settings
-        deadline = time.time() + s.hint_seconds
+        self.waiting["hints"] += 1
+        deadline = self._shared("hints", time.time() + s.hint_seconds)
         seed = secrets.randbits(32)
         kinds = None if players is None else list(players)
         return await self._run("hints", hint, view, seed, kinds, deadline, s.think_min_iterations)

@@ -640,6 +640,6 @@ def test_a_queue_shortens_every_search_instead_of_delaying_every_answer() -> Non
     t = Thinkers(Settings(think_workers=2, hint_workers=1))
     t.waiting["bots"] = 4  # twice as many decisions waiting as workers: half the time each
     deadline = time.time() + 10.0
-    assert t._shared("bots", deadline) - time.time() == pytest.approx(5.0, abs=0.5)
+    assert t.shared_deadline("bots", deadline) - time.time() == pytest.approx(5.0, abs=0.5)
     t.waiting["bots"] = 1
-    assert t._shared("bots", deadline) == pytest.approx(deadline, abs=0.01)
+    assert t.shared_deadline("bots", deadline) == pytest.approx(deadline, abs=0.01)

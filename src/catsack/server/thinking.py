@@ -132,7 +132,7 @@ class Thinkers:
         self.hints_running = 0
         self.waiting = {"bots": 0, "hints": 0}  # calls sent to each pool and not yet answered
 
-    def _shared(self, kind: str, deadline: float) -> float:
+    def shared_deadline(self, kind: str, deadline: float) -> float:
         """``deadline`` brought nearer when more calls wait than the pool has workers: each gets its share of
         the workers' time, so a queue makes every search shorter instead of every answer later."""
         workers = self.settings.think_workers if kind == "bots" else self.settings.hint_workers
@@ -166,7 +166,7 @@ class Thinkers:
         seed = secrets.randbits(32)
         floor = self.settings.think_min_iterations
         self.waiting["bots"] += 1
-        deadline = self._shared("bots", deadline)
+        deadline = self.shared_deadline("bots", deadline)
         return await self._run("bots", bot_move, spec, seed, seat, seats, list(players), view, deadline, floor)
 
     def hint_slot(self) -> bool:
@@ -183,7 +183,7 @@ class Thinkers:
         """The expert's advice at ``view`` within ``hint_seconds`` (at least ``think_min_iterations``)."""
         s = self.settings
         self.waiting["hints"] += 1
-        deadline = self._shared("hints", time.time() + s.hint_seconds)
+        deadline = self.shared_deadline("hints", time.time() + s.hint_seconds)
         seed = secrets.randbits(32)
         kinds = None if players is None else list(players)
         return await self._run("hints", hint, view, seed, kinds, deadline, s.think_min_iterations)

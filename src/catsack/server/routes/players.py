@@ -172,6 +172,7 @@ def _profile(
     store: Store, scores_cache: FinishedScores, ratings: Ratings, account: Account, viewer: Account | None
 ) -> dict[str, Any]:
     key = f"user:{account.id}"
+    summary = ratings.summary(key)  # before the history: a game rated meanwhile shows in both or only there
     games = _played(store, account)
     history = ratings.history(key)
     # The private games the viewer may see listed: all of them for the account itself, else those it sat at.
@@ -200,7 +201,6 @@ def _profile(
         if len(recent) < RECENT_GAMES and g.table_id not in hidden:
             recent.append((g, outcome))
     names = _names(store, [g.table_id for g, _ in recent])
-    summary = ratings.summary(key)
     return {
         "name": account.name,
         "joined": iso_time(account.created),

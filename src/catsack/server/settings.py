@@ -75,6 +75,11 @@ class Settings(BaseSettings):
     evict_open_seconds: float = Field(default=3600.0, ge=0)
     evict_idle_seconds: float = Field(default=600.0, ge=0)
     evict_finished_seconds: float = Field(default=120.0, ge=0)
+    #: A turn-based game with nobody connected leaves memory after this many seconds (its clock is
+    #: stored; the game loads again when someone opens it or its clock needs driving).
+    evict_turn_based_seconds: float = Field(default=60.0, ge=0)
+    #: How often the database is asked for turn-based games whose clock ran out or whose bot is to move.
+    clock_sweep_seconds: float = Field(default=30.0, gt=0)
     #: Test hook: seconds to sleep inside every database write (checklist case 5).
     write_delay: float = Field(default=0.0, ge=0.0)
     #: JSON log lines on stderr (structured logs); plain text when false.

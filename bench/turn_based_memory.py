@@ -66,7 +66,9 @@ def build(url: str, games: int, seed: int) -> list[str]:
         seats.clear()
         actions.clear()
 
-    for i in range(games):
+    i = -1
+    while len(ids) < games:
+        i += 1
         table_id = f"tb{i:06d}"
         setup = Setup.deal(4, random.Random(rng.getrandbits(64)))
         game = Game(setup)

@@ -212,7 +212,8 @@ async def challenge(
         "bots": {str(s): body.bot for s in range(len(body.invitees) + 1, body.seats)},
         "turn_based": None if body.turn_based is None else body.turn_based.control().options(),
         "rated": body.rated,
-        "name": body.name or f"{account.name}'s challenge",
+        # The players' names (no words in one language) unless the challenger names the table.
+        "name": body.name or " · ".join([account.name, *body.invitees])[:TABLE_NAME_MAX],
     }
     made = await asyncio.to_thread(fr.challenge, account, body.invitees, options)
     from catsack.server.mail import notify_challenge

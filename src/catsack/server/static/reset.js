@@ -18,16 +18,23 @@ translatePage();
 document.title = `${t("days.resetTitle")} — ${t("brand")}`;
 $("lang-slot").append(languagePicker());
 
-const token = new URLSearchParams(window.location.hash.slice(1)).get("token");
+let token = null;
 let enabled = false;
 try {
   enabled = (await api("/api/mail/status")).enabled;
 } catch {
   enabled = false;
 }
-$("mail-off").hidden = enabled || Boolean(token);
-$("ask-form").hidden = !enabled || Boolean(token);
-$("new-form").hidden = !token;
+
+/** Ask for a link, or (opened from the link: #token=…) set the new password. */
+function show() {
+  token = new URLSearchParams(window.location.hash.slice(1)).get("token");
+  $("mail-off").hidden = enabled || Boolean(token);
+  $("ask-form").hidden = !enabled || Boolean(token);
+  $("new-form").hidden = !token;
+}
+window.addEventListener("hashchange", show);
+show();
 
 $("ask-form").addEventListener("submit", async (event) => {
   event.preventDefault();

@@ -10,6 +10,7 @@ $CATSACK_ARTIFACTS or pytest's tmp_path, never into the repository.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,9 @@ def test_a_turn_based_game_of_two_accounts_survives_a_restart_with_turn_mails(
     box, port = sink
     srv = server_with_mail(own_server, port)
     ann = Player(browser, srv.base, viewport={"width": 1280, "height": 900}, locale="en-US")
-    bea = Player(browser, srv.base, viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True, has_touch=True)
+    bea = Player(
+        browser, srv.base, viewport={"width": 390, "height": 844}, locale="en-US", is_mobile=True, has_touch=True
+    )
     try:
         names = {"ann": unique("ann"), "bea": unique("bea")}
         register(ann, names["ann"])
@@ -109,16 +112,14 @@ def test_a_turn_based_game_of_two_accounts_survives_a_restart_with_turn_mails(
         bea.page.wait_for_selector("#game:not([hidden])")
 
         def mover() -> tuple[Player, str]:
-            ann.page.wait_for_function(
-                "document.body.dataset.myTurn === 'yes' || document.body.dataset.version !== ''", timeout=WAIT_MS
-            )
-            for p, address in ((ann, "ann@example.org"), (bea, "bea@example.org")):
-                try:
-                    p.page.wait_for_function("document.body.dataset.myTurn === 'yes'", timeout=2000)
-                    return p, address
-                except Exception:
-                    continue
-            raise AssertionError("nobody's turn")
+            """The person to move (the pages reconnect by themselves after the restart)."""
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                for p, address in ((ann, "ann@example.org"), (bea, "bea@example.org")):
+                    if p.body("myTurn") == "yes" and p.body("busy") != "yes":
+                        return p, address
+                time.sleep(0.1)
+            raise AssertionError(f"nobody's turn: {ann.stuck_report('ann')}")
 
         who, address = mover()
         expect(who.page.locator("#clock-box")).to_be_visible(timeout=WAIT_MS)
@@ -144,7 +145,8 @@ def test_a_turn_based_game_of_two_accounts_survives_a_restart_with_turn_mails(
         width = bea.page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, width
         bea.page.screenshot(path=str(artifacts / "turn-based-phone.png"))
-        assert not [e for e in ann.errors + bea.errors if "Failed to load resource" not in e]
+        expected = ("Failed to load resource", "ERR_CONNECTION_REFUSED")  # while the server was down
+        assert not [e for e in ann.errors + bea.errors if not any(x in e for x in expected)]
     finally:
         ann.close()
         bea.close()
@@ -243,9 +245,7 @@ def test_installable_with_a_service_worker_and_the_rules_offline(people: Callabl
     page.goto(player.base + "/")
     scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
     assert scope == player.base + "/"
-    manifest = page.evaluate(
-        "fetch(document.querySelector('link[rel=manifest]').href).then((r) => r.json())"
-    )
+    manifest = page.evaluate("fetch(document.querySelector('link[rel=manifest]').href).then((r) => r.json())")
     assert manifest["display"] == "standalone" and manifest["start_url"] == "/games"
     assert {"192x192", "512x512"} <= {i["sizes"] for i in manifest["icons"]}
     cdp = player.context.new_cdp_session(page)

@@ -415,3 +415,25 @@ def test_a_challenge_accepted_makes_the_table_and_a_decline_ends_one(
         for _ in range(12)
     ]
     assert codes.count(429) > 0  # challenges are limited per account
+
+
+def test_every_key_the_new_pages_use_is_in_both_catalogues() -> None:
+    """My games, friends, the reset page, the e-mail settings, the badge and the table's clock speak
+    English and German: every key they use exists in both catalogues."""
+    from pathlib import Path
+
+    static = Path(__file__).resolve().parents[1] / "src" / "catsack" / "server" / "static"
+    catalogues = {lang: json.loads((static / "i18n" / f"{lang}.json").read_text("utf-8")) for lang in ("en", "de")}
+    used: set[str] = set()
+    prefixes: set[str] = set()
+    for name in ("days", "mygames", "friends", "reset", "mailprefs", "table"):
+        text = (static / f"{name}.js").read_text("utf-8")
+        used |= set(re.findall(r"\bt\(\"([\w.:-]+)\"", text))
+        prefixes |= set(re.findall(r"\bt\(`([\w.:-]+)\$\{", text))
+    for name in ("mygames", "friends", "reset", "account", "index", "table"):
+        used |= set(re.findall(r'data-i18n(?:-[a-z-]+)?="([^"]+)"', (static / f"{name}.html").read_text("utf-8")))
+    assert {k for k in used if k.startswith("days.")}, "the scan found none of the new keys"
+    for lang, catalogue in catalogues.items():
+        assert sorted(used - catalogue.keys()) == [], lang
+        for prefix in prefixes:
+            assert any(k.startswith(prefix) for k in catalogue), (lang, prefix)

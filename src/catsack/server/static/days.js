@@ -36,6 +36,14 @@ function badgeLink() {
   link.id = "mygames-link";
   link.className = "button small mygames-link";
   link.href = "/games";
+  // The same icon style as the top bar's other links; on a phone only the icon and the badge show.
+  link.insertAdjacentHTML(
+    "afterbegin",
+    '<svg class="topbar-icon" viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">' +
+      '<rect x="3" y="5" width="11" height="15" rx="2" fill="none" stroke="currentColor" stroke-width="2"/>' +
+      '<path d="M10 5V4a2 2 0 0 1 2-2h7a2 2 0 0 1 2 2v12a2 2 0 0 1-2 2h-5" fill="none" stroke="currentColor" stroke-width="2"/></svg>',
+  );
+  link.setAttribute("aria-label", t("days.myGames"));
   const text = document.createElement("span");
   text.className = "mygames-text";
   text.textContent = t("days.myGames");

@@ -760,7 +760,10 @@ function drawClock() {
   box.hidden = !state.clock || state.view?.phase === "over";
   if (box.hidden) return;
   const list = names();
-  const banks = state.clock.banks.map((seconds, seat) => `${list[seat] ?? seat + 1} ${duration(seconds)}`);
+  // Bots have no clock: only people's banks are shown.
+  const banks = state.clock.banks
+    .map((seconds, seat) => (state.players[seat]?.kind === "human" ? `${list[seat] ?? seat + 1} ${duration(seconds)}` : null))
+    .filter(Boolean);
   $("clock-banks").textContent = `${t("days.perMove", { n: Math.round(state.clock.move_seconds / 3600) })} · ${t("days.banks")}: ${banks.join(" · ")}`;
 }
 

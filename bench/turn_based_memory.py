@@ -17,6 +17,12 @@ divided by their number. The load average is printed beside the figures; the mac
 
     python bench/turn_based_memory.py                 # 10,000 games, 200 opens
     python bench/turn_based_memory.py --games 1000 --opens 50
+
+Measured (2026-11-25, the project's shared 2-core machine, SQLite, load average 19.0 / 14.7 / 10.5
+during the run; the defaults): RSS 82.6 MB with an empty database, 84.1 MB with 10,000 turn-based
+games in progress (+1.5 MB; target within 20 MB); opening one of them 3.3 ms of server CPU, against
+0.4 ms for the same request on a game in memory (target under 50 ms); 87.6 MB after 200 opens,
+87.3 MB once they were evicted.
 """
 
 from __future__ import annotations

@@ -27,10 +27,14 @@ from catsack.server.lobby import abandon_unjoined
 from catsack.server.metrics import Metrics
 from catsack.server.routes import (
     accounts,
+    friends,
     health,
     learn,
+    mail,
+    mygames,
     pages,
     players,
+    pwa,
     rematch,
     replay,
     rules,
@@ -84,6 +88,10 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         # Stale open tables first, so that start-up does not load thousands nobody will ever join.
         await _abandon_stale(h)
         await h.start()
+        from catsack.server.mail import MailSender
+
+        sender = app.state.mail_sender = MailSender(h)
+        sender.start()
         lobby_task = asyncio.create_task(_lobby_sweeper(h))
         old_threshold = gc.get_threshold()
         gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
@@ -100,6 +108,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
             if young is not None:
                 young.cancel()
             lobby_task.cancel()
+            await sender.stop()
             await h.stop()
             gc.set_threshold(*old_threshold)
             if settings.gc_freeze:
@@ -175,6 +184,10 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(rematch.router)
     app.include_router(rules.router)
     app.include_router(training.router)
+    app.include_router(mygames.router)
+    app.include_router(friends.router)
+    app.include_router(mail.router)
+    app.include_router(pwa.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

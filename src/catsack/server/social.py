@@ -49,6 +49,10 @@ async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
     if not limit.allow():
         return {"type": "error", "code": "rate_limited", "message": "you are sending messages too fast; wait a moment"}
     seat = conn.seat
+    from catsack.server.friends import Friends
+
+    if await asyncio.to_thread(Friends(hub.store.engine).blocked_at_table, table.id, seat):
+        return {"type": "error", "code": "blocked", "message": "a player at this table has blocked you: no chat here"}
     name = table.names()[seat]
     try:
         stored = await hub.writer.run(_chat_log(hub).add, table.id, seat, name, message)

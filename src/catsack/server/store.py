@@ -33,6 +33,7 @@ from sqlalchemy import (
     Engine,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -67,6 +68,12 @@ tables_t = Table(
     Column("created", Float, nullable=False),
     Column("finished", Float, nullable=True),
     Column("deadline", Float, nullable=True),  # turn timer: epoch seconds, stored so it survives restarts
+    # Revision 0008: the seat to move after the last stored move (lists of games read it without
+    # loading the game), and a turn-based table's clock (JSON: each seat's time bank and when the
+    # turn began; catsack.server.turnbased), NULL for a real-time table.
+    Column("to_move", Integer, nullable=True),
+    Column("clock", Text, nullable=True),
+    Index("ix_tables_status_deadline", "status", "deadline"),
 )
 
 seats_t = Table(
@@ -121,6 +128,10 @@ class Append:
     actor: str
     status: str
     deadline: float | None
+    #: The seat to move after this move (``None`` once the game is over).
+    to_move: int | None = None
+    #: A turn-based table's clock after this move (JSON), ``None`` for a real-time table.
+    clock: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +165,8 @@ class TableRow:
     created: float
     finished: float | None
     deadline: float | None
+    to_move: int | None = None
+    clock: str | None = None
 
 
 def _table_row(r: Any) -> TableRow:
@@ -168,6 +181,8 @@ def _table_row(r: Any) -> TableRow:
         created=r.created,
         finished=r.finished,
         deadline=r.deadline,
+        to_move=r.to_move,
+        clock=r.clock,
     )
 
 
@@ -240,7 +255,10 @@ class Store:
         options: dict[str, Any],
         setup: dict[str, Any],
         status: str,
+        *,
+        clock: str | None = None,
     ) -> None:
+        """A new table with its seats; ``clock`` makes it a turn-based table (catsack.server.turnbased)."""
         with self.engine.begin() as conn:
             self._delay()
             conn.execute(
@@ -255,6 +273,8 @@ class Store:
                     created=time.time(),
                     finished=None,
                     deadline=None,
+                    to_move=int(setup["start"]),
+                    clock=clock,
                 )
             )
             conn.execute(
@@ -336,6 +356,8 @@ class Store:
                             status=it.status,
                             deadline=it.deadline,
                             finished=now if it.status == "over" else None,
+                            to_move=it.to_move,
+                            clock=it.clock,
                         )
                     )
                     if res.rowcount != 1:
@@ -362,12 +384,14 @@ class Store:
             return [r for it in items for r in self.append_batch([it])]  # find the one that clashed
         return results
 
-    def set_deadline(self, table_id: str, version: int, deadline: float | None) -> None:
+    def set_deadline(self, table_id: str, version: int, deadline: float | None, *, clock: str | None = None) -> None:
+        """Store the running turn's deadline (and a turn-based table's ``clock``) while at ``version``."""
+        values: dict[str, Any] = {"deadline": deadline}
+        if clock is not None:
+            values["clock"] = clock
         with self.engine.begin() as conn:
             conn.execute(
-                update(tables_t)
-                .where(tables_t.c.id == table_id, tables_t.c.version == version)
-                .values(deadline=deadline)
+                update(tables_t).where(tables_t.c.id == table_id, tables_t.c.version == version).values(**values)
             )
 
     def touch_seats(self, seats: Sequence[tuple[str, int]], now: float | None = None) -> None:

@@ -29,7 +29,16 @@ from catsack.server.ratings import Ratings, display
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.settings import Network
 
-__all__ = ["COOKIE", "account_of", "accounts_of", "check_origin", "join_as", "router", "seat_ratings"]
+__all__ = [
+    "COOKIE",
+    "account_of",
+    "accounts_of",
+    "check_origin",
+    "join_as",
+    "router",
+    "seat_ratings",
+    "set_session",
+]
 
 router = APIRouter()
 
@@ -155,6 +164,11 @@ def _set_session(request: Request, response: Response, token: str) -> None:
     response.set_cookie(
         COOKIE, token, max_age=30 * 24 * 3600, httponly=True, samesite="lax", secure=_secure(request), path="/"
     )
+
+
+def set_session(request: Request, response: Response, token: str) -> None:
+    """Log this browser in with session ``token`` (the cookie; other routers log in through this too)."""
+    _set_session(request, response, token)
 
 
 async def _out(request: Request, account: Account) -> AccountOut:

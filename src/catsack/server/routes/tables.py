@@ -7,18 +7,38 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from catsack.record import dumps_record
 from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names
 from catsack.server.lobby import open_table_ids
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
+from catsack.server.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS, TurnBased
 from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, clean_text
 
 __all__ = ["CreateTable", "CreatedTable", "JoinTable", "Joined", "PlayerOut", "TableOut", "router"]
 
 router = APIRouter()
+
+
+class TurnBasedOption(BaseModel):
+    """A turn-based time control: hours per move and a time bank per player (docs/rules.md, "Playing online")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    move_hours: int = Field(..., description=f"hours per move: one of {', '.join(map(str, MOVE_HOURS))}")
+    bank_hours: int = Field(
+        DEFAULT_BANK_HOURS, description=f"each player's time bank in hours: one of {', '.join(map(str, BANK_HOURS))}"
+    )
+
+    def control(self) -> TurnBased:
+        return TurnBased(self.move_hours, self.bank_hours)
+
+    @model_validator(mode="after")
+    def _choices(self) -> TurnBasedOption:
+        self.control()  # ClockError is a ValueError: answered 422 naming the field
+        return self
 
 
 class CreateTable(BaseModel):
@@ -30,6 +50,9 @@ class CreateTable(BaseModel):
     bots: dict[int, str] = Field(default_factory=dict, description=f"seat -> bot level: {', '.join(BOT_LEVELS)}")
     money_visible: bool = Field(False, description="R24 option: everybody's money is public")
     turn_seconds: int | None = Field(None, ge=10, le=3600, description="turn timer; a bot moves when it runs out")
+    turn_based: TurnBasedOption | None = Field(
+        None, description="a turn-based table (hours per move and a time bank) instead of a real-time one"
+    )
     hints: bool = Field(False, description="players may ask for the strong bot's suggestion")
     name: str = Field("", description=f"table name shown in the lobby (at most {TABLE_NAME_MAX} characters)")
     rated: bool = Field(False, description="a rated game: only accounts and bots may sit; ratings change at the end")
@@ -96,6 +119,8 @@ class TableOut(BaseModel):
     money_visible: bool
     turn_seconds: int | None
     hints: bool
+    #: A turn-based table's time control (``move_hours``, ``bank_hours``); ``None`` for a real-time table.
+    turn_based: dict[str, int] | None = None
     created: str | None
     finished: str | None
     players: list[PlayerOut]
@@ -140,6 +165,7 @@ async def create_table(request: Request, body: CreateTable) -> CreatedTable:
         turn_seconds=body.turn_seconds,
         hints=body.hints,
         extra_options=extra,
+        turn_based=None if body.turn_based is None else body.turn_based.control(),
     )
     seat = token = None
     if body.player is not None:
@@ -196,6 +222,7 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
                 version=row.version,
                 money_visible=bool(row.options.get("money_visible")),
                 turn_seconds=row.options.get("turn_seconds"),
+                turn_based=row.options.get("turn_based"),
                 hints=bool(row.options.get("hints")),
                 created=iso_time(row.created),
                 finished=iso_time(row.finished),

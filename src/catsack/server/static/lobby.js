@@ -56,13 +56,16 @@ function readForm() {
       throw new Error(t("lobby.badTimer"));
     }
   }
+  // A turn-based table (played over days) has its clock instead of a real-time turn timer.
+  const days = document.querySelector('input[name="pace"]:checked')?.value === "days";
   return {
     name,
     table: {
       seats: seatCount(),
       bots,
       money_visible: $("money-visible").checked,
-      turn_seconds: turnSeconds,
+      turn_seconds: days ? null : turnSeconds,
+      turn_based: days ? { move_hours: Number($("move-hours").value), bank_hours: Number($("bank-hours").value) } : null,
       hints: $("hints").checked,
       rated: $("rated").checked,
       private: $("private").checked,
@@ -125,6 +128,7 @@ function tableItem(table, extra) {
       table.hints ? ` · ${t("lobby.withHints")}` : "",
       table.money_visible ? ` · ${t("lobby.moneyShown")}` : "",
       table.turn_seconds ? ` · ${t("lobby.timerN", { n: table.turn_seconds })}` : "",
+      table.turn_based ? ` · ${t("days.perMove", { n: table.turn_based.move_hours })}` : "",
       table.rated ? ` · ${t("lobby.ratedTag")}` : "",
       table.private ? ` · ${t("lobby.privateTag")}` : "",
     ),
@@ -261,6 +265,11 @@ function start() {
   $("your-name").value = $("your-name").value || loadName(); // keep what was typed before the script ran
   for (const radio of document.querySelectorAll('input[name="seats"]')) radio.addEventListener("change", drawSeatSetup);
   drawSeatSetup();
+  for (const radio of document.querySelectorAll('input[name="pace"]')) {
+    radio.addEventListener("change", () => {
+      $("turn-based-options").hidden = document.querySelector('input[name="pace"]:checked')?.value !== "days";
+    });
+  }
   $("create-form").addEventListener("submit", createTable);
   $("quick-play").addEventListener("click", quickPlay);
   showAccount();

@@ -7,6 +7,7 @@
 import { api, ApiError, downloadJson, forgetSeat, h, joinTable, loadName, loadSeat, saveSeat, seatLabel } from "/static/api.js";
 import { cardLabel } from "/static/cards.js";
 import { TableConnection } from "/static/connection.js";
+import { duration } from "/static/days.js";
 import { addReviewButtons, noteRematch } from "/static/rematch.js";
 import { describeEvent } from "/static/events.js";
 import { currentAccount } from "/static/session.js";
@@ -312,6 +313,7 @@ function applyState(frame) {
   state.players = frame.players ?? state.players;
   state.tableStatus = frame.table_status ?? state.tableStatus;
   state.deadline = frame.deadline ?? null;
+  state.clock = frame.clock ?? null;
   if (state.pending && state.pending.version < frame.version) clearPending();
   if (state.hint && state.hint.version !== frame.version) state.hint = null;
   render();
@@ -744,10 +746,25 @@ function drawTimer() {
   const box = $("timer-box");
   const deadline = state.deadline ? Date.parse(state.deadline) : NaN;
   box.hidden = Number.isNaN(deadline) || state.view?.phase === "over";
+  drawClock();
   if (box.hidden) return;
   const seconds = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-  $("timer").textContent = t("seconds", { n: seconds });
-  box.classList.toggle("urgent", seconds <= 10 && myTurn());
+  // A turn-based table's clock runs in days and hours; a real-time timer in seconds.
+  $("timer").textContent = state.clock ? duration(seconds) : t("seconds", { n: seconds });
+  box.classList.toggle("urgent", (state.clock ? seconds <= 3600 : seconds <= 10) && myTurn());
+}
+
+/** A turn-based table: each player's time bank, and the time per move. */
+function drawClock() {
+  const box = $("clock-box");
+  box.hidden = !state.clock || state.view?.phase === "over";
+  if (box.hidden) return;
+  const list = names();
+  // Bots have no clock: only people's banks are shown.
+  const banks = state.clock.banks
+    .map((seconds, seat) => (state.players[seat]?.kind === "human" ? `${list[seat] ?? seat + 1} ${duration(seconds)}` : null))
+    .filter(Boolean);
+  $("clock-banks").textContent = `${t("days.perMove", { n: Math.round(state.clock.move_seconds / 3600) })} · ${t("days.banks")}: ${banks.join(" · ")}`;
 }
 
 function appendLog(text, kind) {

@@ -82,3 +82,18 @@ def app_server(db_url: str) -> Iterator[Callable[..., Any]]:
     yield start
     for c in reversed(clients):
         c.__exit__(None, None, None)
+
+
+# ---------------------------------------------------------------------- markers (``make test-fast`` leaves them out)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that drive Chromium (``browser``) by their files, and the ones that run on
+    PostgreSQL or Redis through a fixture (``services``); ``slow`` tests carry their own mark."""
+    for item in items:
+        if item.path.name.startswith("test_browser"):
+            item.add_marker(pytest.mark.browser)
+        callspec = getattr(item, "callspec", None)
+        on_postgres = callspec is not None and callspec.params.get("db_url") == "postgres"
+        if on_postgres or {"postgres_url", "redis_url"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.services)

@@ -85,3 +85,46 @@ def test_replay_of_a_terminal_game_speaks_to_you(tmp_path: Path) -> None:
     res = runner.invoke(app, ["replay", str(ctl.saved_path)])
     assert res.exit_code == 0, res.output
     assert "You place a card" in res.output and "You places" not in res.output, res.output
+
+
+# ---------------------------------------------------------------------- 6: seat numbers people read start at 1
+
+
+def test_the_command_line_counts_seats_from_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Papercut 6: ``catsack play --seat`` counted from 0 while the browser counts from 1 (R4)."""
+    pytest.importorskip("textual")
+    from catsack.tui import app as tui_app
+
+    seated: list[int] = []
+
+    def run(self: Any, *args: Any, **kwargs: Any) -> None:  # the board is not drawn: only the seat matters
+        seated.append(self.controller.human)
+
+    monkeypatch.setattr(tui_app.PlayApp, "run", run)
+    monkeypatch.setenv("CATSACK_DATA_DIR", str(tmp_path))
+    for seat, index in (("1", 0), ("3", 2)):
+        res = runner.invoke(app, ["play", "--seats", "3", "--seat", seat, "--bots", "random", "--seed", "1"])
+        assert res.exit_code == 0, res.output
+        assert seated[-1] == index
+    for bad in ("0", "4"):
+        res = runner.invoke(app, ["play", "--seats", "3", "--seat", bad])
+        assert res.exit_code == 2 and ("1 to 3" in res.output or "greater than or equal to 1" in res.output)
+    assert "1 to the number of seats" in " ".join(runner.invoke(app, ["play", "--help"]).output.split())
+
+
+def test_a_record_without_names_narrates_seats_from_1() -> None:
+    """Papercut 6: ``catsack replay`` of a record naming nobody said "Seat 0"; records keep index 0 (R4)."""
+    from catsack.game import Game
+    from catsack.narrative import narrate, seat_names
+
+    assert seat_names(3) == ["Seat 1", "Seat 2", "Seat 3"]
+    lines = narrate(Game.new(3, seed=1))
+    assert lines[0] == "3 players: Seat 1, Seat 2, Seat 3." and "Seat 0" not in "\n".join(lines)
+
+
+def test_the_rules_number_seats_from_1() -> None:
+    """Papercut 6: R4's example numbered the seats 0, 1, 2 in both languages."""
+    from catsack.rulebook import source
+
+    assert "numbered 1, 2, 3" in source("en") and "seat 1 again" in source("en")
+    assert "mit 1, 2, 3" in source("de") and "Platz 1." in source("de")

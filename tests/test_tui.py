@@ -94,7 +94,7 @@ def test_bot_list_parsing() -> None:
 def test_controller_options_are_checked(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="3, 4 or 5"):
         PlayController.new(seats=6)
-    with pytest.raises(InputError, match="--seat must be from 0 to 3"):
+    with pytest.raises(InputError, match="--seat must be from 1 to 4 for 4 seats, not 5"):
         PlayController.new(seats=4, seat=4)
     with pytest.raises(ValueError, match="unknown bot kind 'nope'"):
         PlayController.new(seats=3, bots="nope", data_dir=tmp_path)
@@ -357,8 +357,8 @@ def test_play_command_rejects_bad_options() -> None:
     from catsack.cli import app
 
     runner = CliRunner()
-    res = runner.invoke(app, ["play", "--seats", "3", "--seat", "3"])
-    assert res.exit_code == 2 and "--seat must be from 0 to 2" in res.output
+    res = runner.invoke(app, ["play", "--seats", "3", "--seat", "4"])
+    assert res.exit_code == 2 and "--seat must be from 1 to 3" in res.output
     res = runner.invoke(app, ["play", "--bots", "nope"])
     assert res.exit_code == 2 and "unknown bot kind 'nope'" in res.output
     res = runner.invoke(app, ["play", "--help"])

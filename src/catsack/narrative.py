@@ -32,9 +32,11 @@ _ORDINAL = ("first", "second", "third", "fourth", "fifth")
 
 
 def seat_names(seats: int, players: Sequence[str] | None = None) -> list[str]:
+    """The players' names, or "Seat 1" to "Seat n" where a record names nobody: numbers people read count
+    from 1 (R4), while records and the API index seats from 0."""
     if players and len(players) == seats:
         return list(players)
-    return [f"Seat {i}" for i in range(seats)]
+    return [f"Seat {i + 1}" for i in range(seats)]
 
 
 # Stands for a player called "You" while a sentence is built, so that the verb can agree with it

@@ -158,7 +158,8 @@ class PlayController:
         if seats not in (3, 4, 5):
             raise InputError(f"--seats must be 3, 4 or 5 (R4), not {seats}")
         if not 0 <= seat < seats:
-            raise InputError(f"--seat must be from 0 to {seats - 1} for {seats} seats, not {seat}")
+            # The message speaks of --seat, counted from 1 as people count seats (R4); ``seat`` is an index.
+            raise InputError(f"--seat must be from 1 to {seats} for {seats} seats, not {seat + 1}")
         name = name.strip() or "You"
         if seed is None:
             # A concrete seed is recorded so the game can be dealt again.
@@ -227,9 +228,11 @@ class PlayController:
         human = extra.get("human_seat") if seat is None else seat
         if not isinstance(human, int) or not 0 <= human < game.seats:
             raise InputError(
-                f"{path} does not say which seat was yours: add --seat (0 to {game.seats - 1})"
+                f"{path} does not say which seat was yours: add --seat (1 to {game.seats})"
                 if human is None
-                else f"--seat must be from 0 to {game.seats - 1} for this {game.seats}-seat game, not {human}"
+                else f"--seat must be from 1 to {game.seats} for this {game.seats}-seat game, not {human + 1}"
+                if isinstance(human, int)
+                else f"{path} names no seat as yours ({human!r}): add --seat (1 to {game.seats})"
             )
         seed = extra.get("seed")
         if not isinstance(seed, int):

@@ -828,8 +828,16 @@ function onKey(event) {
   const target = event.target;
   const typing = target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
   if (typing) {
-    if (target.id === "bid-amount" && event.key === "Escape") target.blur();
-    return; // Enter in the bid box submits its form
+    if (target.id === "bid-amount") {
+      // The help's keys work in the bid box too: + and - step the bid instead of typing a sign (which
+      // would empty a number box), Escape leaves it; Enter submits its form.
+      if (event.key === "Escape") target.blur();
+      else if (event.key === "+" || event.key === "=" || event.key === "-") {
+        event.preventDefault();
+        stepBid(event.key === "-" ? -1 : 1);
+      }
+    }
+    return;
   }
   const key = event.key;
   if (/^[1-9]$/.test(key)) {

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import urllib.request
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -84,3 +85,48 @@ def test_a_refused_form_reads_german_on_a_german_page(people: Callable[..., Play
     assert text.startswith("Eine Eingabe ist ungültig:"), text
     assert "Zahl der Plätze: höchstens 5" in text and "Name: höchstens 40 Zeichen" in text, text
     assert "Server" not in text and "characters" not in text, text
+
+
+# ---------------------------------------------------------------------- 2: quick play on a quiet server
+
+
+def test_quick_play_waits_visibly_and_the_host_starts_with_bots(
+    people: Callable[..., Player],  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    """Papercut 2: the quick play table looked started (round 1/9, a dealt hand, "to move") while it
+    waited for people forever, and its open seats could not be given to bots afterwards."""
+    ann = people(viewport={"width": 1280, "height": 900})
+    page = ann.page
+    page.goto(ann.base + "/")
+    page.wait_for_selector("#seat-setup select")
+    page.fill("#your-name", "Ann")
+    page.check('input[name="seats"][value="3"]')
+    page.click("#quick-play")
+    page.wait_for_url("**/t/*")
+    page.wait_for_function("document.body.dataset.tableStatus === 'open'")
+    assert page.is_visible("#waiting") and page.is_visible("#fill-button")
+    for started in ("#round-badge", "#board", "#hand", "#bid-form"):
+        assert not page.is_visible(started), started
+    page.screenshot(path=str(artifacts / "quick-play-waiting.png"))
+    page.select_option("#fill-level", "random")
+    page.click("#fill-button")
+    page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+    assert not page.is_visible("#waiting") and page.is_visible("#board") and page.is_visible("#round-badge")
+    assert ann.wait_turn_or_end()
+    assert ann.errors == []
+
+
+def test_quick_play_with_bots_starts_at_once(people: Callable[..., Player]) -> None:  # noqa: F811
+    """Papercut 2: the player may choose bots at once instead of waiting."""
+    ann = people(viewport={"width": 1280, "height": 900})
+    page = ann.page
+    page.goto(ann.base + "/")
+    page.wait_for_selector("#seat-setup select")
+    page.fill("#your-name", "Ann")
+    page.click("#quick-bots")
+    page.wait_for_url("**/t/*")
+    page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+    assert not page.is_visible("#waiting")
+    assert ann.wait_turn_or_end()
+    assert ann.errors == []

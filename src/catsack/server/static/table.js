@@ -13,6 +13,7 @@ import { currentAccount } from "/static/session.js";
 import { Chat, handToBotButton, TurnAlerts } from "/static/social.js";
 import { errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
+  BOT_LEVELS,
   drawFinal,
   drawHand,
   drawHint,
@@ -382,6 +383,42 @@ function hostSeat() {
   return first ? first.seat : null;
 }
 
+/** The waiting room of a table with open seats: who is missing, and for its host the bots that can
+ * take the open seats now (POST /api/tables/{id}/bots), so nobody waits for people who never come. */
+function drawWaiting(waiting) {
+  const box = $("waiting");
+  box.hidden = !waiting;
+  if (!waiting) return;
+  const open = state.players.filter((p) => p.status === "open").length;
+  const host = state.seat !== null && state.seat?.seat === hostSeat();
+  $("waiting-text").textContent = t(host ? "wait.host" : "wait.guest", { n: open });
+  $("fill-bots").hidden = !host;
+  const select = $("fill-level");
+  if (host && !select.options.length) {
+    for (const level of BOT_LEVELS) select.append(h("option", { value: level }, t(`lobby.level.${level}`)));
+    select.value = "expert:normal";
+  }
+}
+
+async function fillWithBots() {
+  const button = $("fill-button");
+  const error = $("fill-error");
+  error.hidden = true;
+  button.disabled = true;
+  try {
+    await api(`/api/tables/${encodeURIComponent(tableId)}/bots`, {
+      method: "POST",
+      body: { level: $("fill-level").value },
+      token: state.seat?.token,
+    });
+  } catch (err) {
+    error.textContent = t("wait.failed", { detail: errorText(err) });
+    error.hidden = false;
+  } finally {
+    button.disabled = false;
+  }
+}
+
 /** The host's "Hand to a bot" button beside every away player's seat (only in the host's browser). */
 function drawHostButtons() {
   const mine = state.seat?.seat;
@@ -577,9 +614,13 @@ function render() {
   document.body.dataset.seat = view.seat ?? "spectator";
   document.body.dataset.round = String(view.round);
 
+  // Until every seat is taken nothing has started: no round, board or hand, but a waiting room (papercut 2).
+  const waiting = state.tableStatus === "open";
+  drawWaiting(waiting);
   const badge = $("round-badge");
-  badge.hidden = false;
+  badge.hidden = waiting;
   badge.textContent = view.phase === "over" ? t("badge.over") : t("badge.round", { round: view.round });
+  $("board").hidden = waiting;
 
   drawSeats($("seats"), view, state.players, seatNamesList, seatTitleList);
   drawHostButtons();
@@ -597,7 +638,7 @@ function render() {
   $("start-player").title = seatTitleList[view.start];
 
   const me = view.seat;
-  $("me").hidden = me === null || view.phase === "over";
+  $("me").hidden = me === null || view.phase === "over" || waiting;
   if (me !== null) {
     $("my-money").textContent = t("me.money", { mice: t("mice", { n: view.money[me] }) });
     $("my-removed").textContent = view.removed ? t("me.removed", { card: cardLabel(view.removed) }) : "";
@@ -906,6 +947,7 @@ async function start() {
     bidFromInput();
   });
   $("pass-button").addEventListener("click", () => sendMove("pass"));
+  $("fill-button").addEventListener("click", fillWithBots);
   $("hint-button").addEventListener("click", askHint);
   document.addEventListener("keydown", onKey);
   setInterval(drawTimer, 500);

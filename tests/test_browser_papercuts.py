@@ -8,6 +8,7 @@ in issue 34 is in its docstring. Screenshots go to $CATSACK_ARTIFACTS or pytest'
 from __future__ import annotations
 
 import json
+import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -130,3 +131,107 @@ def test_quick_play_with_bots_starts_at_once(people: Callable[..., Player]) -> N
     assert not page.is_visible("#waiting")
     assert ann.wait_turn_or_end()
     assert ann.errors == []
+
+
+# ---------------------------------------------------------------------- 4: layout at the sizes people use
+
+
+def finished_table(base: str) -> str:
+    """A game of four random bots, played to its end (30 s bounds a failure only)."""
+    body = json.dumps({"seats": 4, "bots": {str(s): "random" for s in range(4)}, "name": "Bots only"}).encode()
+    request = urllib.request.Request(
+        f"{base}/api/tables", data=body, headers={"content-type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        table = str(json.load(answer)["table"])
+    end = time.monotonic() + 30
+    while state(base, table)["view"]["phase"] != "over":
+        assert time.monotonic() < end, "the bots did not finish"
+        time.sleep(0.05)
+    return table
+
+
+def test_recent_games_keep_a_readable_column_at_1366(
+    people: Callable[..., Player],  # noqa: F811
+    server: str,  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    """Papercut 4: at 1366x900 the lobby's "Recent games" squeezed each game's text into 58 px, one
+    letter per line, beside its buttons."""
+    finished_table(server)
+    for width, height in ((1366, 900), (390, 844)):
+        page = people(viewport={"width": width, "height": height}).page
+        page.goto(server + "/")
+        page.wait_for_selector("#finished-tables .table-item")
+        page.screenshot(path=str(artifacts / f"lobby-{width}.png"), full_page=True)
+        widths = page.evaluate(
+            "[...document.querySelectorAll('#finished-tables .table-item > .table-players')]"
+            ".map(e => e.getBoundingClientRect().width)"
+        )
+        assert widths and min(widths) >= 200, (width, widths)
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), width
+
+
+def test_quick_bids_wrap_on_a_phone(people: Callable[..., Player]) -> None:  # noqa: F811
+    """Papercut 4: on a phone the quick-bid row scrolled sideways and hid its last buttons. With the
+    widest labels it can get (two- and three-digit bids in German) every button stays on screen."""
+    ann = people(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="de-DE")
+    ann.create_table("Ann", ["heuristic", "heuristic", "heuristic", "heuristic"])
+    page = ann.page
+    page.wait_for_selector("#me:not([hidden])")
+    page.evaluate(
+        """() => {
+          const box = document.getElementById("quick-bids");
+          box.replaceChildren(...["104 bieten", "105 bieten", "106 bieten", "108 bieten", "Alles: 108"].map((text) => {
+            const b = document.createElement("button");
+            b.className = "button small quick-bid";
+            b.textContent = text;
+            return b;
+          }));
+        }"""
+    )
+    spans = page.evaluate(
+        "[...document.querySelectorAll('#quick-bids .quick-bid')].map(b => b.getBoundingClientRect().right)"
+    )
+    assert len(spans) == 5 and max(spans) <= 390, spans
+    assert page.evaluate("(q => q.scrollWidth <= q.clientWidth)(document.getElementById('quick-bids'))")
+
+
+def test_the_hint_panel_opens_in_view_at_1366(people: Callable[..., Player], artifacts: Path) -> None:  # noqa: F811
+    """Papercut 4: at 1366x900 the hint panel opened below the fold, under the hand."""
+    ann = people(viewport={"width": 1366, "height": 900})
+    ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"], hints=True)
+    page = ann.page
+    assert ann.wait_turn_or_end()
+    page.click("#hint-button")
+    page.wait_for_selector("#hint-panel:not([hidden])", timeout=60_000)
+    page.wait_for_function(
+        "(() => { const r = document.getElementById('hint-panel').getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= window.innerHeight + 1; })()"
+    )
+    page.screenshot(path=str(artifacts / "hint-1366.png"))
+
+
+def test_end_screen_names_no_pending_high_bid_and_bots_read_friendly(
+    people: Callable[..., Player],  # noqa: F811
+    server: str,  # noqa: F811
+) -> None:
+    """Papercut 4: the end screen still said "none yet" for the high bid; profiles listed bots as
+    "heuristic 1"; the lobby's footer showed developer text ("(R23). API: /docs")."""
+    table = finished_table(server)
+    page = people(viewport={"width": 1280, "height": 900}).page
+    page.goto(f"{server}/t/{table}")
+    page.click("#watch-button")
+    page.wait_for_function("document.body.dataset.phase === 'over'")
+    assert page.inner_text("#high-bid").strip() == "–"
+    named = page.evaluate(
+        """async () => {
+          const r = await import("/static/render.js");
+          return ["heuristic 1", "expert:strong 3", "random 5", "Ann", "heuristic"].map(r.playerName);
+        }"""
+    )
+    assert named == ["Simple bot 1", "Strong bot 3", "Random bot 5", "Ann", "heuristic"]
+    page.goto(server + "/")
+    page.wait_for_selector("#seat-setup select")
+    footer = page.inner_text("footer")
+    assert "R23" not in footer and "/docs" not in footer and "API" not in footer, footer

@@ -294,6 +294,8 @@ function handleFrame(frame) {
       state.hintPending = false;
       if (frame.version === state.version) state.hint = frame;
       render();
+      // Below the hand on a laptop's screen the panel would open under the fold (papercut 4).
+      if (state.hint === frame) $("hint-panel").scrollIntoView({ block: "nearest" });
       break;
     default:
       break; // pong and anything newer than this client
@@ -629,9 +631,10 @@ function render() {
   drawLastRound($("last-round"), view, seatNamesList, seatTitleList);
   drawPreview($("preview"), view);
   $("bank").textContent = t("mice", { n: view.bank });
+  // "None yet" only while bids can still come (not at the end screen, papercut 4).
   $("high-bid").textContent = view.high_bid
     ? `${view.high_bid} (${seatNamesList[view.high_bidder]})`
-    : view.phase === "placement"
+    : view.phase === "placement" || view.phase === "over"
       ? "–"
       : t("board.noneYet");
   $("start-player").textContent = seatNamesList[view.start];

@@ -84,6 +84,7 @@ def test_every_refusal_names_its_code() -> None:
 pytest.importorskip("fastapi")
 
 
+@pytest.mark.slow
 def test_answers_carry_code_and_params(app_server: Callable[..., object]) -> None:
     """Codes and the params the catalogue's texts fill in, with unchanged statuses and messages."""
     from fastapi.testclient import TestClient

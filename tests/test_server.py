@@ -250,6 +250,7 @@ def test_http_create_join_list_and_openapi(server: Callable[..., TestClient]) ->
         ({"seats": 10**30}, "seats"),
     ],
 )
+@pytest.mark.slow
 def test_http_bad_create_requests_get_clear_errors(server: Callable[..., TestClient], body: Any, fragment: str) -> None:
     c = server()
     r = c.post("/api/tables", json=body)
@@ -649,6 +650,7 @@ def _redealt_replay(game: Game, receiver: int | None, seed: int) -> Game:
     return fresh
 
 
+@pytest.mark.slow
 def test_c9_every_frame_unchanged_when_hidden_cards_redealt(server: Callable[..., TestClient]) -> None:
     """Checklist 9, mechanically: every state frame a receiver got equals the frame built from a
     game where everything hidden from that receiver was re-dealt (R23)."""
@@ -816,6 +818,7 @@ def test_c11_bots_receive_exactly_their_own_view(server: Callable[..., TestClien
         b"\xff\xfe not utf-8",
     ],
 )
+@pytest.mark.slow
 def test_c12_malformed_frames_structured_error_connection_stays(
     server: Callable[..., TestClient], frame: str | bytes
 ) -> None:
@@ -939,6 +942,7 @@ def test_c18_turn_timer_plays_for_absent_seat_and_survives_restart(tmp_path: Pat
     asyncio.run(scenario())
 
 
+@pytest.mark.slow
 def test_c19_abandoned_tables_evicted_memory_back_to_baseline(tmp_path: Path) -> None:
     settings = make_settings(
         tmp_path, evict_open_seconds=0.0, evict_idle_seconds=0.0, evict_finished_seconds=0.0, sweep_seconds=3600
@@ -1077,6 +1081,7 @@ NASTY_FRAMES = [
 ]
 
 
+@pytest.mark.slow
 def test_c12_fuzzed_frames_never_an_internal_error(server: Callable[..., TestClient]) -> None:
     """Hypothesis throws arbitrary JSON values and near-valid move frames at one open connection:
     every answer is a structured error (or a legitimate ack/pong), and the connection stays open."""
@@ -1132,6 +1137,7 @@ def test_c12_fuzzed_frames_never_an_internal_error(server: Callable[..., TestCli
     assert sent >= 250 and errors >= 100
 
 
+@pytest.mark.slow
 def test_http_fuzzed_bodies_never_500(server: Callable[..., TestClient]) -> None:
     """Arbitrary JSON bodies and path segments on every endpoint: 2xx or a 4xx with a reason, never 5xx."""
     from hypothesis import given, settings

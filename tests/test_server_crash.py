@@ -293,6 +293,7 @@ async def run(server: ServerProc, db: str, rng: random.Random, figures: Figures)
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+@pytest.mark.slow
 def test_kill_9_loses_nothing_and_timers_survive(backend: str, tmp_path: Path) -> None:
     """Checklist 17 (kill -9 mid-game: every action seen is kept, nothing re-dealt) and 18 (stored timers).
 

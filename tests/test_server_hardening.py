@@ -362,6 +362,7 @@ def test_http_guard_refuses_bad_content_length_and_paths_without_calling_the_app
     assert run("/api/tables", [(b"content-length", b"2")]) == 0 and called == ["/api/tables"]
 
 
+@pytest.mark.slow
 def test_open_tables_nobody_joined_leave_the_lobby(server: Callable[..., TestClient]) -> None:
     c = server(http_rate_burst=1000)
     real = new_table(c, 4, {1: "random"}, name="Real")

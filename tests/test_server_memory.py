@@ -112,6 +112,7 @@ def settled_rss(server: ServerProc, at_most: float | None = None) -> float:
         low = min(low, rss_mib(server.proc.pid))
 
 
+@pytest.mark.slow
 def test_c19_rss_back_near_baseline_over_real_sockets(tmp_path: Path) -> None:
     """Checklist 19, issue 16 defect 8: hundreds of finished and left tables over real WebSockets; the
     server's RSS after eviction stays within a few MiB of its post-warm-up baseline."""

@@ -149,6 +149,7 @@ def test_games_dir_and_save_never_overwrite(tmp_path: Path, monkeypatch: pytest.
 # ---------------------------------------------------------------------- the app
 
 
+@pytest.mark.slow
 def test_whole_game_by_key_presses(tmp_path: Path) -> None:
     """A seeded game from deal to end screen, every human move made with keys (R10–R22)."""
     ctl = fallback_controller(tmp_path, seats=4, human=1, seed=21)
@@ -462,6 +463,7 @@ def _saved_partial(tmp_path: Path, human: int = 1) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_resume_a_saved_game(tmp_path: Path) -> None:
     """Papercut 6 (issue 13): a game left with q goes on from its file: same seat, names, opponents; and
     papercut 5 (issue 34): it is saved in that same file, so one game leaves one record."""

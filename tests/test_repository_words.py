@@ -51,7 +51,7 @@ def offences(paths: list[str]) -> list[str]:
 
 
 def test_the_pattern_finds_session_numbers() -> None:
-    word = "session"  # the examples are built, so that this file does not match itself
+    word = "session"  # the examples are assembled so that this file does not match itself
     for text in (f"{word} 16", f"{word.title()} 8's model", f"{word}s 7-10", f"{word}10-closing-note", f"{word}\n12"):
         assert WORDS.search(text), text
     for text in ("a session of play", "sessionStorage 2", "the session's cookie", "Sessions: 3"):

@@ -1021,6 +1021,10 @@ def test_hints_when_allowed(server: Callable[..., TestClient]) -> None:
     assert h["type"] == "hint", h
     assert h["best"] in st["view"]["legal"] and set(h["values"]) <= set(st["view"]["legal"])
     assert len(h["beliefs"]) == len(st["view"]["row"])
+    # Issue 32: each value's noise, the moves as good as the best within it, the reason in both languages.
+    assert set(h["noise"]) == set(h["values"]) and h["equal"][0] == h["best"]
+    assert h["values"][h["best"]] == max(h["values"].values())
+    assert set(h["sentences"]) == {"en", "de"} and len(h["sentences"]["en"]) == len(h["explain"])
     t2 = new_table(c, 4, {1: "random", 2: "random", 3: "random"})
     _, tok2 = join(c, t2)
     cl2 = open_client(c, t2, tok2)
@@ -1032,11 +1036,17 @@ def test_hints_when_allowed(server: Callable[..., TestClient]) -> None:
 # ---------------------------------------------------------------------- the store on SQLite and PostgreSQL
 
 
-def test_store_one_append_per_version_and_one_claim_per_seat(db_url: str) -> None:
-    """On SQLite and on PostgreSQL (a schema of its own: the shared database may hold any revision)."""
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_store_one_append_per_version_and_one_claim_per_seat(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
     from catsack.server.store import AppendConflict, SeatRow
 
-    store = Store(db_url)
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path / 's.db'}"
+    else:  # a schema of its own: the shared database's public schema may hold another version's tables
+        url = request.getfixturevalue("db_schema_url")
+    store = Store(url)
     tid = "t" + str(random.randrange(10**12))
     seats = [SeatRow(i, "open", None, None, None, False) for i in range(3)]
     store.create_table(tid, "x", seats, {"hints": False}, {"start": 0, "removed": [], "dummy": []}, "open")

@@ -26,7 +26,20 @@ from catsack.server.limits import AddressBuckets, HttpGuard
 from catsack.server.lobby import abandon_unjoined
 from catsack.server.metrics import Metrics
 from catsack.server.problems import field_problems
-from catsack.server.routes import accounts, health, learn, pages, players, rematch, replay, rules, seats, tables, ws
+from catsack.server.routes import (
+    accounts,
+    health,
+    learn,
+    pages,
+    players,
+    rematch,
+    replay,
+    rules,
+    seats,
+    tables,
+    training,
+    ws,
+)
 from catsack.server.runtime import GcLog, collect_young, safe_url, setup_logging
 from catsack.server.settings import Settings
 
@@ -163,6 +176,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(replay.router)
     app.include_router(rematch.router)
     app.include_router(rules.router)
+    app.include_router(training.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

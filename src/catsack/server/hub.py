@@ -817,7 +817,7 @@ class Hub:
             return error_frame("not_your_turn", "hints are given when it is your turn")
         if conn.busy_hint:
             return error_frame("rate_limited", "a hint is already being worked out")
-        from catsack.bots.analysis import analyse_view
+        from catsack.bots.analysis import analyse_view, hint_payload
 
         view = table.game.view(conn.seat, show_money=bool(table.options.get("money_visible")))
         version = table.version
@@ -828,7 +828,7 @@ class Hub:
             )
         finally:
             conn.busy_hint = False
-        return {"type": "hint", "version": version, "best": a.best.text, "values": a.values, "beliefs": a.beliefs}
+        return {"type": "hint", "version": version, **hint_payload(a)}
 
 
 _background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done

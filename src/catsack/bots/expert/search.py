@@ -51,12 +51,13 @@ TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-tie
 class _Node:
     """A node of the searcher's tree: the public history since the root, as the searcher saw it."""
 
-    __slots__ = ("acts", "kids", "margin", "n", "next", "reward", "tried")
+    __slots__ = ("acts", "kids", "margin", "n", "next", "reward", "square", "tried")
 
     def __init__(self) -> None:
         self.n = 0
         self.reward = 0.0
         self.margin = 0.0
+        self.square = 0.0  # sum of squared margins: kept for the root's children only (their noise)
         self.acts: tuple[Move, ...] = ()  # the searcher's moves considered here (its decisions only)
         self.kids: list[_Node | None] = []
         self.tried = 0
@@ -95,6 +96,7 @@ def search(
     consider: Iterable[Move] = (),
     players: Sequence[str | None] | None = None,
     leaders: str = "first",
+    floor: int = 0,
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
@@ -113,7 +115,9 @@ def search(
     prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
     (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
-    the start player lead (the levels' model below ``expert``).
+    the start player lead (the levels' model below ``expert``). ``floor`` (the analysis) gives every root
+    move at least that many iterations, so that a move the search likes less is still valued with its
+    own later decisions searched (a bot leaves it at 0).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -256,12 +260,18 @@ def search(
                 expanded = True
                 continue
             logn = log(node.n) if node.n > 0 else 0.0
-            best = ucb_pick(kids, logn, c)
+            if node is root and floor:  # analysis: every root move gets ``floor`` iterations at least
+                low = min(range(len(kids)), key=lambda k: kids[k].n)  # type: ignore[union-attr]
+                best = low if kids[low].n < floor else ucb_pick(kids, logn, c)  # type: ignore[union-attr]
+            else:
+                best = ucb_pick(kids, logn, c)
             g.play(acts[best])
             node = kids[best]  # type: ignore[assignment]
             path.append(node)
         reward, margin = _outcome(g, seat, value)
         root.n += 1
+        if len(path) > 1:  # depth 0 takes no decision in the tree
+            path[1].square += margin * margin
         for nd in path[1:]:
             nd.n += 1
             nd.reward += reward

@@ -25,6 +25,7 @@ from catsack.server.hub import Hub, TableError
 from catsack.server.limits import AddressBuckets, HttpGuard
 from catsack.server.lobby import abandon_unjoined
 from catsack.server.metrics import Metrics
+from catsack.server.problems import field_problems
 from catsack.server.routes import (
     accounts,
     friends,
@@ -159,7 +160,8 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         body = {
             "detail": problems or "bad request",
             "code": "invalid",
-            "params": {"fields": ", ".join(dict.fromkeys(where))},
+            # Each field's problem as a reason and its numbers, which pages word in their language.
+            "params": {"fields": ", ".join(dict.fromkeys(where)), "problems": field_problems(exc.errors())},
         }
         return JSONResponse(body, status_code=422)
 

@@ -400,6 +400,33 @@ class Hub:
         log.info("seat joined", extra={"fields": {"table": table.id, "seat": seat}})
         return seat, token
 
+    async def seat_bots(self, table: LiveTable, spec: str) -> list[int]:
+        """Bots of ``spec`` take every open seat of a waiting table, which then starts (the host asks:
+        routes/seats.py); the seats they took. A seat someone claimed meanwhile stays theirs."""
+        if spec not in SEATABLE_BOTS:
+            raise TableError("bad_request", f"unknown bot {spec!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+        taken: list[int] = []
+        async with table.lock:
+            if table.status != "open":
+                raise TableError("table_full", "this table has no open seat", 409)
+            for seat, p in enumerate(table.players):
+                if p.kind != "open":
+                    continue
+                if not await self.writer.run(self.store.seat_bot, table.id, seat, spec):
+                    await self.catch_up(table)  # a person (through another process) was first
+                    continue
+                p.kind, p.bot = "bot", spec
+                taken.append(seat)
+            if table.status == "playing":
+                await self.writer.run(self.store.set_status, table.id, "playing")
+                await self._start_timer(table)
+            table.players_changed()
+            table.broadcast_state(force=True)
+            self._schedule(table)
+        await self._publish(table.id, -1)
+        log.info("open seats given to bots", extra={"fields": {"table": table.id, "seats": taken}})
+        return taken
+
     # ------------------------------------------------------------------ connections
 
     async def find_seat(self, table: LiveTable, token: str) -> int:

@@ -301,6 +301,10 @@ class Store:
         with self.engine.begin() as conn:
             conn.execute(update(tables_t).where(tables_t.c.id == table_id).values(status=status))
 
+    def seat_bot(self, table_id: str, seat: int, bot: str) -> bool:
+        """A bot takes an open seat (the host fills a waiting table); ``False`` if someone took it first."""
+        return self._change_seat(table_id, seat, "open", kind="bot", bot=bot)
+
     def replace_with_bot(self, table_id: str, seat: int, bot: str) -> bool:
         """A bot takes a human's seat; the seat's token stops working (checklist 8).
 

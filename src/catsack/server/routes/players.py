@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.game import Game
 from catsack.server.accounts import Account, Accounts
-from catsack.server.hub import TableError, iso_time, seat_names, setup_from_json
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json
 from catsack.server.ratings import Ratings
 from catsack.server.routes.accounts import account_of, accounts_of, check_origin, join_as, ratings_of
 from catsack.server.routes.deps import Refused, hub_of
@@ -139,6 +139,11 @@ class QuickPlay(BaseModel):
     name: str | None = Field(
         None, description=f"a guest's name (at most {NAME_MAX} characters); accounts play under theirs"
     )
+    bots: str | None = Field(
+        None,
+        description="start at once: a new table whose other seats this bot level takes "
+        f"({', '.join(BOT_LEVELS)}); without it, the first open public table or a new one that waits for people",
+    )
 
     @field_validator("name")
     @classmethod
@@ -156,6 +161,20 @@ async def quickplay(
         check_origin(request)
     name = account.name if account is not None else (body.name or "Guest")
     hub = hub_of(request)
+    if body.bots is not None:  # no waiting: the player's seat and bots everywhere else
+        if body.bots not in SEATABLE_BOTS:
+            raise TableError("bad_request", f"unknown bot {body.bots!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+        started = await hub.create(
+            body.seats,
+            {seat: body.bots for seat in range(1, body.seats)},
+            name="Quick play",
+            money_visible=False,
+            turn_seconds=None,
+            hints=False,
+            extra_options={"host_seat": 0, "private": True},  # nobody else can sit: not in the lobby's list
+        )
+        seat, token = await join_as(request, started, name, None, account)
+        return Joined(table=started.id, seat=seat, token=token)
     rows = await asyncio.to_thread(hub.store.list_tables, "open", 200)
     for row, _seats in reversed(rows):  # oldest first: they have waited longest
         if row.seats != body.seats or row.options.get("private") or (row.options.get("rated") and account is None):

@@ -15,7 +15,7 @@ from catsack.server.lobby import open_table_ids
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
 from catsack.server.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS, TurnBased
-from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, clean_text
+from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, InputProblem, clean_text
 
 __all__ = ["CreateTable", "CreatedTable", "JoinTable", "Joined", "PlayerOut", "TableOut", "router"]
 
@@ -78,7 +78,11 @@ class CreateTable(BaseModel):
     def _levels(cls, v: dict[int, str]) -> dict[int, str]:
         for seat, level in v.items():
             if level not in SEATABLE_BOTS:
-                raise ValueError(f"seat {seat}: unknown bot level {level!r} (choose from {', '.join(BOT_LEVELS)})")
+                raise InputProblem(
+                    f"seat {seat}: unknown bot level {level!r} (choose from {', '.join(BOT_LEVELS)})",
+                    "unknown_bot",
+                    n=seat + 1,
+                )
         return v
 
 

@@ -7,6 +7,7 @@ import { currentAccount } from "/static/session.js";
 
 // The choices per seat: an open seat for a person, or a bot level (the server's spec as value), weakest first.
 const SEAT_CHOICES = ["human", ...BOT_LEVELS];
+const QUICK_BOTS = "expert:normal"; // quick play with bots: the lobby's Normal level
 const DEFAULT_LEVEL = "heuristic";
 const REFRESH_MS = 4000;
 
@@ -210,10 +211,11 @@ async function refreshMine() {
   list.replaceChildren(...shown);
 }
 
-/** Quick play (issue 15): the first open public table with the chosen seat count, or a new one. */
-async function quickPlay() {
+/** Quick play (issue 15): the first open public table with the chosen seat count, or a new one; with
+ * `bots`, a new table whose other seats that bot level takes, so the game starts at once. */
+async function quickPlay(bots = null) {
   const error = $("create-error");
-  const button = $("quick-play");
+  const button = $(bots ? "quick-bots" : "quick-play");
   error.hidden = true;
   const name = $("your-name").value.trim();
   if (!account && !name) {
@@ -226,6 +228,7 @@ async function quickPlay() {
   try {
     const body = { seats: seatCount() };
     if (!account) body.name = name;
+    if (bots) body.bots = bots;
     const joined = await api("/api/quickplay", { method: "POST", body });
     const shown = account?.name ?? name;
     saveSeat(joined.table, joined.seat, joined.token, shown);
@@ -271,7 +274,8 @@ function start() {
     });
   }
   $("create-form").addEventListener("submit", createTable);
-  $("quick-play").addEventListener("click", quickPlay);
+  $("quick-play").addEventListener("click", () => quickPlay());
+  $("quick-bots").addEventListener("click", () => quickPlay(QUICK_BOTS));
   showAccount();
   refreshOpen();
   refreshFinished();

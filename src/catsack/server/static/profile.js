@@ -3,6 +3,7 @@
 
 import { ago, api, h } from "/static/api.js";
 import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { playerName } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -73,7 +74,7 @@ async function main() {
       h(
         "li",
         { class: g.won ? "won" : "" },
-        h("a", { href: g.replay }, g.players.join(", ")),
+        h("a", { href: g.replay }, g.players.map(playerName).join(", ")),
         " ",
         h("span", { class: "hint" }, `${t("acct.score")} ${g.score} · ${ago(g.finished)}`),
         g.won ? h("strong", {}, ` ${t("acct.won")}`) : null,

@@ -30,6 +30,13 @@ export function botLevelName(spec) {
   return t(`bot.${spec}`);
 }
 
+/** A player of a finished game as its table showed it: the server's lists name bots by spec and seat
+ * ("heuristic 2"), people read the level's friendly name ("Simple bot 2"). */
+export function playerName(name) {
+  const found = /^(\S+) ([1-5])$/.exec(name);
+  return found && BOT_SPECS.includes(found[1]) ? t("bot.named", { level: botLevelName(found[1]), n: Number(found[2]) }) : name;
+}
+
 /** Display names by seat, from the players list (seat numbers shown 1-based); bots get friendly
  * names with their seat number ("Strong bot 2"), their spec goes in a tooltip (seatTitles). */
 export function seatNames(players, seats) {

@@ -14,6 +14,7 @@ import { currentAccount } from "/static/session.js";
 import { Chat, handToBotButton, TurnAlerts } from "/static/social.js";
 import { errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
+  BOT_LEVELS,
   drawFinal,
   drawHand,
   drawHint,
@@ -294,6 +295,8 @@ function handleFrame(frame) {
       state.hintPending = false;
       if (frame.version === state.version) state.hint = frame;
       render();
+      // Below the hand on a laptop's screen the panel would open under the fold (papercut 4).
+      if (state.hint === frame) $("hint-panel").scrollIntoView({ block: "nearest" });
       break;
     default:
       break; // pong and anything newer than this client
@@ -382,6 +385,42 @@ function hostSeat() {
   if (Number.isInteger(state.table?.host_seat)) return state.table.host_seat;
   const first = (state.table?.players ?? []).find((p) => p.kind !== "bot" || p.replaced);
   return first ? first.seat : null;
+}
+
+/** The waiting room of a table with open seats: who is missing, and for its host the bots that can
+ * take the open seats now (POST /api/tables/{id}/bots), so nobody waits for people who never come. */
+function drawWaiting(waiting) {
+  const box = $("waiting");
+  box.hidden = !waiting;
+  if (!waiting) return;
+  const open = state.players.filter((p) => p.status === "open").length;
+  const host = state.seat !== null && state.seat?.seat === hostSeat();
+  $("waiting-text").textContent = t(host ? "wait.host" : "wait.guest", { n: open });
+  $("fill-bots").hidden = !host;
+  const select = $("fill-level");
+  if (host && !select.options.length) {
+    for (const level of BOT_LEVELS) select.append(h("option", { value: level }, t(`lobby.level.${level}`)));
+    select.value = "expert:normal";
+  }
+}
+
+async function fillWithBots() {
+  const button = $("fill-button");
+  const error = $("fill-error");
+  error.hidden = true;
+  button.disabled = true;
+  try {
+    await api(`/api/tables/${encodeURIComponent(tableId)}/bots`, {
+      method: "POST",
+      body: { level: $("fill-level").value },
+      token: state.seat?.token,
+    });
+  } catch (err) {
+    error.textContent = t("wait.failed", { detail: errorText(err) });
+    error.hidden = false;
+  } finally {
+    button.disabled = false;
+  }
 }
 
 /** The host's "Hand to a bot" button beside every away player's seat (only in the host's browser). */
@@ -579,9 +618,13 @@ function render() {
   document.body.dataset.seat = view.seat ?? "spectator";
   document.body.dataset.round = String(view.round);
 
+  // Until every seat is taken nothing has started: no round, board or hand, but a waiting room (papercut 2).
+  const waiting = state.tableStatus === "open";
+  drawWaiting(waiting);
   const badge = $("round-badge");
-  badge.hidden = false;
+  badge.hidden = waiting;
   badge.textContent = view.phase === "over" ? t("badge.over") : t("badge.round", { round: view.round });
+  $("board").hidden = waiting;
 
   drawSeats($("seats"), view, state.players, seatNamesList, seatTitleList);
   drawHostButtons();
@@ -590,16 +633,17 @@ function render() {
   drawLastRound($("last-round"), view, seatNamesList, seatTitleList);
   drawPreview($("preview"), view);
   $("bank").textContent = t("mice", { n: view.bank });
+  // "None yet" only while bids can still come (not at the end screen, papercut 4).
   $("high-bid").textContent = view.high_bid
     ? `${view.high_bid} (${seatNamesList[view.high_bidder]})`
-    : view.phase === "placement"
+    : view.phase === "placement" || view.phase === "over"
       ? "–"
       : t("board.noneYet");
   $("start-player").textContent = seatNamesList[view.start];
   $("start-player").title = seatTitleList[view.start];
 
   const me = view.seat;
-  $("me").hidden = me === null || view.phase === "over";
+  $("me").hidden = me === null || view.phase === "over" || waiting;
   if (me !== null) {
     $("my-money").textContent = t("me.money", { mice: t("mice", { n: view.money[me] }) });
     $("my-removed").textContent = view.removed ? t("me.removed", { card: cardLabel(view.removed) }) : "";
@@ -845,8 +889,16 @@ function onKey(event) {
   const target = event.target;
   const typing = target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
   if (typing) {
-    if (target.id === "bid-amount" && event.key === "Escape") target.blur();
-    return; // Enter in the bid box submits its form
+    if (target.id === "bid-amount") {
+      // The help's keys work in the bid box too: + and - step the bid instead of typing a sign (which
+      // would empty a number box), Escape leaves it; Enter submits its form.
+      if (event.key === "Escape") target.blur();
+      else if (event.key === "+" || event.key === "=" || event.key === "-") {
+        event.preventDefault();
+        stepBid(event.key === "-" ? -1 : 1);
+      }
+    }
+    return;
   }
   const key = event.key;
   if (/^[1-9]$/.test(key)) {
@@ -915,6 +967,7 @@ async function start() {
     bidFromInput();
   });
   $("pass-button").addEventListener("click", () => sendMove("pass"));
+  $("fill-button").addEventListener("click", fillWithBots);
   $("hint-button").addEventListener("click", askHint);
   document.addEventListener("keydown", onKey);
   setInterval(drawTimer, 500);

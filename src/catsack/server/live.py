@@ -163,6 +163,7 @@ class Player:
     token_hash: str | None = None
     replaced: bool = False
     away_since: float | None = None  # monotonic time the last connection of a human left
+    user_id: int | None = None  # the account seated here; None for a guest (shown as one), a bot, an open seat
 
 
 class Conn:
@@ -306,6 +307,7 @@ class LiveTable:
                 "kind": p.kind,
                 "status": self.seat_status(i),
                 "replaced": p.replaced,
+                "guest": p.kind == "human" and p.user_id is None,
             }
             for i, p in enumerate(self.players)
         ]

@@ -85,6 +85,8 @@ class PlayerOut(BaseModel):
     kind: str
     status: str
     replaced: bool
+    #: A person without an account (pages mark guests as such, issue 30).
+    guest: bool = False
 
 
 class TableOut(BaseModel):
@@ -184,6 +186,7 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
                 kind=s.kind,
                 status="bot" if s.kind == "bot" else "away",
                 replaced=s.replaced,
+                guest=s.kind == "human" and s.user_id is None,
             )
             for s in seats
         ]

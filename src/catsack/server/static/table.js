@@ -149,7 +149,14 @@ function drawJoinPanel() {
       h(
         "li",
         { class: `join-seat status-${player.status}` },
-        h("span", { class: "seat-name" }, t("seat.n", { n: player.seat + 1 }), ": ", player.status === "open" ? seatLabel(player) : shown[player.seat]),
+        h(
+          "span",
+          { class: "seat-name" },
+          t("seat.n", { n: player.seat + 1 }),
+          ": ",
+          player.status === "open" ? seatLabel(player) : shown[player.seat],
+          player.guest ? ` (${t("seat.guest")})` : "",
+        ),
         h("span", { class: `tag status ${player.status}` }, statusLabel(player.status)),
         player.status === "open"
           ? h(

@@ -25,7 +25,20 @@ from catsack.server.hub import Hub, TableError
 from catsack.server.limits import AddressBuckets, HttpGuard
 from catsack.server.lobby import abandon_unjoined
 from catsack.server.metrics import Metrics
-from catsack.server.routes import accounts, health, learn, pages, players, rematch, replay, rules, seats, tables, ws
+from catsack.server.routes import (
+    accounts,
+    health,
+    learn,
+    pages,
+    players,
+    rematch,
+    replay,
+    rules,
+    seats,
+    tables,
+    tournaments,
+    ws,
+)
 from catsack.server.runtime import GcLog, collect_young, safe_url, setup_logging
 from catsack.server.settings import Settings
 
@@ -72,6 +85,9 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         await _abandon_stale(h)
         await h.start()
         lobby_task = asyncio.create_task(_lobby_sweeper(h))
+        from catsack.server.tournaments.runner import sweeper as tournament_sweeper
+
+        tournament_task = asyncio.create_task(tournament_sweeper(h))
         old_threshold = gc.get_threshold()
         gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
         if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
@@ -87,6 +103,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
             if young is not None:
                 young.cancel()
             lobby_task.cancel()
+            tournament_task.cancel()
             await h.stop()
             gc.set_threshold(*old_threshold)
             if settings.gc_freeze:
@@ -161,6 +178,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(replay.router)
     app.include_router(rematch.router)
     app.include_router(rules.router)
+    app.include_router(tournaments.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

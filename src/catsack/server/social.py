@@ -157,6 +157,10 @@ async def seat_abandoned(hub: Hub, table: LiveTable, seat: int) -> None:
         await hub.writer.run(mark_abandoned, hub.store.engine, table.id, seat)
     except Exception:
         log.exception("abandon mark failed", extra={"fields": {"table": table.id, "seat": seat}})
+    if table.options.get("tournament"):
+        from catsack.server.tournaments.runner import seat_abandoned as withdraw
+
+        await withdraw(hub, table, seat)
 
 
 async def game_over(hub: Hub, table: LiveTable) -> None:
@@ -171,6 +175,10 @@ async def game_over(hub: Hub, table: LiveTable) -> None:
         log.exception("finish marks failed", extra={"fields": {"table": table.id}})
     if table.options.get("rated"):
         await rate_finished(hub, table)
+    if table.options.get("tournament"):
+        from catsack.server.tournaments.runner import table_finished
+
+        await table_finished(hub, table)
 
 
 def rating_players(table: LiveTable, accounts: dict[int, Any]) -> tuple[list[str], list[int]]:

@@ -233,7 +233,18 @@ async def table_state(
     table = await live_table(request, table_id)
     token = bearer_token(authorization)
     seat = await hub_of(request).find_seat(table, token) if token else None
+    if seat is None:
+        await _not_embargoed(request, table)
     return Response(table.state_text(seat, None), media_type="application/json")
+
+
+async def _not_embargoed(request: Request, table: Any) -> None:
+    """Refuse a spectator's look at a duplicate tournament round's table before the round is scored."""
+    if table.options.get("embargo"):
+        from catsack.server.tournaments.runner import embargoed
+
+        if await embargoed(hub_of(request), table.options):
+            raise Refused("embargoed", "this round's deal is still being played at other tables: look later", 403)
 
 
 @router.get("/api/tables/{table_id}/record", responses={200: {"content": {"application/json": {}}}})
@@ -242,6 +253,7 @@ async def full_record(request: Request, table_id: str) -> Response:
     table = await live_table(request, table_id)
     if not table.game.is_over:
         raise Refused("not_over", "the game is not over: only a seat's redacted record can be downloaded", 409)
+    await _not_embargoed(request, table)
     return record_response(dumps_record(table.record()), f"catsack-{table.id}.json")
 
 

@@ -160,7 +160,8 @@ def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[...,
     assert c.get("/api/tournaments").json()["running"][0]["id"] == t["id"]
     for round_no in (1, 2):
         info = wait_for(
-            f"round {round_no}", lambda: (d := c.get(f"/api/tournaments/{t['id']}").json())["round"] == round_no and d
+            f"round {round_no}",
+            lambda n=round_no: (d := c.get(f"/api/tournaments/{t['id']}").json())["round"] == n and d,
         )
         assert (
             len(info["tables"]) == 2 and sum(p["kind"] == "filler" for tb in info["tables"] for p in tb["players"]) == 1
@@ -177,7 +178,7 @@ def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[...,
     done = wait_for("the end", lambda: (d := c.get(f"/api/tournaments/{t['id']}").json())["status"] == "finished" and d)
     rows = done["standings"]
     assert len(rows) == 5 and all(len(row["rounds"]) == 2 for row in rows)
-    assert [row["rank"] for row in rows][0] == 1
+    assert rows[0]["rank"] == 1 and [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
     total = sum(p["points"] for row in rows for p in row["rounds"])
     # Each 3-seat table hands out 2 + 1 + 0 = 3 points; the filler's share goes to nobody.
     assert total <= 12 and all(row["points"] == sum(p["points"] for p in row["rounds"]) for row in rows)

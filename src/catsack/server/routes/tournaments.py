@@ -293,6 +293,7 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
                     {
                         "round": s.round,
                         "table": s.table,
+                        "seat": s.seat,
                         "place": s.place,
                         "points": round(s.points, 4),
                         "score": s.score,

@@ -285,6 +285,16 @@ class Tournaments:
             )
         return res.rowcount == 1
 
+    def schedule(self, tid: str, when: float) -> bool:
+        """Set an upcoming tournament's start time (a running server starts it at its next sweep)."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(tournaments_t)
+                .where(tournaments_t.c.id == tid, tournaments_t.c.status == "upcoming")
+                .values(starts=when)
+            )
+        return res.rowcount == 1
+
     def next_round(self, tid: str, was: int) -> bool:
         """Move the running tournament from round ``was`` to ``was + 1``; ``False`` if another did."""
         with self.engine.begin() as conn:

@@ -137,6 +137,36 @@ def test_guests_cannot_take_registered_names_and_are_marked(server: Callable[...
     assert q.status_code == 409 and q.json()["code"] == "name_reserved"
 
 
+def test_a_table_may_ask_for_a_record_of_finished_games(server: Callable[..., TestClient]) -> None:
+    """Reputation counts from the fifth game on: four abandons are forgiven, the fifth shuts the door."""
+    from sqlalchemy import insert
+
+    from catsack.server.reputation import seat_outcomes_t
+
+    c = server()
+    ann, ben = account(c, "Ann"), account(c, "Ben")
+    t = ann.post("/api/tables", json={"seats": 3, "player": "x", "min_finished": 0.8}, headers=ORIGIN).json()
+    assert c.post(f"/api/tables/{t['table']}/join", json={"name": "Gus"}).json()["code"] == "account_required"
+    engine = c.app.state.hub.store.engine  # type: ignore[attr-defined]
+    ben_id = 2
+    with engine.begin() as conn:
+        for i in range(4):
+            conn.execute(
+                insert(seat_outcomes_t).values(
+                    table_id=f"old{i}", seat=0, user_id=ben_id, outcome="abandoned", created=0
+                )
+            )
+    assert ben.post(f"/api/tables/{t['table']}/join", json={"name": "x"}, headers=ORIGIN).status_code == 200
+    t2 = ann.post("/api/tables", json={"seats": 3, "player": "x", "min_finished": 0.8}, headers=ORIGIN).json()
+    with engine.begin() as conn:
+        conn.execute(
+            insert(seat_outcomes_t).values(table_id="old9", seat=0, user_id=ben_id, outcome="abandoned", created=0)
+        )
+    r = ben.post(f"/api/tables/{t2['table']}/join", json={"name": "x"}, headers=ORIGIN)
+    assert r.status_code == 403 and r.json()["code"] == "reputation" and r.json()["params"] == {"min": 80, "share": 0}
+    assert c.get("/api/users/ben").json()["reputation"] == {"finished": 0, "abandoned": 5, "share": 0.0}
+
+
 @pytest.fixture
 def server(app_server: Callable[..., TestClient]) -> Callable[..., TestClient]:
     return app_server

@@ -25,6 +25,7 @@ __all__ = [
     "chat",
     "chat_history",
     "check_guest_name",
+    "check_reputation",
     "game_over",
     "hand_seat_to_bot",
     "rate_finished",
@@ -146,6 +147,24 @@ async def take_over(hub: Hub, table: LiveTable, seat: int) -> str:
         hub._drop_seat_conns(table, seat)
     await hub._publish(table.id, -1)
     return token
+
+
+async def check_reputation(hub: Hub, account: Any, minimum: float) -> None:
+    """Refuse a seat at a table that asks for a least share of finished games: guests have no record
+    (403 ``account_required``), an account below it is told its share (403 ``reputation``)."""
+    from catsack.server.reputation import meets, reputation
+
+    if account is None:
+        raise AccountError("account_required", "this table seats accounts with a record of finished games", 403)
+    rep = await asyncio.to_thread(reputation, hub.store.engine, account.id)
+    if not meets(rep, minimum):
+        want, share = round(minimum * 100), round(rep.share * 100)
+        raise AccountError(
+            "reputation",
+            f"this table asks for at least {want}% of games finished (yours: {share}%)",
+            403,
+            params={"min": want, "share": share},
+        )
 
 
 async def seat_abandoned(hub: Hub, table: LiveTable, seat: int) -> None:

@@ -28,7 +28,7 @@ from catsack.server.limits import AddressBuckets, scope_address
 from catsack.server.ratings import Ratings, display
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.settings import Network
-from catsack.server.social import check_guest_name
+from catsack.server.social import check_guest_name, check_reputation
 
 __all__ = ["COOKIE", "account_of", "accounts_of", "check_origin", "join_as", "router", "seat_ratings"]
 
@@ -317,6 +317,8 @@ async def join_as(
     if table.options.get("rated") and account is None:
         raise AccountError("account_required", "rated tables are for accounts and bots: log in to sit here", 403)
     hub = hub_of(request)
+    if table.options.get("min_finished"):
+        await check_reputation(hub, account, table.options["min_finished"])
     if account is not None:
         check_origin(request)
         name = account.name

@@ -34,6 +34,9 @@ class CreateTable(BaseModel):
     name: str = Field("", description=f"table name shown in the lobby (at most {TABLE_NAME_MAX} characters)")
     rated: bool = Field(False, description="a rated game: only accounts and bots may sit; ratings change at the end")
     private: bool = Field(False, description="not listed in the lobby: reachable by its invite link only")
+    min_finished: float | None = Field(
+        None, ge=0.0, le=1.0, description="seat only accounts that finished at least this share of their games"
+    )
     player: str | None = Field(
         None,
         description=f"the creator's name (at most {NAME_MAX} characters): the creator takes the first open seat, "
@@ -132,6 +135,8 @@ async def create_table(request: Request, body: CreateTable) -> CreatedTable:
     if body.rated and body.player is not None and account is None:
         raise TableError("account_required", "rated tables are for accounts and bots: log in to create one", 403)
     extra: dict[str, Any] = {"rated": body.rated, "private": body.private}
+    if body.min_finished:
+        extra["min_finished"] = body.min_finished
     if body.player is not None:
         extra["host_seat"] = next(i for i in range(body.seats) if i not in body.bots)
     table = await hub.create(

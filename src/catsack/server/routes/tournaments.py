@@ -20,10 +20,10 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.server.accounts import Account
 from catsack.server.hub import BOT_LEVELS, iso_time
-from catsack.server.reputation import meets, reputation
 from catsack.server.routes.accounts import account_of, changing
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
+from catsack.server.social import check_reputation
 from catsack.server.tournaments.model import PACES, Tournament, TournamentError
 from catsack.server.tournaments.runner import start_now, tournaments_of, withdraw_entry
 from catsack.server.tournaments.swiss import SeatResult, score_round, standings
@@ -172,15 +172,7 @@ async def _enter(request: Request, t: Tournament, account: Account) -> int:
     hub = hub_of(request)
     minimum = t.options.get("min_finished")
     if minimum:
-        rep = await asyncio.to_thread(reputation, hub.store.engine, account.id)
-        if not meets(rep, minimum):
-            raise Refused(
-                "reputation",
-                f"this tournament asks for at least {round(minimum * 100)}% of games finished "
-                f"(yours: {round(rep.share * 100)}%)",
-                403,
-                params={"min": round(minimum * 100), "share": round(rep.share * 100)},
-            )
+        await check_reputation(hub, account, float(minimum))
     try:
         return await asyncio.to_thread(tournaments_of(hub).enter, t.id, account.id, account.name, MAX_ENTRIES)
     except TournamentError as exc:

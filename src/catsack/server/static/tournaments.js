@@ -49,6 +49,7 @@ async function create(event) {
         rated: $("t-rated").checked,
         duplicate: $("t-duplicate").checked,
         bots: Array(bots).fill($("t-level").value),
+        min_finished: $("t-min").value ? Number($("t-min").value) : null,
       },
     });
     window.location.href = tour.url;

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -43,11 +43,20 @@ __all__ = [
     "Tournament",
     "TournamentError",
     "Tournaments",
+    "realtime_table",
 ]
 
-#: How fast a tournament's games go: the options each of its tables gets. Real-time tables have a turn
-#: timer (a bot moves for a player whose time runs out). Turn-based play (days per move) adds its pace here.
-PACES: dict[str, str] = {"realtime": "a turn timer of turn_seconds per move"}
+
+def realtime_table(options: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
+    """A real-time table: a turn timer of ``turn_seconds`` per move (a bot moves when it runs out)."""
+    seconds = options.get("turn_seconds")
+    return (int(seconds) if seconds else None), {}
+
+
+#: How fast a tournament's games go: pace -> what its tables get from the tournament's options, as
+#: ``(turn_seconds, extra table options)``. Turn-based play (days per move, where the server has it)
+#: registers its pace here with the table options its timers read; the rest of a tournament is the same.
+PACES: dict[str, Callable[[dict[str, Any]], tuple[int | None, dict[str, Any]]]] = {"realtime": realtime_table}
 
 tournaments_t = Table(
     "tournaments",

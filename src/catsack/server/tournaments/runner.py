@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from catsack.game import Game
 from catsack.server.live import setup_from_json
-from catsack.server.tournaments.model import Tournament, Tournaments
+from catsack.server.tournaments.model import PACES, Tournament, Tournaments
 from catsack.server.tournaments.swiss import (
     RoundScore,
     SeatResult,
@@ -216,7 +216,9 @@ async def _open_table(
             bots[seat] = str(entries[entry].bot)
     table = await hub.get(table_id)
     if table is None:
+        turn_seconds, paced = PACES[str(t.options.get("pace", "realtime"))](t.options)
         options: dict[str, Any] = {
+            **paced,
             "rated": bool(t.options.get("rated")),
             "private": True,
             "tournament": t.id,
@@ -230,7 +232,7 @@ async def _open_table(
                 bots,
                 name=f"{t.name} · {round_no}.{table_no}",
                 money_visible=bool(t.options.get("money_visible")),
-                turn_seconds=t.options.get("turn_seconds"),
+                turn_seconds=turn_seconds,
                 hints=False,
                 setup=round_setup(t, round_no, table_no),
                 table_id=table_id,

@@ -107,8 +107,8 @@ def test_swiss_tournament_of_four_rounds(person: Callable[..., Player], artifact
             p.page.wait_for_function(f"document.body.dataset.round === '{round_no}'", timeout=WAIT_MS)
             expect(p.page.locator("#play")).to_be_visible(timeout=WAIT_MS)
             if round_no == 1 and p is ann:
-                assert p.page.locator("#tables li").count() == 2  # 5 entries at 3 seats: one filler bot
-                assert p.page.locator("#tables .filler").count() == 1
+                expect(p.page.locator("#tables li")).to_have_count(2)  # 5 entries at 3 seats: one filler bot
+                expect(p.page.locator("#tables .filler")).to_have_count(1)
                 p.page.screenshot(path=str(artifacts / "tournament-round1.png"), full_page=True)
             p.page.click("#play")
             p.page.wait_for_url("**/t/*")

@@ -162,10 +162,12 @@ def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[...,
         info = wait_for(
             f"round {round_no}",
             # The round number moves first, then its tables are made and seated one by one.
-            lambda n=round_no: (d := c.get(f"/api/tournaments/{t['id']}").json())["round"] == n
-            and len(d["tables"]) == 2
-            and all(tb["status"] != "open" for tb in d["tables"])
-            and d,
+            lambda n=round_no: (
+                (d := c.get(f"/api/tournaments/{t['id']}").json())["round"] == n
+                and len(d["tables"]) == 2
+                and all(tb["status"] != "open" for tb in d["tables"])
+                and d
+            ),
         )
         assert (
             len(info["tables"]) == 2 and sum(p["kind"] == "filler" for tb in info["tables"] for p in tb["players"]) == 1

@@ -25,8 +25,8 @@ from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.social import check_reputation
 from catsack.server.tournaments.model import PACES, Tournament, TournamentError
-from catsack.server.tournaments.runner import start_now, tournaments_of, withdraw_entry
-from catsack.server.tournaments.swiss import SeatResult, score_round, standings
+from catsack.server.tournaments.runner import start_now, table_results, tournaments_of, withdraw_entry
+from catsack.server.tournaments.swiss import score_round, standings
 from catsack.server.validate import TABLE_ID_MAX, clean_text, is_table_id
 
 __all__ = ["CREATE_PER_HOUR", "MAX_ENTRIES", "router"]
@@ -233,23 +233,10 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
     if t.status == "running" and current and not t.duplicate:
         # Live: the current round's tables that are over already count (rank points; a duplicate round
         # is scored when all its tables are over).
-        done: list[list[SeatResult]] = []
-        nos: list[int] = []
-        for s in current:
-            live = hub.tables.get(s.table_id)
-            if live is None or not live.game.is_over:
-                continue
-            scores, cats = live.game.scores(), live.game.cat_points()
-            done.append(
-                [
-                    SeatResult(e, i, scores[i], cats[i], e is not None and live.players[i].replaced)
-                    for i, e in enumerate(s.seating)
-                ]
-            )
-            nos.append(s.table_no)
+        done = [(s.table_no, found) for s in current if (found := table_results(hub.store, s)) is not None]
         if done:
-            partial = score_round(done, round_no=t.current_round)
-            rounds.append([dataclasses.replace(x, table=nos[x.table - 1]) for x in partial])
+            partial = score_round([r for _, r in done], round_no=t.current_round)
+            rounds.append([dataclasses.replace(x, table=done[x.table - 1][0]) for x in partial])
             provisional = True
     table = standings([e.entry for e in entries], rounds)
     mine = None if viewer is None else next((e.entry for e in entries if e.user_id == viewer.id), None)
@@ -298,9 +285,8 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
         )
     round_tables = []
     for s in [s for s in slots if s.round == t.current_round]:
-        live = hub.tables.get(s.table_id)
-        row = None if live is not None else hub.store.table(s.table_id)
-        status = live.status if live is not None else (row.status if row is not None else "open")
+        row = hub.store.table(s.table_id)  # the database: the table may live in another process
+        status = row.status if row is not None else "open"
         round_tables.append(
             {
                 "table": s.table_no,

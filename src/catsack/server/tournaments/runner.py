@@ -26,11 +26,13 @@ import asyncio
 import logging
 import random
 import time
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
 from catsack.game import Game
 from catsack.server.live import setup_from_json
-from catsack.server.tournaments.model import PACES, Tournament, Tournaments
+from catsack.server.store import Store
+from catsack.server.tournaments.model import PACES, TableSlot, Tournament, Tournaments
 from catsack.server.tournaments.swiss import (
     RoundScore,
     SeatResult,
@@ -52,6 +54,7 @@ __all__ = [
     "start_now",
     "sweeper",
     "table_finished",
+    "table_results",
     "tournaments_of",
     "withdraw_entry",
 ]
@@ -256,23 +259,41 @@ async def _open_table(
             )
 
 
-def _score(hub: Hub, t: Tournament, slots: list[Any]) -> list[RoundScore]:
+#: Results of finished tournament tables (they never change), for the pages' live standings.
+_RESULTS: OrderedDict[str, list[SeatResult]] = OrderedDict()
+_RESULTS_KEPT = 4096
+
+
+def table_results(store: Store, slot: TableSlot) -> list[SeatResult] | None:
+    """The seats' results of a slot's table read from the database, ``None`` while it is not over."""
+    found = _RESULTS.get(slot.table_id)
+    if found is not None:
+        return found
+    loaded = store.load(slot.table_id)
+    if loaded is None or loaded[0].status != "over":
+        return None
+    row, seats, actions = loaded
+    game = Game(setup_from_json(row.seats, row.setup))
+    for a in actions:
+        game.play(a.move)
+    scores, cats = game.scores(), game.cat_points()
+    out = [
+        SeatResult(entry, seat, scores[seat], cats[seat], entry is not None and seats[seat].replaced)
+        for seat, entry in enumerate(slot.seating)
+    ]
+    _RESULTS[slot.table_id] = out
+    while len(_RESULTS) > _RESULTS_KEPT:
+        _RESULTS.popitem(last=False)
+    return out
+
+
+def _score(hub: Hub, t: Tournament, slots: list[TableSlot]) -> list[RoundScore]:
     """A round's results from its finished tables (read from the database)."""
-    tables: list[list[SeatResult]] = []
+    tables = []
     for slot in sorted(slots, key=lambda s: s.table_no):
-        loaded = hub.store.load(slot.table_id)
-        assert loaded is not None
-        row, seats, actions = loaded
-        game = Game(setup_from_json(row.seats, row.setup))
-        for a in actions:
-            game.play(a.move)
-        scores, cats = game.scores(), game.cat_points()
-        tables.append(
-            [
-                SeatResult(entry, seat, scores[seat], cats[seat], entry is not None and seats[seat].replaced)
-                for seat, entry in enumerate(slot.seating)
-            ]
-        )
+        found = table_results(hub.store, slot)
+        assert found is not None
+        tables.append(found)
     return score_round(tables, duplicate=t.duplicate, round_no=slots[0].round if slots else 0)
 
 

@@ -170,3 +170,33 @@ def test_a_table_may_ask_for_a_record_of_finished_games(server: Callable[..., Te
 @pytest.fixture
 def server(app_server: Callable[..., TestClient]) -> Callable[..., TestClient]:
     return app_server
+
+
+def test_upgrade_keeps_one_seat_per_account(tmp_path: Any) -> None:
+    """Revision 0007 on a database where the defect left one account in two seats of a table: the lowest
+    seat keeps the binding, the other becomes a guest's seat, and the one-seat key holds from then on."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import text
+    from sqlalchemy.exc import IntegrityError
+
+    import catsack.server.migrations as migrations
+    from catsack.server.store import make_engine
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    cfg = Config()
+    cfg.set_main_option("script_location", str(migrations.__path__[0]))
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0004")
+        conn.execute(text("INSERT INTO tables VALUES ('t1', 'x', 3, '{}', '{}', 'over', 0, 0, 0, NULL)"))
+        conn.execute(text("INSERT INTO users VALUES (1, 'ann', 'ann', '', 0, 0)"))
+        for seat in (0, 1, 2):
+            conn.execute(text(f"INSERT INTO seats VALUES ('t1', {seat}, 'human', 'ann', NULL, NULL, 0, NULL)"))
+        conn.execute(text("INSERT INTO seat_users VALUES ('t1', 2, 1), ('t1', 1, 1)"))
+    assert migrations.upgrade(engine) == "upgraded"
+    with engine.begin() as conn:
+        assert conn.execute(text("SELECT seat FROM seat_users")).scalars().all() == [1]
+    with pytest.raises(IntegrityError), engine.begin() as conn:
+        conn.execute(text("INSERT INTO seat_users VALUES ('t1', 0, 1)"))
+    engine.dispose()

@@ -116,6 +116,7 @@ def test_swiss_tournament_of_four_rounds(person: Callable[..., Player], artifact
                 "document.body.dataset.version !== undefined && document.body.dataset.version !== ''"
             )
         play_all([ann, ben])
+        expect(ben.page.locator("#tournament-link")).to_have_attribute("href", f"/tournaments/{tid}")
     page.goto(url)
     page.wait_for_function("document.body.dataset.status === 'finished'", timeout=WAIT_MS)
     page.screenshot(path=str(artifacts / "tournament-finished.png"), full_page=True)

@@ -326,6 +326,7 @@ class LiveTable:
             "rated": bool(self.options.get("rated")),
             "private": bool(self.options.get("private")),
             "host_seat": self.options.get("host_seat"),
+            "tournament": self.options.get("tournament"),
             "created": iso_time(self.row.created),
             "finished": iso_time(self.row.finished),
             "players": self.players_public(),

@@ -109,6 +109,8 @@ class TableOut(BaseModel):
     private: bool = False
     #: The seat of the person who created the table (its host), if one sat down on creating it.
     host_seat: int | None = None
+    #: The tournament this table's game belongs to (its page: ``/tournaments/{id}``).
+    tournament: str | None = None
     #: Each seat's displayed rating (accounts only; in the lobby's list of open tables).
     ratings: list[int | None] | None = None
 

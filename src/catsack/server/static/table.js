@@ -626,6 +626,13 @@ function render() {
         : null,
     });
     addReviewButtons(final, tableId, state.seat);
+    final.querySelector("#tournament-link")?.parentElement.remove(); // redrawn
+    if (state.table?.tournament) {
+      // A tournament's game: back to its page (standings, the next round's table).
+      final.append(
+        h("p", {}, h("a", { class: "button primary", id: "tournament-link", href: `/tournaments/${encodeURIComponent(state.table.tournament)}` }, t("tour.back"))),
+      );
+    }
   }
 
   const hintPanel = $("hint-panel");

@@ -193,6 +193,12 @@ def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[...,
             assert c.get(f"/api/tables/{g['game']}/record").status_code == 200  # a normal finished table
     profile = c.get("/api/users/ann").json()
     assert profile["rated_games"] == 2 and profile["reputation"]["finished"] == 2
+    # A deleted account's entry stays, under "deleted player".
+    r = ben.request("DELETE", "/api/account", json={"password": "correct horse"}, headers=ORIGIN)
+    assert r.status_code == 204
+    after = c.get(f"/api/tournaments/{t['id']}").json()
+    gone = next(e for e in after["entries_list"] if e["entry"] == 5)
+    assert gone["name"] == "deleted player" and gone["profile"] is None
 
 
 def test_a_player_who_leaves_is_withdrawn_and_earns_nothing(server: Callable[..., TestClient]) -> None:

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from catsack.server.accounts import Account
+from catsack.server.accounts import DELETED_NAME, Account, users_t
 from catsack.server.hub import BOT_LEVELS, iso_time
 from catsack.server.routes.accounts import account_of, changing
 from catsack.server.routes.deps import Refused, hub_of
@@ -219,6 +219,19 @@ async def start_tournament(request: Request, tid: str, account: Annotated[Accoun
     return Response(status_code=204)
 
 
+def _account_names(engine: Any, ids: list[int]) -> dict[int, str]:
+    """The current names of accounts that were not deleted."""
+    from sqlalchemy import select
+
+    if not ids:
+        return {}
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(users_t.c.id, users_t.c.name).where(users_t.c.id.in_(ids), users_t.c.deleted.is_(False))
+        ).all()
+    return {int(r.id): str(r.name) for r in rows}
+
+
 def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[str, Any]:
     hub = hub_of(request)
     store = tournaments_of(hub)
@@ -241,16 +254,22 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
     table = standings([e.entry for e in entries], rounds)
     mine = None if viewer is None else next((e.entry for e in entries if e.user_id == viewer.id), None)
 
+    names = _account_names(hub.store.engine, [e.user_id for e in entries if e.user_id is not None])
+
     def who(entry: int | None) -> dict[str, Any]:
         if entry is None:
             return {"entry": None, "name": None, "kind": "filler", "bot": t.options.get("filler")}
         e = by_entry[entry]
+        if e.bot:
+            return {"entry": entry, "name": e.name, "kind": "bot", "bot": e.bot, "profile": None}
+        # A deleted account's entry stays, under "deleted player" (as its games do).
+        name = names.get(e.user_id) if e.user_id is not None else None
         return {
             "entry": entry,
-            "name": e.name,
-            "kind": "bot" if e.bot else "human",
-            "bot": e.bot,
-            "profile": None if e.bot else f"/u/{e.name}",
+            "name": name or DELETED_NAME,
+            "kind": "human",
+            "bot": None,
+            "profile": f"/u/{name}" if name else None,
         }
 
     standing_rows = []

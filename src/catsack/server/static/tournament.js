@@ -16,7 +16,7 @@ let shown = null;
 function who(p) {
   if (p.kind === "filler") return h("span", { class: "filler", title: t("tour.fillerTitle") }, t("tour.filler", { level: botLevelName(p.bot) }));
   if (p.kind === "bot") return h("span", { class: "bot" }, t("bot.named", { level: botLevelName(p.bot), n: p.entry }));
-  return h("a", { href: p.profile }, p.name);
+  return p.profile ? h("a", { href: p.profile }, p.name) : h("span", {}, p.name);
 }
 
 function fmt(x) {

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from catsack.game import Game
 from catsack.server.live import setup_from_json
 from catsack.server.store import Store
-from catsack.server.tournaments.model import PACES, TableSlot, Tournament, Tournaments
+from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, Tournaments
 from catsack.server.tournaments.swiss import (
     RoundScore,
     SeatResult,
@@ -165,11 +165,29 @@ async def start(hub: Hub, t: Tournament) -> bool:
     return True
 
 
+def _active(hub: Hub, t: Tournament, round_no: int) -> list[Entry]:
+    """The entries to seat in ``round_no``: not withdrawn; an entry whose account was deleted is
+    withdrawn now (nobody can take its seat)."""
+    from catsack.server.accounts import Accounts
+
+    store = Tournaments(hub.store.engine)
+    accounts = Accounts(hub.store.engine)
+    out = []
+    for e in store.entries(t.id):
+        if e.withdrawn is not None:
+            continue
+        if e.user_id is not None and accounts.by_id(e.user_id) is None:
+            store.withdraw(t.id, e.entry, round_no - 1)
+            continue
+        out.append(e)
+    return out
+
+
 def _first_order(hub: Hub, t: Tournament) -> list[int]:
     """Round 1: entries by rating (people by their account's, bots by their level's), then by entry number."""
     from catsack.server.ratings import Ratings, display
 
-    entries = [e for e in Tournaments(hub.store.engine).entries(t.id) if e.withdrawn is None]
+    entries = _active(hub, t, 1)
     keys = {e.entry: f"user:{e.user_id}" if e.user_id is not None else f"bot:{e.bot}" for e in entries}
     found = Ratings(hub.store.engine).get(list(set(keys.values())))
     return sorted(keys, key=lambda e: (-display(found[keys[e]]), e))
@@ -180,8 +198,8 @@ def _order(hub: Hub, t: Tournament, round_no: int) -> tuple[list[int], dict[froz
     store = Tournaments(hub.store.engine)
     if round_no == 1:
         return _first_order(hub, t), {}
+    active = [e.entry for e in _active(hub, t, round_no)]
     entries = store.entries(t.id)
-    active = [e.entry for e in entries if e.withdrawn is None]
     results = store.results(t.id)
     table = standings([e.entry for e in entries], [results[r] for r in sorted(results)])
     order = [s.entry for s in table if s.entry in active]

@@ -41,6 +41,7 @@ from catsack.server.routes import (
     rules,
     seats,
     tables,
+    tournaments,
     training,
     ws,
 )
@@ -94,6 +95,9 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         sender = app.state.mail_sender = MailSender(h)
         sender.start()
         lobby_task = asyncio.create_task(_lobby_sweeper(h))
+        from catsack.server.tournaments.runner import sweeper as tournament_sweeper
+
+        tournament_task = asyncio.create_task(tournament_sweeper(h))
         old_threshold = gc.get_threshold()
         gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
         if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
@@ -109,6 +113,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
             if young is not None:
                 young.cancel()
             lobby_task.cancel()
+            tournament_task.cancel()
             await sender.stop()
             await h.stop()
             gc.set_threshold(*old_threshold)
@@ -190,6 +195,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(friends.router)
     app.include_router(mail.router)
     app.include_router(pwa.router)
+    app.include_router(tournaments.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

@@ -50,7 +50,7 @@ from catsack.server.live import (
 )
 from catsack.server.runtime import malloc_trim
 from catsack.server.settings import Settings
-from catsack.server.store import ActionRow, Append, AppendConflict, SeatRow, Store, TableRow
+from catsack.server.store import ActionRow, Append, AppendConflict, SeatHeld, SeatRow, Store, TableRow
 from catsack.server.turnbased import Clock, TurnBased, due_tables, realtime_unfinished_ids
 from catsack.server.writer import Writer
 from catsack.setup import Setup
@@ -273,7 +273,8 @@ class Hub:
         game = Game(setup_from_json(row.seats, row.setup), events=True)
         now = time.monotonic()
         players = [
-            Player(s.kind, s.name, s.bot, s.token_hash, s.replaced, now if s.kind == "human" else None) for s in seats
+            Player(s.kind, s.name, s.bot, s.token_hash, s.replaced, now if s.kind == "human" else None, s.user_id)
+            for s in seats
         ]
         table = LiveTable(hub=self, row=row, players=players, game=game)
         self._apply_rows(table, actions)
@@ -371,10 +372,17 @@ class Hub:
         log.info("table created", extra={"fields": {"table": table_id, "seats": seats, "bots": len(bots)}})
         return table
 
-    async def join(self, table: LiveTable, name: str, seat: int | None, *, token: str | None = None) -> tuple[int, str]:
+    async def join(
+        self, table: LiveTable, name: str, seat: int | None, *, token: str | None = None, account_id: int | None = None
+    ) -> tuple[int, str]:
         """Give a person a seat: returns the seat and its secret token (``token``: one the caller
-        made, e.g. a rematch's, derived from the seat's old token so a second press finds the seat)."""
+        made, e.g. a rematch's, derived from the seat's old token so a second press finds the seat).
+        With ``account_id`` the seat is bound to that account in the same write; an account holds at
+        most one seat of a table (409 ``one_seat``; the database's key decides across processes)."""
         async with table.lock:
+            held = next((i for i, p in enumerate(table.players) if account_id and p.user_id == account_id), None)
+            if held is not None:
+                raise _one_seat(held)
             if table.status != "open":
                 raise TableError("table_full", "this table has no open seat", 409)
             if seat is None:
@@ -384,12 +392,16 @@ class Hub:
             if table.players[seat].kind != "open":
                 raise TableError("seat_taken", f"seat {seat} is taken", 409, params={"n": seat + 1})
             token = token or secrets.token_urlsafe(24)
-            ok = await self.writer.run(self.store.claim_seat, table.id, seat, name, hash_token(token))
+            try:
+                ok = await self.writer.run(self.store.claim_seat, table.id, seat, name, hash_token(token), account_id)
+            except SeatHeld as exc:
+                raise _one_seat(exc.seat) from None
             if not ok:
                 await self.catch_up(table)
                 raise TableError("seat_taken", f"seat {seat} is taken", 409, params={"n": seat + 1})
             p = table.players[seat]
             p.kind, p.name, p.token_hash, p.away_since = "human", name, hash_token(token), time.monotonic()
+            p.user_id = account_id
             if table.status == "playing":
                 await self.writer.run(self.store.set_status, table.id, "playing")
                 await self._start_timer(table)
@@ -614,12 +626,9 @@ class Hub:
             self._spawn(self._turn_changed(table))
         if nxt.is_over:
             log.info("game over", extra={"fields": {"table": table.id, "scores": list(nxt.scores())}})
-            if table.options.get("rated"):
-                from catsack.server.social import rate_finished
+            from catsack.server.social import game_over  # reputation, rating, tournament
 
-                task = asyncio.create_task(rate_finished(self, table))
-                _background.add(task)
-                task.add_done_callback(_background.discard)
+            self._spawn(game_over(self, table))
         return None
 
     def _spawn(self, coro: Awaitable[None]) -> None:
@@ -904,6 +913,10 @@ class Hub:
             self._schedule(table)
         await self._publish(table.id, -1)
         log.info("player replaced by bot", extra={"fields": {"table": table.id, "seat": seat}})
+        # The seat was abandoned: its account's reputation, a tournament's withdrawal (issue 30).
+        from catsack.server.social import seat_abandoned
+
+        await seat_abandoned(self, table, seat)
 
     # ------------------------------------------------------------------ hints
 
@@ -933,3 +946,13 @@ class Hub:
 
 
 _background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done
+
+
+def _one_seat(seat: int | None) -> TableError:
+    where = f"seat {seat + 1}" if seat is not None else "a seat"
+    return TableError(
+        "one_seat",
+        f"your account already holds {where} at this table: one account, one seat",
+        409,
+        params={"n": seat + 1 if seat is not None else 0},
+    )

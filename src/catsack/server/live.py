@@ -164,6 +164,7 @@ class Player:
     token_hash: str | None = None
     replaced: bool = False
     away_since: float | None = None  # monotonic time the last connection of a human left
+    user_id: int | None = None  # the account seated here; None for a guest (shown as one), a bot, an open seat
 
 
 class Conn:
@@ -316,6 +317,7 @@ class LiveTable:
                 "kind": p.kind,
                 "status": self.seat_status(i),
                 "replaced": p.replaced,
+                "guest": p.kind == "human" and p.user_id is None,
             }
             for i, p in enumerate(self.players)
         ]
@@ -335,6 +337,7 @@ class LiveTable:
             "rated": bool(self.options.get("rated")),
             "private": bool(self.options.get("private")),
             "host_seat": self.options.get("host_seat"),
+            "tournament": self.options.get("tournament"),
             "created": iso_time(self.row.created),
             "finished": iso_time(self.row.finished),
             "players": self.players_public(),

@@ -51,7 +51,17 @@ from sqlalchemy import column as sql_column
 from sqlalchemy import table as sql_table
 from sqlalchemy.exc import IntegrityError
 
-__all__ = ["ActionRow", "Append", "AppendConflict", "SeatRow", "Store", "TableRow", "make_engine", "metadata"]
+__all__ = [
+    "ActionRow",
+    "Append",
+    "AppendConflict",
+    "SeatHeld",
+    "SeatRow",
+    "Store",
+    "TableRow",
+    "make_engine",
+    "metadata",
+]
 
 metadata = MetaData()
 
@@ -116,6 +126,19 @@ class AppendConflict(Exception):
     """Another writer appended this version first (or the table is not where the writer thought)."""
 
 
+class SeatHeld(Exception):
+    """The account already holds a seat at this table (one account, one seat: revision 0007's key)."""
+
+    def __init__(self, seat: int | None) -> None:
+        super().__init__(f"the account already holds seat {seat} at this table")
+        self.seat = seat
+
+
+# The account bound to a seat (accounts.py defines the table, revision 0003): named here, not imported,
+# so the store stays the bottom layer.
+_seat_users = sql_table("seat_users", sql_column("table_id"), sql_column("seat"), sql_column("user_id"))
+
+
 @dataclass(frozen=True, slots=True)
 class Append:
     """One move to append: the table, its new version, who played what, and the table's new state."""
@@ -142,6 +165,8 @@ class SeatRow:
     bot: str | None
     token_hash: str | None
     replaced: bool
+    #: The account bound to the seat (``None``: a guest, a bot, an open seat).
+    user_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,7 +212,21 @@ def _table_row(r: Any) -> TableRow:
 
 
 def _seat_row(r: Any) -> SeatRow:
-    return SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced))
+    return SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced), getattr(r, "user_id", None))
+
+
+def _seats_query(table_id: str) -> Any:
+    """A table's seats in order, each with the account bound to it (if any)."""
+    return (
+        select(seats_t, _seat_users.c.user_id)
+        .select_from(
+            seats_t.outerjoin(
+                _seat_users, (_seat_users.c.table_id == seats_t.c.table_id) & (_seat_users.c.seat == seats_t.c.seat)
+            )
+        )
+        .where(seats_t.c.table_id == table_id)
+        .order_by(seats_t.c.seat)
+    )
 
 
 def _upsert(dialect: str) -> Any:
@@ -293,9 +332,31 @@ class Store:
                 ],
             )
 
-    def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
-        """Give an open seat to a person; ``False`` if someone took it first (atomic)."""
-        return self._change_seat(table_id, seat, "open", kind="human", name=name, token_hash=token_hash)
+    def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str, user_id: int | None = None) -> bool:
+        """Give an open seat to a person; ``False`` if someone took it first (atomic). With ``user_id``
+        the seat is bound to that account in the same transaction; :class:`SeatHeld` if the account
+        holds another seat of the table already (nothing changes then)."""
+        try:
+            with self.engine.begin() as conn:
+                self._delay()
+                res = conn.execute(
+                    update(seats_t)
+                    .where(seats_t.c.table_id == table_id, seats_t.c.seat == seat, seats_t.c.kind == "open")
+                    .values(kind="human", name=name, token_hash=token_hash)
+                )
+                if res.rowcount != 1:
+                    return False
+                if user_id is not None:
+                    conn.execute(insert(_seat_users).values(table_id=table_id, seat=seat, user_id=user_id))
+        except IntegrityError:
+            with self.engine.connect() as conn:
+                held = conn.execute(
+                    select(_seat_users.c.seat).where(
+                        _seat_users.c.table_id == table_id, _seat_users.c.user_id == user_id
+                    )
+                ).scalar()
+            raise SeatHeld(None if held is None else int(held)) from None
+        return True
 
     def set_status(self, table_id: str, status: str) -> None:
         with self.engine.begin() as conn:
@@ -527,7 +588,7 @@ class Store:
             row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).first()
             if row is None:
                 return None
-            seats = conn.execute(select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat))
+            seats = conn.execute(_seats_query(table_id))
             actions = conn.execute(
                 select(actions_t).where(actions_t.c.table_id == table_id).order_by(actions_t.c.version)
             )
@@ -548,7 +609,7 @@ class Store:
 
     def seats(self, table_id: str) -> list[SeatRow]:
         with self.engine.connect() as conn:
-            rows = conn.execute(select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat))
+            rows = conn.execute(_seats_query(table_id))
             return [_seat_row(s) for s in rows]
 
     def table(self, table_id: str) -> TableRow | None:
@@ -565,7 +626,7 @@ class Store:
             ]
             out = []
             for t in rows:
-                seats = conn.execute(select(seats_t).where(seats_t.c.table_id == t.id).order_by(seats_t.c.seat))
+                seats = conn.execute(_seats_query(t.id))
                 out.append((t, [_seat_row(s) for s in seats]))
             return out
 

@@ -57,6 +57,9 @@ class CreateTable(BaseModel):
     name: str = Field("", description=f"table name shown in the lobby (at most {TABLE_NAME_MAX} characters)")
     rated: bool = Field(False, description="a rated game: only accounts and bots may sit; ratings change at the end")
     private: bool = Field(False, description="not listed in the lobby: reachable by its invite link only")
+    min_finished: float | None = Field(
+        None, ge=0.0, le=1.0, description="seat only accounts that finished at least this share of their games"
+    )
     player: str | None = Field(
         None,
         description=f"the creator's name (at most {NAME_MAX} characters): the creator takes the first open seat, "
@@ -112,6 +115,8 @@ class PlayerOut(BaseModel):
     kind: str
     status: str
     replaced: bool
+    #: A person without an account (pages mark guests as such, issue 30).
+    guest: bool = False
 
 
 class TableOut(BaseModel):
@@ -133,6 +138,8 @@ class TableOut(BaseModel):
     private: bool = False
     #: The seat of the person who created the table (its host), if one sat down on creating it.
     host_seat: int | None = None
+    #: The tournament this table's game belongs to (its page: ``/tournaments/{id}``).
+    tournament: str | None = None
     #: Each seat's displayed rating (accounts only; in the lobby's list of open tables).
     ratings: list[int | None] | None = None
 
@@ -159,6 +166,8 @@ async def create_table(request: Request, body: CreateTable) -> CreatedTable:
     if body.rated and body.player is not None and account is None:
         raise TableError("account_required", "rated tables are for accounts and bots: log in to create one", 403)
     extra: dict[str, Any] = {"rated": body.rated, "private": body.private}
+    if body.min_finished:
+        extra["min_finished"] = body.min_finished
     if body.player is not None:
         extra["host_seat"] = next(i for i in range(body.seats) if i not in body.bots)
     table = await hub.create(
@@ -214,6 +223,7 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
                 kind=s.kind,
                 status="bot" if s.kind == "bot" else "away",
                 replaced=s.replaced,
+                guest=s.kind == "human" and s.user_id is None,
             )
             for s in seats
         ]
@@ -261,7 +271,18 @@ async def table_state(
     table = await live_table(request, table_id)
     token = bearer_token(authorization)
     seat = await hub_of(request).find_seat(table, token) if token else None
+    if seat is None:
+        await _not_embargoed(request, table)
     return Response(table.state_text(seat, None), media_type="application/json")
+
+
+async def _not_embargoed(request: Request, table: Any) -> None:
+    """Refuse a spectator's look at a duplicate tournament round's table before the round is scored."""
+    if table.options.get("embargo"):
+        from catsack.server.tournaments.runner import embargoed
+
+        if await embargoed(hub_of(request), table.options):
+            raise Refused("embargoed", "this round's deal is still being played at other tables: look later", 403)
 
 
 @router.get("/api/tables/{table_id}/record", responses={200: {"content": {"application/json": {}}}})
@@ -270,6 +291,7 @@ async def full_record(request: Request, table_id: str) -> Response:
     table = await live_table(request, table_id)
     if not table.game.is_over:
         raise Refused("not_over", "the game is not over: only a seat's redacted record can be downloaded", 409)
+    await _not_embargoed(request, table)
     return record_response(dumps_record(table.record()), f"catsack-{table.id}.json")
 
 

@@ -108,6 +108,7 @@ async function createTable(event) {
 function playerLabel(player, names, ratings) {
   if (player.status === "open" || player.kind === "open") return seatLabel(player);
   const rating = ratings?.[player.seat];
+  if (player.guest) return `${names[player.seat]} (${t("seat.guest")})`;
   return typeof rating === "number" ? `${names[player.seat]} (${rating})` : names[player.seat];
 }
 

@@ -66,6 +66,8 @@ async function main() {
   $("p-wins").textContent = String(p.wins);
   $("p-score").textContent = p.average_score === null ? "–" : String(p.average_score);
   $("p-margin").textContent = p.average_margin === null ? "–" : (p.average_margin > 0 ? "+" : "") + p.average_margin;
+  const rep = p.reputation ?? { finished: 0, abandoned: 0 };
+  $("p-reputation").textContent = t("acct.reputationText", { finished: rep.finished, abandoned: rep.abandoned });
   $("chart").replaceChildren(
     p.history.length ? ratingChart(p.history) : h("p", { class: "hint" }, t("acct.noRatedGames")),
   );
@@ -78,6 +80,7 @@ async function main() {
         " ",
         h("span", { class: "hint" }, `${t("acct.score")} ${g.score} · ${ago(g.finished)}`),
         g.won ? h("strong", {}, ` ${t("acct.won")}`) : null,
+        g.abandoned ? h("span", { class: "tag abandoned" }, ` ${t("acct.abandoned")}`) : null,
       ),
     ),
   );

@@ -144,6 +144,7 @@ function seatPanel(view, seat, player, names, titles, { isMe }) {
       "header",
       { class: "seat-head" },
       h("span", { class: "seat-name", title: titles[seat] }, names[seat]),
+      player?.guest ? h("span", { class: "tag guest", title: t("seat.guestTitle") }, t("seat.guest")) : null,
       isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
       h("span", { class: `tag status ${status}` }, statusLabel(status)),
       view.start === seat ? h("span", { class: "tag start", title: t("help.start") }, t("seat.starts")) : null,

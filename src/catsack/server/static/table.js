@@ -151,7 +151,14 @@ function drawJoinPanel() {
       h(
         "li",
         { class: `join-seat status-${player.status}` },
-        h("span", { class: "seat-name" }, t("seat.n", { n: player.seat + 1 }), ": ", player.status === "open" ? seatLabel(player) : shown[player.seat]),
+        h(
+          "span",
+          { class: "seat-name" },
+          t("seat.n", { n: player.seat + 1 }),
+          ": ",
+          player.status === "open" ? seatLabel(player) : shown[player.seat],
+          player.guest ? ` (${t("seat.guest")})` : "",
+        ),
         h("span", { class: `tag status ${player.status}` }, statusLabel(player.status)),
         player.status === "open"
           ? h(
@@ -665,6 +672,13 @@ function render() {
         : null,
     });
     addReviewButtons(final, tableId, state.seat);
+    final.querySelector("#tournament-link")?.parentElement.remove(); // redrawn
+    if (state.table?.tournament) {
+      // A tournament's game: back to its page (standings, the next round's table).
+      final.append(
+        h("p", {}, h("a", { class: "button primary", id: "tournament-link", href: `/tournaments/${encodeURIComponent(state.table.tournament)}` }, t("tour.back"))),
+      );
+    }
   }
 
   const hintPanel = $("hint-panel");

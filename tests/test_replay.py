@@ -212,6 +212,7 @@ def test_finished_table_replay_every_perspective(server: Callable[..., TestClien
     assert c.get("/replay").status_code == 200 and c.get("/replay/abc").status_code == 200
 
 
+@pytest.mark.slow
 def test_secrecy_during_the_game_replay_and_analysis(server: Callable[..., TestClient]) -> None:
     """Checklist 9 for the review endpoints: at many points of running 3- and 4-seat games, each
     seat's replay equals the replay of a game where everything hidden from it was re-dealt;
@@ -321,6 +322,7 @@ def poll_analysis(c: TestClient, table: str, seat: int) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("level", [LEVEL, "expert:iters=8"])
+@pytest.mark.slow
 def test_analysis_runs_in_workers_is_stored_and_matches_the_cli(
     server: Callable[..., TestClient], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, level: str
 ) -> None:
@@ -404,6 +406,7 @@ def test_analysis_limits(server: Callable[..., TestClient], monkeypatch: pytest.
 # ---------------------------------------------------------------------- rematch
 
 
+@pytest.mark.slow
 def test_rematch_same_seats_new_deal_rotated_start(server: Callable[..., TestClient]) -> None:
     """ "Play again": one new table, bots at their seats, people back at theirs in one request each,
     a new deal with the start player rotated (R9); the old table's connections are told."""

@@ -31,8 +31,9 @@ from sqlalchemy import select
 
 from catsack.game import Game
 from catsack.server.accounts import Account, Accounts, seat_users_t
-from catsack.server.hub import TableError, iso_time, seat_names, setup_from_json
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json
 from catsack.server.ratings import Ratings
+from catsack.server.reputation import reputation
 from catsack.server.routes.access import expensive_read
 from catsack.server.routes.accounts import account_of, accounts_of, check_origin, join_as, ratings_of
 from catsack.server.routes.deps import Refused, hub_of
@@ -53,9 +54,9 @@ RECENT_GAMES = 20
 CACHED_SCORES = 20_000
 
 
-def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float | None] | None:
+def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float | None, list[bool]] | None:
     """A finished table's game rebuilt from the database (not loaded as a live table), its seat
-    names and when it ended; ``None`` if it is not there or not over."""
+    names, when it ended and which seats a bot took over; ``None`` if it is not there or not over."""
     loaded = store.load(table_id)
     if loaded is None:
         return None
@@ -65,7 +66,7 @@ def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float |
     game = Game(setup_from_json(row.seats, row.setup))
     for a in actions:
         game.play(a.move)
-    return game, seat_names(seats), row.finished
+    return game, seat_names(seats), row.finished, [s.replaced for s in seats]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,20 +117,27 @@ class _Played:
     seat: int
     private: bool
     finished: float | None
+    replaced: bool  # a bot took the seat over before the end
 
 
 def _played(store: Store, account: Account) -> list[_Played]:
     """The account's finished games, newest first (one query)."""
+    seat_row = (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
     q = (
-        select(seat_users_t.c.table_id, seat_users_t.c.seat, tables_t.c.options, tables_t.c.finished)
-        .select_from(seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id))
+        select(
+            seat_users_t.c.table_id, seat_users_t.c.seat, tables_t.c.options, tables_t.c.finished, seats_t.c.replaced
+        )
+        .select_from(seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id).join(seats_t, seat_row))
         .where(seat_users_t.c.user_id == account.id, tables_t.c.status == "over")
         .order_by(tables_t.c.created.desc())
         .limit(PROFILE_GAMES)
     )
     with store.engine.connect() as conn:
         rows = conn.execute(q).all()
-    return [_Played(r.table_id, int(r.seat), bool(json.loads(r.options).get("private")), r.finished) for r in rows]
+    return [
+        _Played(r.table_id, int(r.seat), bool(json.loads(r.options).get("private")), r.finished, bool(r.replaced))
+        for r in rows
+    ]
 
 
 def _sat_at(store: Store, viewer: Account, table_ids: list[str]) -> set[str]:
@@ -193,9 +201,11 @@ def _profile(
         if outcome is None:
             continue
         scores = outcome.scores
+        # A seat abandoned to a bot earns nothing of what the bot did (issue 30): no win.
+        winners = () if g.replaced else outcome.winners
         played += 1
-        if g.seat in outcome.winners:
-            wins += 1.0 / len(outcome.winners)
+        if g.seat in winners:
+            wins += 1.0 / len(winners)
         score_sum += scores[g.seat]
         margin_sum += scores[g.seat] - sum(scores) / len(scores)
         if len(recent) < RECENT_GAMES and g.table_id not in hidden:
@@ -219,12 +229,15 @@ def _profile(
                 "players": names.get(g.table_id, []),
                 "score": o.scores[g.seat],
                 "margin": round(o.scores[g.seat] - sum(o.scores) / len(o.scores), 2),
-                "won": g.seat in o.winners,
+                "won": not g.replaced and g.seat in o.winners,
+                "abandoned": g.replaced,
                 "finished": iso_time(g.finished),
                 "replay": f"/replay/{g.table_id}",
             }
             for g, o in recent
         ],
+        # Games finished against games abandoned to a bot (issue 30, fair play).
+        "reputation": reputation(store.engine, account.id).as_dict(),
     }
 
 
@@ -269,6 +282,11 @@ class QuickPlay(BaseModel):
     name: str | None = Field(
         None, description=f"a guest's name (at most {NAME_MAX} characters); accounts play under theirs"
     )
+    bots: str | None = Field(
+        None,
+        description="start at once: a new table whose other seats this bot level takes "
+        f"({', '.join(BOT_LEVELS)}); without it, the first open public table or a new one that waits for people",
+    )
 
     @field_validator("name")
     @classmethod
@@ -286,6 +304,20 @@ async def quickplay(
         check_origin(request)
     name = account.name if account is not None else (body.name or "Guest")
     hub = hub_of(request)
+    if body.bots is not None:  # no waiting: the player's seat and bots everywhere else
+        if body.bots not in SEATABLE_BOTS:
+            raise TableError("bad_request", f"unknown bot {body.bots!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+        started = await hub.create(
+            body.seats,
+            {seat: body.bots for seat in range(1, body.seats)},
+            name="Quick play",
+            money_visible=False,
+            turn_seconds=None,
+            hints=False,
+            extra_options={"host_seat": 0, "private": True},  # nobody else can sit: not in the lobby's list
+        )
+        seat, token = await join_as(request, started, name, None, account)
+        return Joined(table=started.id, seat=seat, token=token)
     rows = await asyncio.to_thread(hub.store.list_tables, "open", 200)
     for row, _seats in reversed(rows):  # oldest first: they have waited longest
         if row.seats != body.seats or row.options.get("private") or (row.options.get("rated") and account is None):

@@ -30,6 +30,13 @@ export function botLevelName(spec) {
   return t(`bot.${spec}`);
 }
 
+/** A player of a finished game as its table showed it: the server's lists name bots by spec and seat
+ * ("heuristic 2"), people read the level's friendly name ("Simple bot 2"). */
+export function playerName(name) {
+  const found = /^(\S+) ([1-5])$/.exec(name);
+  return found && BOT_SPECS.includes(found[1]) ? t("bot.named", { level: botLevelName(found[1]), n: Number(found[2]) }) : name;
+}
+
 /** Display names by seat, from the players list (seat numbers shown 1-based); bots get friendly
  * names with their seat number ("Strong bot 2"), their spec goes in a tooltip (seatTitles). */
 export function seatNames(players, seats) {
@@ -137,6 +144,7 @@ function seatPanel(view, seat, player, names, titles, { isMe }) {
       "header",
       { class: "seat-head" },
       h("span", { class: "seat-name", title: titles[seat] }, names[seat]),
+      player?.guest ? h("span", { class: "tag guest", title: t("seat.guestTitle") }, t("seat.guest")) : null,
       isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
       h("span", { class: `tag status ${status}` }, statusLabel(status)),
       view.start === seat ? h("span", { class: "tag start", title: t("help.start") }, t("seat.starts")) : null,

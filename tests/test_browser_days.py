@@ -96,7 +96,7 @@ def test_a_turn_based_game_of_two_accounts_survives_a_restart_with_turn_mails(
         page = ann.page
         page.goto(srv.base + "/")
         page.wait_for_selector("#seat-setup select")
-        page.wait_for_function("document.body.dataset.account === 'signed-in'")
+        page.wait_for_function("() => document.body.dataset.account === 'signed-in'")
         page.check('input[name="seats"][value="3"]')
         page.select_option("#seat-1", "human")
         page.select_option("#seat-2", "random")
@@ -188,14 +188,14 @@ def test_a_challenge_accepted_from_my_games(
     game.locator(".play-button").click()
     bp.wait_for_url("**/t/*")
     bp.wait_for_selector("#game:not([hidden])")
-    bp.wait_for_function("document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
+    bp.wait_for_function("() => document.body.dataset.version !== undefined && document.body.dataset.version !== ''")
     # Bea sits at seat 2 under her account (the seat was taken over on this device).
     seat = bp.evaluate("JSON.parse(localStorage.getItem('catsack:seat:' + location.pathname.split('/').pop())).seat")
     assert seat == 1
     page.goto(ann.base + "/games")
     expect(page.locator(".game-item").first).to_be_visible(timeout=WAIT_MS)
     bp.goto(bea.base + "/friends")
-    bp.wait_for_function("Number(document.body.dataset.loaded ?? 0) > 0")
+    bp.wait_for_function("() => Number(document.body.dataset.loaded ?? 0) > 0")
     assert_all_german(bp, name_words(names), "friends")
 
 
@@ -254,9 +254,9 @@ def test_installable_with_a_service_worker_and_the_rules_offline(people: Callabl
     assert [e["errorId"] for e in errors if e["errorId"] != "in-incognito"] == [], errors
     # The worker controls the page once it is reloaded; then the network goes away.
     page.reload()
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     page.wait_for_function(
-        "caches.open('catsack-v1').then((c) => c.match('/rules?lang=de')).then((r) => r !== undefined)"
+        "() => caches.open('catsack-v1').then((c) => c.match('/rules?lang=de')).then((r) => r !== undefined)"
     )
     player.context.set_offline(True)
     page.goto(player.base + "/rules?lang=de")

@@ -105,14 +105,14 @@ def test_quick_play_waits_visibly_and_the_host_starts_with_bots(
     page.check('input[name="seats"][value="3"]')
     page.click("#quick-play")
     page.wait_for_url("**/t/*")
-    page.wait_for_function("document.body.dataset.tableStatus === 'open'")
+    page.wait_for_function("() => document.body.dataset.tableStatus === 'open'")
     assert page.is_visible("#waiting") and page.is_visible("#fill-button")
     for started in ("#round-badge", "#board", "#hand", "#bid-form"):
         assert not page.is_visible(started), started
     page.screenshot(path=str(artifacts / "quick-play-waiting.png"))
     page.select_option("#fill-level", "random")
     page.click("#fill-button")
-    page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+    page.wait_for_function("() => document.body.dataset.tableStatus === 'playing'")
     assert not page.is_visible("#waiting") and page.is_visible("#board") and page.is_visible("#round-badge")
     assert ann.wait_turn_or_end()
     assert ann.errors == []
@@ -127,7 +127,7 @@ def test_quick_play_with_bots_starts_at_once(people: Callable[..., Player]) -> N
     page.fill("#your-name", "Ann")
     page.click("#quick-bots")
     page.wait_for_url("**/t/*")
-    page.wait_for_function("document.body.dataset.tableStatus === 'playing'")
+    page.wait_for_function("() => document.body.dataset.tableStatus === 'playing'")
     assert not page.is_visible("#waiting")
     assert ann.wait_turn_or_end()
     assert ann.errors == []
@@ -206,8 +206,8 @@ def test_the_hint_panel_opens_in_view_at_1366(people: Callable[..., Player], art
     page.click("#hint-button")
     page.wait_for_selector("#hint-panel:not([hidden])", timeout=60_000)
     page.wait_for_function(
-        "(() => { const r = document.getElementById('hint-panel').getBoundingClientRect();"
-        " return r.top >= 0 && r.bottom <= window.innerHeight + 1; })()"
+        "() => { const r = document.getElementById('hint-panel').getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= window.innerHeight + 1; }"
     )
     page.screenshot(path=str(artifacts / "hint-1366.png"))
 
@@ -222,7 +222,7 @@ def test_end_screen_names_no_pending_high_bid_and_bots_read_friendly(
     page = people(viewport={"width": 1280, "height": 900}).page
     page.goto(f"{server}/t/{table}")
     page.click("#watch-button")
-    page.wait_for_function("document.body.dataset.phase === 'over'")
+    page.wait_for_function("() => document.body.dataset.phase === 'over'")
     assert page.inner_text("#high-bid").strip() == "–"
     named = page.evaluate(
         """async () => {

@@ -82,7 +82,7 @@ def test_swiss_tournament_of_four_rounds(person: Callable[..., Player], artifact
     register(ben, names[1])
     page = ann.page
     page.goto(ann.base + "/tournaments")
-    page.wait_for_function("document.body.dataset.ready === 'yes'")
+    page.wait_for_function("() => document.body.dataset.ready === 'yes'")
     page.fill("#t-name", "Friday Swiss")
     page.select_option("#t-seats", "3")
     page.fill("#t-rounds", "4")
@@ -104,7 +104,7 @@ def test_swiss_tournament_of_four_rounds(person: Callable[..., Player], artifact
         for p in (ann, ben):
             if not p.page.url.endswith(tid):
                 p.page.goto(url)
-            p.page.wait_for_function(f"document.body.dataset.round === '{round_no}'", timeout=WAIT_MS)
+            p.page.wait_for_function(f"() => document.body.dataset.round === '{round_no}'", timeout=WAIT_MS)
             expect(p.page.locator("#play")).to_be_visible(timeout=WAIT_MS)
             if round_no == 1 and p is ann:
                 expect(p.page.locator("#tables li")).to_have_count(2)  # 5 entries at 3 seats: one filler bot
@@ -113,12 +113,12 @@ def test_swiss_tournament_of_four_rounds(person: Callable[..., Player], artifact
             p.page.click("#play")
             p.page.wait_for_url("**/t/*")
             p.page.wait_for_function(
-                "document.body.dataset.version !== undefined && document.body.dataset.version !== ''"
+                "() => document.body.dataset.version !== undefined && document.body.dataset.version !== ''"
             )
         play_all([ann, ben])
         expect(ben.page.locator("#tournament-link")).to_have_attribute("href", f"/tournaments/{tid}")
     page.goto(url)
-    page.wait_for_function("document.body.dataset.status === 'finished'", timeout=WAIT_MS)
+    page.wait_for_function("() => document.body.dataset.status === 'finished'", timeout=WAIT_MS)
     page.screenshot(path=str(artifacts / "tournament-finished.png"), full_page=True)
     details = get_json(ann, f"/api/tournaments/{tid}")
     assert details["round"] == 4 and all(len(r["rounds"]) == 4 for r in details["standings"])
@@ -144,7 +144,7 @@ def test_swiss_tournament_of_four_rounds(person: Callable[..., Player], artifact
     expect(page.locator("body")).to_be_visible()
     # Each player's results by round are on the page (in the row's details).
     page.goto(url)
-    page.wait_for_function("document.body.dataset.ready === 'yes'")
+    page.wait_for_function("() => document.body.dataset.ready === 'yes'")
     page.locator("#standings tr").first.locator("summary").click()
     expect(page.locator("#standings tr").first.locator("li")).to_have_count(4)
     page.set_viewport_size({"width": 390, "height": 844})
@@ -165,12 +165,12 @@ def test_tournament_pages_in_german(person: Callable[..., Player]) -> None:  # n
     assert created.ok, created.text()
     page = ann.page
     page.goto(ann.base + "/tournaments")
-    page.wait_for_function("document.body.dataset.ready === 'yes'")
+    page.wait_for_function("() => document.body.dataset.ready === 'yes'")
     # Names of tournaments other tests made on this server are names, not language.
     words = {"Anna", "x", "Freitag"}  # the account's name is Anna<digits>x<digits>
     assert_all_german(page, words | {"Friday", "Swiss"}, "tournament list")
     page.goto(ann.base + created.json()["url"])
-    page.wait_for_function("document.body.dataset.ready === 'yes'")
+    page.wait_for_function("() => document.body.dataset.ready === 'yes'")
     assert_all_german(page, words, "tournament page")
 
 

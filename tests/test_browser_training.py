@@ -62,10 +62,10 @@ def test_retry_a_mistake_of_your_own_game(people: Callable[..., Player], server:
 
     # The analysis of our seat, on the replay page; it links to the training page.
     page.goto(f"{server}/replay/{table}")
-    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     page.select_option("#analysis-seat", "0")
     page.click("#analysis-button")
-    page.wait_for_function("document.body.dataset.analysis === 'done'", timeout=WAIT_MS)
+    page.wait_for_function("() => document.body.dataset.analysis === 'done'", timeout=WAIT_MS)
     with urllib.request.urlopen(f"{server}/api/tables/{table}/analysis?seat=0", timeout=10) as answer:
         result = json.load(answer)["result"]
     wrong = [d for d in result["decisions"] if d["class"] in ("mistake", "blunder") and len(d["values"]) > 1]
@@ -74,10 +74,10 @@ def test_retry_a_mistake_of_your_own_game(people: Callable[..., Player], server:
 
     # The training page lists our mistakes; one opens as our seat saw it, with the analysed moves.
     page.wait_for_url("**/training?source=own*")
-    page.wait_for_function("document.body.dataset.loaded === 'yes'")
+    page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
     expect(page.locator("#train-list li")).to_have_count(len(wrong), timeout=WAIT_MS)
     page.locator("#train-list li button").first.click()
-    page.wait_for_function("document.body.dataset.position !== undefined")
+    page.wait_for_function("() => document.body.dataset.position !== undefined")
     expect(page.locator("#train-question")).to_have_text(CATALOGUES["en"]["train.question"])
     choices = page.locator("#train-choices button")
     assert choices.count() >= 2
@@ -91,7 +91,7 @@ def test_retry_a_mistake_of_your_own_game(people: Callable[..., Player], server:
     # Answer with the move played in the game (the mistake again): the verdict and its sentences.
     played = decision["played"]
     page.locator(f'#train-choices button[data-move="{played}"]').click()
-    page.wait_for_function("document.body.dataset.verdict !== undefined")
+    page.wait_for_function("() => document.body.dataset.verdict !== undefined")
     assert page.evaluate("document.body.dataset.verdict") == "missed"
     verdict = page.inner_text("#train-verdict")
     assert decision["sentences"]["en"][0] in verdict  # the analysis's own sentence, as on the replay page
@@ -101,20 +101,22 @@ def test_retry_a_mistake_of_your_own_game(people: Callable[..., Player], server:
 
     # The next attempt at it, with the best move: solved; the list counts the attempts.
     page.reload()
-    page.wait_for_function("document.body.dataset.loaded === 'yes' && document.body.dataset.position !== undefined")
+    page.wait_for_function(
+        "() => document.body.dataset.loaded === 'yes' && document.body.dataset.position !== undefined"
+    )
     page.locator(f'#train-choices button[data-move="{decision["best"]}"]').click()
-    page.wait_for_function("document.body.dataset.verdict === 'solved'")
+    page.wait_for_function("() => document.body.dataset.verdict === 'solved'")
     assert CATALOGUES["en"]["train.solvedBest"].split(":")[0] in page.inner_text("#train-verdict")
 
     # A phone, in German: the same position, its question and verdict in German.
     phone = people(viewport={"width": 390, "height": 844}, locale="de-DE")
     phone.page.on("pageerror", lambda exc: errors.append(str(exc)))
     phone.page.goto(f"{server}/training?source=pool#p={position}")
-    phone.page.wait_for_function("document.body.dataset.position !== undefined")
+    phone.page.wait_for_function("() => document.body.dataset.position !== undefined")
     de = CATALOGUES["de"]
     expect(phone.page.locator("#train-question")).to_have_text(de["train.question"])
     phone.page.locator(f'#train-choices button[data-move="{played}"]').click()
-    phone.page.wait_for_function("document.body.dataset.verdict === 'missed'")
+    phone.page.wait_for_function("() => document.body.dataset.verdict === 'missed'")
     assert decision["sentences"]["de"][0] in phone.page.inner_text("#train-verdict")
     width = phone.page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"the page is {width}px wide on a 390px phone"

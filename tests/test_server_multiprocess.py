@@ -392,10 +392,12 @@ def pg_leases(schema: str) -> dict[str, str]:
 
 async def bot_tables(a: ServerProc, b: ServerProc, schema: str, figures: dict[str, Any]) -> None:
     # Four tables of bots, two made on each process; both processes hold every one (a spectator on each).
-    ids = [
-        p.create_table(seats=3, bots={"0": "heuristic", "1": "random", "2": "heuristic"})["table"] for p in (a, b, a, b)
-    ]
-    watchers = [WsClient(p.ws_url, t, None, label=f"{t}@{n}") for t in ids for p, n in ((a, "A"), (b, "B"))]
+    makers = (a, b, a, b)
+    ids = [p.create_table(seats=3, bots={"0": "heuristic", "1": "random", "2": "heuristic"})["table"] for p in makers]
+    # The maker's spectator connects first: a process with players (or spectators) of a table keeps
+    # its lease when another process asks for it.
+    order = [((a, "A"), (b, "B")) if m is a else ((b, "B"), (a, "A")) for m in makers]
+    watchers = [WsClient(p.ws_url, t, None, label=f"{t}@{n}") for t, pair in zip(ids, order) for p, n in pair]
     for w in watchers:
         await w.connect()
     await asyncio.sleep(0.5)
@@ -436,30 +438,41 @@ def test_one_process_drives_each_table_of_bots(tmp_path: Path, pg_schema: tuple[
 
 async def take_over(a: ServerProc, b: ServerProc, schema: str, figures: dict[str, Any]) -> None:
     table = a.create_table(seats=4, bots={"0": "random", "1": "random", "2": "random", "3": "random"})["table"]
+    # A spectator on A (connected first: A keeps the lease it took when it made the table) and one on B.
+    watch_a = WsClient(a.ws_url, table, None, label="watch@A")
+    await watch_a.connect()
     watch = WsClient(b.ws_url, table, None, label="watch@B")
     await watch.connect()
     await watch.wait_version(8, timeout=20)
-    assert pg_leases(schema)[table] != "", "A, which made the table, holds its lease"
     holder_before = pg_leases(schema)[table]
     await asyncio.to_thread(a.kill9)
     killed_at = watch.version
     t_kill = time.monotonic()
     await watch.wait_version(killed_at + 1, timeout=20)
     figures["silence_after_kill_s"] = round(time.monotonic() - t_kill, 2)
+    # The stall as players see it: the longest time between two moves in a row, kill included.
+    times = [t for t, _ in watch.arrivals]
+    figures["longest_gap_s"] = round(max(y - x for x, y in zip(times, times[1:], strict=False)), 2)
     await watch.wait(lambda: watch.latest is not None and watch.latest["table_status"] == "over", 90)
-    assert pg_leases(schema).get(table, holder_before) != holder_before or watch.latest is not None
+    assert pg_leases(schema).get(table) != holder_before, "B did not take the lease over"
     versions = pg_versions(schema, table)
     assert contiguous(versions) and len(versions) == watch.version, versions
     figures.update(moves=len(versions), moved_by_b=len(versions) - killed_at)
-    await watch.close()
+    for w in (watch_a, watch):
+        await w.close()
 
 
 def test_a_dead_holders_tables_are_taken_over(tmp_path: Path, pg_schema: tuple[str, str], redis_url: str) -> None:
-    """Issue 16, defect 4: ``kill -9`` of the process driving a table of bots; the other process takes
-    the lease once it runs out (1.5 s here) and plays the game to its end, one move per version."""
+    """Issue 16, defect 4, and issue 29 (fail-over): ``kill -9`` of the process driving a table of bots;
+    the other process sees its heartbeat run out (``CATSACK_LEASE_SECONDS``, 2 s by default), adopts
+    the table and plays the game to its end, one move per version. Measured here (default lease,
+    bot delay 0.1 s): the table stood still for about 2.0 to 2.6 s after the kill (it was 13.8 s with
+    the old 15 s per-table lease)."""
     db_url, schema = pg_schema
-    a = ServerProc(tmp_path, lease_env(db_url, redis_url, CATSACK_BOT_DELAY="0.1"), name="A")
-    b = ServerProc(tmp_path, lease_env(db_url, redis_url, CATSACK_BOT_DELAY="0.1"), name="B")
+    env = server_env(db_url, redis_url, 0.3)
+    env["CATSACK_BOT_DELAY"] = "0.1"
+    a = ServerProc(tmp_path, env, name="A")
+    b = ServerProc(tmp_path, env, name="B")
     figures: dict[str, Any] = {}
     try:
         asyncio.run(run_pair(a, b, lambda: take_over(a, b, schema, figures)))
@@ -467,7 +480,8 @@ def test_a_dead_holders_tables_are_taken_over(tmp_path: Path, pg_schema: tuple[s
     finally:
         print(f"\ntake-over after kill -9: {figures}")
     assert figures["moved_by_b"] > 0
-    assert figures["silence_after_kill_s"] < 6.0, "the lease (1.5 s) should be taken over within a few seconds"
+    # A bound on a failure only (the figure itself is printed and measured by bench/server_failover.py).
+    assert figures["silence_after_kill_s"] < 10.0
 
 
 # ---------------------------------------------------------------------- seat changes across processes (checklist 20)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import random
 import re
 import shutil
@@ -397,7 +398,9 @@ async def bot_tables(a: ServerProc, b: ServerProc, schema: str, figures: dict[st
     # The maker's spectator connects first: a process with players (or spectators) of a table keeps
     # its lease when another process asks for it.
     order = [((a, "A"), (b, "B")) if m is a else ((b, "B"), (a, "A")) for m in makers]
-    watchers = [WsClient(p.ws_url, t, None, label=f"{t}@{n}") for t, pair in zip(ids, order) for p, n in pair]
+    watchers = [
+        WsClient(p.ws_url, t, None, label=f"{t}@{n}") for t, pair in zip(ids, order, strict=True) for p, n in pair
+    ]
     for w in watchers:
         await w.connect()
     await asyncio.sleep(0.5)
@@ -452,7 +455,7 @@ async def take_over(a: ServerProc, b: ServerProc, schema: str, figures: dict[str
     figures["silence_after_kill_s"] = round(time.monotonic() - t_kill, 2)
     # The stall as players see it: the longest time between two moves in a row, kill included.
     times = [t for t, _ in watch.arrivals]
-    figures["longest_gap_s"] = round(max(y - x for x, y in zip(times, times[1:], strict=False)), 2)
+    figures["longest_gap_s"] = round(max(y - x for x, y in itertools.pairwise(times)), 2)
     await watch.wait(lambda: watch.latest is not None and watch.latest["table_status"] == "over", 90)
     assert pg_leases(schema).get(table) != holder_before, "B did not take the lease over"
     versions = pg_versions(schema, table)

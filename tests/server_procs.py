@@ -287,13 +287,14 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
 
 
 def site_config(upstreams: list[int], https_port: int, http_port: int, cert: Path, key: Path) -> str:
-    """The repository's site file with this machine's ports and certificate: nothing else changes."""
+    """The repository's site file with this machine's ports and certificate: nothing else changes (both
+    upstream blocks, round robin and by table, list the same processes)."""
     text = SITE.read_text()
     servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in upstreams)
     text, n = re.subn(
         r"(?m)^    server 127\.0\.0\.1:\d+[^\n]*\n(?:    server 127\.0\.0\.1:\d+[^\n]*\n)*", servers, text
     )
-    assert n == 1, "the upstream block of deploy/nginx/catsack.conf changed shape"
+    assert n == 2, "the upstream blocks of deploy/nginx/catsack.conf (round robin, by table) changed shape"
     for pattern, new in [
         (r"(?m)^\s*listen \[::\]:\d+[^\n]*\n", ""),  # the test listens on IPv4 loopback only
         (r"listen 443 ssl", f"listen 127.0.0.1:{https_port} ssl"),

@@ -252,7 +252,7 @@ async def routed_tables(d: Deployment, figures: dict[str, Any]) -> None:
         await asyncio.sleep(0.05)
     assert driving() == want, (driving(), want)
     # A few moves on every table, each through its own process.
-    for table, cs in clients.items():
+    for cs in clients.values():
         for _ in range(6):
             st = cs[0].latest
             assert st is not None

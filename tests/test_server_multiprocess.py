@@ -587,3 +587,64 @@ def test_seat_changes_across_processes(tmp_path: Path, pg_schema: tuple[str, str
         asyncio.run(run_pair(a, b, lambda: seat_changes(a, b, schema, figures)))
     finally:
         print(f"\nseat changes across processes: {figures}")
+
+
+# ---------------------------------------------------------------------- presence across processes (issue 29, defect 4)
+
+
+def seat_status(p: ServerProc, table: str, seat: int) -> str:
+    return str(p.get_json(f"/api/tables/{table}")["players"][seat]["status"])
+
+
+async def hand_over(a: ServerProc, b: ServerProc, figures: dict[str, Any]) -> None:
+    import httpx
+
+    made = a.create_table(seats=3, player="Host", bots={"2": "random"}, name="host")
+    table, host = made["table"], made["token"]
+    bea = b.join(table, "Bea", 1)["token"]
+    host_a = WsClient(a.ws_url, table, host, label="Host@A")
+    bea_b = WsClient(b.ws_url, table, bea, label="Bea@B")  # Bea is connected to B only
+    await host_a.connect()
+    await bea_b.connect()
+    # Both processes list Bea's seat as connected (A learns it from B, not from a connection of its own).
+    await until(lambda: seat_status(a, table, 1) == "connected", 10, "A to list Bea as connected")
+    assert seat_status(b, table, 1) == "connected"
+
+    # ... and so do A's frames to the host (a players frame, or the seat list of a state frame).
+    def shown_connected() -> bool:
+        lists = [f["players"] for f in host_a.frames if f.get("type") in ("players", "state")]
+        return bool(lists) and lists[-1][1]["status"] == "connected"
+
+    await host_a.wait(shown_connected, 10)
+    url = f"/api/tables/{table}/seats/1/bot"
+    auth = {"Authorization": f"Bearer {host}"}
+    for p in (a, b):  # asked on either process, the answer is the same: she is there
+        r = httpx.post(p.url + url, headers=auth, timeout=10)
+        assert r.status_code == 409 and r.json()["code"] == "seat_connected", (p.name, r.status_code, r.text)
+    # Once she is gone (from B), A sees it too, and the host may hand her seat to a bot.
+    await bea_b.close()
+    await until(lambda: seat_status(a, table, 1) == "away", 10, "A to list Bea as away")
+    r = httpx.post(a.url + url, headers=auth, timeout=10)
+    assert r.status_code == 204, r.text
+    await until(lambda: seat_kinds(b, table)[1] == ("bot", True), 10, "B to show Bea's seat taken by a bot")
+    figures["statuses_agreed"] = True
+    await host_a.close()
+
+
+def test_a_seat_connected_to_another_process_is_not_handed_to_a_bot(
+    tmp_path: Path, pg_schema: tuple[str, str], redis_url: str
+) -> None:
+    """Issue 29, defect 4: a player connected to process B only; the host asks process A to hand her
+    seat to a bot. A lists her seat as connected (shared presence: B tells the others when a seat's
+    first connection opens and its last one closes) and refuses with 409 ``seat_connected``, as one
+    process does; once she has left B, A lists her as away and the hand-over works."""
+    db_url, _schema = pg_schema
+    env = lease_env(db_url, redis_url)
+    a = ServerProc(tmp_path, env, name="A")
+    b = ServerProc(tmp_path, env, name="B")
+    figures: dict[str, Any] = {}
+    try:
+        asyncio.run(run_pair(a, b, lambda: hand_over(a, b, figures)))
+    finally:
+        print(f"\nhand-over across processes: {figures}")
+    assert figures.get("statuses_agreed")

@@ -718,6 +718,8 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
             # Every generator connection comes from 127.0.0.1: lift the per-address caps (connections,
             # HTTP requests per second) that protect a public server.
             "CATSACK_MAX_CONNECTIONS_PER_ADDRESS": str(max(64, conns_wanted * 2 + 100)),
+            "CATSACK_MAX_PENDING_CONNECTIONS": str(max(256, conns_wanted + 100)),
+            "CATSACK_MAX_PENDING_PER_ADDRESS": str(max(16, conns_wanted + 100)),
             "CATSACK_HTTP_RATE_PER_SECOND": "1000000",
             "CATSACK_HTTP_RATE_BURST": "1000000",
             # Making 1,000 tables on a busy machine can take minutes before the seats connect: no seat

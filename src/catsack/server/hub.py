@@ -100,6 +100,9 @@ _THREAD_BOTS = ("ismcts", "expert")  # bots slow enough to think in a worker thr
 #: first connection opens or its last one closes.
 PRESENCE_REFRESH = 30.0
 PRESENCE_TTL = 3 * PRESENCE_REFRESH
+#: After a process starts driving a table, how long it sends every move out before it relies on the
+#: "want" answers of the processes with players there.
+ANNOUNCE_SECONDS = 5.0
 
 
 class Hub:
@@ -233,6 +236,11 @@ class Hub:
             if table.driver:
                 return
             table.driver = True
+            # Processes with players of this table learn who drives it now, and answer with "want";
+            # until they have, every move goes out.
+            table.announce_until = time.monotonic() + ANNOUNCE_SECONDS
+            if self.fanout is not None:
+                self.fanout.publish({"k": "driver", "t": table.id})
             if catch_up:
                 await self.catch_up(table)
             self._schedule(table)
@@ -263,6 +271,7 @@ class Hub:
         """The heartbeat thread saw processes whose heartbeat ran out: adopt their tables."""
         for table in self.tables.values():
             for origin in dead:
+                table.listeners.pop(origin, None)
                 if table.elsewhere_gone(origin):
                     table.players_changed()
         self._spawn(self._adopt(dead))
@@ -357,17 +366,36 @@ class Hub:
         elif kind == "p":
             if table.elsewhere_set(origin, msg.get("s"), bool(msg.get("on")), PRESENCE_TTL):
                 table.players_changed()
-        elif kind == "want":
+        elif kind == "want":  # players of this table are connected to ``origin``
             if table.driver:
+                table.listeners[origin] = time.monotonic() + PRESENCE_TTL
+                if self.fanout is not None:  # where we are: a move it missed meanwhile is read at once
+                    self.fanout.publish({"k": "at", "t": table.id, "v": table.version})
                 if table.conns:
                     table.wanted_by = origin  # handed over when the last player here leaves
                 else:
                     self._spawn(self._hand(table, origin))
+        elif kind == "unwant":
+            table.listeners.pop(origin, None)
+            if table.wanted_by == origin:
+                table.wanted_by = None
+        elif kind == "at":
+            version = msg.get("v")
+            if type(version) is int and version > table.version:
+                self._queue(table, msg)
+        elif kind == "driver":
+            if not table.driver and table.conns and self.fanout is not None:
+                self.fanout.publish({"k": "want", "t": table.id})
         elif kind == "handed" and msg.get("to") == self.process_id and not table.driver:
             self._spawn(self._drive(table))
 
     def _on_presence_all(self, msg: dict[str, Any]) -> None:
         origin = str(msg.get("o"))
+        until = time.monotonic() + PRESENCE_TTL
+        for table_id in msg.get("w") or ():  # tables it has players of: it still wants their moves
+            table = self.tables.get(table_id) if isinstance(table_id, str) else None
+            if table is not None and table.driver:
+                table.listeners[origin] = until
         for item in msg.get("seats") or ():
             if isinstance(item, list) and len(item) == 2:
                 table = self.tables.get(item[0]) if isinstance(item[0], str) else None
@@ -435,6 +463,8 @@ class Hub:
         spares a relaying process one write per table it loads."""
         table = self.tables.get(table_id)
         if table is not None:
+            if self.fanout is not None and not table.conns and not table.driver:
+                await self._refresh(table)
             return table
         if not isinstance(table_id, str) or not 1 <= len(table_id) <= 32:
             return None
@@ -454,6 +484,15 @@ class Hub:
         finally:
             del self._loading[table_id]
         return table
+
+    async def _refresh(self, table: LiveTable) -> None:
+        """Bring a copy that nothing keeps up to date (no connection here, driven elsewhere: its moves
+        are not sent here) to the database's state before it is shown."""
+        try:
+            async with table.lock:
+                await self.catch_up(table)
+        except Exception:  # the database is away: show what this process has
+            log.exception("refresh failed", extra={"fields": {"table": table.id}})
 
     async def _load(self, table_id: str, lease: bool) -> LiveTable | None:
         loaded = await asyncio.to_thread(self.store.load, table_id)
@@ -685,6 +724,10 @@ class Hub:
             # Another process asked for this table while players were here: they are gone now.
             self._spawn(self._hand(table, table.wanted_by))
             table.wanted_by = None
+        elif not table.conns and not table.driver and self.fanout is not None:
+            # Nobody here needs this table's moves any more: tell its driver, and let it go.
+            self.fanout.publish({"k": "unwant", "t": table.id})
+            self._forget(table)
 
     def _drop_seat_conns(self, table: LiveTable, seat: int) -> None:
         """The seat's token stopped working: tell its connections and turn them into spectators."""
@@ -775,9 +818,9 @@ class Hub:
         if self.metrics is not None:
             self.metrics.moves.labels(actor).inc()
         self._schedule(table)
-        # The move itself goes to the other processes (queued: nothing here waits for Redis); they
-        # play it on their copies without reading the database.
-        if self.fanout is not None:
+        # The move itself goes to the other processes that hold the table (queued: nothing here waits
+        # for Redis); they play it on their copies without reading the database.
+        if self.fanout is not None and self._heard(table):
             self.fanout.publish(
                 {
                     "k": "m",
@@ -804,6 +847,22 @@ class Hub:
         task = asyncio.ensure_future(coro)
         _background.add(task)
         task.add_done_callback(_background.discard)
+
+    def _heard(self, table: LiveTable) -> bool:
+        """Whether a move of ``table`` must go to the other processes: always from a process that
+        does not drive it (the driver must learn it); from the driver while another process has
+        players there, and for a while after it started driving. With routing by table
+        (docs/deploy.md) a table's players are all on its driver, and its moves cost Redis nothing."""
+        if not table.driver:
+            return True
+        now = time.monotonic()
+        if now < table.announce_until:
+            return True
+        for origin, until in list(table.listeners.items()):
+            if until > now:
+                return True
+            del table.listeners[origin]
+        return False
 
     async def _publish(self, table_id: str, version: int = -1) -> None:
         """Tell the other processes that ``table_id``'s seats changed (they read them). Moves go out
@@ -975,8 +1034,9 @@ class Hub:
             self._touched_all = now
             connected = {(t.id, c.seat) for t in self.tables.values() for c in t.conns if c.seat is not None}
             seats |= connected
-            if self.fanout is not None and connected:
-                self.fanout.publish({"k": "pa", "seats": sorted(connected)})
+            relayed = sorted(t.id for t in self.tables.values() if t.conns and not t.driver)
+            if self.fanout is not None and (connected or relayed):
+                self.fanout.publish({"k": "pa", "seats": sorted(connected), "w": relayed})
         if seats:
             await asyncio.to_thread(self.store.touch_seats, sorted(seats))
 

@@ -265,6 +265,11 @@ class LiveTable:
     inbox_task: asyncio.Task[None] | None = None
     #: The process that asked for this table's lease while players were connected here.
     wanted_by: str | None = None
+    #: Other processes with connections to this table (they asked for its moves): process id ->
+    #: time.monotonic() until which they count. The driving process publishes its moves only while
+    #: some process listens, or for a while after it started driving (``announce_until``).
+    listeners: dict[str, float] = field(default_factory=dict)
+    announce_until: float = 0.0
     #: Seats connected to other processes: seat -> {process id: time.monotonic() until which it counts}.
     elsewhere: dict[int, dict[str, float]] = field(default_factory=dict)
     _frames: dict[tuple[str, int | None], str] = field(default_factory=dict)

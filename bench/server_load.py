@@ -733,6 +733,8 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
     )
     if args.redis_url and args.processes > 1:
         env["CATSACK_REDIS_URL"] = args.redis_url
+        # A channel of this run's own: other servers on the same Redis (tests) do not reach it.
+        env["CATSACK_REDIS_CHANNEL"] = f"catsack:bench:{os.getpid()}:{time.monotonic_ns()}"
     if args.nginx:
         env["CATSACK_TRUSTED_PROXIES"] = "127.0.0.1"
 

@@ -45,9 +45,12 @@ _BATCH = 500
 class Fanout:
     """The Redis side of a server process: one queue of outgoing messages, one subscription."""
 
-    def __init__(self, url: str, origin: str, on_message: Callable[[dict[str, Any]], None]) -> None:
+    def __init__(
+        self, url: str, origin: str, on_message: Callable[[dict[str, Any]], None], channel: str = CHANNEL
+    ) -> None:
         import redis.asyncio as aioredis
 
+        self.channel = channel
         self.redis: Any = aioredis.from_url(url, socket_timeout=10.0, socket_connect_timeout=2.0)
         self.sub_redis: Any = aioredis.from_url(url, socket_connect_timeout=2.0)
         self.origin = origin
@@ -64,7 +67,7 @@ class Fanout:
     async def start(self) -> None:
         await self.redis.ping()
         self.pubsub = self.sub_redis.pubsub(ignore_subscribe_messages=True)
-        await self.pubsub.subscribe(CHANNEL)
+        await self.pubsub.subscribe(self.channel)
         self.tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._publisher())]
 
     async def stop(self) -> None:
@@ -101,7 +104,7 @@ class Fanout:
     async def _send(self, batch: list[bytes]) -> None:
         pipe = self.redis.pipeline(transaction=False)
         for data in batch:
-            pipe.publish(CHANNEL, data)
+            pipe.publish(self.channel, data)
         await pipe.execute()
 
     async def _publisher(self) -> None:
@@ -170,4 +173,4 @@ class Fanout:
                 log.warning("redis subscription lost; retrying")
                 await asyncio.sleep(1.0)
                 with contextlib.suppress(Exception):
-                    await self.pubsub.subscribe(CHANNEL)
+                    await self.pubsub.subscribe(self.channel)

@@ -100,6 +100,8 @@ _THREAD_BOTS = ("ismcts", "expert")  # bots slow enough to think in a worker thr
 #: first connection opens or its last one closes.
 PRESENCE_REFRESH = 30.0
 PRESENCE_TTL = 3 * PRESENCE_REFRESH
+#: The full lease sync runs every this many lease periods (``lease_seconds``).
+LEASE_SYNC_LEASES = 5
 #: After a process starts driving a table, how long it sends every move out before it relies on the
 #: "want" answers of the processes with players there.
 ANNOUNCE_SECONDS = 5.0
@@ -145,7 +147,7 @@ class Hub:
 
             # Subscribed before any table loads: a move committed elsewhere meanwhile is either in the
             # loaded log or in a message that follows it.
-            self.fanout = Fanout(s.redis_url, self.process_id, self._on_message)
+            self.fanout = Fanout(s.redis_url, self.process_id, self._on_message, s.redis_channel)
             await self.fanout.start()
             # Several processes: the tables of processes that died (or stopped) are adopted; those of
             # live processes stay theirs, and come here when their players do (hand-over, below).
@@ -164,7 +166,7 @@ class Hub:
             self.store,
             self.process_id,
             s.lease_seconds,
-            s.lease_seconds / 8.0,
+            s.lease_seconds / 6.0,
             asyncio.get_running_loop(),
             self._on_dead,
         )
@@ -246,18 +248,18 @@ class Hub:
             self._schedule(table)
 
     async def _lease_keeper(self) -> None:
-        """Tell the heartbeat thread the event loop is alive, and sync the leases every
-        ``lease_seconds`` (tables whose lease came free; leases lost to a process that thought
-        this one dead)."""
+        """Tell the heartbeat thread the event loop is alive, and sync the leases now and then
+        (tables whose lease came free; leases lost to a process that thought this one dead). Dead
+        processes are noticed by the heartbeat thread, not here: this can be slow and cheap."""
         s = self.settings
-        step = s.lease_seconds / 8.0
+        step = s.lease_seconds / 4.0
         synced = time.monotonic()
         while True:
             await asyncio.sleep(step)
             now = time.monotonic()
             if self.heartbeat is not None:
                 self.heartbeat.tick = now
-            if now - synced < s.lease_seconds:
+            if now - synced < LEASE_SYNC_LEASES * s.lease_seconds:
                 continue
             synced = now
             try:

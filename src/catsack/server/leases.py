@@ -14,10 +14,13 @@ its tables go to a live process.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 import time
 from collections.abc import Callable
+
+from sqlalchemy import Connection
 
 from catsack.server.store import Store
 
@@ -50,6 +53,7 @@ class Heartbeat:
         self.hung_after = max(hung_after, 3.0 * seconds)
         self.tick = time.monotonic()  # set by the event loop (Hub._lease_keeper): the loop is alive
         self.beats = 0
+        self._conn: Connection | None = None
         self._stop = threading.Event()
         self._failing = False
         self._thread = threading.Thread(target=self._run, name="catsack-heartbeat", daemon=True)
@@ -61,10 +65,22 @@ class Heartbeat:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join(timeout=5.0)
+        if self._conn is not None:
+            with contextlib.suppress(Exception):
+                self._conn.close()
+            self._conn = None
 
     def beat(self) -> list[str]:
         """One beat now: renew, and return the dead holders seen."""
-        dead = self.store.heartbeat(self.holder, self.seconds)
+        if self._conn is None:
+            self._conn = self.store.engine.connect()
+        try:
+            dead = self.store.heartbeat(self.holder, self.seconds, conn=self._conn)
+        except Exception:
+            conn, self._conn = self._conn, None  # a new connection next time (the database restarted?)
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise
         self.beats += 1
         return dead
 

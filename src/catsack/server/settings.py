@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///catsack.db"
     #: ``redis://host:port/0`` to fan updates out across several server processes.
     redis_url: str | None = None
+    #: The pub/sub channel of this deployment's processes: two deployments sharing one Redis server
+    #: (pub/sub channels are not separated by Redis database numbers) each need their own.
+    redis_channel: str = "catsack:tables"
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     #: Seconds a bot waits before it moves: the same for every move, never dependent on cards (R23).
@@ -101,7 +104,7 @@ class Settings(BaseSettings):
     ws_compression: bool = False
     #: Several processes (docs/deploy.md): one process drives each table's bots and timers, the holder
     #: of its lease in the database. A lease is valid while its holder's heartbeat (one row per process,
-    #: renewed every eighth of this many seconds) is; when a process dies, another takes its tables over
+    #: renewed every sixth of this many seconds) is; when a process dies, another takes its tables over
     #: within about this many seconds.
     lease_seconds: float = Field(default=2.0, gt=0.0)
     #: On start, bring an older database schema to the newest revision (Alembic). When false the

@@ -407,12 +407,22 @@ class Store:
         stmt = _upsert(self.engine.dialect.name, processes_t).values(holder=holder, expires=until)
         conn.execute(stmt.on_conflict_do_update(index_elements=[processes_t.c.holder], set_={"expires": until}))
 
-    def heartbeat(self, holder: str, seconds: float, now: float | None = None) -> list[str]:
+    def heartbeat(
+        self, holder: str, seconds: float, now: float | None = None, *, conn: Connection | None = None
+    ) -> list[str]:
         """Show that ``holder`` lives until ``now + seconds`` (one row, however many leases it holds);
-        the other holders whose heartbeat has run out (dead: their leases are free to adopt)."""
+        the other holders whose heartbeat has run out (dead: their leases are free to adopt).
+        ``conn``: a connection kept for the beats (no pool checkout and ping a few times a second)."""
         now = time.time() if now is None else now
-        with self.engine.begin() as conn:
-            self._beat(conn, holder, now + seconds)
+        if conn is None:
+            with self.engine.connect() as own:
+                return self.heartbeat(holder, seconds, now, conn=own)
+        with conn.begin():
+            renewed = conn.execute(
+                update(processes_t).where(processes_t.c.holder == holder).values(expires=now + seconds)
+            )
+            if renewed.rowcount != 1:
+                self._beat(conn, holder, now + seconds)
             rows = conn.execute(
                 select(processes_t.c.holder).where(processes_t.c.expires < now, processes_t.c.holder != holder)
             )

@@ -10,6 +10,7 @@
   fail instead when ``CATSACK_REQUIRE_SERVICES=1``.
 - :func:`need_program`: the same for a program (nginx, openssl).
 - :func:`postgres_schema`: a fresh PostgreSQL schema and a URL whose search_path is it, dropped afterwards.
+- :func:`private_redis`: a Redis server of the test's own on a free port.
 
 Servers run with the current interpreter and environment (so ``PYTHONPATH`` reaches them) and with
 their working directory in the test's tmp_path: nothing is written into the repository.
@@ -24,6 +25,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -50,6 +52,7 @@ __all__ = [
     "need_program",
     "need_redis",
     "postgres_schema",
+    "private_redis",
     "services_required",
 ]
 
@@ -124,6 +127,47 @@ def postgres_schema() -> Iterator[tuple[str, str]]:
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@contextlib.contextmanager
+def private_redis(tmp_path: Path) -> Iterator[str]:
+    """A Redis server of our own on a free port (so a process subscribed there hears nobody else)."""
+    exe = shutil.which("redis-server")
+    if exe is None:
+        if services_required():
+            pytest.fail("redis-server is not installed, and CATSACK_REQUIRE_SERVICES=1 demands it")
+        pytest.skip("redis-server is not installed (needed to start a private Redis)")
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        end = time.monotonic() + 10
+        while True:
+            try:
+                _ping(url)
+                break
+            except Exception as exc:
+                if time.monotonic() > end:
+                    raise AssertionError(f"the private redis-server on port {port} does not answer: {exc}") from exc
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def _ping(url: str) -> None:
+    import redis
+
+    r = redis.Redis.from_url(url, socket_connect_timeout=1)
+    try:
+        r.ping()
+    finally:
+        r.close()
 
 
 def need_program(path: str, package: str) -> str:

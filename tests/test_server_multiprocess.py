@@ -24,13 +24,10 @@ PostgreSQL and Redis are needed: without them the tests skip, or fail if ``CATSA
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import random
 import re
-import shutil
 import statistics
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -41,12 +38,11 @@ import pytest
 from server_procs import (
     ServerProc,
     WsClient,
-    free_port,
     libpq_dsn,
     need_postgres,
     need_redis,
     postgres_schema,
-    services_required,
+    private_redis,
 )
 
 pytest.importorskip("fastapi", reason="the server extra (fastapi, uvicorn, sqlalchemy) is not installed")
@@ -247,47 +243,6 @@ def test_two_processes_share_tables_through_postgres_and_redis(
     finally:
         print(f"\ntwo processes on PostgreSQL + Redis: {figures}")
     assert figures["seat_races"] > 0
-
-
-@contextlib.contextmanager
-def private_redis(tmp_path: Path) -> Iterator[str]:
-    """A Redis server of our own on a free port (so a process subscribed there hears nobody else)."""
-    exe = shutil.which("redis-server")
-    if exe is None:
-        if services_required():
-            pytest.fail("redis-server is not installed, and CATSACK_REQUIRE_SERVICES=1 demands it")
-        pytest.skip("redis-server is not installed (needed to start a private Redis)")
-    port = free_port()
-    proc = subprocess.Popen(
-        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"redis://127.0.0.1:{port}/0"
-        end = time.monotonic() + 10
-        while True:
-            try:
-                _ping(url)
-                break
-            except Exception as exc:
-                if time.monotonic() > end:
-                    raise AssertionError(f"the private redis-server on port {port} does not answer: {exc}") from exc
-                time.sleep(0.05)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(5)
-
-
-def _ping(url: str) -> None:
-    import redis
-
-    r = redis.Redis.from_url(url, socket_connect_timeout=1)
-    try:
-        r.ping()
-    finally:
-        r.close()
 
 
 async def deaf_process(tmp_path: Path, db_url: str, redis_url: str, schema: str, figures: dict[str, Any]) -> None:

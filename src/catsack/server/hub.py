@@ -208,6 +208,9 @@ class Hub:
         reading what the last holder appended, unless they were ``fresh``ly loaded) and stop driving
         the ones lost (taken by a process that thought this one dead)."""
         tables = list(self.tables.values())  # tables loaded meanwhile keep what get() gave them
+        # A table whose driving changed while the database answered (a hand-over, a claim, an
+        # adoption) keeps what that change decided: the answer may predate it.
+        before = {t.id: t.driver for t in tables}
         want = [t.id for t in tables if not t.game.is_over]
         done = [t.id for t in tables if t.game.is_over and t.driver]
         # Leases held for tables no longer here at the end of the last sync (an eviction racing with
@@ -218,8 +221,8 @@ class Hub:
         )
         self._stray_leases = held - self.tables.keys()
         for table in tables:
-            if self.tables.get(table.id) is not table:
-                continue  # evicted meanwhile
+            if self.tables.get(table.id) is not table or table.driver != before[table.id]:
+                continue  # evicted, or its driving changed, meanwhile
             if table.id in held and not table.driver:
                 await self._drive(table, catch_up=not fresh)
                 if not fresh:

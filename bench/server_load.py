@@ -615,6 +615,16 @@ class ServerProc:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def health(self) -> dict[str, Any]:
+        """The process's /health: the tables it holds and drives."""
+        import httpx
+
+        try:
+            out: dict[str, Any] = httpx.get(f"{self.base}/health", timeout=10.0).json()
+        except (httpx.HTTPError, ValueError) as exc:
+            return {"error": type(exc).__name__}
+        return {k: out.get(k) for k in ("tables", "driving")}
+
     def wait_ready(self, timeout: float) -> None:
         import httpx
 
@@ -825,6 +835,7 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
     mach1 = machine_cpu()
     window = args.seconds
     rss_end = sum_rss(pids)
+    held = [server.health() for server in servers]  # how the tables spread over the processes
     load1 = os.getloadavg()
 
     results = [json.loads(w.expect("RESULT", 120.0)) for w in workers]
@@ -893,6 +904,7 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
         "generator_cpus": args.generator_cpus,
         "ws_path": args.ws_path,
         "server_cpu_percent_each": [round(100.0 * (b - a) / window, 1) for a, b in zip(cpu_s0, cpu_s1, strict=True)],
+        "server_tables_each": held,
         "nginx_cpu_percent": round(100.0 * (nginx_cpu1 - nginx_cpu0) / window, 1) if nginx_pids else None,
         "generator_cpu_percent": [round(100.0 * (b - a) / window, 1) for a, b in zip(gen_cpu0, gen_cpu1, strict=True)],
         "generator_loop_lag_ms": {"p99": _r(percentile(lag, 99)), "max": _r(percentile(lag, 100))},

@@ -265,6 +265,11 @@ async def routed_tables(d: Deployment, figures: dict[str, Any]) -> None:
                 await c.wait_version(st["version"] + 1)
         for c in cs:
             await c.close()
+    # Either process, asked directly, shows every table as it is (the one not routed to reads it again).
+    for table, cs in clients.items():
+        assert cs[0].latest is not None
+        for p in (d.a, d.b):
+            assert p.get_json(f"/api/tables/{table}")["version"] == cs[0].latest["version"], (table, p.name)
     figures.update(
         tables=len(routed),
         routed_to=want,

@@ -468,7 +468,9 @@ class Hub:
         spares a relaying process one write per table it loads."""
         table = self.tables.get(table_id)
         if table is not None:
-            if self.fanout is not None and not table.conns and not table.driver:
+            if self.fanout is not None and not table.conns and not table.driver and table.status == "playing":
+                # Moves go only to the processes with players there; seat changes go everywhere (and
+                # drop such a copy), so only a game in play can be behind.
                 await self._refresh(table)
             return table
         if not isinstance(table_id, str) or not 1 <= len(table_id) <= 32:

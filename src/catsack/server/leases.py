@@ -73,7 +73,7 @@ class Heartbeat:
     def beat(self) -> list[str]:
         """One beat now: renew, and return the dead holders seen."""
         if self._conn is None:
-            self._conn = self.store.engine.connect()
+            self._conn = self.store.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         try:
             dead = self.store.heartbeat(self.holder, self.seconds, conn=self._conn)
         except Exception:

@@ -40,6 +40,7 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
@@ -412,21 +413,22 @@ class Store:
     ) -> list[str]:
         """Show that ``holder`` lives until ``now + seconds`` (one row, however many leases it holds);
         the other holders whose heartbeat has run out (dead: their leases are free to adopt).
-        ``conn``: a connection kept for the beats (no pool checkout and ping a few times a second)."""
+        ``conn``: a connection kept for the beats, in autocommit mode (required): a beat is then one
+        statement and one round trip, a few times a second."""
         now = time.time() if now is None else now
         if conn is None:
             with self.engine.connect() as own:
-                return self.heartbeat(holder, seconds, now, conn=own)
-        with conn.begin():
-            renewed = conn.execute(
-                update(processes_t).where(processes_t.c.holder == holder).values(expires=now + seconds)
-            )
-            if renewed.rowcount != 1:
-                self._beat(conn, holder, now + seconds)
-            rows = conn.execute(
-                select(processes_t.c.holder).where(processes_t.c.expires < now, processes_t.c.holder != holder)
-            )
-            return sorted(r.holder for r in rows)
+                return self.heartbeat(holder, seconds, now, conn=own.execution_options(isolation_level="AUTOCOMMIT"))
+        mine = processes_t.c.holder == holder
+        rows = conn.execute(
+            update(processes_t)
+            .where(mine | (processes_t.c.expires < now))
+            .values(expires=case((mine, now + seconds), else_=processes_t.c.expires))
+            .returning(processes_t.c.holder)
+        ).all()
+        if not any(r.holder == holder for r in rows):  # the first beat
+            self._beat(conn, holder, now + seconds)
+        return sorted(r.holder for r in rows if r.holder != holder)
 
     def retire(self, holder: str) -> None:
         """``holder`` stops: its heartbeat ends now, so the other processes adopt its leases at once."""

@@ -27,17 +27,22 @@ failures and protocol errors are counted and shown.
     .venv/bin/python bench/server_load.py              # the target: 1,000 tables, 30 s
     .venv/bin/python bench/server_load.py --tables 200 --rate 2 --workers 2 --json
 
-Several processes as deployed (issue 16, docs/deploy.md): ``--nginx`` starts ``--processes``
+Several processes as deployed (issues 16 and 29, docs/deploy.md): ``--nginx`` starts ``--processes``
 (default 2) servers on PostgreSQL and Redis behind Debian's nginx with the repository's site file
-(TLS, round robin; the generators connect with wss://), and reports their CPU (each and nginx's)
-and their RSS together:
+(TLS, routing by table; the generators connect with wss:// to ``/ws/{table}`` like the browser
+client, or to ``/ws`` with ``--ws-path plain``), and reports their CPU (each and nginx's), their CPU
+per acknowledged move and their RSS together. Each run gets a fresh database (a new PostgreSQL
+schema, dropped afterwards) and, with several processes, a Redis channel of its own.
+``--server-cpus 0/1 --generator-cpus 1`` pins them with taskset; ``--compare PAIRS`` runs one
+process and then ``--processes`` back to back at the same offered load and compares their CPU per
+move (the figures are in docs/deploy.md, *Measured*):
 
-    .venv/bin/python bench/server_load.py --nginx --no-compression --workers 2 \
-        --database-url 'postgresql+psycopg://postgres@127.0.0.1/test?options=-csearch_path%3Dbench' \
+    .venv/bin/python bench/server_load.py --nginx --compare 3 --tables 100 --rate 1 --no-compression \
+        --server-cpus 0/1 --generator-cpus 1 --database-url postgresql+psycopg://postgres@127.0.0.1/test \
         --redis-url redis://127.0.0.1:6379/0
 
-Measured (2026-11-23, the project's 2-core machine shared with seven other agents' jobs, load
-average 10-14 during the run; ``--nginx --tables 1000 --rate 1 --seconds 30 --warmup 5 --workers 2
+Measured before routing by table (2026-11-23, the project's 2-core machine shared with other heavy
+jobs, load average 10-14 during the run; ``--nginx --tables 1000 --rate 1 --seconds 30 --warmup 5 --workers 2
 --no-compression --http-concurrency 32 --connect-concurrency 100``): 1,000 tables / 5,000 wss://
 connections made without errors (setup 116 s, connections 25 s), but only 202 of the 1,000 offered
 actions/s went out (the generators waited for a CPU: loop lag p99 238 ms) and p50/p99 action-to-

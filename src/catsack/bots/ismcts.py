@@ -77,7 +77,7 @@ from catsack.game import Game
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.view import View
 
-__all__ = ["LEVELS", "ISMCTSBot", "RootStats", "search"]
+__all__ = ["LEVELS", "ISMCTSBot", "RootStats", "placement_weights", "search", "tree_bids"]
 
 LEVELS: dict[str, int] = {"easy": 150, "normal": 600, "strong": 3500}
 RAISES = (1, 2, 4, 7)  # raises over the high bid the tree considers (plus all-in and pass)
@@ -97,13 +97,14 @@ MAX_TRIES = 12  # rejection-sampling attempts per iteration before taking an unw
 class _Node:
     """A tree node; children are kept in a list aligned with ``acts`` (no hashing on the hot path)."""
 
-    __slots__ = ("acts", "hidden", "kids", "margin", "n", "player", "reward", "tried")
+    __slots__ = ("acts", "hidden", "kids", "margin", "n", "player", "reward", "square", "tried")
 
     def __init__(self, player: int) -> None:
         self.player = player  # who made the move leading here
         self.n = 0
         self.reward = 0.0
         self.margin = 0.0
+        self.square = 0.0  # sum of squared margins: kept for the root's children only (their noise)
         self.acts: tuple[Move, ...] = ()  # the moves considered here, fixed at the first visit
         self.kids: list[_Node | None] = []  # kids[i]: the child for acts[i], once tried
         self.tried = 0  # how many of kids are not None
@@ -120,6 +121,9 @@ class RootStats:
     margins: tuple[float, ...]  # mean score margin over the table average, in points
     iterations: int
     seconds: float
+    #: standard deviation of the margin over a move's iterations (points); its mean's standard error
+    #: is ``spreads[i] / sqrt(visits[i])``. Empty when the search kept no squares.
+    spreads: tuple[float, ...] = ()
 
     @property
     def best(self) -> Move:
@@ -138,10 +142,11 @@ class RootStats:
             margins=tuple(ch.margin / ch.n for _, ch in tried),
             iterations=iterations,
             seconds=seconds,
+            spreads=tuple(math.sqrt(max(0.0, ch.square / ch.n - (ch.margin / ch.n) ** 2)) for _, ch in tried),
         )
 
 
-def _tree_bids(legal: tuple[Move, ...], high: int, extra: int | None) -> tuple[Move, ...]:
+def tree_bids(legal: tuple[Move, ...], high: int, extra: int | None) -> tuple[Move, ...]:
     """The bid abstraction: a few raises, all-in, optionally one extra total, then pass."""
     if legal[0].kind != BID:
         return legal
@@ -153,7 +158,7 @@ def _tree_bids(legal: tuple[Move, ...], high: int, extra: int | None) -> tuple[M
     return (*(BIDS[t] for t in sorted(totals)), PASS_MOVE)
 
 
-def _weights_for(money: tuple[int, ...], p: int) -> tuple[float, ...]:
+def placement_weights(money: tuple[int, ...], p: int) -> tuple[float, ...]:
     """The placement weights of seat ``p`` under the opponent model (the heuristic's buy rule)."""
     richest = max(m for j, m in enumerate(money) if j != p)
     mine = money[p]
@@ -167,7 +172,7 @@ def _model_place(g: Game, rand: Callable[[], float]) -> Move:
         return ms[0]
     s = g.to_move
     assert s is not None
-    w = _weights_for(g.money, s)
+    w = placement_weights(g.money, s)
     total = 0.0
     for m in ms:
         total += w[m.arg]
@@ -273,7 +278,7 @@ def search(
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
-    root_moves = _tree_bids(view.legal, view.high_bid, extra)
+    root_moves = tree_bids(view.legal, view.high_bid, extra)
     asked = tuple(consider)
     wanted = [m for m in asked if m in view.legal and m not in root_moves]
     if wanted:  # analysis: also value the move actually played
@@ -294,7 +299,7 @@ def search(
     money = tuple(seat_money(view))
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
-            w = _weights_for(money, rc.owner)
+            w = placement_weights(money, rc.owner)
             hidden.append((pos, w, max(w)))
     rand = rng.random
     while True:
@@ -337,7 +342,7 @@ def search(
                     continue
             acts = node.acts
             if not acts:
-                acts = node.acts = _tree_bids(legal, g.high_bid, None)
+                acts = node.acts = tree_bids(legal, g.high_bid, None)
                 node.kids = [None] * len(acts)
             kids = node.kids
             if node.tried < len(acts):
@@ -355,6 +360,8 @@ def search(
         _rollout(g, rng, stop)
         rewards, margins = _rewards(g, to_the_end)
         root.n += 1
+        if len(path) > 1:
+            path[1].square += margins[path[1].player] ** 2
         for nd in path[1:]:
             nd.n += 1
             nd.reward += rewards[nd.player]

@@ -2,7 +2,7 @@
 holder lives (one write per process, not one per table) and a dead holder is noticed in seconds.
 
 Revision ID: 0005
-Revises: 0004
+Revises: 0007
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
-down_revision: str | None = "0004"
+down_revision: str | None = "0007"
 branch_labels = None
 depends_on = None
 

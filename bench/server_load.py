@@ -27,17 +27,22 @@ failures and protocol errors are counted and shown.
     .venv/bin/python bench/server_load.py              # the target: 1,000 tables, 30 s
     .venv/bin/python bench/server_load.py --tables 200 --rate 2 --workers 2 --json
 
-Several processes as deployed (issue 16, docs/deploy.md): ``--nginx`` starts ``--processes``
+Several processes as deployed (issues 16 and 29, docs/deploy.md): ``--nginx`` starts ``--processes``
 (default 2) servers on PostgreSQL and Redis behind Debian's nginx with the repository's site file
-(TLS, round robin; the generators connect with wss://), and reports their CPU (each and nginx's)
-and their RSS together:
+(TLS, routing by table; the generators connect with wss:// to ``/ws/{table}`` like the browser
+client, or to ``/ws`` with ``--ws-path plain``), and reports their CPU (each and nginx's), their CPU
+per acknowledged move and their RSS together. Each run gets a fresh database (a new PostgreSQL
+schema, dropped afterwards) and, with several processes, a Redis channel of its own.
+``--server-cpus 0/1 --generator-cpus 1`` pins them with taskset; ``--compare PAIRS`` runs one
+process and then ``--processes`` back to back at the same offered load and compares their CPU per
+move (the figures are in docs/deploy.md, *Measured*):
 
-    .venv/bin/python bench/server_load.py --nginx --no-compression --workers 2 \
-        --database-url 'postgresql+psycopg://postgres@127.0.0.1/test?options=-csearch_path%3Dbench' \
+    .venv/bin/python bench/server_load.py --nginx --compare 3 --tables 100 --rate 1 --no-compression \
+        --server-cpus 0/1 --generator-cpus 1 --database-url postgresql+psycopg://postgres@127.0.0.1/test \
         --redis-url redis://127.0.0.1:6379/0
 
-Measured (2026-11-23, the project's 2-core machine shared with seven other agents' jobs, load
-average 10-14 during the run; ``--nginx --tables 1000 --rate 1 --seconds 30 --warmup 5 --workers 2
+Measured before routing by table (2026-11-23, the project's 2-core machine shared with other heavy
+jobs, load average 10-14 during the run; ``--nginx --tables 1000 --rate 1 --seconds 30 --warmup 5 --workers 2
 --no-compression --http-concurrency 32 --connect-concurrency 100``): 1,000 tables / 5,000 wss://
 connections made without errors (setup 116 s, connections 25 s), but only 202 of the 1,000 offered
 actions/s went out (the generators waited for a CPU: loop lag p99 238 ms) and p50/p99 action-to-
@@ -165,6 +170,41 @@ def start_nginx(folder: Path, ports: list[int], connections: int) -> Any:
     return Nginx(folder / "nginx", ports, worker_connections=2 * connections + 1024).start()
 
 
+def pinned(cpus: str | None) -> list[str]:
+    """The ``taskset`` prefix that keeps a command (and every thread it starts) on ``cpus`` ("0", "1-3")."""
+    return [] if not cpus else ["taskset", "-c", cpus]
+
+
+def pin_running(pids: list[int], cpus: str | None) -> None:
+    """Move running processes (every thread) onto ``cpus``: nginx, started by its own helper."""
+    if cpus:
+        for pid in pids:
+            subprocess.run(["taskset", "-a", "-cp", cpus, str(pid)], check=True, capture_output=True)
+
+
+@contextlib.contextmanager
+def fresh_database(url: str | None, tmp: str) -> Any:
+    """A database of this run's own: a SQLite file in ``tmp``, or a new PostgreSQL schema on ``url``
+    (dropped afterwards). Servers load every unfinished table at start, so runs must not share one."""
+    if not url:
+        yield f"sqlite:///{tmp}/bench-{time.monotonic_ns()}.db"
+        return
+    if not url.startswith("postgresql"):
+        yield url
+        return
+    import psycopg
+
+    dsn = url.replace("postgresql+psycopg://", "postgresql://", 1).split("?", 1)[0]
+    schema = f"bench_{os.getpid()}_{time.monotonic_ns() % 10**9}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"CREATE SCHEMA {schema}")
+    try:
+        yield f"{dsn.replace('postgresql://', 'postgresql+psycopg://', 1)}?options=-csearch_path%3D{schema}"
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -252,6 +292,9 @@ class Worker:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.base: str = spec["base_url"]
         self.ws_url = self.base.replace("https://", "wss://", 1).replace("http://", "ws://", 1) + "/ws"
+        # "table": /ws/{table}, the URL the browser client uses (a proxy routes a table to one process);
+        # "plain": /ws, as clients from before table routing connect (any process).
+        self.by_table = spec.get("ws_path", "table") == "table"
         self.ssl: Any = None
         if self.ws_url.startswith("wss://"):  # nginx with the bench's self-signed certificate
             import ssl
@@ -318,7 +361,7 @@ class Worker:
             try:
                 async with self.connect_sem:
                     c.ws = await connect(
-                        self.ws_url,
+                        f"{self.ws_url}/{table.id}" if self.by_table else self.ws_url,
                         ssl=self.ssl,
                         compression=self.compression,
                         ping_interval=None,
@@ -495,6 +538,7 @@ class Worker:
         result = {
             "latencies_ms": self.latencies,
             "ack_latencies_ms": self.ack_latencies,
+            "acked_in_window": len(self.ack_latencies),
             "loop_lag_ms": self.loop_lag,
             "actions_sent": self.actions_sent,
             "actions_in_window": self.actions_in_window,
@@ -534,10 +578,10 @@ def worker_main(spec_path: str) -> None:
 class ServerProc:
     """``python -m catsack serve`` in its own session; stderr parsed for GC pauses and warnings."""
 
-    def __init__(self, port: int, env: dict[str, str]) -> None:
+    def __init__(self, port: int, env: dict[str, str], cpus: str | None = None) -> None:
         self.port = port
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            [*pinned(cpus), sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(port)],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -576,6 +620,16 @@ class ServerProc:
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def health(self) -> dict[str, Any]:
+        """The process's /health: the tables it holds and drives."""
+        import httpx
+
+        try:
+            out: dict[str, Any] = httpx.get(f"{self.base}/health", timeout=10.0).json()
+        except (httpx.HTTPError, ValueError) as exc:
+            return {"error": type(exc).__name__}
+        return {k: out.get(k) for k in ("tables", "driving")}
+
     def wait_ready(self, timeout: float) -> None:
         import httpx
 
@@ -600,9 +654,9 @@ class ServerProc:
 
 
 class WorkerProc:
-    def __init__(self, spec_path: Path) -> None:
+    def __init__(self, spec_path: Path, cpus: str | None = None) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, str(Path(__file__).resolve()), "--worker", str(spec_path)],
+            [*pinned(cpus), sys.executable, str(Path(__file__).resolve()), "--worker", str(spec_path)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -656,11 +710,22 @@ class WorkerProc:
 
 
 def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
-    conns_wanted = args.tables * SEATS
-    fd_soft = raise_fd_limit(conns_wanted * 2 + 1024)
     tmp = tempfile.mkdtemp(prefix="catsack-load-")
     cleanup.append(tmp)
-    db_url = args.database_url or f"sqlite:///{tmp}/bench.db"
+    with fresh_database(args.database_url, tmp) as db_url:
+        try:
+            return run_once(args, cleanup, tmp, db_url)
+        finally:  # stop this run's processes before its database goes
+            for item in reversed(cleanup):
+                if not isinstance(item, str):
+                    with contextlib.suppress(Exception):
+                        item.stop()
+            cleanup[:] = [x for x in cleanup if isinstance(x, str)]
+
+
+def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str) -> dict[str, Any]:
+    conns_wanted = args.tables * SEATS
+    fd_soft = raise_fd_limit(conns_wanted * 2 + 1024)
     env = dict(os.environ)
     env.update(
         {
@@ -668,6 +733,8 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
             # Every generator connection comes from 127.0.0.1: lift the per-address caps (connections,
             # HTTP requests per second) that protect a public server.
             "CATSACK_MAX_CONNECTIONS_PER_ADDRESS": str(max(64, conns_wanted * 2 + 100)),
+            "CATSACK_MAX_PENDING_CONNECTIONS": str(max(256, conns_wanted + 100)),
+            "CATSACK_MAX_PENDING_PER_ADDRESS": str(max(16, conns_wanted + 100)),
             "CATSACK_HTTP_RATE_PER_SECOND": "1000000",
             "CATSACK_HTTP_RATE_BURST": "1000000",
             # Making 1,000 tables on a busy machine can take minutes before the seats connect: no seat
@@ -679,8 +746,10 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
             "PYTHONUNBUFFERED": "1",
         }
     )
-    if args.redis_url:
+    if args.redis_url and args.processes > 1:
         env["CATSACK_REDIS_URL"] = args.redis_url
+        # A channel of this run's own: other servers on the same Redis (tests) do not reach it.
+        env["CATSACK_REDIS_CHANNEL"] = f"catsack:bench:{os.getpid()}:{time.monotonic_ns()}"
     if args.nginx:
         env["CATSACK_TRUSTED_PROXIES"] = "127.0.0.1"
 
@@ -693,7 +762,8 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
     for i in range(args.processes):  # one after the other: the first one creates the schema
         port = free_port()
         log(f"starting server {i + 1} of {args.processes} on port {port} ({_safe(db_url)}); open files {fd_soft}")
-        servers.append(ServerProc(port, env))
+        cpus = args.server_cpus[i % len(args.server_cpus)] if args.server_cpus else None
+        servers.append(ServerProc(port, env, cpus))
         cleanup.append(servers[-1])
         servers[-1].wait_ready(60.0)
     base = servers[0].base
@@ -701,6 +771,8 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
     if args.nginx:
         nginx = start_nginx(Path(tmp), [s.port for s in servers], conns_wanted)
         cleanup.append(nginx)
+        assert nginx.proc is not None
+        pin_running([nginx.proc.pid, *children(nginx.proc.pid)], args.generator_cpus)
         base = f"https://127.0.0.1:{nginx.port}"
         log(f"nginx on {base} round-robin to ports {', '.join(str(s.port) for s in servers)}")
     pids = [s.proc.pid for s in servers]
@@ -727,10 +799,11 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
             "replace": not args.no_replace,
             "connect_concurrency": args.connect_concurrency,
             "seed": args.seed + i,
+            "ws_path": args.ws_path,
         }
         path = Path(tmp) / f"worker{i}.json"
         path.write_text(json.dumps(spec))
-        w = WorkerProc(path)
+        w = WorkerProc(path, args.generator_cpus)
         workers.append(w)
         cleanup.append(w)
     log(f"opening {len(tables) * SEATS} WebSocket connections from {args.workers} generator process(es) ...")
@@ -767,6 +840,7 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
     mach1 = machine_cpu()
     window = args.seconds
     rss_end = sum_rss(pids)
+    held = [server.health() for server in servers]  # how the tables spread over the processes
     load1 = os.getloadavg()
 
     results = [json.loads(w.expect("RESULT", 120.0)) for w in workers]
@@ -824,9 +898,18 @@ def run_bench(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
         "ack_latency_ms": {q: _r(percentile(ack, p)) for q, p in (("p50", 50), ("p99", 99), ("max", 100))},
         "server_processes": len(servers),
         "behind_nginx": nginx is not None,
-        "redis": bool(args.redis_url),
+        "redis": bool(args.redis_url) and len(servers) > 1,
         "server_cpu_percent": round(100.0 * (sum(cpu_s1) - sum(cpu_s0)) / window, 1),
+        "moves_acked_in_window": total("acked_in_window"),
+        "moves_acked_per_s": round(total("acked_in_window") / window, 1),
+        # Server CPU (all processes, from /proc) per acknowledged move: unlike wall-clock latencies it
+        # holds on a machine shared with other work, so runs are compared by it.
+        "server_cpu_ms_per_move": round(1000.0 * (sum(cpu_s1) - sum(cpu_s0)) / max(1, total("acked_in_window")), 3),
+        "server_cpus": args.server_cpus,
+        "generator_cpus": args.generator_cpus,
+        "ws_path": args.ws_path,
         "server_cpu_percent_each": [round(100.0 * (b - a) / window, 1) for a, b in zip(cpu_s0, cpu_s1, strict=True)],
+        "server_tables_each": held,
         "nginx_cpu_percent": round(100.0 * (nginx_cpu1 - nginx_cpu0) / window, 1) if nginx_pids else None,
         "generator_cpu_percent": [round(100.0 * (b - a) / window, 1) for a, b in zip(gen_cpu0, gen_cpu1, strict=True)],
         "generator_loop_lag_ms": {"p99": _r(percentile(lag, 99)), "max": _r(percentile(lag, 100))},
@@ -993,6 +1076,8 @@ def print_summary(s: dict[str, Any]) -> None:
         ("action-to-broadcast p90", ms(lat["p90"])),
         ("action-to-broadcast p99", ms(lat["p99"])),
         ("action-to-broadcast max", ms(lat["max"])),
+        ("moves acknowledged in window", f"{s['moves_acked_in_window']} ({s['moves_acked_per_s']:g}/s)"),
+        ("server CPU per move (/proc)", f"{s['server_cpu_ms_per_move']:.2f} ms"),
         ("ack p50 / p99", f"{ms(s['ack_latency_ms']['p50'])} / {ms(s['ack_latency_ms']['p99'])}"),
         (
             "server processes",
@@ -1099,7 +1184,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--warmup", type=float, default=5.0, help="seconds of play before the window (default 5)")
     p.add_argument("--database-url", help="SQLAlchemy URL (default: SQLite in a temporary directory)")
     p.add_argument("--redis-url", help="Redis URL for the server processes (needed with more than one)")
-    p.add_argument("--processes", type=int, default=1, help="server processes (default 1; 2 with --nginx)")
+    p.add_argument("--processes", type=int, help="server processes (default 1; 2 with --nginx)")
     p.add_argument(
         "--nginx",
         action="store_true",
@@ -1107,6 +1192,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "needs PostgreSQL (--database-url) and Redis (--redis-url)",
     )
     p.add_argument("--workers", type=int, default=1, help="load generator processes (default 1)")
+    p.add_argument(
+        "--server-cpus",
+        type=lambda text: text.split("/"),
+        help="pin the servers with taskset: '0' (all on core 0) or '0/1' (the first on 0, the second on 1)",
+    )
+    p.add_argument("--generator-cpus", help="pin the load generators and nginx with taskset, e.g. '1'")
+    p.add_argument(
+        "--ws-path",
+        choices=("table", "plain"),
+        default="table",
+        help="connect to /ws/{table} as the browser client does (default), or to /ws as older clients did",
+    )
+    p.add_argument(
+        "--compare",
+        type=int,
+        metavar="PAIRS",
+        help="run PAIRS pairs, one process then --processes (default 2) behind nginx, alternately at the same "
+        "offered load, and compare their server CPU per move (needs --nginx, PostgreSQL and Redis)",
+    )
     p.add_argument(
         "--compression",
         action=argparse.BooleanOptionalAction,
@@ -1128,12 +1232,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.tables < 1 or args.workers < 1 or args.rate <= 0 or args.seconds <= 0 or args.warmup < 0
     ):
         p.error("--tables and --workers must be >= 1, --rate and --seconds > 0, --warmup >= 0")
-    if args.nginx and args.processes == 1:
-        args.processes = 2
+    if args.processes is None:
+        args.processes = 2 if args.nginx else 1
     if args.worker is None and args.processes > 1 and not (args.redis_url and args.database_url):
         p.error("several processes need PostgreSQL (--database-url postgresql+psycopg://...) and --redis-url")
     if args.worker is None and args.processes > 1 and not args.nginx:
         p.error("several processes are reached through nginx: add --nginx")
+    if args.compare and (not args.nginx or args.processes < 2):
+        p.error("--compare runs one process against several behind nginx: add --nginx")
     return args
 
 
@@ -1154,7 +1260,10 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, interrupted)
     signal.signal(signal.SIGTERM, interrupted)
     try:
-        summary = run_bench(args, cleanup)
+        if args.compare:
+            summary = compare(args, cleanup)
+        else:
+            summary = run_bench(args, cleanup)
     except KeyboardInterrupt:
         print("\ninterrupted: stopping the load generators and the server ...", file=sys.stderr)
         return 130
@@ -1172,9 +1281,69 @@ def main(argv: list[str] | None = None) -> int:
                     item.stop()
     if args.json:
         print(json.dumps(summary, indent=2))
+    elif args.compare:
+        print_compare(summary)
     else:
         print_summary(summary)
     return 0
+
+
+def compare(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
+    """One process, then ``args.processes`` behind nginx, ``args.compare`` times over, at the same
+    offered load (each run on a fresh database): the runs of a pair are minutes apart, so the other
+    tenants of the machine weigh on both alike; CPU per move is compared within each pair."""
+    runs: list[dict[str, Any]] = []
+    pairs: list[dict[str, Any]] = []
+    for i in range(args.compare):
+        pair = []
+        for n in (1, args.processes):
+            one = argparse.Namespace(**vars(args))
+            one.processes = n
+            print(f"pair {i + 1} of {args.compare}: {n} process(es)", file=sys.stderr, flush=True)
+            summary = run_bench(one, cleanup)
+            summary.pop("profile", None)
+            runs.append(summary)
+            pair.append(summary)
+        one_cpu, many_cpu = (r["server_cpu_ms_per_move"] for r in pair)
+        pairs.append(
+            {
+                "cpu_ms_per_move": [one_cpu, many_cpu],
+                "cpu_ratio": round(many_cpu / one_cpu, 3) if one_cpu else None,
+                "moves_per_s": [r["moves_acked_per_s"] for r in pair],
+                "p99_ms": [r["latency_ms"]["p99"] for r in pair],
+                "load_average": [r["load_average_after"][0] for r in pair],
+            }
+        )
+    ratios = sorted(p["cpu_ratio"] for p in pairs if p["cpu_ratio"] is not None)
+    return {"runs": runs, "pairs": pairs, "cpu_ratio_median": ratios[len(ratios) // 2] if ratios else None}
+
+
+def print_compare(c: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="one process against several (same offered load, pairs run back to back)")
+    for col in ("pair", "processes", "tables x rate", "moves/s", "CPU ms/move", "ratio", "p50 / p99 ms", "load avg"):
+        t.add_column(col, justify="right", no_wrap=True)
+    for i, pair in enumerate(c["pairs"]):
+        for j, r in enumerate(c["runs"][2 * i : 2 * i + 2]):
+            lat = r["latency_ms"]
+            t.add_row(
+                str(i + 1) if j == 0 else "",
+                f"{r['server_processes']}" + (" + Redis" if r["redis"] else ""),
+                f"{r['tables']} x {r['rate_per_table']:g}",
+                f"{r['moves_acked_per_s']:g}",
+                f"{r['server_cpu_ms_per_move']:.2f}",
+                "" if j == 0 else f"{pair['cpu_ratio']:.2f}",
+                f"{lat['p50']} / {lat['p99']}",
+                f"{r['load_average_before'][0]:.2f} -> {r['load_average_after'][0]:.2f}",
+            )
+    console = Console(width=max(Console().width, 110))
+    console.print(t)
+    console.print(f"median CPU-per-move ratio (several / one): {c['cpu_ratio_median']}")
+    warnings = sum(r["server_warnings"] for r in c["runs"])
+    errors = sum(sum(r["errors"].values()) + sum(r["connection_errors"].values()) for r in c["runs"])
+    console.print(f"server warnings: {warnings}; protocol and connection errors: {errors}")
 
 
 if __name__ == "__main__":

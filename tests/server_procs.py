@@ -10,6 +10,7 @@
   fail instead when ``CATSACK_REQUIRE_SERVICES=1``.
 - :func:`need_program`: the same for a program (nginx, openssl).
 - :func:`postgres_schema`: a fresh PostgreSQL schema and a URL whose search_path is it, dropped afterwards.
+- :func:`private_redis`: a Redis server of the test's own on a free port.
 
 Servers run with the current interpreter and environment (so ``PYTHONPATH`` reaches them) and with
 their working directory in the test's tmp_path: nothing is written into the repository.
@@ -24,6 +25,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import signal
 import socket
 import subprocess
@@ -50,6 +52,7 @@ __all__ = [
     "need_program",
     "need_redis",
     "postgres_schema",
+    "private_redis",
     "services_required",
 ]
 
@@ -124,6 +127,47 @@ def postgres_schema() -> Iterator[tuple[str, str]]:
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@contextlib.contextmanager
+def private_redis(tmp_path: Path) -> Iterator[str]:
+    """A Redis server of our own on a free port (so a process subscribed there hears nobody else)."""
+    exe = shutil.which("redis-server")
+    if exe is None:
+        if services_required():
+            pytest.fail("redis-server is not installed, and CATSACK_REQUIRE_SERVICES=1 demands it")
+        pytest.skip("redis-server is not installed (needed to start a private Redis)")
+    port = free_port()
+    proc = subprocess.Popen(
+        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        url = f"redis://127.0.0.1:{port}/0"
+        end = time.monotonic() + 10
+        while True:
+            try:
+                _ping(url)
+                break
+            except Exception as exc:
+                if time.monotonic() > end:
+                    raise AssertionError(f"the private redis-server on port {port} does not answer: {exc}") from exc
+                time.sleep(0.05)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def _ping(url: str) -> None:
+    import redis
+
+    r = redis.Redis.from_url(url, socket_connect_timeout=1)
+    try:
+        r.ping()
+    finally:
+        r.close()
 
 
 def need_program(path: str, package: str) -> str:
@@ -287,13 +331,14 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
 
 
 def site_config(upstreams: list[int], https_port: int, http_port: int, cert: Path, key: Path) -> str:
-    """The repository's site file with this machine's ports and certificate: nothing else changes."""
+    """The repository's site file with this machine's ports and certificate: nothing else changes (both
+    upstream blocks, round robin and by table, list the same processes)."""
     text = SITE.read_text()
     servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in upstreams)
     text, n = re.subn(
         r"(?m)^    server 127\.0\.0\.1:\d+[^\n]*\n(?:    server 127\.0\.0\.1:\d+[^\n]*\n)*", servers, text
     )
-    assert n == 1, "the upstream block of deploy/nginx/catsack.conf changed shape"
+    assert n == 2, "the upstream blocks of deploy/nginx/catsack.conf (round robin, by table) changed shape"
     for pattern, new in [
         (r"(?m)^\s*listen \[::\]:\d+[^\n]*\n", ""),  # the test listens on IPv4 loopback only
         (r"listen 443 ssl", f"listen 127.0.0.1:{https_port} ssl"),

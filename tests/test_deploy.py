@@ -11,8 +11,11 @@ self-signed certificate made with ``openssl``). That file has nginx name the pro
   on a chosen process, and every few moves one of them reconnects (with its last version) to the
   *other* process. Every acknowledged move is in the action log exactly once, the log has no gap,
   no client saw a version twice or skipped one it then lacked, and everyone ends on the same state.
+- Routing by table (issue 29): every request naming a table (``/ws/{table}``, ``/api/tables/{table}/…``)
+  reaches the same process, whichever process made the table; the table's lease follows its players
+  there, and moves never need the other process.
 - One person in Chromium (Playwright) plays a whole game against two bots through the proxy,
-  reloading the page now and then (which lands it on the other process).
+  reloading the page now and then.
 - Plain ``http://`` is redirected to ``https://``.
 
 Without nginx, openssl, PostgreSQL or Redis (or Chromium for the browser test) the tests skip, or
@@ -217,10 +220,79 @@ def test_clients_play_through_nginx_on_two_processes(deployment: Deployment) -> 
     assert r.status_code == 301 and r.headers["location"].startswith("https://")
 
 
+async def routed_tables(d: Deployment, figures: dict[str, Any]) -> None:
+    rng = random.Random(29)
+    ctx = tls_client()
+    made: dict[str, str] = {}
+    routed: dict[str, str] = {}
+    clients: dict[str, list[WsClient]] = {}
+    for _ in range(8):
+        created, on = d.post("/api/tables", {"seats": 3, "name": "routed"})  # round robin: either process
+        table = created["table"]
+        made[table] = on
+        joins = [d.post(f"/api/tables/{table}/join", {"name": f"P{s}", "seat": s}) for s in range(3)]
+        assert len({where for _, where in joins}) == 1, f"the joins of {table} went to both processes"
+        routed[table] = joins[0][1]
+        clients[table] = [
+            WsClient(f"{d.ws_url}/{table}", table, j["token"], label=f"{table}:{s}", ssl=ctx)
+            for s, (j, _) in enumerate(joins)
+        ]
+        for c in clients[table]:
+            await c.connect()
+            assert c.upstream is not None and d.upstreams[c.upstream] == routed[table], (table, c.upstream)
+    # The lease follows the players: each process drives exactly the tables routed to it.
+    want = {p: sum(1 for t in routed if routed[t] == p) for p in ("A", "B")}
+
+    def driving() -> dict[str, int]:
+        return {n: int(p.get_json("/health")["driving"]) for n, p in (("A", d.a), ("B", d.b))}
+
+    for _ in range(200):
+        if driving() == want:
+            break
+        await asyncio.sleep(0.05)
+    assert driving() == want, (driving(), want)
+    # A few moves on every table, each through its own process.
+    for cs in clients.values():
+        for _ in range(6):
+            st = cs[0].latest
+            assert st is not None
+            mover = cs[st["view"]["to_move"]]
+            await mover.wait_version(st["version"])
+            assert mover.latest is not None
+            answer = await mover.move(rng.choice(mover.latest["view"]["legal"]), st["version"])
+            assert answer["type"] == "ack", answer
+            for c in cs:
+                await c.wait_version(st["version"] + 1)
+        for c in cs:
+            await c.close()
+    # Either process, asked directly, shows every table as it is (the one not routed to reads it again).
+    for table, cs in clients.items():
+        assert cs[0].latest is not None
+        for p in (d.a, d.b):
+            assert p.get_json(f"/api/tables/{table}")["version"] == cs[0].latest["version"], (table, p.name)
+    figures.update(
+        tables=len(routed),
+        routed_to=want,
+        made_elsewhere=sum(1 for t in routed if made[t] != routed[t]),
+    )
+
+
+def test_a_table_is_routed_to_one_process(deployment: Deployment) -> None:
+    """Issue 29: with the repository's nginx file, the joins and the /ws/{table} sockets of a table all
+    reach one process, and the lease of a table made on the other process follows its players there."""
+    figures: dict[str, Any] = {}
+    try:
+        asyncio.run(routed_tables(deployment, figures))
+    finally:
+        print(f"\nrouting by table: {figures}")
+    log = "".join(p.log_path.read_text(errors="replace") for p in (deployment.a, deployment.b))
+    assert "append conflict" not in log
+
+
 def test_browser_game_through_nginx(deployment: Deployment, tmp_path: Path) -> None:
     """One person in Chromium plays a whole game against two bots through nginx, reloading the page now
-    and then (round robin puts the reloaded page on the other process); the game ends on every process
-    with one move per version."""
+    and then (the page's socket, /ws/{table}, goes back to the table's process); the game ends on every
+    process with one move per version."""
     import importlib.util
 
     if importlib.util.find_spec("playwright") is None:

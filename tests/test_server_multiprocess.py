@@ -24,12 +24,10 @@ PostgreSQL and Redis are needed: without them the tests skip, or fail if ``CATSA
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import itertools
 import random
 import re
-import shutil
 import statistics
-import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,12 +38,11 @@ import pytest
 from server_procs import (
     ServerProc,
     WsClient,
-    free_port,
     libpq_dsn,
     need_postgres,
     need_redis,
     postgres_schema,
-    services_required,
+    private_redis,
 )
 
 pytest.importorskip("fastapi", reason="the server extra (fastapi, uvicorn, sqlalchemy) is not installed")
@@ -248,47 +245,6 @@ def test_two_processes_share_tables_through_postgres_and_redis(
     assert figures["seat_races"] > 0
 
 
-@contextlib.contextmanager
-def private_redis(tmp_path: Path) -> Iterator[str]:
-    """A Redis server of our own on a free port (so a process subscribed there hears nobody else)."""
-    exe = shutil.which("redis-server")
-    if exe is None:
-        if services_required():
-            pytest.fail("redis-server is not installed, and CATSACK_REQUIRE_SERVICES=1 demands it")
-        pytest.skip("redis-server is not installed (needed to start a private Redis)")
-    port = free_port()
-    proc = subprocess.Popen(
-        [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"redis://127.0.0.1:{port}/0"
-        end = time.monotonic() + 10
-        while True:
-            try:
-                _ping(url)
-                break
-            except Exception as exc:
-                if time.monotonic() > end:
-                    raise AssertionError(f"the private redis-server on port {port} does not answer: {exc}") from exc
-                time.sleep(0.05)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(5)
-
-
-def _ping(url: str) -> None:
-    import redis
-
-    r = redis.Redis.from_url(url, socket_connect_timeout=1)
-    try:
-        r.ping()
-    finally:
-        r.close()
-
-
 async def deaf_process(tmp_path: Path, db_url: str, redis_url: str, schema: str, figures: dict[str, Any]) -> None:
     with private_redis(tmp_path) as elsewhere:
         a = ServerProc(tmp_path, server_env(db_url, redis_url, 0.5), name="A")
@@ -392,10 +348,14 @@ def pg_leases(schema: str) -> dict[str, str]:
 
 async def bot_tables(a: ServerProc, b: ServerProc, schema: str, figures: dict[str, Any]) -> None:
     # Four tables of bots, two made on each process; both processes hold every one (a spectator on each).
-    ids = [
-        p.create_table(seats=3, bots={"0": "heuristic", "1": "random", "2": "heuristic"})["table"] for p in (a, b, a, b)
+    makers = (a, b, a, b)
+    ids = [p.create_table(seats=3, bots={"0": "heuristic", "1": "random", "2": "heuristic"})["table"] for p in makers]
+    # The maker's spectator connects first: a process with players (or spectators) of a table keeps
+    # its lease when another process asks for it.
+    order = [((a, "A"), (b, "B")) if m is a else ((b, "B"), (a, "A")) for m in makers]
+    watchers = [
+        WsClient(p.ws_url, t, None, label=f"{t}@{n}") for t, pair in zip(ids, order, strict=True) for p, n in pair
     ]
-    watchers = [WsClient(p.ws_url, t, None, label=f"{t}@{n}") for t in ids for p, n in ((a, "A"), (b, "B"))]
     for w in watchers:
         await w.connect()
     await asyncio.sleep(0.5)
@@ -436,30 +396,41 @@ def test_one_process_drives_each_table_of_bots(tmp_path: Path, pg_schema: tuple[
 
 async def take_over(a: ServerProc, b: ServerProc, schema: str, figures: dict[str, Any]) -> None:
     table = a.create_table(seats=4, bots={"0": "random", "1": "random", "2": "random", "3": "random"})["table"]
+    # A spectator on A (connected first: A keeps the lease it took when it made the table) and one on B.
+    watch_a = WsClient(a.ws_url, table, None, label="watch@A")
+    await watch_a.connect()
     watch = WsClient(b.ws_url, table, None, label="watch@B")
     await watch.connect()
     await watch.wait_version(8, timeout=20)
-    assert pg_leases(schema)[table] != "", "A, which made the table, holds its lease"
     holder_before = pg_leases(schema)[table]
     await asyncio.to_thread(a.kill9)
     killed_at = watch.version
     t_kill = time.monotonic()
     await watch.wait_version(killed_at + 1, timeout=20)
     figures["silence_after_kill_s"] = round(time.monotonic() - t_kill, 2)
+    # The stall as players see it: the longest time between two moves in a row, kill included.
+    times = [t for t, _ in watch.arrivals]
+    figures["longest_gap_s"] = round(max(y - x for x, y in itertools.pairwise(times)), 2)
     await watch.wait(lambda: watch.latest is not None and watch.latest["table_status"] == "over", 90)
-    assert pg_leases(schema).get(table, holder_before) != holder_before or watch.latest is not None
+    assert pg_leases(schema).get(table) != holder_before, "B did not take the lease over"
     versions = pg_versions(schema, table)
     assert contiguous(versions) and len(versions) == watch.version, versions
     figures.update(moves=len(versions), moved_by_b=len(versions) - killed_at)
-    await watch.close()
+    for w in (watch_a, watch):
+        await w.close()
 
 
 def test_a_dead_holders_tables_are_taken_over(tmp_path: Path, pg_schema: tuple[str, str], redis_url: str) -> None:
-    """Issue 16, defect 4: ``kill -9`` of the process driving a table of bots; the other process takes
-    the lease once it runs out (1.5 s here) and plays the game to its end, one move per version."""
+    """Issue 16, defect 4, and issue 29 (fail-over): ``kill -9`` of the process driving a table of bots;
+    the other process sees its heartbeat run out (``CATSACK_LEASE_SECONDS``, 2 s by default), adopts
+    the table and plays the game to its end, one move per version. Measured (bench/server_failover.py,
+    default lease, bot delay 0.1 s): the table stands still for 1.9 to 2.3 s after the kill (13.8 s
+    with the old 15 s per-table lease)."""
     db_url, schema = pg_schema
-    a = ServerProc(tmp_path, lease_env(db_url, redis_url, CATSACK_BOT_DELAY="0.1"), name="A")
-    b = ServerProc(tmp_path, lease_env(db_url, redis_url, CATSACK_BOT_DELAY="0.1"), name="B")
+    env = server_env(db_url, redis_url, 0.3)
+    env["CATSACK_BOT_DELAY"] = "0.1"
+    a = ServerProc(tmp_path, env, name="A")
+    b = ServerProc(tmp_path, env, name="B")
     figures: dict[str, Any] = {}
     try:
         asyncio.run(run_pair(a, b, lambda: take_over(a, b, schema, figures)))
@@ -467,7 +438,8 @@ def test_a_dead_holders_tables_are_taken_over(tmp_path: Path, pg_schema: tuple[s
     finally:
         print(f"\ntake-over after kill -9: {figures}")
     assert figures["moved_by_b"] > 0
-    assert figures["silence_after_kill_s"] < 6.0, "the lease (1.5 s) should be taken over within a few seconds"
+    # A bound on a failure only (the figure itself is printed and measured by bench/server_failover.py).
+    assert figures["silence_after_kill_s"] < 10.0
 
 
 # ---------------------------------------------------------------------- seat changes across processes (checklist 20)
@@ -570,3 +542,64 @@ def test_seat_changes_across_processes(tmp_path: Path, pg_schema: tuple[str, str
         asyncio.run(run_pair(a, b, lambda: seat_changes(a, b, schema, figures)))
     finally:
         print(f"\nseat changes across processes: {figures}")
+
+
+# ---------------------------------------------------------------------- presence across processes (issue 29, defect 4)
+
+
+def seat_status(p: ServerProc, table: str, seat: int) -> str:
+    return str(p.get_json(f"/api/tables/{table}")["players"][seat]["status"])
+
+
+async def hand_over(a: ServerProc, b: ServerProc, figures: dict[str, Any]) -> None:
+    import httpx
+
+    made = a.create_table(seats=3, player="Host", bots={"2": "random"}, name="host")
+    table, host = made["table"], made["token"]
+    bea = b.join(table, "Bea", 1)["token"]
+    host_a = WsClient(a.ws_url, table, host, label="Host@A")
+    bea_b = WsClient(b.ws_url, table, bea, label="Bea@B")  # Bea is connected to B only
+    await host_a.connect()
+    await bea_b.connect()
+    # Both processes list Bea's seat as connected (A learns it from B, not from a connection of its own).
+    await until(lambda: seat_status(a, table, 1) == "connected", 10, "A to list Bea as connected")
+    assert seat_status(b, table, 1) == "connected"
+
+    # ... and so do A's frames to the host (a players frame, or the seat list of a state frame).
+    def shown_connected() -> bool:
+        lists = [f["players"] for f in host_a.frames if f.get("type") in ("players", "state")]
+        return bool(lists) and lists[-1][1]["status"] == "connected"
+
+    await host_a.wait(shown_connected, 10)
+    url = f"/api/tables/{table}/seats/1/bot"
+    auth = {"Authorization": f"Bearer {host}"}
+    for p in (a, b):  # asked on either process, the answer is the same: she is there
+        r = httpx.post(p.url + url, headers=auth, timeout=10)
+        assert r.status_code == 409 and r.json()["code"] == "seat_connected", (p.name, r.status_code, r.text)
+    # Once she is gone (from B), A sees it too, and the host may hand her seat to a bot.
+    await bea_b.close()
+    await until(lambda: seat_status(a, table, 1) == "away", 10, "A to list Bea as away")
+    r = httpx.post(a.url + url, headers=auth, timeout=10)
+    assert r.status_code == 204, r.text
+    await until(lambda: seat_kinds(b, table)[1] == ("bot", True), 10, "B to show Bea's seat taken by a bot")
+    figures["statuses_agreed"] = True
+    await host_a.close()
+
+
+def test_a_seat_connected_to_another_process_is_not_handed_to_a_bot(
+    tmp_path: Path, pg_schema: tuple[str, str], redis_url: str
+) -> None:
+    """Issue 29, defect 4: a player connected to process B only; the host asks process A to hand her
+    seat to a bot. A lists her seat as connected (shared presence: B tells the others when a seat's
+    first connection opens and its last one closes) and refuses with 409 ``seat_connected``, as one
+    process does; once she has left B, A lists her as away and the hand-over works."""
+    db_url, _schema = pg_schema
+    env = lease_env(db_url, redis_url)
+    a = ServerProc(tmp_path, env, name="A")
+    b = ServerProc(tmp_path, env, name="B")
+    figures: dict[str, Any] = {}
+    try:
+        asyncio.run(run_pair(a, b, lambda: hand_over(a, b, figures)))
+    finally:
+        print(f"\nhand-over across processes: {figures}")
+    assert figures.get("statuses_agreed")

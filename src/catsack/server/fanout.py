@@ -1,51 +1,84 @@
-"""Cross-process fan-out through Redis pub/sub (``CATSACK_REDIS_URL``).
+"""Cross-process messages through Redis pub/sub (``CATSACK_REDIS_URL``).
 
-A process that appended a move publishes a wake-up naming the table and the
-new version (``-1`` for a change of seats). Other processes holding that
-table read the database to catch up: the message carries no game data, so a
-lost message costs only latency (the sweep finds the version gap), never
-correctness (checklist 20).
+A process that committed a move publishes the move itself (table, version, seat,
+move text, the table's new status and deadline), so that another process holding
+the table plays it on its copy without reading the database. The database stays
+the truth: a message that does not follow the version a receiver holds (one was
+lost, or the receiver loaded the table in between) makes that receiver read the
+log, and the sweep still compares versions now and then (checklist 20).
+
+Other messages: a change of seats (receivers read the seats), a seat's presence on
+a process (so every process shows the same seat list), and the hand-over of a
+table's lease to the process its players are connected to.
+
+Messages go out through one publisher task that sends whatever is queued in one
+pipelined round trip: a move never waits for Redis, and a busy event loop no longer
+turns a slow answer into a lost message (the cause of the old "redis publish
+failed" warnings under load: every move published on its own with a one-second
+timeout that counted the time the loop was busy elsewhere). While Redis is away
+messages wait (up to :data:`MAX_QUEUE`), and are sent when it is back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
-import json
 import logging
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CHANNEL", "Fanout"]
+import orjson
+
+__all__ = ["CHANNEL", "MAX_QUEUE", "Fanout"]
 
 log = logging.getLogger("catsack.server")
 
 CHANNEL = "catsack:tables"
+#: Messages kept while Redis cannot be reached; older ones are dropped first (the receivers find the
+#: version gap at their next message for that table, or the sweep does).
+MAX_QUEUE = 20000
+_BATCH = 500
 
 
 class Fanout:
-    def __init__(self, url: str, origin: str, on_wakeup: Callable[[str, int], Awaitable[None]]) -> None:
+    """The Redis side of a server process: one queue of outgoing messages, one subscription."""
+
+    def __init__(
+        self, url: str, origin: str, on_message: Callable[[dict[str, Any]], None], channel: str = CHANNEL
+    ) -> None:
         import redis.asyncio as aioredis
 
-        # Publishing happens while a table's lock is held: a hung Redis must fail fast, not stall moves.
-        self.redis: Any = aioredis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
-        self.sub_redis: Any = aioredis.from_url(url, socket_connect_timeout=1.0)
+        self.channel = channel
+        self.redis: Any = aioredis.from_url(url, socket_timeout=10.0, socket_connect_timeout=2.0)
+        self.sub_redis: Any = aioredis.from_url(url, socket_connect_timeout=2.0)
         self.origin = origin
-        self.on_wakeup = on_wakeup
-        self.task: asyncio.Task[None] | None = None
+        self.on_message = on_message
+        self.queue: collections.deque[bytes] = collections.deque(maxlen=MAX_QUEUE)
+        self.ready = asyncio.Event()
+        self.tasks: list[asyncio.Task[None]] = []
         self.received = 0
+        self.sent = 0
+        self.batches = 0
+        self.dropped = 0  # messages pushed out of a full queue while Redis was away
+        self.failures = 0  # failed round trips (each retried)
 
     async def start(self) -> None:
         await self.redis.ping()
         self.pubsub = self.sub_redis.pubsub(ignore_subscribe_messages=True)
-        await self.pubsub.subscribe(CHANNEL)
-        self.task = asyncio.create_task(self._listen())
+        await self.pubsub.subscribe(self.channel)
+        self.tasks = [asyncio.create_task(self._listen()), asyncio.create_task(self._publisher())]
 
     async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
+        if self.queue:  # what is queued goes out before the process does (a second at most)
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._send(self._take()), 1.0)
+        for task in self.tasks:
+            task.cancel()
+        for task in self.tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+                await task
         with contextlib.suppress(Exception):
             await self.pubsub.aclose()
         with contextlib.suppress(Exception):
@@ -53,12 +86,69 @@ class Fanout:
         with contextlib.suppress(Exception):
             await self.sub_redis.aclose()
 
-    async def publish(self, table_id: str, version: int) -> None:
-        msg = json.dumps({"table": table_id, "version": version, "origin": self.origin})
-        try:
-            await self.redis.publish(CHANNEL, msg)
-        except Exception:  # Redis down: other processes catch up through the version-gap sweep
-            log.warning("redis publish failed", extra={"fields": {"table": table_id}})
+    # ------------------------------------------------------------------ sending
+
+    def publish(self, message: dict[str, Any]) -> None:
+        """Queue ``message`` (a JSON object; the origin is added); it goes out with the next batch."""
+        if len(self.queue) == self.queue.maxlen:
+            self.dropped += 1
+        self.queue.append(orjson.dumps({**message, "o": self.origin}))
+        self.ready.set()
+
+    def _take(self) -> list[bytes]:
+        batch: list[bytes] = []
+        while self.queue and len(batch) < _BATCH:
+            batch.append(self.queue.popleft())
+        return batch
+
+    async def _send(self, batch: list[bytes]) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        for data in batch:
+            pipe.publish(self.channel, data)
+        await pipe.execute()
+
+    async def _publisher(self) -> None:
+        delay = 0.1
+        failing_since: float | None = None
+        while True:
+            await self.ready.wait()
+            self.ready.clear()
+            while self.queue:
+                batch = self._take()
+                try:
+                    await self._send(batch)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    # Put the batch back in order and retry: a lost wake-up would leave the other
+                    # processes waiting for the sweep. Warn once per outage, not once per move.
+                    self.queue.extendleft(reversed(batch))
+                    self.failures += 1
+                    if failing_since is None:
+                        failing_since = time.monotonic()
+                        log.warning(
+                            "redis publish failed; retrying",
+                            extra={"fields": {"error": type(exc).__name__, "queued": len(self.queue)}},
+                        )
+                    await asyncio.sleep(delay)
+                    delay = min(2.0, delay * 2)
+                    continue
+                self.sent += len(batch)
+                self.batches += 1
+                delay = 0.1
+                if failing_since is not None:
+                    log.info(
+                        "redis publish works again",
+                        extra={
+                            "fields": {
+                                "after_s": round(time.monotonic() - failing_since, 1),
+                                "dropped": self.dropped,
+                            }
+                        },
+                    )
+                    failing_since = None
+
+    # ------------------------------------------------------------------ receiving
 
     async def _listen(self) -> None:
         while True:
@@ -67,18 +157,20 @@ class Fanout:
                     if message.get("type") != "message":
                         continue
                     try:
-                        data = json.loads(message["data"])
-                        if data.get("origin") == self.origin:
-                            continue
-                        table_id, version = str(data["table"]), int(data["version"])
-                    except (ValueError, KeyError, TypeError):
+                        data = orjson.loads(message["data"])
+                    except (orjson.JSONDecodeError, TypeError):
+                        continue
+                    if not isinstance(data, dict) or data.get("o") == self.origin:
                         continue
                     self.received += 1
-                    await self.on_wakeup(table_id, version)
+                    try:
+                        self.on_message(data)
+                    except Exception:  # one bad message must not stop the subscription
+                        log.exception("fan-out message failed", extra={"fields": {"table": data.get("t")}})
             except asyncio.CancelledError:
                 raise
             except Exception:
                 log.warning("redis subscription lost; retrying")
                 await asyncio.sleep(1.0)
                 with contextlib.suppress(Exception):
-                    await self.pubsub.subscribe(CHANNEL)
+                    await self.pubsub.subscribe(self.channel)

@@ -32,6 +32,7 @@ from catsack.bots.base import Bot, make_bot
 from catsack.errors import CatsackError
 from catsack.game import Game
 from catsack.moves import Move
+from catsack.server.leases import Heartbeat
 from catsack.server.live import (
     MAX_EVENTS,
     PROTOCOL,
@@ -98,6 +99,16 @@ FORMER_LEVELS = ("ismcts:easy", "ismcts:normal", "ismcts:strong")
 #: Every spec a table may seat.
 SEATABLE_BOTS = BOT_LEVELS + FORMER_LEVELS
 _THREAD_BOTS = ("ismcts", "expert")  # bots that search: they think in the thinking processes
+#: How long a seat counts as connected to another process after that process last said so. Processes
+#: repeat it for every connected seat every PRESENCE_REFRESH seconds, and say at once when a seat's
+#: first connection opens or its last one closes.
+PRESENCE_REFRESH = 30.0
+PRESENCE_TTL = 3 * PRESENCE_REFRESH
+#: The full lease sync runs every this many lease periods (``lease_seconds``).
+LEASE_SYNC_LEASES = 5
+#: After a process starts driving a table, how long it sends every move out before it relies on the
+#: "want" answers of the processes with players there.
+ANNOUNCE_SECONDS = 5.0
 
 
 class Hub:
@@ -126,30 +137,55 @@ class Hub:
         self.pace = Pace(settings.bot_delay, settings.bot_delay * settings.bot_delay_jitter, settings.think_seconds)
         self.thinkers = Thinkers(settings)
         self._hinting: set[tuple[str, int]] = set()  # seats whose hint is being worked out
+        self.heartbeat: Heartbeat | None = None
+        self._claiming: set[str] = set()  # tables whose lease this process is asking for
+        self._presence_sent = 0.0  # time.monotonic() of the last presence refresh sent to the others
+        #: Connections that have not said a good hello yet (defect 10 of issue 29: bounded per process).
+        self.pending = 0
+        self.pending_addresses: dict[str, int] = {}  # the same, per client address
+        self.sockets_dropped = 0  # connections closed since the allocator was last asked to give memory back
 
     # ------------------------------------------------------------------ life cycle
 
     async def start(self) -> None:
-        if not self.settings.redis_url:
+        s = self.settings
+        if s.redis_url:
+            from catsack.server.fanout import Fanout
+
+            # Subscribed before any table loads: a move committed elsewhere meanwhile is either in the
+            # loaded log or in a message that follows it.
+            self.fanout = Fanout(s.redis_url, self.process_id, self._on_message, s.redis_channel)
+            await self.fanout.start()
+            # Several processes: the tables of processes that died (or stopped) are adopted; those of
+            # live processes stay theirs, and come here when their players do (hand-over, below).
+            ids = sorted(await asyncio.to_thread(self.store.adopt, self.process_id, s.lease_seconds))
+        else:
             # A lone process (several need CATSACK_REDIS_URL, docs/deploy.md): any lease in the
             # database is a dead predecessor's (a crash, kill -9). Take the tables over now instead of
             # leaving bots and turn timers idle until those leases run out (checklist 17, 18).
             await asyncio.to_thread(self.store.release_leases_of_others, self.process_id)
-        # Turn-based games are not loaded: they wait in the database until someone opens one or its
-        # clock needs driving (_clock_sweeper).
-        ids = await asyncio.to_thread(realtime_unfinished_ids, self.store.engine)
+            ids = await asyncio.to_thread(realtime_unfinished_ids, self.store.engine)
+        if s.redis_url:
+            # Turn-based games are not loaded: they wait in the database until someone opens one or
+            # its clock needs driving (_clock_sweeper); a lease of one adopted here lapses at the sync.
+            realtime = set(await asyncio.to_thread(realtime_unfinished_ids, self.store.engine))
+            ids = [i for i in ids if i in realtime]
         for table_id in ids:
             await self.get(table_id)
         await self.sync_leases(fresh=True)  # one lease sync for all of them
         log.info("resumed tables", extra={"fields": {"tables": len(ids), "driving": self.driving()}})
+        self.heartbeat = Heartbeat(
+            self.store,
+            self.process_id,
+            s.lease_seconds,
+            s.lease_seconds / 6.0,
+            asyncio.get_running_loop(),
+            self._on_dead,
+        )
+        self.heartbeat.start()
         self._tasks.append(asyncio.create_task(self._sweeper()))
         self._tasks.append(asyncio.create_task(self._lease_keeper()))
         self._tasks.append(asyncio.create_task(self._clock_sweeper()))
-        if self.settings.redis_url:
-            from catsack.server.fanout import Fanout
-
-            self.fanout = Fanout(self.settings.redis_url, self.process_id, self._on_wakeup)
-            await self.fanout.start()
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -161,13 +197,15 @@ class Hub:
                 c.close()
             for b in table.bots.values():
                 b.close()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        if self.heartbeat is not None:
+            await asyncio.to_thread(self.heartbeat.stop)
+        # Hand the tables over at once instead of after the heartbeat runs out: the others see this
+        # process retired at their next beat and adopt its leases (those without players too).
+        with contextlib.suppress(Exception):
+            await asyncio.to_thread(self.store.retire, self.process_id)
         if self.fanout is not None:
             await self.fanout.stop()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
-        held = [t.id for t in self.tables.values() if t.driver]
-        if held:  # hand the tables over at once instead of after the lease runs out
-            with contextlib.suppress(Exception):
-                await asyncio.to_thread(self.store.release_leases, self.process_id, held)
         await self.writer.stop()
         self._tasks.clear()
         self.thinkers.stop()
@@ -179,10 +217,14 @@ class Hub:
         return sum(1 for t in self.tables.values() if t.driver)
 
     async def sync_leases(self, *, fresh: bool = False) -> None:
-        """Renew this process's leases, take free or expired ones of its live unfinished tables, give
-        up those of finished tables; start driving the tables gained (after reading what the last
-        holder appended, unless they were ``fresh``ly loaded) and stop driving the ones lost."""
+        """Renew this process's heartbeat, take the free (or a dead holder's) leases of its live
+        unfinished tables, give up those of finished tables; start driving the tables gained (after
+        reading what the last holder appended, unless they were ``fresh``ly loaded) and stop driving
+        the ones lost (taken by a process that thought this one dead)."""
         tables = list(self.tables.values())  # tables loaded meanwhile keep what get() gave them
+        # A table whose driving changed while the database answered (a hand-over, a claim, an
+        # adoption) keeps what that change decided: the answer may predate it.
+        before = {t.id: t.driver for t in tables}
         want = [t.id for t in tables if not t.game.is_over]
         done = [t.id for t in tables if t.game.is_over and t.driver]
         # Leases held for tables no longer here at the end of the last sync (an eviction racing with
@@ -193,31 +235,244 @@ class Hub:
         )
         self._stray_leases = held - self.tables.keys()
         for table in tables:
-            if self.tables.get(table.id) is not table:
-                continue  # evicted meanwhile
-            was, table.driver = table.driver, table.id in held
-            if table.driver and not was:
-                async with table.lock:
-                    if not fresh:
-                        await self.catch_up(table)
-                    self._schedule(table)
+            if self.tables.get(table.id) is not table or table.driver != before[table.id]:
+                continue  # evicted, or its driving changed, meanwhile
+            if table.id in held and not table.driver:
+                await self._drive(table, catch_up=not fresh)
                 if not fresh:
                     log.info("lease taken", extra={"fields": {"table": table.id}})
-            elif was and not table.driver and not table.game.is_over:
+            elif table.driver and table.id not in held and not table.game.is_over:
+                table.driver = False
                 if table.task is not None:
                     table.task.cancel()
                     table.task = None
                 log.warning("lease lost", extra={"fields": {"table": table.id}})
 
+    async def _drive(self, table: LiveTable, *, catch_up: bool = True) -> None:
+        """Start driving ``table`` (its lease is ours now): read what the last holder appended, then
+        start its bot or timer."""
+        async with table.lock:
+            if table.driver:
+                return
+            table.driver = True
+            # Processes with players of this table learn who drives it now, and answer with "want";
+            # until they have, every move goes out.
+            table.announce_until = time.monotonic() + ANNOUNCE_SECONDS
+            if self.fanout is not None:
+                self.fanout.publish({"k": "driver", "t": table.id})
+            if catch_up:
+                await self.catch_up(table)
+            self._schedule(table)
+
     async def _lease_keeper(self) -> None:
+        """Tell the heartbeat thread the event loop is alive, and sync the leases now and then
+        (tables whose lease came free; leases lost to a process that thought this one dead). Dead
+        processes are noticed by the heartbeat thread, not here: this can be slow and cheap."""
+        s = self.settings
+        step = s.lease_seconds / 4.0
+        synced = time.monotonic()
         while True:
-            await asyncio.sleep(self.settings.lease_seconds / 3.0)
+            await asyncio.sleep(step)
+            now = time.monotonic()
+            if self.heartbeat is not None:
+                self.heartbeat.tick = now
+            if now - synced < LEASE_SYNC_LEASES * s.lease_seconds:
+                continue
+            synced = now
             try:
                 await self.sync_leases()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # the database is away: keep trying; the leases run out meanwhile
+            except Exception:  # the database is away: keep trying; the heartbeat runs out meanwhile
                 log.exception("lease renewal failed")
+
+    def _on_dead(self, dead: list[str]) -> None:
+        """The heartbeat thread saw processes whose heartbeat ran out: adopt their tables."""
+        for table in self.tables.values():
+            for origin in dead:
+                table.listeners.pop(origin, None)
+                if table.elsewhere_gone(origin):
+                    table.players_changed()
+        self._spawn(self._adopt(dead))
+
+    async def _adopt(self, dead: list[str]) -> None:
+        try:
+            taken = await asyncio.to_thread(self.store.adopt, self.process_id, self.settings.lease_seconds, dead)
+            for table_id in sorted(taken):
+                table = await self.get(table_id)
+                if table is not None and not table.game.is_over:
+                    await self._drive(table)
+            if taken:
+                log.info("tables adopted", extra={"fields": {"tables": len(taken), "from": dead}})
+        except Exception:
+            log.exception("adopting the tables of a dead process failed")
+
+    async def _claim(self, table: LiveTable) -> None:
+        """A player connected here to a table another process drives: take its lease if it is free
+        (or its holder dead), else ask the holder to hand it over once it has no players of its own.
+        So a table's bots, timers and moves end up in the process its players are routed to."""
+        if table.driver or table.game.is_over or table.id in self._claiming:
+            return
+        self._claiming.add(table.id)
+        try:
+            held = await asyncio.to_thread(
+                self.store.take_leases, self.process_id, [table.id], self.settings.lease_seconds
+            )
+            if table.id in held:
+                await self._drive(table)
+            elif self.fanout is not None:
+                self.fanout.publish({"k": "want", "t": table.id})
+        except Exception:
+            log.exception("lease claim failed", extra={"fields": {"table": table.id}})
+        finally:
+            self._claiming.discard(table.id)
+
+    async def _hand(self, table: LiveTable, to: str) -> None:
+        """Give the lease of ``table`` (driven here, nobody connected here) to process ``to``."""
+        try:
+            async with table.lock:
+                if not table.driver or table.conns or self.tables.get(table.id) is not table:
+                    return
+                if not await self.writer.run(self.store.hand_lease, self.process_id, to, table.id):
+                    return
+                table.driver = False
+                if self.fanout is not None:  # after every move of ours: the queue keeps the order
+                    self.fanout.publish({"k": "handed", "t": table.id, "to": to})
+                self._forget(table)
+            log.info("lease handed over", extra={"fields": {"table": table.id, "to": to}})
+        except Exception:
+            log.exception("lease hand-over failed", extra={"fields": {"table": table.id}})
+
+    def _forget(self, table: LiveTable) -> None:
+        """Drop a table this process neither drives nor has connections for: it would only cost a
+        move applied per message. A later request loads it afresh from the database."""
+        if table.conns or table.driver:  # a player attached meanwhile (during a hand-over's write)
+            return
+        if table.task is not None:
+            table.task.cancel()
+            table.task = None
+        for b in table.bots.values():
+            b.close()
+        table.bots.clear()
+        if self.tables.get(table.id) is table:
+            del self.tables[table.id]
+            self._evicted += 1
+
+    # ------------------------------------------------------------------ messages from other processes
+
+    def _on_message(self, msg: dict[str, Any]) -> None:
+        """One message from another process (catsack.server.fanout). Runs in the subscriber's loop
+        without waiting: what needs the database or a busy table's lock goes to a task."""
+        kind = msg.get("k")
+        if kind == "pa":
+            self._on_presence_all(msg)
+            return
+        table_id = msg.get("t")
+        table = self.tables.get(table_id) if isinstance(table_id, str) else None
+        if table is None:
+            return
+        origin = str(msg.get("o"))
+        if kind == "m":
+            if not table.conns and not table.driver:
+                self._forget(table)
+            elif table.inbox or table.lock.locked() or not self._apply_message(table, msg):
+                self._queue(table, msg)
+        elif kind == "seats":
+            if not table.conns and not table.driver:
+                self._forget(table)
+            else:
+                self._queue(table, msg)
+        elif kind == "p":
+            if table.elsewhere_set(origin, msg.get("s"), bool(msg.get("on")), PRESENCE_TTL):
+                table.players_changed()
+        elif kind == "want":  # players of this table are connected to ``origin``
+            if table.driver:
+                table.listeners[origin] = time.monotonic() + PRESENCE_TTL
+                if self.fanout is not None:  # where we are: a move it missed meanwhile is read at once
+                    self.fanout.publish({"k": "at", "t": table.id, "v": table.version})
+                if table.conns:
+                    table.wanted_by = origin  # handed over when the last player here leaves
+                else:
+                    self._spawn(self._hand(table, origin))
+        elif kind == "unwant":
+            table.listeners.pop(origin, None)
+            if table.wanted_by == origin:
+                table.wanted_by = None
+        elif kind == "at":
+            version = msg.get("v")
+            if type(version) is int and version > table.version:
+                self._queue(table, msg)
+        elif kind == "driver":
+            if not table.driver and table.conns and self.fanout is not None:
+                self.fanout.publish({"k": "want", "t": table.id})
+        elif kind == "handed" and msg.get("to") == self.process_id and not table.driver:
+            self._spawn(self._drive(table))
+
+    def _on_presence_all(self, msg: dict[str, Any]) -> None:
+        origin = str(msg.get("o"))
+        until = time.monotonic() + PRESENCE_TTL
+        for table_id in msg.get("w") or ():  # tables it has players of: it still wants their moves
+            table = self.tables.get(table_id) if isinstance(table_id, str) else None
+            if table is not None and table.driver:
+                table.listeners[origin] = until
+        for item in msg.get("seats") or ():
+            if isinstance(item, list) and len(item) == 2:
+                table = self.tables.get(item[0]) if isinstance(item[0], str) else None
+                if table is not None and table.elsewhere_set(origin, item[1], True, PRESENCE_TTL):
+                    table.players_changed()
+
+    def _queue(self, table: LiveTable, msg: dict[str, Any]) -> None:
+        """Keep ``msg`` for ``table`` in arrival order and let one task apply the queue under its lock."""
+        table.inbox.append(msg)
+        if table.inbox_task is None or table.inbox_task.done():
+            table.inbox_task = asyncio.get_running_loop().create_task(self._drain_inbox(table))
+
+    async def _drain_inbox(self, table: LiveTable) -> None:
+        try:
+            async with table.lock:
+                gap = False
+                while table.inbox:
+                    msg = table.inbox.popleft()
+                    if msg.get("k") != "m" or not self._apply_message(table, msg):
+                        gap = True
+                if gap:
+                    await self.catch_up(table)
+        except Exception:  # the database is away: the sweep compares versions again
+            log.exception("catch-up failed", extra={"fields": {"table": table.id}})
+
+    def _apply_message(self, table: LiveTable, msg: dict[str, Any]) -> bool:
+        """Play a move another process committed on this process's copy of the table (the caller
+        holds the table's lock, or nothing can run in between). ``False`` if it does not follow
+        the version held here: the caller reads the log instead."""
+        try:
+            version = int(msg["v"])
+            if version <= table.version:
+                return True  # read from the log already
+            if version != table.version + 1:
+                return False
+            seat, text = int(msg["s"]), str(msg["m"])
+            action_id = msg.get("a")
+            status = str(msg["st"])
+            deadline = msg.get("d")
+            table.game.play(Move.parse(text))
+        except (KeyError, TypeError, ValueError, CatsackError):
+            return False
+        if isinstance(action_id, str):
+            table.results[(seat, action_id)] = version
+        clock = msg.get("c")
+        table.row = dataclasses.replace(
+            table.row,
+            version=version,
+            status=status,
+            deadline=float(deadline) if isinstance(deadline, int | float) else None,
+            finished=time.time() if status == "over" else None,
+            to_move=table.game.to_move,
+            clock=clock if isinstance(clock, str) else None,
+        )
+        table.touched = time.monotonic()
+        table.broadcast_state()
+        self._schedule(table)
+        return True
 
     # ------------------------------------------------------------------ loading
 
@@ -230,6 +485,10 @@ class Hub:
         spares a relaying process one write per table it loads."""
         table = self.tables.get(table_id)
         if table is not None:
+            if self.fanout is not None and not table.conns and not table.driver and table.status == "playing":
+                # Moves go only to the processes with players there; seat changes go everywhere (and
+                # drop such a copy), so only a game in play can be behind.
+                await self._refresh(table)
             return table
         if not isinstance(table_id, str) or not 1 <= len(table_id) <= 32:
             return None
@@ -249,6 +508,15 @@ class Hub:
         finally:
             del self._loading[table_id]
         return table
+
+    async def _refresh(self, table: LiveTable) -> None:
+        """Bring a copy that nothing keeps up to date (no connection here, driven elsewhere: its moves
+        are not sent here) to the database's state before it is shown."""
+        try:
+            async with table.lock:
+                await self.catch_up(table)
+        except Exception:  # the database is away: show what this process has
+            log.exception("refresh failed", extra={"fields": {"table": table.id}})
 
     async def _load(self, table_id: str, lease: bool) -> LiveTable | None:
         loaded = await asyncio.to_thread(self.store.load, table_id)
@@ -285,6 +553,11 @@ class Hub:
         ]
         table = LiveTable(hub=self, row=row, players=players, game=game)
         self._apply_rows(table, actions)
+        if self.fanout is not None:  # seats connected to other processes, until those say otherwise
+            wall = time.time()
+            for s in seats:
+                if s.kind == "human" and s.seen is not None and wall - s.seen < 2 * PRESENCE_REFRESH:
+                    table.elsewhere_set("", s.seat, True, 2 * PRESENCE_REFRESH - (wall - s.seen))
         return table
 
     def _apply_rows(self, table: LiveTable, actions: list[ActionRow]) -> None:
@@ -296,12 +569,9 @@ class Hub:
                 table.results[(a.seat, a.action_id)] = a.version
 
     async def catch_up(self, table: LiveTable) -> None:
-        """Read what other processes appended (or seat changes) and tell our connections."""
-        actions, seats, row = await asyncio.gather(
-            asyncio.to_thread(self.store.actions_since, table.id, table.version),
-            asyncio.to_thread(self.store.seats, table.id),
-            asyncio.to_thread(self.store.table, table.id),
-        )
+        """Read what other processes appended (or seat changes) and tell our connections (the
+        caller holds the table's lock). One read: the actions after our version, seats, the row."""
+        actions, seats, row = await asyncio.to_thread(self.store.changes, table.id, table.version)
         before = table.version
         self._apply_rows(table, actions)
         if row is not None:
@@ -321,14 +591,6 @@ class Hub:
         if table.version != before or changed:
             table.broadcast_state(force=changed)
             self._schedule(table)
-
-    async def _on_wakeup(self, table_id: str, version: int) -> None:
-        table = self.tables.get(table_id)
-        if table is None:
-            return
-        async with table.lock:
-            if version > table.version or version < 0:  # negative: a seat change
-                await self.catch_up(table)
 
     # ------------------------------------------------------------------ HTTP-side actions
 
@@ -487,15 +749,31 @@ class Hub:
                     )
         raise TableError("unauthorized", "this token holds no seat at this table", 403)
 
-    def attach(self, table: LiveTable, conn: Conn) -> None:
+    def attach(self, table: LiveTable, conn: Conn) -> LiveTable:
+        """Add ``conn`` to ``table`` and send it the state; the table it was attached to (the one
+        this process holds: ``table`` may have been dropped, or reloaded, since the caller got it)."""
+        held = self.tables.get(table.id)
+        behind = False
+        if held is None:  # dropped while the hello was checked: hold it again, and read what it missed
+            self.tables[table.id] = table
+            behind = True
+        elif held is not table:
+            if conn.seat is not None and table.players[conn.seat].token_hash != held.players[conn.seat].token_hash:
+                behind = True  # the reloaded copy must agree on the seat: catch it up first
+            table = held
         conn.table = table
+        first = conn.seat is not None and not any(c.seat == conn.seat for c in table.conns)
         table.conns.add(conn)
         table.touched = time.monotonic()
         if conn.seat is not None:
             table.players[conn.seat].away_since = None
             self._touch.add((table.id, conn.seat))
             table.players_changed()
-        if conn.since is not None and conn.since > table.version:
+            if first and self.fanout is not None:
+                self.fanout.publish({"k": "p", "t": table.id, "s": conn.seat, "on": 1})
+        if not table.driver and not table.game.is_over and self.fanout is not None:
+            self._spawn(self._claim(table))
+        if behind or (conn.since is not None and conn.since > table.version):
             # The client saw a later version, on another process: read it before showing a state,
             # or the client would see the table go back (checklist 15 across processes).
             task = asyncio.create_task(self._attach_behind(table, conn))
@@ -503,12 +781,12 @@ class Hub:
             task.add_done_callback(_background.discard)
         else:
             conn.push(Conn.FULL)
+        return table
 
     async def _attach_behind(self, table: LiveTable, conn: Conn) -> None:
         try:
             async with table.lock:
-                if conn.since is not None and conn.since > table.version:
-                    await self.catch_up(table)
+                await self.catch_up(table)
         except Exception:  # the database is away: show what this process has
             log.exception("catch-up on hello failed", extra={"fields": {"table": table.id}})
         finally:
@@ -523,6 +801,16 @@ class Hub:
         if conn.seat is not None and not any(c.seat == conn.seat for c in table.conns):
             table.players[conn.seat].away_since = time.monotonic()
             table.players_changed()
+            if self.fanout is not None:
+                self.fanout.publish({"k": "p", "t": table.id, "s": conn.seat, "on": 0})
+        if not table.conns and table.driver and table.wanted_by is not None:
+            # Another process asked for this table while players were here: they are gone now.
+            self._spawn(self._hand(table, table.wanted_by))
+            table.wanted_by = None
+        elif not table.conns and not table.driver and self.fanout is not None:
+            # Nobody here needs this table's moves any more: tell its driver, and let it go.
+            self.fanout.publish({"k": "unwant", "t": table.id})
+            self._forget(table)
 
     def _drop_seat_conns(self, table: LiveTable, seat: int) -> None:
         """The seat's token stopped working: tell its connections and turn them into spectators."""
@@ -626,9 +914,22 @@ class Hub:
         if self.metrics is not None:
             self.metrics.moves.labels(actor).inc()
         self._schedule(table)
-        # The wake-up goes out without holding the table's lock or the mover's ack: under load a slow
-        # Redis held both for up to its 1 s timeout. Order does not matter (receivers read the log).
-        self._spawn(self._publish(table.id, version))
+        # The move itself goes to the other processes that hold the table (queued: nothing here waits
+        # for Redis); they play it on their copies without reading the database.
+        if self.fanout is not None and self._heard(table):
+            self.fanout.publish(
+                {
+                    "k": "m",
+                    "t": table.id,
+                    "v": version,
+                    "s": seat,
+                    "m": move.text,
+                    "a": action_id,
+                    "st": status,
+                    "d": deadline,
+                    "c": clock_text,
+                }
+            )
         if clock is not None and not nxt.is_over:
             self._spawn(self._turn_changed(table))
         if nxt.is_over:
@@ -643,9 +944,27 @@ class Hub:
         _background.add(task)
         task.add_done_callback(_background.discard)
 
-    async def _publish(self, table_id: str, version: int) -> None:
+    def _heard(self, table: LiveTable) -> bool:
+        """Whether a move of ``table`` must go to the other processes: always from a process that
+        does not drive it (the driver must learn it); from the driver while another process has
+        players there, and for a while after it started driving. With routing by table
+        (docs/deploy.md) a table's players are all on its driver, and its moves cost Redis nothing."""
+        if not table.driver:
+            return True
+        now = time.monotonic()
+        if now < table.announce_until:
+            return True
+        for origin, until in list(table.listeners.items()):
+            if until > now:
+                return True
+            del table.listeners[origin]
+        return False
+
+    async def _publish(self, table_id: str, version: int = -1) -> None:
+        """Tell the other processes that ``table_id``'s seats changed (they read them). Moves go out
+        with their content from :meth:`_commit`; any other ``version`` is a plain wake-up."""
         if self.fanout is not None:
-            await self.fanout.publish(table_id, version)
+            self.fanout.publish({"k": "seats", "t": table_id, "v": version})
 
     # ------------------------------------------------------------------ bots and timers
 
@@ -829,7 +1148,10 @@ class Hub:
                 away = [
                     seat
                     for seat, p in enumerate(table.players)
-                    if p.kind == "human" and p.away_since is not None and now - p.away_since >= s.grace_seconds
+                    if p.kind == "human"
+                    and p.away_since is not None
+                    and now - p.away_since >= s.grace_seconds
+                    and table.seat_status(seat) == "away"  # not connected to another process either
                 ]
                 if away:  # connected to another process? it writes when it last saw the seat
                     seen = await asyncio.to_thread(self.store.seen, table.id)
@@ -855,16 +1177,18 @@ class Hub:
                 self.evict(table)
             elif table.status == "playing" and idle >= s.evict_idle_seconds and not self._bots_only(table):
                 self.evict(table)
-        if self.fanout is not None:  # a missed wake-up shows as a version gap (one query for all tables)
-            watched = [t for t in self.tables.values() if t.conns or t.driver]
+        if self.fanout is not None:  # a lost message shows as a version gap (one query for all tables)
+            watched = [t for t in self.tables.values() if (t.conns or t.driver) and not t.inbox]
             stored = await asyncio.to_thread(self.store.versions, [t.id for t in watched])
             for table in watched:
                 if stored.get(table.id, -1) > table.version:
                     async with table.lock:
                         await self.catch_up(table)
         await self._retention(now)
-        if self._evicted and now - self._trimmed >= 2.0:
-            self._evicted, self._trimmed = 0, now
+        if (self._evicted or self.sockets_dropped) and now - self._trimmed >= 2.0:
+            # Memory of evicted tables and of closed connections (silent ones above all: defect 10 of
+            # issue 29) goes back to the system instead of staying with the allocator.
+            self._evicted, self.sockets_dropped, self._trimmed = 0, 0, now
             await asyncio.to_thread(malloc_trim)
 
     async def _write_presence(self, now: float) -> None:
@@ -872,9 +1196,13 @@ class Hub:
         last sweep at once, and every connected seat a few times per grace period."""
         seats = self._touch
         self._touch = set()
-        if now - self._touched_all >= min(self.settings.grace_seconds / 4.0, 30.0):
+        if now - self._touched_all >= min(self.settings.grace_seconds / 4.0, PRESENCE_REFRESH):
             self._touched_all = now
-            seats |= {(t.id, c.seat) for t in self.tables.values() for c in t.conns if c.seat is not None}
+            connected = {(t.id, c.seat) for t in self.tables.values() for c in t.conns if c.seat is not None}
+            seats |= connected
+            relayed = sorted(t.id for t in self.tables.values() if t.conns and not t.driver)
+            if self.fanout is not None and (connected or relayed):
+                self.fanout.publish({"k": "pa", "seats": sorted(connected), "w": relayed})
         if seats:
             await asyncio.to_thread(self.store.touch_seats, sorted(seats))
 

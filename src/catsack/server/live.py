@@ -262,6 +262,18 @@ class LiveTable:
     touched: float = field(default_factory=time.monotonic)
     #: This process holds the table's lease: it runs the bots and timers; otherwise it only relays.
     driver: bool = False
+    #: Messages from other processes waiting for the table's lock (catsack.server.fanout), in order.
+    inbox: collections.deque[dict[str, Any]] = field(default_factory=collections.deque)
+    inbox_task: asyncio.Task[None] | None = None
+    #: The process that asked for this table's lease while players were connected here.
+    wanted_by: str | None = None
+    #: Other processes with connections to this table (they asked for its moves): process id ->
+    #: time.monotonic() until which they count. The driving process publishes its moves only while
+    #: some process listens, or for a while after it started driving (``announce_until``).
+    listeners: dict[str, float] = field(default_factory=dict)
+    announce_until: float = 0.0
+    #: Seats connected to other processes: seat -> {process id: time.monotonic() until which it counts}.
+    elsewhere: dict[int, dict[str, float]] = field(default_factory=dict)
     _frames: dict[tuple[str, int | None], str] = field(default_factory=dict)
     _frames_version: int = -1
 
@@ -303,10 +315,42 @@ class LiveTable:
         return seat_names(self.players)
 
     def seat_status(self, seat: int) -> str:
+        """``connected`` (here or to another process), ``away``, ``open`` or ``bot``: the same answer
+        on every process, so a seat connected elsewhere is never handed to a bot (issue 29, defect 4)."""
         p = self.players[seat]
         if p.kind == "human":
-            return "connected" if any(c.seat == seat for c in self.conns) else "away"
+            return "connected" if any(c.seat == seat for c in self.conns) or self.connected_elsewhere(seat) else "away"
         return p.kind  # open | bot
+
+    def connected_elsewhere(self, seat: int) -> bool:
+        now = time.monotonic()
+        return any(until > now for until in self.elsewhere.get(seat, {}).values())
+
+    def elsewhere_set(self, origin: str, seat: Any, on: bool, ttl: float) -> bool:
+        """Process ``origin`` says ``seat`` is (``on``) or is no longer connected there; whether the
+        seat's status changed. ``origin`` "" is what the database said when the table was loaded,
+        replaced by the first word from a process."""
+        if type(seat) is not int or not 0 <= seat < len(self.players):
+            return False
+        before = self.seat_status(seat)
+        entry = self.elsewhere.setdefault(seat, {})
+        if origin:
+            entry.pop("", None)
+        if on:
+            entry[origin] = time.monotonic() + ttl
+        else:
+            entry.pop(origin, None)
+        if not entry:
+            del self.elsewhere[seat]
+        return self.seat_status(seat) != before
+
+    def elsewhere_gone(self, origin: str) -> bool:
+        """Process ``origin`` is dead: its seats are not connected any more; whether any status changed."""
+        changed = False
+        for seat in list(self.elsewhere):
+            if origin in self.elsewhere[seat]:
+                changed = self.elsewhere_set(origin, seat, False, 0.0) or changed
+        return changed
 
     def players_public(self) -> list[dict[str, Any]]:
         names = self.names()

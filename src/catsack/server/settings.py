@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     database_url: str = "sqlite:///catsack.db"
     #: ``redis://host:port/0`` to fan updates out across several server processes.
     redis_url: str | None = None
+    #: The pub/sub channel of this deployment's processes: two deployments sharing one Redis server
+    #: (pub/sub channels are not separated by Redis database numbers) each need their own.
+    redis_channel: str = "catsack:tables"
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     #: Seconds from a bot's turn to its move: drawn for every move between ``bot_delay`` and ``bot_delay *
@@ -67,6 +70,10 @@ class Settings(BaseSettings):
     rate_window_seconds: float = Field(default=10.0, gt=0)
     #: Live WebSocket connections allowed from one client address.
     max_connections_per_address: int = Field(default=64, ge=1)
+    #: WebSocket connections that have not said a good hello yet, per process and per client address:
+    #: a socket that never says hello holds memory for up to 10 s, so many of them are refused early.
+    max_pending_connections: int = Field(default=256, ge=1)
+    max_pending_per_address: int = Field(default=16, ge=1)
     #: Mutating HTTP requests (POST, PUT, PATCH, DELETE) per client address: a token bucket of this
     #: rate and burst; over it the answer is 429 with ``Retry-After``.
     http_rate_per_second: float = Field(default=1.0, gt=0)
@@ -134,9 +141,10 @@ class Settings(BaseSettings):
     #: permessage-deflate on WebSockets: less bandwidth, but CPU and ~45 KiB per connection.
     ws_compression: bool = False
     #: Several processes (docs/deploy.md): one process drives each table's bots and timers, the holder
-    #: of its lease in the database; it renews the lease every third of this many seconds, and when it
-    #: dies another process takes the table over once the lease has run out.
-    lease_seconds: float = Field(default=15.0, gt=0.0)
+    #: of its lease in the database. A lease is valid while its holder's heartbeat (one row per process,
+    #: renewed every sixth of this many seconds) is; when a process dies, another takes its tables over
+    #: within about this many seconds.
+    lease_seconds: float = Field(default=2.0, gt=0.0)
     #: On start, bring an older database schema to the newest revision (Alembic). When false the
     #: server refuses an older schema and ``catsack db upgrade`` must be run first (docs/deploy.md).
     db_auto_upgrade: bool = True

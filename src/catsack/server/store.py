@@ -7,9 +7,10 @@ catches up from the log instead. Every write is one short transaction, and a
 move is committed before anyone is told about it.
 
 With several processes, one of them drives each table's bots and timers: the
-holder of the table's row in ``table_leases`` (process id and expiry), which
-renews it while it lives; when it dies the lease runs out and another process
-takes it over (:meth:`Store.sync_leases`).
+holder of the table's row in ``table_leases``. A lease is valid while its holder
+lives, which each process shows by renewing its own row in ``server_processes``
+(one write however many tables it holds); a holder whose row has run out is dead,
+and another process adopts its leases (:meth:`Store.heartbeat`, :meth:`Store.adopt`).
 
 The schema is versioned with Alembic (``catsack.server.migrations``): a new
 database is created at the newest revision, an older one is upgraded (or
@@ -40,10 +41,12 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
     insert,
+    or_,
     select,
     update,
 )
@@ -59,6 +62,7 @@ __all__ = [
     "SeatRow",
     "Store",
     "TableRow",
+    "lease_free",
     "make_engine",
     "metadata",
 ]
@@ -114,11 +118,21 @@ actions_t = Table(
 )
 
 leases_t = Table(
-    "table_leases",  # revision 0002: which process drives a table's bots and timers, and until when
+    "table_leases",  # revision 0002: which process drives a table's bots and timers
     metadata,
     Column("table_id", String(32), primary_key=True),
     Column("holder", String(32), nullable=False),  # the holding process's id (Hub.process_id)
-    Column("expires", Float, nullable=False),  # epoch seconds; past it, any process may take the lease
+    # Epoch seconds: the holder's heartbeat when the lease was taken. Since revision 0005 a lease is
+    # valid while its holder's row in server_processes has not run out; this column is kept for
+    # databases that older processes still use.
+    Column("expires", Float, nullable=False),
+)
+
+processes_t = Table(
+    "server_processes",  # revision 0005: each server process's heartbeat
+    metadata,
+    Column("holder", String(32), primary_key=True),  # Hub.process_id
+    Column("expires", Float, nullable=False),  # epoch seconds; past it the process counts as dead
 )
 
 
@@ -167,6 +181,8 @@ class SeatRow:
     replaced: bool
     #: The account bound to the seat (``None``: a guest, a bot, an open seat).
     user_id: int | None = None
+    #: Epoch seconds a process last saw a connection of this seat (presence across processes).
+    seen: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +228,7 @@ def _table_row(r: Any) -> TableRow:
 
 
 def _seat_row(r: Any) -> SeatRow:
-    return SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced), getattr(r, "user_id", None))
+    return SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced), getattr(r, "user_id", None), r.seen)
 
 
 def _seats_query(table_id: str) -> Any:
@@ -229,15 +245,26 @@ def _seats_query(table_id: str) -> Any:
     )
 
 
-def _upsert(dialect: str) -> Any:
-    """``INSERT … ON CONFLICT`` for the lease table, in the dialect's own form (both have it)."""
+def _upsert(dialect: str, table: Table = leases_t) -> Any:
+    """``INSERT … ON CONFLICT`` for ``table``, in the dialect's own form (both have it)."""
     if dialect == "postgresql":
         from sqlalchemy.dialects.postgresql import insert as pg_insert
 
-        return pg_insert(leases_t)
+        return pg_insert(table)
     from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-    return sqlite_insert(leases_t)
+    return sqlite_insert(table)
+
+
+def _alive(now: float) -> Any:
+    """The holders whose heartbeat has not run out at ``now`` (a subquery)."""
+    return select(processes_t.c.holder).where(processes_t.c.expires >= now)
+
+
+def lease_free(now: float, holder: str) -> Any:
+    """A condition on ``table_leases`` (outer-joined to a query's tables): the table has no lease, or
+    ``holder`` holds it, or its holder is dead (its heartbeat ran out before ``now``)."""
+    return or_(leases_t.c.table_id.is_(None), leases_t.c.holder == holder, leases_t.c.holder.not_in(_alive(now)))
 
 
 def make_engine(url: str) -> Engine:
@@ -474,29 +501,74 @@ class Store:
 
     # ------------------------------------------------------------------ leases
 
+    def _beat(self, conn: Connection, holder: str, until: float) -> None:
+        stmt = _upsert(self.engine.dialect.name, processes_t).values(holder=holder, expires=until)
+        conn.execute(stmt.on_conflict_do_update(index_elements=[processes_t.c.holder], set_={"expires": until}))
+
+    def heartbeat(
+        self, holder: str, seconds: float, now: float | None = None, *, conn: Connection | None = None
+    ) -> list[str]:
+        """Show that ``holder`` lives until ``now + seconds`` (one row, however many leases it holds);
+        the other holders whose heartbeat has run out (dead: their leases are free to adopt).
+        ``conn``: a connection kept for the beats, in autocommit mode (required): a beat is then one
+        statement and one round trip, a few times a second."""
+        now = time.time() if now is None else now
+        if conn is None:
+            with self.engine.connect() as own:
+                return self.heartbeat(holder, seconds, now, conn=own.execution_options(isolation_level="AUTOCOMMIT"))
+        mine = processes_t.c.holder == holder
+        rows = conn.execute(
+            update(processes_t)
+            .where(mine | (processes_t.c.expires < now))
+            .values(expires=case((mine, now + seconds), else_=processes_t.c.expires))
+            .returning(processes_t.c.holder)
+        ).all()
+        if not any(r.holder == holder for r in rows):  # the first beat
+            self._beat(conn, holder, now + seconds)
+        return sorted(r.holder for r in rows if r.holder != holder)
+
+    def retire(self, holder: str) -> None:
+        """``holder`` stops: its heartbeat ends now, so the other processes adopt its leases at once."""
+        with self.engine.begin() as conn:
+            conn.execute(update(processes_t).where(processes_t.c.holder == holder).values(expires=0.0))
+
+    def adopt(
+        self, holder: str, seconds: float, dead: Sequence[str] | None = None, now: float | None = None
+    ) -> set[str]:
+        """Take over the leases of dead holders: those named in ``dead`` (from :meth:`heartbeat`), or
+        with ``dead=None`` every holder that is not alive (a process starting). Returns the tables
+        taken. Two processes adopting at once are serialised by the rows: a lease moves once."""
+        now = time.time() if now is None else now
+        until = now + seconds
+        with self.engine.begin() as conn:
+            self._beat(conn, holder, until)
+            stmt = update(leases_t).values(holder=holder, expires=until)
+            if dead is None:
+                stmt = stmt.where(leases_t.c.holder != holder, leases_t.c.holder.not_in(_alive(now)))
+            else:
+                stmt = stmt.where(leases_t.c.holder.in_(list(dead)), leases_t.c.holder.not_in(_alive(now)))
+            taken = {r.table_id for r in conn.execute(stmt.returning(leases_t.c.table_id))}
+            gone = delete(processes_t).where(processes_t.c.expires < now, processes_t.c.holder != holder)
+            conn.execute(gone if dead is None else gone.where(processes_t.c.holder.in_(list(dead))))
+            return taken
+
     def sync_leases(
         self, holder: str, want: Sequence[str], seconds: float, now: float | None = None, *, release: Sequence[str] = ()
     ) -> set[str]:
-        """Renew every lease of ``holder`` until ``now + seconds``, take those of ``want`` that are free
-        or expired, give up those in ``release``. Returns every table this holder now holds a lease of.
-        One transaction; two processes taking one lease at once are serialised by the row (an upsert
-        whose update applies only to a free, expired or own lease). Leases are given up only when
-        named: a table leased by another task while this runs must keep its lease."""
+        """Renew ``holder``'s heartbeat until ``now + seconds``, take the leases of ``want`` that are
+        free or held by a dead process, give up those in ``release``. Returns every table this holder
+        now holds a lease of. One transaction; two processes taking one lease at once are serialised
+        by the row (an upsert whose update applies only to its own lease or a dead holder's). Leases
+        are given up only when named: a table leased by another task while this runs keeps its lease."""
         now = time.time() if now is None else now
         until = now + seconds
         wanted = set(want) - set(release)
         with self.engine.begin() as conn:
+            self._beat(conn, holder, until)
             if release:
                 self._delete_leases(conn, holder, set(release))
-            conn.execute(update(leases_t).where(leases_t.c.holder == holder).values(expires=until))
             mine = {r.table_id for r in conn.execute(select(leases_t.c.table_id).where(leases_t.c.holder == holder))}
-            others = {
-                r.table_id
-                for r in conn.execute(
-                    select(leases_t.c.table_id).where(leases_t.c.holder != holder, leases_t.c.expires >= now)
-                )
-            }
-            free = sorted(wanted - mine - others)
+            free = sorted(wanted - mine)
             if free:
                 mine |= self._take_leases(conn, holder, free, now, until)
             return mine
@@ -504,12 +576,14 @@ class Store:
     def release_leases_of_others(self, holder: str) -> int:
         """Delete every lease not held by ``holder`` (a lone process starting after a crash); how many."""
         with self.engine.begin() as conn:
+            conn.execute(delete(processes_t).where(processes_t.c.holder != holder))
             return int(conn.execute(delete(leases_t).where(leases_t.c.holder != holder)).rowcount)
 
     def take_leases(self, holder: str, table_ids: Sequence[str], seconds: float, now: float | None = None) -> set[str]:
-        """Take the leases of ``table_ids`` that are free, expired or ours already; the ones held."""
+        """Take the leases of ``table_ids`` that are free, a dead holder's or ours already; the ones held."""
         now = time.time() if now is None else now
         with self.engine.begin() as conn:
+            self._beat(conn, holder, now + seconds)
             return self._take_leases(conn, holder, sorted(set(table_ids)), now, now + seconds)
 
     def _take_leases(self, conn: Connection, holder: str, ids: list[str], now: float, until: float) -> set[str]:
@@ -517,7 +591,7 @@ class Store:
         stmt = ins.values(table_id=bindparam("t"), holder=holder, expires=until).on_conflict_do_update(
             index_elements=[leases_t.c.table_id],
             set_={"holder": holder, "expires": until},
-            where=(leases_t.c.holder == holder) | (leases_t.c.expires < now),
+            where=(leases_t.c.holder == holder) | leases_t.c.holder.not_in(_alive(now)),
         )
         conn.execute(stmt, [{"t": t} for t in ids])
         got: set[str] = set()
@@ -532,8 +606,17 @@ class Store:
             )
         return got
 
+    def hand_lease(self, holder: str, to: str, table_id: str) -> bool:
+        """Give the lease of ``table_id`` from ``holder`` to ``to`` (the process its players are
+        connected to); ``False`` if ``holder`` no longer held it."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(leases_t).where(leases_t.c.table_id == table_id, leases_t.c.holder == holder).values(holder=to)
+            )
+            return res.rowcount == 1
+
     def release_leases(self, holder: str, table_ids: Sequence[str]) -> None:
-        """Give up leases (a table evicted or finished, the process stopping): others take over at once."""
+        """Give up leases (a table evicted or finished): another process may take them at once."""
         if table_ids:
             with self.engine.begin() as conn:
                 self._delete_leases(conn, holder, set(table_ids))
@@ -547,9 +630,11 @@ class Store:
             )
 
     def leases(self) -> dict[str, tuple[str, float]]:
-        """Every lease: table -> (holder, expiry)."""
+        """Every lease: table -> (holder, until when the holder's heartbeat keeps it)."""
+        q = select(leases_t.c.table_id, leases_t.c.holder, leases_t.c.expires, processes_t.c.expires.label("beat"))
+        q = q.select_from(leases_t.outerjoin(processes_t, processes_t.c.holder == leases_t.c.holder))
         with self.engine.connect() as conn:
-            return {r.table_id: (r.holder, r.expires) for r in conn.execute(select(leases_t))}
+            return {r.table_id: (r.holder, r.expires if r.beat is None else r.beat) for r in conn.execute(q)}
 
     # ------------------------------------------------------------------ retention
 
@@ -606,6 +691,20 @@ class Store:
                 .order_by(actions_t.c.version)
             )
             return [ActionRow(a.version, a.seat, a.move, a.action_id, a.actor) for a in rows]
+
+    def changes(self, table_id: str, version: int) -> tuple[list[ActionRow], list[SeatRow], TableRow | None]:
+        """What a process catching up on a table reads: the actions after ``version``, the seats and
+        the table's row, in one connection."""
+        with self.engine.connect() as conn:
+            actions = conn.execute(
+                select(actions_t)
+                .where(actions_t.c.table_id == table_id, actions_t.c.version > version)
+                .order_by(actions_t.c.version)
+            )
+            found = [ActionRow(a.version, a.seat, a.move, a.action_id, a.actor) for a in actions]
+            seat_rows = [_seat_row(r) for r in conn.execute(_seats_query(table_id))]
+            row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).first()
+            return found, seat_rows, None if row is None else _table_row(row)
 
     def seats(self, table_id: str) -> list[SeatRow]:
         with self.engine.connect() as conn:

@@ -33,7 +33,7 @@ from typing import Any
 
 from sqlalchemy import Engine, and_, or_, select
 
-from catsack.server.store import leases_t, tables_t
+from catsack.server.store import lease_free, leases_t, tables_t
 
 __all__ = [
     "BANK_HOURS",
@@ -168,7 +168,7 @@ def due_tables(
     """Turn-based games in play that need driving: a clock ran out, or a bot is to move (no deadline),
     and no other process holds a live lease on them. ``skip``: tables already in memory here."""
     now = time.time() if now is None else now
-    lease_free = or_(leases_t.c.table_id.is_(None), leases_t.c.expires < now, leases_t.c.holder == holder)
+    free = lease_free(now, holder)  # no lease, ours, or its holder's heartbeat ran out
     query = (
         select(tables_t.c.id)
         .select_from(tables_t.outerjoin(leases_t, leases_t.c.table_id == tables_t.c.id))
@@ -177,7 +177,7 @@ def due_tables(
                 tables_t.c.status == "playing",
                 tables_t.c.clock.is_not(None),
                 or_(tables_t.c.deadline.is_(None), tables_t.c.deadline <= now),
-                lease_free,
+                free,
             )
         )
         .order_by(tables_t.c.deadline)

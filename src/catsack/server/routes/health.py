@@ -21,9 +21,10 @@ READY_TIMEOUT = 3.0
 
 @router.get("/health")
 async def health(request: Request) -> dict[str, Any]:
-    """Liveness: the process answers (it does not wait on the database or Redis)."""
+    """Liveness: the process answers (it does not wait on the database or Redis). ``tables``: the
+    tables it holds; ``driving``: those whose bots and timers it runs (the rest it relays)."""
     h = hub_of(request)
-    return {"status": "ok", "tables": len(h.tables), "version": catsack.__version__}
+    return {"status": "ok", "tables": len(h.tables), "driving": h.driving(), "version": catsack.__version__}
 
 
 @router.get("/ready", responses={503: {"description": "the database (or Redis) cannot be reached"}})

@@ -1,9 +1,13 @@
-"""The ``catsack-ws/1`` WebSocket at ``/ws``: hello, then moves, resyncs, hints and pings.
+"""The ``catsack-ws/1`` WebSocket at ``/ws/{table}``: hello, then moves, resyncs, hints and pings.
 
-See ``docs/protocol.md`` for the contract. Every frame a client sends is parsed defensively:
-whatever it holds (not JSON, nesting thousands deep, NUL characters, lone surrogates, wrong
-types), the answer is a structured ``error`` frame and the connection stays open (checklist 12;
-issue 16, defect 1). Only oversized frames (1009) and flooding (1008) close it.
+See ``docs/protocol.md`` for the contract. The table is in the URL so that a proxy can send every
+connection of a table to one process (``hash`` on it in nginx, docs/deploy.md); ``/ws`` without it
+still works for clients from before, on whatever process the proxy picks.
+
+Every frame a client sends is parsed defensively: whatever it holds (not JSON, nesting thousands
+deep, NUL characters, lone surrogates, wrong types), the answer is a structured ``error`` frame and
+the connection stays open (checklist 12; issue 16, defect 1). Only oversized frames (1009) and
+flooding (1008) close it.
 """
 
 from __future__ import annotations
@@ -38,6 +42,11 @@ router = APIRouter()
 @router.websocket("/ws")
 async def websocket(ws: WebSocket) -> None:
     await serve_socket(ws_hub(ws), ws)
+
+
+@router.websocket("/ws/{table_id}")
+async def table_websocket(ws: WebSocket, table_id: str) -> None:
+    await serve_socket(ws_hub(ws), ws, table_id)
 
 
 def _bad(code: str, message: str) -> dict[str, Any]:
@@ -96,25 +105,53 @@ async def _receive_text(ws: WebSocket, settings: Settings) -> str | None:
     return str(data)
 
 
-async def serve_socket(hub: Hub, ws: WebSocket) -> None:
+async def serve_socket(hub: Hub, ws: WebSocket, path_table: str | None = None) -> None:
+    """One WebSocket, from accept to close. ``path_table``: the table named in the URL (``/ws/{table}``),
+    which the hello must name too."""
     settings = hub.settings
     addr = scope_address(ws.scope, settings.proxy_networks())
+    # Sockets that never say hello cost memory until HELLO_TIMEOUT: bounded per process as well as per
+    # address (issue 29, defect 10), and refused before the upgrade, which costs least.
+    if hub.pending >= settings.max_pending_connections or (
+        hub.pending_addresses.get(addr, 0) >= settings.max_pending_per_address
+    ):
+        hub.sockets_dropped += 1
+        if hub.metrics is not None:
+            hub.metrics.error("busy")
+        await _close(ws, 1013, "too many connections waiting for their hello")
+        return
     await ws.accept()
     if hub.addresses.get(addr, 0) >= settings.max_connections_per_address:
         await _send_direct(ws, _bad("busy", "too many connections from your address"))
         await _close(ws, 1013, "too many connections")
         return
     hub.addresses[addr] = hub.addresses.get(addr, 0) + 1
+    hub.pending += 1
+    hub.pending_addresses[addr] = hub.pending_addresses.get(addr, 0) + 1
+    pending = True
     conn: Conn | None = None
     limit = RateLimit(settings.rate_per_second, settings.rate_burst, window=settings.rate_window_seconds)
+
+    def greeted() -> None:
+        nonlocal pending
+        if pending:
+            pending = False
+            hub.pending -= 1
+            hub.pending_addresses[addr] -= 1
+            if hub.pending_addresses[addr] <= 0:
+                del hub.pending_addresses[addr]
+
     try:
-        conn = await _hello(hub, ws, limit)
+        conn = await _hello(hub, ws, limit, path_table)
+        greeted()
         if conn is None:
+            hub.sockets_dropped += 1
             return
         await _read_loop(hub, ws, conn, limit)
     except WebSocketDisconnect:
         pass
     finally:
+        greeted()
         hub.addresses[addr] -= 1
         if hub.addresses[addr] <= 0:
             del hub.addresses[addr]
@@ -158,7 +195,7 @@ async def _refuse(hub: Hub, ws: WebSocket, frame: dict[str, Any]) -> None:
     await _send_direct(ws, frame)
 
 
-async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit) -> Conn | None:
+async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit, path_table: str | None) -> Conn | None:
     """Read and check the ``hello``; answer ``welcome`` and attach, or refuse without any view."""
     settings = hub.settings
     deadline = time.monotonic() + HELLO_TIMEOUT  # for a good hello, however many bad ones come first
@@ -196,6 +233,13 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit) -> Conn | None:
             continue
         if not isinstance(table_id, str) or (token is not None and not isinstance(token, str)):
             await _refuse(hub, ws, _bad("bad_hello", "'table' must be text and 'token' text or null"))
+            continue
+        if path_table is not None and table_id != path_table:
+            await _refuse(
+                hub,
+                ws,
+                _bad("bad_hello", f"this socket is for table {_shown(path_table, 32)}; say hello to that table"),
+            )
             continue
         # Checked before the database sees them (issue 16, defect 2): PostgreSQL refuses NUL.
         table = await hub.get(table_id) if is_table_id(table_id) else None

@@ -72,7 +72,8 @@ export class TableConnection {
   open() {
     this.retryTimer = null;
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
-    const socket = new WebSocket(`${scheme}//${window.location.host}/ws`);
+    // The table is in the URL: a proxy sends every connection of a table to the same server process.
+    const socket = new WebSocket(`${scheme}//${window.location.host}/ws/${encodeURIComponent(this.table)}`);
     this.socket = socket;
     this.onStatus("connecting");
     socket.addEventListener("open", () => {

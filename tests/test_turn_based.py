@@ -106,7 +106,10 @@ def test_a_turn_based_table_shows_its_clock_and_is_never_given_to_a_bot_for_bein
     t, ann, bea = two_people(c)
     info = c.get(f"/api/tables/{t}").json()
     assert info["turn_based"] == TB and info["turn_seconds"] is None and info["status"] == "playing"
-    state = c.get(f"/api/tables/{t}/state").json()
+    # The deal may give the bot (seat 2) the first turn: a bot has no clock, so wait for a person's turn.
+    state = wait_for(
+        lambda: (s := c.get(f"/api/tables/{t}/state").json())["deadline"] is not None and s, "a person's turn"
+    )
     assert state["clock"]["move_seconds"] == 24 * HOUR and state["clock"]["banks"] == [72 * 3600] * 3
     deadline = time.mktime(time.strptime(state["deadline"], "%Y-%m-%dT%H:%M:%SZ")) - time.timezone
     assert abs(deadline - (time.time() + 96 * HOUR)) < 60

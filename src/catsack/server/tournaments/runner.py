@@ -7,8 +7,8 @@ step is safe to repeat and to race with another process (see
 :mod:`catsack.server.tournaments.model`): :func:`advance` looks at what the database
 says and does the next thing that is missing.
 
-Tournament tables are ordinary tables (a replay and analysis once over), private
-(not in the lobby), with every seat filled when made: bots for bot entries and
+Tournament tables are ordinary public tables (a replay and analysis once over; never in the
+lobby's open list, since every seat is filled when made): bots for bot entries and
 filler bots, and each account's seat bound to it with a token nobody holds; the
 player takes the seat from the tournament page (``POST /api/tables/{id}/takeover``).
 A player who does not come, or leaves, loses the seat to a bot after the grace
@@ -241,7 +241,6 @@ async def _open_table(
         options: dict[str, Any] = {
             **paced,
             "rated": bool(t.options.get("rated")),
-            "private": True,
             "tournament": t.id,
             "round": round_no,
         }

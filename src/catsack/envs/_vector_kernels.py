@@ -761,7 +761,7 @@ def unseen_bits(i: int, o: int, v: int, n: int, hand: Arr, removed: Arr, dummy: 
         for p in range(d, placed[i]):
             if (start[i] + p - d) % n == o and p >= up[i]:
                 bits |= 1 << row[i, p]
-    return bits
+    return int(bits)
 
 
 @_jit

@@ -34,6 +34,7 @@ the very weights an uninterrupted run reaches (one torch thread, same builds).
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import subprocess
 import sys
@@ -41,7 +42,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import numpy as np
 
@@ -49,9 +50,6 @@ from catsack.learn.blas import single_thread_blas
 from catsack.learn.fast_features import NUM_ABSTRACT, feature_size
 from catsack.learn.fast_selfplay import RANDOM, GameResults, Rows, play
 from catsack.learn.qnet import QNet, load_dmc, save_dmc
-
-if TYPE_CHECKING:
-    import torch
 
 __all__ = ["LEAGUE_ROLES", "DMCConfig", "DMCTrainer", "export_qnet", "main", "make_torch_net", "parse_league"]
 
@@ -77,7 +75,9 @@ def parse_league(text: str) -> dict[str, float]:
         name, eq, weight = part.partition("=")
         name = name.strip()
         if name not in LEAGUE_ROLES or not eq:
-            raise ValueError(f"league entry {part.strip()!r}: expected ROLE=WEIGHT, ROLE one of {', '.join(LEAGUE_ROLES)}")
+            raise ValueError(
+                f"league entry {part.strip()!r}: expected ROLE=WEIGHT, ROLE one of {', '.join(LEAGUE_ROLES)}"
+            )
         try:
             w = float(weight)
         except ValueError:
@@ -90,19 +90,18 @@ def parse_league(text: str) -> dict[str, float]:
     return league
 
 
-def make_torch_net(inputs: int, hidden: Sequence[int]) -> torch.nn.Sequential:
+def make_torch_net(inputs: int, hidden: Sequence[int]) -> Any:
     """The torch network a :class:`~catsack.learn.qnet.QNet` mirrors: Linear layers with ReLU between them."""
     torch = _torch()
     layers: list[Any] = []
     sizes = [inputs, *hidden]
-    for a, b in zip(sizes, sizes[1:], strict=False):
+    for a, b in itertools.pairwise(sizes):
         layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
     layers.append(torch.nn.Linear(sizes[-1], NUM_ABSTRACT))
-    net: torch.nn.Sequential = torch.nn.Sequential(*layers)
-    return net
+    return torch.nn.Sequential(*layers)
 
 
-def export_qnet(net: torch.nn.Sequential) -> QNet:
+def export_qnet(net: Any) -> QNet:
     """The numpy :class:`QNet` with the torch network's weights (float32 copies)."""
     linear = [m for m in net if hasattr(m, "weight")]
     return QNet(
@@ -111,7 +110,7 @@ def export_qnet(net: torch.nn.Sequential) -> QNet:
     )
 
 
-def _load_into(net: torch.nn.Sequential, q: QNet) -> None:
+def _load_into(net: Any, q: QNet) -> None:
     torch = _torch()
     linear = [m for m in net if hasattr(m, "weight")]
     if len(linear) != len(q.weights):
@@ -277,7 +276,12 @@ class DMCTrainer:
             self.games_played[n] += len(results.roles)
             self.rows_seen[n] += len(rows)
             share, _ = results.share(0)
-            line[f"s{n}"] = {"games": self.games_played[n], "rows": len(rows), "loss": round(loss, 5), "share": round(share, 4)}
+            line[f"s{n}"] = {
+                "games": self.games_played[n],
+                "rows": len(rows),
+                "loss": round(loss, 5),
+                "share": round(share, 4),
+            }
         self.iteration += 1
         if not c.against and self.iteration % c.snapshot_every == 0:
             for n in c.seats:
@@ -331,9 +335,7 @@ class DMCTrainer:
                 str(n): {
                     "net": s.net.state_dict(),
                     "opt": s.opt.state_dict(),
-                    "snapshots": [
-                        {k: torch.from_numpy(v) for k, v in q.to_arrays("q").items()} for q in s.snapshots
-                    ],
+                    "snapshots": [{k: torch.from_numpy(v) for k, v in q.to_arrays("q").items()} for q in s.snapshots],
                 }
                 for n, s in self.seats.items()
             },
@@ -367,7 +369,9 @@ class DMCTrainer:
             saved = state["seats"][str(n)]
             s.net.load_state_dict(saved["net"])
             s.opt.load_state_dict(saved["opt"])
-            s.snapshots = [QNet.from_arrays({k: v.numpy() for k, v in snap.items()}, "q") for snap in saved["snapshots"]]
+            s.snapshots = [
+                QNet.from_arrays({k: v.numpy() for k, v in snap.items()}, "q") for snap in saved["snapshots"]
+            ]
         return trainer
 
     def export(self, path: Path, *, command: str = "", extra: Mapping[str, Any] | None = None) -> None:

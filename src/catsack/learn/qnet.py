@@ -150,7 +150,7 @@ def load_dmc(name: str | Path) -> DMCWeights:
 
 def save_dmc(path: str | Path, nets: Mapping[int, QNet], meta: Mapping[str, Any], *, half: bool = True) -> None:
     """Write ``nets`` (float16 unless ``half`` is false) and ``meta`` (format and seat counts added)."""
-    arrays: dict[str, npt.NDArray[Any]] = {}
+    arrays: dict[str, Any] = {}
     for seats, net in sorted(nets.items()):
         arrays.update(net.to_arrays(f"s{seats}", np.float16 if half else np.float32))
     full = {**meta, "format": DMC_FORMAT, "seats": sorted(int(s) for s in nets)}

@@ -47,7 +47,7 @@ def play_vs_bots(
     if num_games < 1 or not opponents:
         raise ValueError("play_vs_bots needs at least one game and one opponent spec")
     size = feature_size(n)
-    games = [Game.new(n, seed=int(s)) for s in rng.integers(0, 2**62, num_games)]
+    games = [Game.new(n, seed=int(k)) for k in rng.integers(0, 2**62, num_games)]
     roles = np.zeros((num_games, n), np.int64)
     bots: list[dict[int, Bot]] = []
     for g, me in enumerate(learner_seats):
@@ -75,13 +75,13 @@ def play_vs_bots(
     while active:
         waiting: list[tuple[int, int]] = []
         for gi in active:
-            g = games[gi]
-            s = g.to_move
-            assert s is not None
-            if s == learner_seats[gi]:
-                waiting.append((gi, s))
+            game = games[gi]
+            mover = game.to_move
+            assert mover is not None
+            if mover == learner_seats[gi]:
+                waiting.append((gi, mover))
             else:
-                g.play(bots[gi][s].choose(g.view(s)))
+                game.play(bots[gi][mover].choose(game.view(mover)))
         if waiting:
             views = [games[gi].view(s) for gi, s in waiting]
             x = np.empty((len(views), size), np.float32)

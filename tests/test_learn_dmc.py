@@ -216,3 +216,23 @@ def test_exploiter_training_against_bots_and_a_fixed_network(tmp_path: Path) -> 
     fixed = DMCTrainer(_tiny(seats=(4,), learners=1, league={"fixed": 1.0}, fixed=str(start), init=str(start)))
     line = fixed.step()
     assert line["s4"]["games"] == 24 and line["s4"]["rows"] > 24 * 10
+
+
+def test_exploit_measurement_is_resumable_and_paired(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from catsack.learn import exploit
+
+    out = tmp_path / "m.jsonl"
+    base = ["--against", "random", "--seats", "3", "--deals", "2", "--seed", "4", "--out", str(out)]
+    assert exploit.main(["--hero", "heuristic", *base]) == 0
+    first = json.loads(capsys.readouterr().out)
+    assert first["deals"] == 2 and first["games"] == 6 and len(out.read_text().splitlines()) == 6
+    lo, mid, hi = first["win_share"][1], first["win_share"][0], first["win_share"][2]
+    assert 0 <= lo <= mid <= hi <= 1 and abs(first["gain_over_fair"][0] - (mid - 1 / 3)) < 1e-12
+    assert exploit.main(["--hero", "heuristic", *base]) == 0  # nothing left to play: the file does not grow
+    assert json.loads(capsys.readouterr().out) == first and len(out.read_text().splitlines()) == 6
+    assert exploit.main(["--hero", "random", "--paired-hero", "heuristic", *base]) == 0
+    second = json.loads(capsys.readouterr().out)
+    assert second["paired_deals"] == 2
+    assert abs(second["paired_win_diff"][0] - (second["win_share"][0] - first["win_share"][0])) < 1e-12

@@ -845,3 +845,125 @@ def learn_extras(
             k += 4
         out[i, k] = total / LEARN_ROW_SCALE
         out[i, k + 1] = max(money[i, v] - high[i], 0) / total_money
+
+
+# ---------------------------------------------------------------------- a compiled value bidder (a league anchor)
+
+VALUE_SAMPLES: Final = 24  # sampled rows per estimate of the row's worth
+_VALUE_MARGIN: Final = 1.0  # as the heuristic's MARGIN, OUTLAST_SHARE, BUY_MONEY_GAP and BUY_MIN_MONEY
+_VALUE_OUTLAST: Final = 0.5
+_BUY_GAP: Final = 2
+_BUY_MIN: Final = 6
+# The worth of a card to whoever buys a row (placement order), dogs by their usual effect (R16).
+_PLACE_VALUE: Final = np.array([15.0, 11.0, 8.0, 5.0, 3.0, -5.0, -8.0, 0.0, -10.0, 4.0])
+
+
+@_inline
+def kept_points(cards: Arr, count: int) -> int:
+    """Points the buyer keeps of ``cards[:count]`` (R16: one dog chases a cat, two or more chase none)."""
+    total = 0
+    dogs = 0
+    large = False
+    best = -99
+    worst = 99
+    cats = 0
+    for k in range(count):
+        c = cards[k]
+        if c >= _LARGE:
+            dogs += 1
+            large = c == _LARGE
+        elif c < _RABBIT:
+            p = _CAT_POINTS[c]
+            total += p
+            best = max(best, p)
+            worst = min(worst, p)
+            cats += 1
+    if dogs == 1 and cats:
+        total -= best if large else worst
+    return total
+
+
+@_inline
+def value_worth(i: int, v: int, n: int, rs: Arr, scratch: Arr, hand: Arr, removed: Arr, dummy: Arr, phase: Arr,
+                rnd: Arr, start: Arr, row: Arr, placed: Arr, up: Arr) -> float:  # fmt: skip
+    """Seat ``v``'s estimate of the row's kept points: hidden cards drawn from their owners' unseen cards (R23)."""
+    d = 1 if n == 3 else 0
+    total = 0.0
+    for _ in range(VALUE_SAMPLES):
+        for p in range(placed[i]):
+            owner = n if p < d else (start[i] + p - d) % n
+            if p < up[i] or owner == v:
+                scratch[p] = row[i, p]
+            else:
+                bits = unseen_bits(i, owner, v, n, hand, removed, dummy, phase, rnd, start, row, placed, up)
+                count = 0
+                for c in range(_NUM_CARDS):
+                    count += (bits >> c) & 1
+                k = min(int(uniform(rs) * count), count - 1)
+                for c in range(_NUM_CARDS):
+                    if (bits >> c) & 1:
+                        if k == 0:
+                            scratch[p] = c
+                            break
+                        k -= 1
+        total += kept_points(scratch, placed[i])
+    return total / VALUE_SAMPLES
+
+
+@_jit
+def value_bot_actions(
+    rs: Arr, out: Arr, scratch: Arr,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> None:  # fmt: skip
+    """``out[i]``: the move of a simple value bidder in game ``i`` (0 once over), from the mover's information only.
+
+    Like the heuristic bot, in a simpler form: it bids one mouse over the high bid while that stays within its
+    estimate of the row (sampled) less the payout for passing and a mouse of margin, plus half the extra payout of
+    outlasting two or more others (R12, R13); buys in the last choice when the row is worth more than 1 (R15); and
+    places its best card when it expects to buy (about as rich as the richest other, 6 mice or more), its worst when
+    not, and its least telling card when it is placed face up at once (R10, R11).
+    """
+    n = cf[_SEATS]
+    for i in range(out.shape[0]):
+        ph = phase[i]
+        v = to_move[i]
+        if ph == OVER:
+            out[i] = 0
+            continue
+        if ph == PLACING:
+            richest = 0
+            for t in range(n):
+                if t != v and money[i, t] > richest:
+                    richest = money[i, t]
+            face_up = n > 3 and start[i] == v
+            buy = money[i, v] >= _BUY_MIN and money[i, v] >= richest - _BUY_GAP
+            pick = -1
+            key = 0.0
+            for c in range(_NUM_CARDS):
+                if not hand[i, v, c]:
+                    continue
+                value = _PLACE_VALUE[c]
+                k = abs(value) if face_up else (-value if buy else value)
+                if pick < 0 or k < key:
+                    pick = c
+                    key = k
+            out[i] = pick
+            continue
+        worth = value_worth(i, v, n, rs, scratch, hand, removed, dummy, phase, rnd, start, row, placed, up)
+        if ph == LAST_CHOICE:
+            out[i] = _PASS + 1 if worth > 1.0 and money[i, v] >= 1 else _PASS
+            continue
+        k = npass[i]
+        payout = cf[_UP_AFTER + n + 1 + min(k, n - 1)] if filled[i] else 0
+        limit = worth - payout - _VALUE_MARGIN
+        others = 0
+        for t in range(n):
+            if t != v and not passed[i, t]:
+                others += 1
+        if payout and others >= 2:
+            later = max(cf[_UP_AFTER + n + 1 + min(k + 1, n - 1)], payout)  # the last mouse card pays on
+            limit += _VALUE_OUTLAST * (later - payout)
+        raise_to = high[i] + 1
+        out[i] = _PASS + raise_to if raise_to <= money[i, v] and raise_to <= limit else _PASS

@@ -309,6 +309,19 @@ class NumbaVectorGame(VectorGame):
         self._k.uniform_actions(u, out, *self._policy_state())
         return out
 
+    def value_bot_actions(self, rng: np.random.Generator) -> IntArray:
+        """Every game's move of a compiled value bidder for its seat to move (0 once over), from that seat's view.
+
+        A simpler kin of catsack's ``heuristic`` bot (``_vector_kernels.value_bot_actions``): it bids a
+        mouse at a time up to a sampled estimate of the row less the payout for passing, and places its best
+        card when it expects to buy, its worst when not (R10-R15). A fixed, honest anchor for self-play leagues.
+        """
+        rs = rng.integers(0, 2**63, 1, dtype=np.int64).astype(np.uint64)
+        out = np.empty(self.num_games, np.int64)
+        scratch = np.empty(self._row_len, np.int64)
+        self._k.value_bot_actions(rs, out, scratch, *self._state())
+        return out
+
     def _random_bot_choice(self, u: npt.NDArray[np.float64]) -> IntArray:
         out = np.empty(self.num_games, np.int64)
         self._k.random_bot_actions(np.ascontiguousarray(u, np.float64), out, *self._policy_state())

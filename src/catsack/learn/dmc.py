@@ -16,8 +16,11 @@ Where the games come from (``--against``):
   ``--league``: ``self`` (the network being trained, epsilon-greedy; every
   game has at least one), ``snapshot`` (a frozen past copy, one taken every
   ``--snapshot-every`` iterations, the last ``--keep-snapshots`` kept),
-  ``fixed`` (the networks of ``--fixed FILE.npz``, greedy) or ``random``
-  (catsack's random bot). ``--learners 1`` seats exactly one learner per game.
+  ``fixed`` (the networks of ``--fixed FILE.npz``, greedy), ``value`` (a
+  compiled value bidder, a simpler kin of the ``heuristic`` bot: the
+  league's honest anchor, without which pure self-play drifted into play
+  that loses to honest bidders) or ``random`` (catsack's random bot).
+  ``--learners 1`` seats exactly one learner per game.
 - a bot spec list (``expert:iters=100`` or ``expert,heuristic``): the learner
   in one seat (drawn per game), the bots in the others, on core games
   (:func:`catsack.learn.vs_bots.play_vs_bots`): slow, for exploiters.
@@ -48,13 +51,14 @@ import numpy as np
 
 from catsack.learn.blas import single_thread_blas
 from catsack.learn.fast_features import NUM_ABSTRACT, feature_size
-from catsack.learn.fast_selfplay import RANDOM, GameResults, Rows, play
+from catsack.learn.fast_selfplay import RANDOM, VALUE, GameResults, Rows, play
 from catsack.learn.qnet import QNet, load_dmc, save_dmc
 
 __all__ = ["LEAGUE_ROLES", "DMCConfig", "DMCTrainer", "export_qnet", "main", "make_torch_net", "parse_league"]
 
-LEAGUE_ROLES: Final = ("self", "snapshot", "fixed", "random")
-DEFAULT_LEAGUE: Final = "self=0.6,snapshot=0.3,random=0.1"
+LEAGUE_ROLES: Final = ("self", "snapshot", "fixed", "value", "random")
+DEFAULT_LEAGUE: Final = "self=0.4,snapshot=0.2,value=0.3,random=0.1"
+EVAL_SEED: Final = 900_000  # the quick evaluation's deals never come from the training generator
 CHECKPOINT_FORMAT: Final = "catsack-dmc-checkpoint/1"
 
 
@@ -144,6 +148,8 @@ class DMCConfig:
     snapshot_every: int = 10
     keep_snapshots: int = 5
     lanes: int = 1024
+    eval_every: int = 10  # iterations between quick evaluations (0: none)
+    eval_games: int = 512  # per seat count: one greedy learner against value bidders, fixed deals
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -194,7 +200,7 @@ class DMCTrainer:
     # ------------------------------------------------------------------ one iteration
 
     def _roles(self, n: int, count: int, snapshots: int) -> tuple[np.ndarray, list[Any]]:
-        """Roles of ``count`` league games: indices into [learner, fixed, random, snapshots...]."""
+        """Roles of ``count`` league games: indices into [learner, fixed, random, value, snapshots...]."""
         c = self.config
         league = dict(c.league)
         if not snapshots:
@@ -215,8 +221,10 @@ class DMCTrainer:
                 role[here] = 1
             elif name == "random":
                 role[here] = 2
+            elif name == "value":
+                role[here] = 3
             else:
-                role[here] = 3 + self.rng.integers(0, snapshots, size=int(here.sum()))
+                role[here] = 4 + self.rng.integers(0, snapshots, size=int(here.sum()))
         if c.learners == 1:
             role[np.arange(count), self.rng.integers(0, n, size=count)] = 0
         else:
@@ -235,7 +243,7 @@ class DMCTrainer:
         seat = self.seats[n]
         role, _ = self._roles(n, count, len(seat.snapshots))
         fixed: Any = self.fixed.net(n) if self.fixed is not None else RANDOM
-        players: list[Any] = [learner, fixed, RANDOM, *seat.snapshots]
+        players: list[Any] = [learner, fixed, RANDOM, VALUE, *seat.snapshots]
         seed = int(self.rng.integers(0, 2**62))
         return play(n, role, players, learners=(0,), epsilon=c.epsilon, rng=self.rng, seed=seed, lanes=c.lanes)
 
@@ -288,9 +296,26 @@ class DMCTrainer:
                 seat = self.seats[n]
                 seat.snapshots.append(export_qnet(seat.net))
                 del seat.snapshots[: -c.keep_snapshots]
+        if c.eval_every and self.iteration % c.eval_every == 0:
+            line["eval"] = self.evaluate()
         line["cpu_s"] = round(time.process_time() - t0, 2)
         self.log.append(line)
         return line
+
+    def evaluate(self) -> dict[str, float]:
+        """Quick check: per seat count, the greedy learner's win share in one seat (rotated) against value bidders.
+
+        The same deals every time (:data:`EVAL_SEED`), and no draw from the training generators.
+        """
+        out: dict[str, float] = {}
+        for n in self.config.seats:
+            count = self.config.eval_games
+            role = np.ones((count, n), np.int64)
+            role[np.arange(count), np.arange(count) % n] = 0
+            rng = np.random.default_rng(EVAL_SEED)
+            _, results = play(n, role, [export_qnet(self.seats[n].net), VALUE], learners=(), rng=rng, seed=EVAL_SEED)
+            out[f"s{n}"] = round(results.share(0)[0], 4)
+        return out
 
     def done(self) -> bool:
         return all(self.games_played[n] >= self.config.games for n in self.config.seats)
@@ -426,6 +451,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--snapshot-every", type=int, default=10)
     p.add_argument("--keep-snapshots", type=int, default=5)
     p.add_argument("--lanes", type=int, default=1024)
+    p.add_argument("--eval-every", type=int, default=10, help="iterations between quick evaluations (0: none)")
+    p.add_argument("--eval-games", type=int, default=512)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", type=Path, default=None, help="folder for checkpoint.pt")
     p.add_argument("--checkpoint-every", type=int, default=10)
@@ -456,6 +483,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 snapshot_every=args.snapshot_every,
                 keep_snapshots=args.keep_snapshots,
                 lanes=args.lanes,
+                eval_every=args.eval_every,
+                eval_games=args.eval_games,
             )
             trainer = DMCTrainer(config)
     except (ValueError, ImportError) as exc:

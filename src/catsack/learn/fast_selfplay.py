@@ -13,7 +13,9 @@ each lane's seat to move decides:
   epsilon-greedy over the legal abstract actions, and every decision with a
   choice becomes a training row (its features and action; its target, the
   seat's final return, is filled in when the game ends: Deep Monte Carlo);
-- ``"random"`` plays catsack's random bot, compiled.
+- ``"random"`` plays catsack's random bot, compiled; ``"value"`` a compiled
+  value bidder (:meth:`~catsack.envs.vector_numba.NumbaVectorGame.value_bot_actions`,
+  a simpler kin of the ``heuristic`` bot), the league's honest anchor.
 
 A decision with one legal abstract action needs no network. Randomness:
 the deals come from the engine's generator (``seed``), exploration and the
@@ -35,9 +37,11 @@ from catsack.learn.fast_features import NUM_ABSTRACT, feature_size
 from catsack.learn.mlp import mixed_return
 from catsack.learn.qnet import QNet, greedy
 
-__all__ = ["RANDOM", "GameResults", "Rows", "play"]
+__all__ = ["BUILT_IN", "RANDOM", "VALUE", "GameResults", "Rows", "play"]
 
 RANDOM: Final = "random"
+VALUE: Final = "value"
+BUILT_IN: Final = (RANDOM, VALUE)
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
@@ -94,8 +98,8 @@ def play(
     if role.min() < 0 or role.max() >= len(players):
         raise ValueError(f"roles must index the {len(players)} players")
     for p in players:
-        if isinstance(p, str) and p != RANDOM:
-            raise ValueError(f"a player is a QNet or {RANDOM!r}, not {p!r}")
+        if isinstance(p, str) and p not in BUILT_IN:
+            raise ValueError(f"a player is a QNet or one of {', '.join(BUILT_IN)}, not {p!r}")
     learner = np.zeros(len(players), np.bool_)
     learner[list(learners)] = True
     size = feature_size(n)
@@ -113,7 +117,8 @@ def play(
     rows_s: list[I64] = []
     live = np.ones(N, np.bool_)
     net_players = [k for k, p in enumerate(players) if isinstance(p, QNet)]
-    has_random = any(isinstance(p, str) for p in players)
+    random_ids = [k for k, p in enumerate(players) if p == RANDOM]
+    value_ids = [k for k, p in enumerate(players) if p == VALUE]
     while live.any():
         games.learn_features(out=x)
         mask, counts = games.abstract_mask()
@@ -142,10 +147,11 @@ def play(
                 rows_s.append(mover[idx])
             abstract[idx] = a
         actions = games.abstract_to_actions(abstract)
-        if has_random:
-            rand = live & np.isin(who, [k for k, p in enumerate(players) if isinstance(p, str)])
-            if rand.any():
-                actions = np.where(rand, games.random_bot_actions(rng), actions)
+        for ids, moves in ((random_ids, games.random_bot_actions), (value_ids, games.value_bot_actions)):
+            if ids:
+                theirs = live & np.isin(who, ids)
+                if theirs.any():
+                    actions = np.where(theirs, moves(rng), actions)
         ended = games.step(actions, where=live)
         if ended.any():
             idx = np.flatnonzero(ended)

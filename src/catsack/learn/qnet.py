@@ -119,6 +119,8 @@ def _resolve(name: str | Path) -> Path:
     path = Path(name)
     if path.suffix != ".npz":
         shipped = DMC_WEIGHTS_DIR / f"{name}.npz"
+        if not shipped.exists():
+            shipped = DMC_WEIGHTS_DIR / f"dmc-{name}.npz"  # ``exploit-v1`` for ``dmc-exploit-v1``
         if shipped.exists() or not path.exists():
             path = shipped
     if not path.exists():
@@ -128,7 +130,7 @@ def _resolve(name: str | Path) -> Path:
 
 
 def load_dmc(name: str | Path) -> DMCWeights:
-    """Read a dmc weights file: a shipped name (``dmc-v1``) or a path to an ``.npz`` file."""
+    """Read a dmc weights file: a shipped name (``dmc-v1``, or ``v1`` without the prefix) or an ``.npz`` path."""
     path = _resolve(name)
     try:
         with np.load(path, allow_pickle=False) as data:

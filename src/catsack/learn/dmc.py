@@ -196,6 +196,7 @@ class DMCTrainer:
         self.rows_seen = dict.fromkeys(c.seats, 0)
         self.wall = 0.0
         self.log: list[dict[str, Any]] = []
+        self.commit = _git_commit()  # the code that trains (a resumed run keeps its start's)
 
     # ------------------------------------------------------------------ one iteration
 
@@ -354,6 +355,7 @@ class DMCTrainer:
             "rows_seen": json.dumps({str(k): v for k, v in self.rows_seen.items()}),
             "wall": self.wall + extra_wall,
             "log": json.dumps(self.log),
+            "commit": self.commit,
             "rng": json.dumps(self.rng.bit_generator.state),
             "torch_rng": torch.get_rng_state(),
             "seats": {
@@ -388,6 +390,7 @@ class DMCTrainer:
         trainer.rows_seen = {int(k): v for k, v in json.loads(state["rows_seen"]).items()}
         trainer.wall = float(state["wall"])
         trainer.log = json.loads(state["log"])
+        trainer.commit = str(state.get("commit", ""))
         trainer.rng.bit_generator.state = json.loads(state["rng"])
         torch.set_rng_state(state["torch_rng"])
         for n, s in trainer.seats.items():
@@ -408,7 +411,7 @@ class DMCTrainer:
             "games": {str(k): v for k, v in self.games_played.items()},
             "rows": {str(k): v for k, v in self.rows_seen.items()},
             "wall_s": round(self.wall, 1),
-            "commit": _git_commit(),
+            "commit": self.commit,
             "log": self.log[-20:],
             **(extra or {}),
         }

@@ -245,3 +245,31 @@ def test_the_compiled_value_bidder_plays_legally_and_beats_random(seats: int) ->
     roles[np.arange(120), np.arange(120) % seats] = 0
     _, results = play(seats, roles, ["value", RANDOM], learners=(), rng=np.random.default_rng(seats), seed=seats)
     assert results.share(0)[0] > 0.6  # 0.85-0.93 over 2,000 games; 1/seats is chance
+
+
+def test_nearest_abstract_maps_bids_between_the_steps() -> None:
+    from catsack.learn.fast_features import nearest_abstract
+    from catsack.moves import PASS_MOVE, bid
+
+    g = Game.new(4, seed=2)
+    while g.phase != "bidding":
+        g.play(g.legal_moves()[0])
+    g.play(bid(10))  # the next seat faces a high bid of 10 with 15 mice: raises +1, +2, +4 and all in (15)
+    view = g.view(g.to_move)
+    assert abstract_to_move(view, nearest_abstract(view, bid(12))) == bid(12)
+    assert abstract_to_move(view, nearest_abstract(view, bid(13))) == bid(12)  # ties go to the smaller raise
+    assert abstract_to_move(view, nearest_abstract(view, bid(15))) == bid(15)
+    assert nearest_abstract(view, PASS_MOVE) == 10
+
+
+def test_clone_collects_a_bots_decisions_and_fits_them(tmp_path: Path) -> None:
+    from catsack.learn import clone
+
+    hero = tmp_path / "hero.npz"
+    save_dmc(hero, {3: _random_net(3, (16,), seed=3)}, {})
+    data = tmp_path / "d.npz"
+    rows = clone.collect("heuristic", str(hero), 3, 4, 2, 1, data)
+    assert rows > 4 * 20 and clone.collect("heuristic", str(hero), 3, 4, 2, 1, data) == rows  # resumable: done
+    figures = clone.fit(data, tmp_path / "c.npz", hidden=(32,), epochs=30, lr=3e-3, seed=0)
+    assert figures["rows"] == rows and figures["train_agreement"] > 0.7  # a rule bot is easy to imitate
+    assert make_bot(f"dmc:{tmp_path / 'c.npz'}").name.startswith("dmc:")

@@ -54,7 +54,16 @@ from catsack.learn.fast_features import NUM_ABSTRACT, feature_size
 from catsack.learn.fast_selfplay import RANDOM, VALUE, GameResults, Rows, play
 from catsack.learn.qnet import QNet, load_dmc, save_dmc
 
-__all__ = ["LEAGUE_ROLES", "DMCConfig", "DMCTrainer", "export_qnet", "main", "make_torch_net", "parse_league"]
+__all__ = [
+    "LEAGUE_ROLES",
+    "DMCConfig",
+    "DMCTrainer",
+    "export_qnet",
+    "import_torch",
+    "main",
+    "make_torch_net",
+    "parse_league",
+]
 
 LEAGUE_ROLES: Final = ("self", "snapshot", "fixed", "value", "random")
 DEFAULT_LEAGUE: Final = "self=0.4,snapshot=0.2,value=0.3,random=0.1"
@@ -62,7 +71,8 @@ EVAL_SEED: Final = 900_000  # the quick evaluation's deals never come from the t
 CHECKPOINT_FORMAT: Final = "catsack-dmc-checkpoint/1"
 
 
-def _torch() -> Any:
+def import_torch() -> Any:
+    """PyTorch, or ``ImportError`` naming the extra that installs it."""
     try:
         import torch
     except ImportError as exc:
@@ -96,7 +106,7 @@ def parse_league(text: str) -> dict[str, float]:
 
 def make_torch_net(inputs: int, hidden: Sequence[int]) -> Any:
     """The torch network a :class:`~catsack.learn.qnet.QNet` mirrors: Linear layers with ReLU between them."""
-    torch = _torch()
+    torch = import_torch()
     layers: list[Any] = []
     sizes = [inputs, *hidden]
     for a, b in itertools.pairwise(sizes):
@@ -115,7 +125,7 @@ def export_qnet(net: Any) -> QNet:
 
 
 def _load_into(net: Any, q: QNet) -> None:
-    torch = _torch()
+    torch = import_torch()
     linear = [m for m in net if hasattr(m, "weight")]
     if len(linear) != len(q.weights):
         raise ValueError(f"--init has {len(q.weights)} layers, the network {len(linear)}")
@@ -177,7 +187,7 @@ class DMCTrainer:
     """A training run: :meth:`run` plays and fits iteration by iteration; :meth:`save` / :meth:`load` checkpoint it."""
 
     def __init__(self, config: DMCConfig) -> None:
-        torch = _torch()
+        torch = import_torch()
         torch.set_num_threads(1)  # deterministic, and fair on a shared machine
         single_thread_blas()
         self.config = c = config
@@ -249,7 +259,7 @@ class DMCTrainer:
         return play(n, role, players, learners=(0,), epsilon=c.epsilon, rng=self.rng, seed=seed, lanes=c.lanes)
 
     def _fit(self, n: int, rows: Rows) -> float:
-        torch = _torch()
+        torch = import_torch()
         c = self.config
         seat = self.seats[n]
         x = torch.from_numpy(rows.x)
@@ -345,7 +355,7 @@ class DMCTrainer:
 
     def save(self, path: Path, *, extra_wall: float = 0.0) -> None:
         """Write the checkpoint (networks, Adam, snapshots, both generators, counters, log)."""
-        torch = _torch()
+        torch = import_torch()
         path.parent.mkdir(parents=True, exist_ok=True)
         state = {
             "format": CHECKPOINT_FORMAT,
@@ -374,7 +384,7 @@ class DMCTrainer:
     @classmethod
     def load(cls, path: Path, *, games: int | None = None) -> DMCTrainer:
         """A trainer where the checkpoint left off (``games``: a new total per seat count)."""
-        torch = _torch()
+        torch = import_torch()
         try:
             state = torch.load(path, weights_only=True)
         except (OSError, RuntimeError, EOFError) as exc:

@@ -47,6 +47,7 @@ from catsack.cards import POINTS, Card
 from catsack.envs.encoding import encode_observation, observation_layout, observation_size
 from catsack.envs.vector_numba import learn_extras_size, learn_feature_size
 from catsack.learn.features import NUM_ABSTRACT, FeatureError, abstract_legal, abstract_to_move
+from catsack.moves import BID, Move
 from catsack.setup import TOTAL_MONEY, check_seats
 from catsack.view import View
 
@@ -58,6 +59,7 @@ __all__ = [
     "abstract_legal",
     "abstract_to_move",
     "feature_size",
+    "nearest_abstract",
     "view_features",
     "views_features",
 ]
@@ -149,3 +151,23 @@ def views_features(views: Sequence[View]) -> F32:
             raise FeatureError(f"view {i} has {v.seats} seats, the first has {n}: encode them separately")
         view_features(v, out[i])
     return out
+
+
+def nearest_abstract(view: View, move: Move) -> int:
+    """The legal abstract action whose move is ``move``, or for a bid between the steps the nearest bid (R12).
+
+    For behaviour cloning of players that bid any amount: a ``bid 13`` over a high bid of 10 is the +2
+    raise (12) rather than the +4 (14), ties going to the smaller raise.
+    """
+    legal = abstract_legal(view)
+    best = -1
+    gap = 1 << 30
+    for a in np.flatnonzero(legal):
+        m = abstract_to_move(view, int(a))
+        if m == move:
+            return int(a)
+        if move.kind == BID and m.kind == BID and abs(m.arg - move.arg) < gap:
+            best, gap = int(a), abs(m.arg - move.arg)
+    if best < 0:
+        raise FeatureError(f"no abstract action stands for {move.text!r} in {view.phase}")
+    return best

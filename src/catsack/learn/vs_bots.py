@@ -7,11 +7,17 @@ other seat; every player decides from its own view (R23), the learner from
 :func:`~catsack.learn.fast_features.view_features` of it. The games advance
 side by side so that the learner's decisions of one step make one forward
 pass. Rows and results are as :func:`catsack.learn.fast_selfplay.play`'s.
+
+With ``record_opponents``, the bots' own decisions come back too, as
+behaviour-cloning rows (:class:`OpponentRows`: the bot's features, legal
+abstract actions and the abstract action nearest its move), the data of
+:mod:`catsack.learn.clone`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -19,14 +25,33 @@ import numpy.typing as npt
 from catsack.bots.base import Bot, make_bot
 from catsack.envs.encoding import game_rewards
 from catsack.game import Game
-from catsack.learn.fast_features import NUM_ABSTRACT, abstract_legal, abstract_to_move, feature_size, view_features
+from catsack.learn.fast_features import (
+    NUM_ABSTRACT,
+    abstract_legal,
+    abstract_to_move,
+    feature_size,
+    nearest_abstract,
+    view_features,
+)
 from catsack.learn.fast_selfplay import GameResults, Rows
 from catsack.learn.mlp import mixed_return
 from catsack.learn.qnet import QNet, greedy
 
-__all__ = ["play_vs_bots"]
+__all__ = ["OpponentRows", "play_vs_bots"]
 
 F32 = npt.NDArray[np.float32]
+
+
+@dataclass
+class OpponentRows:
+    """The bots' decisions with a choice: features, legal abstract actions, the abstract action of the move."""
+
+    x: F32
+    legal: npt.NDArray[np.bool_]
+    action: npt.NDArray[np.int64]
+
+    def __len__(self) -> int:
+        return len(self.x)
 
 
 def play_vs_bots(
@@ -37,6 +62,7 @@ def play_vs_bots(
     *,
     rng: np.random.Generator,
     epsilon: float = 0.05,
+    record_opponents: list[OpponentRows] | None = None,
 ) -> tuple[Rows, GameResults]:
     """Play one game per entry of ``learner_seats``: the learner there, bots of ``opponents`` (cycled) elsewhere.
 
@@ -71,6 +97,9 @@ def play_vs_bots(
     rows_x: list[F32] = []
     rows_a: list[int] = []
     rows_g: list[int] = []
+    opp_x: list[F32] = []
+    opp_legal: list[npt.NDArray[np.bool_]] = []
+    opp_a: list[int] = []
     active = list(range(num_games))
     while active:
         waiting: list[tuple[int, int]] = []
@@ -80,8 +109,16 @@ def play_vs_bots(
             assert mover is not None
             if mover == learner_seats[gi]:
                 waiting.append((gi, mover))
-            else:
-                game.play(bots[gi][mover].choose(game.view(mover)))
+                continue
+            view = game.view(mover)
+            move = bots[gi][mover].choose(view)
+            if record_opponents is not None and len(view.legal) > 1:
+                legal = abstract_legal(view)
+                if legal.sum() > 1:
+                    opp_x.append(view_features(view))
+                    opp_legal.append(legal)
+                    opp_a.append(nearest_abstract(view, move))
+            game.play(move)
         if waiting:
             views = [games[gi].view(s) for gi, s in waiting]
             x = np.empty((len(views), size), np.float32)
@@ -112,4 +149,6 @@ def play_vs_bots(
         gx,
         sx,
     )
+    if record_opponents is not None and opp_x:
+        record_opponents.append(OpponentRows(np.stack(opp_x), np.stack(opp_legal), np.array(opp_a, np.int64)))
     return rows, GameResults(roles, win, margin, plies)

@@ -213,7 +213,9 @@ def test_exploiter_training_against_bots_and_a_fixed_network(tmp_path: Path) -> 
     vs_bots = DMCTrainer(_tiny(seats=(4,), games=6, batch_games=6, against=("heuristic", "random"), init=str(start)))
     line = vs_bots.step()
     assert line["s4"]["games"] == 6 and line["s4"]["rows"] > 6 * 10
-    fixed = DMCTrainer(_tiny(seats=(4,), learners=1, league={"fixed": 1.0}, fixed=str(start), init=str(start)))
+    fixed = DMCTrainer(
+        _tiny(seats=(4,), learners=1, league={"fixed": 1.0}, fixed=str(start), fixed_sample=True, init=str(start))
+    )
     line = fixed.step()
     assert line["s4"]["games"] == 24 and line["s4"]["rows"] > 24 * 10
 

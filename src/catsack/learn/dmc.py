@@ -16,7 +16,8 @@ Where the games come from (``--against``):
   ``--league``: ``self`` (the network being trained, epsilon-greedy; every
   game has at least one), ``snapshot`` (a frozen past copy, one taken every
   ``--snapshot-every`` iterations, the last ``--keep-snapshots`` kept),
-  ``fixed`` (the networks of ``--fixed FILE.npz``, greedy), ``value`` (a
+  ``fixed`` (the networks of ``--fixed FILE.npz``, greedy, or drawing from
+  their softmax with ``--fixed-sample``: a behaviour clone), ``value`` (a
   compiled value bidder, a simpler kin of the ``heuristic`` bot: the
   league's honest anchor, without which pure self-play drifted into play
   that loses to honest bidders) or ``random`` (catsack's random bot).
@@ -154,6 +155,7 @@ class DMCConfig:
     learners: int = 0  # 0: at least one learner per game; 1: exactly one
     against: tuple[str, ...] = ()  # bot specs: train against them on core games instead of the league
     fixed: str = ""  # weights file of the league's 'fixed' players
+    fixed_sample: bool = False  # the fixed players draw from the softmax of their outputs (behaviour clones)
     init: str = ""  # weights file to start from
     snapshot_every: int = 10
     keep_snapshots: int = 5
@@ -256,7 +258,18 @@ class DMCTrainer:
         fixed: Any = self.fixed.net(n) if self.fixed is not None else RANDOM
         players: list[Any] = [learner, fixed, RANDOM, VALUE, *seat.snapshots]
         seed = int(self.rng.integers(0, 2**62))
-        return play(n, role, players, learners=(0,), epsilon=c.epsilon, rng=self.rng, seed=seed, lanes=c.lanes)
+        samplers = (1,) if c.fixed_sample else ()
+        return play(
+            n,
+            role,
+            players,
+            learners=(0,),
+            samplers=samplers,
+            epsilon=c.epsilon,
+            rng=self.rng,
+            seed=seed,
+            lanes=c.lanes,
+        )
 
     def _fit(self, n: int, rows: Rows) -> float:
         torch = import_torch()
@@ -460,6 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--learners", type=int, choices=(0, 1), default=0, help="1: exactly one learner seat per game")
     p.add_argument("--against", default="league", help="'league', or bot specs (comma separated) to train against")
     p.add_argument("--fixed", default="", help="weights of the league's 'fixed' players")
+    p.add_argument("--fixed-sample", action="store_true", help="fixed players sample from their softmax (clones)")
     p.add_argument("--init", default="", help="weights to start from")
     p.add_argument("--snapshot-every", type=int, default=10)
     p.add_argument("--keep-snapshots", type=int, default=5)
@@ -492,6 +506,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 learners=args.learners,
                 against=against,
                 fixed=args.fixed,
+                fixed_sample=args.fixed_sample,
                 init=args.init,
                 snapshot_every=args.snapshot_every,
                 keep_snapshots=args.keep_snapshots,

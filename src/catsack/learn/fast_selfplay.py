@@ -84,12 +84,17 @@ def play(
     players: Sequence[Player],
     *,
     learners: Sequence[int] = (0,),
+    samplers: Sequence[int] = (),
     epsilon: float = 0.05,
     rng: np.random.Generator,
     seed: int,
     lanes: int = 1024,
 ) -> tuple[Rows, GameResults]:
-    """Play one game per row of ``roles`` (``(games, seats)`` indices into ``players``) to the end."""
+    """Play one game per row of ``roles`` (``(games, seats)`` indices into ``players``) to the end.
+
+    Network players in ``samplers`` draw their move from the softmax of their outputs over the legal
+    actions instead of taking the best (a behaviour clone's way of playing, :mod:`catsack.learn.clone`).
+    """
     n = seats
     role = np.asarray(roles, np.int64)
     num_games = len(role)
@@ -102,6 +107,8 @@ def play(
             raise ValueError(f"a player is a QNet or one of {', '.join(BUILT_IN)}, not {p!r}")
     learner = np.zeros(len(players), np.bool_)
     learner[list(learners)] = True
+    sampler = np.zeros(len(players), np.bool_)
+    sampler[list(samplers)] = True
     size = feature_size(n)
     N = min(lanes, num_games)
     games = NumbaVectorGame(N, n, seed=seed)
@@ -133,7 +140,15 @@ def play(
             net = players[k]
             assert isinstance(net, QNet)
             m = mask[idx]
-            a = greedy(net.forward(x[idx]), m)
+            out = net.forward(x[idx])
+            if sampler[k]:
+                z = np.where(m, out, -np.inf)
+                p = np.exp(z - z.max(axis=1, keepdims=True))
+                c = np.cumsum(p, axis=1)
+                u = rng.random(len(idx))[:, None] * c[:, -1:]
+                a = np.minimum(np.argmax(c > u, axis=1), NUM_ABSTRACT - 1)
+            else:
+                a = greedy(out, m)
             if learner[k]:
                 if epsilon > 0:
                     explore = np.flatnonzero(rng.random(len(idx)) < epsilon)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import random
 import tempfile
@@ -119,17 +120,28 @@ def test_weights_round_trip_and_errors(tmp_path: Path) -> None:
         load_dmc(tmp_path / "bad.npz")
 
 
-def _bot_specs(tmp_path: Path) -> list[str]:
+def _bot_specs(tmp_path: Path) -> list[tuple[str, list[int]]]:
+    """A tiny random agent and every shipped one (``dmc-v1``, the exploiter, the expert's clone), with their seats."""
     path = tmp_path / "tiny.npz"
     save_dmc(path, {n: _random_net(n, (16,), seed=n) for n in (3, 4, 5)}, {})
-    return [f"dmc:{path}", *(f"dmc:{name}" for name in SHIPPED)]
+    shipped = [(f"dmc:{name}", sorted(load_dmc(name).nets)) for name in SHIPPED]
+    return [(f"dmc:{path}", [3, 4, 5]), *shipped]
+
+
+def test_shipped_dmc_agents() -> None:
+    assert {"dmc-v1", "dmc-exploit-v1", "dmc-expert-clone-v1"} <= set(SHIPPED)
+    assert sorted(load_dmc("dmc-v1").nets) == [3, 4, 5] and sorted(load_dmc("exploit-v1").nets) == [4]
+    for name in SHIPPED:
+        assert "catsack.learn" in json.dumps(load_dmc(name).meta)  # the command that made it
+    with pytest.raises(BotSpecError, match="no network for 3 seats"):
+        make_bot("dmc:exploit-v1").reset(0, 3)
 
 
 def test_dmc_bots_move_only_from_their_views(tmp_path: Path) -> None:
     """R23: re-deal everything a seat cannot see; the view, hence the dmc bot's move, must not change."""
     rng = random.Random(5)
-    for spec in _bot_specs(tmp_path):
-        for seats in (3, 4, 5):
+    for spec, seat_counts in _bot_specs(tmp_path):
+        for seats in seat_counts:
             g = Game.new(seats, seed=seats)
             bot = make_bot(spec, seed=1)
             while not g.is_over:
@@ -146,8 +158,8 @@ def test_dmc_bots_move_only_from_their_views(tmp_path: Path) -> None:
 
 
 def test_dmc_bots_finish_games(tmp_path: Path) -> None:
-    for spec in _bot_specs(tmp_path):
-        for seats in (3, 4, 5):
+    for spec, seat_counts in _bot_specs(tmp_path):
+        for seats in seat_counts:
             bots = [make_bot(spec if s % 2 == 0 else "heuristic", seed=s) for s in range(seats)]
             g = play_game(Game.new(seats, seed=seats + 10), bots)
             assert g.is_over and len(g.rounds) == 9  # R20
@@ -221,8 +233,6 @@ def test_exploiter_training_against_bots_and_a_fixed_network(tmp_path: Path) -> 
 
 
 def test_exploit_measurement_is_resumable_and_paired(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    import json
-
     from catsack.learn import exploit
 
     out = tmp_path / "m.jsonl"

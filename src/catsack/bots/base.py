@@ -71,6 +71,7 @@ BOT_KINDS: dict[str, str] = {
     "external": "catsack.protocol.external:ExternalBot",
     "openspiel-ismcts": "catsack.envs.openspiel_bot:OpenSpielISMCTSBot",
     "policy": "catsack.learn.bot:PolicyBot",
+    "dmc": "catsack.bots.learned:DMCBot",
 }
 
 

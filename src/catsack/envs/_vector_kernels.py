@@ -655,3 +655,315 @@ def legal_masks(mask: Arr, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high
         elif ph == LAST_CHOICE:
             mask[i, _PASS] = True
             mask[i, _PASS + 1] = money[i, s] >= 1
+
+
+# ---------------------------------------------------------------------- learning inputs (R23)
+
+# The learned agents' abstract actions (catsack.learn.fast_features): place one of the ten cards, pass,
+# raise the high bid by one of RAISES, or go all in when that is none of the raises (R10, R12, R13, R15).
+NUM_ABSTRACT: Final = 16
+RAISES: Final = (1, 2, 4, 7)
+_ALL_IN: Final = 15
+_RAISE_STEPS: Final = np.array(RAISES, np.int64)
+_CARD_POINTS: Final = np.array(POINTS, np.int64)  # every card's points, dogs and the rabbit 0 (R21)
+LEARN_POINT_SCALE: Final = 40.0  # cat points, scores and leads
+LEARN_CARD_SCALE: Final = 15.0  # one card's (expected) points
+LEARN_ROW_SCALE: Final = 30.0  # the row's expected points
+
+
+@_inline
+def abstract_mask_one(i: int, out: Arr, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> int:
+    """``out[i]``: which abstract actions stand for a legal move of game ``i``'s mover; returns how many."""
+    for a in range(NUM_ABSTRACT):
+        out[i, a] = False
+    ph = phase[i]
+    s = to_move[i]
+    count = 0
+    if ph == PLACING:
+        for c in range(_NUM_CARDS):
+            if hand[i, s, c]:
+                out[i, c] = True
+                count += 1
+    elif ph == BIDDING:
+        out[i, _PASS] = True
+        count = 1
+        h = high[i]
+        m = money[i, s]
+        for k in range(_RAISE_STEPS.shape[0]):
+            if h + _RAISE_STEPS[k] <= m:
+                out[i, _PASS + 1 + k] = True
+                count += 1
+        step = m - h
+        if step > 0:
+            distinct = True
+            for k in range(_RAISE_STEPS.shape[0]):
+                if _RAISE_STEPS[k] == step:
+                    distinct = False
+            if distinct:
+                out[i, _ALL_IN] = True
+                count += 1
+    elif ph == LAST_CHOICE:
+        out[i, _PASS] = True
+        count = 1
+        if money[i, to_move[i]] >= 1:
+            out[i, _PASS + 1] = True
+            count += 1
+    return count
+
+
+@_jit
+def abstract_masks(out: Arr, counts: Arr, hand: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> None:
+    """``out[i]`` (16 bools): game ``i``'s legal abstract actions; ``counts[i]`` how many (0 once over)."""
+    for i in range(out.shape[0]):
+        counts[i] = abstract_mask_one(i, out, hand, money, to_move, phase, high)
+
+
+@_jit
+def abstract_actions(abstract: Arr, out: Arr, money: Arr, to_move: Arr, phase: Arr, high: Arr) -> None:
+    """``out[i]``: the action index that abstract action ``abstract[i]`` stands for in game ``i`` (legal assumed)."""
+    for i in range(out.shape[0]):
+        a = abstract[i]
+        ph = phase[i]
+        if a < _PASS or ph == OVER:
+            out[i] = a if ph != OVER else 0
+        elif a == _PASS:
+            out[i] = _PASS
+        elif ph == LAST_CHOICE:
+            out[i] = _PASS + 1  # R15: buy for 1
+        elif a == _ALL_IN:
+            out[i] = _PASS + money[i, to_move[i]]
+        else:
+            out[i] = _PASS + high[i] + _RAISE_STEPS[a - _PASS - 1]
+
+
+@_inline
+def unseen_bits(i: int, o: int, v: int, n: int, hand: Arr, removed: Arr, dummy: Arr, phase: Arr, rnd: Arr,
+                start: Arr, row: Arr, placed: Arr, up: Arr) -> int:  # fmt: skip
+    """Bits of the cards of ``o``'s set (``o == n``: the dummy's) that seat ``v`` has not seen played (R7, R23).
+
+    For ``v`` itself: its hand and removed card. For another seat: its hand, its removed card and its
+    cards face down in the row (every card of a finished round was turned up, R14). For the dummy: its
+    cards of this and later rounds not yet face up, and its removed card (R8).
+    """
+    bits = 0
+    d = 1 if n == 3 else 0
+    if o == n:
+        bits = (1 << _NUM_CARDS) - 1
+        last = rnd[i] + 1 if phase[i] == OVER or up[i] > 0 else rnd[i]
+        for r in range(last):
+            bits &= ~(1 << dummy[i, r])
+        return bits
+    for c in range(_NUM_CARDS):
+        if hand[i, o, c]:
+            bits |= 1 << c
+    bits |= 1 << removed[i, o]
+    if o != v:
+        for p in range(d, placed[i]):
+            if (start[i] + p - d) % n == o and p >= up[i]:
+                bits |= 1 << row[i, p]
+    return int(bits)
+
+
+@_jit
+def learn_extras(
+    viewers: Arr, out: Arr, col: int, total_money: float,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> None:  # fmt: skip
+    """``out[i, col:]``: the learned agents' facts beyond the observation, for seat ``viewers[i]`` of game ``i``.
+
+    All public or the viewer's own (R23, R24: every change of money is public): each seat's money and cat
+    points, the viewer's lead, the unseen cards of every other set, per row slot the (expected) points and
+    dog chances of its card for the viewer, the row's expected points and the viewer's headroom over the
+    high bid. ``catsack.learn.fast_features`` documents the layout and computes it from a view.
+    """
+    n = cf[_SEATS]
+    row_len = cf[_ROW_LEN]
+    d = 1 if n == 3 else 0
+    for i in range(out.shape[0]):
+        v = viewers[i]
+        k = col
+        best_other = -(1 << 30)
+        mine = 0
+        for r in range(n):
+            t = (v + r) % n
+            out[i, k + r] = money[i, t] / total_money
+            cat = 0
+            for c in range(_RABBIT):
+                cat += won[i, t, c] * _CAT_POINTS[c]
+            out[i, k + n + r] = cat / LEARN_POINT_SCALE
+            score = cat + money[i, t]
+            if r == 0:
+                mine = score
+            elif score > best_other:
+                best_other = score
+        k += 2 * n
+        out[i, k] = (mine - best_other) / LEARN_POINT_SCALE
+        k += 1
+        owners = n if n == 3 else n - 1  # the other seats, then the dummy (3 seats)
+        for j in range(owners):
+            o = (v + 1 + j) % n if j < n - 1 else n
+            bits = unseen_bits(i, o, v, n, hand, removed, dummy, phase, rnd, start, row, placed, up)
+            for c in range(_NUM_CARDS):
+                out[i, k + c] = float((bits >> c) & 1)
+            k += _NUM_CARDS
+        total = 0.0
+        over = phase[i] == OVER
+        for p in range(row_len):
+            value = 0.0
+            large = 0.0
+            small = 0.0
+            known = 0.0
+            if p < placed[i] and not over:
+                card = row[i, p]
+                owner = n if p < d else (start[i] + p - d) % n
+                if p < up[i] or owner == v:
+                    value = float(_CARD_POINTS[card])
+                    large = 1.0 if card == _LARGE else 0.0
+                    small = 1.0 if card == _LARGE + 1 else 0.0
+                    known = 1.0
+                else:
+                    bits = unseen_bits(i, owner, v, n, hand, removed, dummy, phase, rnd, start, row, placed, up)
+                    count = 0
+                    for c in range(_NUM_CARDS):
+                        if (bits >> c) & 1:
+                            count += 1
+                            value += _CARD_POINTS[c]
+                            if c == _LARGE:
+                                large += 1.0
+                            elif c == _LARGE + 1:
+                                small += 1.0
+                    value /= count
+                    large /= count
+                    small /= count
+            total += value
+            out[i, k] = value / LEARN_CARD_SCALE
+            out[i, k + 1] = large
+            out[i, k + 2] = small
+            out[i, k + 3] = known
+            k += 4
+        out[i, k] = total / LEARN_ROW_SCALE
+        out[i, k + 1] = max(money[i, v] - high[i], 0) / total_money
+
+
+# ---------------------------------------------------------------------- a compiled value bidder (a league anchor)
+
+VALUE_SAMPLES: Final = 24  # sampled rows per estimate of the row's worth
+_VALUE_MARGIN: Final = 1.0  # as the heuristic's MARGIN, OUTLAST_SHARE, BUY_MONEY_GAP and BUY_MIN_MONEY
+_VALUE_OUTLAST: Final = 0.5
+_BUY_GAP: Final = 2
+_BUY_MIN: Final = 6
+# The worth of a card to whoever buys a row (placement order), dogs by their usual effect (R16).
+_PLACE_VALUE: Final = np.array([15.0, 11.0, 8.0, 5.0, 3.0, -5.0, -8.0, 0.0, -10.0, 4.0])
+
+
+@_inline
+def kept_points(cards: Arr, count: int) -> int:
+    """Points the buyer keeps of ``cards[:count]`` (R16: one dog chases a cat, two or more chase none)."""
+    total = 0
+    dogs = 0
+    large = False
+    best = -99
+    worst = 99
+    cats = 0
+    for k in range(count):
+        c = cards[k]
+        if c >= _LARGE:
+            dogs += 1
+            large = c == _LARGE
+        elif c < _RABBIT:
+            p = _CAT_POINTS[c]
+            total += p
+            best = max(best, p)
+            worst = min(worst, p)
+            cats += 1
+    if dogs == 1 and cats:
+        total -= best if large else worst
+    return total
+
+
+@_inline
+def value_worth(i: int, v: int, n: int, rs: Arr, scratch: Arr, hand: Arr, removed: Arr, dummy: Arr, phase: Arr,
+                rnd: Arr, start: Arr, row: Arr, placed: Arr, up: Arr) -> float:  # fmt: skip
+    """Seat ``v``'s estimate of the row's kept points: hidden cards drawn from their owners' unseen cards (R23)."""
+    d = 1 if n == 3 else 0
+    total = 0.0
+    for _ in range(VALUE_SAMPLES):
+        for p in range(placed[i]):
+            owner = n if p < d else (start[i] + p - d) % n
+            if p < up[i] or owner == v:
+                scratch[p] = row[i, p]
+            else:
+                bits = unseen_bits(i, owner, v, n, hand, removed, dummy, phase, rnd, start, row, placed, up)
+                count = 0
+                for c in range(_NUM_CARDS):
+                    count += (bits >> c) & 1
+                k = min(int(uniform(rs) * count), count - 1)
+                for c in range(_NUM_CARDS):
+                    if (bits >> c) & 1:
+                        if k == 0:
+                            scratch[p] = c
+                            break
+                        k -= 1
+        total += kept_points(scratch, placed[i])
+    return total / VALUE_SAMPLES
+
+
+@_jit
+def value_bot_actions(
+    rs: Arr, out: Arr, scratch: Arr,
+    hand: Arr, removed: Arr, dummy: Arr, first_start: Arr, money: Arr, bank: Arr, filled: Arr, start: Arr,
+    to_move: Arr, phase: Arr, rnd: Arr, row: Arr, placed: Arr, up: Arr, high: Arr, hseat: Arr, bids: Arr,
+    passed: Arr, npass: Arr, won: Arr, won_obs: Arr, log: Arr, ply: Arr, cf: Arr,
+) -> None:  # fmt: skip
+    """``out[i]``: the move of a simple value bidder in game ``i`` (0 once over), from the mover's information only.
+
+    Like the heuristic bot, in a simpler form: it bids one mouse over the high bid while that stays within its
+    estimate of the row (sampled) less the payout for passing and a mouse of margin, plus half the extra payout of
+    outlasting two or more others (R12, R13); buys in the last choice when the row is worth more than 1 (R15); and
+    places its best card when it expects to buy (about as rich as the richest other, 6 mice or more), its worst when
+    not, and its least telling card when it is placed face up at once (R10, R11).
+    """
+    n = cf[_SEATS]
+    for i in range(out.shape[0]):
+        ph = phase[i]
+        v = to_move[i]
+        if ph == OVER:
+            out[i] = 0
+            continue
+        if ph == PLACING:
+            richest = 0
+            for t in range(n):
+                if t != v and money[i, t] > richest:
+                    richest = money[i, t]
+            face_up = n > 3 and start[i] == v
+            buy = money[i, v] >= _BUY_MIN and money[i, v] >= richest - _BUY_GAP
+            pick = -1
+            key = 0.0
+            for c in range(_NUM_CARDS):
+                if not hand[i, v, c]:
+                    continue
+                value = _PLACE_VALUE[c]
+                k = abs(value) if face_up else (-value if buy else value)
+                if pick < 0 or k < key:
+                    pick = c
+                    key = k
+            out[i] = pick
+            continue
+        worth = value_worth(i, v, n, rs, scratch, hand, removed, dummy, phase, rnd, start, row, placed, up)
+        if ph == LAST_CHOICE:
+            out[i] = _PASS + 1 if worth > 1.0 and money[i, v] >= 1 else _PASS
+            continue
+        k = npass[i]
+        payout = cf[_UP_AFTER + n + 1 + min(k, n - 1)] if filled[i] else 0
+        limit = worth - payout - _VALUE_MARGIN
+        others = 0
+        for t in range(n):
+            if t != v and not passed[i, t]:
+                others += 1
+        if payout and others >= 2:
+            later = max(cf[_UP_AFTER + n + 1 + min(k + 1, n - 1)], payout)  # the last mouse card pays on
+            limit += _VALUE_OUTLAST * (later - payout)
+        raise_to = high[i] + 1
+        out[i] = _PASS + raise_to if raise_to <= money[i, v] and raise_to <= limit else _PASS

@@ -26,6 +26,13 @@ Ways in, fastest last:
   and :meth:`~NumbaVectorGame.step`.
 - :func:`play_random`: deal and play whole games inside one kernel call.
 
+For learned agents, :meth:`NumbaVectorGame.learn_features` computes each
+mover's feature vector (the observation and the facts of
+:mod:`catsack.learn.fast_features`, R23) and :meth:`~NumbaVectorGame.abstract_mask`
+/ :meth:`~NumbaVectorGame.abstract_to_actions` the 16 abstract actions, all
+compiled; ``tests/test_learn_dmc.py`` checks them against the same
+functions of a core game's views.
+
 >>> from catsack.envs.vector_numba import play_random
 >>> result = play_random(1000, seats=4, seed=1)
 >>> result.scores.shape, bool((result.rewards("win").sum(axis=1).round(9) == 1).all())
@@ -55,16 +62,26 @@ import numpy.typing as npt
 
 from catsack.cards import CARDS
 from catsack.constants import UP_AFTER_PASSES
-from catsack.envs.encoding import NUM_ACTIONS, REWARD_MODES, ObsArray, action_to_move, move_to_action
+from catsack.envs.encoding import (
+    NUM_ACTIONS,
+    REWARD_MODES,
+    ObsArray,
+    action_to_move,
+    move_to_action,
+    observation_size,
+)
 from catsack.envs.vector import BoolArray, IntArray, VectorGame
 from catsack.game import OVER, ROUNDS, Game
 from catsack.setup import BANK_START, MOUSE_CARDS, TOTAL_MONEY, Setup, check_seats
 
 __all__ = [
+    "NUM_ABSTRACT",
     "POLICIES",
     "NumbaVectorGame",
     "Playouts",
     "Policy",
+    "learn_extras_size",
+    "learn_feature_size",
     "max_plies",
     "numba_available",
     "play_games",
@@ -72,6 +89,19 @@ __all__ = [
 ]
 
 POLICIES: Final = {"uniform": 0, "random": 1}  # the built-in policies' codes in the kernels
+NUM_ABSTRACT: Final = 16  # the learned agents' abstract actions (catsack.learn.fast_features)
+
+
+def learn_extras_size(seats: int) -> int:
+    """How many facts :meth:`NumbaVectorGame.learn_features` adds to the observation (3: 55, 4: 57, 5: 73)."""
+    n = check_seats(seats)
+    row_len = n + 1 if n == 3 else n
+    return 2 * n + 1 + (n - 1) * len(CARDS) + (len(CARDS) if n == 3 else 0) + 4 * row_len + 2
+
+
+def learn_feature_size(seats: int) -> int:
+    """Length of a learned agent's feature vector: the observation and the extra facts (3: 238, 4: 260, 5: 323)."""
+    return observation_size(seats) + learn_extras_size(seats)
 
 
 def numba_available() -> bool:
@@ -188,6 +218,49 @@ class NumbaVectorGame(VectorGame):
         self._k.observe(v, out, self._oc, self._tm, *self._state())
         return out
 
+    def learn_features(self, seats: npt.ArrayLike | None = None, out: ObsArray | None = None) -> ObsArray:
+        """``(num_games, learn_feature_size)`` float32: each game's learned-agent features for one seat (R23).
+
+        The observation (as :meth:`observe`, with the same ``seats``), then the
+        facts of :mod:`catsack.learn.fast_features`; ``out`` may be given to
+        reuse a buffer.
+        """
+        N = self.num_games
+        if seats is None:
+            v = np.where(self._phase == OVER, 0, self._to_move)
+        else:
+            v = np.ascontiguousarray(np.broadcast_to(np.asarray(seats), (N,)), np.int64)
+            if ((v < 0) | (v >= self.seats)).any():
+                raise ValueError(f"seats must lie in 0..{self.seats - 1}")
+        size = learn_feature_size(self.seats)
+        if out is None:
+            out = np.empty((N, size), np.float32)
+        elif out.shape != (N, size) or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous float32 array of shape ({N}, {size})")
+        if self._oc is None:
+            o = self._o
+            fields = [getattr(o, name) for name in self._k.OBS_FIELDS]
+            self._oc = np.array([*fields, len(self._cards), self._dummy_seat, *self._cards], np.int64)
+        self._k.observe(v, out, self._oc, self._tm, *self._state())
+        self._k.learn_extras(v, out, self._o.size, self._tm, *self._state())
+        return out
+
+    def abstract_mask(self) -> tuple[BoolArray, IntArray]:
+        """``(num_games, 16)`` bool: the mover's legal abstract actions, and ``(num_games,)`` how many (0 once over)."""
+        mask = np.empty((self.num_games, NUM_ABSTRACT), np.bool_)
+        counts = np.empty(self.num_games, np.int64)
+        self._k.abstract_masks(mask, counts, *self._policy_state())
+        return mask, counts
+
+    def abstract_to_actions(self, abstract: npt.ArrayLike) -> IntArray:
+        """The action index each game's abstract action stands for (legal abstract actions assumed; 0 once over)."""
+        a = np.ascontiguousarray(abstract, np.int64)
+        if a.shape != (self.num_games,) or ((a < 0) | (a >= NUM_ABSTRACT)).any():
+            raise ValueError(f"abstract actions must be {self.num_games} integers from 0 to {NUM_ABSTRACT - 1}")
+        out = np.empty(self.num_games, np.int64)
+        self._k.abstract_actions(a, out, self._money, self._to_move, self._phase, self._high)
+        return out
+
     def _policy_state(self) -> tuple[Any, ...]:
         """What a policy may read: the hands, money, seat to move, phase and high bid (R23)."""
         return self._hand, self._money, self._to_move, self._phase, self._high
@@ -235,6 +308,19 @@ class NumbaVectorGame(VectorGame):
         u = rng.random(self.num_games)
         out = np.empty(self.num_games, np.int64)
         self._k.uniform_actions(u, out, *self._policy_state())
+        return out
+
+    def value_bot_actions(self, rng: np.random.Generator) -> IntArray:
+        """Every game's move of a compiled value bidder for its seat to move (0 once over), from that seat's view.
+
+        A simpler kin of catsack's ``heuristic`` bot (``_vector_kernels.value_bot_actions``): it bids a
+        mouse at a time up to a sampled estimate of the row less the payout for passing, and places its best
+        card when it expects to buy, its worst when not (R10-R15). A fixed, honest anchor for self-play leagues.
+        """
+        rs = rng.integers(0, 2**63, 1, dtype=np.int64).astype(np.uint64)
+        out = np.empty(self.num_games, np.int64)
+        scratch = np.empty(self._row_len, np.int64)
+        self._k.value_bot_actions(rs, out, scratch, *self._state())
         return out
 
     def _random_bot_choice(self, u: npt.NDArray[np.float64]) -> IntArray:

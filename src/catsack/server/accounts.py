@@ -43,6 +43,7 @@ from sqlalchemy.exc import IntegrityError
 
 from catsack.server.hub import TableError
 from catsack.server.store import metadata, seats_t, tables_t
+from catsack.server.training_store import attempts_t
 
 __all__ = [
     "NAME_MAX",
@@ -282,6 +283,8 @@ class Accounts:
             raise AccountError("wrong_password", "the password is wrong", 403)
         with self.engine.begin() as conn:
             conn.execute(delete(sessions_t).where(sessions_t.c.user_id == account.id))
+            # Which training positions it answered goes too (the counts stay in the positions' totals).
+            conn.execute(delete(attempts_t).where(attempts_t.c.who == f"u{account.id}"))
             seats = conn.execute(select(seat_users_t).where(seat_users_t.c.user_id == account.id)).all()
             for s in seats:
                 conn.execute(

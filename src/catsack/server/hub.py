@@ -769,8 +769,10 @@ class Hub:
             return
         if table.task is asyncio.current_task():
             table.task = None  # replace() reschedules; it must not cancel this task while it runs
-        await self.replace(table, seat)
-        log.info("turn-based clock ran out", extra={"fields": {"table": table.id, "seat": seat}})
+        # A move may land while this waits for the table's lock (the instant the clock runs out): then
+        # the player made it in time, and replace() leaves the seat alone (it checks the version again).
+        if await self.replace(table, seat, version=version):
+            log.info("turn-based clock ran out", extra={"fields": {"table": table.id, "seat": seat}})
 
     async def _clock_sweeper(self) -> None:
         """Load the turn-based games whose clock ran out or whose bot is to move while nobody had them
@@ -898,12 +900,16 @@ class Hub:
         except Exception:  # it runs out by itself
             log.warning("lease release failed", extra={"fields": {"table": table_id}})
 
-    async def replace(self, table: LiveTable, seat: int) -> None:
-        """A bot takes over an absent player's seat; the old token stops working (checklist 8, 16)."""
+    async def replace(self, table: LiveTable, seat: int, *, version: int | None = None) -> bool:
+        """A bot takes over an absent player's seat; the old token stops working (checklist 8, 16).
+
+        With ``version``, only while the table is still at that version (checked under the table's lock:
+        a turn-based clock ran out at that version, and a move since then keeps the seat its person's).
+        Whether the seat was handed over."""
         async with table.lock:
             p = table.players[seat]
-            if p.kind != "human":
-                return
+            if p.kind != "human" or (version is not None and table.version != version):
+                return False
             spec = self.settings.standin_bot
             await self.writer.run(self.store.replace_with_bot, table.id, seat, spec)
             p.kind, p.bot, p.replaced, p.away_since = "bot", spec, True, None
@@ -917,6 +923,7 @@ class Hub:
         from catsack.server.social import seat_abandoned
 
         await seat_abandoned(self, table, seat)
+        return True
 
     # ------------------------------------------------------------------ hints
 

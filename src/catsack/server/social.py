@@ -121,11 +121,18 @@ async def chat_history(hub: Hub, table: LiveTable) -> dict[str, Any]:
 async def hand_seat_to_bot(hub: Hub, table: LiveTable, seat: int) -> None:
     """Give an idle (disconnected) player's seat to the stand-in bot before the grace period ends
     (the route checks that the host asks); the player's token stops working, as when the grace
-    period runs out."""
+    period runs out. Never a turn-based seat: its clock decides (409 ``clock_running``)."""
     if not 0 <= seat < len(table.players) or table.players[seat].kind != "human":
         raise TableError("bad_request", f"seat {seat} is not a person's seat", 409)
     if table.status != "playing":
         raise TableError("bad_request", "seats are handed to bots only while the game is on", 409)
+    if table.clock is not None:  # docs/rules.md, "Playing online": the clock is a turn-based seat's only limit
+        raise TableError(
+            "clock_running",
+            f"seat {seat + 1} is turn-based: its clock runs, and only its running out hands it to a bot",
+            409,
+            params={"n": seat + 1},
+        )
     if table.seat_status(seat) != "away":
         raise TableError(
             "seat_connected",

@@ -94,6 +94,11 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
 
         sender = app.state.mail_sender = MailSender(h)
         sender.start()
+        from catsack.server.gamesfeed import GamesFeed
+
+        feed = app.state.games_feed = GamesFeed(h)
+        await feed.start(settings.redis_url)
+        feed.end_on_exit()
         lobby_task = asyncio.create_task(_lobby_sweeper(h))
         from catsack.server.tournaments.runner import sweeper as tournament_sweeper
 
@@ -114,6 +119,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
                 young.cancel()
             lobby_task.cancel()
             tournament_task.cancel()
+            await feed.stop()
             await sender.stop()
             await h.stop()
             gc.set_threshold(*old_threshold)

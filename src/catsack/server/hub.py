@@ -22,7 +22,7 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -110,6 +110,8 @@ class Hub:
         self.process_id = uuid.uuid4().hex[:12]
         self.record_frames = False  # tests: keep every frame sent on each connection
         self.fanout: Any = None  # catsack.server.fanout.Fanout when CATSACK_REDIS_URL is set
+        #: Called with (table id, version) whenever a table changes here (catsack.server.gamesfeed).
+        self.publish_hooks: list[Callable[[str, int], None]] = []
         self._loading: dict[str, asyncio.Future[LiveTable | None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.addresses: dict[str, int] = {}
@@ -637,6 +639,11 @@ class Hub:
         task.add_done_callback(_background.discard)
 
     async def _publish(self, table_id: str, version: int) -> None:
+        for hook in self.publish_hooks:
+            try:
+                hook(table_id, version)
+            except Exception:  # a listener never stops a move
+                log.exception("publish hook failed", extra={"fields": {"table": table_id}})
         if self.fanout is not None:
             await self.fanout.publish(table_id, version)
 

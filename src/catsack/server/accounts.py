@@ -43,6 +43,7 @@ from sqlalchemy.exc import IntegrityError
 
 from catsack.server.hub import TableError
 from catsack.server.store import metadata, seats_t, tables_t
+from catsack.server.tournaments.model import entries_t
 from catsack.server.training_store import attempts_t
 
 __all__ = [
@@ -278,7 +279,8 @@ class Accounts:
             conn.execute(delete(sessions_t).where(sessions_t.c.user_id == account.id))
 
     def delete(self, account: Account, password: str) -> None:
-        """Delete the account: its name and password go, its games stay under "deleted player"."""
+        """Delete the account: its name and password go, its games and tournament entries stay under
+        "deleted player"."""
         if self.authenticate(account.name, password) is None:
             raise AccountError("wrong_password", "the password is wrong", 403)
         with self.engine.begin() as conn:
@@ -292,6 +294,8 @@ class Accounts:
                     .where(seats_t.c.table_id == s.table_id, seats_t.c.seat == s.seat, seats_t.c.kind == "human")
                     .values(name=DELETED_NAME)
                 )
+            # Its tournament entries stay (standings keep their shape) under "deleted player" too.
+            conn.execute(update(entries_t).where(entries_t.c.user_id == account.id).values(name=DELETED_NAME))
             conn.execute(
                 update(users_t)
                 .where(users_t.c.id == account.id)

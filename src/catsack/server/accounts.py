@@ -41,6 +41,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from catsack.server.chat import chat_t
 from catsack.server.hub import TableError
 from catsack.server.store import metadata, seats_t, tables_t
 from catsack.server.tournaments.model import entries_t
@@ -292,6 +293,12 @@ class Accounts:
                 conn.execute(
                     update(seats_t)
                     .where(seats_t.c.table_id == s.table_id, seats_t.c.seat == s.seat, seats_t.c.kind == "human")
+                    .values(name=DELETED_NAME)
+                )
+                # Its chat lines stay too, under the same name.
+                conn.execute(
+                    update(chat_t)
+                    .where(chat_t.c.table_id == s.table_id, chat_t.c.seat == s.seat)
                     .values(name=DELETED_NAME)
                 )
             # Its tournament entries stay (standings keep their shape) under "deleted player" too.

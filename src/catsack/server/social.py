@@ -14,6 +14,7 @@ import re
 import secrets
 import unicodedata
 import weakref
+from functools import partial
 from typing import Any
 
 from catsack.server.accounts import DELETED_NAME, RESERVED_NAMES, AccountError, Accounts, change_seat_token
@@ -96,8 +97,9 @@ async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
     if await asyncio.to_thread(Friends(hub.store.engine).blocked_at_table, table.id, seat):
         return {"type": "error", "code": "blocked", "message": "a player at this table has blocked you: no chat here"}
     name = table.names()[seat]
+    guest = table.players[seat].user_id is None  # marked as the seat list marks it (issue 30)
     try:
-        stored = await hub.writer.run(_chat_log(hub).add, table.id, seat, name, message)
+        stored = await hub.writer.run(partial(_chat_log(hub).add, table.id, seat, name, message, guest=guest))
     except ChatError as exc:
         return {"type": "error", "code": "unavailable", "message": str(exc)}
     table.broadcast({"type": "chat", "messages": [stored]})

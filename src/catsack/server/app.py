@@ -28,6 +28,7 @@ from catsack.server.metrics import Metrics
 from catsack.server.problems import field_problems
 from catsack.server.routes import (
     accounts,
+    admin,
     friends,
     health,
     learn,
@@ -202,6 +203,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(mail.router)
     app.include_router(pwa.router)
     app.include_router(tournaments.router)
+    app.include_router(admin.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

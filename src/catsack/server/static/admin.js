@@ -55,7 +55,7 @@ function pairItem(p) {
         `z = ${p.z}`,
       ].join(" · "),
     ),
-    h("h3", { class: "label" }, t("admin.games")),
+    h("h3", { class: "admin-games-title" }, t("admin.games")),
     h("ul", { class: "admin-games" }, p.tables.map(gameItem)),
   );
 }

@@ -155,18 +155,29 @@ def test_cli_analyse(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
     path.write_text(dumps_record(record_from_game(g)), encoding="utf-8")
     runner = CliRunner()
-    res = runner.invoke(app, ["analyse", str(path), "--seat", "1", "--level", "iters=5", "--json", "--seed", "1"])
+    # Seats people read count from 1 (R4): --seat 2 is the record's seat 1.
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "2", "--level", "iters=5", "--json", "--seed", "1"])
     assert res.exit_code == 0, res.output
     lines = [json.loads(x) for x in res.stdout.splitlines()]
     assert lines and all({"ply", "played", "best", "values", "beliefs"} <= set(x) for x in lines)
-    res = runner.invoke(app, ["analyse", str(path), "--seat", "1", "--level", "iters=5"])
+    want = analyse_record(record_from_game(g), 1, level="iters=5", seed=1)
+    assert [x["ply"] for x in lines] == [d.ply for d in want]
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "2", "--level", "iters=5"])
     assert res.exit_code == 0 and "best" in res.stdout and "± s.e." in res.stdout
 
-    res = runner.invoke(app, ["analyse", str(path), "--seat", "7"])
-    assert res.exit_code == 2 and "no seat 7" in res.output
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "0"])
+    assert res.exit_code == 2 and "--seat" in res.output
+    res = runner.invoke(app, ["analyse", str(path), "--seat", "5"])
+    assert res.exit_code == 2 and "--seat must be from 1 to 4" in res.output
+    red = tmp_path / "red.json"
+    red.write_text(dumps_record(redact(g, 1)), encoding="utf-8")
+    res = runner.invoke(app, ["analyse", str(red), "--seat", "1", "--level", "iters=5"])
+    assert res.exit_code == 2 and "redacted for seat 2" in res.output and "seat 1's view" in res.output
+    res = runner.invoke(app, ["analyse", str(red), "--seat", "2", "--level", "iters=5", "--json", "--seed", "1"])
+    assert res.exit_code == 0 and [json.loads(x)["ply"] for x in res.stdout.splitlines()] == [d.ply for d in want]
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "catsack/1", "seats": 4}', encoding="utf-8")
-    res = runner.invoke(app, ["analyse", str(bad), "--seat", "0"])
+    res = runner.invoke(app, ["analyse", str(bad), "--seat", "1"])
     assert res.exit_code == 2 and "start" in res.output
-    res = runner.invoke(app, ["analyse", str(tmp_path / "missing.json"), "--seat", "0"])
+    res = runner.invoke(app, ["analyse", str(tmp_path / "missing.json"), "--seat", "1"])
     assert res.exit_code == 2 and "cannot read" in res.output

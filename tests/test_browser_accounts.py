@@ -239,6 +239,9 @@ def test_two_accounts_chat_and_markup_stays_text(person: Callable[..., Player], 
     texts = log.locator(".chat-text").all_inner_texts()
     assert texts == ["hello bea", XSS, f"hi, {XSS}"]
     assert log.locator(".chat-name").all_inner_texts() == [ann_name, bea_name, XSS_NAME]
+    # The guest's line is marked as a guest's, as the seat list marks the seat; the accounts' are not.
+    assert log.locator("li .tag.guest").count() == 1
+    expect(log.locator("li", has_text=f"hi, {XSS}").locator(".tag.guest")).to_have_text("guest")
     assert ann.page.locator("img:not(.brand-mark), #chat-log svg, #seats svg").count() == 0
     expect(ann.page.locator("#seats")).to_contain_text(XSS_NAME)
     ann.page.screenshot(path=str(artifacts / "chat-desktop.png"), full_page=True)

@@ -264,3 +264,52 @@ def test_installable_with_a_service_worker_and_the_rules_offline(people: Callabl
     page.goto(player.base + "/games")
     assert "You are offline" in page.content() and "Keine Verbindung" in page.content()
     player.context.set_offline(False)
+
+
+def test_my_games_shows_a_turn_as_it_comes_without_reload(
+    person: Callable[..., Player],  # noqa: F811
+    artifacts: Path,  # noqa: F811
+) -> None:
+    """My games is told by the server (server-sent events) when a game changes: Bea's move, then the
+    bot's, makes it Ann's turn, and Ann's open page shows it without a reload (its poll, with the stream
+    open, comes only every five minutes: far beyond this wait)."""
+    from playwright.sync_api import expect
+
+    ann, bea = person(), person()
+    names = {"ann": unique("ann"), "bea": unique("bea")}
+    register(ann, names["ann"])
+    register(bea, names["bea"])
+    page = ann.page
+    page.goto(ann.base + "/")
+    page.wait_for_selector("#seat-setup select")
+    page.wait_for_function("document.body.dataset.account === 'signed-in'")
+    page.check('input[name="seats"][value="3"]')
+    page.select_option("#seat-1", "human")
+    page.select_option("#seat-2", "random")
+    page.check('input[name="pace"][value="days"]')
+    page.click("#create-button")
+    page.wait_for_url("**/t/*")
+    table = page.url.rsplit("/", 1)[1]
+    bea.page.goto(f"{bea.base}/t/{table}")
+    bea.page.wait_for_selector("#join-panel:not([hidden])")
+    bea.page.locator("#join-seats button").first.click()
+    bea.page.wait_for_selector("#game:not([hidden])")
+
+    # Seats go Ann, Bea, the bot: play on until it is Bea's turn (Ann moving when it is hers).
+    deadline = time.monotonic() + 60
+    while bea.body("myTurn") != "yes":
+        assert time.monotonic() < deadline, ann.stuck_report("nobody's turn")
+        if ann.body("myTurn") == "yes" and ann.body("busy") != "yes":
+            ann.act()
+        time.sleep(0.1)
+
+    page.goto(ann.base + "/games")
+    page.wait_for_function("document.body.dataset.live === 'push'")
+    expect(page.locator(f'#others-turn .game-item[data-table="{table}"]')).to_be_visible(timeout=WAIT_MS)
+    page.evaluate("window.sameDocument = true")
+    bea.act()
+    expect(page.locator(f'#your-turn .game-item[data-table="{table}"]')).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#mygames-badge")).to_have_text("1", timeout=WAIT_MS)
+    assert page.evaluate("window.sameDocument === true")  # no reload
+    page.screenshot(path=str(artifacts / "mygames-live.png"))
+    assert not ann.errors and not bea.errors

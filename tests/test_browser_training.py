@@ -107,6 +107,8 @@ def test_retry_a_mistake_of_your_own_game(people: Callable[..., Player], server:
     page.locator(f'#train-choices button[data-move="{decision["best"]}"]').click()
     page.wait_for_function("() => document.body.dataset.verdict === 'solved'")
     assert CATALOGUES["en"]["train.solvedBest"].split(":")[0] in page.inner_text("#train-verdict")
+    # Only the first answer counted towards the position's difficulty, and the page says so.
+    expect(page.locator("#train-not-counted")).to_have_text(CATALOGUES["en"]["train.notCounted"])
 
     # A phone, in German: the same position, its question and verdict in German.
     phone = people(viewport={"width": 390, "height": 844}, locale="de-DE")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -60,6 +61,42 @@ def simulate(games: int, seed: int, colluders: frozenset[str] = frozenset()) -> 
     return out
 
 
+NAMES = ("ann", "ben", "cat", "dan", "eve", "fay")
+
+
+def seed_rated_games(store: Any) -> None:
+    """120 rated 4-seat games stored as the server stores them (tables, actions, account seats, ratings)
+    among accounts ann…fay (password "correct horse"), of which ann and ben pass for each other."""
+    from catsack.server.accounts import Accounts
+    from catsack.server.live import setup_to_json
+    from catsack.server.ratings import Ratings
+    from catsack.server.store import Append, SeatRow
+
+    accounts = Accounts(store.engine)
+    users = {f"user:{accounts.register(n, 'correct horse').id}": n for n in NAMES}
+    keys = list(users)
+    mapping = dict(zip(ACCOUNTS, keys, strict=True))
+    ratings = Ratings(store.engine)
+    games = simulate(120, 5, frozenset({"user:1", "user:2"}))
+    for facts in games:
+        tid = facts.table_id
+        rows = [SeatRow(i, "open", None, None, None, False) for i in range(4)]
+        store.create_table(tid, "x", rows, {"rated": True}, setup_to_json(facts.setup), "open")
+        for seat, p in enumerate(facts.players):
+            assert p is not None
+            store.claim_seat(tid, seat, users[mapping[p]], f"{seat:064d}", user_id=int(mapping[p][5:]))
+        last = len(facts.moves)
+        moves = [
+            Append(tid, v, 0, move, None, "human", "over" if v == last else "playing", None)
+            for v, move in enumerate(facts.moves, start=1)
+        ]
+        assert store.append_batch(moves) == [None] * last  # one transaction per game: quick on PostgreSQL too
+        g = Game(facts.setup)
+        for m in facts.moves:
+            g.play(m)
+        ratings.record_game(tid, [mapping[p] for p in facts.players if p], list(g.scores()), list(g.cat_points()))
+
+
 def test_bidding_turns_follow_the_leader() -> None:
     facts = simulate(1, 3)[0]
     turns = list(bidding_turns(facts))
@@ -89,34 +126,11 @@ def test_report_and_revert_from_the_database(tmp_path: Path, backend: str) -> No
     from typer.testing import CliRunner
 
     from catsack.cli import app as cli_app
-    from catsack.server.accounts import Accounts
-    from catsack.server.live import setup_to_json
-    from catsack.server.ratings import Ratings
-    from catsack.server.store import SeatRow, Store
+    from catsack.server.store import Store
 
     url = f"sqlite:///{tmp_path / 'fp.db'}"
     store = Store(url)
-    accounts = Accounts(store.engine)
-    users = {f"user:{accounts.register(n, 'correct horse').id}": n for n in ("ann", "ben", "cat", "dan", "eve", "fay")}
-    keys = list(users)
-    mapping = dict(zip(ACCOUNTS, keys, strict=True))
-    ratings = Ratings(store.engine)
-    games = simulate(120, 5, frozenset({"user:1", "user:2"}))
-    for facts in games:
-        tid = facts.table_id
-        rows = [SeatRow(i, "open", None, None, None, False) for i in range(4)]
-        store.create_table(tid, "x", rows, {"rated": True}, setup_to_json(facts.setup), "open")
-        for seat, p in enumerate(facts.players):
-            assert p is not None
-            store.claim_seat(tid, seat, users[mapping[p]], f"{seat:064d}", user_id=int(mapping[p][5:]))
-        for v, move in enumerate(facts.moves, start=1):
-            store.append(
-                tid, v, 0, move, None, "human", status="over" if v == len(facts.moves) else "playing", deadline=None
-            )
-        g = Game(facts.setup)
-        for m in facts.moves:
-            g.play(m)
-        ratings.record_game(tid, [mapping[p] for p in facts.players if p], list(g.scores()), list(g.cat_points()))
+    seed_rated_games(store)
     store.close()
     runner = CliRunner()
     out = runner.invoke(cli_app, ["admin", "fairplay", "--database-url", url, "--json"])
@@ -135,3 +149,43 @@ def test_report_and_revert_from_the_database(tmp_path: Path, backend: str) -> No
     # A reverted game leaves the report's input.
     after = json.loads(runner.invoke(cli_app, ["admin", "fairplay", "--database-url", url, "--json", "--all"]).output)
     assert all(game not in p["tables"] for p in after)
+
+
+def test_the_operators_page_lists_the_pair_and_reverts_a_game(app_server: Any) -> None:
+    """``/api/admin/fairplay`` (the page's data) for the accounts named in CATSACK_ADMIN_ACCOUNTS only:
+    the flagged pair with its evidence; a game's rating changes reverted from it, once."""
+    pytest.importorskip("openskill")
+    from web_clients import ORIGIN, browser
+
+    c = app_server(admin_accounts="Cat, nobody")
+    seed_rated_games(c.app.state.hub.store)
+    assert c.get("/api/admin/fairplay").status_code == 401  # a guest
+    assert c.get("/admin/fairplay").status_code == 200  # the page itself holds nothing
+
+    def logged_in(name: str) -> Any:
+        b = browser(c)
+        r = b.post("/api/account/login", json={"name": name, "password": "correct horse"}, headers=ORIGIN)
+        assert r.status_code == 200, r.text
+        return b
+
+    ann, cat = logged_in("ann"), logged_in("cat")
+    refused = ann.get("/api/admin/fairplay")
+    assert refused.status_code == 403 and refused.json()["code"] == "not_admin"
+    report = cat.get("/api/admin/fairplay").json()  # "cat" as "Cat": names compare as accounts do
+    assert [{p["a"], p["b"]} for p in report["pairs"]] == [{"ann", "ben"}]
+    pair = report["pairs"][0]
+    assert pair["stands_out"] and pair["pass_share_partner_led"] == 1.0 and pair["tables"]
+    assert report["thresholds"]["min_turns"] >= 1
+    assert len(cat.get("/api/admin/fairplay?all=true").json()["pairs"]) == 15
+
+    game = pair["tables"][0]
+    url = f"/api/admin/games/{game}/revert"
+    assert ann.post(url, json={}, headers=ORIGIN).status_code == 403
+    assert cat.post(url, json={}).status_code == 403  # no Origin: a cross-site request
+    done = cat.post(url, json={"reason": "soft play"}, headers=ORIGIN)
+    assert done.status_code == 200, done.text
+    assert {ch["name"] for ch in done.json()["changes"]} >= {"ann", "ben"}
+    again = cat.post(url, json={}, headers=ORIGIN)
+    assert again.status_code == 409 and again.json()["code"] == "not_revertable"
+    assert cat.post("/api/admin/games/%00/revert", json={}, headers=ORIGIN).status_code == 404
+    assert all(game not in p["tables"] for p in cat.get("/api/admin/fairplay?all=true").json()["pairs"])

@@ -175,6 +175,35 @@ def test_chat_is_stored_broadcast_bounded_and_text(server: Callable[..., TestCli
         assert hist["messages"][0]["text"] == f"hi {evil}" and len(hist["messages"]) >= 2
 
 
+def test_chat_marks_guests_and_a_deleted_accounts_lines(server: Callable[..., TestClient]) -> None:
+    """A guest's chat lines say so, live and in the history (as the seat list does: issue 30); a deleted
+    account's lines stay, under "deleted player"."""
+    c = server()
+    ann = account(c, "Ann")
+    t = ann.post("/api/tables", json={"seats": 3, "player": "x", "bots": {"2": "random"}}, headers=ORIGIN).json()
+    b = c.post(f"/api/tables/{t['table']}/join", json={"name": "Ben"}).json()  # a guest
+    with c.websocket_connect("/ws") as wa, c.websocket_connect("/ws") as wb:
+        hello(wa, t["table"], t["token"])
+        hello(wb, t["table"], b["token"])
+        wa.send_json({"type": "chat", "text": "hello from an account"})
+        got = until(wb, lambda f: f["type"] == "chat" and not f.get("history"))["messages"][0]
+        assert (got["name"], got["guest"]) == ("Ann", False)
+        wb.send_json({"type": "chat", "text": "hello from a guest"})
+        got = until(wa, lambda f: f["type"] == "chat" and not f.get("history") and f["messages"][0]["seat"] == 1)
+        assert (got["messages"][0]["name"], got["messages"][0]["guest"]) == ("Ben", True)
+
+    def history() -> list[tuple[str, bool]]:
+        with c.websocket_connect("/ws") as again:
+            hello(again, t["table"], None)
+            hist = until(again, lambda f: f["type"] == "chat" and f.get("history"))
+        return [(m["name"], m["guest"]) for m in hist["messages"]]
+
+    assert history() == [("Ann", False), ("Ben", True)]
+    r = ann.request("DELETE", "/api/account", json={"password": "correct horse"}, headers=ORIGIN)
+    assert r.status_code == 204
+    assert history() == [("deleted player", False), ("Ben", True)]
+
+
 def test_host_hands_an_idle_seat_to_a_bot(server: Callable[..., TestClient]) -> None:
     c = server()
     t = c.post("/api/tables", json={"seats": 3, "player": "Host", "bots": {"2": "random"}}).json()

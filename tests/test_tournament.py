@@ -274,6 +274,26 @@ def test_unknown_bot_spec_fails_before_playing() -> None:
         run_tournament(TournamentConfig(("random", "random", "nosuch"), games=3, seed=1))
 
 
+def test_a_rejected_move_names_the_seat_from_1(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seat numbers people read count from 1 (R4): the first mover's seat index 0..n-1 is told as 1..n."""
+    from catsack.bots.base import Bot
+    from catsack.moves import PASS_MOVE, Move
+    from catsack.tournament import runner
+    from catsack.view import View
+
+    class Passer(Bot):
+        name = "passer"
+
+        def choose(self, view: View) -> Move:
+            return PASS_MOVE  # never legal while cards are placed (R10)
+
+    monkeypatch.setattr(runner, "make_bot", lambda spec, seed=None: Passer())
+    config = TournamentConfig(BOTS, games=3, seed=5)
+    start = config.setup(0).start
+    with pytest.raises(TournamentError, match=rf"at seat {start + 1} \(deal 0"):
+        runner.play_game(config, 0, 0)
+
+
 def test_a_misbehaving_external_bot_does_not_stop_the_tournament(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text(

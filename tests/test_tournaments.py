@@ -201,6 +201,22 @@ def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[...,
     assert gone["name"] == "deleted player" and gone["profile"] is None
 
 
+def test_a_deleted_accounts_name_leaves_its_tournament_entries(server: Callable[..., TestClient]) -> None:
+    """Deleting an account blanks its name in the stored entries too, not only on the pages."""
+    from catsack.server.tournaments.model import Tournaments
+
+    c = server()
+    ann, ben = account(c, "Ann"), account(c, "Benedikt")
+    body = {"name": "Friday", "seats": 3, "rounds": 2, "bots": ["random"]}
+    t = ann.post("/api/tournaments", json=body, headers=ORIGIN).json()
+    assert ben.post(f"/api/tournaments/{t['id']}/enter", headers=ORIGIN).status_code == 200
+    r = ben.request("DELETE", "/api/account", json={"password": "correct horse"}, headers=ORIGIN)
+    assert r.status_code == 204
+    entries = Tournaments(c.app.state.hub.store.engine).entries(t["id"])  # type: ignore[attr-defined]
+    assert [e.name for e in entries if e.user_id is not None] == ["Ann", "deleted player"]
+    assert "Benedikt" not in c.get(f"/api/tournaments/{t['id']}").text
+
+
 def test_a_player_who_leaves_is_withdrawn_and_earns_nothing(server: Callable[..., TestClient]) -> None:
     c = server(grace_seconds=0.3)
     ann = account(c, "Ann")

@@ -14,14 +14,15 @@ pytest.importorskip("fastapi")
 pytest.importorskip("argon2")
 
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from catsack.bots.analysis import Analysis, equally_good
 from catsack.game import Game
 from catsack.record import loads_record
 from catsack.server.accounts import Accounts
 from catsack.server.training import mine_pool, position_view, theme_of
-from catsack.server.training_store import THEMES, TrainingStore, difficulty
-from web_clients import browser, register
+from catsack.server.training_store import THEMES, TrainingStore, attempts_t, difficulty
+from web_clients import ORIGIN, browser, register
 
 LEVEL = "iters=8"  # cheap and far from the bots' play: random bots' games give mistakes to retry
 
@@ -102,11 +103,12 @@ def test_own_mistakes_become_positions_shown_from_the_seats_view(
         v = c.post(f"/api/training/{first['id']}/answer", json={"move": move}).json()
         assert v["solved"] == (move in equal) and v["best"] == decision["best"]
         assert v["sentences"]["en"] and len(v["sentences"]["en"]) == len(v["sentences"]["de"]) <= 2
-        assert v["attempts"] == k + 1
+        # Only the account's first answer is counted: answering again cannot skew the difficulty.
+        assert v["counted"] == (k == 0) and v["attempts"] == 1
         if not v["solved"]:
             assert f"{v['lost']:.1f}" in v["sentences"]["en"][0]  # the sentence's number is the analysis's
     after = c.get(f"/api/training/{first['id']}").json()
-    assert after["attempts"] == len(p["choices"]) and after["solved"] == sum(m in equal for m in p["choices"])
+    assert after["attempts"] == 1 and after["solved"] == int(p["choices"][0] in equal)
 
     bad = c.post(f"/api/training/{first['id']}/answer", json={"move": "bid 999"})
     assert bad.status_code == 422 and bad.json()["code"] == "bad_move"
@@ -140,6 +142,73 @@ def test_pool_of_bot_games_is_mined_reproducibly(app_server: Callable[..., TestC
     assert stored is not None and stored.seat == 0 and stored.view["seat"] == 0
     assert stored.decision["class"] in ("mistake", "blunder")
     assert c.get(f"/api/training?source=pool&difficulty={pool[0]['difficulty']}").json()["positions"]
+
+
+def test_one_counted_answer_per_account_or_guest_and_a_rate_limit(app_server: Callable[..., TestClient]) -> None:
+    """A stranger cannot skew a position's difficulty: each account, and each guest (by address), has one
+    answer counted per position; answers beyond the rate limit are refused with 429."""
+    c = app_server(http_rate_burst=1000)  # the server's budget for any change is not what is tested here
+    engine = c.app.state.hub.store.engine  # type: ignore[attr-defined]
+    training = TrainingStore(engine)
+    view = {"seats": 4, "round": 1, "phase": "bidding", "seat": 0}
+    decision = {"best": "pass", "values": {"pass": 1.0, "bid 3": -9.0}, "noise": {"pass": 0.1, "bid 3": 0.1}}
+    for n in range(2):
+        assert training.add(
+            source="pool", game=f"g{n}", seat=0, ply=5, user_id=None, theme="passing", cls="blunder",
+            view=view, names=["A", "B", "C", "D"], decision={**decision, "ply": 5, "played": "bid 3"},
+        )  # fmt: skip
+    first, second = (p.id for p in training.listing(source="pool"))
+
+    def answer(client: TestClient, position: str, move: str) -> Any:
+        return client.post(f"/api/training/{position}/answer", json={"move": move})
+
+    # A guest: the first answer counts, the next ones (even solving it) do not.
+    v = answer(c, first, "bid 3").json()
+    assert v["counted"] and not v["solved"] and (v["attempts"], v["solved_count"]) == (1, 0)
+    v = answer(c, first, "bid 3").json()
+    assert not v["counted"] and (v["attempts"], v["solved_count"]) == (1, 0)
+    again = answer(c, first, "pass").json()
+    assert again["solved"] and not again["counted"] and again["attempts"] == 1 and again["solved_count"] == 0
+    stored = training.get(first)
+    assert stored is not None and (stored.attempts, stored.solved) == (1, 0)
+    # The same guest's first answer to another position counts.
+    assert answer(c, second, "pass").json()["counted"]
+    # An account behind the same address counts once of its own; logging in again changes nothing.
+    assert register(c, "Ann").status_code == 201
+    v = answer(c, first, "pass").json()
+    assert v["counted"] and v["attempts"] == 2 and v["solved_count"] == 1
+    assert not answer(c, first, "pass").json()["counted"]
+    stored = training.get(first)
+    assert stored is not None and (stored.attempts, stored.solved) == (2, 1)
+
+    # Past the account's burst, answers are refused with 429 and a Retry-After, counted or not.
+    refused = None
+    for _ in range(25):
+        r = answer(c, second, "pass")
+        if r.status_code == 429:
+            refused = r
+            break
+        assert r.status_code == 200
+    assert refused is not None and refused.json()["code"] == "rate_limited"
+    assert int(refused.headers["Retry-After"]) >= 1
+    stored = training.get(second)
+    assert stored is not None and stored.attempts == 2  # the guest's and Ann's, nothing more
+    # The address's budget covers all its accounts and guests: a guest there is refused once it is spent.
+    guest = browser(c)
+    for _ in range(40):
+        r = answer(guest, second, "pass")
+        if r.status_code == 429:
+            break
+    assert r.status_code == 429 and r.json()["code"] == "rate_limited"
+
+    # Deleting the account drops the marks of what it answered; the positions' counts stay.
+    ann = Accounts(engine).by_name("Ann")
+    assert ann is not None
+    assert c.request("DELETE", "/api/account", json={"password": "correct horse"}, headers=ORIGIN).status_code == 204
+    with engine.connect() as conn:
+        assert conn.execute(select(attempts_t).where(attempts_t.c.who == f"u{ann.id}")).all() == []
+    stored = training.get(first)
+    assert stored is not None and (stored.attempts, stored.solved) == (2, 1)
 
 
 def test_difficulty_follows_the_share_solved() -> None:

@@ -22,6 +22,7 @@ from catsack.game import Game
 from catsack.moves import Move
 from catsack.record import loads_record
 from catsack.tui import controller as controller_module
+from catsack.tui import render
 from catsack.tui.app import (
     ConfirmQuitScreen,
     EndScreen,
@@ -277,28 +278,52 @@ def test_hint_without_analysis_shows_beliefs(tmp_path: Path, monkeypatch: pytest
     run_app(app, body)
 
 
-def test_hint_shows_the_analysis_suggestion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def analyse_view(view: Any, *, level: str = "strong", seed: int | None = None, players: Any = None) -> Any:
-        assert level == "strong" and view.seat == 0
-        assert players is not None and len(players) == 3 and players[0] is None  # the person's kind is unknown
-        from catsack.belief import card_beliefs
+def fake_analysis(view: Any, *, level: str = "strong", seed: int | None = None, players: Any = None) -> Any:
+    """The first two legal moves, valued within each other's noise (the real payload is built from it)."""
+    from catsack.belief import card_beliefs
+    from catsack.bots.analysis import Analysis
+    from catsack.bots.explain import position_facts
 
-        return SimpleNamespace(best=view.legal[0], values={view.legal[0].text: 3.5}, beliefs=card_beliefs(view))
+    assert level == "strong" and view.seat == 0
+    assert players is not None and len(players) == 3 and players[0] is None  # the person's kind is unknown
+    first, second = view.legal[0].text, view.legal[1].text
+    beliefs = card_beliefs(view)
+    values, noise = {first: 3.5, second: 3.2}, {first: 0.4, second: 0.5}
+    return Analysis(view.legal[0], values, beliefs, {first: 60, second: 40}, 100, noise, position_facts(view, beliefs))
 
-    fake = SimpleNamespace(analyse_view=analyse_view)
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_hint_shows_the_analysis_suggestion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
+    """The hint shows what the browser's hint panel shows: values with their noise (±), the moves as good as
+    the best (≈), and the analysis's sentences in the terminal's language."""
+    from catsack.bots import analysis
+
+    for var in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("LANG", "de_DE.UTF-8" if lang == "de" else "en_GB.UTF-8")
+    fake = SimpleNamespace(analyse_view=fake_analysis, hint_payload=analysis.hint_payload)
     monkeypatch.setattr(controller_module, "_import_analysis", lambda: fake)
     ctl = fallback_controller(tmp_path, seats=3, human=0, seed=1)
     app = PlayApp(ctl, delay=0)
 
     async def body(pilot: Any) -> None:
         await settle(pilot, ctl)
+        legal = ctl.view().legal
+        payload = analysis.hint_payload(fake_analysis(ctl.view(), players=[None, "fallback", "fallback"]))
         await pilot.press("h")
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
+        assert isinstance(app.screen, HintScreen)
+        lines = app.screen.lines
+        assert f"Suggestion (strong bot): {legal[0]}" in lines
+        assert payload["sentences"][lang] and all(s in lines for s in payload["sentences"][lang])
+        assert any(line.split() == [*str(legal[0]).split(), "+3.5", "±0.4"] for line in lines)
+        assert any(line.split() == [*str(legal[1]).split(), "+3.2", "±0.5", "≈"] for line in lines)
+        assert render.NOISE_NOTE[lang] in lines
         text = screen_text(app)
-        assert f"Suggestion (strong bot): {ctl.view().legal[0]}" in text and "+3.5" in text
+        assert f"Suggestion (strong bot): {legal[0]}" in text and "±0.4" in text and "≈" in text
 
-    run_app(app, body)
+    run_app(app, body, size=(120, 40))
 
 
 async def snapshot_text(tmp: Path | None = None) -> str:

@@ -7,6 +7,7 @@ the hub for one pass of its clock sweep instead of waiting.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import Callable
@@ -196,3 +197,40 @@ def test_a_bot_to_move_when_the_server_stopped_moves_after_the_restart(app_serve
     assert t not in hub2.tables
     assert run(c2, hub2.drive_due_tables()) == 1 and t in hub2.tables
     wait_for(lambda: stored(c2, t).version > start.version, "the bot's move")
+
+
+def test_the_host_cannot_hand_a_turn_based_seat_to_a_bot(app_server: Callable[..., TestClient]) -> None:
+    """No bot takes a turn-based seat while its clock runs, not even at the host's request (409
+    ``clock_running``, worded in both catalogues); the seat stays its person's."""
+    c = app_server(grace_seconds=0.0)
+    r = c.post("/api/tables", json={"seats": 3, "bots": {"2": "random"}, "turn_based": TB, "player": "Ann"})
+    assert r.status_code == 201, r.text
+    t, host = r.json()["table"], r.json()["token"]
+    join(c, t, "Bea", seat=1)  # Bea never connects: a real-time table's host could hand her seat over
+    refused = c.post(f"/api/tables/{t}/seats/1/bot", headers={"authorization": f"Bearer {host}"})
+    assert refused.status_code == 409, refused.text
+    assert refused.json()["code"] == "clock_running" and refused.json()["params"] == {"n": 2}
+    assert [p.kind for p in hub_of(c).tables[t].players] == ["human", "human", "bot"]
+
+
+def test_a_move_at_the_instant_the_clock_runs_out_keeps_the_seat(app_server: Callable[..., TestClient]) -> None:
+    """The race: the clock's timer wakes and waits for the table's lock while the player's move is being
+    committed under it. The move was in time, so the seat stays the player's (checked again under the lock)."""
+    c = app_server()
+    t, _, _ = two_people(c)
+    hub = hub_of(c)
+    table = hub.tables[t]
+    wait_for(lambda: table.game.to_move in (0, 1), "a person to move")
+
+    async def race() -> tuple[str, bool]:
+        seat, version = table.game.to_move, table.version
+        assert seat is not None
+        async with table.lock:  # the player's move holds the lock, as Hub.act does
+            ran_out = asyncio.ensure_future(hub._clock_ran_out(table, seat, version))
+            await asyncio.sleep(0)  # the timer runs up to the lock and waits there
+            assert not ran_out.done()
+            assert await hub._commit(table, seat, table.game.legal_moves()[0], "in-time", "human") is None
+        await ran_out
+        return table.players[seat].kind, table.players[seat].replaced
+
+    assert run(c, race()) == ("human", False)

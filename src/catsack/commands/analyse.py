@@ -1,4 +1,7 @@
-"""``catsack analyse RECORD --seat N``: what the search thinks of each decision one seat made."""
+"""``catsack analyse RECORD --seat N``: what the search thinks of each decision one seat made.
+
+Seats count from 1 here as everywhere people read them (R4); records and the API count from 0.
+"""
 
 from __future__ import annotations
 
@@ -67,7 +70,15 @@ def register(app: typer.Typer) -> None:
     @app.command()
     def analyse(
         record_path: Annotated[str, typer.Argument(metavar="RECORD", help="A catsack/1 record file; '-' reads stdin.")],
-        seat: Annotated[int, typer.Option("--seat", help="The seat whose decisions to analyse (0-based).")],
+        seat: Annotated[
+            int,
+            typer.Option(
+                "--seat",
+                min=1,
+                max=5,
+                help="The seat whose decisions to analyse, 1 to the number of seats (the record's seat 0 is 1).",
+            ),
+        ],
         level: Annotated[
             str,
             typer.Option(
@@ -104,8 +115,17 @@ def register(app: typer.Typer) -> None:
         except CatsackError as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(2) from None
+        if seat > record.seats:
+            n = record.seats
+            typer.echo(f"--seat must be from 1 to {n} in this {n}-seat record, not {seat}", err=True)
+            raise typer.Exit(2)
+        if record.redacted_for is not None and record.redacted_for != seat - 1:
+            shown = record.redacted_for + 1
+            message = f"the record is redacted for seat {shown}; it cannot show seat {seat}'s view"
+            typer.echo(f"{record_path}: {message}", err=True)
+            raise typer.Exit(2)
         try:
-            decisions = analyse_record(record, seat, level=level, seed=seed)
+            decisions = analyse_record(record, seat - 1, level=level, seed=seed)  # people count from 1 (R4)
         except CatsackError as exc:
             typer.echo(str(exc), err=True)
             raise typer.Exit(2) from None

@@ -560,7 +560,7 @@ def play_random(
 
 # ---------------------------------------------------------------------- what a seat sees (R23)
 
-# The observation's offsets in ``oc`` (an int64 array), in encoding._Offsets' order, then the mouse
+# The observation's offsets in ``oc`` (an int64 array), in encoding.ObsOffsets' order, then the mouse
 # cards' count, the dummy's row positions (R10) and the mouse card values (R6).
 OBS_FIELDS: Final = (
     "hand", "removed", "row", "slot", "mouse", "payout", "bids", "high_bid", "high_bidder", "passed", "won", "bank",

@@ -41,8 +41,11 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
+from catsack.server.chat import chat_t
 from catsack.server.hub import TableError
 from catsack.server.store import metadata, seats_t, tables_t
+from catsack.server.tournaments.model import entries_t
+from catsack.server.training_store import attempts_t
 
 __all__ = [
     "NAME_MAX",
@@ -277,11 +280,14 @@ class Accounts:
             conn.execute(delete(sessions_t).where(sessions_t.c.user_id == account.id))
 
     def delete(self, account: Account, password: str) -> None:
-        """Delete the account: its name and password go, its games stay under "deleted player"."""
+        """Delete the account: its name and password go, its games and tournament entries stay under
+        "deleted player"."""
         if self.authenticate(account.name, password) is None:
             raise AccountError("wrong_password", "the password is wrong", 403)
         with self.engine.begin() as conn:
             conn.execute(delete(sessions_t).where(sessions_t.c.user_id == account.id))
+            # Which training positions it answered goes too (the counts stay in the positions' totals).
+            conn.execute(delete(attempts_t).where(attempts_t.c.who == f"u{account.id}"))
             seats = conn.execute(select(seat_users_t).where(seat_users_t.c.user_id == account.id)).all()
             for s in seats:
                 conn.execute(
@@ -289,6 +295,14 @@ class Accounts:
                     .where(seats_t.c.table_id == s.table_id, seats_t.c.seat == s.seat, seats_t.c.kind == "human")
                     .values(name=DELETED_NAME)
                 )
+                # Its chat lines stay too, under the same name.
+                conn.execute(
+                    update(chat_t)
+                    .where(chat_t.c.table_id == s.table_id, chat_t.c.seat == s.seat)
+                    .values(name=DELETED_NAME)
+                )
+            # Its tournament entries stay (standings keep their shape) under "deleted player" too.
+            conn.execute(update(entries_t).where(entries_t.c.user_id == account.id).values(name=DELETED_NAME))
             conn.execute(
                 update(users_t)
                 .where(users_t.c.id == account.id)

@@ -29,6 +29,7 @@ from catsack.server.metrics import Metrics
 from catsack.server.problems import field_problems
 from catsack.server.routes import (
     accounts,
+    admin,
     friends,
     health,
     learn,
@@ -95,6 +96,11 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
 
         sender = app.state.mail_sender = MailSender(h)
         sender.start()
+        from catsack.server.gamesfeed import GamesFeed
+
+        feed = app.state.games_feed = GamesFeed(h)
+        await feed.start(settings.redis_url)
+        feed.end_on_exit()
         lobby_task = asyncio.create_task(_lobby_sweeper(h))
         from catsack.server.tournaments.runner import sweeper as tournament_sweeper
 
@@ -115,6 +121,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
                 young.cancel()
             lobby_task.cancel()
             tournament_task.cancel()
+            await feed.stop()
             await sender.stop()
             await h.stop()
             gc.set_threshold(*old_threshold)
@@ -199,6 +206,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(mail.router)
     app.include_router(pwa.router)
     app.include_router(tournaments.router)
+    app.include_router(admin.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

@@ -6,7 +6,9 @@ connection may send :data:`RATE` messages a second after a burst of
 :data:`BURST`. Clients always show a message as text, never as markup; muting
 another player is the client's choice and is kept in the browser.
 Messages are public information (they are not part of R23's hidden state), so
-spectators read them and the replay shows them.
+spectators read them and the replay shows them. Each message says whether its
+seat is a guest's (no account bound to it), as the seat list does, so a guest
+cannot pass for a registered player in the chat either.
 """
 
 from __future__ import annotations
@@ -59,10 +61,26 @@ def clean_message(text: object) -> str:
     return text
 
 
-def message_dict(seat: int, name: str, text: str, created: float, n: int) -> dict[str, Any]:
+def message_dict(seat: int, name: str, text: str, created: float, n: int, guest: bool = False) -> dict[str, Any]:
     from catsack.server.hub import iso_time
 
-    return {"n": n, "seat": seat, "name": name, "text": text, "time": iso_time(created)}
+    return {"n": n, "seat": seat, "name": name, "guest": guest, "text": text, "time": iso_time(created)}
+
+
+def _with_seat_accounts(table_id: str, limit: int) -> Any:
+    """The table's newest messages, each with the account bound to its seat (``None``: a guest's)."""
+    from catsack.server.accounts import seat_users_t
+
+    joined = chat_t.outerjoin(
+        seat_users_t, (seat_users_t.c.table_id == chat_t.c.table_id) & (seat_users_t.c.seat == chat_t.c.seat)
+    )
+    return (
+        select(chat_t, seat_users_t.c.user_id)
+        .select_from(joined)
+        .where(chat_t.c.table_id == table_id)
+        .order_by(chat_t.c.n.desc())
+        .limit(limit)
+    )
 
 
 class ChatLog:
@@ -71,7 +89,7 @@ class ChatLog:
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
 
-    def add(self, table_id: str, seat: int, name: str, text: str) -> dict[str, Any]:
+    def add(self, table_id: str, seat: int, name: str, text: str, *, guest: bool = False) -> dict[str, Any]:
         now = time.time()
         for _ in range(5):  # two processes may number a message at once: the key decides, retry
             try:
@@ -86,20 +104,19 @@ class ChatLog:
                     )
             except IntegrityError:
                 continue
-            return message_dict(seat, name, text, now, int(n) + 1)
+            return message_dict(seat, name, text, now, int(n) + 1, guest)
         raise ChatError("the message could not be saved; try again")
 
     def messages(self, table_id: str, limit: int = HISTORY) -> list[dict[str, Any]]:
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(chat_t).where(chat_t.c.table_id == table_id).order_by(chat_t.c.n.desc()).limit(limit)
-            ).all()
-        return [message_dict(r.seat, r.name, r.text, r.created, r.n) for r in reversed(rows)]
+            rows = conn.execute(_with_seat_accounts(table_id, limit)).all()
+        return [message_dict(r.seat, r.name, r.text, r.created, r.n, r.user_id is None) for r in reversed(rows)]
 
     def messages_with_times(self, table_id: str, limit: int = HISTORY) -> list[dict[str, Any]]:
         """As :meth:`messages`, each with ``created`` (epoch seconds) too."""
         with self.engine.connect() as conn:
-            rows = conn.execute(
-                select(chat_t).where(chat_t.c.table_id == table_id).order_by(chat_t.c.n.desc()).limit(limit)
-            ).all()
-        return [{**message_dict(r.seat, r.name, r.text, r.created, r.n), "created": r.created} for r in reversed(rows)]
+            rows = conn.execute(_with_seat_accounts(table_id, limit)).all()
+        return [
+            {**message_dict(r.seat, r.name, r.text, r.created, r.n, r.user_id is None), "created": r.created}
+            for r in reversed(rows)
+        ]

@@ -24,7 +24,7 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -124,6 +124,8 @@ class Hub:
         self.process_id = uuid.uuid4().hex[:12]
         self.record_frames = False  # tests: keep every frame sent on each connection
         self.fanout: Any = None  # catsack.server.fanout.Fanout when CATSACK_REDIS_URL is set
+        #: Called with (table id, version) whenever a table changes here (catsack.server.gamesfeed).
+        self.publish_hooks: list[Callable[[str, int], None]] = []
         self._loading: dict[str, asyncio.Future[LiveTable | None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.addresses: dict[str, int] = {}
@@ -914,6 +916,7 @@ class Hub:
         if self.metrics is not None:
             self.metrics.moves.labels(actor).inc()
         self._schedule(table)
+        self._tell_hooks(table.id, version)
         # The move itself goes to the other processes that hold the table (queued: nothing here waits
         # for Redis); they play it on their copies without reading the database.
         if self.fanout is not None and self._heard(table):
@@ -944,6 +947,15 @@ class Hub:
         _background.add(task)
         task.add_done_callback(_background.discard)
 
+    def _tell_hooks(self, table_id: str, version: int) -> None:
+        """Tell this process's listeners (``publish_hooks``: the My games feed) that a table moved
+        (``version``) or its seats changed (-1)."""
+        for hook in self.publish_hooks:
+            try:
+                hook(table_id, version)
+            except Exception:  # a listener never stops a move
+                log.exception("publish hook failed", extra={"fields": {"table": table_id}})
+
     def _heard(self, table: LiveTable) -> bool:
         """Whether a move of ``table`` must go to the other processes: always from a process that
         does not drive it (the driver must learn it); from the driver while another process has
@@ -963,6 +975,7 @@ class Hub:
     async def _publish(self, table_id: str, version: int = -1) -> None:
         """Tell the other processes that ``table_id``'s seats changed (they read them). Moves go out
         with their content from :meth:`_commit`; any other ``version`` is a plain wake-up."""
+        self._tell_hooks(table_id, version)
         if self.fanout is not None:
             self.fanout.publish({"k": "seats", "t": table_id, "v": version})
 
@@ -1103,8 +1116,10 @@ class Hub:
             return
         if table.task is asyncio.current_task():
             table.task = None  # replace() reschedules; it must not cancel this task while it runs
-        await self.replace(table, seat)
-        log.info("turn-based clock ran out", extra={"fields": {"table": table.id, "seat": seat}})
+        # A move may land while this waits for the table's lock (the instant the clock runs out): then
+        # the player made it in time, and replace() leaves the seat alone (it checks the version again).
+        if await self.replace(table, seat, version=version):
+            log.info("turn-based clock ran out", extra={"fields": {"table": table.id, "seat": seat}})
 
     async def _clock_sweeper(self) -> None:
         """Load the turn-based games whose clock ran out or whose bot is to move while nobody had them
@@ -1241,12 +1256,16 @@ class Hub:
         except Exception:  # it runs out by itself
             log.warning("lease release failed", extra={"fields": {"table": table_id}})
 
-    async def replace(self, table: LiveTable, seat: int) -> None:
-        """A bot takes over an absent player's seat; the old token stops working (checklist 8, 16)."""
+    async def replace(self, table: LiveTable, seat: int, *, version: int | None = None) -> bool:
+        """A bot takes over an absent player's seat; the old token stops working (checklist 8, 16).
+
+        With ``version``, only while the table is still at that version (checked under the table's lock:
+        a turn-based clock ran out at that version, and a move since then keeps the seat its person's).
+        Whether the seat was handed over."""
         async with table.lock:
             p = table.players[seat]
-            if p.kind != "human":
-                return
+            if p.kind != "human" or (version is not None and table.version != version):
+                return False
             spec = self.settings.standin_bot
             await self.writer.run(self.store.replace_with_bot, table.id, seat, spec)
             p.kind, p.bot, p.replaced, p.away_since = "bot", spec, True, None
@@ -1260,6 +1279,7 @@ class Hub:
         from catsack.server.social import seat_abandoned
 
         await seat_abandoned(self, table, seat)
+        return True
 
     # ------------------------------------------------------------------ hints
 

@@ -153,12 +153,19 @@ class Settings(BaseSettings):
     #: there first (``<table>.json``).
     retention_days: float = Field(default=0.0, ge=0.0)
     retention_archive_dir: str | None = None
+    #: Account names (comma-separated) that may open the operator's pages (``/admin/fairplay``: the
+    #: soft-play report and rating reverts). Empty: nobody; the command line needs no account.
+    admin_accounts: str = ""
 
     @field_validator("trusted_proxies")
     @classmethod
     def _networks(cls, v: str) -> str:
         parse_networks(v)
         return v
+
+    def admin_names(self) -> frozenset[str]:
+        """The operators' account names as typed in ``admin_accounts`` (compared as accounts compare names)."""
+        return frozenset(n.strip() for n in self.admin_accounts.split(",") if n.strip())
 
     def proxy_networks(self) -> tuple[Network, ...]:
         """The trusted proxies as networks."""

@@ -14,6 +14,7 @@ import re
 import secrets
 import unicodedata
 import weakref
+from functools import partial
 from typing import Any
 
 from catsack.server.accounts import DELETED_NAME, RESERVED_NAMES, AccountError, Accounts, change_seat_token
@@ -96,8 +97,9 @@ async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
     if await asyncio.to_thread(Friends(hub.store.engine).blocked_at_table, table.id, seat):
         return {"type": "error", "code": "blocked", "message": "a player at this table has blocked you: no chat here"}
     name = table.names()[seat]
+    guest = table.players[seat].user_id is None  # marked as the seat list marks it (issue 30)
     try:
-        stored = await hub.writer.run(_chat_log(hub).add, table.id, seat, name, message)
+        stored = await hub.writer.run(partial(_chat_log(hub).add, table.id, seat, name, message, guest=guest))
     except ChatError as exc:
         return {"type": "error", "code": "unavailable", "message": str(exc)}
     table.broadcast({"type": "chat", "messages": [stored]})
@@ -121,11 +123,18 @@ async def chat_history(hub: Hub, table: LiveTable) -> dict[str, Any]:
 async def hand_seat_to_bot(hub: Hub, table: LiveTable, seat: int) -> None:
     """Give an idle (disconnected) player's seat to the stand-in bot before the grace period ends
     (the route checks that the host asks); the player's token stops working, as when the grace
-    period runs out."""
+    period runs out. Never a turn-based seat: its clock decides (409 ``clock_running``)."""
     if not 0 <= seat < len(table.players) or table.players[seat].kind != "human":
         raise TableError("bad_request", f"seat {seat} is not a person's seat", 409)
     if table.status != "playing":
         raise TableError("bad_request", "seats are handed to bots only while the game is on", 409)
+    if table.clock is not None:  # docs/rules.md, "Playing online": the clock is a turn-based seat's only limit
+        raise TableError(
+            "clock_running",
+            f"seat {seat + 1} is turn-based: its clock runs, and only its running out hands it to a bot",
+            409,
+            params={"n": seat + 1},
+        )
     if table.seat_status(seat) != "away":
         raise TableError(
             "seat_connected",

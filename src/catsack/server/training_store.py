@@ -4,8 +4,10 @@ Each position keeps what retrying it needs, copied when it is stored: the decidi
 at that moment (R23: nothing it could not see), the analysis of that decision (values, noise, the
 best move, the sentences), its theme and how often players solved it. Positions of a player's own
 games carry the account (``user_id``); the pool mined from bot games has none. Migration 0009
-(``migrations/versions/0009_training.py``) creates the table. The methods are synchronous; the
-server runs them in a worker thread.
+(``migrations/versions/0009_training.py``) creates the table. Only the first answer of each account
+or guest to a position is counted (``training_attempts``, migration 0011), so nobody can skew a
+position's difficulty by answering it again and again. The methods are synchronous; the server runs
+them in a worker thread.
 """
 
 from __future__ import annotations
@@ -16,7 +18,20 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Column, Engine, Float, Index, Integer, String, Table, Text, UniqueConstraint, insert, select
+from sqlalchemy import (
+    Column,
+    Engine,
+    Float,
+    Index,
+    Integer,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+    insert,
+    select,
+)
 from sqlalchemy import update as sql_update
 from sqlalchemy.exc import IntegrityError
 
@@ -28,6 +43,7 @@ __all__ = [
     "THEMES",
     "Position",
     "TrainingStore",
+    "attempts_t",
     "difficulty",
     "training_t",
 ]
@@ -59,6 +75,17 @@ training_t = Table(
     Column("created", Float, nullable=False),
     UniqueConstraint("game", "seat", "ply", name="uq_training_game_seat_ply"),
     Index("ix_training_user", "user_id"),
+)
+
+#: Who has had an answer counted for which position: ``u<account id>`` for an account, or ``g`` and a
+#: hash of the position and the guest's address (no address is stored as it is).
+attempts_t = Table(
+    "training_attempts",
+    metadata,
+    Column("position_id", String(16), nullable=False),
+    Column("who", String(40), nullable=False),
+    Column("created", Float, nullable=False),
+    PrimaryKeyConstraint("position_id", "who", name="pk_training_attempts"),
 )
 
 
@@ -203,11 +230,17 @@ class TrainingStore:
             rows = conn.execute(q.order_by(training_t.c.created.desc(), training_t.c.ply).limit(limit)).all()
         return [_position(r) for r in rows]
 
-    def attempt(self, position_id: str, solved: bool) -> None:
-        """Count one answer (the difficulty follows from these counts)."""
-        with self.engine.begin() as conn:
-            conn.execute(
-                sql_update(training_t)
-                .where(training_t.c.id == position_id)
-                .values(attempts=training_t.c.attempts + 1, solved=training_t.c.solved + int(solved))
-            )
+    def attempt(self, position_id: str, solved: bool, who: str) -> bool:
+        """Count ``who``'s answer (the difficulty follows from these counts) unless an earlier answer of
+        theirs to this position was counted; ``True`` when this one was."""
+        try:
+            with self.engine.begin() as conn:
+                conn.execute(insert(attempts_t).values(position_id=position_id, who=who, created=time.time()))
+                conn.execute(
+                    sql_update(training_t)
+                    .where(training_t.c.id == position_id)
+                    .values(attempts=training_t.c.attempts + 1, solved=training_t.c.solved + int(solved))
+                )
+            return True
+        except IntegrityError:
+            return False

@@ -97,7 +97,7 @@ def play_game(
                 game.play(move)
             except CatsackError as exc:
                 raise TournamentError(
-                    f"bot {players[mover]!r} at seat {mover} (deal {deal}, seating {rotation}) "
+                    f"bot {players[mover]!r} at seat {mover + 1} (deal {deal}, seating {rotation}) "
                     f"chose a move the rules reject: {exc}"
                 ) from exc
         ranking = game.ranking()

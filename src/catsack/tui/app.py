@@ -284,7 +284,18 @@ class GameScreen(Screen[None]):
         view = ctl.view()
         hint = await asyncio.to_thread(ctl.hint, view)
         self.say("")
-        lines = render.hint_lines(hint.best, hint.values, hint.beliefs, view, ctl.names, hint.note)
+        lines = render.hint_lines(
+            hint.best,
+            hint.values,
+            hint.beliefs,
+            view,
+            ctl.names,
+            hint.note,
+            noise=hint.noise,
+            equal=hint.equal,
+            sentences=hint.sentences,
+            lang=terminal_language(),
+        )
         self.app.push_screen(HintScreen(lines))
 
     def action_rules(self) -> None:

@@ -62,12 +62,20 @@ class LogLine:
 
 @dataclass(frozen=True, slots=True)
 class Hint:
-    """What the hint key shows: a suggestion (when the analysis API is there) and row beliefs."""
+    """What the hint key shows: a suggestion (when the analysis API is there) and row beliefs.
+
+    ``noise`` is each value's standard error, ``equal`` the moves as good as the best within it (the best
+    first), ``sentences`` the analysis's sentences per language (:func:`catsack.bots.explain.render_all`),
+    as the browser's hint panel shows them.
+    """
 
     best: str | None
     values: dict[str, float]
     beliefs: list[dict[str, float] | None]
     note: str = ""
+    noise: dict[str, float] = field(default_factory=dict)
+    equal: list[str] = field(default_factory=list)
+    sentences: dict[str, list[str]] = field(default_factory=dict)
 
 
 class UniformFallbackBot(Bot):
@@ -406,9 +414,17 @@ class PlayController:
         try:
             players = [None if s == self.human else self.specs.get(s) for s in range(self.game.seats)]
             result = analysis.analyse_view(view, seed=self.seed, players=players)  # the top level, as the server's
+            payload = analysis.hint_payload(result)  # what the browser's hint panel shows, sentences included
         except Exception as exc:  # the analysis is optional help: never let it end the game
             return Hint(None, {}, card_beliefs(view), f"No suggestion available: the analysis failed ({exc}).")
-        return Hint(str(result.best), dict(result.values), list(result.beliefs))
+        return Hint(
+            str(result.best),
+            dict(result.values),
+            list(result.beliefs),
+            noise=dict(payload["noise"]),
+            equal=list(payload["equal"]),
+            sentences={lang: list(lines) for lang, lines in payload["sentences"].items()},
+        )
 
     # ------------------------------------------------------------------ saving
 

@@ -192,6 +192,15 @@ def prompt_text(view: View, names: Sequence[str], bid_amount: int | None) -> Tex
     return t
 
 
+#: The note under the hint's values, in the languages of the sentences (as the browser's hint panel says it).
+NOISE_NOTE = {
+    "en": "± is the noise of each value (a standard error of the search's mean); ≈ marks the moves as good as "
+    "the best within that noise.",
+    "de": "± ist das Rauschen jedes Werts (ein Standardfehler des Mittelwerts der Suche); ≈ markiert die Züge, "
+    "die in diesem Rauschen so gut wie der beste sind.",
+}
+
+
 def hint_lines(
     best: str | None,
     values: dict[str, float],
@@ -199,14 +208,34 @@ def hint_lines(
     view: View,
     names: Sequence[str],
     note: str,
+    *,
+    noise: dict[str, float] | None = None,
+    equal: Sequence[str] = (),
+    sentences: dict[str, list[str]] | None = None,
+    lang: str = "en",
 ) -> list[str]:
-    """The hint panel: suggestion and move values, then P(card) for every face-down row card."""
+    """The hint panel: suggestion, its sentences, move values with their noise (±) and the moves as good as
+    the best (≈), then P(card) for every face-down row card.
+
+    ``sentences`` holds the analysis's sentences per language; those of ``lang`` are shown (English when
+    it has none).
+    """
     out = []
+    noise = noise or {}
     if best is not None:
         out.append(f"Suggestion (strong bot): {best}")
+        said = (sentences or {}).get(lang) or (sentences or {}).get("en") or []
+        out.extend(said)
         if values:
-            top = sorted(values.items(), key=lambda kv: -kv[1])[:6]
-            out.append("Values: " + ", ".join(f"{m} {v:+.1f}" for m, v in top))
+            as_good = set(equal) - {best}
+            top = sorted(values.items(), key=lambda kv: -kv[1])[: max(6, len(as_good) + 1)]
+            out.append("Values:")
+            for move, value in top:
+                spread = f" ±{noise[move]:.1f}" if move in noise else ""
+                mark = " ≈" if move in as_good else ""
+                out.append(f" {move:<12} {value:+.1f}{spread}{mark}")
+            if noise:
+                out.append(NOISE_NOTE.get(lang, NOISE_NOTE["en"]))
     if note:
         out.append(note)
     out.append("")

@@ -50,6 +50,13 @@ def _buckets(request: Request, name: str, rate: tuple[float, int]) -> AddressBuc
     return found
 
 
+def _tell(request: Request, found: Challenge | None) -> None:
+    """The challenger's and the invitees' My games pages hear that the challenge changed."""
+    feed = getattr(request.app.state, "games_feed", None)
+    if feed is not None and found is not None:
+        feed.changed([found.from_id, *(i for i, _n, _a in found.invitees)])
+
+
 def _limit(request: Request, name: str, rate: tuple[float, int], account: Account) -> None:
     wait = _buckets(request, name, rate).take(f"u{account.id}")
     if wait > 0:
@@ -219,6 +226,7 @@ async def challenge(
     from catsack.server.mail import notify_challenge
 
     await notify_challenge(hub_of(request), made)
+    _tell(request, made)
     return made.public(account.id)
 
 
@@ -233,8 +241,11 @@ async def accept(request: Request, challenge_id: str, account: Annotated[Account
         table_id = await start_challenge(hub_of(request), accounts_of(request), fr, found)
         again = await asyncio.to_thread(fr.get, challenge_id)
         found = again if again is not None else found
+        _tell(request, found)
         if table_id is None:
             raise TableError("unavailable", "the table could not be made; the challenge is closed", 503)
+    else:
+        _tell(request, found)
     return found.public(account.id)
 
 
@@ -245,6 +256,7 @@ async def decline(
     if not 1 <= len(challenge_id) <= 16:
         raise AccountError("not_invited", "you have no open invitation to this challenge", 404)
     found, _ = await asyncio.to_thread(friends_of(request).answer, challenge_id, account, False)
+    _tell(request, found)
     return found.public(account.id)
 
 
@@ -253,6 +265,7 @@ async def cancel(request: Request, challenge_id: str, account: Annotated[Account
     if not 1 <= len(challenge_id) <= 16:
         raise AccountError("challenge_closed", "this challenge is no longer open", 409)
     await asyncio.to_thread(friends_of(request).cancel, challenge_id, account)
+    _tell(request, await asyncio.to_thread(friends_of(request).get, challenge_id))
 
 
 async def start_challenge(hub: Hub, accounts: Accounts, fr: Friends, found: Challenge) -> str | None:

@@ -1,5 +1,6 @@
 """My games: every game of the logged-in account with whose turn it is and the time left (yours
-first), its challenges, and the small summary behind the badge on every page.
+first), its challenges, and the small summary behind the badge on every page; the badge and the page
+hear of changes at once through ``GET /api/mygames/events`` (:mod:`catsack.server.gamesfeed`).
 
 Games are read from the database (``tables.to_move``, ``tables.deadline``), never loaded: a
 player with thirty turn-based games does not bring thirty games into memory by looking at the
@@ -16,18 +17,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from sqlalchemy import or_, select
+from starlette.background import BackgroundTask
 
 from catsack.server.accounts import Account, seat_users_t
 from catsack.server.friends import Friends
+from catsack.server.gamesfeed import GamesFeed
 from catsack.server.hub import Hub, iso_time, seat_names
+from catsack.server.limits import scope_address
 from catsack.server.routes.accounts import account_of
-from catsack.server.routes.deps import hub_of
+from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.store import SeatRow, seats_t, tables_t
 
-__all__ = ["GameLine", "friends_of", "games_of", "router"]
+__all__ = ["GameLine", "feed_of", "friends_of", "games_of", "router"]
 
 router = APIRouter()
 
@@ -41,6 +45,11 @@ def friends_of(request: Request) -> Friends:
     found: Friends | None = getattr(request.app.state, "friends", None)
     if found is None:
         found = request.app.state.friends = Friends(hub_of(request).store.engine)
+    return found
+
+
+def feed_of(request: Request) -> GamesFeed:
+    found: GamesFeed = request.app.state.games_feed
     return found
 
 
@@ -204,6 +213,39 @@ async def summary(request: Request) -> dict[str, Any]:
         "invitations": invitations,
         "turn_based": [{"table": g.table, "name": g.name} for g in waiting if g.turn_based],
     }
+
+
+@router.get(
+    "/api/mygames/events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, 204: {"description": "a guest: nothing to follow"}},
+)
+async def events(request: Request) -> Response:
+    """Server-sent events for the logged-in account: ``ready`` at once, then ``changed`` whenever one
+    of its games or challenges changed (no data: ask ``/api/mygames`` again). A guest gets 204, which
+    tells a browser's ``EventSource`` not to try again; too many open streams get 429 (the page then
+    polls)."""
+    account = await account_of(request)
+    if account is None:
+        return Response(status_code=204)
+    feed = feed_of(request)
+    if feed.closing:
+        raise Refused("unavailable", "the server is stopping; try again in a moment", 503)
+    stream = feed.open(account.id, scope_address(request.scope, hub_of(request).settings.proxy_networks()))
+    if stream is None:
+        raise Refused(
+            "rate_limited",
+            "too many live My games streams for this account or address; the page asks now and then instead",
+            429,
+            params={"seconds": 60},
+            headers={"Retry-After": "60"},
+        )
+    return StreamingResponse(
+        feed.events(stream),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},  # nginx: pass each event on at once
+        background=BackgroundTask(feed.close, stream),
+    )
 
 
 @router.get("/games", include_in_schema=False)

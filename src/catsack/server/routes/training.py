@@ -4,12 +4,16 @@
 logged-in account's games, collected from their stored analyses first), with their theme and
 difficulty; ``GET /api/training/{id}`` is one position as its seat saw it (R23: that seat's view
 only) with the moves to choose from, and no verdict; ``POST /api/training/{id}/answer`` answers a
-move with the analysis's verdict and sentences, and counts the attempt.
+move with the analysis's verdict and sentences, and counts the attempt: the first answer of each
+account (or guest, told apart by address) to a position only, so nobody can skew how hard it is rated.
+Answers are rate-limited per account and per address.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import math
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -19,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from catsack.game import Game
 from catsack.moves import Move
 from catsack.server.hub import setup_from_json
+from catsack.server.limits import AddressBuckets, scope_address
 from catsack.server.live import seat_names
 from catsack.server.routes.accounts import account_of
 from catsack.server.routes.deps import Refused, hub_of
@@ -35,6 +40,11 @@ router = APIRouter()
 LIST_LIMIT = 200
 #: Finished games of an account whose analyses are looked through when its list is opened.
 HARVEST_GAMES = 50
+#: Answers per account: a burst, then one every 10 s; per address (all its accounts and guests
+#: together): a larger burst, then one every 4 s. Both are tighter than the server's budget for any
+#: change (``CATSACK_HTTP_RATE_*``): a person reads each verdict before the next position.
+ANSWER_RATE = (1 / 10, 20)
+ANSWER_PER_ADDRESS = (1 / 4, 40)
 
 
 class Answer(BaseModel):
@@ -123,14 +133,53 @@ async def get_position(request: Request, position_id: str) -> dict[str, Any]:
     }
 
 
+def _buckets(request: Request) -> tuple[AddressBuckets, AddressBuckets]:
+    found: tuple[AddressBuckets, AddressBuckets] | None = getattr(request.app.state, "training_buckets", None)
+    if found is None:
+        found = request.app.state.training_buckets = (AddressBuckets(*ANSWER_RATE), AddressBuckets(*ANSWER_PER_ADDRESS))
+    return found
+
+
+def _answerer(position_id: str, user_id: int | None, address: str) -> str:
+    """Who answers, as the attempts table keeps it: the account, or a guest's address hashed with the
+    position (one mark per guest and position, no address stored)."""
+    if user_id is not None:
+        return f"u{user_id}"
+    return "g" + hashlib.sha256(f"{position_id}|{address}".encode()).hexdigest()[:32]
+
+
 @router.post("/api/training/{position_id}/answer")
 async def answer_position(request: Request, position_id: str, body: Answer) -> dict[str, Any]:
-    """The analysis's verdict on the chosen move, with its sentences; the attempt is counted."""
+    """The analysis's verdict on the chosen move, with its sentences; the first answer of each account
+    or guest is counted (``counted``), later ones are answered but not counted."""
+    address = scope_address(request.scope, hub_of(request).settings.proxy_networks())
+    account = await account_of(request)
+    per_answerer, per_address = _buckets(request)
+    wait = per_address.take(address)
+    if account is not None:
+        wait = max(wait, per_answerer.take(f"u{account.id}"))
+    if wait > 0:
+        seconds = max(1, math.ceil(wait))
+        raise Refused(
+            "rate_limited",
+            f"too many answers; try again in {seconds} s",
+            429,
+            params={"seconds": seconds},
+            headers={"Retry-After": str(seconds)},
+        )
     p = await _position(request, position_id)
     try:
         verdict = answer(p.decision, body.move.strip())
     except ValueError as exc:
         raise Refused("bad_move", str(exc), 422) from None
     store = TrainingStore(hub_of(request).store.engine)
-    await hub_of(request).writer.run(store.attempt, p.id, bool(verdict["solved"]))
-    return {**verdict, "id": p.id, "attempts": p.attempts + 1, "solved_count": p.solved + int(verdict["solved"])}
+    who = _answerer(p.id, None if account is None else account.id, address)
+    counted = await hub_of(request).writer.run(store.attempt, p.id, bool(verdict["solved"]), who)
+    solved = int(counted and verdict["solved"])
+    return {
+        **verdict,
+        "id": p.id,
+        "counted": counted,
+        "attempts": p.attempts + int(counted),
+        "solved_count": p.solved + solved,
+    }

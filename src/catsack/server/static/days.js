@@ -1,11 +1,17 @@
 // On every page: the "My games" link with its badge (games waiting for your move and challenges
 // waiting for your answer), a browser notification when a turn-based game starts waiting for you
 // while any catsack tab is open, the installable app's service worker, and the days/hours clock.
+//
+// The badge (and My games, which listens for "catsack:mygames") is told of changes by the server as
+// they happen: server-sent events from /api/mygames/events say "your games changed", and the summary
+// is asked for then. Polling stays as the fall-back: every 15 s where the stream cannot be opened
+// (no EventSource, too many tabs, a proxy in the way), and rarely while it is open.
 
 import { t } from "/static/i18n.js";
 
 const POLL_VISIBLE_MS = 15_000;
 const POLL_HIDDEN_MS = 60_000;
+const POLL_LIVE_MS = 300_000; // while the server pushes changes: only a safety net
 const ACCOUNT_KEY = "catsack:account"; // session.js: set while an account is logged in here
 
 /** Time left as the clock shows it: days and hours, hours and minutes, or minutes. */
@@ -107,14 +113,54 @@ export async function refresh() {
   return summary;
 }
 
+let live = false; // the push stream is open
+let pollTimer = null;
+
 function schedule() {
-  setTimeout(
+  clearTimeout(pollTimer);
+  pollTimer = setTimeout(
     async () => {
       await refresh();
       schedule();
     },
-    document.hidden ? POLL_HIDDEN_MS : POLL_VISIBLE_MS,
+    live ? POLL_LIVE_MS : document.hidden ? POLL_HIDDEN_MS : POLL_VISIBLE_MS,
   );
+}
+
+let source = null;
+
+/** Open the push stream while the tab is visible (a browser has few connections to a server over
+ * HTTP/1.1: hidden tabs poll instead); the browser opens it again after a drop, and polling takes over
+ * if it fails. */
+function listen() {
+  if (source || document.hidden || !loggedInHere() || !("EventSource" in window)) return;
+  source = new EventSource("/api/mygames/events");
+  let opened = false;
+  source.addEventListener("ready", () => {
+    if (opened) refresh(); // reopened after a drop: a change may have been missed meanwhile
+    opened = true;
+    live = true;
+    document.body.dataset.live = "push";
+    schedule();
+  });
+  source.addEventListener("changed", () => refresh());
+  const mine = source;
+  mine.addEventListener("error", () => {
+    if (!live && mine.readyState !== EventSource.CLOSED) return;
+    live = false;
+    const closed = mine.readyState === EventSource.CLOSED; // refused (204, 429): polling from now on
+    if (closed && source === mine) source = null;
+    document.body.dataset.live = closed ? "poll" : "reconnecting";
+    schedule();
+  });
+}
+
+function stopListening() {
+  source?.close();
+  source = null;
+  live = false;
+  document.body.dataset.live = "poll";
+  schedule();
 }
 
 if ("serviceWorker" in navigator) {
@@ -123,7 +169,13 @@ if ("serviceWorker" in navigator) {
   });
 }
 document.addEventListener("visibilitychange", () => {
-  if (!document.hidden) refresh();
+  if (document.hidden) {
+    stopListening();
+  } else {
+    refresh();
+    listen();
+  }
 });
 refresh();
 schedule();
+listen();

@@ -1,6 +1,7 @@
 // My games: every game of the account with whose turn it is and the time left (yours first), and
 // the challenges sent and received (accept, decline, cancel). It refreshes whenever the badge does
-// (days.js asks the server every few seconds) and its clocks count down in between.
+// (days.js: when the server says the account's games changed, else by polling) and its clocks count
+// down in between.
 
 import { api, h, fill, loadSeat, saveSeat } from "/static/api.js";
 import { duration, refresh } from "/static/days.js";

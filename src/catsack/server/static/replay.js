@@ -209,7 +209,16 @@ function drawChat() {
       const text = document.createElement("span");
       text.className = "chat-text";
       text.textContent = ` ${m.text}`;
-      item.append(who, text);
+      item.append(who);
+      if (m.guest) {
+        // A guest, marked as the table's seat list marks it (nobody passes for a registered player).
+        const tag = document.createElement("span");
+        tag.className = "tag guest";
+        tag.title = t("seat.guestTitle");
+        tag.textContent = t("seat.guest");
+        item.append(" ", tag);
+      }
+      item.append(text);
       return item;
     }),
   );

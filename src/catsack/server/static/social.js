@@ -89,6 +89,7 @@ export class Chat {
           "li",
           { class: m.seat === this.seat ? "mine" : "" },
           h("strong", { class: "chat-name" }, m.name),
+          m.guest ? h("span", { class: "tag guest", title: t("seat.guestTitle") }, t("seat.guest")) : null,
           " ",
           h("span", { class: "chat-text" }, m.text),
           m.seat === this.seat

@@ -434,6 +434,7 @@ async function fillWithBots() {
 function drawHostButtons() {
   const mine = state.seat?.seat;
   if (mine === undefined || mine !== hostSeat() || state.tableStatus !== "playing" || state.view?.seat !== mine) return;
+  if (state.clock) return; // a turn-based seat goes to a bot only when its clock runs out (err.clock_running)
   for (const player of state.players) {
     if (player.seat === mine || player.kind !== "human" || player.status !== "away") continue;
     const head = document.querySelector(`#seat-${player.seat} .seat-head`);

@@ -160,11 +160,13 @@ async function choose(move) {
   const figures = h("div", { class: "decision-values" });
   drawHint(figures, { ...v, sentences: {} }, { ...p.view, seat: p.seat }, state.names);
   const played = v.played && v.played !== move ? h("p", { class: "muted" }, t("train.inGame", { move: moveText(v.played) })) : null;
+  const uncounted = v.counted === false ? h("p", { class: "muted", id: "train-not-counted" }, t("train.notCounted")) : null;
   fill(
     box,
     h("p", { class: "verdict-head" }, head),
     h("p", { class: "train-sentences" }, (v.sentences?.[lang] ?? []).join(" ")),
     played,
+    uncounted,
     figures,
   );
   box.hidden = false;

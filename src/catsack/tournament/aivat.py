@@ -174,6 +174,8 @@ def correct_game(
         move = Move.parse(text) if len(legal) > 1 else legal[0]
         if pol is not None and len(legal) > 1:
             dist = pol(g, s)
+            if all(m != move for m, _ in dist):  # the bot played a move its policy gives no chance
+                raise ValueError(f"seat {s} played {move} outside its known policy {dist}")
             if len(dist) > 1:
                 terms += 1
                 expected = [0.0] * n
@@ -186,8 +188,7 @@ def correct_game(
                         actual = val
                     for i in range(n):
                         expected[i] += p * val[i]
-                if actual is None:  # the bot played a move its policy gives no chance: its policy is not known
-                    raise ValueError(f"seat {s} played {move} outside its known policy {dist}")
+                assert actual is not None
                 for i in range(n):
                     corr[i] += actual[i] - expected[i]
         g.play(move)

@@ -8,7 +8,7 @@ seat s's bot is seeded ``S * 100 + k * 10 + s``) and records every bid and pass 
 auction runs (R12, R13), with the bidder's *honest limit* at that moment: its expected kept value of
 the row from its own view (face-up cards, its own face-down card, every other face-down card uniform
 over its owner's unseen cards, R23), minus the payout for passing (the rule of
-``catsack.bots.expert.players._limit``). A bid of b says the bidder's limit was at least b; a pass over a
+``catsack.bots.expert.players.honest_limit``). A bid of b says the bidder's limit was at least b; a pass over a
 high bid h says it was below h + 1. Per spec it prints the maximum-likelihood offset and spread of
 the real limit about the honest one (censored normal model), overall and by how many players had
 passed, and how often the bot bid past its honest limit. The expert reads the same evidence per
@@ -23,7 +23,7 @@ from collections import defaultdict
 from concurrent.futures import ProcessPoolExecutor
 
 from catsack.bots import make_bot
-from catsack.bots.expert.players import _limit, _Table, censored
+from catsack.bots.expert.players import RoundFacts, censored, honest_limit
 from catsack.game import _UP_AFTER_PASSES, Game
 from catsack.moves import BID, PASS
 
@@ -46,12 +46,12 @@ def play(bots_arg: str, seed: int, k: int) -> list[Action]:
         move = bots[to_move].choose(view)
         if view.phase == "bidding" and len(view.legal) > 1 and view.legal[0].kind == BID:
             npass = sum(view.passed)
-            table = _Table(view)
+            table = RoundFacts(view)
             est = table.estimate(g._row, _UP_AFTER_PASSES[n][npass], to_move)
             cards = view.mouse_cards
             payout = view.next_payout
             later = cards[min(npass + 1, len(cards) - 1)] if cards else 0
-            limit = _limit(est, payout, later, n - npass - 1)
+            limit = honest_limit(est, payout, later, n - npass - 1)
             if move.kind == PASS:
                 out.append((specs[to_move], npass, limit, -math.inf, view.high_bid + 1.0))
             else:

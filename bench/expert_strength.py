@@ -14,13 +14,13 @@ preset             table (one spec per seat)                         games      
 ``five``           expert + 4 x heuristic (5 seats)                  any        >= 0.35
 ``three``          expert + 2 x heuristic (3 seats)                  any        >= 0.60
 ``before``         ismcts:strong + 3 x heuristic (junk-buy baseline) any        -
-``mixed-ismcts``   expert, ismcts:strong, heuristic, random          -          (sessions 7-10's mixed)
-``levels-ismcts``  expert, ismcts:strong, ismcts:normal, ismcts:easy -          (sessions 7-10's levels)
+``mixed-ismcts``   expert, ismcts:strong, heuristic, random          -          (the old mixed table)
+``levels-ismcts``  expert, ismcts:strong, ismcts:normal, ismcts:easy -          (the old levels)
 ``openspiel``      expert, openspiel-ismcts:sims=400, 2 x heuristic  any        expert ahead >= 0.50
 =================  ================================================  =========  ==================
 
 ``mixed`` and ``levels`` seat the levels people pick at a table (the lobby's Strong, Normal, Easy:
-``expert:strong|normal|easy``). Until session 10 the table levels were ``ismcts:strong|normal|easy``;
+``expert:strong|normal|easy``). The table levels used to be ``ismcts:strong|normal|easy``;
 the ``-ismcts`` presets keep those runs repeatable.
 
 Every deal is played once per seating, so ``--games`` must be a multiple of the seatings per deal.
@@ -104,8 +104,8 @@ PRESETS: dict[str, str] = {
     "before": "ismcts:strong,heuristic,heuristic,heuristic",
     "mixed-ismcts": "expert,ismcts:strong,heuristic,random",
     "levels-ismcts": "expert,ismcts:strong,ismcts:normal,ismcts:easy",
-    # 400 simulations cost about the expert's CPU time per move (bench/bot_cpu.py, session 15, a quiet machine:
-    # means 0.370 s and 0.364 s; 260 was session 10's and 13's match, now 0.65x; needs catsack[openspiel])
+    # 400 simulations cost about the expert's CPU time per move (bench/bot_cpu.py on a quiet machine: means
+    # 0.370 s and 0.364 s; needs catsack[openspiel])
     "openspiel": "expert,openspiel-ismcts:sims=400,heuristic,heuristic",
 }
 JUNK_VALUE = -10  # a row worth this much or less (kept cats, R16) ...

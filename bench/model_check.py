@@ -15,8 +15,8 @@ expected between them. The mean real gain of the moves picked is printed too: un
 is not biased, and it compares two versions of a bot on the same positions.
 
 A model that is right about the other players picks moves whose real gain is close to the best one's;
-a large regret on moves the search rated alike points to a wrong model of some player. Session 16
-found this way that in round 2 the searching levels passed rows that the heuristic bot then bought
+a large regret on moves the search rated alike points to a wrong model of some player. It showed
+that in round 2 the searching levels passed rows that the heuristic bot then bought
 for a few mice (docs/bots.md, *Bid habits by kind*).
 
 Only the round is played out, so a move's effect on later rounds (a start player's turn, R17) is not

@@ -21,7 +21,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 from catsack.bots import make_bot
 from catsack.bots.heuristic import seat_money
-from catsack.bots.ismcts import BUYER_WEIGHTS, SELLER_WEIGHTS, _weights_for
+from catsack.bots.ismcts import BUYER_WEIGHTS, SELLER_WEIGHTS, placement_weights
 from catsack.game import Game
 from catsack.moves import PLACE
 
@@ -42,7 +42,7 @@ def play(spec: str, seed: int, k: int) -> list[Placement]:
         view = g.view(s)
         move = bots[s].choose(view)
         if move.kind == PLACE and len(g.row) >= 1 and len(view.legal) > 1:
-            role = "buyer" if _weights_for(tuple(seat_money(view)), s) == BUYER_WEIGHTS else "seller"
+            role = "buyer" if placement_weights(tuple(seat_money(view)), s) == BUYER_WEIGHTS else "seller"
             out.append((role, tuple(m.arg for m in view.legal), move.arg))
         g.play(move)
     return out

@@ -10,7 +10,7 @@ import pytest
 from catsack.bots.analysis import DEFAULT_LEVEL, AnalysisError, analyse_view
 from catsack.bots.base import BotSpecError, make_bot, play_game
 from catsack.bots.expert import ITERATIONS, LEVELS, ExpertBot, HandValue, pick_with_mistakes, search, softmax_win
-from catsack.bots.expert.players import _Table
+from catsack.bots.expert.players import RoundFacts
 from catsack.game import Game
 from catsack.moves import BID, BIDS, PASS_MOVE, Move, bid
 
@@ -59,7 +59,7 @@ def test_expert_spec_and_budget_errors() -> None:
 
 def test_expert_levels_are_the_search_at_rising_budgets() -> None:
     """``expert:easy|normal|strong`` (the lobby's Easy, Normal, Strong) differ from ``expert`` in budget,
-    mistakes and round 1's model of who leads (session 12's)."""
+    mistakes and round 1's model of who leads (``leaders=start``)."""
     bots = [make_bot(f"expert:{level}") for level in ("easy", "normal", "strong")]
     got = [(b.iterations, b.mistake, b.leaders) for b in bots]  # type: ignore[attr-defined]
     assert got == [LEVELS[k] for k in ("easy", "normal", "strong")]
@@ -135,7 +135,7 @@ def test_honest_estimate_reads_only_the_estimating_seats_information() -> None:
     while g.phase == "placement":
         g.play(g.legal_moves()[0])
     view = g.view(g.start_player)
-    table = _Table(view)
+    table = RoundFacts(view)
     row = list(g._row)
     up = g.face_up
     for s in range(4):
@@ -204,30 +204,30 @@ def test_analysis_defaults_to_the_expert_and_is_deterministic() -> None:
 def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -> None:
     """Worlds weighted by bids and placements (R23): replaying their setup and moves gives the same game."""
     from catsack.belief import sample_game
-    from catsack.bots.expert.players import _observed_actions
-    from catsack.bots.expert.worlds import _deal, _StyleDraw, hidden_card
+    from catsack.bots.expert.players import observed_actions
+    from catsack.bots.expert.worlds import StyleDraw, deal_world, hidden_card
     from catsack.bots.heuristic import seat_money
-    from catsack.bots.ismcts import _weights_for
+    from catsack.bots.ismcts import placement_weights
 
     rng = random.Random(seats)
     for g in _positions(seats, seed=40 + seats, every=2)[:12]:
         seat = g.to_move
         assert seat is not None
         view = g.view(seat)
-        table = _Table(view)
+        table = RoundFacts(view)
         money = tuple(seat_money(view))
         hidden = []
         for pos, rc in enumerate(view.row):
             if rc.card is None and rc.owner is not None:
                 held = table.unseen[rc.owner]
-                w = tuple(x if held >> c & 1 else 0.0 for c, x in enumerate(_weights_for(money, rc.owner)))
+                w = tuple(x if held >> c & 1 else 0.0 for c, x in enumerate(placement_weights(money, rc.owner)))
                 hidden.append(hidden_card(pos, rc.owner, (w, w, w)))
         base = sample_game(view, rng)
-        obs = _observed_actions(view)
+        obs = observed_actions(view)
         group = frozenset(() if view.rounds else range(seats))
-        worlds = _StyleDraw(table, seat, group, (0.0, 1.0, 0.5), True, obs)
+        worlds = StyleDraw(table, seat, group, (0.0, 1.0, 0.5), True, obs)
         for k in range(4):
-            world = _deal(base, seat, rng, hidden, obs, table, worlds if k % 2 else None)
+            world = deal_world(base, seat, rng, hidden, obs, table, worlds if k % 2 else None)
             assert world.view(seat) == view
             if k % 2:  # the drawn styles are the ones the modelled players move in
                 assert all(sorted(st) == [0.0, 0.0, 1.0] for st in table.style)
@@ -365,12 +365,12 @@ def test_bid_habits_start_from_the_kind_seated_there() -> None:
 def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
     """R12: a bid at least every other active player's money wins; the model bids it and the searcher
     considers it."""
-    from catsack.bots.expert.players import _lock, _policy
+    from catsack.bots.expert.players import honest_move, lock_bid
     from catsack.bots.expert.search import _with_total
 
-    assert _lock([15, 15, 15, 15], 0, 0) == 15
-    assert _lock([20, 9, 12, 30], 0b1000, 0) == 12  # seat 3 passed
-    assert _lock([20, 9, 12, 30], 0, 3) == 20
+    assert lock_bid([15, 15, 15, 15], 0, 0) == 15
+    assert lock_bid([20, 9, 12, 30], 0b1000, 0) == 12  # seat 3 passed
+    assert lock_bid([20, 9, 12, 30], 0, 3) == 20
     assert _with_total((BIDS[4], BIDS[5], BIDS[20], PASS_MOVE), 3, 12) == (
         BIDS[4],
         BIDS[5],
@@ -386,11 +386,11 @@ def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
         g.play(g.legal_moves()[0])
     s = g.to_move
     assert s is not None
-    table = _Table(g.view(s))
+    table = RoundFacts(g.view(s))
     table.lockp = [1.0] * 4  # a player of the lead style
-    assert _policy(g, table, [0.0] * 4, random.Random(1).random) == BIDS[15]
+    assert honest_move(g, table, [0.0] * 4, random.Random(1).random) == BIDS[15]
     table.lockp = [0.0] * 4  # one of the rule's style (or lock=0)
-    assert _policy(g, table, [0.0] * 4, random.Random(1).random) in (BIDS[1], BIDS[2])
+    assert honest_move(g, table, [0.0] * 4, random.Random(1).random) in (BIDS[1], BIDS[2])
     assert make_bot("expert:lock=0").lock is False  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"lock=0\|1"):
         make_bot("expert:lock=2")
@@ -418,8 +418,8 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
     led with card ``lead`` (index: 0 the +15, 9 the small dog), shown face up (R11), and opened with
     ``start_bid``, seen by the next seat; ``shown=False`` leaves the led card's evidence out."""
     from catsack.belief import sample_game
-    from catsack.bots.expert.players import RULE, _observed_actions
-    from catsack.bots.expert.worlds import _deal, _StyleDraw, hidden_card
+    from catsack.bots.expert.players import RULE, observed_actions
+    from catsack.bots.expert.worlds import StyleDraw, deal_world, hidden_card
     from catsack.moves import PLACES
 
     for seed in range(200):
@@ -433,14 +433,14 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
     seat = g.to_move
     assert seat is not None and seat != g.start_player
     view = g.view(seat)
-    table = _Table(view)
+    table = RoundFacts(view)
     hidden = []
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
             w = tuple(1.0 if table.unseen[rc.owner] >> c & 1 else 0.0 for c in range(10))
             hidden.append(hidden_card(pos, rc.owner, (w, w, w)))
-    obs = _observed_actions(view)
-    worlds = _StyleDraw(table, seat, frozenset(range(4)), (0.0, 1.0, 0.5), True, obs)
+    obs = observed_actions(view)
+    worlds = StyleDraw(table, seat, frozenset(range(4)), (0.0, 1.0, 0.5), True, obs)
     table.sure_lead = True  # as search() sets it with styles=draw
     if shown:
         worlds.see(view, table)
@@ -448,7 +448,7 @@ def _round1_rule_share(start_bid: int, lead: int = 0, shown: bool = True) -> flo
     base = sample_game(view, rng)
     rule = 0
     for _ in range(600):
-        _deal(base, seat, rng, hidden, obs, table, worlds)
+        deal_world(base, seat, rng, hidden, obs, table, worlds)
         rule += table.style[g.start_player][RULE] == 1.0
     return rule / 600
 
@@ -473,7 +473,7 @@ def test_known_kinds_set_each_players_prior_and_round_one_draw() -> None:
     (``KIND_STYLES``); others, people and the expert's own kind from the default. In round 1 only the
     seats of unknown kind share one drawn style; without the table every seat does."""
     from catsack.bots.expert.players import ANY, KIND_STYLES, LEAD, RULE, STYLE_PRIORS, seat_priors
-    from catsack.bots.expert.worlds import _StyleDraw
+    from catsack.bots.expert.worlds import StyleDraw
 
     players = ["expert", "heuristic", "random", "ismcts:strong", None]
     priors = seat_priors(players, STYLE_PRIORS["read"])
@@ -485,17 +485,17 @@ def test_known_kinds_set_each_players_prior_and_round_one_draw() -> None:
         STYLE_PRIORS["read"],
     ]
     view = Game.new(5, seed=3).view(2)  # round 1: no evidence yet, the shares are the priors
-    table = _Table(view, priors)
+    table = RoundFacts(view, priors)
     for st, prior in zip(table.style, priors, strict=True):
         assert st == pytest.approx(prior)
     rand = random.Random(1).random
-    known = _StyleDraw(table, 0, frozenset({0, 4}), (0.0, 1.0, 0.5), False, [])
+    known = StyleDraw(table, 0, frozenset({0, 4}), (0.0, 1.0, 0.5), False, [])
     draws = [known.draw(rand) for _ in range(3000)]
     share = [[sum(d[s] == k for d in draws) / len(draws) for k in (RULE, LEAD, ANY)] for s in range(5)]
     assert share[1][RULE] > 0.85 and share[2][ANY] > 0.85 and share[3][LEAD] > 0.8
     assert all(d[0] == d[4] for d in draws)  # the two of unknown kind are drawn as one
     assert sum(d[1] != d[3] for d in draws) > 0.5 * len(draws)  # the known ones each by its own kind
-    blind = _StyleDraw(_Table(view), 0, frozenset(range(5)), (0.0, 1.0, 0.5), False, [])
+    blind = StyleDraw(RoundFacts(view), 0, frozenset(range(5)), (0.0, 1.0, 0.5), False, [])
     assert all(len(set(blind.draw(rand)[:-1])) == 1 for _ in range(200))  # last: the world's leaders
 
 
@@ -528,20 +528,20 @@ def test_a_search_that_met_the_table_reads_the_kinds_bid_habits(monkeypatch: pyt
     from catsack.bots.expert.players import KIND_HABITS
 
     seen: list[object] = []
-    tables: list[players_module._Table] = []
+    tables: list[players_module.RoundFacts] = []
     real_bid_habits = players_module.bid_habits
-    real_init = players_module._Table.__init__
+    real_init = players_module.RoundFacts.__init__
 
     def spy_bid_habits(view: object, bids: object = None, habits: object = None) -> object:
         seen.append(habits)
         return real_bid_habits(view, bids, habits)  # type: ignore[arg-type]
 
-    def spy_init(self: players_module._Table, *args: object, **kwargs: object) -> None:
+    def spy_init(self: players_module.RoundFacts, *args: object, **kwargs: object) -> None:
         real_init(self, *args, **kwargs)  # type: ignore[arg-type]
         tables.append(self)
 
     monkeypatch.setattr(players_module, "bid_habits", spy_bid_habits)
-    monkeypatch.setattr(players_module._Table, "__init__", spy_init)
+    monkeypatch.setattr(players_module.RoundFacts, "__init__", spy_init)
     g = _positions(4, seed=12)[3]
     seat = g.to_move
     assert seat is not None
@@ -559,7 +559,7 @@ def test_a_seat_known_to_hold_the_random_bot_bids_by_its_rule_when_drawn_any() -
     """The random bot's bids do not follow the row's value (a coin, then a small raise): a seat the table
     shows to hold it (R23), drawn ``any``, is modelled with that rule; the same seat drawn another style, or
     an unknown player drawn ``any``, bids by the honest limit. The bot and the model share one rule."""
-    from catsack.bots.expert.players import _ONE_HOT, ANY, RULE, _policy, seat_own_bids
+    from catsack.bots.expert.players import ANY, ONE_HOT, RULE, honest_move, seat_own_bids
     from catsack.bots.random_bot import PASS_PROBABILITY, RandomBot, auction_move
 
     assert seat_own_bids(["expert", "random", "heuristic", "random:"]) == 0b1010
@@ -568,11 +568,11 @@ def test_a_seat_known_to_hold_the_random_bot_bids_by_its_rule_when_drawn_any() -
         g.play(g.legal_moves()[0])
     s = g.to_move
     assert s is not None
-    table = _Table(g.view((s + 1) % 4))
-    table.style = [_ONE_HOT[ANY]] * 4
+    table = RoundFacts(g.view((s + 1) % 4))
+    table.style = [ONE_HOT[ANY]] * 4
     table.own_bids = 1 << s
     rng = random.Random(3)
-    moves = [_policy(g, table, [0.0] * 4, rng.random) for _ in range(2000)]
+    moves = [honest_move(g, table, [0.0] * 4, rng.random) for _ in range(2000)]
     passes = moves.count(PASS_MOVE) / len(moves)
     assert abs(passes - PASS_PROBABILITY) < 0.04
     assert all(m == PASS_MOVE or 1 <= m.arg <= 4 for m in moves)  # small raises over a high bid of 0
@@ -582,19 +582,19 @@ def test_a_seat_known_to_hold_the_random_bot_bids_by_its_rule_when_drawn_any() -
     view = g.view(s)
     assert [bot.choose(view) for _ in range(50)] == [auction_move(view.legal, False, 0, rand) for _ in range(50)]
     # Not a random bot (or not drawn ``any``): the honest limit, never a pass of a row worth bidding on.
-    table.style = [_ONE_HOT[RULE]] * 4
-    honest = {_policy(g, table, [0.0] * 4, rng.random) for _ in range(200)}
-    table.style = [_ONE_HOT[ANY]] * 4
+    table.style = [ONE_HOT[RULE]] * 4
+    honest = {honest_move(g, table, [0.0] * 4, rng.random) for _ in range(200)}
+    table.style = [ONE_HOT[ANY]] * 4
     table.own_bids = 0
-    assert {_policy(g, table, [0.0] * 4, rng.random) for _ in range(200)} == honest
+    assert {honest_move(g, table, [0.0] * 4, rng.random) for _ in range(200)} == honest
     assert PASS_MOVE not in honest, honest
 
 
 def test_modelled_players_move_legally_in_any_drawn_world() -> None:
-    """The honest model's move (``_policy``) is legal in every position of whole games, whatever styles
-    a world draws and however far the noise moves the players' estimates (session 13's trial of a
-    round-1 leader behind the start player bid a high bid again at seed 83, round 9: this walk caught it)."""
-    from catsack.bots.expert.players import _ONE_HOT, ANY, LEAD, RULE, _policy
+    """The honest model's move (``honest_move``) is legal in every position of whole games, whatever styles
+    a world draws and however far the noise moves the players' estimates (a trial model in which a
+    round-1 leader behind the start player bid a high bid again failed at seed 83, round 9: this walk caught it)."""
+    from catsack.bots.expert.players import ANY, LEAD, ONE_HOT, RULE, honest_move
 
     for seed in range(75, 100):
         rng = random.Random(seed)
@@ -603,15 +603,15 @@ def test_modelled_players_move_legally_in_any_drawn_world() -> None:
         while not g.is_over:
             s = g.to_move
             assert s is not None
-            table = _Table(g.view(s))
+            table = RoundFacts(g.view(s))
             drawn = [rng.choice([RULE, LEAD, ANY]) for _ in range(seats)]
-            table.style = [_ONE_HOT[k] for k in drawn]
+            table.style = [ONE_HOT[k] for k in drawn]
             table.lockp = [1.0 if k == LEAD else 0.5 if k == ANY else 0.0 for k in drawn]
             table.sure_lead = True
             table.leaders = rng.randrange(1 << seats)  # any seats leading (leaders=first draws them)
             table.own_bids = rng.randrange(1 << seats)  # any seats read as the random bot
             noise = [rng.gauss(0, 5) for _ in range(seats)]
-            g.play(_policy(g, table, noise, rng.random))  # raises on an illegal move
+            g.play(honest_move(g, table, noise, rng.random))  # raises on an illegal move
 
 
 def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> None:
@@ -652,7 +652,7 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert seat_awareness(players) == [1.0, 0.0, 1.0, 1.0, START_ONLY, UNKNOWN_AWARE]
     assert seat_awareness(["heuristic", "expert:leaders=first+leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
     assert make_bot("expert").leaders == "first"  # type: ignore[attr-defined]
-    for level in ("easy", "normal", "strong"):  # the levels keep session 12's model, unless told
+    for level in ("easy", "normal", "strong"):  # the levels keep the ``start`` model, unless told
         assert make_bot(f"expert:{level}").leaders == "start"  # type: ignore[attr-defined]
     assert make_bot("expert:strong+leaders=first").leaders == "first"  # type: ignore[attr-defined]
     assert make_bot("expert:leaders=start").leaders == "start"  # type: ignore[attr-defined]
@@ -665,7 +665,7 @@ def test_round_one_worlds_have_a_searcher_on_the_old_model_lead_before_the_exper
     worlds where both searchers are of the ``lead`` style, ``expert:strong`` leads (it leads behind a heuristic
     start player, ``bench/round_gain.py --round1``) and the expert dumps; on the ``start`` model no one leads."""
     from catsack.bots.expert.players import LEAD, seat_awareness
-    from catsack.bots.expert.worlds import _StyleDraw
+    from catsack.bots.expert.worlds import StyleDraw
 
     g = Game.new(4, seed=4)
     start = g.start_player
@@ -682,8 +682,8 @@ def test_round_one_worlds_have_a_searcher_on_the_old_model_lead_before_the_exper
 
     rand = random.Random(3).random
     for aware, expect in ((seat_awareness(players), 1 << (start + 1) % 4), (None, 1 << start)):
-        table = _Table(view, seat_priors(players, STYLE_PRIORS["read"]), aware)
-        worlds = _StyleDraw(table, me, frozenset({(start + 1) % 4, me}), (0.0, 1.0, 0.5), True, [])
+        table = RoundFacts(view, seat_priors(players, STYLE_PRIORS["read"]), aware)
+        worlds = StyleDraw(table, me, frozenset({(start + 1) % 4, me}), (0.0, 1.0, 0.5), True, [])
         worlds.see(view, table)
         draws = [worlds.draw(rand) for _ in range(400)]
         both = [  # (the heuristic and random bots are drawn ``lead`` now and then: left out)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 from catsack.cards import CARDS, POINTS, Card
+from catsack.constants import CARD_MICE, PASSED_FLAGS, ROUNDS, UP_AFTER_PASSES
 from catsack.errors import IllegalMoveError
 from catsack.events import (
     BidMade,
@@ -38,8 +39,6 @@ if TYPE_CHECKING:
     from catsack.view import View
 
 __all__ = ["ROUNDS", "Game", "Phase", "RoundResult"]
-
-ROUNDS: Final = 9  # R20: one round per card in hand
 
 # Phases. Plain ints on the hot path; PHASE_NAMES gives their text.
 PLACING: Final = 0
@@ -122,24 +121,8 @@ _AFTER_PASS: Final = {
 }
 # _PAYS[n][filled]: the pass payouts by passed mask, with the mouse cards filled or empty (R13, R18).
 _PAYS: Final = {n: (tuple([0] * (1 << n)), _pay_table(MOUSE_CARDS[n], n)) for n in (3, 4, 5)}
-# Face-up cards of the row after k passes (R11, R14). With 3 seats the row has
-# the dummy's card first, then the start player's; the 2nd pass shows the rest.
 _FULL_HAND: Final = (1 << 10) - 1
 _HAND_WITHOUT: Final = tuple(_FULL_HAND ^ 1 << c for c in range(10))  # R7: 9 cards each
-_UP_AFTER_PASSES: Final = {3: (1, 2, 4, 4), 4: (1, 2, 3, 4, 4), 5: (1, 2, 3, 4, 5, 5)}
-# _PASSED_FLAGS[n][passed]: Game.passed for each mask of passed seats.
-_PASSED_FLAGS: Final = {n: tuple(tuple(bool(p >> s & 1) for s in range(n)) for p in range(1 << n)) for n in (3, 4, 5)}
-# _CARD_MICE[n][filled][passed]: Game.mouse_card_mice; passing empties the cards lowest first (R13, R18).
-_CARD_MICE: Final = {
-    n: tuple(
-        tuple(
-            tuple(0 if not filled or i < p.bit_count() else v for i, v in enumerate(MOUSE_CARDS[n]))
-            for p in range(1 << n)
-        )
-        for filled in (False, True)
-    )
-    for n in (3, 4, 5)
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -493,7 +476,7 @@ class Game:
     @property
     def mouse_card_mice(self) -> tuple[int, ...]:
         """Mice lying on each mouse card now (R13, R18)."""
-        return _CARD_MICE[self._n][self._filled and self._phase != OVER][self._passed]
+        return CARD_MICE[self._n][self._filled and self._phase != OVER][self._passed]
 
     @property
     def next_payout(self) -> int:
@@ -542,7 +525,7 @@ class Game:
 
     @property
     def passed(self) -> tuple[bool, ...]:
-        return _PASSED_FLAGS[self._n][self._passed]
+        return PASSED_FLAGS[self._n][self._passed]
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The cards in ``seat``'s hand, in canonical order (hidden information, R23)."""
@@ -578,7 +561,7 @@ class Game:
         if ph == PLACING:
             return 0
         if ph == BIDDING:
-            return _UP_AFTER_PASSES[self._n][self._passed.bit_count()]
+            return UP_AFTER_PASSES[self._n][self._passed.bit_count()]
         return len(self._row)
 
     def won(self, seat: int) -> tuple[Card, ...]:
@@ -915,7 +898,7 @@ class Game:
         npass = self._passed.bit_count()
         card = self._cards[npass - 1] if self._filled else None
         events: list[Event] = [Passed(s, card or 0, card)]
-        up = _UP_AFTER_PASSES[self._n]
+        up = UP_AFTER_PASSES[self._n]
         owners = self.row_owners
         for pos in range(up[npass - 1], up[npass]):
             events.append(Revealed(pos, owners[pos], CARDS[self._row[pos]]))

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Final
 
 from catsack.cards import CARDS, Card
+from catsack.constants import BANK_START, MOUSE_CARDS, SEAT_COUNTS, START_MONEY, TOTAL_MONEY
 from catsack.errors import SetupError
 
 __all__ = [
@@ -24,11 +24,7 @@ __all__ = [
     "deal_ints",
 ]
 
-SEAT_COUNTS: Final = (3, 4, 5)
-START_MONEY: Final = 15  # R5
-BANK_START: Final = {3: 21, 4: 27, 5: 33}  # R5
-MOUSE_CARDS: Final = {3: (3, 6), 4: (2, 4, 6), 5: (2, 3, 4, 6)}  # R6
-TOTAL_MONEY: Final = {n: n * START_MONEY + BANK_START[n] for n in SEAT_COUNTS}  # 66 / 87 / 108
+# The rules' numbers live in catsack.constants; listed in __all__ so ``from catsack.setup import`` keeps working.
 
 
 def check_seats(seats: object) -> int:

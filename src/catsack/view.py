@@ -13,7 +13,8 @@ from operator import getitem
 from typing import TYPE_CHECKING, Any
 
 from catsack.cards import CARDS, POINTS, Card
-from catsack.game import _CARD_MICE, _PASSED_FLAGS, _UP_AFTER_PASSES, BIDDING, OVER, PHASE_NAMES, PLACING, ROUNDS
+from catsack.constants import CARD_MICE, PASSED_FLAGS, UP_AFTER_PASSES
+from catsack.game import BIDDING, OVER, PHASE_NAMES, PLACING, ROUNDS
 from catsack.moves import Move
 
 if TYPE_CHECKING:
@@ -249,7 +250,7 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
     if ph == PLACING:
         up = 0
     elif ph == BIDDING:
-        up = _UP_AFTER_PASSES[n][passed.bit_count()]  # R11, R14
+        up = UP_AFTER_PASSES[n][passed.bit_count()]  # R11, R14
     else:
         up = len(cards)
     me = -1 if seat is None else seat  # the dummy's card (owner None) is never the viewer's own
@@ -311,12 +312,12 @@ def make_view(game: Game, seat: int | None, *, show_money: bool = False) -> View
             "removed": None if seat is None else CARDS[game._removed[seat]],
             "row": row,
             "mouse_cards": game._cards,
-            "mouse_card_mice": _CARD_MICE[n][filled and not over][passed],  # R13, R18
+            "mouse_card_mice": CARD_MICE[n][filled and not over][passed],  # R13, R18
             "next_payout": game._cards[passed.bit_count()] if filled and ph == BIDDING else 0,
             "bids": bids,
             "high_bid": game._high,
             "high_bidder": None if hseat < 0 else hseat,
-            "passed": _PASSED_FLAGS[n][passed],
+            "passed": PASSED_FLAGS[n][passed],
             "hand_sizes": tuple(map(int.bit_count, hands)),
             "bank": game._bank,
             "money": money,

@@ -59,6 +59,7 @@ __all__ = [
     "expected_row_value",
     "kept_value",
     "mask_row_value",
+    "public_tables",
     "row_distributions",
     "row_masks",
     "row_worth",
@@ -363,7 +364,7 @@ def apply_round(seen: list[int], money: list[int], r: RoundResult) -> None:
         money[r.buyer] -= r.price
 
 
-def _public_tables(view: View) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def public_tables(view: View) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(cards seen placed per seat, then the dummy; money per seat after the finished rounds).
 
     Every placement of a finished round was turned up (R14), so both follow
@@ -394,7 +395,7 @@ def unseen_mask(view: View, owner: int | None) -> int:
         for c in view.hand:
             mask |= 1 << c
         return mask if view.removed is None else mask | 1 << view.removed
-    seen = _public_tables(view)[0][view.seats if owner is None else owner]
+    seen = public_tables(view)[0][view.seats if owner is None else owner]
     if not view.is_over:
         for rc in view.row:
             if rc.owner == owner and rc.face_up and rc.card is not None:
@@ -425,7 +426,7 @@ def row_masks(view: View, *, include_unplaced: bool = True) -> list[int]:
     left out (the caller tries each candidate).
     """
     n = view.seats
-    seen = _public_tables(view)[0]
+    seen = public_tables(view)[0]
     # An owner has one card per round (R10): if it is face down, or not placed yet, none of the
     # owner's cards of this round was seen, so its unseen cards are those of the finished rounds.
     masks = [
@@ -464,7 +465,7 @@ def expected_row_value(
 
 def seat_money(view: View) -> list[int]:
     """Every seat's money, rebuilt from the public history (R24: every change of money is public)."""
-    money = list(_public_tables(view)[1])
+    money = list(public_tables(view)[1])
     if not view.is_over:
         k = sum(view.passed)
         filled = view.rounds[-1].refilled if view.rounds else True

@@ -77,7 +77,7 @@ from catsack.game import Game
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.view import View
 
-__all__ = ["LEVELS", "ISMCTSBot", "RootStats", "search"]
+__all__ = ["LEVELS", "ISMCTSBot", "RootStats", "placement_weights", "search", "tree_bids"]
 
 LEVELS: dict[str, int] = {"easy": 150, "normal": 600, "strong": 3500}
 RAISES = (1, 2, 4, 7)  # raises over the high bid the tree considers (plus all-in and pass)
@@ -141,7 +141,7 @@ class RootStats:
         )
 
 
-def _tree_bids(legal: tuple[Move, ...], high: int, extra: int | None) -> tuple[Move, ...]:
+def tree_bids(legal: tuple[Move, ...], high: int, extra: int | None) -> tuple[Move, ...]:
     """The bid abstraction: a few raises, all-in, optionally one extra total, then pass."""
     if legal[0].kind != BID:
         return legal
@@ -153,7 +153,7 @@ def _tree_bids(legal: tuple[Move, ...], high: int, extra: int | None) -> tuple[M
     return (*(BIDS[t] for t in sorted(totals)), PASS_MOVE)
 
 
-def _weights_for(money: tuple[int, ...], p: int) -> tuple[float, ...]:
+def placement_weights(money: tuple[int, ...], p: int) -> tuple[float, ...]:
     """The placement weights of seat ``p`` under the opponent model (the heuristic's buy rule)."""
     richest = max(m for j, m in enumerate(money) if j != p)
     mine = money[p]
@@ -167,7 +167,7 @@ def _model_place(g: Game, rand: Callable[[], float]) -> Move:
         return ms[0]
     s = g.to_move
     assert s is not None
-    w = _weights_for(g.money, s)
+    w = placement_weights(g.money, s)
     total = 0.0
     for m in ms:
         total += w[m.arg]
@@ -273,7 +273,7 @@ def search(
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
-    root_moves = _tree_bids(view.legal, view.high_bid, extra)
+    root_moves = tree_bids(view.legal, view.high_bid, extra)
     asked = tuple(consider)
     wanted = [m for m in asked if m in view.legal and m not in root_moves]
     if wanted:  # analysis: also value the move actually played
@@ -294,7 +294,7 @@ def search(
     money = tuple(seat_money(view))
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
-            w = _weights_for(money, rc.owner)
+            w = placement_weights(money, rc.owner)
             hidden.append((pos, w, max(w)))
     rand = rng.random
     while True:
@@ -337,7 +337,7 @@ def search(
                     continue
             acts = node.acts
             if not acts:
-                acts = node.acts = _tree_bids(legal, g.high_bid, None)
+                acts = node.acts = tree_bids(legal, g.high_bid, None)
                 node.kids = [None] * len(acts)
             kids = node.kids
             if node.tried < len(acts):

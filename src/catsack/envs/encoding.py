@@ -36,10 +36,14 @@ from catsack.view import View
 
 __all__ = [
     "ACTION_MOVES",
+    "MOUSE_CARD_MAX",
     "NUM_ACTIONS",
     "PASS_ACTION",
     "REWARD_MODES",
+    "WON_KINDS",
     "Field",
+    "LegalEntry",
+    "ObsOffsets",
     "action_index",
     "action_mask",
     "action_to_move",
@@ -49,8 +53,10 @@ __all__ = [
     "final_rewards",
     "game_rewards",
     "legal_actions",
+    "legal_entry",
     "move_to_action",
     "observation_layout",
+    "observation_offsets",
     "observation_size",
     "render_text",
     "resolve_action",
@@ -58,6 +64,7 @@ __all__ = [
     "rounds_layout",
     "rounds_size",
     "seat_legal",
+    "shared_rounds_vector",
 ]
 
 NUM_CARDS: Final = 10
@@ -67,8 +74,8 @@ MAX_BID: Final = max(TOTAL_MONEY.values())  # 108: nobody can hold more mice (R5
 NUM_ACTIONS: Final = BID_OFFSET + MAX_BID + 1  # 119
 REWARD_MODES: Final = ("margin", "rank", "win")
 _PHASE_INDEX: Final = {name: i for i, name in enumerate(PHASE_NAMES)}
-_MOUSE_CARD_MAX: Final = max(max(v) for v in MOUSE_CARDS.values())  # 6 mice (R3)
-_WON_KINDS: Final = 8  # seven cats and the rabbit can sit in a won pile; dogs never do (R16)
+MOUSE_CARD_MAX: Final = max(max(v) for v in MOUSE_CARDS.values())  # 6 mice (R3)
+WON_KINDS: Final = 8  # seven cats and the rabbit can sit in a won pile; dogs never do (R16)
 
 ObsArray = npt.NDArray[np.float32]
 MaskArray = npt.NDArray[np.int8]
@@ -118,11 +125,12 @@ def action_index(action: Any) -> int:
 # The legal-move tuples the core returns are shared, long-lived values, so the
 # sorted action list of each is computed once. The tuple itself is kept in the
 # cache entry: while it lives, no other object can take its id.
-_Entry = tuple[tuple[Move, ...], list[int], MaskArray, bytes]
-_LEGAL_CACHE: dict[int, _Entry] = {}
+LegalEntry = tuple[tuple[Move, ...], list[int], MaskArray, bytes]
+_LEGAL_CACHE: dict[int, LegalEntry] = {}
 
 
-def _legal_entry(moves: tuple[Move, ...]) -> _Entry:
+def legal_entry(moves: tuple[Move, ...]) -> LegalEntry:
+    """(the moves, their sorted action indices, the read-only action mask, the mask's bytes), cached per tuple."""
     hit = _LEGAL_CACHE.get(id(moves))
     if hit is not None and hit[0] is moves:
         return hit
@@ -138,12 +146,12 @@ def _legal_entry(moves: tuple[Move, ...]) -> _Entry:
 
 def legal_actions_of(moves: tuple[Move, ...]) -> list[int]:
     """The action indices of a tuple of legal moves, ascending (a fresh list)."""
-    return _legal_entry(moves)[1][:]
+    return legal_entry(moves)[1][:]
 
 
 def legal_mask_of(moves: tuple[Move, ...]) -> MaskArray:
     """The 0/1 mask of a tuple of legal moves: a shared, read-only array (copy it to write)."""
-    return _legal_entry(moves)[2]
+    return legal_entry(moves)[2]
 
 
 def resolve_action(moves: tuple[Move, ...], action: Any) -> tuple[Move, dict[str, Any] | None]:
@@ -153,7 +161,7 @@ def resolve_action(moves: tuple[Move, ...], action: Any) -> tuple[Move, dict[str
     (docs/envs.md, "Illegal actions"); anything else raises :class:`ActionError`.
     """
     a = action_index(action)
-    entry = _legal_entry(moves)
+    entry = legal_entry(moves)
     if entry[3][a]:
         return ACTION_MOVES[a], None
     fallback = ACTION_MOVES[entry[1][0]]
@@ -172,17 +180,17 @@ def game_rewards(game: Game, mode: str = "margin") -> tuple[float, ...]:
 
 def legal_actions(view: View) -> list[int]:
     """The viewer's legal actions, ascending; empty when it is not the viewer's turn."""
-    return _legal_entry(view.legal)[1][:]
+    return legal_entry(view.legal)[1][:]
 
 
 def action_mask(view: View) -> MaskArray:
     """A 0/1 ``int8`` vector of length :data:`NUM_ACTIONS` marking the viewer's legal actions."""
-    return _legal_entry(view.legal)[2].copy()
+    return legal_entry(view.legal)[2].copy()
 
 
 def lowest_legal_action(view: View) -> int:
     """The smallest legal action index: the deterministic stand-in for an illegal action."""
-    actions = _legal_entry(view.legal)[1]
+    actions = legal_entry(view.legal)[1]
     if not actions:
         raise ActionError(f"seat {view.seat} has no legal action now (to move: {view.to_move})")
     return actions[0]
@@ -202,7 +210,9 @@ class Field:
 
 
 @dataclass(frozen=True, slots=True)
-class _Offsets:
+class ObsOffsets:
+    """Where each block of the observation vector starts (:func:`observation_layout` names them)."""
+
     n: int
     row_len: int
     slot: int
@@ -229,7 +239,8 @@ class _Offsets:
 
 
 @cache
-def _offsets(seats: int) -> _Offsets:
+def observation_offsets(seats: int) -> ObsOffsets:
+    """The observation vector's block offsets for ``seats`` players (shared, cached)."""
     n = check_seats(seats)
     row_len = n + 1 if n == 3 else n  # R10: with 3 seats the dummy adds a card
     slot = (n + 1) + NUM_CARDS + NUM_CARDS + 1
@@ -251,7 +262,7 @@ def _offsets(seats: int) -> _Offsets:
     high_bid = take(1)
     high_bidder = take(n)
     passed = take(n)
-    won = take(n * _WON_KINDS)
+    won = take(n * WON_KINDS)
     bank = take(1)
     money = take(n)
     money_known = take(n)
@@ -259,7 +270,7 @@ def _offsets(seats: int) -> _Offsets:
     start = take(n)
     to_move = take(n)
     phase = take(len(PHASE_NAMES))
-    return _Offsets(
+    return ObsOffsets(
         n,
         row_len,
         slot,
@@ -288,12 +299,12 @@ def _offsets(seats: int) -> _Offsets:
 
 def observation_size(seats: int) -> int:
     """Length of the observation vector for ``seats`` players (3: 183, 4: 203, 5: 250)."""
-    return _offsets(seats).size
+    return observation_offsets(seats).size
 
 
 def observation_layout(seats: int) -> list[Field]:
     """The observation vector's blocks in order, with what each entry means (docs/envs.md)."""
-    o = _offsets(seats)
+    o = observation_offsets(seats)
     n = o.n
     money = f"/ {TOTAL_MONEY[n]} (total mice in play, R5)"
     sets = f"/ {int(o.sets)} (sets in play)"
@@ -321,7 +332,7 @@ def observation_layout(seats: int) -> list[Field]:
         Field("high_bid", o.high_bid, 1, f"high bid {money}"),
         Field("high_bidder", o.high_bidder, n, "one-hot relative seat of the high bidder (all 0: none)"),
         Field("passed", o.passed, n, "1 per relative seat that passed this round"),
-        Field("won", o.won, n * _WON_KINDS, f"won-pile count per relative seat x (+15 +11 +8 +5 +3 -5 -8 R) {sets}"),
+        Field("won", o.won, n * WON_KINDS, f"won-pile count per relative seat x (+15 +11 +8 +5 +3 -5 -8 R) {sets}"),
         Field("bank", o.bank, 1, f"bank {money}"),
         Field("money", o.money, n, f"money per relative seat {money}; 0 where hidden (R24)"),
         Field("money_known", o.money_known, n, "1 where that seat's money is visible (own always; R24)"),
@@ -342,12 +353,12 @@ def _won_block(view: View) -> ObsArray:
     hit = _WON_BLOCKS.get(key)
     if hit is not None and hit[0] is view.won:
         return hit[1]
-    counts = [0] * (n * _WON_KINDS)
+    counts = [0] * (n * WON_KINDS)
     for s, pile in enumerate(view.won):
-        base = ((s - me) % n) * _WON_KINDS
+        base = ((s - me) % n) * WON_KINDS
         for c in pile:
             counts[base + c] += 1
-    sets = _offsets(n).sets
+    sets = observation_offsets(n).sets
     block = np.array([k / sets for k in counts], np.float32)  # one rounding per entry (as the Observer)
     if len(_WON_BLOCKS) >= 256:
         _WON_BLOCKS.clear()
@@ -366,7 +377,7 @@ def encode_observation(view: View, out: ObsArray | None = None) -> ObsArray:
     me = view.seat
     if me is None:
         raise ValueError("an observation needs a seat's view, not the public view (R23)")
-    o = _offsets(view.seats)
+    o = observation_offsets(view.seats)
     n = o.n
     if out is None:
         out = np.zeros(o.size, np.float32)
@@ -394,10 +405,10 @@ def encode_observation(view: View, out: ObsArray | None = None) -> ObsArray:
         base += slot
     tm = o.total_money
     at = [o.payout, o.high_bid, o.bank]
-    vals = [view.next_payout / _MOUSE_CARD_MAX, view.high_bid / tm, view.bank / tm]
+    vals = [view.next_payout / MOUSE_CARD_MAX, view.high_bid / tm, view.bank / tm]
     for i, mice in enumerate(view.mouse_card_mice):
         at.append(o.mouse + i)
-        vals.append(mice / _MOUSE_CARD_MAX)
+        vals.append(mice / MOUSE_CARD_MAX)
     if view.high_bidder is not None:
         ones.append(o.high_bidder + (view.high_bidder - me) % n)
     bids = view.bids
@@ -416,7 +427,7 @@ def encode_observation(view: View, out: ObsArray | None = None) -> ObsArray:
             vals.append(m / tm)
             ones.append(o.money_known + r)
     if view.won != _NO_WON[n]:
-        out[o.won : o.won + n * _WON_KINDS] = _won_block(view)
+        out[o.won : o.won + n * WON_KINDS] = _won_block(view)
     ones.append(o.round + view.round - 1)
     ones.append(o.start + (view.start - me) % n)
     if view.to_move is not None:
@@ -482,10 +493,10 @@ def encode_rounds(view: View) -> ObsArray:
 
 def encode_rounds_of(rounds: tuple[RoundResult, ...], me: int, n: int) -> ObsArray:
     """:func:`encode_rounds` from the finished rounds (public, R14, R17) for viewer ``me`` of ``n`` seats."""
-    return _rounds_vector(rounds, me, n).copy()
+    return shared_rounds_vector(rounds, me, n).copy()
 
 
-def _rounds_vector(rounds: tuple[RoundResult, ...], me: int, n: int) -> ObsArray:
+def shared_rounds_vector(rounds: tuple[RoundResult, ...], me: int, n: int) -> ObsArray:
     """The cached (shared, not to be written) vector of :func:`encode_rounds_of`."""
     # Finished rounds change once a round, not once a move: encode each (rounds, viewer) once,
     # and a round that extends the previous rounds of this viewer by one adds one block.

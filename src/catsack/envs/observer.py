@@ -40,16 +40,17 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
+from catsack.constants import CARD_MICE, UP_AFTER_PASSES
 from catsack.envs.encoding import (
-    _MOUSE_CARD_MAX,
-    _WON_KINDS,
+    MOUSE_CARD_MAX,
     NUM_CARDS,
+    WON_KINDS,
     ObsArray,
-    _Offsets,
-    _offsets,
+    ObsOffsets,
     encode_observation,
+    observation_offsets,
 )
-from catsack.game import _CARD_MICE, _UP_AFTER_PASSES, BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
+from catsack.game import BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
 from catsack.moves import BID, PLACE, Move
 from catsack.setup import BANK_START, MOUSE_CARDS
 
@@ -59,7 +60,7 @@ __all__ = ["Observer"]
 @cache
 def _index(n: int, me: int) -> npt.NDArray[np.intp]:
     """Where each entry of ``me``'s vector comes from in the buffer ``P + Q[0] + … + Q[n-1]``."""
-    o = _offsets(n)
+    o = observation_offsets(n)
     size = o.size
     index = list(range(o.size))
 
@@ -74,7 +75,7 @@ def _index(n: int, me: int) -> npt.NDArray[np.intp]:
         rotate(o.row + p * o.slot)  # owner one-hot; the dummy's entry (index n) stays
     for start in (o.bids, o.high_bidder, o.passed, o.money, o.money_known, o.start, o.to_move):
         rotate(start)
-    rotate(o.won, _WON_KINDS)
+    rotate(o.won, WON_KINDS)
     q = (1 + me) * size  # the entries that differ between viewers come from Q[me]
     private = [*range(o.hand, o.hand + NUM_CARDS), *range(o.removed, o.removed + NUM_CARDS), o.money, o.money_known]
     for p in range(o.row_len):
@@ -104,7 +105,7 @@ class Observer:
     _counts: list[int]
     _idx: tuple[npt.NDArray[np.intp], ...]
     _last: Move | None  # the last move synced (None before the first)
-    _o: _Offsets
+    _o: ObsOffsets
     _others: tuple[tuple[int, ...], ...]  # per seat: where the other seats' private vectors start
     _own: list[int]  # per seat: where its face-down row card's block starts, -1 if none
     _s: list[int]
@@ -178,12 +179,12 @@ class Observer:
                 B[q + hidden] = 1.0
             self._own[mover] = base
             if ph == BIDDING:  # R11: the last placement turns the first card up
-                up = _UP_AFTER_PASSES[n][0]
+                up = UP_AFTER_PASSES[n][0]
                 self._reveal(g, o, 0, up)
                 s[5] = up
                 B[o.phase + PLACING] = 0.0
                 B[o.phase + BIDDING] = 1.0
-                B[o.payout] = g._cards[0] / _MOUSE_CARD_MAX if g._filled else 0.0
+                B[o.payout] = g._cards[0] / MOUSE_CARD_MAX if g._filled else 0.0
         elif kind == BID:  # R12 (a bid under R15's last choice ends the round: handled above)
             b = move.arg / o.total_money
             if s[4] >= 0:
@@ -200,8 +201,8 @@ class Observer:
                 B[o.mouse + k - 1] = 0.0  # the lowest filled card was emptied
                 B[(1 + mover) * o.size + o.money] = g._money[mover] / o.total_money
             if ph == BIDDING:
-                B[o.payout] = g._cards[k] / _MOUSE_CARD_MAX if g._filled and k < len(g._cards) else 0.0
-                up = _UP_AFTER_PASSES[n][k]
+                B[o.payout] = g._cards[k] / MOUSE_CARD_MAX if g._filled and k < len(g._cards) else 0.0
+                up = UP_AFTER_PASSES[n][k]
             else:  # R15: last choice; the whole row is face up
                 B[o.payout] = 0.0
                 B[o.phase + BIDDING] = 0.0
@@ -217,7 +218,7 @@ class Observer:
         s[1] = ph
         s[2] = t
 
-    def _reveal(self, g: Game, o: _Offsets, first: int, stop: int) -> None:
+    def _reveal(self, g: Game, o: ObsOffsets, first: int, stop: int) -> None:
         """Turn row positions ``first .. stop-1`` face up for everyone (R11, R14)."""
         B = self._b
         n = o.n
@@ -236,10 +237,10 @@ class Observer:
                 B[(1 + owner) * size + base + n + 11 + card] = 0.0
                 self._own[owner] = -1
 
-    def _set_money(self, g: Game, o: _Offsets, seat: int) -> None:
+    def _set_money(self, g: Game, o: ObsOffsets, seat: int) -> None:
         self._b[(1 + seat) * o.size + o.money] = g._money[seat] / o.total_money
 
-    def _round_end(self, g: Game, o: _Offsets, mover: int) -> None:
+    def _round_end(self, g: Game, o: ObsOffsets, mover: int) -> None:
         """The move ended a round (R15–R20): clear the row and the auction, add the won cards."""
         s = self._s
         B = self._b
@@ -267,16 +268,16 @@ class Observer:
             counts = self._counts
             sets = o.sets
             pile = g._won[buyer]
-            first = buyer * (_WON_KINDS + 1)
-            for c in pile[counts[first + _WON_KINDS] :]:
+            first = buyer * (WON_KINDS + 1)
+            for c in pile[counts[first + WON_KINDS] :]:
                 counts[first + c] += 1
-                B[o.won + buyer * _WON_KINDS + c] = counts[first + c] / sets
-            counts[first + _WON_KINDS] = len(pile)
+                B[o.won + buyer * WON_KINDS + c] = counts[first + c] / sets
+            counts[first + WON_KINDS] = len(pile)
             self._set_money(g, o, buyer)  # the price (R17)
         self._set_money(g, o, mover)  # the last passer's payout (R13)
         B[o.bank] = g._bank / o.total_money
-        for i, v in enumerate(_CARD_MICE[n][g._filled and not over][0]):  # R18 refill, or empty
-            B[o.mouse + i] = v / _MOUSE_CARD_MAX
+        for i, v in enumerate(CARD_MICE[n][g._filled and not over][0]):  # R18 refill, or empty
+            B[o.mouse + i] = v / MOUSE_CARD_MAX
         B[o.payout] = 0.0
         rnd = g._round if g._round < ROUNDS else ROUNDS - 1
         B[o.round + s[7]] = 0.0
@@ -296,7 +297,7 @@ class Observer:
             B[o.to_move + t] = 1.0
         s[:] = [len(g._moves), g._phase, t, g._rply, -1, 0, g._start, rnd]
 
-    def _dummy_card(self, o: _Offsets) -> None:
+    def _dummy_card(self, o: ObsOffsets) -> None:
         """R10 (3 seats): the dummy's card at the head of the row, face down for everyone."""
         n = o.n
         self._b[o.row + n] = 1.0
@@ -307,7 +308,7 @@ class Observer:
         """Build every vector (a new game, or anything but a single move since the last sync)."""
         g = self._game
         n = g._n
-        o = self._o = _offsets(n)
+        o = self._o = observation_offsets(n)
         self._idx = tuple(_index(n, seat) for seat in range(n))
         self._others = tuple(tuple((1 + v) * o.size for v in range(n) if v != seat) for seat in range(n))
         if not g._moves:
@@ -329,17 +330,17 @@ class Observer:
                 if views[seat][base + n + 11 : base + n + 21].any():
                     own[seat] = base
         self._own = own
-        counts = [0] * (n * (_WON_KINDS + 1))
+        counts = [0] * (n * (WON_KINDS + 1))
         for seat in range(n):
             for c in g._won[seat]:
-                counts[seat * (_WON_KINDS + 1) + c] += 1
-            counts[seat * (_WON_KINDS + 1) + _WON_KINDS] = len(g._won[seat])
+                counts[seat * (WON_KINDS + 1) + c] += 1
+            counts[seat * (WON_KINDS + 1) + WON_KINDS] = len(g._won[seat])
         self._counts = counts
         ph = g._phase
         if ph == PLACING:
             up = 0
         elif ph == BIDDING:
-            up = _UP_AFTER_PASSES[n][g._passed.bit_count()]
+            up = UP_AFTER_PASSES[n][g._passed.bit_count()]
         else:
             up = len(g._row)
         rnd = g._round if g._round < ROUNDS else ROUNDS - 1
@@ -347,7 +348,7 @@ class Observer:
         self._s = [len(g._moves), ph, t, g._rply, g._hseat, up, g._start, rnd]
         self._last = g._moves[-1]
 
-    def _fresh(self, g: Game, o: _Offsets) -> None:
+    def _fresh(self, g: Game, o: ObsOffsets) -> None:
         """The vectors of a game before its first move (R4–R9), written directly."""
         n = o.n
         size = o.size
@@ -363,7 +364,7 @@ class Observer:
             self._dummy_card(o)
         self._bv = np.frombuffer(B, np.float32)
         self._own = [-1] * n
-        self._counts = [0] * (n * (_WON_KINDS + 1))
+        self._counts = [0] * (n * (WON_KINDS + 1))
         self._s = [0, PLACING, g._to_move, 0, -1, 0, g._start, 0]
         self._last = None
 
@@ -371,10 +372,10 @@ class Observer:
 @cache
 def _fresh_public(n: int, start: int) -> bytes:
     """The public vector before the first move (the same for every deal with this start player)."""
-    o = _offsets(n)
+    o = observation_offsets(n)
     P = array("f", bytes(4 * o.size))
-    for i, v in enumerate(_CARD_MICE[n][True][0]):
-        P[o.mouse + i] = v / _MOUSE_CARD_MAX
+    for i, v in enumerate(CARD_MICE[n][True][0]):
+        P[o.mouse + i] = v / MOUSE_CARD_MAX
     P[o.bank] = (BANK_START[n] - sum(MOUSE_CARDS[n])) / o.total_money  # R6: the cards are filled at setup
     P[o.round] = 1.0
     P[o.start + start] = 1.0

@@ -44,16 +44,16 @@ from catsack.belief import sample_game
 from catsack.cards import CARDS, TOKENS
 from catsack.envs.encoding import (
     NUM_ACTIONS,
-    _offsets,
-    _rounds_vector,
     action_to_move,
     game_rewards,
     legal_actions_of,
     move_to_action,
+    observation_offsets,
     observation_size,
     render_text,
     reward_range,
     rounds_size,
+    shared_rounds_vector,
 )
 from catsack.envs.observer import Observer
 from catsack.game import ROUNDS, Game
@@ -275,7 +275,7 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
             return False
         box.observe_into(player, obs)
         if rounds is not None:
-            rounds[:] = _rounds_vector(g._finished()[0], player, self._n)  # public rounds (R14, R17)
+            rounds[:] = shared_rounds_vector(g._finished()[0], player, self._n)  # public rounds (R14, R17)
         return True
 
     def known_setup(self, player: int) -> tuple[int, int | None]:
@@ -358,7 +358,7 @@ class CatsackObserver:
         self.tensor.fill(0.0)  # still dealing: all the player knows is their removed card (R7)
         _start, removed = state.known_setup(player)
         if removed is not None:
-            self.dict["observation"][_offsets(self.seats).removed + removed] = 1.0
+            self.dict["observation"][observation_offsets(self.seats).removed + removed] = 1.0
 
     def string_from(self, state: CatsackState, player: int) -> str:
         view = state.view(player)

@@ -40,8 +40,8 @@ from catsack.envs.encoding import (
     NUM_ACTIONS,
     REWARD_MODES,
     ActionError,
-    _legal_entry,
     game_rewards,
+    legal_entry,
     legal_mask_of,
     observation_size,
     render_text,
@@ -116,7 +116,7 @@ class _Table:
         return resolve_action(self.game._legal, action)
 
     def fallback_move(self) -> Move:
-        return ACTION_MOVES[_legal_entry(self.game._legal)[1][0]]
+        return ACTION_MOVES[legal_entry(self.game._legal)[1][0]]
 
     def final(self) -> tuple[float, ...]:
         return game_rewards(self.game, self.reward_mode)

@@ -40,18 +40,19 @@ import numpy.typing as npt
 
 from catsack.bots.random_bot import LAST_CHOICE_BUY, MONEY_FRACTION, OVER_FRACTION, PASS_PROBABILITY
 from catsack.cards import CARDS, POINTS, Card
+from catsack.constants import UP_AFTER_PASSES
 from catsack.envs.encoding import (
-    _MOUSE_CARD_MAX,
-    _WON_KINDS,
+    MOUSE_CARD_MAX,
     NUM_ACTIONS,
     NUM_CARDS,
     PASS_ACTION,
     REWARD_MODES,
+    WON_KINDS,
     ObsArray,
-    _offsets,
     action_to_move,
+    observation_offsets,
 )
-from catsack.game import _UP_AFTER_PASSES, BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
+from catsack.game import BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
 from catsack.record import record_from_game
 from catsack.setup import BANK_START, MOUSE_CARDS, START_MONEY, TOTAL_MONEY, Setup, check_seats
 
@@ -64,7 +65,7 @@ _LARGE: Final = int(Card.LARGE_DOG)  # card indices (R1): 0..6 cats +15 … -8, 
 _SMALL: Final = int(Card.SMALL_DOG)
 _MAX_BID: Final = NUM_ACTIONS - 1 - PASS_ACTION  # 108
 _BIDS: Final = np.arange(1, _MAX_BID + 1)
-_CAT_POINTS: Final = np.array(POINTS[:_WON_KINDS], np.int64)  # won piles hold cats and rabbits (R16)
+_CAT_POINTS: Final = np.array(POINTS[:WON_KINDS], np.int64)  # won piles hold cats and rabbits (R16)
 
 
 class VectorGame:
@@ -81,7 +82,7 @@ class VectorGame:
             raise ValueError(f"num_games must be a positive integer, not {num_games!r}")
         n = self.seats = check_seats(seats)
         self.num_games = N = num_games
-        self._o = o = _offsets(n)
+        self._o = o = observation_offsets(n)
         self._rng = np.random.default_rng(seed)
         self._ar = np.arange(N)
         self._cards = np.array(MOUSE_CARDS[n], np.int64)
@@ -89,7 +90,7 @@ class VectorGame:
         self._cards_total = int(self._cards.sum())
         self._dummy_seat = 1 if n == 3 else 0  # R10: the dummy's card leads a 3-seat row
         self._row_len = o.row_len
-        self._up_after = np.array(_UP_AFTER_PASSES[n], np.int64)  # face-up positions after k passes (R11, R14)
+        self._up_after = np.array(UP_AFTER_PASSES[n], np.int64)  # face-up positions after k passes (R11, R14)
         # Payout to the k-th passer when the cards are filled (R13), k = 0 .. n-1.
         self._pay = np.array([MOUSE_CARDS[n][k] if k < self._m else 0 for k in range(n)], np.int64)
         self._tm = float(TOTAL_MONEY[n])
@@ -114,11 +115,11 @@ class VectorGame:
         self._bids = np.zeros((N, n), np.int64)
         self._passed = np.zeros((N, n), np.bool_)
         self._npass = np.zeros(N, np.int64)
-        self._won = np.zeros((N, n, _WON_KINDS), np.int64)
+        self._won = np.zeros((N, n, WON_KINDS), np.int64)
         # The observation's won block in absolute seat order, written twice in a row, so that
         # any viewer's rotation of it is one contiguous window (see observe).
-        self._won_obs = np.zeros((N, 2 * n * _WON_KINDS), np.float32)
-        self._won_windows = np.lib.stride_tricks.sliding_window_view(self._won_obs, n * _WON_KINDS, axis=1)
+        self._won_obs = np.zeros((N, 2 * n * WON_KINDS), np.float32)
+        self._won_windows = np.lib.stride_tricks.sliding_window_view(self._won_obs, n * WON_KINDS, axis=1)
         self._log = np.zeros((N, 64), np.int16)  # each game's actions, for record()
         self._ply = np.zeros(N, np.int64)
         self.total_moves = 0  # moves played in all games since this object was made, re-deals included
@@ -347,10 +348,10 @@ class VectorGame:
         npass = self._npass
         kk = np.arange(self._m)
         out[:, o.mouse : o.mouse + self._m] = np.where(
-            live_filled[:, None] & (kk >= npass[:, None]), self._cards / _MOUSE_CARD_MAX, 0.0
+            live_filled[:, None] & (kk >= npass[:, None]), self._cards / MOUSE_CARD_MAX, 0.0
         )
         paying = (self._phase == BIDDING) & self._filled & (npass < self._m)
-        out[:, o.payout] = np.where(paying, self._pay[np.minimum(npass, n - 1)] / _MOUSE_CARD_MAX, 0.0)
+        out[:, o.payout] = np.where(paying, self._pay[np.minimum(npass, n - 1)] / MOUSE_CARD_MAX, 0.0)
         # The auction (R12, R13).
         out[:, o.bids : o.bids + n] = self._bids[arc, perm] / tm
         out[:, o.high_bid] = self._high / tm
@@ -358,7 +359,7 @@ class VectorGame:
         out[ar[hb], o.high_bidder + (self._hseat[hb] - v[hb]) % n] = 1.0
         out[:, o.passed : o.passed + n] = self._passed[arc, perm]
         # Won piles (R17), bank, money (own only until the end: R24).
-        out[:, o.won : o.won + n * _WON_KINDS] = self._won_windows[ar, v * _WON_KINDS]
+        out[:, o.won : o.won + n * WON_KINDS] = self._won_windows[ar, v * WON_KINDS]
         out[:, o.bank] = self._bank / tm
         money = self._money[arc, perm] / tm
         shown = np.zeros((N, n), np.bool_)
@@ -560,7 +561,7 @@ class VectorGame:
             prey = np.where(counts[:, _LARGE] == 1, large_prey, small_prey)
             chase = np.flatnonzero(one_dog & has_cat)
             counts[chase, prey[chase]] -= 1
-            self._won[bi, b] += counts[:, :_WON_KINDS]
+            self._won[bi, b] += counts[:, :WON_KINDS]
             block = self._won[bi].reshape(len(bi), -1) / self._sets
             self._won_obs[bi] = np.concatenate([block, block], axis=1)
             self._money[bi, b] -= p  # R17

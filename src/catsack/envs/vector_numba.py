@@ -54,9 +54,10 @@ import numpy as np
 import numpy.typing as npt
 
 from catsack.cards import CARDS
+from catsack.constants import UP_AFTER_PASSES
 from catsack.envs.encoding import NUM_ACTIONS, REWARD_MODES, ObsArray, action_to_move, move_to_action
 from catsack.envs.vector import BoolArray, IntArray, VectorGame
-from catsack.game import _UP_AFTER_PASSES, OVER, ROUNDS, Game
+from catsack.game import OVER, ROUNDS, Game
 from catsack.setup import BANK_START, MOUSE_CARDS, TOTAL_MONEY, Setup, check_seats
 
 __all__ = [
@@ -120,7 +121,7 @@ class NumbaVectorGame(VectorGame):
     def __init__(self, num_games: int, seats: int = 4, *, seed: int | None = None) -> None:
         self._k = _kernels()
         n = check_seats(seats)
-        up_after = _UP_AFTER_PASSES[n]
+        up_after = UP_AFTER_PASSES[n]
         pay = [MOUSE_CARDS[n][k] if k < len(MOUSE_CARDS[n]) else 0 for k in range(n)]  # R13
         # The kernels' constants (_vector_kernels: _SEATS .. _UP_AFTER), then R14's reveals and R13's payouts.
         self._cf = np.array(

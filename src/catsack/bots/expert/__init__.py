@@ -28,7 +28,7 @@ one can top depend on its *style*, read per player from the finished rounds
 R14): ``rule`` places like the heuristic (buyers favour good cats, sellers
 dump negative cats and the large dog) and raises a step at a time; ``lead``
 bids at once the most money any other player still in holds once its limit
-reaches it, since no one can top that (:func:`_lock`, R12), and in round 1,
+reaches it, since no one can top that (:func:`lock_bid`, R12), and in round 1,
 where everyone holds 15 mice (R5), has the start player lead its best cats
 and the others dump, since the start player who wants the row wins it
 outright (``ismcts:strong`` does; a step-at-a-time model made the expert
@@ -50,15 +50,15 @@ accepted), weighted by the placement model and by the likelihood of every
 bid and pass already made this round under the same honest bidder model in
 that world: an opponent who kept raising probably placed a good card face
 down, one who passed at once probably did not. The players' styles are
-drawn with the cards (:class:`_StyleDraw`, ``styles=draw``): each player's
+drawn with the cards (:class:`StyleDraw`, ``styles=draw``): each player's
 from its shares, and in round 1, before anyone has shown a style, one for the
 whole table. A bid that could have been a jump to the bid no one could top
 weighs the drawn style too (:data:`LOCK_JUMP`), so a start player who shows
 its +15 and opens with 1 makes a step-raising table likelier, and in that
 world the others keep raising a step at a time. Cards of this round already
 face up weigh the draw as well (a start player who led its small dog is no
-``lead`` player). (``styles=mix``, session 9's model, mixes the styles by
-their shares in every world instead; with session 9's prior, on the same
+``lead`` player). (``styles=mix`` mixes the styles by their shares in
+every world instead; with the earlier prior ``lead=all``, on the same
 deals, 5 players against 4 heuristic bots: 0.900 drawn, 0.550 mixed.) The
 drawn cards are swapped in from their owners' hands or removed cards, so the
 world stays consistent. Without this inference (``infer=0``) the same test
@@ -105,9 +105,10 @@ and :func:`search` are deterministic.
 
 from __future__ import annotations
 
-from catsack.bots.expert.bot import LEVELS, ExpertBot, Level, Options, parse_spec, pick_with_mistakes
+from catsack.bots.expert.bot import ExpertBot, pick_with_mistakes
 from catsack.bots.expert.leaf import HandValue, LeafValue, LearnedValue, softmax_win
 from catsack.bots.expert.search import ITERATIONS, search
+from catsack.bots.expert.spec import LEVELS, Level, Options, parse_spec
 
 __all__ = [
     "ITERATIONS",

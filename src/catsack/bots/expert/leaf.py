@@ -40,7 +40,7 @@ class HandValue:
         if g.is_over:
             winners = g.winners()
             return [(1.0 / len(winners)) if s in winners else 0.0 for s in range(g.seats)]
-        return softmax_win(self.estimates(g, _scores(g)), TEMPERATURE[g.seats][min(10 - g.round, 9)])
+        return softmax_win(self.estimates(g, seat_scores(g)), TEMPERATURE[g.seats][min(10 - g.round, 9)])
 
     def estimates(self, g: Game, scores: Sequence[int]) -> list[float]:
         """Each seat's expected final score: its score now plus its hand's expected gain (called at a
@@ -69,7 +69,7 @@ class HandValue:
         return 1.0 / sum(exp((e - mine) / temperature) for e in est)
 
 
-def _scores(g: Game) -> list[int]:
+def seat_scores(g: Game) -> list[int]:
     """Each seat's score (R21), as :meth:`Game.scores` computes it, without the intermediate tuples."""
     return [sum([POINTS[c] for c in w]) + m for w, m in zip(g._won, g._money, strict=True)]
 

@@ -8,10 +8,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, _public_tables, apply_round, mask_row_value
-from catsack.bots.ismcts import SELLER_WEIGHTS, _weights_for
+from catsack.bots.base import BotSpecError
+from catsack.bots.expert.spec import STYLE_PRIORS, parse_spec
+from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, mask_row_value, public_tables
+from catsack.bots.ismcts import SELLER_WEIGHTS, placement_weights
 from catsack.bots.random_bot import auction_move
-from catsack.game import _UP_AFTER_PASSES, LAST_CHOICE, Game, RoundResult
+from catsack.constants import UP_AFTER_PASSES
+from catsack.game import LAST_CHOICE, Game, RoundResult
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.setup import START_MONEY
 from catsack.view import View
@@ -42,15 +45,8 @@ LEAD_WEIGHTS = (90.0, 9.0, 0.3, 0.2, 0.15, 0.05, 0.05, 0.1, 0.05, 0.1)
 #: The styles a player is read as (:func:`styles`), by index: ``rule`` places like the heuristic (a likely
 #: buyer favours good cats, a likely seller dumps) and raises a step at a time; ``lead`` is round 1's
 #: model (a start player as rich as anyone leads its best cats, the others dump) and bids what no one
-#: still in can top once its limit reaches it (:func:`_lock`); ``any`` places any card in hand alike.
+#: still in can top once its limit reaches it (:func:`lock_bid`); ``any`` places any card in hand alike.
 RULE, LEAD, ANY = 0, 1, 2
-#: Prior shares of the styles per ``lead=`` option: ``read`` reads every player, ``all`` assumes the lead
-#: style for everyone who is not random (session 8's model), ``0`` leaves the lead style out.
-STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
-    "read": (0.25, 0.6, 0.15),
-    "all": (0.0, 0.5, 0.5),
-    "0": (0.5, 0.0, 0.5),
-}
 #: A player's prior style shares by the kind of bot seated there, which everyone at the table sees
 #: (:meth:`catsack.bots.base.Bot.meet`; :func:`seat_priors`): heuristic bots place and raise by the rule
 #: and random bots anyhow; ``ismcts`` bots lead round 1 with their best cats and bid 15 at once (72 of 72
@@ -82,19 +78,11 @@ def known_kind(player: str | None) -> bool:
     return _kind(player) in KIND_STYLES
 
 
-#: Who leads a round in which the start player is as rich as anyone (round 1, R5), per the searcher's
-#: ``leaders=`` option. ``start`` (session 12's model, the levels' below ``expert``): only the start player
-#: leads, and every other ``lead`` player dumps. ``first`` (``expert``'s default): a ``lead`` start player
-#: leads; else every ``lead`` player leads except those who see that another one speaks before them
-#: (:func:`leaders_of`). Search bots on session 12's model lead their +15 and bid 15 at their first turn
-#: whenever the start player is a heuristic or random bot, even behind another search bot: the first of
-#: them to speak buys the row with the other's +15 (``bench/round_gain.py --round1``, session 13).
-LEADERS = ("first", "start")
 UNKNOWN_AWARE = 0.5  # a person's or an unknown bot's chance of seeing that another lead player speaks first
 #: The awareness (:func:`seat_awareness`) of a kind that leads round 1 only as the start player. Behind
 #: any start player, ``ismcts:strong`` never placed its +15 in round 1: 0 of 288 placements in 96 deals,
 #: with a heuristic, random, ``ismcts:strong`` or ``expert`` start player and three ``ismcts:strong`` bots
-#: behind it (``bench/round1_places.py --others ismcts:strong --start S``, session 15); it dumped, or
+#: behind it (``bench/round1_places.py --others ismcts:strong --start S``); it dumped, or
 #: placed a good cat and raised in the auction.
 START_ONLY = -1.0
 #: The kinds that lead only as the start player (measured for ``ismcts``, above).
@@ -108,9 +96,6 @@ def seat_awareness(players: Sequence[str | None]) -> list[float]:
     :data:`START_ONLY` for the kinds that never lead but as start player (:data:`START_ONLY_KINDS`),
     :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat holds is public (R23: the lobby
     shows it)."""
-    from catsack.bots.base import BotSpecError
-    from catsack.bots.expert.bot import parse_spec  # (bot imports this module: read the spec as the bot does)
-
     out = []
     for p in players:
         kind = _kind(p)
@@ -128,11 +113,11 @@ def seat_awareness(players: Sequence[str | None]) -> list[float]:
 
 def leaders_of(drawn: Sequence[int], aware: Sequence[float], money: Sequence[int], start: int) -> int:
     """The seats (a bit each) that lead a round whose players' styles are ``drawn``, on the ``first``
-    model (:data:`LEADERS`): when the start player is as rich as anyone (round 1, R5) and of the ``lead``
+    model (:data:`.spec.LEADERS`): when the start player is as rich as anyone (round 1, R5) and of the ``lead``
     style, it alone; else, from the start player on (R12's order), each ``lead`` player as rich as anyone
     leads unless it is aware (``aware`` above 0) and another such player speaks before it, or leads only
     as start player (:data:`START_ONLY`). A leader leads its best cats and bids what no one still in can
-    top at its first turn (:func:`_policy`); the ``lead`` players who do not lead dump."""
+    top at its first turn (:func:`honest_move`); the ``lead`` players who do not lead dump."""
     n = len(drawn)
     top = max(money)
     if money[start] < top:
@@ -175,13 +160,13 @@ def _lead_chance(
 LOCK_JUMP = (0.05, 0.8, 0.3)
 SURE_LOCK = 0.95  # the chance that a lead start player whose honest estimate reaches 15 in round 1 bids it
 LOCK_ANY = 0.5  # the chance that a player of style ``any`` bids what no one can top once its limit reaches it
-_ONE_HOT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))  # a style's shares when it is drawn (_StyleDraw)
+ONE_HOT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))  # a style's shares when it is drawn (StyleDraw)
 LIK_FLOOR = 1.0  # the least spread the bid likelihood allows (a read spread of 0.5 is still an estimate)
 _ALL = (1 << 10) - 1
 _SQRT2 = math.sqrt(2.0)
 
 
-class _Table:
+class RoundFacts:
     """Public facts of the current round, fixed for one decision (the search stops at the round's end);
     with ``styles=draw`` each iteration sets ``style`` and ``lockp`` to its world's drawn styles."""
 
@@ -212,7 +197,7 @@ class _Table:
     ) -> None:
         n = view.seats
         self.n = n
-        self.up_after = _UP_AFTER_PASSES[n]  # cards face up after k passes (R11, R14)
+        self.up_after = UP_AFTER_PASSES[n]  # cards face up after k passes (R11, R14)
         # Cards each owner (index n: the dummy) was seen placing in finished rounds: all were turned
         # up (R14). A face-down card of this round is uniform over its owner's other cards (R23).
         seen = [0] * (n + 1)
@@ -221,9 +206,9 @@ class _Table:
                 seen[n if o is None else o] |= 1 << c
         self.unseen = [_ALL & ~m for m in seen]
         self.owner = _row_owners(n, view.start)
-        # The ``leaders=first`` model (:data:`LEADERS`): per seat, the chance that it is aware; None: ``start``.
+        # The ``leaders=first`` model (:data:`.spec.LEADERS`): per seat, the chance that it is aware; None: ``start``.
         self.aware = None if aware is None else tuple(aware)
-        # The seats that lead (a bit each; :func:`leaders_of`); drawn styles set them per world (_StyleDraw).
+        # The seats that lead (a bit each; :func:`leaders_of`); drawn styles set them per world (StyleDraw).
         self.leaders = 1 << view.start
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
         self.bids = _past_bids(view)  # read by styles() and bid_habits() (one walk of the finished rounds)
@@ -233,13 +218,13 @@ class _Table:
         # spread the bid likelihood uses.
         self.offset, self.spread = bid_habits(view, self.bids, habits)
         self.lik = [max(x, LIK_FLOOR) for x in self.spread]
-        # Per seat, the chance that it bids what no one still in can top once its limit reaches it (_lock).
+        # Per seat, the chance that it bids what no one still in can top once its limit reaches it (lock_bid).
         self.lockp = [st[LEAD] + LOCK_ANY * st[ANY] for st in self.style]
         # A start player of the lead style who led its cats as rich as anyone (round 1) bids what no one
-        # can top once its honest estimate of the row reaches that bid, whatever its bid habits (_policy;
+        # can top once its honest estimate of the row reaches that bid, whatever its bid habits (honest_move;
         # styles=draw): search bots that led their +15 or +11 bid 15 at once (72 of 72 games, LEAD_WEIGHTS).
         self.sure_lead = False
-        # The seats known to hold the random bot (seat_own_bids): drawn ``any``, they bid by its rule (_policy).
+        # The seats known to hold the random bot (seat_own_bids): drawn ``any``, they bid by its rule (honest_move).
         self.own_bids = 0
 
     def fix_habits(self, noise: float) -> None:
@@ -374,13 +359,13 @@ class _PastBid(NamedTuple):
 def _past_bids(view: View) -> list[list[_PastBid]]:
     """Per seat, its bids and passes of the finished rounds (:class:`_PastBid`).
 
-    The honest limit is :func:`_limit` of the seat's expected kept value of the row from what it knew
+    The honest limit is :func:`honest_limit` of the seat's expected kept value of the row from what it knew
     when it acted (R23: the face-up cards, its own card, every other card uniform over its owner's cards
     not yet seen); once a round ends every card of its row was turned up (R14), so this is public.
     Only decisions with a choice count (the seat could afford a raise, R12); R15's last choice is left out.
     """
     n = view.seats
-    up_after = _UP_AFTER_PASSES[n]
+    up_after = UP_AFTER_PASSES[n]
     out: list[list[_PastBid]] = [[] for _ in range(n)]
     for past in _past_rounds(view):
         r = past.result
@@ -399,12 +384,12 @@ def _past_bids(view: View) -> list[list[_PastBid]]:
                 masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(r.row)]
                 payout = pays[npass] if npass < len(pays) else 0
                 later = pays[npass + 1] if npass + 1 < len(pays) else payout
-                limit = _limit(mask_row_value(masks), payout, later, n - npass - 1)
+                limit = honest_limit(mask_row_value(masks), payout, later, n - npass - 1)
                 if is_pass:
                     out[s].append(_PastBid(limit, -math.inf, high + 1.0, None))
                 else:
                     bid = int(text[4:])
-                    top = _lock(past.money, passed, s)
+                    top = lock_bid(past.money, passed, s)
                     chance = high + 2 < top <= past.money[s] and (bid >= top or limit >= top)
                     out[s].append(_PastBid(limit, float(bid), math.inf, bid >= top if chance else None))
             if is_pass:
@@ -472,7 +457,7 @@ def bid_habits(
     return offsets, spreads
 
 
-def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
+def _place(g: Game, table: RoundFacts, rand: Callable[[], float]) -> Move:
     """A placement for the seat to move, in a style drawn from its shares (:func:`styles`)."""
     legal = g._legal
     s = g._to_move
@@ -492,17 +477,17 @@ def _place(g: Game, table: _Table, rand: Callable[[], float]) -> Move:
 def _intent_weights(
     money: Sequence[int], p: int, start: int, lead: bool, leaders: int | None = None
 ) -> tuple[float, ...]:
-    """Seat ``p``'s placement weights under the intent model (:func:`ismcts._weights_for`: a likely
+    """Seat ``p``'s placement weights under the intent model (:func:`ismcts.placement_weights`: a likely
     buyer favours good cats, a likely seller dumps), and with ``lead`` the round-1 case: when the start
-    player is as rich as anyone, a leader can win the row outright by bidding first (:func:`_lock`, R12),
+    player is as rich as anyone, a leader can win the row outright by bidding first (:func:`lock_bid`, R12),
     so the ``leaders`` (a bit per seat, :func:`leaders_of`; default: the start player) lead with their
     best cats (:data:`LEAD_WEIGHTS`) and everyone else places as a seller."""
     if lead and money[start] >= max(m for o, m in enumerate(money) if o != start):
         return LEAD_WEIGHTS if (1 << start if leaders is None else leaders) >> p & 1 else SELLER_WEIGHTS
-    return _weights_for(tuple(money), p)
+    return placement_weights(tuple(money), p)
 
 
-def _lock(money: Sequence[int], passed: int, s: int) -> int:
+def lock_bid(money: Sequence[int], passed: int, s: int) -> int:
     """The bid of seat ``s`` that no other player still in the auction can top: the most money any of
     them holds (R12: a bid must not exceed the bidder's money; ``passed``: a bit per seat that passed).
 
@@ -521,7 +506,7 @@ def _phi(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / _SQRT2))
 
 
-def _limit(est: float, payout: int, later: int, others_in: int) -> float:
+def honest_limit(est: float, payout: int, later: int, others_in: int) -> float:
     """The highest total an honest bidder pays (the heuristic's rule, :func:`heuristic.bid_limit`)."""
     limit = est - payout - MARGIN
     if payout and others_in >= 2:
@@ -529,7 +514,7 @@ def _limit(est: float, payout: int, later: int, others_in: int) -> float:
     return limit
 
 
-def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], float]) -> Move:
+def honest_move(g: Game, table: RoundFacts, noise: Sequence[float], rand: Callable[[], float]) -> Move:
     """The honest move of the seat to move in ``g`` (see the module docstring).
 
     Reads the engine's fields directly (this runs a few hundred thousand times a second); the
@@ -551,7 +536,7 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
     cards = g._cards
     est = table.estimate(row, table.up_after[npass], s) + noise[s]
     payout = cards[npass] if g._filled else 0  # R13, R18
-    limit = _limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
+    limit = honest_limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
     high = g._high
     start = g._start
     if (
@@ -561,12 +546,12 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
         and (s != start or (high == 0 and g._money[s] >= max(g._money)))
         and legal[0].kind == BID
     ):
-        top = _lock(g._money, g._passed, s)
+        top = lock_bid(g._money, g._passed, s)
         if est - noise[s] >= top and high < top <= legal[-2].arg:
             return BIDS[top]  # R5, R12: it led its best cats to buy the row, and no one can top this
     if legal[0].kind == BID and high + 1 <= limit:
         lockp = table.lockp[s]
-        top = _lock(g._money, g._passed, s) if lockp >= 1.0 or (lockp > 0.0 and rand() < lockp) else 0
+        top = lock_bid(g._money, g._passed, s) if lockp >= 1.0 or (lockp > 0.0 and rand() < lockp) else 0
         if high < top <= limit and top <= legal[-2].arg:
             return BIDS[top]  # R12: no one still in can top this bid, so it wins the row
         step = 1 if rand() < 0.75 else 2
@@ -575,7 +560,7 @@ def _policy(g: Game, table: _Table, noise: Sequence[float], rand: Callable[[], f
 
 
 @dataclass(frozen=True)
-class _Observed:
+class Observed:
     """One opponent action of the current auction, for the bid likelihood."""
 
     seat: int
@@ -587,10 +572,10 @@ class _Observed:
     others: int
     top: float  # a bid that could have been a jump to the bid no one still in could top: that bid; else inf
     opening: bool = False  # its first bid of a round whose start player is as rich as anyone (a leader's lock,
-    # _Table.sure_lead: round 1, R5)
+    # RoundFacts.sure_lead: round 1, R5)
 
 
-def _observed_actions(view: View) -> list[_Observed]:
+def observed_actions(view: View) -> list[Observed]:
     """Opponents' bids and passes of this round's auction, with the public facts when each was made."""
     n = view.seats
     if view.phase == "placement":
@@ -601,9 +586,9 @@ def _observed_actions(view: View) -> list[_Observed]:
         i -= 1  # the auction (bids and passes, R12-R15) follows this round's placements
     cards = view.mouse_cards
     filled = view.rounds[-1].refilled if view.rounds else True  # R18, R19
-    up_after = _UP_AFTER_PASSES[n]
-    money = _public_tables(view)[1]  # at the round's start; a seat's money changes only once it passed (R13)
-    out: list[_Observed] = []
+    up_after = UP_AFTER_PASSES[n]
+    money = public_tables(view)[1]  # at the round's start; a seat's money changes only once it passed (R13)
+    out: list[Observed] = []
     high = 0
     npass = 0
     passed = 0
@@ -615,15 +600,15 @@ def _observed_actions(view: View) -> list[_Observed]:
         up = up_after[npass]
         if s != view.seat:
             if text == "pass":
-                out.append(_Observed(s, up, -math.inf, float(high + 1), payout, later, n - npass - 1, math.inf))
+                out.append(Observed(s, up, -math.inf, float(high + 1), payout, later, n - npass - 1, math.inf))
             else:
-                top = _lock(money, passed, s)
+                top = lock_bid(money, passed, s)
                 chance = high + 2 < top <= money[s]  # as in _past_bids: a jump was possible
                 # its first bid as rich as anyone, the start player too (R5 in round 1, R12)
                 opening = rich and not acted >> s & 1 and money[s] >= max(money)
                 bid_ = float(int(text[4:]))
                 out.append(
-                    _Observed(s, up, bid_, None, payout, later, n - npass - 1, top if chance else math.inf, opening)
+                    Observed(s, up, bid_, None, payout, later, n - npass - 1, top if chance else math.inf, opening)
                 )
         acted |= 1 << s
         if text == "pass":
@@ -634,9 +619,9 @@ def _observed_actions(view: View) -> list[_Observed]:
     return out
 
 
-def _likelihood(
-    obs: Sequence[_Observed],
-    table: _Table,
+def likelihood(
+    obs: Sequence[Observed],
+    table: RoundFacts,
     row: Sequence[int],
     drawn: Sequence[int] | None = None,
     leaders: int | None = None,
@@ -655,7 +640,7 @@ def _likelihood(
     like = 1.0
     for o in obs:
         est = table.estimate(row, o.up, o.seat)
-        limit = _limit(est, o.payout, o.later, o.others) + table.offset[o.seat]
+        limit = honest_limit(est, o.payout, o.later, o.others) + table.offset[o.seat]
         sd = table.lik[o.seat]
         if drawn is not None and o.top < math.inf:
             k = drawn[o.seat]
@@ -672,7 +657,7 @@ def _likelihood(
     return like
 
 
-def _mixed_weights(
+def mixed_weights(
     style: Sequence[float], money: Sequence[int], p: int, start: int, pool: Sequence[int], leaders: int | None = None
 ) -> tuple[float, ...]:
     """Per card, the chance that seat ``p``, holding ``pool``, placed it: its styles mixed by their shares

@@ -9,50 +9,43 @@ import time
 from collections.abc import Iterable, Sequence
 
 from catsack.belief import sample_game
-from catsack.bots.expert.leaf import HandValue, LeafValue, _scores
+from catsack.bots.expert.leaf import HandValue, LeafValue, seat_scores
 from catsack.bots.expert.players import (
-    _ONE_HOT,
     ANY,
     LEAD,
-    LEADERS,
     LOCK_ANY,
+    ONE_HOT,
     RULE,
-    STYLE_PRIORS,
     UNKNOWN_AWARE,
-    _lock,
-    _mixed_weights,
-    _observed_actions,
-    _policy,
-    _Table,
+    RoundFacts,
+    honest_move,
     known_kind,
+    lock_bid,
+    mixed_weights,
+    observed_actions,
     seat_awareness,
     seat_habits,
     seat_own_bids,
     seat_priors,
     styles,
 )
-from catsack.bots.expert.worlds import _deal, _Hidden, _StyleDraw, hidden_card
+from catsack.bots.expert.spec import LEADERS, OPPONENT_NOISE, STYLE_PRIORS, TREE_DEPTH
+from catsack.bots.expert.worlds import HiddenCard, StyleDraw, deal_world, hidden_card
 from catsack.bots.heuristic import bid_limit, row_worth, seat_money
-from catsack.bots.ismcts import RootStats, _tree_bids, ucb_pick, untried_pick
+from catsack.bots.ismcts import RootStats, tree_bids, ucb_pick, untried_pick
 from catsack.game import Game
 from catsack.moves import BID, BIDS, PLACE, Move
 from catsack.view import View
 
 #: Iterations per decision of the ``expert`` level, per seat count: the most that keep the p95 CPU
-#: time of a decision below 0.5 s (the target) on one core of the project's machine, with a margin
-#: (``bench/expert.py``, session 8's machine, about a quarter slower than session 7's: 4 seats at
-#: 7,000 measured p95 0.52 s once the bid habits made modelled auctions longer). Against ``ismcts``
-#: the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown (4,000 vs
-#: 9,000 on the same 96 deals: 0.344 and 0.323, docs/bots.md). Session 10: with the styles drawn per world
-#: 3 seats at 10,000 measured p95 0.55-0.61 s (more rejected draws: the lock evidence), hence 8,000 (0.40-0.44 s).
-#: Session 12's machine ran about a sixth slower: 8,000 / 6,000 / 6,500 measured p95 0.513 / 0.404 / 0.582 s
-#: (``--meet``), hence 7,000 and 5,000 for 3 and 5 seats (0.429 / 0.391 / 0.461 s).
-#: Session 15, with round 1's leaders read per world (``leaders=first``): 0.428 / 0.477 / 0.396 s.
+#: time of a decision below 0.5 s (the target) on one core of the project's machine, with a margin:
+#: p95 0.428 / 0.477 / 0.396 s with 3 / 4 / 5 seats (``bench/expert.py --meet``). Drawing the styles per
+#: world costs rejected draws (the lock evidence): 3 seats at 10,000 measured p95 0.55-0.61 s. Against
+#: ``ismcts`` the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown
+#: (4,000 vs 9,000 on the same 96 deals: 0.344 and 0.323, ``bench/expert_strength.py``, docs/bots.md).
 ITERATIONS: dict[int, int] = {3: 7000, 4: 6000, 5: 5000}
 EXPLORATION = 0.5  # UCB1 constant; rewards are win shares (order 1)
 TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-ties
-OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's estimate about its honest value
-TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); later ones follow its policy
 
 
 class _Node:
@@ -72,7 +65,7 @@ class _Node:
 
 def _outcome(g: Game, seat: int, leaf: LeafValue) -> tuple[float, float]:
     """(reward, margin in points) of ``seat`` at a round boundary or the end of the game."""
-    scores = _scores(g)
+    scores = seat_scores(g)
     margin = scores[seat] - sum(scores) / len(scores)
     if g.is_over:
         winners = g.winners()
@@ -110,17 +103,17 @@ def search(
     assumes no player places at random and does not read the styles (:func:`styles`);
     ``read_bids=False`` assumes every player bids up to its honest limit with ``noise`` points of spread
     instead of reading its habits (:func:`bid_habits`). ``lock=False`` leaves out the bids no other
-    player can top (:func:`_lock`), from the players' model and the searcher's candidates. ``lead`` picks
+    player can top (:func:`lock_bid`), from the players' model and the searcher's candidates. ``lead`` picks
     the styles' prior (:data:`STYLE_PRIORS`): ``read`` reads each player's style, ``all`` gives every player
-    round 1's lead model and the lock (session 8's model), ``0`` leaves that style out (every player
+    round 1's lead model and the lock (the model before styles were read), ``0`` leaves that style out (every player
     still bids what no one can top when ``lock`` is on). ``draw_styles`` draws each player's style per
-    sampled world (:class:`_StyleDraw`: one for the whole table in round 1, weighted by the lock evidence
+    sampled world (:class:`StyleDraw`: one for the whole table in round 1, weighted by the lock evidence
     of this round's bids); off, every world mixes the styles by their shares. ``players`` (per seat, the
     bot spec seated there or ``None``, as :meth:`catsack.bots.base.Bot.meet` gives it) sets each player's
     prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
     (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
-    the start player lead (session 12's model, the levels' below ``expert``).
+    the start player lead (the levels' model below ``expert``).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -144,7 +137,7 @@ def search(
     aware = None
     if leaders == "first" and lead == "read" and read_intent and draw_styles:
         aware = seat_awareness(players) if players is not None else [UNKNOWN_AWARE] * n
-    table = _Table(
+    table = RoundFacts(
         view,
         None if met is None else seat_priors(met, prior),
         aware,
@@ -163,21 +156,21 @@ def search(
         table.lockp = [1.0] * view.seats
     if not read_bids:
         table.fix_habits(noise)
-    observed = _observed_actions(view) if infer else []
-    worlds: _StyleDraw | None = None
+    observed = observed_actions(view) if infer else []
+    worlds: StyleDraw | None = None
     if draw_styles and read_intent:
         lock_by = (0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY) if lead == "read" else (1.0, 1.0, 1.0)
         group = frozenset(() if view.rounds else (s for s in range(n) if met is None or not known_kind(met[s])))
-        worlds = _StyleDraw(table, seat, group, lock_by, lock and lead == "read", observed)
+        worlds = StyleDraw(table, seat, group, lock_by, lock and lead == "read", observed)
         table.sure_lead = lock and lead == "read"
         worlds.see(view, table)
     extra: int | None = None
     if view.phase == "bidding" and view.legal[0].kind == BID:
         extra = math.floor(bid_limit(view, row_worth(view)))
-    root_moves = _tree_bids(view.legal, view.high_bid, extra)
+    root_moves = tree_bids(view.legal, view.high_bid, extra)
     if lock and view.phase == "bidding" and view.legal[0].kind == BID:
         passed = sum(1 << o for o, p in enumerate(view.passed) if p)
-        root_moves = _with_total(root_moves, view.high_bid, _lock(seat_money(view), passed, seat))
+        root_moves = _with_total(root_moves, view.high_bid, lock_bid(seat_money(view), passed, seat))
     asked = tuple(consider)
     wanted = [m for m in asked if m in view.legal and m not in root_moves]
     if wanted:
@@ -188,19 +181,19 @@ def search(
     first = sorted({root_moves.index(m) for m in asked if m in root_moves}, reverse=True)
     # Evidence for weighting worlds: placement intent of face-down cards, and this round's bids.
     money = tuple(seat_money(view))
-    hidden: list[_Hidden] = []
+    hidden: list[HiddenCard] = []
     for pos, rc in enumerate(view.row):
         if rc.card is None and rc.owner is not None:
             pool = tuple(c for c in range(10) if table.unseen[rc.owner] >> c & 1)
             wts: tuple[tuple[float, ...], ...]
             if worlds is None:
-                w = _mixed_weights(table.style[rc.owner], money, rc.owner, view.start, pool)
+                w = mixed_weights(table.style[rc.owner], money, rc.owner, view.start, pool)
                 wts = (w, w, w)
             else:  # per style, and FOLLOW: a lead player that does not lead (worlds.FOLLOW)
                 o = rc.owner
                 wts = (
-                    *(_mixed_weights(_ONE_HOT[k], money, o, view.start, pool, 1 << o) for k in (RULE, LEAD, ANY)),
-                    _mixed_weights(_ONE_HOT[LEAD], money, o, view.start, pool, 0),
+                    *(mixed_weights(ONE_HOT[k], money, o, view.start, pool, 1 << o) for k in (RULE, LEAD, ANY)),
+                    mixed_weights(ONE_HOT[LEAD], money, o, view.start, pool, 0),
                 )
             hidden.append(hidden_card(pos, rc.owner, wts))
     stop_round = view.round + 1
@@ -216,7 +209,7 @@ def search(
         if deadline is not None and done & 15 == 0 and time.perf_counter() >= deadline:
             break
         done += 1
-        g = _deal(base, seat, rng, hidden, observed, table, worlds)
+        g = deal_world(base, seat, rng, hidden, observed, table, worlds)
         dev = [off + gauss(0.0, sd) for off, sd in zip(table.offset, table.spread, strict=True)]
         dev[seat] = 0.0
         node = root
@@ -228,7 +221,7 @@ def search(
             if p is None or (g._phase == 0 and g.round >= stop_round):
                 break
             if p != seat:
-                move = _policy(g, table, dev, rand)
+                move = honest_move(g, table, dev, rand)
                 key: Move | None = None if move.kind == PLACE else move
                 g.play(move)
                 if expanded:
@@ -244,13 +237,13 @@ def search(
                 continue
             if expanded or mine >= depth:
                 expanded = True
-                g.play(_policy(g, table, dev, rand))
+                g.play(honest_move(g, table, dev, rand))
                 continue
             mine += 1
             acts = node.acts
             if not acts:
                 legal = g.legal_moves()
-                acts = node.acts = _tree_bids(legal, g.high_bid, _lock(g._money, g._passed, seat) if lock else None)
+                acts = node.acts = tree_bids(legal, g.high_bid, lock_bid(g._money, g._passed, seat) if lock else None)
                 node.kids = [None] * len(acts)
             kids = node.kids
             if node.tried < len(acts):

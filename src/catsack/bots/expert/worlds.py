@@ -10,17 +10,17 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from catsack.bots.expert.players import (
-    _ONE_HOT,
     ANY,
     LEAD,
+    ONE_HOT,
     RULE,
-    _likelihood,
-    _mixed_weights,
-    _Observed,
-    _Table,
+    Observed,
+    RoundFacts,
     leaders_of,
+    likelihood,
+    mixed_weights,
 )
-from catsack.bots.heuristic import _public_tables
+from catsack.bots.heuristic import public_tables
 from catsack.game import Game
 from catsack.moves import PLACES
 from catsack.view import View
@@ -29,11 +29,11 @@ from catsack.view import View
 #: index :data:`LEAD` holds its weights as a leader.
 FOLLOW = 3
 MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
-# _deal without drawn styles: every hidden card's one weights (and, last, no leaders: see _StyleDraw.draw)
+# deal_world without drawn styles: every hidden card's one weights (and, last, no leaders: see StyleDraw.draw)
 _NO_STYLES = {n: (0,) * (n + 1) for n in (3, 4, 5)}
 
 
-class _StyleDraw:
+class StyleDraw:
     """The players' styles drawn per sampled world (``styles=draw``), instead of mixed in every world.
 
     Each seat's style is drawn from its shares (:func:`styles`). In round 1, when no player has shown
@@ -51,17 +51,17 @@ class _StyleDraw:
 
     def __init__(
         self,
-        table: _Table,
+        table: RoundFacts,
         seat: int,
         group: frozenset[int],
         lock_by: Sequence[float],
         jump: bool,
-        observed: Sequence[_Observed],
+        observed: Sequence[Observed],
     ) -> None:
         self.cum = [(st[RULE], st[RULE] + st[LEAD]) for st in table.style]
         self.seat = seat
         self.group = group  # seats whose styles are drawn as one (round 1, players of unknown kind)
-        self.lock_by = tuple(lock_by)  # per style, the chance its player locks (_policy)
+        self.lock_by = tuple(lock_by)  # per style, the chance its player locks (honest_move)
         self.jump = jump  # weight bids by the lock evidence
         # the seats whose observed bids carry lock evidence: their styles key the likelihood cache (the
         # others' styles do not change the likelihood)
@@ -74,9 +74,9 @@ class _StyleDraw:
         self.start = 0
         self.lead_round = False  # the start player as rich as anyone (round 1, R5): leaders matter
 
-    def see(self, view: View, table: _Table) -> None:
+    def see(self, view: View, table: RoundFacts) -> None:
         """Weigh the draw by this round's opponents' cards already face up (R11, R14) in ``view``."""
-        money = _public_tables(view)[1]  # at the round's start, when they placed (R24)
+        money = public_tables(view)[1]  # at the round's start, when they placed (R24)
         self.money = tuple(money)
         self.start = view.start
         self.lead_round = money[view.start] >= max(money)
@@ -84,8 +84,8 @@ class _StyleDraw:
             if rc.card is not None and rc.owner is not None and rc.owner != self.seat:
                 o = rc.owner
                 pool = tuple(c for c in range(10) if table.unseen[o] >> c & 1)  # it held the card then
-                ps = [_mixed_weights(st, money, o, view.start, pool, 1 << o)[rc.card] for st in _ONE_HOT]
-                ps.append(_mixed_weights(_ONE_HOT[LEAD], money, o, view.start, pool, 0)[rc.card])  # FOLLOW
+                ps = [mixed_weights(st, money, o, view.start, pool, 1 << o)[rc.card] for st in ONE_HOT]
+                ps.append(mixed_weights(ONE_HOT[LEAD], money, o, view.start, pool, 0)[rc.card])  # FOLLOW
                 # over the largest of the cases that can occur (on the ``start`` model only the start player leads)
                 can = ps if self.aware is not None else ps[:3] if o == view.start else [ps[RULE], ps[ANY], ps[FOLLOW]]
                 self.shown.append((o, tuple(x / max(can) for x in ps)))
@@ -115,15 +115,15 @@ class _StyleDraw:
             out.append(leaders_of(out, sure, self.money, self.start))
         return tuple(out)
 
-    def apply(self, table: _Table, styles: Sequence[int]) -> None:
+    def apply(self, table: RoundFacts, styles: Sequence[int]) -> None:
         """Make the drawn styles the ones the modelled players move in for this iteration."""
-        table.style = [_ONE_HOT[k] for k in styles[:-1]]
+        table.style = [ONE_HOT[k] for k in styles[:-1]]
         table.lockp = [self.lock_by[k] for k in styles[:-1]]
         table.leaders = styles[-1]
 
 
-class _Hidden(NamedTuple):
-    """An opponent's face-down card of this round, as :func:`_deal` draws it."""
+class HiddenCard(NamedTuple):
+    """An opponent's face-down card of this round, as :func:`deal_world` draws it."""
 
     pos: int
     owner: int
@@ -131,24 +131,24 @@ class _Hidden(NamedTuple):
     # (index FOLLOW, where given: a lead player who does not lead; else its LEAD weights serve)
 
 
-def hidden_card(pos: int, owner: int, weights: Sequence[Sequence[float]]) -> _Hidden:
+def hidden_card(pos: int, owner: int, weights: Sequence[Sequence[float]]) -> HiddenCard:
     """The card at ``pos``, placed by ``owner``, drawn per style (index :data:`RULE`..., and optionally
     :data:`FOLLOW`) by ``weights`` (per card index; cards with weight 0 are never drawn)."""
     by_style = []
     for w in weights:
         cards = tuple(c for c in range(10) if w[c] > 0)
         by_style.append((cards, tuple(itertools.accumulate(w[c] for c in cards))))
-    return _Hidden(pos, owner, tuple(by_style))
+    return HiddenCard(pos, owner, tuple(by_style))
 
 
-def _deal(
+def deal_world(
     base: Game,
     seat: int,
     rng: random.Random,
-    hidden: Sequence[_Hidden],
-    observed: Sequence[_Observed],
-    table: _Table,
-    worlds: _StyleDraw | None = None,
+    hidden: Sequence[HiddenCard],
+    observed: Sequence[Observed],
+    table: RoundFacts,
+    worlds: StyleDraw | None = None,
 ) -> Game:
     """A hidden world weighted by placement intent and by the likelihood of this round's bids.
 
@@ -194,7 +194,7 @@ def _deal(
             like = table.cache.get(key)
             if like is None:
                 styles_ = drawn[:-1] if worlds is not None and worlds.jump else None
-                like = table.cache[key] = _likelihood(observed, table, row, styles_, leaders)
+                like = table.cache[key] = likelihood(observed, table, row, styles_, leaders)
             w *= like
         if w > best_w:
             best_w = w

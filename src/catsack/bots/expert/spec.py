@@ -1,0 +1,154 @@
+"""The expert's spec (``expert:...``): its levels, its options and the vocabularies they name.
+
+The lowest of the expert's modules: :mod:`~catsack.bots.expert.players`, :mod:`~catsack.bots.expert.search`
+and :mod:`~catsack.bots.expert.bot` read it, and it imports none of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import NamedTuple
+
+from catsack.bots.base import BotSpecError
+from catsack.bots.expert.leaf import DEFAULT_LEAF, LEAVES
+
+OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's estimate about its honest value
+TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); later ones follow its policy
+#: Prior shares of the styles per ``lead=`` option: ``read`` reads every player, ``all`` assumes the lead
+#: style for everyone who is not random (the model before styles were read), ``0`` leaves the lead style out.
+STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
+    "read": (0.25, 0.6, 0.15),
+    "all": (0.0, 0.5, 0.5),
+    "0": (0.5, 0.0, 0.5),
+}
+#: Who leads a round in which the start player is as rich as anyone (round 1, R5), per the searcher's
+#: ``leaders=`` option. ``start`` (the levels' below ``expert``): only the start player leads, and every
+#: other ``lead`` player dumps. ``first`` (``expert``'s default): a ``lead`` start player leads; else every
+#: ``lead`` player leads except those who see that another one speaks before them
+#: (:func:`catsack.bots.expert.players.leaders_of`). Search bots on the ``start`` model lead their +15 and
+#: bid 15 at their first turn whenever the start player is a heuristic or random bot, even behind another
+#: search bot: the first of them to speak buys the row with the other's +15 (``bench/round_gain.py --round1``).
+LEADERS = ("first", "start")
+
+
+class Level(NamedTuple):
+    """A level below ``expert``: the same search and opponent model at a smaller budget, and its mistakes."""
+
+    iterations: int  # per decision
+    mistake: float  # points: the spread of its deliberate mistakes (bot.pick_with_mistakes; 0: none)
+    leaders: str = "start"  # round 1's model of who leads (LEADERS): ``start``, simpler than expert's
+
+
+#: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``), the ones people pick
+#: at a table (the lobby's Easy, Normal and Strong). A budget alone does not order them: in one table of
+#: expert, 2,000, 400 and 50 iterations (96 duplicate games, seed 11) the win shares were 0.25, 0.32, 0.21
+#: and 0.22, since the model of the other players, not the budget, makes the expert's strength. So each
+#: level below Strong also makes mistakes of a set size (the search's own estimate of their cost: about
+#: 0.14, 0.36, 0.77 and 1.4 points per decision at spreads 0.5, 1, 2 and 4). Strong makes none: at full
+#: size (200 duplicate games, seed 1) a spread of 0.6 put it below the heuristic bot in the mixed table
+#: (0.230 vs 0.320), and without mistakes it is above it (0.320 vs 0.265, expert 0.395), though no longer
+#: below ``expert`` in the table of levels (0.338 vs 0.333). ``bench/expert_strength.py levels`` and
+#: ``mixed`` measure the order (docs/bots.md). The levels keep the simpler model of who leads round 1
+#: (``leaders=start``); ``expert`` reads it player by player (``leaders=first``), which puts it above
+#: Strong in the mixed table over both orders round it. With the heuristic and random bots' bid habits
+#: read by kind that table is in order: expert 0.412, Strong 0.360, heuristic 0.210, random 0.018
+#: (400 games, ``bench/expert_strength.py mixed``). The ``ismcts`` levels they
+#: replaced stay as benchmark opponents.
+LEVELS: dict[str, Level] = {"easy": Level(150, 4.0), "normal": Level(600, 1.5), "strong": Level(2000, 0.0)}
+
+
+@dataclass(frozen=True)
+class Options:
+    """What an ``expert:...`` spec sets: the budget, the leaf value's name and the tree depth."""
+
+    iterations: int | None = None  # None (and no seconds): ITERATIONS for the table's seat count
+    seconds: float | None = None
+    leaf: str = DEFAULT_LEAF
+    depth: int = TREE_DEPTH
+    infer: bool = True  # weight worlds by the likelihood of this round's bids
+    read_intent: bool = True  # read each player's placement intent from its past placements
+    read_bids: bool = True  # read each player's bid habits from its past bids (else honest, ``noise``)
+    noise: float = OPPONENT_NOISE  # with read_bids off: the spread of every player's bid limit
+    lock: bool = True  # model (and consider) the bid that no other player still in can top
+    lead: str = "read"  # the styles' prior (STYLE_PRIORS): read each player's, all lead, or no lead style
+    draw_styles: bool = True  # draw each player's style per sampled world (else mix them in every world)
+    mistake: float = 0.0  # points: the spread of deliberate mistakes (the levels below expert; 0: none)
+    leaders: str = "first"  # round 1's model of who leads (players.LEADERS; the levels: ``start``, docs/bots.md)
+
+
+#: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
+SWITCHES: dict[str, tuple[str, str, str]] = {
+    "infer": ("infer", "1", "0"),
+    "intent": ("read_intent", "read", "fixed"),
+    "bids": ("read_bids", "read", "fixed"),
+    "lock": ("lock", "1", "0"),
+    "styles": ("draw_styles", "draw", "mix"),
+}
+
+
+def parse_spec(arg: str | None) -> Options:
+    """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix]``; empty: the
+    defaults.
+
+    Options are joined with ``+``, since tables list their bot specs comma separated.
+    """
+    opts = Options()
+    for part in (arg or "").split("+"):
+        text = part.strip()
+        if not text or text == "expert":
+            continue
+        key, sep, value = text.partition("=")
+        if not sep and key in LEVELS:
+            level = LEVELS[key]
+            opts = replace(
+                opts, iterations=level.iterations, seconds=None, mistake=level.mistake, leaders=level.leaders
+            )
+            continue
+        try:
+            if sep and key == "iters" and int(value) >= 1:
+                opts = replace(opts, iterations=int(value), seconds=None)
+                continue
+            if sep and key == "time" and 0 < float(value) <= 3600:
+                opts = replace(opts, iterations=None, seconds=float(value))
+                continue
+            if sep and key == "depth" and 1 <= int(value) <= 99:
+                opts = replace(opts, depth=int(value))
+                continue
+            switch = SWITCHES.get(key)
+            if sep and switch is not None and value in switch[1:]:
+                opts = replace(opts, **{switch[0]: value == switch[1]})  # type: ignore[arg-type]  # every switch is a bool field
+                continue
+            if sep and key == "lead" and value in STYLE_PRIORS:
+                opts = replace(opts, lead=value)
+                continue
+            if sep and key == "leaders" and value in LEADERS:
+                opts = replace(opts, leaders=value)
+                continue
+            if sep and key == "mistake" and 0 <= float(value) <= 30:
+                opts = replace(opts, mistake=float(value))
+                continue
+            if sep and key == "noise" and 0 < float(value) <= 30:
+                opts = replace(opts, noise=float(value), read_bids=False)
+                continue
+        except ValueError:
+            pass
+        if sep and key == "leaf" and value in LEAVES:
+            opts = replace(opts, leaf=value)
+            continue
+        raise BotSpecError(
+            f"bad expert option {text!r} in {arg!r}: use a level ({', '.join(LEVELS)}), 'iters=N' (N >= 1), "
+            "'time=S' (seconds), "
+            f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
+            "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
+            "'styles=draw|mix' "
+            f"or 'leaf=' one of {', '.join(LEAVES)}, "
+            "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
+        )
+    return opts
+
+
+def parse_budget(arg: str | None) -> tuple[int | None, float | None]:
+    """The budget part of :func:`parse_spec`: (iterations, seconds)."""
+    opts = parse_spec(arg)
+    return opts.iterations, opts.seconds

@@ -18,12 +18,14 @@ from catsack.bots.expert.players import (
     RULE,
     UNKNOWN_AWARE,
     RoundFacts,
+    bluff_chances,
     honest_move,
     known_kind,
     lock_bid,
     mixed_weights,
     observed_actions,
     seat_awareness,
+    seat_bluffs,
     seat_habits,
     seat_own_bids,
     seat_priors,
@@ -95,6 +97,7 @@ def search(
     consider: Iterable[Move] = (),
     players: Sequence[str | None] | None = None,
     leaders: str = "first",
+    bluff: float = 0.0,
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
@@ -113,7 +116,9 @@ def search(
     prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
     (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
-    the start player lead (the levels' model below ``expert``).
+    the start player lead (the levels' model below ``expert``). ``bluff`` is the prior chance that a player
+    of unknown kind bluffs where it can (:func:`seat_bluffs`, read from the game by :func:`bluff_chances`;
+    the ``expert`` bot's default is :data:`BLUFF_PRIOR`, the search's 0: no bluffs).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -154,6 +159,10 @@ def search(
         table.lockp = [0.0] * view.seats
     elif lead != "read":
         table.lockp = [1.0] * view.seats
+    if bluff > 0.0:  # R23: the kinds as met (None for a person, or all with the kinds hidden)
+        priors = seat_bluffs(players, n, bluff)
+        priors[seat] = 0.0  # (its own moves in the tree are its own)
+        table.bluff = bluff_chances(table.bids, priors)
     if not read_bids:
         table.fix_habits(noise)
     observed = observed_actions(view) if infer else []

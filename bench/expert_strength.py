@@ -286,7 +286,17 @@ def print_aivat(bots: tuple[str, ...], seed: int, games: list[GameResult], seati
     corrected = correct_games(config, games)
     terms = sum(a.terms for a in corrected)
     print(f"AIVAT: {terms / max(1, len(games)):.1f} known-policy terms a game, {time.process_time() - t0:.0f} s CPU")
+    per_spec: dict[str, list[float]] = defaultdict(list)
+    for a in corrected:
+        for seat, e in enumerate(a.result.entries):
+            per_spec[bots[e]].append(a.outcome[seat])
     for spec, (raw, fixed, beta) in by_spec(config, corrected).items():
+        values = per_spec[spec]
+        mean = sum(values) / len(values)
+        game_var = sum((x - mean) ** 2 for x in values) / max(1, len(values) - 1)
+        per_deal = len(values) / max(1, deals)  # seat-games per deal
+        if raw.deal_variance > 0:  # what duplicate dealing itself saves against one game per deal
+            print(f"  {spec:<24} duplicate deals: variance ratio {game_var / per_deal / raw.deal_variance:.2f}")
         ratio = raw.deal_variance / fixed.deal_variance if fixed.deal_variance > 0 else math.nan
         fewer = 1.0 - 1.0 / ratio if ratio > 0 else math.nan
         print(

@@ -270,8 +270,8 @@ def _per_deal(
 
 def fit_beta(config: TournamentConfig, corrected: Sequence[AivatGame], spec: str) -> float:
     """The scale of the correction that minimises the variance of the spec's per-deal mean (the regression
-    coefficient of the outcome on the correction, over deals; 1 is plain AIVAT). Fit it on games other than
-    those it is used on (:func:`by_spec` cross-fits): then the estimate stays unbiased."""
+    coefficient of the outcome on the correction, over deals, within [0, 1]; 1 is plain AIVAT). Fit it on games
+    other than those it is used on (:func:`by_spec` cross-fits): then the estimate stays unbiased."""
     xs = []
     ys = []
     for u, c in _per_deal(config, corrected, spec).values():
@@ -284,7 +284,11 @@ def fit_beta(config: TournamentConfig, corrected: Sequence[AivatGame], spec: str
     sxx = sum((x - mx) ** 2 for x in xs)
     if sxx <= 0:
         return 1.0
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    beta = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx
+    # A value that predicts the outcome moves with it (0 < beta <= 1 in expectation); a fit outside that range
+    # is noise of a few deals, and applied to other deals it adds variance (a negative fit on 5 deals once
+    # made the interval twice as wide), so it is clamped: 0 leaves the outcome as it is.
+    return min(max(beta, 0.0), 1.0)
 
 
 def by_spec(

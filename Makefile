@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 EXTRAS ?= dev,tui,stats,server,rl,openspiel,ray,fast,train
 
-.PHONY: run demo test lint typecheck pytest bench install clean
+.PHONY: run demo test test-fast lint typecheck pytest bench install clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,15 @@ pytest: install
 	$(BIN)/python -m pytest
 
 test: lint typecheck pytest
+
+# The quick check while working: no browsers, no PostgreSQL or Redis (their tests skip: the URLs point
+# at a closed port), no tests marked slow. The full suite (make test) runs them all.
+FAST_MARKS := not slow and not browser and not services
+test-fast: install
+	CATSACK_REQUIRE_SERVICES= \
+	CATSACK_TEST_POSTGRES_URL=postgresql+psycopg://postgres@127.0.0.1:1/none \
+	CATSACK_TEST_REDIS_URL=redis://127.0.0.1:1/0 \
+	$(BIN)/python -m pytest -m "$(FAST_MARKS)"
 
 bench: install
 	$(BIN)/python bench/engine.py

@@ -19,6 +19,14 @@ a large regret on moves the search rated alike points to a wrong model of some p
 that in round 2 the searching levels passed rows that the heuristic bot then bought
 for a few mice (docs/bots.md, *Bid habits by kind*).
 
+``--analysis`` checks the post-game analysis instead of the bot's pick (issue 32): the same positions are
+analysed as ``catsack analyse`` does (:func:`catsack.bots.analysis.analyse_view`, the table met), and for
+every move it valued it prints the value with its noise beside the real gain. It counts the *false
+alarms*: moves the analysis classes an inaccuracy or worse (a gap beyond the noise and at least 3 points)
+whose real gain is within ``--tolerance`` points of the best real gain.
+
+    .venv/bin/python bench/model_check.py mixed.json --spec expert --round 1 --positions 8 --analysis
+
 Only the round is played out, so a move's effect on later rounds (a start player's turn, R17) is not
 counted; the bot itself looks further (its leaf value). Figures are per decision, mean over positions.
 The best of several noisy means is biased upwards, so a regret is above 0 even for a perfect model:
@@ -93,6 +101,46 @@ def real_gain(position: Game, move: Move, specs: list[str], seed: int) -> float:
     return delta[seat] - sum(delta) / len(delta)
 
 
+def check_analysis(args: argparse.Namespace, config: TournamentConfig, games: list[dict[str, object]]) -> int:
+    """Every move the analysis valued, its value and noise beside its real gain; the false alarms."""
+    from catsack.bots.analysis import analyse_view, judge
+
+    checked = classed = false_alarms = 0
+    seen: set[tuple[str, ...]] = set()
+    for saved in games:
+        if checked >= args.positions:
+            break
+        found = position(config, saved, args.spec, args.round, args.phase)
+        if found is None or tuple(found[1]) in seen:
+            continue
+        game, before, specs = found
+        seen.add(tuple(before))
+        seat = game.to_move
+        assert seat is not None
+        a = analyse_view(game.view(seat), level=args.level, seed=args.seed, players=specs)
+        gains = {
+            m: sum(real_gain(game, parse_move(m), specs, r) for r in range(args.reps)) / args.reps for m in a.values
+        }
+        top = max(gains.values())
+        checked += 1
+        print(f"game {saved['deal']}/{''.join(map(str, saved['entries']))}, seat {seat}, ply {len(before)}:")
+        for m, v in sorted(a.values.items(), key=lambda kv: -kv[1]):
+            verdict = judge(a.values, a.noise, a.best.text, m)
+            alarm = verdict.cls is not None and gains[m] >= top - args.tolerance
+            classed += verdict.cls is not None
+            false_alarms += alarm
+            print(
+                f"  {m:9s} value {v:+6.2f} ±{a.noise[m]:.2f}  real {gains[m]:+6.2f}"
+                f"  {verdict.cls or ('best' if m == a.best.text else 'equal' if verdict.equal else '')}"
+                + ("  <- false alarm" if alarm else "")
+            )
+    print(
+        f"{args.spec}, round {args.round} ({args.phase}), {checked} positions, {args.reps} plays per move: "
+        f"{classed} moves classed, {false_alarms} of them within {args.tolerance} points of the best real gain"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file", type=Path, help="games saved with bench/expert_strength.py --save")
@@ -102,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--positions", type=int, default=12, help="decisions to check (one per saved game)")
     ap.add_argument("--reps", type=int, default=4, help="plays of the rest of the round per move")
     ap.add_argument("--seed", type=int, default=1, help="the searching bot's seed")
+    ap.add_argument("--analysis", action="store_true", help="check the analysis's values and classes instead")
+    ap.add_argument("--tolerance", type=float, default=1.0, help="--analysis: points of real gain counted equal")
+    ap.add_argument("--level", default="expert", help="--analysis: the analysis level (catsack analyse --level)")
     args = ap.parse_args(argv)
     try:
         config, games = load_saved([args.file])
@@ -111,6 +162,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"{args.spec!r} is not at the saved table ({', '.join(config.bots)})")
     if not 1 <= args.round <= 9 or args.positions < 1 or args.reps < 1:
         ap.error("--round must be 1-9, --positions and --reps at least 1")
+    if args.analysis:
+        return check_analysis(args, config, games)
     regrets: list[float] = []
     expected: list[float] = []
     picked_gains: list[float] = []

@@ -31,9 +31,15 @@ def values(value: Any) -> list[str]:
     return list(value.values()) if isinstance(value, dict) else [value]
 
 
+#: The analysis's sentences (``catsack.bots.explain``) come from their own catalogues, rendered by the server.
+EXPLAIN_DE: dict[str, str] = json.loads((STATIC.parents[1] / "bots" / "explain.de.json").read_text("utf-8"))
+
+
 def german_words() -> set[str]:
-    """Every word of the German catalogue, lower case, placeholders left out."""
-    texts = [re.sub(r"\{\w+\}", " ", s) for v in CATALOGUES["de"].values() for s in values(v)]
+    """Every word of the German catalogues (pages and the analysis's sentences), lower case, placeholders
+    left out."""
+    strings = [s for v in CATALOGUES["de"].values() for s in values(v)] + list(EXPLAIN_DE.values())
+    texts = [re.sub(r"\{\w+\}", " ", s) for s in strings]
     return {w.lower() for text in texts for w in WORD.findall(text)}
 
 

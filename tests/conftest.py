@@ -44,6 +44,13 @@ def redis_url() -> str:
     return need_redis()
 
 
+@pytest.fixture
+def db_schema_url() -> Iterator[str]:
+    """A PostgreSQL URL on a fresh schema of its own (dropped afterwards); skips or fails like ``postgres_url``."""
+    with postgres_schema() as (url, _schema):
+        yield url
+
+
 @pytest.fixture(params=["sqlite", "postgres"])
 def db_url(request: pytest.FixtureRequest, tmp_path: object) -> Iterator[str]:
     """A database URL for an app under test: each test that asks runs on SQLite and on PostgreSQL (a
@@ -82,3 +89,19 @@ def app_server(db_url: str) -> Iterator[Callable[..., Any]]:
     yield start
     for c in reversed(clients):
         c.__exit__(None, None, None)
+
+
+# ---------------------------------------------------------------------- markers (``make test-fast`` leaves them out)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests that drive Chromium (``browser``) by their files, and the ones that run on
+    PostgreSQL or Redis through a fixture (``services``); ``slow`` tests carry their own mark."""
+    for item in items:
+        if item.path.name.startswith("test_browser"):
+            item.add_marker(pytest.mark.browser)
+        callspec = getattr(item, "callspec", None)
+        params = callspec.params if callspec is not None else {}
+        on_postgres = "postgres" in (params.get("db_url"), params.get("backend"))
+        if on_postgres or {"postgres_url", "redis_url", "db_schema_url"} & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.services)

@@ -22,6 +22,7 @@ from catsack.server.ratings import MU, SIGMA, Rating, Ratings, display, ranks_of
 from web_clients import ORIGIN, browser, register
 
 
+@pytest.mark.slow
 def test_register_login_logout_and_cookie_flags(app_server: Callable[..., TestClient]) -> None:
     c = app_server()
     r = register(c)
@@ -69,6 +70,7 @@ def test_names_are_validated(app_server: Callable[..., TestClient]) -> None:
     assert r.status_code == 409 and r.json()["code"] == "name_taken"
 
 
+@pytest.mark.slow
 def test_no_user_enumeration(app_server: Callable[..., TestClient]) -> None:
     c = app_server()
     register(c, "Ben")
@@ -91,6 +93,7 @@ def test_no_user_enumeration(app_server: Callable[..., TestClient]) -> None:
     assert 0.5 < a / b < 2.0, (a, b)
 
 
+@pytest.mark.slow
 def test_login_is_rate_limited_per_account(app_server: Callable[..., TestClient]) -> None:
     c = app_server()
     register(c, "Cleo")
@@ -103,6 +106,7 @@ def test_login_is_rate_limited_per_account(app_server: Callable[..., TestClient]
     assert r.status_code == 429 and int(r.headers["retry-after"]) >= 1  # even the right password waits
 
 
+@pytest.mark.slow
 def test_csrf_refused_without_this_sites_origin(app_server: Callable[..., TestClient]) -> None:
     c = app_server()
     register(c, "Dora")
@@ -117,6 +121,7 @@ def test_csrf_refused_without_this_sites_origin(app_server: Callable[..., TestCl
     )
 
 
+@pytest.mark.slow
 def test_password_change_ends_other_sessions(app_server: Callable[..., TestClient]) -> None:
     a = app_server()
     register(a, "Emil")
@@ -158,6 +163,7 @@ def _play_to_end(c: TestClient, table: str, seat: int, token: str) -> None:
     raise AssertionError("the game did not end")
 
 
+@pytest.mark.slow
 def test_join_as_account_export_and_delete(app_server: Callable[..., TestClient]) -> None:
     c = app_server()
     register(c, "Fay")

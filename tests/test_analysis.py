@@ -160,7 +160,7 @@ def test_cli_analyse(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in res.stdout.splitlines()]
     assert lines and all({"ply", "played", "best", "values", "beliefs"} <= set(x) for x in lines)
     res = runner.invoke(app, ["analyse", str(path), "--seat", "1", "--level", "iters=5"])
-    assert res.exit_code == 0 and "preferred" in res.stdout
+    assert res.exit_code == 0 and "best" in res.stdout and "± s.e." in res.stdout
 
     res = runner.invoke(app, ["analyse", str(path), "--seat", "7"])
     assert res.exit_code == 2 and "no seat 7" in res.output

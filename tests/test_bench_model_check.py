@@ -63,3 +63,16 @@ def test_a_search_bot_is_checked_against_its_own_candidates(tmp_path: Path, caps
     with pytest.raises(SystemExit) as e:
         check.main([str(other), "--spec", "heuristic"])
     assert e.value.code == 2 and "is not a file of games" in capsys.readouterr().err
+
+
+def test_the_analysis_is_checked_move_by_move(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--analysis``: every move the analysis valued, its value and noise beside its real gain, and the count
+    of classed moves that really lost nothing."""
+    check = load_bench("model_check")
+    saved = _save(tmp_path, "expert:iters=30,heuristic,random", 6, 2)
+    args = ["--spec", "expert:iters=30", "--round", "1", "--positions", "1", "--reps", "1", "--level", "iters=20"]
+    assert check.main([str(saved), *args, "--analysis"]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if line.startswith("  ") and " value " in line and " real " in line]
+    assert rows and any(line.rstrip().endswith("best") for line in rows)
+    assert "1 positions, 1 plays per move:" in out and "moves classed" in out

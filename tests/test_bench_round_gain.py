@@ -15,6 +15,7 @@ from catsack.tournament import TournamentConfig
 
 
 @pytest.mark.parametrize("bots", ["heuristic,random,random", "random,heuristic,random,heuristic"])
+@pytest.mark.slow
 def test_round_gains_add_up_to_each_seats_result(bots: str, tmp_path: Path) -> None:
     """Per seat the rounds' relative gains add up to its final score minus the table's mean (everyone
     starts level, R5), every round's gains sum to zero, and the printout names every spec."""

@@ -101,6 +101,7 @@ def test_random_and_heuristic_finish_games_with_legal_moves(seats: int) -> None:
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
+@pytest.mark.slow
 def test_ismcts_finishes_games_with_legal_moves(seats: int) -> None:
     for seed in range(2):
         g = _play(["ismcts:iters=8", "heuristic", "random", "ismcts:easy", "random"][:seats], seats, seed)
@@ -178,6 +179,7 @@ def _enumerated(dists: list[list[tuple[int, float]]], extra: int | None = None) 
     return total
 
 
+@pytest.mark.slow
 def test_exact_row_value_equals_enumeration() -> None:
     # The heuristic computes E[kept value] (R16) in closed form; it must equal the plain average.
     rng = random.Random(6)

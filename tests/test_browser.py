@@ -42,7 +42,7 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-TURN_TIMEOUT_MS = 15_000
+TURN_TIMEOUT_MS = 30_000  # bounds a failure only: a loaded machine can take many seconds per page step
 
 
 def _unavailable() -> str | None:
@@ -527,7 +527,7 @@ def test_replaced_after_grace_period(
     assert _table(ann, table)["players"][1]["kind"] == "human"
 
     bea.page.close()  # the token stays in the context's localStorage
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 30  # bounds a failure only
     while _table(ann, table)["players"][1]["kind"] != "bot":
         assert time.monotonic() < deadline, "Bea was not replaced by a bot after the 1-s grace period"
         time.sleep(0.1)

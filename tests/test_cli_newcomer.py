@@ -146,6 +146,7 @@ def _result(specs: list[str], games: int) -> Any:
     return run_tournament(TournamentConfig(specs, games=games, seed=5), resamples=50)
 
 
+@pytest.mark.slow
 def test_plot_labels_keep_the_pool_count_and_clear_the_frame(tmp_path: Path) -> None:
     """Papercut 12: pooled specs lost their "(x3)" and the reference label sat on the axes' top edge."""
     pytest.importorskip("matplotlib")

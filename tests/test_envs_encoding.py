@@ -256,6 +256,7 @@ def _doc_examples() -> list[str]:
 
 
 @pytest.mark.parametrize("index", range(len(_doc_examples())))
+@pytest.mark.slow
 def test_docs_examples_run(index: int, capsys: pytest.CaptureFixture[str]) -> None:
     code = _doc_examples()[index]
     for module in ("gymnasium", "pettingzoo", "pyspiel"):

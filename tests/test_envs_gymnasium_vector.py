@@ -24,6 +24,7 @@ def _random_masked(rng: np.random.Generator, mask: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("seats", "learner", "reward"), [(3, 2, "rank"), (4, 0, "margin"), (5, None, "win")])
+@pytest.mark.slow
 def test_matches_the_core_game_by_game(seats: int, learner: int | None, reward: str) -> None:
     envs = FelixVectorEnv(12, seats=seats, learner_seat=learner, reward=reward)
     obs, infos = envs.reset(seed=seats)

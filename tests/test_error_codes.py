@@ -84,6 +84,7 @@ def test_every_refusal_names_its_code() -> None:
 pytest.importorskip("fastapi")
 
 
+@pytest.mark.slow
 def test_answers_carry_code_and_params(app_server: Callable[..., object]) -> None:
     """Codes and the params the catalogue's texts fill in, with unchanged statuses and messages."""
     from fastapi.testclient import TestClient
@@ -103,7 +104,15 @@ def test_answers_carry_code_and_params(app_server: Callable[..., object]) -> Non
         "params": {"bytes": 2048},
     }
     r = c.post("/api/tables", json={"player": "Ann", "seats": 9})
-    assert r.status_code == 422 and r.json()["code"] == "invalid" and r.json()["params"] == {"fields": "seats"}
+    assert (
+        r.status_code == 422
+        and r.json()["code"] == "invalid"
+        and r.json()["params"]
+        == {
+            "fields": "seats",
+            "problems": [{"field": "seats", "reason": "too_big", "params": {"max": 5}}],  # worded by the page
+        }
+    )
     r = c.get("/api/users/Nobody")
     assert r.status_code == 404 and r.json()["code"] == "unknown_player" and r.json()["params"] == {"name": "Nobody"}
 

@@ -96,6 +96,7 @@ def test_mistakes_are_drawn_by_their_cost_among_moves_the_search_tried() -> None
     assert small[PASS_MOVE] > large[PASS_MOVE] and small[bid(5)] < large[bid(5)]
 
 
+@pytest.mark.slow
 def test_levels_play_whole_games_deterministically() -> None:
     for spec in ("expert:easy", "expert:normal"):
         a = play_game(Game.new(3, seed=4), [make_bot(spec, seed=s) for s in range(3)])
@@ -590,6 +591,7 @@ def test_a_seat_known_to_hold_the_random_bot_bids_by_its_rule_when_drawn_any() -
     assert PASS_MOVE not in honest, honest
 
 
+@pytest.mark.slow
 def test_modelled_players_move_legally_in_any_drawn_world() -> None:
     """The honest model's move (``honest_move``) is legal in every position of whole games, whatever styles
     a world draws and however far the noise moves the players' estimates (a trial model in which a

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pytest import MonkeyPatch
@@ -58,6 +59,7 @@ def check(game: Game) -> None:
 
 @settings(max_examples=40, deadline=None)
 @given(SEATS, SEEDS)
+@pytest.mark.slow
 def test_finished_rounds_cache_equals_a_rebuild_under_undo_redo_redeal(seats: int, seed: int) -> None:
     rng = random.Random(seed)
     g = Game.new(seats, rng=rng)

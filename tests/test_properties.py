@@ -11,6 +11,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -50,6 +51,7 @@ def candidate_moves(game: Game) -> list[Move]:
 
 @settings(max_examples=1000)
 @given(SEATS, SEEDS, BIAS)
+@pytest.mark.slow
 def test_invariants_along_random_games(seats: int, seed: int, pass_bias: float) -> None:
     rng = random.Random(seed)
     g = Game.new(seats, rng=rng)
@@ -101,6 +103,7 @@ def test_is_legal_agrees_with_legal_moves(seats: int, seed: int, pass_bias: floa
 
 @settings(max_examples=400)
 @given(SEATS, SEEDS, BIAS, st.lists(st.integers(min_value=0, max_value=150), min_size=1, max_size=8))
+@pytest.mark.slow
 def test_undo_restores_the_exact_state(seats: int, seed: int, pass_bias: float, points: list[int]) -> None:
     rng = random.Random(seed)
     g = Game.new(seats, rng=rng, events=bool(seed & 1))

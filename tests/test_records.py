@@ -344,6 +344,7 @@ def test_fuzz_loader_json_values(value: object) -> None:
 
 @settings(max_examples=400)
 @given(RECORD_LIKE)
+@pytest.mark.slow
 def test_fuzz_loader_record_like_objects(obj: dict[str, Any]) -> None:
     check_loader(json.dumps(obj))
 

@@ -51,7 +51,8 @@ def offences(paths: list[str]) -> list[str]:
 
 
 def test_the_pattern_finds_session_numbers() -> None:
-    for text in ("session 16", "Session 8's model", "sessions 7-10", "session10-closing-note", "session\n12"):
+    word = "session"  # the examples are assembled so that this file does not match itself
+    for text in (f"{word} 16", f"{word.title()} 8's model", f"{word}s 7-10", f"{word}10-closing-note", f"{word}\n12"):
         assert WORDS.search(text), text
     for text in ("a session of play", "sessionStorage 2", "the session's cookie", "Sessions: 3"):
         assert not WORDS.search(text), text

@@ -55,14 +55,17 @@ async def cycle(server: ServerProc, client: Any, i: int) -> None:
         await w.connect()
         await w.wait(lambda: w.latest is not None and w.latest["table_status"] == "over", 30)
         await w.close()
-    else:  # left: one person joins, connects and goes away
-        r = await client.post("/api/tables", json={"seats": 4})
+    else:  # left: one person creates a table, sits at it (one request), connects and goes away
+        r = await client.post("/api/tables", json={"seats": 4, "player": f"p{i}"})
         assert r.status_code == 201, r.text
-        table = r.json()["table"]
-        r = await client.post(f"/api/tables/{table}/join", json={"name": f"p{i}"})
-        assert r.status_code == 200, r.text
-        w = WsClient(server.ws_url, table, r.json()["token"], label=f"p{i}")
-        await w.connect()
+        w = WsClient(server.ws_url, r.json()["table"], r.json()["token"], label=f"p{i}")
+        try:
+            await w.connect()
+        except AssertionError:
+            # On a busy machine the connection may come after EVICT_OPEN_SECONDS: the sweep has abandoned
+            # the waiting table by then, as it should, and the table is gone all the same.
+            if not any(f.get("code") == "unknown_table" for f in w.frames):
+                raise
         await w.close()
 
 
@@ -77,17 +80,39 @@ async def cycles(server: ServerProc, n: int, start: int) -> None:
         await asyncio.gather(*(one(start + i) for i in range(n)))
 
 
-def settled_rss(server: ServerProc, timeout: float = 20.0) -> float:
-    """The RSS once every table is evicted and the allocator was trimmed (two sweeps later)."""
-    assert server.proc is not None
-    end = time.monotonic() + timeout
+TRIM_SECONDS = 2.5  # the sweep trims the heap at most every 2 s after an eviction
+WAIT = 60.0  # seconds: bounds a wait for a condition, so only a failure ever takes this long
+
+
+def evicted(server: ServerProc) -> None:
+    """Wait until every table is evicted."""
+    end = time.monotonic() + WAIT
     while server.get_json("/health")["tables"] > 0:
         assert time.monotonic() < end, f"tables still in memory: {server.get_json('/health')}"
         time.sleep(0.1)
-    time.sleep(2.5)  # the sweep trims at most every 2 s after an eviction
-    return rss_mib(server.proc.pid)
 
 
+def settled_rss(server: ServerProc, at_most: float | None = None) -> float:
+    """The RSS once every table is evicted and the allocator was trimmed.
+
+    A trim comes with a sweep at least ``TRIM_SECONDS`` after the last eviction, later on a busy
+    machine: with ``at_most``, the RSS is read again until it is that low, for up to ``WAIT`` seconds
+    (a leak never gets there). Without, the lowest RSS seen in ``TRIM_SECONDS`` after the eviction:
+    an untrimmed baseline only makes the test more lenient, never flaky.
+    """
+    assert server.proc is not None
+    evicted(server)
+    low = rss_mib(server.proc.pid)
+    start = time.monotonic()
+    while True:
+        waited = time.monotonic() - start
+        if waited >= WAIT or (waited >= TRIM_SECONDS and (at_most is None or low <= at_most)):
+            return low
+        time.sleep(0.1)
+        low = min(low, rss_mib(server.proc.pid))
+
+
+@pytest.mark.slow
 def test_c19_rss_back_near_baseline_over_real_sockets(tmp_path: Path) -> None:
     """Checklist 19, issue 16 defect 8: hundreds of finished and left tables over real WebSockets; the
     server's RSS after eviction stays within a few MiB of its post-warm-up baseline."""
@@ -112,7 +137,7 @@ def test_c19_rss_back_near_baseline_over_real_sockets(tmp_path: Path) -> None:
         asyncio.run(cycles(server, WARMUP, 0))
         figures["baseline_mib"] = base = round(settled_rss(server), 1)
         asyncio.run(cycles(server, CYCLES, WARMUP))
-        figures["end_mib"] = end = round(settled_rss(server), 1)
+        figures["end_mib"] = end = round(settled_rss(server, at_most=base + MAX_GROWTH_MIB), 1)
         figures["cycles"] = WARMUP + CYCLES
         figures["seconds"] = round(time.monotonic() - t0, 1)
         figures["kib_per_cycle"] = round((end - base) * 1024 / CYCLES, 2)

@@ -361,6 +361,7 @@ def test_cli_plot_and_records(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- Ray
 
 
+@pytest.mark.slow
 def test_ray_backend_gives_the_local_results() -> None:
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'catsack[ray]')")
     cfg = TournamentConfig(("random",) * 3, games=6, seed=4)
@@ -419,6 +420,7 @@ def test_bench_auto_seating_plays_both_orders_only_where_they_differ(bots: str, 
     assert load_bench("expert_strength").auto_seating(parse_bots(bots)) == seating
 
 
+@pytest.mark.slow
 def test_bench_parts_with_both_seatings_combine_to_the_whole_run(tmp_path: Path) -> None:
     """``--seating both`` (the auto choice for three distinct bots) with ``--part``, saved and combined, prints
     the whole run's numbers; parts of another seating are refused."""

@@ -94,7 +94,7 @@ def test_bot_list_parsing() -> None:
 def test_controller_options_are_checked(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="3, 4 or 5"):
         PlayController.new(seats=6)
-    with pytest.raises(InputError, match="--seat must be from 0 to 3"):
+    with pytest.raises(InputError, match="--seat must be from 1 to 4 for 4 seats, not 5"):
         PlayController.new(seats=4, seat=4)
     with pytest.raises(ValueError, match="unknown bot kind 'nope'"):
         PlayController.new(seats=3, bots="nope", data_dir=tmp_path)
@@ -149,6 +149,7 @@ def test_games_dir_and_save_never_overwrite(tmp_path: Path, monkeypatch: pytest.
 # ---------------------------------------------------------------------- the app
 
 
+@pytest.mark.slow
 def test_whole_game_by_key_presses(tmp_path: Path) -> None:
     """A seeded game from deal to end screen, every human move made with keys (R10–R22)."""
     ctl = fallback_controller(tmp_path, seats=4, human=1, seed=21)
@@ -357,8 +358,8 @@ def test_play_command_rejects_bad_options() -> None:
     from catsack.cli import app
 
     runner = CliRunner()
-    res = runner.invoke(app, ["play", "--seats", "3", "--seat", "3"])
-    assert res.exit_code == 2 and "--seat must be from 0 to 2" in res.output
+    res = runner.invoke(app, ["play", "--seats", "3", "--seat", "4"])
+    assert res.exit_code == 2 and "--seat must be from 1 to 3" in res.output
     res = runner.invoke(app, ["play", "--bots", "nope"])
     assert res.exit_code == 2 and "unknown bot kind 'nope'" in res.output
     res = runner.invoke(app, ["play", "--help"])
@@ -401,13 +402,13 @@ def test_you_gets_verbs_that_agree(tmp_path: Path) -> None:
 
 def test_second_person_sentences() -> None:
     from catsack.events import GameOver, Passed, Revealed, RoundStarted
-    from catsack.tui.controller import second_person
+    from catsack.narrative import second_person
 
     assert second_person("plain") == "plain"
     ctl = fallback_controller(None, seats=4, human=1, seed=1)
     ctl.names[1] = "you"
     assert ctl.describe(RoundStarted(2, 1)) == "Round 2: you start."
-    assert ctl.describe(Revealed(0, 1, Game.new(4, seed=1).hand(1)[0])).startswith("The first card (your) is")
+    assert ctl.describe(Revealed(0, 1, Game.new(4, seed=1).hand(1)[0])).startswith("The first card (yours) is")
     assert ctl.describe(Passed(1, 2, 2)) == "You pass and take 2 mice from the 2-mouse card."
     assert ctl.describe(GameOver((1, 2, 3, 4), (1,))) == "Game over. You win."
     assert ctl.describe(GameOver((1, 2, 3, 4), (0, 1))) == "Game over. Ann and you share the victory."
@@ -444,8 +445,8 @@ def test_end_screen_lists_won_piles_sorted(tmp_path: Path) -> None:
 
         for s in range(3):
             pile = ctl.game.won(s)
-            row = next(r for r in rows if f" {ctl.names[s]} " in r)
-            tokens = row.split()[5:]
+            row = next(r for r in rows if f" {ctl.label(s)} " in r)
+            tokens = row.split(f" {ctl.label(s)} ")[1].split()[3:]
             order = [Card.parse(t.split("x")[0]) for t in tokens if t != "-"]
             assert order == sorted(set(pile)), (row, pile)
         assert any(pile != tuple(sorted(pile)) for pile in (ctl.game.won(s) for s in range(3)))
@@ -462,8 +463,10 @@ def _saved_partial(tmp_path: Path, human: int = 1) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_resume_a_saved_game(tmp_path: Path) -> None:
-    """Papercut 6: a game left with q goes on from its file: same seat, names, opponents; saved anew."""
+    """Papercut 6 (issue 13): a game left with q goes on from its file: same seat, names, opponents; and
+    papercut 5 (issue 34): it is saved in that same file, so one game leaves one record."""
     path = _saved_partial(tmp_path)
     first = loads_record(path.read_text(encoding="utf-8"))
     ctl = PlayController.resume(path, data_dir=tmp_path / "again")
@@ -486,10 +489,11 @@ def test_resume_a_saved_game(tmp_path: Path) -> None:
         await pilot.press("q")
 
     run_app(app, body)
-    assert ctl.saved_path is not None and ctl.saved_path.parent == tmp_path / "again"
-    done = loads_record(ctl.saved_path.read_text(encoding="utf-8"))
+    assert ctl.saved_path == path and not (tmp_path / "again").exists()
+    assert sorted(tmp_path.glob("*.json")) == [path]  # no second file, no temporary left behind
+    done = loads_record(path.read_text(encoding="utf-8"))
     assert done.to_game().is_over and list(done.moves[: len(first.moves)]) == list(first.moves)
-    assert done.extra["resumed_from"] == str(path)
+    assert "resumed_from" not in done.extra and done.extra["source"] == "catsack play"
 
 
 def test_resume_errors_name_the_file(tmp_path: Path) -> None:

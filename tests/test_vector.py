@@ -55,6 +55,7 @@ def _check(vg: VectorGame, games: list[Game]) -> None:
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
 @pytest.mark.parametrize("pass_rate", [0.0, 0.6])
+@pytest.mark.slow
 def test_every_ply_matches_the_core(seats: int, pass_rate: float) -> None:
     vg = VectorGame(24, seats, seed=seats * 10 + int(pass_rate * 10))
     games = [Game(vg.setup(i)) for i in range(vg.num_games)]
@@ -218,6 +219,7 @@ class _Draws:
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
+@pytest.mark.slow
 def test_random_bot_actions_are_the_random_bots_moves(seats: int) -> None:
     """With the same draws, ``random_bot_actions`` picks exactly what ``RandomBot.choose`` picks from its view."""
     from catsack.bots.random_bot import RandomBot

@@ -61,6 +61,7 @@ def _policy(vg: VectorGame, rng: np.random.Generator, pass_rate: float) -> np.nd
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
 @pytest.mark.parametrize("pass_rate", [0.0, 0.6])
+@pytest.mark.slow
 def test_every_ply_matches_the_numpy_engine(seats: int, pass_rate: float) -> None:
     """Same deals (same seed), same actions: the same state, masks, observations and rewards at every ply."""
     vg = VectorGame(32, seats, seed=seats)
@@ -88,6 +89,7 @@ def test_every_ply_matches_the_numpy_engine(seats: int, pass_rate: float) -> Non
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
+@pytest.mark.slow
 def test_partial_steps_and_resets_match(seats: int) -> None:
     """``where`` masks, re-deals mid-game (same generator: same deals) and auto-resets stay in step."""
     vg = VectorGame(16, seats, seed=100 + seats)

@@ -51,6 +51,7 @@ def hidden_state(g: Game) -> tuple[object, ...]:
 @pytest.mark.parametrize("seats", [3, 4, 5])
 @settings(max_examples=120)
 @given(seed=SEEDS, cut=st.integers(min_value=0, max_value=160))
+@pytest.mark.slow
 def test_r23_view_unchanged_when_hidden_cards_are_redealt(seats: int, seed: int, cut: int) -> None:
     g, rng = play_to(seats, seed, cut)
     for seat in viewers(seats):
@@ -73,6 +74,7 @@ def test_r23_view_unchanged_when_hidden_cards_are_redealt(seats: int, seed: int,
 @pytest.mark.parametrize("seats", [3, 4, 5])
 @settings(max_examples=120)
 @given(seed=SEEDS, cut=st.integers(min_value=0, max_value=160), show_money=st.booleans())
+@pytest.mark.slow
 def test_sample_game_shows_the_viewer_the_same_view(seats: int, seed: int, cut: int, show_money: bool) -> None:
     g, rng = play_to(seats, seed, cut)
     for seat in viewers(seats):

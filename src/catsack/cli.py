@@ -137,6 +137,7 @@ _COMMAND_MODULES = (
     "catsack.commands.serve",
     "catsack.commands.bot",
     "catsack.commands.db",
+    "catsack.commands.admin",
 )
 
 

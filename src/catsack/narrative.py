@@ -6,6 +6,7 @@ engine reports (R10–R22) and re-derives nothing.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from catsack.events import (
@@ -25,15 +26,46 @@ from catsack.events import (
 )
 from catsack.game import Game
 
-__all__ = ["describe_event", "final_table", "narrate", "seat_names"]
+__all__ = ["describe_event", "final_table", "narrate", "narrate_event", "seat_names", "second_person"]
 
 _ORDINAL = ("first", "second", "third", "fourth", "fifth")
 
 
 def seat_names(seats: int, players: Sequence[str] | None = None) -> list[str]:
+    """The players' names, or "Seat 1" to "Seat n" where a record names nobody: numbers people read count
+    from 1 (R4), while records and the API index seats from 0."""
     if players and len(players) == seats:
         return list(players)
-    return [f"Seat {i}" for i in range(seats)]
+    return [f"Seat {i + 1}" for i in range(seats)]
+
+
+# Stands for a player called "You" while a sentence is built, so that the verb can agree with it
+# afterwards ("You place", not "You places").
+_YOU = "\ue000"
+_VERBS = {"places": "place", "bids": "bid", "passes": "pass", "buys": "buy", "starts": "start", "wins": "win"}
+_VERB_RE = re.compile(_YOU + " (" + "|".join(_VERBS) + r")\b")
+
+
+def second_person(text: str) -> str:
+    """Turn a sentence about the placeholder for "You" (third person) into one addressed to the reader."""
+    if _YOU not in text:
+        return text
+    text = text.replace("(" + _YOU + "'s)", "(yours)").replace(_YOU + "'s", "your")
+    text = _VERB_RE.sub(lambda m: _YOU + " " + _VERBS[m.group(1)], text)
+    if text.startswith(_YOU):  # "You pass and take 2 mice", "You buy the row ... and take +8"
+        text = text.replace(" and takes ", " and take ")
+    # Capital at the start of a sentence, lower case inside one ("Nobody bid: you may buy").
+    text = re.sub(r"(^|[.!?] )" + _YOU, lambda m: m.group(1) + "You", text)
+    return text.replace(_YOU, "you")
+
+
+def narrate_event(ev: Event, names: Sequence[str]) -> str:
+    """:func:`describe_event`, addressing a player named "You" in the second person ("You place")."""
+    you = [i for i, name in enumerate(names) if name.strip().lower() == "you"]
+    if not you:
+        return describe_event(ev, names)
+    names = [_YOU if i in you else name for i, name in enumerate(names)]
+    return second_person(describe_event(ev, names))
 
 
 def _mice(n: int) -> str:
@@ -88,14 +120,14 @@ def narrate(game: Game, players: Sequence[str] | None = None) -> list[str]:
     names = seat_names(game.seats, players)
     lines = [
         f"{game.seats} players: " + ", ".join(names) + ".",
-        f"Round 1: {names[game.setup.start]} starts.",
+        narrate_event(RoundStarted(1, game.setup.start), names),
     ]
     log = game.event_log()
     for events in log:
         for ev in events:
             if isinstance(ev, RoundStarted):
                 lines.append("")
-            lines.append(("" if isinstance(ev, RoundStarted) else "  ") + describe_event(ev, names))
+            lines.append(("" if isinstance(ev, RoundStarted) else "  ") + narrate_event(ev, names))
     if game.is_over:
         lines.append("")
         lines.extend(final_table(game, names))

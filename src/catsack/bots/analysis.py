@@ -12,13 +12,24 @@ opponents decide from their own views), its smaller budgets ``expert:easy``,
 ``expert:normal``, ``expert:strong`` (the table levels) or ``expert:iters=N``; the ISMCTS
 levels ``easy``, ``normal``, ``strong`` or ``iters=N``. A fixed seed gives the
 same analysis every time (budgets are iteration counts, never wall time).
+
+*Values and their noise.* A move's value is the mean, over the search's iterations that began with it,
+of the seat's score margin over the table average at the end of the round (the leaf, or the game's
+end), in points; its ``noise`` is that mean's standard error. The preferred move (``best``) is always
+the best-valued one. Two values closer than :func:`gap_noise` (:data:`NOISE_Z` standard errors of
+their difference) are *equally good*: the search cannot tell them apart, and playing either is never
+classed a mistake (:func:`judge`). Repeated analyses of the same positions with other seeds spread
+about as the standard error says (``bench/advice_check.py --noise``). The noise is the search's own:
+how far its model of the other players is from the real table is another matter, measured by
+``bench/model_check.py --analysis``.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from catsack.belief import card_beliefs
@@ -34,14 +45,38 @@ from catsack.view import HIDDEN_PLACE, View
 
 __all__ = [
     "DEFAULT_LEVEL",
+    "NOISE_Z",
+    "THRESHOLDS",
     "Analysis",
     "AnalysisError",
     "Decision",
+    "Verdict",
     "analyse_record",
     "analyse_view",
+    "classify",
+    "equally_good",
     "game_for_seat",
+    "gap_noise",
+    "hint_payload",
+    "judge",
     "record_players",
 ]
+
+#: Lost value (points) from which a decision is a blunder, a mistake, an inaccuracy; checked in
+#: this order, and only when the loss is larger than the noise (:func:`judge`). Calibrated on 12
+#: heuristic-bot 4-seat games at the default level (expert) so that a seat's game of ~32 decisions
+#: has a handful of each (``bench/analysis_load.py --calibrate 12``; docs/protocol.md).
+THRESHOLDS: tuple[tuple[str, float], ...] = (("blunder", 12.0), ("mistake", 6.0), ("inaccuracy", 3.0))
+
+#: Standard errors of a difference of two values within which the moves count as equally good
+#: (two: about 95% of the time two equal moves fall within it).
+NOISE_Z = 2.0
+FEW_VISITS = 10
+#: The expert levels' analysis gives every move at least 1/FLOOR_SHARE of the iterations: a move the
+#: search likes less is then valued with its own later decisions searched too, not left with a handful
+#: of iterations whose continuations were hardly explored (round 1's low bids read 1 to 2.5 points lower
+#: that way; ``bench/model_check.py --analysis`` compares the values with the real table).
+FLOOR_SHARE = 20
 
 
 class AnalysisError(CatsackError):
@@ -52,8 +87,10 @@ class AnalysisError(CatsackError):
 class Analysis:
     """The search's verdict at one decision.
 
-    ``values`` maps move text to the seat's estimated final score margin over
-    the table average (points); ``visits`` how often the search tried it.
+    ``values`` maps move text to the seat's estimated score margin over the table average at the end
+    of the round (points); ``noise`` the standard error of each value (points); ``visits`` how often
+    the search tried it. ``best`` is the best-valued move. ``facts`` are public figures of the position
+    the sentences are built from (:mod:`catsack.bots.explain`).
     """
 
     best: Move
@@ -61,15 +98,81 @@ class Analysis:
     beliefs: list[dict[str, float] | None]
     visits: dict[str, int]
     iterations: int
+    noise: dict[str, float] = field(default_factory=dict)
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Analysis:
+        """The analysis back from :meth:`to_dict` (or a stored decision); raises ``ValueError`` when malformed."""
+        try:
+            values = {str(k): float(v) for k, v in d["values"].items()}
+            noise = {str(k): float(v) for k, v in d.get("noise", {}).items()}
+            visits = {str(k): int(v) for k, v in d.get("visits", {}).items()}
+            best = Move.parse(str(d["best"]))
+            beliefs = [None if b is None else {str(t): float(p) for t, p in b.items()} for b in d.get("beliefs", [])]
+            facts = dict(d.get("facts", {}))
+            iterations = int(d.get("iterations", 0))
+        except (KeyError, TypeError, AttributeError, CatsackError) as exc:
+            raise ValueError(f"not an analysis: {exc}") from None
+        if best.text not in values:
+            raise ValueError(f"not an analysis: its best move {best.text!r} has no value")
+        return cls(best, values, beliefs, visits, iterations, noise, facts)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "best": self.best.text,
             "values": dict(self.values),
+            "noise": dict(self.noise),
+            "equal": equally_good(self),
             "visits": dict(self.visits),
             "beliefs": [None if b is None else dict(b) for b in self.beliefs],
             "iterations": self.iterations,
+            "facts": dict(self.facts),
         }
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a played move cost against the best-valued one: ``lost`` points (never negative), the
+    ``noise`` of that gap (:func:`gap_noise`), and its class (``None`` within the noise)."""
+
+    lost: float
+    noise: float
+    cls: str | None
+
+    @property
+    def equal(self) -> bool:
+        return self.lost <= self.noise
+
+
+def classify(lost: float) -> str | None:
+    """The class of a loss beyond the noise (:data:`THRESHOLDS`), or ``None``."""
+    for name, threshold in THRESHOLDS:
+        if lost >= threshold:
+            return name
+    return None
+
+
+def gap_noise(values: dict[str, float], noise: dict[str, float], a: str, b: str) -> float:
+    """The noise of the gap between two moves' values: :data:`NOISE_Z` standard errors of the difference."""
+    return round(NOISE_Z * math.hypot(noise.get(a, 0.0), noise.get(b, 0.0)), 3)
+
+
+def equally_good(a: Analysis) -> list[str]:
+    """The moves whose value is within the noise of the best one's (the best first, then by value)."""
+    best = a.best.text
+    top = a.values[best]
+    near = [m for m, v in a.values.items() if top - v <= gap_noise(a.values, a.noise, best, m)]
+    return sorted(near, key=lambda m: (m != best, -a.values[m]))
+
+
+def judge(values: dict[str, float], noise: dict[str, float], best: str, played: str) -> Verdict:
+    """The verdict on ``played`` against ``best`` (the best-valued move): never a class within the noise."""
+    if played == best or played not in values or best not in values:
+        return Verdict(0.0, 0.0, None)
+    lost = max(0.0, round(values[best] - values[played], 3))
+    margin = gap_noise(values, noise, best, played)
+    return Verdict(lost, margin, None if lost <= margin else classify(lost))
 
 
 @dataclass(frozen=True)
@@ -83,12 +186,24 @@ class Decision:
     analysis: Analysis
 
     def to_dict(self) -> dict[str, Any]:
+        """The decision as JSON: the analysis, the verdict on the move played, and its sentences in every
+        language (:func:`catsack.bots.explain.explain`)."""
+        from catsack.bots.explain import explain, render_all
+
+        a = self.analysis
+        v = judge(a.values, a.noise, a.best.text, self.played.text)
+        sentences = explain(a, self.played)
         return {
             "ply": self.ply,
             "round": self.round,
             "phase": self.phase,
             "played": self.played.text,
-            **self.analysis.to_dict(),
+            **a.to_dict(),
+            "lost": v.lost,
+            "margin": v.noise,
+            "class": v.cls,
+            "explain": [s.to_dict() for s in sentences],
+            "sentences": render_all(sentences),
         }
 
 
@@ -132,16 +247,61 @@ def analyse_view(
     if view.seat is None or view.to_move != view.seat or not view.legal:
         raise AnalysisError(f"seat {view.seat} is not to move in this view (to move: {view.to_move})")
     beliefs = card_beliefs(view)
+    from catsack.bots.explain import position_facts
+
+    facts = position_facts(view, beliefs)
     if len(view.legal) == 1:
         only = view.legal[0]
-        return Analysis(only, {only.text: 0.0}, beliefs, {only.text: 0}, 0)
+        return Analysis(only, {only.text: 0.0}, beliefs, {only.text: 0}, 0, {only.text: 0.0}, facts)
     if is_expert:
-        stats = expert.search(view, random.Random(seed), iterations=iterations, consider=consider, players=players)
+        budget = iterations if iterations is not None else expert.ITERATIONS[view.seats]
+        stats = expert.search(
+            view,
+            random.Random(seed),
+            iterations=iterations,
+            consider=consider,
+            players=players,
+            floor=budget // FLOOR_SHARE,
+        )
     else:
         stats = search(view, random.Random(seed), iterations=iterations, consider=consider)
     values = {m.text: round(v, 3) for m, v in zip(stats.moves, stats.margins, strict=True)}
     visits = {m.text: k for m, k in zip(stats.moves, stats.visits, strict=True)}
-    return Analysis(stats.best, values, beliefs, visits, stats.iterations)
+    # A spread read from a handful of iterations is itself unreliable: below FEW_VISITS, the widest
+    # spread of any move, or the spread of all the root's iterations together, stands in for it when larger.
+    total = sum(stats.visits)
+    mean = sum(k * m for k, m in zip(stats.visits, stats.margins, strict=True)) / total
+    pooled = math.sqrt(
+        sum(
+            k * (sd * sd + (m - mean) ** 2) for k, sd, m in zip(stats.visits, stats.spreads, stats.margins, strict=True)
+        )
+        / total
+    )
+    widest = max(pooled, *stats.spreads)
+    noise = {
+        m.text: round((sd if k >= FEW_VISITS else max(sd, widest)) / math.sqrt(k), 3)
+        for m, sd, k in zip(stats.moves, stats.spreads, stats.visits, strict=True)
+    }
+    # The best-valued move, ties to the most visited (the search's own preference).
+    best = max(stats.moves, key=lambda m: (values[m.text], visits[m.text]))
+    return Analysis(best, values, beliefs, visits, stats.iterations, noise, facts)
+
+
+def hint_payload(a: Analysis) -> dict[str, Any]:
+    """What a hint shows of an analysis (no move played yet): the best move, every value and its noise,
+    the moves as good as the best, the beliefs, and the sentences in every language."""
+    from catsack.bots.explain import hint_sentences, render_all
+
+    sentences = hint_sentences(a)
+    return {
+        "best": a.best.text,
+        "values": dict(a.values),
+        "noise": dict(a.noise),
+        "equal": equally_good(a),
+        "beliefs": [None if b is None else dict(b) for b in a.beliefs],
+        "explain": [s.to_dict() for s in sentences],
+        "sentences": render_all(sentences),
+    }
 
 
 def game_for_seat(record: Record, seat: int) -> Game:

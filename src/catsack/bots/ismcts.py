@@ -97,13 +97,14 @@ MAX_TRIES = 12  # rejection-sampling attempts per iteration before taking an unw
 class _Node:
     """A tree node; children are kept in a list aligned with ``acts`` (no hashing on the hot path)."""
 
-    __slots__ = ("acts", "hidden", "kids", "margin", "n", "player", "reward", "tried")
+    __slots__ = ("acts", "hidden", "kids", "margin", "n", "player", "reward", "square", "tried")
 
     def __init__(self, player: int) -> None:
         self.player = player  # who made the move leading here
         self.n = 0
         self.reward = 0.0
         self.margin = 0.0
+        self.square = 0.0  # sum of squared margins: kept for the root's children only (their noise)
         self.acts: tuple[Move, ...] = ()  # the moves considered here, fixed at the first visit
         self.kids: list[_Node | None] = []  # kids[i]: the child for acts[i], once tried
         self.tried = 0  # how many of kids are not None
@@ -120,6 +121,9 @@ class RootStats:
     margins: tuple[float, ...]  # mean score margin over the table average, in points
     iterations: int
     seconds: float
+    #: standard deviation of the margin over a move's iterations (points); its mean's standard error
+    #: is ``spreads[i] / sqrt(visits[i])``. Empty when the search kept no squares.
+    spreads: tuple[float, ...] = ()
 
     @property
     def best(self) -> Move:
@@ -138,6 +142,7 @@ class RootStats:
             margins=tuple(ch.margin / ch.n for _, ch in tried),
             iterations=iterations,
             seconds=seconds,
+            spreads=tuple(math.sqrt(max(0.0, ch.square / ch.n - (ch.margin / ch.n) ** 2)) for _, ch in tried),
         )
 
 
@@ -355,6 +360,8 @@ def search(
         _rollout(g, rng, stop)
         rewards, margins = _rewards(g, to_the_end)
         root.n += 1
+        if len(path) > 1:
+            path[1].square += margins[path[1].player] ** 2
         for nd in path[1:]:
             nd.n += 1
             nd.reward += rewards[nd.player]

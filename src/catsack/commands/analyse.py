@@ -25,28 +25,41 @@ def _belief_text(beliefs: list[dict[str, float] | None]) -> str:
     return "\n".join(parts) or "-"
 
 
-def _table(decision: Decision) -> object:
+def _table(decision: Decision, lang: str) -> object:
     from rich.table import Table
 
+    from catsack.bots.analysis import equally_good, judge
+    from catsack.bots.explain import explain, render
+
     a = decision.analysis
-    verdict = "=" if a.best == decision.played else "≠"
+    v = judge(a.values, a.noise, a.best.text, decision.played.text)
+    if a.best == decision.played:
+        verdict = "= best"
+    elif v.equal:
+        verdict = f"≈ best {a.best} (within the noise ±{v.noise:.2f})"
+    else:
+        verdict = f"≠ best {a.best}: {v.lost:.2f} lost (noise ±{v.noise:.2f})" + (f", {v.cls}" if v.cls else "")
     table = Table(
-        title=f"ply {decision.ply} · round {decision.round} · {decision.phase} · played {decision.played} "
-        f"{verdict} preferred {a.best}",
+        title=f"ply {decision.ply} · round {decision.round} · {decision.phase} · played {decision.played} {verdict}",
+        caption=" ".join(render(s, lang) for s in explain(a, decision.played)),
         title_justify="left",
+        caption_justify="left",
     )
     table.add_column("move")
     table.add_column("value (pts)", justify="right")
+    table.add_column("± s.e.", justify="right")
     table.add_column("visits", justify="right")
     table.add_column("face-down cards (belief)")
+    equal = set(equally_good(a))
     rows = sorted(a.values.items(), key=lambda kv: -kv[1])
     beliefs = _belief_text(a.beliefs)
     for i, (text, value) in enumerate(rows):
-        mark = " ★" if text == a.best.text else ""
+        mark = " ★" if text == a.best.text else " ≈" if text in equal else ""
         mark += " ◀ played" if text == decision.played.text else ""
-        table.add_row(text + mark, f"{value:+.2f}", str(a.visits.get(text, 0)), beliefs if i == 0 else "")
+        noise = f"{a.noise[text]:.2f}" if text in a.noise else "-"
+        table.add_row(text + mark, f"{value:+.2f}", noise, str(a.visits.get(text, 0)), beliefs if i == 0 else "")
     if decision.played.text not in a.values:
-        table.add_row(f"{decision.played} ◀ played", "not searched", "0", "" if rows else beliefs)
+        table.add_row(f"{decision.played} ◀ played", "not searched", "-", "0", "" if rows else beliefs)
     return table
 
 
@@ -64,11 +77,20 @@ def register(app: typer.Typer) -> None:
         ] = "expert",
         as_json: Annotated[bool, typer.Option("--json", help="One JSON object per decision, one per line.")] = False,
         seed: Annotated[int | None, typer.Option(help="Seed for the search (reproducible results).")] = None,
+        lang: Annotated[str, typer.Option(help="Language of the sentences: en or de.")] = "en",
     ) -> None:
-        """Analyse every decision of one seat in a record: move played, preferred move, values, beliefs."""
+        """Analyse every decision of one seat in a record: move played, best-valued move, values with their
+        noise (★ best, ≈ as good within the noise), beliefs, and a sentence on each decision.
+
+        A move is classed a mistake only when it lost more than the noise of its gap to the best."""
         from catsack.bots.analysis import analyse_record
+        from catsack.bots.explain import LANGUAGES
         from catsack.errors import CatsackError
         from catsack.record import read_record
+
+        if lang not in LANGUAGES:
+            typer.echo(f"--lang must be one of {', '.join(LANGUAGES)}, not {lang!r}", err=True)
+            raise typer.Exit(2)
 
         try:  # through the loader's size cap: a huge file is refused, not read whole (issue 16, defect 9)
             if record_path == "-":
@@ -98,4 +120,32 @@ def register(app: typer.Typer) -> None:
         if not decisions:
             console.print(f"seat {seat} made no decision in this record")
         for d in decisions:
-            console.print(_table(d))
+            console.print(_table(d, lang))
+
+    @app.command("training-pool")
+    def training_pool(
+        games: Annotated[int, typer.Option(min=1, max=1000, help="Bot games to play and analyse.")] = 20,
+        seed: Annotated[int, typer.Option(help="Seed of the games and their analyses (reproducible).")] = 1,
+        level: Annotated[str, typer.Option(help="Analysis level (as for catsack analyse).")] = "expert",
+        database_url: Annotated[
+            str | None, typer.Option("--database-url", help="The server's database (default: CATSACK_DATABASE_URL).")
+        ] = None,
+    ) -> None:
+        """Mine training positions from bot games into the server's database (the training page's pool).
+
+        Seat 0 is expert:easy (a level that makes mistakes), the others heuristic; 3, 4 and 5 seats in
+        turn. Every decision of seat 0 the analysis classes a mistake or blunder becomes a position."""
+        from catsack.errors import CatsackError
+        from catsack.server.settings import Settings
+        from catsack.server.store import Store
+        from catsack.server.training import mine_pool
+
+        store = Store(database_url or Settings().database_url)
+        try:
+            added = mine_pool(store.engine, games=games, seed=seed, level=level, progress=typer.echo)
+        except CatsackError as exc:
+            typer.echo(str(exc), err=True)
+            raise typer.Exit(2) from None
+        finally:
+            store.close()
+        typer.echo(f"{added} positions added to the pool")

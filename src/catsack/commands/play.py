@@ -17,10 +17,10 @@ def register(app: typer.Typer) -> None:
         seat: Annotated[
             int | None,
             typer.Option(
-                min=0,
-                max=4,
-                help="Your seat, 0 to seats-1 (default 0; with --resume, the saved game's). Seats are numbered "
-                "clockwise and play goes clockwise; the first start player is drawn at random (R4, R9).",
+                min=1,
+                max=5,
+                help="Your seat, 1 to the number of seats (default 1; with --resume, the saved game's). Seats are "
+                "numbered clockwise and play goes clockwise; the first start player is drawn at random (R4, R9).",
             ),
         ] = None,
         bots: Annotated[
@@ -62,15 +62,16 @@ def register(app: typer.Typer) -> None:
         from catsack.tui.app import PlayApp
         from catsack.tui.controller import PlayController
 
-        if resume is None and seat is not None and seat >= seats:
-            typer.echo(f"--seat must be from 0 to {seats - 1} with {seats} seats, not {seat}", err=True)
+        if resume is None and seat is not None and seat > seats:
+            typer.echo(f"--seat must be from 1 to {seats} with {seats} seats, not {seat}", err=True)
             raise typer.Exit(2)
+        index = None if seat is None else seat - 1  # people count seats from 1, the game from 0 (R4)
         try:
             if resume is not None:
-                controller = PlayController.resume(resume, seat=seat, bots=bots, show_money=show_money)
+                controller = PlayController.resume(resume, seat=index, bots=bots, show_money=show_money)
             else:
                 controller = PlayController.new(
-                    seats=seats, seat=seat or 0, bots=bots, seed=seed, name=name, show_money=show_money
+                    seats=seats, seat=index or 0, bots=bots, seed=seed, name=name, show_money=show_money
                 )
         except (ValueError, OSError) as exc:  # bad --bots spec, unknown kind, failing external bot...
             typer.echo(f"catsack play: {exc}", err=True)

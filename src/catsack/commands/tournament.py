@@ -104,6 +104,13 @@ def tournament(
 
     if json_out == "-" and csv_out == "-":
         raise fail("only one of --json and --csv can write to stdout ('-')")
+    if plot is not None:  # before playing: a missing extra must not cost the whole tournament
+        from catsack.tournament.plot import require_matplotlib
+
+        try:
+            require_matplotlib()
+        except CatsackError as exc:
+            raise fail(str(exc)) from None
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if seed is None:
         seed = secrets.randbelow(2**31)

@@ -9,20 +9,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from catsack.bots.analysis import THRESHOLDS, classify, judge
+
 __all__ = ["THRESHOLDS", "analyse_decision", "annotate", "classify", "lower_priority"]
-
-#: Lost value (points) from which a decision is a blunder, a mistake, an inaccuracy; checked in
-#: this order. Calibrated on 12 heuristic-bot 4-seat games at the default level (expert) so that a
-#: seat's game of ~32 decisions has a handful of each: 3.2 inaccuracies, 1.6 mistakes and 1.3
-#: blunders per game (bench/analysis_load.py --calibrate 12; docs/protocol.md).
-THRESHOLDS: tuple[tuple[str, float], ...] = (("blunder", 12.0), ("mistake", 6.0), ("inaccuracy", 3.0))
-
-
-def classify(lost: float) -> str | None:
-    for name, threshold in THRESHOLDS:
-        if lost >= threshold:
-            return name
-    return None
 
 
 def lower_priority(increment: int) -> None:
@@ -53,10 +42,7 @@ def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, s
 
 
 def annotate(decision: dict[str, Any]) -> dict[str, Any]:
-    """Add ``lost`` (points the played move lost against the preferred one) and its ``class``."""
-    values: dict[str, float] = decision["values"]
-    best, played = decision["best"], decision["played"]
-    lost = 0.0
-    if played != best and played in values and best in values:
-        lost = max(0.0, round(values[best] - values[played], 3))
-    return {**decision, "lost": lost, "class": classify(lost)}
+    """(Re)compute ``lost`` (points the played move lost against the best-valued one), ``margin`` (the
+    noise of that gap) and the ``class`` (none within the noise: :func:`catsack.bots.analysis.judge`)."""
+    v = judge(decision["values"], decision.get("noise", {}), decision["best"], decision["played"])
+    return {**decision, "lost": v.lost, "margin": v.noise, "class": v.cls}

@@ -25,7 +25,26 @@ from catsack.server.hub import Hub, TableError
 from catsack.server.limits import AddressBuckets, HttpGuard
 from catsack.server.lobby import abandon_unjoined
 from catsack.server.metrics import Metrics
-from catsack.server.routes import accounts, health, learn, pages, players, rematch, replay, rules, seats, tables, ws
+from catsack.server.problems import field_problems
+from catsack.server.routes import (
+    accounts,
+    friends,
+    health,
+    learn,
+    mail,
+    mygames,
+    pages,
+    players,
+    pwa,
+    rematch,
+    replay,
+    rules,
+    seats,
+    tables,
+    tournaments,
+    training,
+    ws,
+)
 from catsack.server.runtime import GcLog, collect_young, safe_url, setup_logging
 from catsack.server.settings import Settings
 
@@ -71,7 +90,14 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         # Stale open tables first, so that start-up does not load thousands nobody will ever join.
         await _abandon_stale(h)
         await h.start()
+        from catsack.server.mail import MailSender
+
+        sender = app.state.mail_sender = MailSender(h)
+        sender.start()
         lobby_task = asyncio.create_task(_lobby_sweeper(h))
+        from catsack.server.tournaments.runner import sweeper as tournament_sweeper
+
+        tournament_task = asyncio.create_task(tournament_sweeper(h))
         old_threshold = gc.get_threshold()
         gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
         if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
@@ -87,6 +113,8 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
             if young is not None:
                 young.cancel()
             lobby_task.cancel()
+            tournament_task.cancel()
+            await sender.stop()
             await h.stop()
             gc.set_threshold(*old_threshold)
             if settings.gc_freeze:
@@ -137,7 +165,8 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         body = {
             "detail": problems or "bad request",
             "code": "invalid",
-            "params": {"fields": ", ".join(dict.fromkeys(where))},
+            # Each field's problem as a reason and its numbers, which pages word in their language.
+            "params": {"fields": ", ".join(dict.fromkeys(where)), "problems": field_problems(exc.errors())},
         }
         return JSONResponse(body, status_code=422)
 
@@ -161,6 +190,12 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
     app.include_router(replay.router)
     app.include_router(rematch.router)
     app.include_router(rules.router)
+    app.include_router(training.router)
+    app.include_router(mygames.router)
+    app.include_router(friends.router)
+    app.include_router(mail.router)
+    app.include_router(pwa.router)
+    app.include_router(tournaments.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

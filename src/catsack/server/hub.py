@@ -50,7 +50,8 @@ from catsack.server.live import (
 )
 from catsack.server.runtime import malloc_trim
 from catsack.server.settings import Settings
-from catsack.server.store import ActionRow, Append, AppendConflict, SeatRow, Store, TableRow
+from catsack.server.store import ActionRow, Append, AppendConflict, SeatHeld, SeatRow, Store, TableRow
+from catsack.server.turnbased import Clock, TurnBased, due_tables, realtime_unfinished_ids
 from catsack.server.writer import Writer
 from catsack.setup import Setup
 
@@ -128,13 +129,16 @@ class Hub:
             # database is a dead predecessor's (a crash, kill -9). Take the tables over now instead of
             # leaving bots and turn timers idle until those leases run out (checklist 17, 18).
             await asyncio.to_thread(self.store.release_leases_of_others, self.process_id)
-        ids = await asyncio.to_thread(self.store.unfinished_ids)
+        # Turn-based games are not loaded: they wait in the database until someone opens one or its
+        # clock needs driving (_clock_sweeper).
+        ids = await asyncio.to_thread(realtime_unfinished_ids, self.store.engine)
         for table_id in ids:
             await self.get(table_id)
         await self.sync_leases(fresh=True)  # one lease sync for all of them
         log.info("resumed tables", extra={"fields": {"tables": len(ids), "driving": self.driving()}})
         self._tasks.append(asyncio.create_task(self._sweeper()))
         self._tasks.append(asyncio.create_task(self._lease_keeper()))
+        self._tasks.append(asyncio.create_task(self._clock_sweeper()))
         if self.settings.redis_url:
             from catsack.server.fanout import Fanout
 
@@ -253,7 +257,10 @@ class Hub:
             return None
         self.tables[table_id] = table
         if not table.game.is_over and (
-            lease or table.options.get("turn_seconds") or any(p.kind == "bot" for p in table.players)
+            lease
+            or table.options.get("turn_seconds")
+            or table.clock is not None
+            or any(p.kind == "bot" for p in table.players)
         ):
             held = await asyncio.to_thread(
                 self.store.take_leases, self.process_id, [table_id], self.settings.lease_seconds
@@ -266,7 +273,8 @@ class Hub:
         game = Game(setup_from_json(row.seats, row.setup), events=True)
         now = time.monotonic()
         players = [
-            Player(s.kind, s.name, s.bot, s.token_hash, s.replaced, now if s.kind == "human" else None) for s in seats
+            Player(s.kind, s.name, s.bot, s.token_hash, s.replaced, now if s.kind == "human" else None, s.user_id)
+            for s in seats
         ]
         table = LiveTable(hub=self, row=row, players=players, game=game)
         self._apply_rows(table, actions)
@@ -329,9 +337,13 @@ class Hub:
         setup: Setup | None = None,
         table_id: str | None = None,
         extra_options: dict[str, Any] | None = None,
+        turn_based: TurnBased | None = None,
     ) -> LiveTable:
         """A new table in the database and in memory. ``extra_options`` are kept with the table's
-        options (``rated``, ``private``, ``host_seat``…; never sent to clients as they are)."""
+        options (``rated``, ``private``, ``host_seat``…; never sent to clients as they are).
+        ``turn_based`` makes it a turn-based table (catsack.server.turnbased) instead of a real-time one."""
+        if turn_based is not None and turn_seconds:
+            raise TableError("bad_request", "a turn-based table has no real-time turn timer (turn_seconds)", 422)
         for seat, spec in bots.items():
             if not 0 <= seat < seats:
                 raise TableError("bad_request", f"bot seat {seat} is not a seat of a {seats}-seat table", 422)
@@ -347,17 +359,30 @@ class Hub:
             "hints": hints,
             **(extra_options or {}),
         }
+        clock = None
+        if turn_based is not None:
+            options["turn_based"] = turn_based.options()
+            clock = turn_based.new_clock(seats).to_json()
         status = "playing" if len(bots) == seats else "open"
-        await self.writer.run(self.store.create_table, table_id, name, rows, options, setup_to_json(setup), status)
+        await self.writer.run(
+            partial(self.store.create_table, table_id, name, rows, options, setup_to_json(setup), status, clock=clock)
+        )
         table = await self.get(table_id, lease=True)
         assert table is not None
         log.info("table created", extra={"fields": {"table": table_id, "seats": seats, "bots": len(bots)}})
         return table
 
-    async def join(self, table: LiveTable, name: str, seat: int | None, *, token: str | None = None) -> tuple[int, str]:
+    async def join(
+        self, table: LiveTable, name: str, seat: int | None, *, token: str | None = None, account_id: int | None = None
+    ) -> tuple[int, str]:
         """Give a person a seat: returns the seat and its secret token (``token``: one the caller
-        made, e.g. a rematch's, derived from the seat's old token so a second press finds the seat)."""
+        made, e.g. a rematch's, derived from the seat's old token so a second press finds the seat).
+        With ``account_id`` the seat is bound to that account in the same write; an account holds at
+        most one seat of a table (409 ``one_seat``; the database's key decides across processes)."""
         async with table.lock:
+            held = next((i for i, p in enumerate(table.players) if account_id and p.user_id == account_id), None)
+            if held is not None:
+                raise _one_seat(held)
             if table.status != "open":
                 raise TableError("table_full", "this table has no open seat", 409)
             if seat is None:
@@ -367,12 +392,16 @@ class Hub:
             if table.players[seat].kind != "open":
                 raise TableError("seat_taken", f"seat {seat} is taken", 409, params={"n": seat + 1})
             token = token or secrets.token_urlsafe(24)
-            ok = await self.writer.run(self.store.claim_seat, table.id, seat, name, hash_token(token))
+            try:
+                ok = await self.writer.run(self.store.claim_seat, table.id, seat, name, hash_token(token), account_id)
+            except SeatHeld as exc:
+                raise _one_seat(exc.seat) from None
             if not ok:
                 await self.catch_up(table)
                 raise TableError("seat_taken", f"seat {seat} is taken", 409, params={"n": seat + 1})
             p = table.players[seat]
             p.kind, p.name, p.token_hash, p.away_since = "human", name, hash_token(token), time.monotonic()
+            p.user_id = account_id
             if table.status == "playing":
                 await self.writer.run(self.store.set_status, table.id, "playing")
                 await self._start_timer(table)
@@ -382,6 +411,33 @@ class Hub:
         await self._publish(table.id, -1)
         log.info("seat joined", extra={"fields": {"table": table.id, "seat": seat}})
         return seat, token
+
+    async def seat_bots(self, table: LiveTable, spec: str) -> list[int]:
+        """Bots of ``spec`` take every open seat of a waiting table, which then starts (the host asks:
+        routes/seats.py); the seats they took. A seat someone claimed meanwhile stays theirs."""
+        if spec not in SEATABLE_BOTS:
+            raise TableError("bad_request", f"unknown bot {spec!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+        taken: list[int] = []
+        async with table.lock:
+            if table.status != "open":
+                raise TableError("table_full", "this table has no open seat", 409)
+            for seat, p in enumerate(table.players):
+                if p.kind != "open":
+                    continue
+                if not await self.writer.run(self.store.seat_bot, table.id, seat, spec):
+                    await self.catch_up(table)  # a person (through another process) was first
+                    continue
+                p.kind, p.bot = "bot", spec
+                taken.append(seat)
+            if table.status == "playing":
+                await self.writer.run(self.store.set_status, table.id, "playing")
+                await self._start_timer(table)
+            table.players_changed()
+            table.broadcast_state(force=True)
+            self._schedule(table)
+        await self._publish(table.id, -1)
+        log.info("open seats given to bots", extra={"fields": {"table": table.id, "seats": taken}})
+        return taken
 
     # ------------------------------------------------------------------ connections
 
@@ -408,6 +464,13 @@ class Hub:
             if p.token_hash is not None and secrets.compare_digest(p.token_hash, h):
                 if p.kind == "human":
                     return i
+                if p.replaced and table.clock is not None:
+                    raise TableError(
+                        "replaced",
+                        f"Your time for the move and your time bank ran out, so a bot ({p.bot}) now plays "
+                        f"seat {i + 1} and this seat's link no longer works. You can watch the table.",
+                        403,
+                    )
                 if p.replaced:
                     raise TableError(
                         "replaced",
@@ -518,10 +581,17 @@ class Hub:
         version = len(game.moves)
         over = game.is_over
         status = "over" if over else "playing"
-        deadline = self._deadline_for(table, game)
+        to_move = game.to_move
+        clock = table.clock
+        if clock is not None:
+            clock = clock.after_move(seat, time.time(), charged=actor == "human")
+        deadline = self._deadline_for(table, game, clock)
         game.undo()
+        clock_text = None if clock is None else clock.to_json()
         try:
-            await self.writer.append(Append(table.id, version, seat, move.text, action_id, actor, status, deadline))
+            await self.writer.append(
+                Append(table.id, version, seat, move.text, action_id, actor, status, deadline, to_move, clock_text)
+            )
         except AppendConflict as exc:
             log.warning("append conflict", extra={"fields": {"table": table.id, "version": version}})
             if self.metrics is not None:
@@ -534,7 +604,13 @@ class Hub:
         game.play(move)
         nxt = game
         table.row = dataclasses.replace(
-            table.row, version=version, status=status, deadline=deadline, finished=time.time() if over else None
+            table.row,
+            version=version,
+            status=status,
+            deadline=deadline,
+            finished=time.time() if over else None,
+            to_move=to_move,
+            clock=clock_text,
         )
         if action_id is not None:
             table.results[(seat, action_id)] = version
@@ -546,14 +622,13 @@ class Hub:
         # The wake-up goes out without holding the table's lock or the mover's ack: under load a slow
         # Redis held both for up to its 1 s timeout. Order does not matter (receivers read the log).
         self._spawn(self._publish(table.id, version))
+        if clock is not None and not nxt.is_over:
+            self._spawn(self._turn_changed(table))
         if nxt.is_over:
             log.info("game over", extra={"fields": {"table": table.id, "scores": list(nxt.scores())}})
-            if table.options.get("rated"):
-                from catsack.server.social import rate_finished
+            from catsack.server.social import game_over  # reputation, rating, tournament
 
-                task = asyncio.create_task(rate_finished(self, table))
-                _background.add(task)
-                task.add_done_callback(_background.discard)
+            self._spawn(game_over(self, table))
         return None
 
     def _spawn(self, coro: Awaitable[None]) -> None:
@@ -567,17 +642,39 @@ class Hub:
 
     # ------------------------------------------------------------------ bots and timers
 
-    def _deadline_for(self, table: LiveTable, game: Game) -> float | None:
-        seconds = table.options.get("turn_seconds")
+    def _deadline_for(self, table: LiveTable, game: Game, clock: Clock | None = None) -> float | None:
+        """When the turn of ``game``'s seat to move runs out: a real-time table's turn timer, or a
+        turn-based table's ``clock`` (its time per move and the seat's bank); ``None`` for a bot."""
         seat = game.to_move
-        if not seconds or seat is None or table.players[seat].kind != "human":
+        if seat is None or table.players[seat].kind != "human":
+            return None
+        if clock is not None:
+            return clock.deadline(seat)
+        seconds = table.options.get("turn_seconds")
+        if not seconds:
             return None
         return time.time() + float(seconds)
 
     async def _start_timer(self, table: LiveTable) -> None:
-        deadline = self._deadline_for(table, table.game)
-        await self.writer.run(self.store.set_deadline, table.id, table.version, deadline)
-        table.row = dataclasses.replace(table.row, deadline=deadline, status=table.status)
+        """The game starts (the last seat was taken): start the turn timer or the turn-based clock."""
+        clock = table.clock
+        if clock is not None:
+            clock = clock.started(time.time())
+        deadline = self._deadline_for(table, table.game, clock)
+        clock_text = None if clock is None else clock.to_json()
+        await self.writer.run(partial(self.store.set_deadline, table.id, table.version, deadline, clock=clock_text))
+        table.row = dataclasses.replace(table.row, deadline=deadline, status=table.status, clock=clock_text)
+        if clock is not None:
+            self._spawn(self._turn_changed(table))
+
+    async def _turn_changed(self, table: LiveTable) -> None:
+        """A turn-based table's turn passed to someone: tell them by e-mail if they want it."""
+        try:
+            from catsack.server.mail import notify_turn
+
+            await notify_turn(self, table)
+        except Exception:  # a mail never stops a game
+            log.exception("turn notification failed", extra={"fields": {"table": table.id}})
 
     def _schedule(self, table: LiveTable) -> None:
         """Start whatever moves the game on by itself: a bot's move or a turn timer. Only the process
@@ -641,6 +738,9 @@ class Hub:
     async def _timer_turn(self, table: LiveTable, seat: int, version: int, deadline: float) -> None:
         try:
             await asyncio.sleep(max(0.0, deadline - time.time()))
+            if table.clock is not None:
+                await self._clock_ran_out(table, seat, version)
+                return
             move = await self._decide(table, seat, self.settings.standin_bot)
             async with table.lock:
                 if table.version != version:
@@ -662,6 +762,35 @@ class Hub:
         except Exception:
             log.exception("timer move failed", extra={"fields": {"table": table.id, "seat": seat}})
 
+    async def _clock_ran_out(self, table: LiveTable, seat: int, version: int) -> None:
+        """A turn-based seat spent its time per move and its bank: a bot plays the seat from now on
+        (docs/rules.md, "Playing online"), as after the grace period of a real-time table."""
+        if table.version != version or table.players[seat].kind != "human":
+            return
+        if table.task is asyncio.current_task():
+            table.task = None  # replace() reschedules; it must not cancel this task while it runs
+        await self.replace(table, seat)
+        log.info("turn-based clock ran out", extra={"fields": {"table": table.id, "seat": seat}})
+
+    async def _clock_sweeper(self) -> None:
+        """Load the turn-based games whose clock ran out or whose bot is to move while nobody had them
+        open (after a restart too), so that they are driven; the others stay in the database."""
+        while True:
+            await asyncio.sleep(self.settings.clock_sweep_seconds)
+            try:
+                await self.drive_due_tables()
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("clock sweep failed")
+
+    async def drive_due_tables(self) -> int:
+        """One pass of :meth:`_clock_sweeper`; how many tables it loaded."""
+        ids = await asyncio.to_thread(due_tables, self.store.engine, self.process_id, list(self.tables))
+        for table_id in ids:
+            await self.get(table_id, lease=True)
+        return len(ids)
+
     # ------------------------------------------------------------------ housekeeping
 
     async def _sweeper(self) -> None:
@@ -680,7 +809,8 @@ class Hub:
         s = self.settings
         await self._write_presence(now)
         for table in list(self.tables.values()):
-            if table.status == "playing" and table.driver:
+            # A turn-based seat is never handed to a bot for being away: its clock is the only limit.
+            if table.status == "playing" and table.driver and table.clock is None:
                 away = [
                     seat
                     for seat, p in enumerate(table.players)
@@ -695,6 +825,13 @@ class Hub:
                             await self.replace(table, seat)
             idle = now - table.touched
             if table.conns:
+                continue
+            if table.clock is not None and table.status != "over":
+                # Nobody looks at this turn-based game: it waits in the database (its clock is stored),
+                # unless a bot is about to move.
+                mover = table.game.to_move
+                if idle >= s.evict_turn_based_seconds and (mover is None or table.players[mover].kind != "bot"):
+                    self.evict(table)
                 continue
             if table.status == "over" and idle >= s.evict_finished_seconds:
                 self.evict(table)
@@ -776,6 +913,10 @@ class Hub:
             self._schedule(table)
         await self._publish(table.id, -1)
         log.info("player replaced by bot", extra={"fields": {"table": table.id, "seat": seat}})
+        # The seat was abandoned: its account's reputation, a tournament's withdrawal (issue 30).
+        from catsack.server.social import seat_abandoned
+
+        await seat_abandoned(self, table, seat)
 
     # ------------------------------------------------------------------ hints
 
@@ -790,7 +931,7 @@ class Hub:
             return error_frame("not_your_turn", "hints are given when it is your turn")
         if conn.busy_hint:
             return error_frame("rate_limited", "a hint is already being worked out")
-        from catsack.bots.analysis import analyse_view
+        from catsack.bots.analysis import analyse_view, hint_payload
 
         view = table.game.view(conn.seat, show_money=bool(table.options.get("money_visible")))
         version = table.version
@@ -801,7 +942,17 @@ class Hub:
             )
         finally:
             conn.busy_hint = False
-        return {"type": "hint", "version": version, "best": a.best.text, "values": a.values, "beliefs": a.beliefs}
+        return {"type": "hint", "version": version, **hint_payload(a)}
 
 
 _background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done
+
+
+def _one_seat(seat: int | None) -> TableError:
+    where = f"seat {seat + 1}" if seat is not None else "a seat"
+    return TableError(
+        "one_seat",
+        f"your account already holds {where} at this table: one account, one seat",
+        409,
+        params={"n": seat + 1 if seat is not None else 0},
+    )

@@ -29,6 +29,7 @@ from catsack.game import Game
 from catsack.narrative import describe_event
 from catsack.record import Record, record_from_game, redact
 from catsack.server.store import SeatRow, TableRow
+from catsack.server.turnbased import Clock, TurnBased, clock_of
 from catsack.setup import Setup
 
 if TYPE_CHECKING:
@@ -163,6 +164,7 @@ class Player:
     token_hash: str | None = None
     replaced: bool = False
     away_since: float | None = None  # monotonic time the last connection of a human left
+    user_id: int | None = None  # the account seated here; None for a guest (shown as one), a bot, an open seat
 
 
 class Conn:
@@ -288,6 +290,15 @@ class LiveTable:
     def options(self) -> dict[str, Any]:
         return self.row.options
 
+    @property
+    def clock(self) -> Clock | None:
+        """A turn-based table's clock as last stored (``None``: a real-time table)."""
+        return clock_of(self.row.clock)
+
+    @property
+    def turn_based(self) -> TurnBased | None:
+        return TurnBased.of(self.options)
+
     def names(self) -> list[str]:
         return seat_names(self.players)
 
@@ -306,6 +317,7 @@ class LiveTable:
                 "kind": p.kind,
                 "status": self.seat_status(i),
                 "replaced": p.replaced,
+                "guest": p.kind == "human" and p.user_id is None,
             }
             for i, p in enumerate(self.players)
         ]
@@ -320,10 +332,12 @@ class LiveTable:
             "version": self.version,
             "money_visible": bool(self.options.get("money_visible")),
             "turn_seconds": self.options.get("turn_seconds"),
+            "turn_based": self.options.get("turn_based"),
             "hints": bool(self.options.get("hints")),
             "rated": bool(self.options.get("rated")),
             "private": bool(self.options.get("private")),
             "host_seat": self.options.get("host_seat"),
+            "tournament": self.options.get("tournament"),
             "created": iso_time(self.row.created),
             "finished": iso_time(self.row.finished),
             "players": self.players_public(),
@@ -354,9 +368,15 @@ class LiveTable:
         if tail is None:
             players = self.players_public()
             deadline = self.row.deadline if self.status == "playing" else None
-            tail = cache[("tail", None)] = _dumps(
-                {"players": players, "table_status": table_status(self.game, players), "deadline": iso_time(deadline)}
-            )[1:]
+            parts: dict[str, Any] = {
+                "players": players,
+                "table_status": table_status(self.game, players),
+                "deadline": iso_time(deadline),
+            }
+            clock = self.clock
+            if clock is not None:
+                parts["clock"] = clock.public()
+            tail = cache[("tail", None)] = _dumps(parts)[1:]
         return f'{{"type":"state","version":{self.version},"view":{view_json},"events":{events_json},{tail}'
 
     def broadcast_state(self, *, force: bool = False) -> None:
@@ -397,10 +417,12 @@ def state_frame(
     players: list[dict[str, Any]],
     money_visible: bool,
     deadline: float | None,
+    clock: Clock | None = None,
 ) -> dict[str, Any]:
     """The ``state`` frame for ``seat`` (``None``: a spectator): its view (R23), the public
-    events after version ``since``, the seats and the turn deadline. Nothing else."""
-    return {
+    events after version ``since``, the seats, the turn deadline and a turn-based table's clock
+    (public: when moves were made). Nothing else."""
+    frame = {
         "type": "state",
         "version": len(game.moves),
         "view": game.view(seat, show_money=money_visible).to_dict(),
@@ -409,6 +431,9 @@ def state_frame(
         "table_status": table_status(game, players),
         "deadline": iso_time(deadline),
     }
+    if clock is not None:
+        frame["clock"] = clock.public()
+    return frame
 
 
 def events_since(game: Game, since: int | None, names: list[str]) -> list[dict[str, Any]]:

@@ -23,6 +23,7 @@ from sqlalchemy.exc import IntegrityError
 
 from catsack.server.hub import SEATABLE_BOTS, Hub, LiveTable, TableError
 from catsack.server.store import metadata
+from catsack.server.turnbased import TurnBased
 from catsack.setup import Setup
 
 __all__ = ["RematchStore", "Rematches", "rematches_t"]
@@ -98,6 +99,7 @@ class Rematches:
                 setup=setup,
                 # A rated or private table's rematch is rated or private too; the host stays the host.
                 extra_options={k: opts[k] for k in ("rated", "private", "host_seat") if k in opts},
+                turn_based=TurnBased.of(opts),  # and a turn-based table's rematch is turn-based
             )
             linked = await self.hub.writer.run(self.store.link, old.id, table.id)
         if linked != table.id:  # another process was first: ours stays empty and is evicted as abandoned

@@ -75,6 +75,28 @@ class Settings(BaseSettings):
     evict_open_seconds: float = Field(default=3600.0, ge=0)
     evict_idle_seconds: float = Field(default=600.0, ge=0)
     evict_finished_seconds: float = Field(default=120.0, ge=0)
+    #: A turn-based game with nobody connected leaves memory after this many seconds (its clock is
+    #: stored; the game loads again when someone opens it or its clock needs driving).
+    evict_turn_based_seconds: float = Field(default=60.0, ge=0)
+    #: How often the database is asked for turn-based games whose clock ran out or whose bot is to move.
+    clock_sweep_seconds: float = Field(default=30.0, gt=0)
+    #: E-mail (docs/deploy.md, "E-mail"): off unless ``smtp_host`` and ``smtp_from`` are set.
+    smtp_host: str | None = None
+    smtp_port: int = Field(default=587, ge=1, le=65535)
+    smtp_user: str | None = None
+    smtp_password: str | None = None
+    #: The sender, e.g. ``catsack <games@example.org>``.
+    smtp_from: str | None = None
+    #: STARTTLS after connecting (port 587); ``smtp_ssl``: TLS from the start (port 465).
+    smtp_starttls: bool = True
+    smtp_ssl: bool = False
+    smtp_timeout: float = Field(default=20.0, gt=0)
+    #: The site's address as players reach it, for links in mails (``https://catsack.example.org``).
+    public_url: str = ""
+    #: A "your turn" mail goes out once the player has been away (no page open) this many minutes.
+    mail_away_minutes: float = Field(default=15.0, ge=0.0)
+    #: How often the send queue is looked at.
+    mail_poll_seconds: float = Field(default=5.0, gt=0.0)
     #: Test hook: seconds to sleep inside every database write (checklist case 5).
     write_delay: float = Field(default=0.0, ge=0.0)
     #: JSON log lines on stderr (structured logs); plain text when false.

@@ -1,5 +1,6 @@
 """What people do at a table besides moving: chat, a host handing an idle seat to a bot, an
-account taking its seat over from another device, and rating a finished rated game.
+account taking its seat over from another device, the names a guest may take, and what happens
+when a game ends (reputation, rating, the tournament it belongs to).
 
 These live beside the hub rather than in it: each is a short piece that uses the
 hub's tables, locks and database writer, and the hub itself stays about moves.
@@ -9,20 +10,61 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import secrets
+import unicodedata
 import weakref
 from typing import Any
 
-from catsack.server.accounts import change_seat_token
+from catsack.server.accounts import DELETED_NAME, RESERVED_NAMES, AccountError, Accounts, change_seat_token
 from catsack.server.chat import BURST, RATE, ChatError, ChatLog, clean_message
 from catsack.server.hub import Conn, Hub, LiveTable, TableError, hash_token
 from catsack.server.limits import RateLimit
 
-__all__ = ["chat", "chat_history", "hand_seat_to_bot", "rate_finished", "take_over"]
+__all__ = [
+    "chat",
+    "chat_history",
+    "check_guest_name",
+    "check_reputation",
+    "game_over",
+    "hand_seat_to_bot",
+    "rate_finished",
+    "seat_abandoned",
+    "take_over",
+]
 
 log = logging.getLogger("catsack.server")
 
 _chat_limits: weakref.WeakKeyDictionary[Conn, RateLimit] = weakref.WeakKeyDictionary()
+
+#: Words a guest's name may not start with: a guest called "heuristic 2" or "admin" would pass for a
+#: bot or the operator ("guest" itself stays: it is what a guest is called when they type no name).
+GUEST_RESERVED = frozenset(RESERVED_NAMES - {"guest"}) | {"external", "deleted player"}
+
+
+def _key(name: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+
+
+def check_guest_name(accounts: Accounts, name: str) -> None:
+    """Refuse a guest's name that would pass for someone else: a bot level ("expert", "expert:easy
+    3"), "deleted player", an operator's word, or a registered account's name (409 ``name_reserved``)."""
+    key = _key(name)
+    first = re.split(r"[\s:()]+", key)[0] if key else ""
+    if key in GUEST_RESERVED or first in GUEST_RESERVED or key == _key(DELETED_NAME):
+        raise AccountError(
+            "name_reserved",
+            f"the name {name!r} is kept for bots and the site: choose another",
+            409,
+            params={"name": name},
+        )
+    if accounts.by_name(name.strip()) is not None:
+        raise AccountError(
+            "name_registered",
+            f"{name!r} is a registered player's name: log in to use it, or choose another",
+            409,
+            params={"name": name},
+        )
 
 
 def _chat_log(hub: Hub) -> ChatLog:
@@ -49,6 +91,10 @@ async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
     if not limit.allow():
         return {"type": "error", "code": "rate_limited", "message": "you are sending messages too fast; wait a moment"}
     seat = conn.seat
+    from catsack.server.friends import Friends
+
+    if await asyncio.to_thread(Friends(hub.store.engine).blocked_at_table, table.id, seat):
+        return {"type": "error", "code": "blocked", "message": "a player at this table has blocked you: no chat here"}
     name = table.names()[seat]
     try:
         stored = await hub.writer.run(_chat_log(hub).add, table.id, seat, name, message)
@@ -107,26 +153,89 @@ async def take_over(hub: Hub, table: LiveTable, seat: int) -> str:
     return token
 
 
+async def check_reputation(hub: Hub, account: Any, minimum: float) -> None:
+    """Refuse a seat at a table that asks for a least share of finished games: guests have no record
+    (403 ``account_required``), an account below it is told its share (403 ``reputation``)."""
+    from catsack.server.reputation import meets, reputation
+
+    if account is None:
+        raise AccountError("account_required", "this table seats accounts with a record of finished games", 403)
+    rep = await asyncio.to_thread(reputation, hub.store.engine, account.id)
+    if not meets(rep, minimum):
+        want, share = round(minimum * 100), round(rep.share * 100)
+        raise AccountError(
+            "reputation",
+            f"this table asks for at least {want}% of games finished (yours: {share}%)",
+            403,
+            params={"min": want, "share": share},
+        )
+
+
+async def seat_abandoned(hub: Hub, table: LiveTable, seat: int) -> None:
+    """A bot took ``seat`` over before the end: its account's reputation counts an abandoned game,
+    and a tournament withdraws the player (never fails the caller: logged instead)."""
+    from catsack.server.reputation import mark_abandoned
+
+    try:
+        await hub.writer.run(mark_abandoned, hub.store.engine, table.id, seat)
+    except Exception:
+        log.exception("abandon mark failed", extra={"fields": {"table": table.id, "seat": seat}})
+    if table.options.get("tournament"):
+        from catsack.server.tournaments.runner import seat_abandoned as withdraw
+
+        await withdraw(hub, table, seat)
+
+
+async def game_over(hub: Hub, table: LiveTable) -> None:
+    """Everything a finished game sets off, once per table: the finished seats' reputation, the rating
+    of a rated game, and the next step of the tournament it belongs to."""
+    from catsack.server.reputation import mark_finished
+
+    kept = [i for i, p in enumerate(table.players) if p.kind == "human"]
+    try:
+        await hub.writer.run(mark_finished, hub.store.engine, table.id, kept)
+    except Exception:
+        log.exception("finish marks failed", extra={"fields": {"table": table.id}})
+    if table.options.get("rated"):
+        await rate_finished(hub, table)
+    if table.options.get("tournament"):
+        from catsack.server.tournaments.runner import table_finished
+
+        await table_finished(hub, table)
+
+
+def rating_players(table: LiveTable, accounts: dict[int, Any]) -> tuple[list[str], list[int]]:
+    """Seat by seat, who a rated game rates, and the seats abandoned to a bot: an account's seat is
+    rated as the account's even when a bot finished it (then it is abandoned: rated last, see
+    :mod:`catsack.server.ratings`); a bot seated from the start as its level."""
+    players: list[str] = []
+    abandoned: list[int] = []
+    for seat, p in enumerate(table.players):
+        if seat in accounts:
+            players.append(f"user:{accounts[seat].id}")
+        elif p.kind == "bot" and not p.replaced:
+            players.append(f"bot:{p.bot}")
+        else:  # an account deleted since (or a guest a bot replaced): rated as a one-off player
+            players.append(f"guest:{table.id}:{seat}")
+        if p.replaced:
+            abandoned.append(seat)
+    return players, abandoned
+
+
 async def rate_finished(hub: Hub, table: LiveTable) -> None:
     """Update ratings once a rated table's game is over (at most once per table, whichever process)."""
     if not table.options.get("rated") or not table.game.is_over:
         return
-    from catsack.server.accounts import Accounts
     from catsack.server.ratings import Ratings
 
     try:
         accounts = await asyncio.to_thread(Accounts(hub.store.engine).seat_accounts, table.id)
-        players = []
-        for seat, p in enumerate(table.players):
-            if seat in accounts:  # a player a bot replaced keeps the result of the seat it left
-                players.append(f"user:{accounts[seat].id}")
-            elif p.kind == "bot":
-                players.append(f"bot:{p.bot}")
-            else:  # an account deleted since: rated as a one-off player
-                players.append(f"guest:{table.id}:{seat}")
+        players, abandoned = rating_players(table, accounts)
         scores = list(table.game.scores())
         cats = list(table.game.cat_points())
-        changes = await hub.writer.run(Ratings(hub.store.engine).record_game, table.id, players, scores, cats)
+        changes = await hub.writer.run(
+            Ratings(hub.store.engine).record_game, table.id, players, scores, cats, abandoned
+        )
     except Exception:
         log.exception("rating failed", extra={"fields": {"table": table.id}})
         return
@@ -137,9 +246,15 @@ async def rate_finished(hub: Hub, table: LiveTable) -> None:
             {
                 "type": "ratings",
                 "changes": [
-                    {"seat": c.seat, "before": display(c.before), "after": display(c.after), "rank": c.rank}
+                    {
+                        "seat": c.seat,
+                        "before": display(c.before),
+                        "after": display(c.after),
+                        "rank": c.rank,
+                        "abandoned": c.seat in abandoned,
+                    }
                     for c in changes
                 ],
             }
         )
-        log.info("game rated", extra={"fields": {"table": table.id}})
+        log.info("game rated", extra={"fields": {"table": table.id, "abandoned": abandoned}})

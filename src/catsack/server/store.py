@@ -33,6 +33,7 @@ from sqlalchemy import (
     Engine,
     Float,
     ForeignKey,
+    Index,
     Integer,
     MetaData,
     String,
@@ -50,7 +51,17 @@ from sqlalchemy import column as sql_column
 from sqlalchemy import table as sql_table
 from sqlalchemy.exc import IntegrityError
 
-__all__ = ["ActionRow", "Append", "AppendConflict", "SeatRow", "Store", "TableRow", "make_engine", "metadata"]
+__all__ = [
+    "ActionRow",
+    "Append",
+    "AppendConflict",
+    "SeatHeld",
+    "SeatRow",
+    "Store",
+    "TableRow",
+    "make_engine",
+    "metadata",
+]
 
 metadata = MetaData()
 
@@ -67,6 +78,12 @@ tables_t = Table(
     Column("created", Float, nullable=False),
     Column("finished", Float, nullable=True),
     Column("deadline", Float, nullable=True),  # turn timer: epoch seconds, stored so it survives restarts
+    # Revision 0008: the seat to move after the last stored move (lists of games read it without
+    # loading the game), and a turn-based table's clock (JSON: each seat's time bank and when the
+    # turn began; catsack.server.turnbased), NULL for a real-time table.
+    Column("to_move", Integer, nullable=True),
+    Column("clock", Text, nullable=True),
+    Index("ix_tables_status_deadline", "status", "deadline"),
 )
 
 seats_t = Table(
@@ -109,6 +126,19 @@ class AppendConflict(Exception):
     """Another writer appended this version first (or the table is not where the writer thought)."""
 
 
+class SeatHeld(Exception):
+    """The account already holds a seat at this table (one account, one seat: revision 0007's key)."""
+
+    def __init__(self, seat: int | None) -> None:
+        super().__init__(f"the account already holds seat {seat} at this table")
+        self.seat = seat
+
+
+# The account bound to a seat (accounts.py defines the table, revision 0003): named here, not imported,
+# so the store stays the bottom layer.
+_seat_users = sql_table("seat_users", sql_column("table_id"), sql_column("seat"), sql_column("user_id"))
+
+
 @dataclass(frozen=True, slots=True)
 class Append:
     """One move to append: the table, its new version, who played what, and the table's new state."""
@@ -121,6 +151,10 @@ class Append:
     actor: str
     status: str
     deadline: float | None
+    #: The seat to move after this move (``None`` once the game is over).
+    to_move: int | None = None
+    #: A turn-based table's clock after this move (JSON), ``None`` for a real-time table.
+    clock: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +165,8 @@ class SeatRow:
     bot: str | None
     token_hash: str | None
     replaced: bool
+    #: The account bound to the seat (``None``: a guest, a bot, an open seat).
+    user_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +190,8 @@ class TableRow:
     created: float
     finished: float | None
     deadline: float | None
+    to_move: int | None = None
+    clock: str | None = None
 
 
 def _table_row(r: Any) -> TableRow:
@@ -168,11 +206,27 @@ def _table_row(r: Any) -> TableRow:
         created=r.created,
         finished=r.finished,
         deadline=r.deadline,
+        to_move=r.to_move,
+        clock=r.clock,
     )
 
 
 def _seat_row(r: Any) -> SeatRow:
-    return SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced))
+    return SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced), getattr(r, "user_id", None))
+
+
+def _seats_query(table_id: str) -> Any:
+    """A table's seats in order, each with the account bound to it (if any)."""
+    return (
+        select(seats_t, _seat_users.c.user_id)
+        .select_from(
+            seats_t.outerjoin(
+                _seat_users, (_seat_users.c.table_id == seats_t.c.table_id) & (_seat_users.c.seat == seats_t.c.seat)
+            )
+        )
+        .where(seats_t.c.table_id == table_id)
+        .order_by(seats_t.c.seat)
+    )
 
 
 def _upsert(dialect: str) -> Any:
@@ -240,7 +294,10 @@ class Store:
         options: dict[str, Any],
         setup: dict[str, Any],
         status: str,
+        *,
+        clock: str | None = None,
     ) -> None:
+        """A new table with its seats; ``clock`` makes it a turn-based table (catsack.server.turnbased)."""
         with self.engine.begin() as conn:
             self._delay()
             conn.execute(
@@ -255,6 +312,8 @@ class Store:
                     created=time.time(),
                     finished=None,
                     deadline=None,
+                    to_move=int(setup["start"]),
+                    clock=clock,
                 )
             )
             conn.execute(
@@ -273,13 +332,39 @@ class Store:
                 ],
             )
 
-    def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str) -> bool:
-        """Give an open seat to a person; ``False`` if someone took it first (atomic)."""
-        return self._change_seat(table_id, seat, "open", kind="human", name=name, token_hash=token_hash)
+    def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str, user_id: int | None = None) -> bool:
+        """Give an open seat to a person; ``False`` if someone took it first (atomic). With ``user_id``
+        the seat is bound to that account in the same transaction; :class:`SeatHeld` if the account
+        holds another seat of the table already (nothing changes then)."""
+        try:
+            with self.engine.begin() as conn:
+                self._delay()
+                res = conn.execute(
+                    update(seats_t)
+                    .where(seats_t.c.table_id == table_id, seats_t.c.seat == seat, seats_t.c.kind == "open")
+                    .values(kind="human", name=name, token_hash=token_hash)
+                )
+                if res.rowcount != 1:
+                    return False
+                if user_id is not None:
+                    conn.execute(insert(_seat_users).values(table_id=table_id, seat=seat, user_id=user_id))
+        except IntegrityError:
+            with self.engine.connect() as conn:
+                held = conn.execute(
+                    select(_seat_users.c.seat).where(
+                        _seat_users.c.table_id == table_id, _seat_users.c.user_id == user_id
+                    )
+                ).scalar()
+            raise SeatHeld(None if held is None else int(held)) from None
+        return True
 
     def set_status(self, table_id: str, status: str) -> None:
         with self.engine.begin() as conn:
             conn.execute(update(tables_t).where(tables_t.c.id == table_id).values(status=status))
+
+    def seat_bot(self, table_id: str, seat: int, bot: str) -> bool:
+        """A bot takes an open seat (the host fills a waiting table); ``False`` if someone took it first."""
+        return self._change_seat(table_id, seat, "open", kind="bot", bot=bot)
 
     def replace_with_bot(self, table_id: str, seat: int, bot: str) -> bool:
         """A bot takes a human's seat; the seat's token stops working (checklist 8).
@@ -336,6 +421,8 @@ class Store:
                             status=it.status,
                             deadline=it.deadline,
                             finished=now if it.status == "over" else None,
+                            to_move=it.to_move,
+                            clock=it.clock,
                         )
                     )
                     if res.rowcount != 1:
@@ -362,12 +449,14 @@ class Store:
             return [r for it in items for r in self.append_batch([it])]  # find the one that clashed
         return results
 
-    def set_deadline(self, table_id: str, version: int, deadline: float | None) -> None:
+    def set_deadline(self, table_id: str, version: int, deadline: float | None, *, clock: str | None = None) -> None:
+        """Store the running turn's deadline (and a turn-based table's ``clock``) while at ``version``."""
+        values: dict[str, Any] = {"deadline": deadline}
+        if clock is not None:
+            values["clock"] = clock
         with self.engine.begin() as conn:
             conn.execute(
-                update(tables_t)
-                .where(tables_t.c.id == table_id, tables_t.c.version == version)
-                .values(deadline=deadline)
+                update(tables_t).where(tables_t.c.id == table_id, tables_t.c.version == version).values(**values)
             )
 
     def touch_seats(self, seats: Sequence[tuple[str, int]], now: float | None = None) -> None:
@@ -499,7 +588,7 @@ class Store:
             row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).first()
             if row is None:
                 return None
-            seats = conn.execute(select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat))
+            seats = conn.execute(_seats_query(table_id))
             actions = conn.execute(
                 select(actions_t).where(actions_t.c.table_id == table_id).order_by(actions_t.c.version)
             )
@@ -520,7 +609,7 @@ class Store:
 
     def seats(self, table_id: str) -> list[SeatRow]:
         with self.engine.connect() as conn:
-            rows = conn.execute(select(seats_t).where(seats_t.c.table_id == table_id).order_by(seats_t.c.seat))
+            rows = conn.execute(_seats_query(table_id))
             return [_seat_row(s) for s in rows]
 
     def table(self, table_id: str) -> TableRow | None:
@@ -537,7 +626,7 @@ class Store:
             ]
             out = []
             for t in rows:
-                seats = conn.execute(select(seats_t).where(seats_t.c.table_id == t.id).order_by(seats_t.c.seat))
+                seats = conn.execute(_seats_query(t.id))
                 out.append((t, [_seat_row(s) for s in seats]))
             return out
 

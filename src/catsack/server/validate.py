@@ -15,6 +15,7 @@ __all__ = [
     "TABLE_ID_MAX",
     "TABLE_NAME_MAX",
     "TOKEN_MAX",
+    "InputProblem",
     "TextError",
     "clean_text",
     "is_action_id",
@@ -37,7 +38,17 @@ _TABLE_ID = re.compile(rf"[A-Za-z0-9_-]{{1,{TABLE_ID_MAX}}}\Z")
 _TOKEN = re.compile(rf"[\x21-\x7e]{{1,{TOKEN_MAX}}}\Z")
 
 
-class TextError(ValueError):
+class InputProblem(ValueError):
+    """A field's value that cannot be accepted: an English message for API clients, and a ``reason`` with
+    ``params`` that pages word in their own language (``err.why.<reason>``; server/problems.py)."""
+
+    def __init__(self, message: str, reason: str, **params: object) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.params = params
+
+
+class TextError(InputProblem):
     """A text field that cannot be accepted; the message names the field and the reason."""
 
 
@@ -70,9 +81,13 @@ def clean_text(value: str, *, field: str, max_chars: int, min_chars: int = 0) ->
     text = " ".join(value.split())
     bad = next((ch for ch in text if not ch.isprintable()), None)
     if bad is not None:
-        raise TextError(f"{field} must be printable text (found U+{ord(bad):04X})")
+        raise TextError(f"{field} must be printable text (found U+{ord(bad):04X})", "not_printable")
     if len(text) > max_chars:
-        raise TextError(f"{field} is {len(text)} characters long; at most {max_chars} are allowed")
+        raise TextError(
+            f"{field} is {len(text)} characters long; at most {max_chars} are allowed", "too_long", max=max_chars
+        )
     if len(text) < min_chars:
-        raise TextError(f"{field} must not be empty" if min_chars == 1 else f"{field} needs {min_chars} characters")
+        if min_chars == 1:
+            raise TextError(f"{field} must not be empty", "empty")
+        raise TextError(f"{field} needs {min_chars} characters", "too_short", min=min_chars)
     return text

@@ -14,14 +14,23 @@ if TYPE_CHECKING:
 
     from catsack.tournament import TournamentResult
 
-__all__ = ["draw_win_shares", "plot_win_shares"]
+__all__ = ["draw_win_shares", "plot_win_shares", "require_matplotlib"]
+
+
+def require_matplotlib() -> ModuleType:
+    """matplotlib, or a :class:`TournamentError` naming the extra that installs it (checked before any
+    game is played, so a missing extra costs nothing)."""
+    try:
+        import matplotlib
+    except ImportError:
+        raise TournamentError(
+            "--plot needs matplotlib, which the 'stats' extra installs: pip install 'catsack[stats]'"
+        ) from None
+    return matplotlib
 
 
 def _pyplot() -> ModuleType:
-    try:
-        import matplotlib
-    except ImportError as exc:
-        raise TournamentError(f"--plot needs matplotlib (pip install 'catsack[stats]'): {exc}") from None
+    matplotlib = require_matplotlib()
     matplotlib.use("Agg")  # no display needed; must come before pyplot
     import matplotlib.pyplot as plt
 

@@ -106,7 +106,7 @@ class GameScreen(Screen[None]):
             self.selected = min(self.selected, len(view.hand) - 1)
         width = max(40, self.size.width or 80)
         self.query_one("#status", Static).update(render.status_text(view, names))
-        self.query_one("#players", Static).update(render.players_text(view, names, width))
+        self.query_one("#players", Static).update(render.players_text(view, ctl.labels(), width))
         self.query_one("#row", Static).update(render.row_text(view, names))
         self.query_one("#mice", Static).update(render.mouse_text(view, names))
         self.query_one("#hand", Static).update(

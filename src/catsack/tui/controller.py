@@ -13,7 +13,6 @@ import contextlib
 import importlib
 import importlib.util
 import random
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -25,9 +24,9 @@ from catsack.errors import CatsackError
 from catsack.events import Bought, DogChase, DogsCancel, Event, GameOver, Passed, Revealed, RoundStarted, RoundVoid
 from catsack.game import Game
 from catsack.moves import Move, parse_move
-from catsack.narrative import describe_event
+from catsack.narrative import narrate_event, second_person
 from catsack.record import read_record, record_from_game
-from catsack.tui.storage import save_record
+from catsack.tui.storage import replace_record, save_record
 from catsack.view import View
 
 __all__ = [
@@ -46,26 +45,6 @@ BOT_NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay")
 
 # Events worth a highlight: what turns cards up, pays mice or moves cards (R11, R13, R14, R16–R19).
 _HIGHLIGHT = (Revealed, Passed, DogChase, DogsCancel, Bought, RoundVoid, GameOver)
-
-
-# Stands for a human called "You" while the narrative builds a sentence, so that the verb can
-# agree with it afterwards ("You place", not "You places"; issue 13, papercut 7).
-_YOU = "\ue000"
-_VERBS = {"places": "place", "bids": "bid", "passes": "pass", "buys": "buy", "starts": "start", "wins": "win"}
-_VERB_RE = re.compile(_YOU + " (" + "|".join(_VERBS) + r")\b")
-
-
-def second_person(text: str) -> str:
-    """Turn a sentence about ``_YOU`` (third person) into one addressed to the reader."""
-    if _YOU not in text:
-        return text
-    text = text.replace(_YOU + "'s", "your")
-    text = _VERB_RE.sub(lambda m: _YOU + " " + _VERBS[m.group(1)], text)
-    if text.startswith(_YOU):  # "You pass and take 2 mice", "You buy the row ... and take +8"
-        text = text.replace(" and takes ", " and take ")
-    # Capital at the start of a sentence, lower case inside one ("Nobody bid: you may buy").
-    text = re.sub(r"(^|[.!?] )" + _YOU, lambda m: m.group(1) + "You", text)
-    return text.replace(_YOU, "you")
 
 
 class InputError(ValueError):
@@ -161,6 +140,7 @@ class PlayController:
     data_dir: Path | None = None
     resumed_from: Path | None = None
     resumed_moves: int = 0  # moves already in the resumed file: nothing new to save until one more
+    resume_in_place: bool = False  # the resumed file is catsack play's own: the game goes on in that file
 
     @classmethod
     def new(
@@ -178,7 +158,8 @@ class PlayController:
         if seats not in (3, 4, 5):
             raise InputError(f"--seats must be 3, 4 or 5 (R4), not {seats}")
         if not 0 <= seat < seats:
-            raise InputError(f"--seat must be from 0 to {seats - 1} for {seats} seats, not {seat}")
+            # The message speaks of --seat, counted from 1 as people count seats (R4); ``seat`` is an index.
+            raise InputError(f"--seat must be from 1 to {seats} for {seats} seats, not {seat + 1}")
         name = name.strip() or "You"
         if seed is None:
             # A concrete seed is recorded so the game can be dealt again.
@@ -247,9 +228,11 @@ class PlayController:
         human = extra.get("human_seat") if seat is None else seat
         if not isinstance(human, int) or not 0 <= human < game.seats:
             raise InputError(
-                f"{path} does not say which seat was yours: add --seat (0 to {game.seats - 1})"
+                f"{path} does not say which seat was yours: add --seat (1 to {game.seats})"
                 if human is None
-                else f"--seat must be from 0 to {game.seats - 1} for this {game.seats}-seat game, not {human}"
+                else f"--seat must be from 1 to {game.seats} for this {game.seats}-seat game, not {human + 1}"
+                if isinstance(human, int)
+                else f"{path} names no seat as yours ({human!r}): add --seat (1 to {game.seats})"
             )
         seed = extra.get("seed")
         if not isinstance(seed, int):
@@ -293,6 +276,7 @@ class PlayController:
         ctl = cls(game, names, human, made, show, seed, used, data_dir=data_dir)
         ctl.resumed_from = Path(path)
         ctl.resumed_moves = len(game.moves)
+        ctl.resume_in_place = extra.get("source") == "catsack play"  # one file per game, not one per sitting
         return ctl
 
     # ------------------------------------------------------------------ reading
@@ -316,11 +300,7 @@ class PlayController:
 
     def describe(self, event: Event) -> str:
         """One event in words; a human named "You" gets verbs that agree ("You place", "your card")."""
-        if self.names[self.human].lower() != "you":
-            return describe_event(event, self.names)
-        names = list(self.names)
-        names[self.human] = _YOU
-        return second_person(describe_event(event, names))
+        return narrate_event(event, self.names)
 
     def history(self) -> list[LogLine]:
         """The log of the game so far (for a resumed game): every event since the deal, in words."""
@@ -330,9 +310,16 @@ class PlayController:
         return lines
 
     def label(self, seat: int) -> str:
-        """A seat's display name; the human's carries "(you)"."""
+        """A seat's display name: the human's carries "(you)", a bot's its spec ("Ann (heuristic)")."""
         name = self.names[seat]
-        return f"{name} (you)" if seat == self.human and name.lower() != "you" else name
+        if seat == self.human:
+            return f"{name} (you)" if name.lower() != "you" else name
+        spec = self.specs.get(seat)
+        return f"{name} ({spec})" if spec else name
+
+    def labels(self) -> list[str]:
+        """:meth:`label` of every seat."""
+        return [self.label(s) for s in range(self.game.seats)]
 
     # ------------------------------------------------------------------ moving
 
@@ -434,7 +421,11 @@ class PlayController:
             "human_seat": self.human,
             "show_money": self.show_money,
             "source": "catsack play",
-            **({"resumed_from": str(self.resumed_from)} if self.resumed_from is not None else {}),
+            **(
+                {"resumed_from": str(self.resumed_from)}
+                if self.resumed_from is not None and not self.resume_in_place
+                else {}
+            ),
         }
 
     def save(self) -> Path | None:
@@ -444,7 +435,10 @@ class PlayController:
         record = record_from_game(self.game, self.names, **self.record_extra())
         stem = datetime.now().strftime("game-%Y%m%d-%H%M%S") + f"-seed{self.seed}"
         try:
-            self.saved_path = save_record(record, directory=self.data_dir, stem=stem)
+            if self.resume_in_place and self.resumed_from is not None:
+                self.saved_path = replace_record(record, self.resumed_from)
+            else:
+                self.saved_path = save_record(record, directory=self.data_dir, stem=stem)
             self.save_error = None
         except OSError as exc:
             self.save_error = f"could not save the game: {exc}"

@@ -65,11 +65,12 @@ def _pile(cards: Sequence[Card]) -> str:
 def players_text(view: View, names: Sequence[str], width: int = 80) -> Text:
     """One line per seat: to-move mark, name, money (R24), bid, status words, cat points, won pile."""
     t = Text()
-    name_w = 12
+    # Names carry "(you)" or a bot's spec ("Ann (heuristic)"): as wide as they need, within reason.
+    name_w = max(12, min(24, max(len(n) for n in names), width // 4))
     t.append(f"  {'Player':<{name_w}} {'Mice':>4} {'Bid':>3}  {'Status':<15} {'Cats':>4}  Won pile\n", style="bold")
     for s in range(view.seats):
         mark = ">" if s == view.to_move else " "
-        you = s == view.seat and names[s].lower() != "you"
+        you = s == view.seat and names[s].lower() != "you" and not names[s].endswith(" (you)")
         label = _short(names[s] + (" (you)" if you else ""), name_w)
         money = view.money[s]
         mice = "?" if money is None else str(money)

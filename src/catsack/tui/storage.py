@@ -7,13 +7,15 @@ or ``~/.local/share/catsack/games``. Files are ``catsack/1`` records that
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from datetime import datetime
 from pathlib import Path
 
 from catsack.record import Record, dumps_record
 
-__all__ = ["games_dir", "save_record"]
+__all__ = ["games_dir", "replace_record", "save_record"]
 
 ENV_VAR = "CATSACK_DATA_DIR"
 
@@ -47,3 +49,23 @@ def save_record(record: Record, *, directory: Path | None = None, stem: str | No
             continue
         return path
     raise OSError(f"too many saved games named {base}*.json in {folder}")
+
+
+def replace_record(record: Record, path: Path) -> Path:
+    """Write ``record`` over the file at ``path`` (a resumed game goes on in its own file) and return it.
+
+    The new text goes to a temporary file beside it first, so a failed write leaves the old record whole.
+    Raises :class:`OSError` when the directory cannot be written.
+    """
+    path = Path(path)
+    text = dumps_record(record) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".json", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return path

@@ -53,12 +53,13 @@ TIE_SCALE = 100.0  # points of margin worth one win: margin only breaks near-tie
 class _Node:
     """A node of the searcher's tree: the public history since the root, as the searcher saw it."""
 
-    __slots__ = ("acts", "kids", "margin", "n", "next", "reward", "tried")
+    __slots__ = ("acts", "kids", "margin", "n", "next", "reward", "square", "tried")
 
     def __init__(self) -> None:
         self.n = 0
         self.reward = 0.0
         self.margin = 0.0
+        self.square = 0.0  # sum of squared margins: kept for the root's children only (their noise)
         self.acts: tuple[Move, ...] = ()  # the searcher's moves considered here (its decisions only)
         self.kids: list[_Node | None] = []
         self.tried = 0
@@ -98,6 +99,7 @@ def search(
     players: Sequence[str | None] | None = None,
     leaders: str = "first",
     bluff: float = 0.0,
+    floor: int = 0,
 ) -> RootStats:
     """Search from ``view`` (the seat to move) within a budget; return the root's statistics.
 
@@ -118,7 +120,9 @@ def search(
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
     the start player lead (the levels' model below ``expert``). ``bluff`` is the prior chance that a player
     of unknown kind bluffs where it can (:func:`seat_bluffs`, read from the game by :func:`bluff_chances`;
-    the ``expert`` bot's default is :data:`BLUFF_PRIOR`, the search's 0: no bluffs).
+    the ``expert`` bot's default is :data:`BLUFF_PRIOR`, the search's 0: no bluffs). ``floor`` (the analysis)
+    gives every root move at least that many iterations, so that a move the search likes less is still valued
+    with its own later decisions searched (a bot leaves it at 0).
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -265,12 +269,18 @@ def search(
                 expanded = True
                 continue
             logn = log(node.n) if node.n > 0 else 0.0
-            best = ucb_pick(kids, logn, c)
+            if node is root and floor:  # analysis: every root move gets ``floor`` iterations at least
+                low = min(range(len(kids)), key=lambda k: kids[k].n)  # type: ignore[union-attr]
+                best = low if kids[low].n < floor else ucb_pick(kids, logn, c)  # type: ignore[union-attr]
+            else:
+                best = ucb_pick(kids, logn, c)
             g.play(acts[best])
             node = kids[best]  # type: ignore[assignment]
             path.append(node)
         reward, margin = _outcome(g, seat, value)
         root.n += 1
+        if len(path) > 1:  # depth 0 takes no decision in the tree
+            path[1].square += margin * margin
         for nd in path[1:]:
             nd.n += 1
             nd.reward += reward

@@ -28,8 +28,18 @@ from catsack.server.limits import AddressBuckets, scope_address
 from catsack.server.ratings import Ratings, display
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.settings import Network
+from catsack.server.social import check_guest_name, check_reputation
 
-__all__ = ["COOKIE", "account_of", "accounts_of", "check_origin", "join_as", "router", "seat_ratings"]
+__all__ = [
+    "COOKIE",
+    "account_of",
+    "accounts_of",
+    "check_origin",
+    "join_as",
+    "router",
+    "seat_ratings",
+    "set_session",
+]
 
 router = APIRouter()
 
@@ -155,6 +165,11 @@ def _set_session(request: Request, response: Response, token: str) -> None:
     response.set_cookie(
         COOKIE, token, max_age=30 * 24 * 3600, httponly=True, samesite="lax", secure=_secure(request), path="/"
     )
+
+
+def set_session(request: Request, response: Response, token: str) -> None:
+    """Log this browser in with session ``token`` (the cookie; other routers log in through this too)."""
+    _set_session(request, response, token)
 
 
 async def _out(request: Request, account: Account) -> AccountOut:
@@ -301,24 +316,29 @@ async def claim(request: Request, body: Claims, account: Annotated[Account, Depe
             refused += 1
             continue
         claimed.append({"table": table.id, "seat": seat})
+        if table.players[seat].kind == "human" and table.players[seat].user_id is None:  # no longer a guest
+            table.players[seat].user_id = account.id
+            table.players_changed()
     return {"claimed": claimed, "refused": refused}
 
 
 async def join_as(
     request: Request, table: LiveTable, name: str, seat: int | None, account: Account | None
 ) -> tuple[int, str]:
-    """Seat a person at ``table``: a guest under the typed name, an account under its own name,
-    its seat bound to it. Rated tables seat accounts (and bots) only."""
+    """Seat a person at ``table``: a guest under the typed name (not a bot's, a deleted player's or an
+    account's: :func:`~catsack.server.social.check_guest_name`), an account under its own name, its
+    seat bound to it (one seat per account). Rated tables seat accounts (and bots) only."""
     if table.options.get("rated") and account is None:
         raise AccountError("account_required", "rated tables are for accounts and bots: log in to sit here", 403)
     hub = hub_of(request)
+    if table.options.get("min_finished"):
+        await check_reputation(hub, account, table.options["min_finished"])
     if account is not None:
         check_origin(request)
         name = account.name
-    seat, token = await hub.join(table, name, seat)
-    if account is not None:
-        await asyncio.to_thread(accounts_of(request).bind_seat, account, table.id, seat)
-    return seat, token
+    else:
+        await asyncio.to_thread(check_guest_name, accounts_of(request), name)
+    return await hub.join(table, name, seat, account_id=None if account is None else account.id)
 
 
 async def seat_ratings(request: Request, table_id: str, seats: int) -> list[int | None]:

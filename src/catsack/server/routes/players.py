@@ -18,8 +18,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.game import Game
 from catsack.server.accounts import Account, Accounts
-from catsack.server.hub import TableError, iso_time, seat_names, setup_from_json
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json
 from catsack.server.ratings import Ratings
+from catsack.server.reputation import reputation
 from catsack.server.routes.accounts import account_of, accounts_of, check_origin, join_as, ratings_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
@@ -35,9 +36,9 @@ router = APIRouter()
 PROFILE_GAMES = 200
 
 
-def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float | None] | None:
+def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float | None, list[bool]] | None:
     """A finished table's game rebuilt from the database (not loaded as a live table), its seat
-    names and when it ended; ``None`` if it is not there or not over."""
+    names, when it ended and which seats a bot took over; ``None`` if it is not there or not over."""
     loaded = store.load(table_id)
     if loaded is None:
         return None
@@ -47,7 +48,7 @@ def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float |
     game = Game(setup_from_json(row.seats, row.setup))
     for a in actions:
         game.play(a.move)
-    return game, seat_names(seats), row.finished
+    return game, seat_names(seats), row.finished, [s.replaced for s in seats]
 
 
 def _profile(store: Store, accounts: Accounts, ratings: Ratings, account: Account) -> dict[str, Any]:
@@ -62,9 +63,10 @@ def _profile(store: Store, accounts: Accounts, ratings: Ratings, account: Accoun
         found = finished_game(store, table_id)
         if found is None:
             continue
-        game, names, finished = found
+        game, names, finished, replaced = found
         scores = game.scores()
-        winners = game.winners()
+        # A seat abandoned to a bot earns nothing of what the bot did (issue 30): no win.
+        winners = [] if replaced[seat] else game.winners()
         played += 1
         if seat in winners:
             wins += 1.0 / len(winners)
@@ -81,6 +83,7 @@ def _profile(store: Store, accounts: Accounts, ratings: Ratings, account: Accoun
                     "score": scores[seat],
                     "margin": round(margin, 2),
                     "won": seat in winners,
+                    "abandoned": replaced[seat],
                     "finished": iso_time(finished),
                     "replay": f"/replay/{table_id}",
                 }
@@ -97,6 +100,8 @@ def _profile(store: Store, accounts: Accounts, ratings: Ratings, account: Accoun
         "average_margin": round(margin_sum / played, 2) if played else None,
         "history": ratings.history(key),
         "recent": recent,
+        # Games finished against games abandoned to a bot (issue 30, fair play).
+        "reputation": reputation(store.engine, account.id).as_dict(),
     }
 
 
@@ -139,6 +144,11 @@ class QuickPlay(BaseModel):
     name: str | None = Field(
         None, description=f"a guest's name (at most {NAME_MAX} characters); accounts play under theirs"
     )
+    bots: str | None = Field(
+        None,
+        description="start at once: a new table whose other seats this bot level takes "
+        f"({', '.join(BOT_LEVELS)}); without it, the first open public table or a new one that waits for people",
+    )
 
     @field_validator("name")
     @classmethod
@@ -156,6 +166,20 @@ async def quickplay(
         check_origin(request)
     name = account.name if account is not None else (body.name or "Guest")
     hub = hub_of(request)
+    if body.bots is not None:  # no waiting: the player's seat and bots everywhere else
+        if body.bots not in SEATABLE_BOTS:
+            raise TableError("bad_request", f"unknown bot {body.bots!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+        started = await hub.create(
+            body.seats,
+            {seat: body.bots for seat in range(1, body.seats)},
+            name="Quick play",
+            money_visible=False,
+            turn_seconds=None,
+            hints=False,
+            extra_options={"host_seat": 0, "private": True},  # nobody else can sit: not in the lobby's list
+        )
+        seat, token = await join_as(request, started, name, None, account)
+        return Joined(table=started.id, seat=seat, token=token)
     rows = await asyncio.to_thread(hub.store.list_tables, "open", 200)
     for row, _seats in reversed(rows):  # oldest first: they have waited longest
         if row.seats != body.seats or row.options.get("private") or (row.options.get("rated") and account is None):

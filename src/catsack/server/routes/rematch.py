@@ -82,16 +82,16 @@ async def rematch(
     if not free:
         return Rematched(table=table.id, seat=None, token=None, created=created)
     want = seat if seat in free else free[0]
+    # An account's seat stays the account's (a rated rematch seats accounts only), one seat per account.
+    owner = (await asyncio.to_thread(accounts_of(request).seat_accounts, old.id)).get(seat)
     try:
-        got, new_token = await hub.join(table, name, want, token=new_token)
+        got, new_token = await hub.join(
+            table, name, want, token=new_token, account_id=None if owner is None else owner.id
+        )
     except TableError as exc:
-        if exc.code not in ("seat_taken", "table_full"):
+        if exc.code not in ("seat_taken", "table_full", "one_seat"):
             raise
         return Rematched(table=table.id, seat=None, token=None, created=created)
-    # An account's seat stays the account's (a rated rematch seats accounts only).
-    owner = (await asyncio.to_thread(accounts_of(request).seat_accounts, old.id)).get(seat)
-    if owner is not None:
-        await asyncio.to_thread(accounts_of(request).bind_seat, owner, table.id, got)
     return Rematched(table=table.id, seat=got, token=new_token, created=created)
 
 

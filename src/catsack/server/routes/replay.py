@@ -119,6 +119,11 @@ async def _table_game(request: Request, table_id: str) -> tuple[TableRow, list[S
     found = await asyncio.to_thread(_load_game, hub_of(request).store, table_id)
     if found is None:
         raise Refused("unknown_table", f"no table {table_id!r}", 404)
+    if found[0].options.get("embargo"):  # a duplicate tournament round still being played elsewhere
+        from catsack.server.tournaments.runner import embargoed
+
+        if await embargoed(hub_of(request), found[0].options):
+            raise Refused("embargoed", "this round's deal is still being played at other tables: look later", 403)
     return found
 
 

@@ -1,5 +1,6 @@
-"""Seat changes a person asks for: an account taking its seat over on another device, and the
-table's host handing an idle player's seat to a bot before the grace period ends."""
+"""Seat changes a person asks for: an account taking its seat over on another device, the table's
+host handing an idle player's seat to a bot before the grace period ends, and the host filling a
+waiting table's open seats with bots."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Header, Request
+from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.server.accounts import Account
-from catsack.server.hub import TableError
+from catsack.server.hub import BOT_LEVELS, TableError
 from catsack.server.routes.accounts import accounts_of, changing
 from catsack.server.routes.deps import bearer_token, hub_of, live_table
 from catsack.server.routes.tables import Joined
@@ -48,3 +50,33 @@ async def seat_to_bot(
     if not token or host is None or hub.seat_for_token(table, token) != host:
         raise TableError("not_host", "only the table's host can hand a seat to a bot", 403)
     await hand_seat_to_bot(hub, table, seat)
+
+
+class FillSeats(BaseModel):
+    """Which bots take the open seats."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    level: str = Field("expert:normal", description=f"bot level for every open seat: {', '.join(BOT_LEVELS)}")
+
+
+class Filled(BaseModel):
+    seats: list[int] = Field(description="the seats the bots took (0-based, as in the API)")
+
+
+@router.post("/api/tables/{table_id}/bots", response_model=Filled)
+async def fill_with_bots(
+    request: Request,
+    table_id: str,
+    body: FillSeats,
+    authorization: Annotated[str | None, Header(description="Bearer <the host's seat token>")] = None,
+) -> Filled:
+    """The host gives every open seat of its waiting table to bots, and the game starts: nobody has to
+    wait for people who may never come."""
+    table = await live_table(request, table_id)
+    hub = hub_of(request)
+    token = bearer_token(authorization)
+    host = table.options.get("host_seat")
+    if not token or host is None or hub.seat_for_token(table, token) != host:
+        raise TableError("not_host", "only the table's host can give its open seats to bots", 403)
+    return Filled(seats=await hub.seat_bots(table, body.level))

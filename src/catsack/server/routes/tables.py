@@ -7,18 +7,38 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from catsack.record import dumps_record
 from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names
 from catsack.server.lobby import open_table_ids
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
-from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, clean_text
+from catsack.server.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS, TurnBased
+from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, InputProblem, clean_text
 
 __all__ = ["CreateTable", "CreatedTable", "JoinTable", "Joined", "PlayerOut", "TableOut", "router"]
 
 router = APIRouter()
+
+
+class TurnBasedOption(BaseModel):
+    """A turn-based time control: hours per move and a time bank per player (docs/rules.md, "Playing online")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    move_hours: int = Field(..., description=f"hours per move: one of {', '.join(map(str, MOVE_HOURS))}")
+    bank_hours: int = Field(
+        DEFAULT_BANK_HOURS, description=f"each player's time bank in hours: one of {', '.join(map(str, BANK_HOURS))}"
+    )
+
+    def control(self) -> TurnBased:
+        return TurnBased(self.move_hours, self.bank_hours)
+
+    @model_validator(mode="after")
+    def _choices(self) -> TurnBasedOption:
+        self.control()  # ClockError is a ValueError: answered 422 naming the field
+        return self
 
 
 class CreateTable(BaseModel):
@@ -30,10 +50,16 @@ class CreateTable(BaseModel):
     bots: dict[int, str] = Field(default_factory=dict, description=f"seat -> bot level: {', '.join(BOT_LEVELS)}")
     money_visible: bool = Field(False, description="R24 option: everybody's money is public")
     turn_seconds: int | None = Field(None, ge=10, le=3600, description="turn timer; a bot moves when it runs out")
+    turn_based: TurnBasedOption | None = Field(
+        None, description="a turn-based table (hours per move and a time bank) instead of a real-time one"
+    )
     hints: bool = Field(False, description="players may ask for the strong bot's suggestion")
     name: str = Field("", description=f"table name shown in the lobby (at most {TABLE_NAME_MAX} characters)")
     rated: bool = Field(False, description="a rated game: only accounts and bots may sit; ratings change at the end")
     private: bool = Field(False, description="not listed in the lobby: reachable by its invite link only")
+    min_finished: float | None = Field(
+        None, ge=0.0, le=1.0, description="seat only accounts that finished at least this share of their games"
+    )
     player: str | None = Field(
         None,
         description=f"the creator's name (at most {NAME_MAX} characters): the creator takes the first open seat, "
@@ -55,7 +81,11 @@ class CreateTable(BaseModel):
     def _levels(cls, v: dict[int, str]) -> dict[int, str]:
         for seat, level in v.items():
             if level not in SEATABLE_BOTS:
-                raise ValueError(f"seat {seat}: unknown bot level {level!r} (choose from {', '.join(BOT_LEVELS)})")
+                raise InputProblem(
+                    f"seat {seat}: unknown bot level {level!r} (choose from {', '.join(BOT_LEVELS)})",
+                    "unknown_bot",
+                    n=seat + 1,
+                )
         return v
 
 
@@ -85,6 +115,8 @@ class PlayerOut(BaseModel):
     kind: str
     status: str
     replaced: bool
+    #: A person without an account (pages mark guests as such, issue 30).
+    guest: bool = False
 
 
 class TableOut(BaseModel):
@@ -96,6 +128,8 @@ class TableOut(BaseModel):
     money_visible: bool
     turn_seconds: int | None
     hints: bool
+    #: A turn-based table's time control (``move_hours``, ``bank_hours``); ``None`` for a real-time table.
+    turn_based: dict[str, int] | None = None
     created: str | None
     finished: str | None
     players: list[PlayerOut]
@@ -104,6 +138,8 @@ class TableOut(BaseModel):
     private: bool = False
     #: The seat of the person who created the table (its host), if one sat down on creating it.
     host_seat: int | None = None
+    #: The tournament this table's game belongs to (its page: ``/tournaments/{id}``).
+    tournament: str | None = None
     #: Each seat's displayed rating (accounts only; in the lobby's list of open tables).
     ratings: list[int | None] | None = None
 
@@ -130,6 +166,8 @@ async def create_table(request: Request, body: CreateTable) -> CreatedTable:
     if body.rated and body.player is not None and account is None:
         raise TableError("account_required", "rated tables are for accounts and bots: log in to create one", 403)
     extra: dict[str, Any] = {"rated": body.rated, "private": body.private}
+    if body.min_finished:
+        extra["min_finished"] = body.min_finished
     if body.player is not None:
         extra["host_seat"] = next(i for i in range(body.seats) if i not in body.bots)
     table = await hub.create(
@@ -140,6 +178,7 @@ async def create_table(request: Request, body: CreateTable) -> CreatedTable:
         turn_seconds=body.turn_seconds,
         hints=body.hints,
         extra_options=extra,
+        turn_based=None if body.turn_based is None else body.turn_based.control(),
     )
     seat = token = None
     if body.player is not None:
@@ -184,6 +223,7 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
                 kind=s.kind,
                 status="bot" if s.kind == "bot" else "away",
                 replaced=s.replaced,
+                guest=s.kind == "human" and s.user_id is None,
             )
             for s in seats
         ]
@@ -196,6 +236,7 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
                 version=row.version,
                 money_visible=bool(row.options.get("money_visible")),
                 turn_seconds=row.options.get("turn_seconds"),
+                turn_based=row.options.get("turn_based"),
                 hints=bool(row.options.get("hints")),
                 created=iso_time(row.created),
                 finished=iso_time(row.finished),
@@ -230,7 +271,18 @@ async def table_state(
     table = await live_table(request, table_id)
     token = bearer_token(authorization)
     seat = await hub_of(request).find_seat(table, token) if token else None
+    if seat is None:
+        await _not_embargoed(request, table)
     return Response(table.state_text(seat, None), media_type="application/json")
+
+
+async def _not_embargoed(request: Request, table: Any) -> None:
+    """Refuse a spectator's look at a duplicate tournament round's table before the round is scored."""
+    if table.options.get("embargo"):
+        from catsack.server.tournaments.runner import embargoed
+
+        if await embargoed(hub_of(request), table.options):
+            raise Refused("embargoed", "this round's deal is still being played at other tables: look later", 403)
 
 
 @router.get("/api/tables/{table_id}/record", responses={200: {"content": {"application/json": {}}}})
@@ -239,6 +291,7 @@ async def full_record(request: Request, table_id: str) -> Response:
     table = await live_table(request, table_id)
     if not table.game.is_over:
         raise Refused("not_over", "the game is not over: only a seat's redacted record can be downloaded", 409)
+    await _not_embargoed(request, table)
     return record_response(dumps_record(table.record()), f"catsack-{table.id}.json")
 
 

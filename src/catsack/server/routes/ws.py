@@ -214,6 +214,12 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit) -> Conn | None:
             except TableError as exc:
                 await _refuse(hub, ws, _bad(exc.code, exc.message))
                 continue
+        if seat is None and table.options.get("embargo"):
+            from catsack.server.tournaments.runner import embargoed
+
+            if await embargoed(hub, table.options):  # a duplicate deal still being played elsewhere
+                await _refuse(hub, ws, _bad("embargoed", "this round's deal is still being played: watch it later"))
+                continue
         conn = Conn(ws.send_text, seat, since, record=hub.record_frames)
         name = None if seat is None else table.names()[seat]
         history: dict[str, Any] | None = None

@@ -102,6 +102,8 @@ export function errorText(err) {
   const code = typeof err?.code === "string" ? err.code : null;
   const message = typeof err?.message === "string" ? err.message : String(err ?? "");
   const params = { ...(err?.params ?? {}), detail: message };
+  // A refused form: each field's problem as a reason the catalogue words (server/problems.py).
+  if (Array.isArray(params.problems)) params.problems = params.problems.map(problemText).join("; ");
   const key = `err.${code}`;
   if (!code || !has(key)) {
     // A code this page does not know yet (a newer server): its own words are all there is.
@@ -115,6 +117,15 @@ export function errorText(err) {
   const seconds = Number(params.seconds);
   if (Number.isFinite(seconds) && seconds > 0) text += ` ${t("err.retryIn", { n: Math.ceil(seconds) })}`;
   return text;
+}
+
+/** One field's problem of a refused form, "name: at most 24 characters", in the page's language. */
+function problemText(problem) {
+  const field = String(problem?.field ?? "");
+  const top = field.split(".")[0];
+  const label = has(`err.field.${top}`) ? t(`err.field.${top}`) : field;
+  const why = `err.why.${problem?.reason}`;
+  return `${label}: ${has(why) ? t(why, problem?.params ?? {}) : t("err.why.bad_value")}`;
 }
 
 /** "1 mouse" / "3 mice" in the page's language. */

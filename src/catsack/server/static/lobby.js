@@ -7,6 +7,7 @@ import { currentAccount } from "/static/session.js";
 
 // The choices per seat: an open seat for a person, or a bot level (the server's spec as value), weakest first.
 const SEAT_CHOICES = ["human", ...BOT_LEVELS];
+const QUICK_BOTS = "expert:normal"; // quick play with bots: the lobby's Normal level
 const DEFAULT_LEVEL = "heuristic";
 const REFRESH_MS = 4000;
 
@@ -56,13 +57,16 @@ function readForm() {
       throw new Error(t("lobby.badTimer"));
     }
   }
+  // A turn-based table (played over days) has its clock instead of a real-time turn timer.
+  const days = document.querySelector('input[name="pace"]:checked')?.value === "days";
   return {
     name,
     table: {
       seats: seatCount(),
       bots,
       money_visible: $("money-visible").checked,
-      turn_seconds: turnSeconds,
+      turn_seconds: days ? null : turnSeconds,
+      turn_based: days ? { move_hours: Number($("move-hours").value), bank_hours: Number($("bank-hours").value) } : null,
       hints: $("hints").checked,
       rated: $("rated").checked,
       private: $("private").checked,
@@ -104,6 +108,7 @@ async function createTable(event) {
 function playerLabel(player, names, ratings) {
   if (player.status === "open" || player.kind === "open") return seatLabel(player);
   const rating = ratings?.[player.seat];
+  if (player.guest) return `${names[player.seat]} (${t("seat.guest")})`;
   return typeof rating === "number" ? `${names[player.seat]} (${rating})` : names[player.seat];
 }
 
@@ -125,6 +130,7 @@ function tableItem(table, extra) {
       table.hints ? ` · ${t("lobby.withHints")}` : "",
       table.money_visible ? ` · ${t("lobby.moneyShown")}` : "",
       table.turn_seconds ? ` · ${t("lobby.timerN", { n: table.turn_seconds })}` : "",
+      table.turn_based ? ` · ${t("days.perMove", { n: table.turn_based.move_hours })}` : "",
       table.rated ? ` · ${t("lobby.ratedTag")}` : "",
       table.private ? ` · ${t("lobby.privateTag")}` : "",
     ),
@@ -206,10 +212,11 @@ async function refreshMine() {
   list.replaceChildren(...shown);
 }
 
-/** Quick play (issue 15): the first open public table with the chosen seat count, or a new one. */
-async function quickPlay() {
+/** Quick play (issue 15): the first open public table with the chosen seat count, or a new one; with
+ * `bots`, a new table whose other seats that bot level takes, so the game starts at once. */
+async function quickPlay(bots = null) {
   const error = $("create-error");
-  const button = $("quick-play");
+  const button = $(bots ? "quick-bots" : "quick-play");
   error.hidden = true;
   const name = $("your-name").value.trim();
   if (!account && !name) {
@@ -222,6 +229,7 @@ async function quickPlay() {
   try {
     const body = { seats: seatCount() };
     if (!account) body.name = name;
+    if (bots) body.bots = bots;
     const joined = await api("/api/quickplay", { method: "POST", body });
     const shown = account?.name ?? name;
     saveSeat(joined.table, joined.seat, joined.token, shown);
@@ -261,8 +269,14 @@ function start() {
   $("your-name").value = $("your-name").value || loadName(); // keep what was typed before the script ran
   for (const radio of document.querySelectorAll('input[name="seats"]')) radio.addEventListener("change", drawSeatSetup);
   drawSeatSetup();
+  for (const radio of document.querySelectorAll('input[name="pace"]')) {
+    radio.addEventListener("change", () => {
+      $("turn-based-options").hidden = document.querySelector('input[name="pace"]:checked')?.value !== "days";
+    });
+  }
   $("create-form").addEventListener("submit", createTable);
-  $("quick-play").addEventListener("click", quickPlay);
+  $("quick-play").addEventListener("click", () => quickPlay());
+  $("quick-bots").addEventListener("click", () => quickPlay(QUICK_BOTS));
   showAccount();
   refreshOpen();
   refreshFinished();

@@ -3,6 +3,7 @@
 
 import { ago, api, h } from "/static/api.js";
 import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { playerName } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -65,6 +66,8 @@ async function main() {
   $("p-wins").textContent = String(p.wins);
   $("p-score").textContent = p.average_score === null ? "–" : String(p.average_score);
   $("p-margin").textContent = p.average_margin === null ? "–" : (p.average_margin > 0 ? "+" : "") + p.average_margin;
+  const rep = p.reputation ?? { finished: 0, abandoned: 0 };
+  $("p-reputation").textContent = t("acct.reputationText", { finished: rep.finished, abandoned: rep.abandoned });
   $("chart").replaceChildren(
     p.history.length ? ratingChart(p.history) : h("p", { class: "hint" }, t("acct.noRatedGames")),
   );
@@ -73,10 +76,11 @@ async function main() {
       h(
         "li",
         { class: g.won ? "won" : "" },
-        h("a", { href: g.replay }, g.players.join(", ")),
+        h("a", { href: g.replay }, g.players.map(playerName).join(", ")),
         " ",
         h("span", { class: "hint" }, `${t("acct.score")} ${g.score} · ${ago(g.finished)}`),
         g.won ? h("strong", {}, ` ${t("acct.won")}`) : null,
+        g.abandoned ? h("span", { class: "tag abandoned" }, ` ${t("acct.abandoned")}`) : null,
       ),
     ),
   );

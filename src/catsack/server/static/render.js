@@ -7,7 +7,7 @@
 import { fill, h } from "/static/api.js";
 import { cardBackSVG, cardFaceSVG, cardKindClass, cardLabel, cardName } from "/static/cards.js";
 import { purchasePreview } from "/static/dogs.js";
-import { mice, t } from "/static/i18n.js";
+import { lang, mice, t } from "/static/i18n.js";
 
 export function statusLabel(status) {
   return ["connected", "away", "bot", "open"].includes(status) ? t(`status.${status}`) : status;
@@ -28,6 +28,13 @@ export function botSpec(player) {
 /** A friendly name for a bot level: "Strong bot" for expert:strong (papercut 12). */
 export function botLevelName(spec) {
   return t(`bot.${spec}`);
+}
+
+/** A player of a finished game as its table showed it: the server's lists name bots by spec and seat
+ * ("heuristic 2"), people read the level's friendly name ("Simple bot 2"). */
+export function playerName(name) {
+  const found = /^(\S+) ([1-5])$/.exec(name);
+  return found && BOT_SPECS.includes(found[1]) ? t("bot.named", { level: botLevelName(found[1]), n: Number(found[2]) }) : name;
 }
 
 /** Display names by seat, from the players list (seat numbers shown 1-based); bots get friendly
@@ -137,6 +144,7 @@ function seatPanel(view, seat, player, names, titles, { isMe }) {
       "header",
       { class: "seat-head" },
       h("span", { class: "seat-name", title: titles[seat] }, names[seat]),
+      player?.guest ? h("span", { class: "tag guest", title: t("seat.guestTitle") }, t("seat.guest")) : null,
       isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
       h("span", { class: `tag status ${status}` }, statusLabel(status)),
       view.start === seat ? h("span", { class: "tag start", title: t("help.start") }, t("seat.starts")) : null,
@@ -456,8 +464,14 @@ export function moveText(move) {
   return move === "pass" ? t("move.pass") : move;
 }
 
+/** The search's figures at one decision (a hint, or an analysed decision of the replay): the best-valued
+ * move, every move's value with its noise (±, a standard error), the moves as good as the best within the
+ * noise, the sentences in the page's language, and per face-down row card its likely tokens. */
 export function drawHint(container, hint, view, names) {
   const values = Object.entries(hint.values ?? {}).sort((a, b) => b[1] - a[1]);
+  const noise = hint.noise ?? {};
+  const equal = new Set(hint.equal ?? []);
+  const sentences = hint.sentences?.[lang] ?? [];
   const top = values.length ? values[0][1] : 0;
   const bottom = values.length ? values.at(-1)[1] : 0;
   const span = top - bottom || 1;
@@ -467,19 +481,26 @@ export function drawHint(container, hint, view, names) {
   fill(container, 
     h("h3", { class: "label" }, t("hint.title")),
     h("p", { class: "hint-best" }, t("hint.best"), " ", h("strong", { dataset: { move: hint.best ?? "" } }, moveText(hint.best))),
+    sentences.length ? h("p", { class: "hint-sentences" }, sentences.join(" ")) : null,
     h(
       "ol",
       { class: "hint-values", "aria-label": t("hint.values") },
       values.map(([move, value]) =>
         h(
           "li",
-          { class: move === hint.best ? "best" : "" },
-          h("span", { class: "hint-move", dataset: { move } }, moveText(move)),
+          { class: [move === hint.best ? "best" : "", move !== hint.best && equal.has(move) ? "equal" : ""].join(" ").trim(), dataset: { move } },
+          h("span", { class: "hint-move", dataset: { move } }, moveText(move), move !== hint.best && equal.has(move) ? h("span", { class: "hint-equal", title: t("hint.equalTitle") }, " ≈") : null),
           h("span", { class: "hint-bar", style: `--w: ${(8 + (92 * (value - bottom)) / span).toFixed(0)}%` }),
-          h("span", { class: "hint-value" }, value.toFixed(1)),
+          h(
+            "span",
+            { class: "hint-figure" },
+            h("span", { class: "hint-value" }, value.toFixed(1)),
+            move in noise ? h("span", { class: "hint-noise" }, ` ±${noise[move].toFixed(1)}`) : null,
+          ),
         ),
       ),
     ),
+    Object.keys(noise).length ? h("p", { class: "hint-noise-note" }, t("hint.noiseNote")) : null,
     beliefs.length
       ? h(
           "div",

@@ -602,6 +602,9 @@ function drawSummary() {
         ),
       }),
     ),
+    ...(s.mistake + s.blunder > 0
+      ? [h("p", {}, h("a", { id: "training-link", class: "button small", href: "/training?source=own" }, t("replay.summary.train")))]
+      : []),
   );
 }
 
@@ -651,9 +654,19 @@ function drawDecision() {
   const lost = pointsText(d.lost);
   let verdict;
   if (d.class) verdict = h("span", { class: `verdict flag-${d.class}` }, t("replay.decision.flagged", { flag: flagName(d.class), mark: MARKS[d.class], lost }));
-  else verdict = h("span", { class: "verdict good" }, d.played === d.best ? t("replay.decision.botsChoice") : t("replay.decision.lost", { lost }));
+  else if (d.played === d.best) verdict = h("span", { class: "verdict good" }, t("replay.decision.botsChoice"));
+  else if (d.margin !== undefined && d.lost <= d.margin)
+    verdict = h("span", { class: "verdict good equal" }, t("replay.decision.equal", { lost, noise: pointsText(d.margin) }));
+  else verdict = h("span", { class: "verdict good" }, t("replay.decision.lost", { lost }));
   const hint = h("div", { class: "decision-values" });
-  drawHint(hint, d, view, seatNames);
+  // One moment throughout the panel (issue 32, item 3): the values, sentences and beliefs are those of
+  // the analysed seat's view before its move, so the panel's board is that view too (its row as the
+  // analysis saw it), not the frame after the move that the main board shows.
+  const before = d.facts?.row ? { ...view, seat: state.analysis.seat, phase: d.phase, row: d.facts.row } : view;
+  drawHint(hint, d, before, seatNames);
+  const board = h("ol", { class: "row decision-row", "aria-label": t("replay.decision.boardLabel", { n: d.ply + 1, name: seatNames[state.analysis.seat] }) });
+  drawRow(board, before, seatNames, state.titles);
+  for (const item of board.querySelectorAll("[id]")) item.removeAttribute("id"); // the main board's ids stay unique
   const switchView =
     state.perspective !== d.seat && state.analysis.seat !== state.perspective && state.data.perspectives.includes(state.analysis.seat)
       ? h(
@@ -674,6 +687,8 @@ function drawDecision() {
         verdict,
       }),
     ),
+    h("p", { class: "muted decision-moment" }, t("replay.decision.before", { n: d.ply + 1, name: seatNames[state.analysis.seat] })),
+    board,
     hint,
     ...(switchView ? [switchView] : []),
   );

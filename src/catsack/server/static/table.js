@@ -7,12 +7,14 @@
 import { api, ApiError, downloadJson, forgetSeat, h, joinTable, loadName, loadSeat, saveSeat, seatLabel } from "/static/api.js";
 import { cardLabel } from "/static/cards.js";
 import { TableConnection } from "/static/connection.js";
+import { duration } from "/static/days.js";
 import { addReviewButtons, noteRematch } from "/static/rematch.js";
 import { describeEvent } from "/static/events.js";
 import { currentAccount } from "/static/session.js";
 import { Chat, handToBotButton, TurnAlerts } from "/static/social.js";
 import { errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
+  BOT_LEVELS,
   drawFinal,
   drawHand,
   drawHint,
@@ -149,7 +151,14 @@ function drawJoinPanel() {
       h(
         "li",
         { class: `join-seat status-${player.status}` },
-        h("span", { class: "seat-name" }, t("seat.n", { n: player.seat + 1 }), ": ", player.status === "open" ? seatLabel(player) : shown[player.seat]),
+        h(
+          "span",
+          { class: "seat-name" },
+          t("seat.n", { n: player.seat + 1 }),
+          ": ",
+          player.status === "open" ? seatLabel(player) : shown[player.seat],
+          player.guest ? ` (${t("seat.guest")})` : "",
+        ),
         h("span", { class: `tag status ${player.status}` }, statusLabel(player.status)),
         player.status === "open"
           ? h(
@@ -293,6 +302,8 @@ function handleFrame(frame) {
       state.hintPending = false;
       if (frame.version === state.version) state.hint = frame;
       render();
+      // Below the hand on a laptop's screen the panel would open under the fold (papercut 4).
+      if (state.hint === frame) $("hint-panel").scrollIntoView({ block: "nearest" });
       break;
     default:
       break; // pong and anything newer than this client
@@ -312,6 +323,7 @@ function applyState(frame) {
   state.players = frame.players ?? state.players;
   state.tableStatus = frame.table_status ?? state.tableStatus;
   state.deadline = frame.deadline ?? null;
+  state.clock = frame.clock ?? null;
   if (state.pending && state.pending.version < frame.version) clearPending();
   if (state.hint && state.hint.version !== frame.version) state.hint = null;
   render();
@@ -380,6 +392,42 @@ function hostSeat() {
   if (Number.isInteger(state.table?.host_seat)) return state.table.host_seat;
   const first = (state.table?.players ?? []).find((p) => p.kind !== "bot" || p.replaced);
   return first ? first.seat : null;
+}
+
+/** The waiting room of a table with open seats: who is missing, and for its host the bots that can
+ * take the open seats now (POST /api/tables/{id}/bots), so nobody waits for people who never come. */
+function drawWaiting(waiting) {
+  const box = $("waiting");
+  box.hidden = !waiting;
+  if (!waiting) return;
+  const open = state.players.filter((p) => p.status === "open").length;
+  const host = state.seat !== null && state.seat?.seat === hostSeat();
+  $("waiting-text").textContent = t(host ? "wait.host" : "wait.guest", { n: open });
+  $("fill-bots").hidden = !host;
+  const select = $("fill-level");
+  if (host && !select.options.length) {
+    for (const level of BOT_LEVELS) select.append(h("option", { value: level }, t(`lobby.level.${level}`)));
+    select.value = "expert:normal";
+  }
+}
+
+async function fillWithBots() {
+  const button = $("fill-button");
+  const error = $("fill-error");
+  error.hidden = true;
+  button.disabled = true;
+  try {
+    await api(`/api/tables/${encodeURIComponent(tableId)}/bots`, {
+      method: "POST",
+      body: { level: $("fill-level").value },
+      token: state.seat?.token,
+    });
+  } catch (err) {
+    error.textContent = t("wait.failed", { detail: errorText(err) });
+    error.hidden = false;
+  } finally {
+    button.disabled = false;
+  }
 }
 
 /** The host's "Hand to a bot" button beside every away player's seat (only in the host's browser). */
@@ -577,9 +625,13 @@ function render() {
   document.body.dataset.seat = view.seat ?? "spectator";
   document.body.dataset.round = String(view.round);
 
+  // Until every seat is taken nothing has started: no round, board or hand, but a waiting room (papercut 2).
+  const waiting = state.tableStatus === "open";
+  drawWaiting(waiting);
   const badge = $("round-badge");
-  badge.hidden = false;
+  badge.hidden = waiting;
   badge.textContent = view.phase === "over" ? t("badge.over") : t("badge.round", { round: view.round });
+  $("board").hidden = waiting;
 
   drawSeats($("seats"), view, state.players, seatNamesList, seatTitleList);
   drawHostButtons();
@@ -588,16 +640,17 @@ function render() {
   drawLastRound($("last-round"), view, seatNamesList, seatTitleList);
   drawPreview($("preview"), view);
   $("bank").textContent = t("mice", { n: view.bank });
+  // "None yet" only while bids can still come (not at the end screen, papercut 4).
   $("high-bid").textContent = view.high_bid
     ? `${view.high_bid} (${seatNamesList[view.high_bidder]})`
-    : view.phase === "placement"
+    : view.phase === "placement" || view.phase === "over"
       ? "–"
       : t("board.noneYet");
   $("start-player").textContent = seatNamesList[view.start];
   $("start-player").title = seatTitleList[view.start];
 
   const me = view.seat;
-  $("me").hidden = me === null || view.phase === "over";
+  $("me").hidden = me === null || view.phase === "over" || waiting;
   if (me !== null) {
     $("my-money").textContent = t("me.money", { mice: t("mice", { n: view.money[me] }) });
     $("my-removed").textContent = view.removed ? t("me.removed", { card: cardLabel(view.removed) }) : "";
@@ -619,6 +672,13 @@ function render() {
         : null,
     });
     addReviewButtons(final, tableId, state.seat);
+    final.querySelector("#tournament-link")?.parentElement.remove(); // redrawn
+    if (state.table?.tournament) {
+      // A tournament's game: back to its page (standings, the next round's table).
+      final.append(
+        h("p", {}, h("a", { class: "button primary", id: "tournament-link", href: `/tournaments/${encodeURIComponent(state.table.tournament)}` }, t("tour.back"))),
+      );
+    }
   }
 
   const hintPanel = $("hint-panel");
@@ -744,10 +804,25 @@ function drawTimer() {
   const box = $("timer-box");
   const deadline = state.deadline ? Date.parse(state.deadline) : NaN;
   box.hidden = Number.isNaN(deadline) || state.view?.phase === "over";
+  drawClock();
   if (box.hidden) return;
   const seconds = Math.max(0, Math.ceil((deadline - Date.now()) / 1000));
-  $("timer").textContent = t("seconds", { n: seconds });
-  box.classList.toggle("urgent", seconds <= 10 && myTurn());
+  // A turn-based table's clock runs in days and hours; a real-time timer in seconds.
+  $("timer").textContent = state.clock ? duration(seconds) : t("seconds", { n: seconds });
+  box.classList.toggle("urgent", (state.clock ? seconds <= 3600 : seconds <= 10) && myTurn());
+}
+
+/** A turn-based table: each player's time bank, and the time per move. */
+function drawClock() {
+  const box = $("clock-box");
+  box.hidden = !state.clock || state.view?.phase === "over";
+  if (box.hidden) return;
+  const list = names();
+  // Bots have no clock: only people's banks are shown.
+  const banks = state.clock.banks
+    .map((seconds, seat) => (state.players[seat]?.kind === "human" ? `${list[seat] ?? seat + 1} ${duration(seconds)}` : null))
+    .filter(Boolean);
+  $("clock-banks").textContent = `${t("days.perMove", { n: Math.round(state.clock.move_seconds / 3600) })} · ${t("days.banks")}: ${banks.join(" · ")}`;
 }
 
 function appendLog(text, kind) {
@@ -828,8 +903,16 @@ function onKey(event) {
   const target = event.target;
   const typing = target instanceof HTMLInputElement || target instanceof HTMLSelectElement || target instanceof HTMLTextAreaElement;
   if (typing) {
-    if (target.id === "bid-amount" && event.key === "Escape") target.blur();
-    return; // Enter in the bid box submits its form
+    if (target.id === "bid-amount") {
+      // The help's keys work in the bid box too: + and - step the bid instead of typing a sign (which
+      // would empty a number box), Escape leaves it; Enter submits its form.
+      if (event.key === "Escape") target.blur();
+      else if (event.key === "+" || event.key === "=" || event.key === "-") {
+        event.preventDefault();
+        stepBid(event.key === "-" ? -1 : 1);
+      }
+    }
+    return;
   }
   const key = event.key;
   if (/^[1-9]$/.test(key)) {
@@ -898,6 +981,7 @@ async function start() {
     bidFromInput();
   });
   $("pass-button").addEventListener("click", () => sendMove("pass"));
+  $("fill-button").addEventListener("click", fillWithBots);
   $("hint-button").addEventListener("click", askHint);
   document.addEventListener("keydown", onKey);
   setInterval(drawTimer, 500);

@@ -1,0 +1,877 @@
+"""E-mail: an account's verified address and preferences, a send queue in the database, and the
+sender that empties it over SMTP.
+
+- **Addresses.** An account may add one address; it is used only once verified by the link mailed
+  to it. Per kind (:data:`KINDS`: your turn in a turn-based game, an invitation, a tournament round
+  starting, a new follower) the account says whether it wants mail. Every mail carries a one-click
+  unsubscribe (RFC 8058 ``List-Unsubscribe-Post`` and a link in the text).
+- **The queue** (``mail_queue``) is written in the database before anything is sent. The sender
+  claims a due row (``pending`` → ``sending``, one process wins), sends it, and marks it ``sent``;
+  an SMTP failure puts it back with a growing delay, so an outage loses nothing. A crash between
+  the SMTP server's acceptance and the ``sent`` mark is the only way a mail can go twice: a row left
+  ``sending`` for :data:`STALE_SECONDS` is sent again with the same ``Message-ID``, which mail
+  programs show as one message.
+- **Batching.** A "your turn" mail waits until the player has been away for
+  ``mail_away_minutes`` (no page of the site open, no connection to a table); turns that come
+  meanwhile join the same mail, and games where the player has moved since drop out of it (a mail
+  with nothing left is not sent). So a quick game sends nothing, and a slow one one mail per absence.
+- **Secrecy (R23).** A mail says whose turn it is, at which table and how much time is left;
+  never a card, a bid to come or anything else a view hides.
+
+Without ``CATSACK_SMTP_HOST`` and ``CATSACK_SMTP_FROM`` the feature is off: nothing is queued,
+and the account page says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import re
+import secrets
+import smtplib
+import ssl
+import time
+import unicodedata
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formatdate
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlsplit
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Engine,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Table,
+    Text,
+    delete,
+    func,
+    insert,
+    select,
+    update,
+)
+
+from catsack.server.accounts import Account, AccountError, check_password, seat_users_t, sessions_t, users_t
+from catsack.server.store import metadata, seats_t, tables_t
+
+if TYPE_CHECKING:
+    from catsack.server.friends import Challenge
+    from catsack.server.hub import Hub, LiveTable
+    from catsack.server.settings import Settings
+
+__all__ = [
+    "KINDS",
+    "MailSender",
+    "Mailbox",
+    "check_address",
+    "mail_enabled",
+    "notify_challenge",
+    "notify_follow",
+    "notify_tournament",
+    "notify_turn",
+    "public_url",
+]
+
+log = logging.getLogger("catsack.server")
+
+#: The kinds of mail an account chooses (each on by default once an address is verified).
+KINDS = ("turn", "invite", "tournament", "friend")
+#: Kinds sent whatever the preferences say: they answer the person's own request.
+TRANSACTIONAL = ("verify", "reset")
+ADDRESS_MAX = 254
+VERIFY_SECONDS = 2 * 86400
+RESET_SECONDS = 3600
+#: Verification mails one account may cause per day, and reset mails per address per day.
+VERIFY_PER_DAY = 5
+RESET_PER_DAY = 5
+#: A row left ``sending`` this long (its sender died) is sent again.
+STALE_SECONDS = 600.0
+#: Attempts before a mail is given up (about two days of retries).
+MAX_ATTEMPTS = 12
+LANGS = ("en", "de")
+
+emails_t = Table(
+    "emails",
+    metadata,
+    Column("user_id", Integer, ForeignKey("users.id"), primary_key=True),
+    Column("address", String(ADDRESS_MAX), nullable=False),
+    Column("address_key", String(ADDRESS_MAX), nullable=False, index=True),
+    Column("verified", Boolean, nullable=False),
+    Column("verify_hash", String(64), nullable=True),
+    Column("verify_expires", Float, nullable=True),
+    Column("prefs", Text, nullable=False),  # JSON: {kind: bool, "lang": "en"|"de"}
+    Column("unsubscribe", String(64), nullable=False),  # the secret of this address's unsubscribe links
+    Column("created", Float, nullable=False),
+)
+
+mail_queue_t = Table(
+    "mail_queue",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=True, index=True),
+    Column("kind", String(16), nullable=False),
+    Column("address", String(ADDRESS_MAX), nullable=False),
+    Column("payload", Text, nullable=False),  # JSON: what the mail is about; its text is made when it is sent
+    Column("created", Float, nullable=False),
+    Column("send_after", Float, nullable=False),
+    Column("status", String(12), nullable=False),  # pending | sending | sent | dropped | failed
+    Column("attempts", Integer, nullable=False),
+    Column("claimed", Float, nullable=True),
+    Column("sent", Float, nullable=True),
+    Column("error", String(200), nullable=True),
+    Column("message_id", String(120), nullable=False),
+    Index("ix_mail_queue_status_send_after", "status", "send_after"),
+)
+
+password_resets_t = Table(
+    "password_resets",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
+    Column("created", Float, nullable=False),
+    Column("expires", Float, nullable=False),
+    Column("used", Boolean, nullable=False),
+)
+
+_ADDRESS = re.compile(r"^[^@\s\x00-\x1f\x7f<>(),;:\\\"\[\]]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}$")
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
+
+
+def check_address(address: object) -> str:
+    """The e-mail address, or :class:`AccountError` ``bad_address`` saying what is wrong with it."""
+    if not isinstance(address, str):
+        raise AccountError("bad_address", "an e-mail address must be text", 422)
+    address = unicodedata.normalize("NFKC", address.strip())
+    if not 3 <= len(address) <= ADDRESS_MAX or not _ADDRESS.match(address):
+        raise AccountError("bad_address", "that is not an e-mail address (name@example.org)", 422)
+    return address
+
+
+def address_key(address: str) -> str:
+    return address.casefold()
+
+
+def mail_enabled(settings: Settings) -> bool:
+    """Whether this server sends mail (``CATSACK_SMTP_HOST`` and ``CATSACK_SMTP_FROM`` are set)."""
+    return bool(settings.smtp_host and settings.smtp_from)
+
+
+def public_url(settings: Settings) -> str:
+    """The site's address for links in mails: ``CATSACK_PUBLIC_URL``, else the host and port served."""
+    if settings.public_url:
+        return settings.public_url.rstrip("/")
+    return f"http://{settings.host}:{settings.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    user_id: int
+    address: str
+    verified: bool
+    prefs: dict[str, Any]
+    unsubscribe: str
+
+    def wants(self, kind: str) -> bool:
+        return self.verified and (kind in TRANSACTIONAL or bool(self.prefs.get(kind, True)))
+
+    @property
+    def lang(self) -> str:
+        lang = self.prefs.get("lang")
+        return lang if lang in LANGS else "en"
+
+
+@dataclass(frozen=True, slots=True)
+class Queued:
+    id: int
+    user_id: int | None
+    kind: str
+    address: str
+    payload: dict[str, Any]
+    attempts: int
+    message_id: str
+
+
+class Mailbox:
+    """Addresses, preferences, reset tokens and the send queue (``engine`` is the store's)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+
+    # ------------------------------------------------------------------ addresses
+
+    def address(self, user_id: int) -> Address | None:
+        with self.engine.connect() as conn:
+            r = conn.execute(select(emails_t).where(emails_t.c.user_id == user_id)).first()
+        if r is None:
+            return None
+        return Address(r.user_id, r.address, bool(r.verified), json.loads(r.prefs), r.unsubscribe)
+
+    def addresses(self, user_ids: list[int]) -> dict[int, Address]:
+        if not user_ids:
+            return {}
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(emails_t).where(emails_t.c.user_id.in_(user_ids))).all()
+        return {
+            r.user_id: Address(r.user_id, r.address, bool(r.verified), json.loads(r.prefs), r.unsubscribe) for r in rows
+        }
+
+    def set_address(self, account: Account, address: str, lang: str, now: float | None = None) -> str:
+        """Give the account this (unverified) address; the verification token to mail to it. At most
+        :data:`VERIFY_PER_DAY` verification mails per account and day (a stranger's inbox is not a target)."""
+        address = check_address(address)
+        now = time.time() if now is None else now
+        token = secrets.token_urlsafe(24)
+        with self.engine.begin() as conn:
+            sent = conn.execute(
+                select(func.count())
+                .select_from(mail_queue_t)
+                .where(
+                    mail_queue_t.c.user_id == account.id,
+                    mail_queue_t.c.kind == "verify",
+                    mail_queue_t.c.created > now - 86400,
+                )
+            ).scalar_one()
+            if sent >= VERIFY_PER_DAY:
+                raise AccountError(
+                    "too_many_mails", f"at most {VERIFY_PER_DAY} verification mails a day; try again tomorrow", 429
+                )
+            old = conn.execute(select(emails_t.c.prefs).where(emails_t.c.user_id == account.id)).first()
+            prefs = json.loads(old.prefs) if old is not None else {k: True for k in KINDS}
+            prefs["lang"] = lang if lang in LANGS else "en"
+            values = {
+                "address": address,
+                "address_key": address_key(address),
+                "verified": False,
+                "verify_hash": _hash(token),
+                "verify_expires": now + VERIFY_SECONDS,
+                "prefs": json.dumps(prefs),
+                "unsubscribe": secrets.token_urlsafe(24),
+                "created": now,
+            }
+            if old is None:
+                conn.execute(insert(emails_t).values(user_id=account.id, **values))
+            else:
+                conn.execute(update(emails_t).where(emails_t.c.user_id == account.id).values(**values))
+            self._enqueue(conn, account.id, "verify", address, {"token": token, "name": account.name}, now, now)
+        return token
+
+    def verify(self, token: str, now: float | None = None) -> int | None:
+        """Mark the address whose verification link holds ``token`` verified; its account id, or ``None``."""
+        if not isinstance(token, str) or not 1 <= len(token) <= 128:
+            return None
+        now = time.time() if now is None else now
+        with self.engine.begin() as conn:
+            r = conn.execute(
+                select(emails_t.c.user_id).where(
+                    emails_t.c.verify_hash == _hash(token), emails_t.c.verify_expires > now
+                )
+            ).first()
+            if r is None:
+                return None
+            conn.execute(
+                update(emails_t)
+                .where(emails_t.c.user_id == r.user_id)
+                .values(verified=True, verify_hash=None, verify_expires=None)
+            )
+            return int(r.user_id)
+
+    def remove(self, user_id: int) -> None:
+        with self.engine.begin() as conn:
+            conn.execute(delete(emails_t).where(emails_t.c.user_id == user_id))
+            conn.execute(
+                update(mail_queue_t)
+                .where(mail_queue_t.c.user_id == user_id, mail_queue_t.c.status == "pending")
+                .values(status="dropped", error="address removed")
+            )
+
+    def set_prefs(self, user_id: int, prefs: dict[str, bool]) -> dict[str, Any]:
+        with self.engine.begin() as conn:
+            r = conn.execute(select(emails_t.c.prefs).where(emails_t.c.user_id == user_id)).first()
+            if r is None:
+                raise AccountError("no_address", "add an e-mail address first", 409)
+            merged: dict[str, Any] = json.loads(r.prefs)
+            merged.update({k: bool(v) for k, v in prefs.items() if k in KINDS})
+            conn.execute(update(emails_t).where(emails_t.c.user_id == user_id).values(prefs=json.dumps(merged)))
+        return merged
+
+    def unsubscribe(self, user_id: int, secret: str, kind: str) -> bool:
+        """One-click unsubscribe: ``kind`` off (``all``: the address removed). ``False`` for a wrong link."""
+        if not isinstance(secret, str) or len(secret) > 128 or (kind not in KINDS and kind != "all"):
+            return False
+        found = self.address(user_id)
+        if found is None or not secrets.compare_digest(found.unsubscribe, secret):
+            return False
+        if kind == "all":
+            self.remove(user_id)
+        else:
+            self.set_prefs(user_id, {kind: False})
+        return True
+
+    # ------------------------------------------------------------------ password reset
+
+    def request_reset(self, address: str, now: float | None = None) -> bool:
+        """Queue a reset link for the account whose *verified* address this is. ``True`` if one was
+        queued; the caller answers the same either way (nobody learns which addresses are known)."""
+        try:
+            address = check_address(address)
+        except AccountError:
+            return False
+        now = time.time() if now is None else now
+        token = secrets.token_urlsafe(32)
+        with self.engine.begin() as conn:
+            r = conn.execute(
+                select(emails_t.c.user_id, emails_t.c.address, users_t.c.name)
+                .select_from(emails_t.join(users_t, users_t.c.id == emails_t.c.user_id))
+                .where(
+                    emails_t.c.address_key == address_key(address),
+                    emails_t.c.verified.is_(True),
+                    users_t.c.deleted.is_(False),
+                )
+            ).first()
+            if r is None:
+                return False
+            recent = conn.execute(
+                select(func.count())
+                .select_from(mail_queue_t)
+                .where(
+                    mail_queue_t.c.user_id == r.user_id,
+                    mail_queue_t.c.kind == "reset",
+                    mail_queue_t.c.created > now - 86400,
+                )
+            ).scalar_one()
+            if recent >= RESET_PER_DAY:
+                return False
+            conn.execute(
+                insert(password_resets_t).values(
+                    token_hash=_hash(token), user_id=r.user_id, created=now, expires=now + RESET_SECONDS, used=False
+                )
+            )
+            self._enqueue(conn, r.user_id, "reset", r.address, {"token": token, "name": r.name}, now, now)
+        return True
+
+    def reset_password(self, token: str, password: str, hasher: Any, now: float | None = None) -> int:
+        """Set a new password with a reset token (once; it expires): every session of the account ends.
+        The account id; :class:`AccountError` ``bad_token`` for an unknown, used or expired token."""
+        password = check_password(password)
+        now = time.time() if now is None else now
+        if not isinstance(token, str) or not 1 <= len(token) <= 128:
+            raise AccountError("bad_token", "this reset link is not valid (used, expired or mistyped)", 400)
+        digest = hasher.hash(password)
+        with self.engine.begin() as conn:
+            r = conn.execute(
+                select(password_resets_t.c.user_id).where(
+                    password_resets_t.c.token_hash == _hash(token),
+                    password_resets_t.c.used.is_(False),
+                    password_resets_t.c.expires > now,
+                )
+            ).first()
+            taken = conn.execute(
+                update(password_resets_t)
+                .where(password_resets_t.c.token_hash == _hash(token), password_resets_t.c.used.is_(False))
+                .values(used=True)
+            ).rowcount
+            if r is None or not taken:
+                raise AccountError("bad_token", "this reset link is not valid (used, expired or mistyped)", 400)
+            conn.execute(update(users_t).where(users_t.c.id == r.user_id).values(password_hash=digest))
+            conn.execute(delete(sessions_t).where(sessions_t.c.user_id == r.user_id))
+            # Every other reset link of the account stops working too.
+            conn.execute(update(password_resets_t).where(password_resets_t.c.user_id == r.user_id).values(used=True))
+            return int(r.user_id)
+
+    # ------------------------------------------------------------------ the queue
+
+    @staticmethod
+    def _enqueue(
+        conn: Any, user_id: int | None, kind: str, address: str, payload: dict[str, Any], now: float, after: float
+    ) -> None:
+        conn.execute(
+            insert(mail_queue_t).values(
+                user_id=user_id,
+                kind=kind,
+                address=address,
+                payload=json.dumps(payload),
+                created=now,
+                send_after=after,
+                status="pending",
+                attempts=0,
+                claimed=None,
+                sent=None,
+                error=None,
+                message_id=f"{secrets.token_hex(12)}.{kind}",
+            )
+        )
+
+    def enqueue(self, user_id: int, kind: str, payload: dict[str, Any], after: float | None = None) -> bool:
+        """Queue a mail of ``kind`` to the account, if it has a verified address that wants this kind."""
+        found = self.address(user_id)
+        if found is None or not found.wants(kind):
+            return False
+        now = time.time()
+        with self.engine.begin() as conn:
+            self._enqueue(conn, user_id, kind, found.address, payload, now, now if after is None else after)
+        return True
+
+    def queue_turn(self, user_id: int, table_id: str, after: float) -> bool:
+        """Add a turn-based game to the account's waiting "your turn" mail (made if there is none)."""
+        found = self.address(user_id)
+        if found is None or not found.wants("turn"):
+            return False
+        now = time.time()
+        with self.engine.begin() as conn:
+            r = conn.execute(
+                select(mail_queue_t.c.id, mail_queue_t.c.payload).where(
+                    mail_queue_t.c.user_id == user_id,
+                    mail_queue_t.c.kind == "turn",
+                    mail_queue_t.c.status == "pending",
+                )
+            ).first()
+            if r is None:
+                self._enqueue(conn, user_id, "turn", found.address, {"tables": [table_id]}, now, after)
+                return True
+            payload = json.loads(r.payload)
+            if table_id not in payload["tables"]:
+                payload["tables"] = [*payload["tables"], table_id][-50:]
+                conn.execute(
+                    update(mail_queue_t)
+                    .where(mail_queue_t.c.id == r.id, mail_queue_t.c.status == "pending")
+                    .values(payload=json.dumps(payload))
+                )
+        return True
+
+    def claim(self, now: float, limit: int = 20) -> list[Queued]:
+        """Due mails, each taken by exactly one sender (``pending`` → ``sending``); stale claims of a
+        dead sender go back to ``pending`` first."""
+        out: list[Queued] = []
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(mail_queue_t)
+                .where(mail_queue_t.c.status == "sending", mail_queue_t.c.claimed < now - STALE_SECONDS)
+                .values(status="pending")
+            )
+            due = conn.execute(
+                select(mail_queue_t)
+                .where(mail_queue_t.c.status == "pending", mail_queue_t.c.send_after <= now)
+                .order_by(mail_queue_t.c.send_after)
+                .limit(limit)
+            ).all()
+        for r in due:
+            with self.engine.begin() as conn:
+                took = conn.execute(
+                    update(mail_queue_t)
+                    .where(mail_queue_t.c.id == r.id, mail_queue_t.c.status == "pending")
+                    .values(status="sending", claimed=now, attempts=r.attempts + 1)
+                ).rowcount
+            if took:
+                out.append(
+                    Queued(r.id, r.user_id, r.kind, r.address, json.loads(r.payload), r.attempts + 1, r.message_id)
+                )
+        return out
+
+    def finish(self, mail_id: int, status: str, *, error: str | None = None, retry_at: float | None = None) -> None:
+        """Mark a claimed mail ``sent``, ``dropped`` (nothing left to say), ``failed`` (given up), or
+        ``pending`` again at ``retry_at``."""
+        values: dict[str, Any] = {"status": status, "error": None if error is None else error[:200]}
+        if status == "sent":
+            values["sent"] = time.time()
+        if retry_at is not None:
+            values["send_after"] = retry_at
+        with self.engine.begin() as conn:
+            conn.execute(
+                update(mail_queue_t)
+                .where(mail_queue_t.c.id == mail_id, mail_queue_t.c.status == "sending")
+                .values(**values)
+            )
+
+    def stats(self) -> dict[str, int]:
+        with self.engine.connect() as conn:
+            rows = conn.execute(select(mail_queue_t.c.status, func.count()).group_by(mail_queue_t.c.status)).all()
+        return {str(r[0]): int(r[1]) for r in rows}
+
+
+# ---------------------------------------------------------------------- what a mail says
+
+_TEXT = {
+    "en": {
+        "verify.subject": "catsack: confirm your e-mail address",
+        "verify.body": "Hello {name},\n\nplease confirm that this address belongs to your catsack account:\n{link}\n\n"
+        "The link works for two days. If you did not ask for this, ignore this mail.",
+        "reset.subject": "catsack: set a new password",
+        "reset.body": "Hello {name},\n\nsomebody (you, we hope) asked to set a new password for your catsack account.\n"
+        "Set one here within the hour; the link works once:\n{link}\n\n"
+        "If you did not ask for this, ignore this mail: your password stays as it is.",
+        "turn.subject.one": "catsack: your turn at {table}",
+        "turn.subject.many": "catsack: your turn in {n} games",
+        "turn.body": "Hello {name},\n\nit is your turn:\n\n{lines}\n\nMy games: {mygames}",
+        "turn.line": "- {table} (with {players}): {left} left\n  {link}",
+        "invite.subject": "catsack: {from} challenges you",
+        "invite.body": "Hello {name},\n\n{from} invites you to a new table: {table} ({pace}).\n"
+        "Accept or decline on your My games page:\n{mygames}",
+        "friend.subject": "catsack: {from} follows you",
+        "friend.body": "Hello {name},\n\n{from} now follows you on catsack: {profile}\n\n"
+        "Follow back or block from {friends}",
+        "tournament.subject": "catsack: round {round} of {tournament} starts",
+        "tournament.body": "Hello {name},\n\nround {round} of {tournament} starts now. Your table:\n{link}",
+        "pace.days": "turn-based, {n} h per move",
+        "pace.live": "real time",
+        "footer": "\n\n--\nNo more mails of this kind: {unsubscribe}\nSettings: {settings}",
+        "footer.all": "\n\n--\nNot your account? Remove this address from it: {unsubscribe}",
+        "time.days": "{d} d {h} h",
+        "time.hours": "{h} h {m} min",
+        "time.minutes": "{m} min",
+    },
+    "de": {
+        "verify.subject": "catsack: Bestätige deine E-Mail-Adresse",
+        "verify.body": "Hallo {name},\n\nbitte bestätige, dass diese Adresse zu deinem catsack-Konto gehört:\n"
+        "{link}\n\n"
+        "Der Link gilt zwei Tage. Hast du das nicht angefordert, ignoriere diese Mail.",
+        "reset.subject": "catsack: Neues Passwort setzen",
+        "reset.body": "Hallo {name},\n\njemand (hoffentlich du) möchte ein neues Passwort "
+        "für dein catsack-Konto setzen.\n"
+        "Das geht hier innerhalb einer Stunde; der Link gilt einmal:\n{link}\n\n"
+        "Hast du das nicht angefordert, ignoriere diese Mail: Dein Passwort bleibt, wie es ist.",
+        "turn.subject.one": "catsack: Du bist am Zug an {table}",
+        "turn.subject.many": "catsack: Du bist in {n} Spielen am Zug",
+        "turn.body": "Hallo {name},\n\ndu bist am Zug:\n\n{lines}\n\nMeine Spiele: {mygames}",
+        "turn.line": "- {table} (mit {players}): noch {left}\n  {link}",
+        "invite.subject": "catsack: {from} fordert dich heraus",
+        "invite.body": "Hallo {name},\n\n{from} lädt dich an einen neuen Tisch ein: {table} ({pace}).\n"
+        "Annehmen oder ablehnen auf deiner Seite „Meine Spiele“:\n{mygames}",
+        "friend.subject": "catsack: {from} folgt dir",
+        "friend.body": "Hallo {name},\n\n{from} folgt dir jetzt auf catsack: {profile}\n\n"
+        "Zurückfolgen oder blockieren unter {friends}",
+        "tournament.subject": "catsack: Runde {round} von {tournament} beginnt",
+        "tournament.body": "Hallo {name},\n\nRunde {round} von {tournament} beginnt jetzt. Dein Tisch:\n{link}",
+        "pace.days": "rundenbasiert, {n} h pro Zug",
+        "pace.live": "Echtzeit",
+        "footer": "\n\n--\nKeine Mails dieser Art mehr: {unsubscribe}\nEinstellungen: {settings}",
+        "footer.all": "\n\n--\nNicht dein Konto? Entferne diese Adresse daraus: {unsubscribe}",
+        "time.days": "{d} T {h} Std",
+        "time.hours": "{h} Std {m} Min",
+        "time.minutes": "{m} Min",
+    },
+}
+
+
+def duration(seconds: float, lang: str) -> str:
+    """Time left in days and hours (or hours and minutes), as the clock shows it."""
+    text = _TEXT[lang]
+    s = max(0, int(seconds))
+    d, h, m = s // 86400, s % 86400 // 3600, s % 3600 // 60
+    if d:
+        return text["time.days"].format(d=d, h=h)
+    if h:
+        return text["time.hours"].format(h=h, m=m)
+    return text["time.minutes"].format(m=m)
+
+
+def _safe(value: object, limit: int = 80) -> str:
+    """A name or table name as it may appear in a mail: one line, no control characters, bounded."""
+    text = "".join(ch for ch in str(value) if ch.isprintable())
+    return text[:limit]
+
+
+def unsubscribe_link(base: str, user_id: int, secret: str, kind: str) -> str:
+    return f"{base}/mail/unsubscribe?u={user_id}&t={quote(secret)}&k={quote(kind)}"
+
+
+def _turn_lines(engine: Engine, user_id: int, tables: list[str], base: str, lang: str) -> list[str]:
+    """One line per game of ``tables`` where it is still this account's move (others drop out)."""
+    if not tables:
+        return []
+    now = time.time()
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(tables_t.c.id, tables_t.c.name, tables_t.c.to_move, tables_t.c.deadline, seat_users_t.c.seat)
+            .select_from(seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id))
+            .where(
+                seat_users_t.c.user_id == user_id,
+                seat_users_t.c.table_id.in_(tables),
+                tables_t.c.status == "playing",
+            )
+        ).all()
+        names = {
+            (s.table_id, s.seat): (s.name if s.kind == "human" else s.bot or "bot", s.kind)
+            for s in conn.execute(select(seats_t).where(seats_t.c.table_id.in_(tables)))
+        }
+    lines = []
+    for r in rows:
+        mine = names.get((r.id, r.seat))
+        if r.to_move != r.seat or mine is None or mine[1] != "human":
+            continue  # moved meanwhile, or the seat went to a bot
+        others = [_safe(n, 24) for (t, s), (n, _k) in sorted(names.items()) if t == r.id and s != r.seat and n]
+        left = duration((r.deadline or now) - now, lang)
+        lines.append(
+            _TEXT[lang]["turn.line"].format(
+                table=_safe(r.name), players=", ".join(others), left=left, link=f"{base}/t/{r.id}"
+            )
+        )
+    return lines
+
+
+def render(engine: Engine, settings: Settings, mail: Queued, to: Address | None) -> EmailMessage | None:
+    """The message for a queued mail, made now (a turn mail lists only games still waiting for the
+    player); ``None`` when there is nothing left to say or the address no longer wants it."""
+    base = public_url(settings)
+    p = mail.payload
+    if mail.kind in TRANSACTIONAL:
+        lang = to.lang if to is not None else "en"
+        if to is None or to.address != mail.address:
+            return None  # the address was removed or changed since
+    else:
+        if to is None or not to.wants(mail.kind) or to.address != mail.address:
+            return None
+        lang = to.lang
+    text = _TEXT[lang]
+    name = _safe(p.get("name", ""), 24)
+    if mail.user_id is not None and not name:
+        with engine.connect() as conn:
+            name = _safe(conn.execute(select(users_t.c.name).where(users_t.c.id == mail.user_id)).scalar() or "", 24)
+    fields: dict[str, str] = {"name": name, "mygames": f"{base}/games", "friends": f"{base}/friends"}
+    if mail.kind == "verify":
+        subject = text["verify.subject"]
+        body = text["verify.body"].format(link=f"{base}/mail/verify?t={quote(p['token'])}", **fields)
+    elif mail.kind == "reset":
+        subject = text["reset.subject"]
+        body = text["reset.body"].format(link=f"{base}/reset#token={quote(p['token'])}", **fields)
+    elif mail.kind == "turn":
+        assert mail.user_id is not None
+        lines = _turn_lines(engine, mail.user_id, list(p.get("tables", [])), base, lang)
+        if not lines:
+            return None
+        if len(lines) == 1:
+            subject = text["turn.subject.one"].format(table=_safe(lines[0].split(" (", 1)[0].removeprefix("- "), 60))
+        else:
+            subject = text["turn.subject.many"].format(n=len(lines))
+        body = text["turn.body"].format(lines="\n".join(lines), **fields)
+    elif mail.kind == "invite":
+        tb = p.get("turn_based")
+        pace = text["pace.days"].format(n=tb["move_hours"]) if tb else text["pace.live"]
+        subject = text["invite.subject"].format(**{"from": _safe(p["from"], 24)})
+        body = text["invite.body"].format(
+            **{"from": _safe(p["from"], 24)}, table=_safe(p["table"]), pace=pace, **fields
+        )
+    elif mail.kind == "friend":
+        who = _safe(p["from"], 24)
+        subject = text["friend.subject"].format(**{"from": who})
+        body = text["friend.body"].format(**{"from": who}, profile=f"{base}/u/{quote(who)}", **fields)
+    elif mail.kind == "tournament":
+        subject = text["tournament.subject"].format(round=int(p["round"]), tournament=_safe(p["tournament"]))
+        link = p.get("link", "/games")
+        link = link if urlsplit(link).scheme in ("http", "https") else base + "/" + str(link).lstrip("/")
+        body = text["tournament.body"].format(
+            round=int(p["round"]), tournament=_safe(p["tournament"]), link=link, **fields
+        )
+    else:
+        return None
+    kind = "all" if mail.kind in TRANSACTIONAL else mail.kind
+    unsubscribe = unsubscribe_link(base, to.user_id, to.unsubscribe, kind)
+    if kind == "all":
+        body += text["footer.all"].format(unsubscribe=unsubscribe)
+    else:
+        body += text["footer"].format(unsubscribe=unsubscribe, settings=f"{base}/account")
+    msg = EmailMessage()
+    msg["From"] = settings.smtp_from
+    msg["To"] = mail.address
+    msg["Subject"] = subject
+    msg["Date"] = formatdate(localtime=False)
+    host = urlsplit(base).hostname or "catsack"
+    msg["Message-ID"] = f"<{mail.message_id}.{mail.id}@{host}>"
+    msg["List-Unsubscribe"] = f"<{unsubscribe}>"
+    msg["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
+    msg["Auto-Submitted"] = "auto-generated"
+    msg["Content-Language"] = lang
+    msg.set_content(body)
+    return msg
+
+
+# ---------------------------------------------------------------------- sending
+
+
+def smtp_send(settings: Settings, msg: EmailMessage) -> None:
+    """Send one message through the configured SMTP server (blocking: run it in a thread)."""
+    host, port = settings.smtp_host or "", settings.smtp_port
+    timeout = settings.smtp_timeout
+    if settings.smtp_ssl:
+        client: smtplib.SMTP = smtplib.SMTP_SSL(host, port, timeout=timeout, context=ssl.create_default_context())
+    else:
+        client = smtplib.SMTP(host, port, timeout=timeout)
+    try:
+        if settings.smtp_starttls and not settings.smtp_ssl:
+            client.starttls(context=ssl.create_default_context())
+        if settings.smtp_user:
+            client.login(settings.smtp_user, settings.smtp_password or "")
+        client.send_message(msg)
+    finally:
+        try:
+            client.quit()
+        except (smtplib.SMTPException, OSError):
+            client.close()
+
+
+class MailSender:
+    """Empties the queue: every ``mail_poll_seconds``, the due mails are claimed, made and sent."""
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.settings = hub.settings
+        self.box = Mailbox(hub.store.engine)
+        self.task: asyncio.Task[None] | None = None
+        self.sent = 0
+
+    def start(self) -> None:
+        if mail_enabled(self.settings):
+            self.task = asyncio.create_task(self._loop())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                await self.run_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the database is away: try again next time
+                log.exception("mail queue pass failed")
+            await asyncio.sleep(self.settings.mail_poll_seconds)
+
+    async def run_once(self, now: float | None = None) -> int:
+        """Send what is due; how many were sent."""
+        now = time.time() if now is None else now
+        due = await asyncio.to_thread(self.box.claim, now)
+        n = 0
+        for mail in due:
+            if await self._one(mail, now):
+                n += 1
+        self.sent += n
+        return n
+
+    async def _one(self, mail: Queued, now: float) -> bool:
+        box, engine = self.box, self.hub.store.engine
+        try:
+            if mail.kind == "turn" and mail.user_id is not None:
+                back = await asyncio.to_thread(_here_since, engine, mail.user_id, now, self.settings.mail_away_minutes)
+                if back is not None:  # the player is around: wait until they have been away long enough
+                    await asyncio.to_thread(box.finish, mail.id, "pending", retry_at=back)
+                    return False
+            to = await asyncio.to_thread(box.address, mail.user_id) if mail.user_id is not None else None
+            msg = await asyncio.to_thread(render, engine, self.settings, mail, to)
+        except Exception as exc:
+            log.exception("mail not made", extra={"fields": {"mail": mail.id}})
+            await asyncio.to_thread(box.finish, mail.id, "failed", error=f"render: {exc}")
+            return False
+        if msg is None:
+            await asyncio.to_thread(box.finish, mail.id, "dropped", error="nothing left to say")
+            return False
+        try:
+            await asyncio.to_thread(smtp_send, self.settings, msg)
+        except (smtplib.SMTPException, OSError) as exc:
+            permanent = isinstance(exc, smtplib.SMTPRecipientsRefused)
+            if permanent or mail.attempts >= MAX_ATTEMPTS:
+                await asyncio.to_thread(box.finish, mail.id, "failed", error=str(exc))
+            else:
+                wait = min(3600.0, 15.0 * 2**mail.attempts)
+                await asyncio.to_thread(box.finish, mail.id, "pending", error=str(exc), retry_at=now + wait)
+            log.warning("mail not sent", extra={"fields": {"mail": mail.id, "why": str(exc)[:200]}})
+            return False
+        await asyncio.to_thread(box.finish, mail.id, "sent")
+        log.info("mail sent", extra={"fields": {"mail": mail.id, "kind": mail.kind}})
+        return True
+
+
+def _here_since(engine: Engine, user_id: int, now: float, away_minutes: float) -> float | None:
+    """``None`` if the account has been away ``away_minutes`` (no page open, no table connection),
+    else when it will have been: its last sign of life plus that time."""
+    from catsack.server.friends import user_seen_t
+
+    with engine.connect() as conn:
+        page = conn.execute(select(user_seen_t.c.seen).where(user_seen_t.c.user_id == user_id)).scalar()
+        seat = conn.execute(
+            select(func.max(seats_t.c.seen))
+            .select_from(
+                seat_users_t.join(
+                    seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
+                )
+            )
+            .where(seat_users_t.c.user_id == user_id)
+        ).scalar()
+    last = max(page or 0.0, seat or 0.0)
+    back = last + away_minutes * 60.0
+    return back if back > now else None
+
+
+# ---------------------------------------------------------------------- what causes mail
+
+
+def _box(hub: Hub) -> Mailbox | None:
+    if not mail_enabled(hub.settings):
+        return None
+    found: Mailbox | None = getattr(hub, "_mailbox", None)
+    if found is None:
+        found = Mailbox(hub.store.engine)
+        hub._mailbox = found  # type: ignore[attr-defined]
+    return found
+
+
+async def notify_turn(hub: Hub, table: LiveTable) -> None:
+    """The turn of a turn-based game passed to a person: queue (or extend) their "your turn" mail."""
+    box = _box(hub)
+    seat = table.game.to_move
+    if box is None or seat is None or table.players[seat].kind != "human":
+        return
+
+    def queue() -> None:
+        with hub.store.engine.connect() as conn:
+            user = conn.execute(
+                select(seat_users_t.c.user_id).where(seat_users_t.c.table_id == table.id, seat_users_t.c.seat == seat)
+            ).scalar()
+        if user is not None:
+            box.queue_turn(int(user), table.id, time.time() + hub.settings.mail_away_minutes * 60.0)
+
+    await asyncio.to_thread(queue)
+
+
+async def notify_challenge(hub: Hub, challenge: Challenge) -> None:
+    """Tell each invitee of a new challenge who wants invitation mails."""
+    box = _box(hub)
+    if box is None:
+        return
+    payload = {
+        "from": challenge.from_name,
+        "table": challenge.options.get("name") or "",
+        "turn_based": challenge.options.get("turn_based"),
+    }
+    for user_id, _name, _answer in challenge.invitees:
+        await asyncio.to_thread(box.enqueue, user_id, "invite", payload)
+
+
+async def notify_follow(hub: Hub, followed: Account, follower: Account) -> None:
+    box = _box(hub)
+    if box is not None:
+        await asyncio.to_thread(box.enqueue, followed.id, "friend", {"from": follower.name})
+
+
+def notify_tournament(
+    engine: Engine, settings: Settings, user_ids: list[int], tournament: str, round_no: int, links: dict[int, str]
+) -> int:
+    """Queue "round starting" mails for a tournament's players who want them (``links``: each
+    player's table path or URL); how many were queued. Synchronous: call it in a worker thread."""
+    if not mail_enabled(settings):
+        return 0
+    box = Mailbox(engine)
+    return sum(
+        box.enqueue(u, "tournament", {"tournament": tournament, "round": round_no, "link": links.get(u, "/games")})
+        for u in user_ids
+    )

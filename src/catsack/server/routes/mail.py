@@ -1,0 +1,246 @@
+"""E-mail over HTTP: an account's address and preferences, the verification and unsubscribe links,
+and the password reset by a verified address.
+
+A reset request gets the same answer whether or not the address belongs to an account, and is
+limited per address and per client address. Unsubscribing is one click: the mail program's
+button posts to the link (RFC 8058), and the link in the text opens a page with one button.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import math
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from catsack.server.accounts import PASSWORD_MAX, Account, AccountError
+from catsack.server.limits import AddressBuckets, scope_address
+from catsack.server.mail import ADDRESS_MAX, KINDS, Mailbox, address_key, mail_enabled
+from catsack.server.routes.accounts import accounts_of, changing, check_origin, logged_in, set_session
+from catsack.server.routes.deps import Refused, hub_of
+from catsack.server.routes.pages import page
+
+__all__ = ["router"]
+
+router = APIRouter()
+
+#: Reset requests: per address asked for, and per client address.
+RESET_PER_ADDRESS = (1 / 600, 3)
+RESET_PER_CLIENT = (1 / 60, 10)
+
+
+def mailbox_of(request: Request) -> Mailbox:
+    found: Mailbox | None = getattr(request.app.state, "mailbox", None)
+    if found is None:
+        found = request.app.state.mailbox = Mailbox(hub_of(request).store.engine)
+    return found
+
+
+def _enabled(request: Request) -> bool:
+    return mail_enabled(hub_of(request).settings)
+
+
+def _need_mail(request: Request) -> None:
+    if not _enabled(request):
+        raise Refused("mail_off", "this server does not send e-mail (no SMTP settings)", 409)
+
+
+def _lang(request: Request) -> str:
+    lang = request.cookies.get("catsack_lang", "")
+    if lang in ("en", "de"):
+        return lang
+    accept = request.headers.get("accept-language", "").lower()
+    return "de" if accept.startswith("de") else "en"
+
+
+class AddressBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    address: str = Field(..., max_length=ADDRESS_MAX)
+
+
+class Prefs(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    turn: bool | None = None
+    invite: bool | None = None
+    tournament: bool | None = None
+    friend: bool | None = None
+
+
+class ResetRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    address: str = Field(..., max_length=ADDRESS_MAX)
+
+
+class ResetConfirm(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    token: str = Field(..., max_length=128)
+    password: str = Field(..., max_length=PASSWORD_MAX)
+
+
+async def _out(request: Request, account: Account) -> dict[str, Any]:
+    found = await asyncio.to_thread(mailbox_of(request).address, account.id)
+    return {
+        "enabled": _enabled(request),
+        "address": None if found is None else found.address,
+        "verified": bool(found and found.verified),
+        "prefs": {k: bool(found.prefs.get(k, True)) if found else True for k in KINDS},
+        "kinds": list(KINDS),
+    }
+
+
+@router.get("/api/mail/status")
+async def status(request: Request) -> dict[str, bool]:
+    """Whether this server sends e-mail (the pages say so when it does not)."""
+    return {"enabled": _enabled(request)}
+
+
+@router.get("/api/mail")
+async def mine(request: Request, account: Annotated[Account, Depends(logged_in)]) -> dict[str, Any]:
+    """The account's address, whether it is verified, and which kinds of mail it wants."""
+    return await _out(request, account)
+
+
+@router.post("/api/mail/address")
+async def set_address(
+    request: Request, body: AddressBody, account: Annotated[Account, Depends(changing)]
+) -> dict[str, Any]:
+    """Add or change the address: a verification link is mailed to it (at most 5 a day)."""
+    _need_mail(request)
+    await asyncio.to_thread(mailbox_of(request).set_address, account, body.address, _lang(request))
+    return await _out(request, account)
+
+
+@router.delete("/api/mail/address")
+async def remove_address(request: Request, account: Annotated[Account, Depends(changing)]) -> dict[str, Any]:
+    await asyncio.to_thread(mailbox_of(request).remove, account.id)
+    return await _out(request, account)
+
+
+@router.post("/api/mail/prefs")
+async def set_prefs(request: Request, body: Prefs, account: Annotated[Account, Depends(changing)]) -> dict[str, Any]:
+    """Which kinds of mail the account wants (kinds left out stay as they are)."""
+    wanted = {k: v for k, v in body.model_dump().items() if v is not None}
+    await asyncio.to_thread(mailbox_of(request).set_prefs, account.id, wanted)
+    return await _out(request, account)
+
+
+@router.get("/mail/verify", include_in_schema=False)
+async def verify(request: Request, t: Annotated[str, Query(max_length=128)] = "") -> Response:
+    """The link in a verification mail: mark the address verified, then show the account page."""
+    user = await asyncio.to_thread(mailbox_of(request).verify, t)
+    return RedirectResponse(f"/account?mail={'verified' if user is not None else 'bad_link'}", status_code=303)
+
+
+_UNSUB_TEXT = {
+    "en": ("Unsubscribe", "Stop these mails", "Done: no more mails of this kind.", "This link is not valid."),
+    "de": (
+        "Abbestellen",
+        "Diese Mails abbestellen",
+        "Erledigt: keine Mails dieser Art mehr.",
+        "Dieser Link gilt nicht.",
+    ),
+}
+
+
+def _small_page(lang: str, title: str, body: str) -> HTMLResponse:
+    return HTMLResponse(
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1"><title>{html.escape(title)}</title>'
+        f'<link rel="stylesheet" href="/static/catsack.css"></head><body class="lobby"><main class="panel small-page">'
+        f'<h1>{html.escape(title)}</h1>{body}<p><a href="/account">catsack</a></p></main></body></html>'
+    )
+
+
+@router.get("/mail/unsubscribe", include_in_schema=False)
+async def unsubscribe_page(
+    request: Request,
+    u: Annotated[int, Query(ge=1)],
+    t: Annotated[str, Query(max_length=128)],
+    k: Annotated[str, Query(max_length=16)],
+) -> Response:
+    """The link in a mail's text: one button (a link checker that opens links changes nothing)."""
+    lang = _lang(request)
+    title, button, _done, _bad = _UNSUB_TEXT[lang]
+    action = f"/mail/unsubscribe?u={u}&amp;t={html.escape(t)}&amp;k={html.escape(k)}"
+    form = (
+        f'<form method="post" action="{action}"><button class="button primary" type="submit">{button}</button></form>'
+    )
+    return _small_page(lang, title, form)
+
+
+@router.post("/mail/unsubscribe", include_in_schema=False)
+async def unsubscribe(
+    request: Request,
+    u: Annotated[int, Query(ge=1)],
+    t: Annotated[str, Query(max_length=128)],
+    k: Annotated[str, Query(max_length=16)],
+) -> Response:
+    """One click (RFC 8058 ``List-Unsubscribe=One-Click``, or the page's button): that kind of mail off."""
+    ok = await asyncio.to_thread(mailbox_of(request).unsubscribe, u, t, k)
+    lang = _lang(request)
+    title, _button, done, bad = _UNSUB_TEXT[lang]
+    return _small_page(lang, title, f"<p>{done if ok else bad}</p>")
+
+
+# ---------------------------------------------------------------------- password reset
+
+
+def _reset_buckets(request: Request) -> tuple[AddressBuckets, AddressBuckets]:
+    found: tuple[AddressBuckets, AddressBuckets] | None = getattr(request.app.state, "reset_buckets", None)
+    if found is None:
+        found = request.app.state.reset_buckets = (
+            AddressBuckets(*RESET_PER_ADDRESS),
+            AddressBuckets(*RESET_PER_CLIENT),
+        )
+    return found
+
+
+@router.post("/api/account/reset", status_code=202)
+async def request_reset(request: Request, body: ResetRequest) -> dict[str, str]:
+    """Mail a single-use link (valid one hour) for a new password to the account whose verified address
+    this is. The answer is the same whether or not the address is known."""
+    check_origin(request)
+    _need_mail(request)
+    by_address, by_client = _reset_buckets(request)
+    client = scope_address(request.scope, hub_of(request).settings.proxy_networks())
+    wait = max(by_client.take(client), by_address.take(address_key(body.address.strip())[:ADDRESS_MAX]))
+    if wait > 0:
+        seconds = max(1, math.ceil(wait))
+        raise Refused(
+            "rate_limited",
+            f"too many reset requests; try again in {seconds} s",
+            429,
+            params={"seconds": seconds},
+            headers={"Retry-After": str(seconds)},
+        )
+    await asyncio.to_thread(mailbox_of(request).request_reset, body.address)
+    return {"detail": "if that address belongs to an account and is verified, a link is on its way"}
+
+
+@router.post("/api/account/reset/confirm", status_code=204)
+async def confirm_reset(request: Request, body: ResetConfirm) -> Response:
+    """Set the new password with the mailed token (once); every session of the account ends and this
+    browser is logged in."""
+    check_origin(request)
+    accounts = accounts_of(request)
+    user_id = await asyncio.to_thread(mailbox_of(request).reset_password, body.token, body.password, accounts.hasher)
+    account = await asyncio.to_thread(accounts.by_id, user_id)
+    if account is None:
+        raise AccountError("bad_token", "this reset link is not valid (used, expired or mistyped)", 400)
+    token = await asyncio.to_thread(accounts.new_session, account)
+    response = Response(status_code=204)
+    set_session(request, response, token)
+    return response
+
+
+@router.get("/reset", include_in_schema=False)
+async def reset_page() -> Response:
+    return page("reset.html")

@@ -1,0 +1,345 @@
+"""Tournaments over HTTP: the list, one tournament (live standings, the current round's tables, each
+player's results), creating one, entering, leaving and starting it; and their pages.
+
+Any account may create a tournament (at most :data:`CREATE_PER_HOUR` an hour); the
+server's operator creates them with ``catsack admin tournament create``. The rules
+(seating, scoring, tie-breaks, withdrawals) are :mod:`catsack.server.tournaments.swiss`'s
+and docs/tournaments.md's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from catsack.server.accounts import DELETED_NAME, Account, users_t
+from catsack.server.hub import BOT_LEVELS, iso_time
+from catsack.server.routes.accounts import account_of, changing
+from catsack.server.routes.deps import Refused, hub_of
+from catsack.server.routes.pages import page
+from catsack.server.social import check_reputation
+from catsack.server.tournaments.model import PACES, Tournament, TournamentError
+from catsack.server.tournaments.runner import start_now, table_results, tournaments_of, withdraw_entry
+from catsack.server.tournaments.swiss import score_round, standings
+from catsack.server.validate import TABLE_ID_MAX, clean_text, is_table_id
+
+__all__ = ["CREATE_PER_HOUR", "MAX_ENTRIES", "router"]
+
+router = APIRouter()
+
+#: Tournaments one account may create in an hour.
+CREATE_PER_HOUR = 3
+#: Entries (people and bots) one tournament takes.
+MAX_ENTRIES = 200
+NAME_MAX = 60
+
+
+class CreateTournament(BaseModel):
+    """A new Swiss tournament (docs/tournaments.md)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(..., description=f"shown in the list (1 to {NAME_MAX} characters)")
+    seats: int = Field(4, ge=3, le=5, description="seats per table")
+    rounds: int = Field(4, ge=1, le=12)
+    pace: str = Field("realtime", description=f"how fast games go: {', '.join(PACES)}")
+    turn_seconds: int = Field(60, ge=10, le=600, description="real-time: seconds per move before a bot moves")
+    rated: bool = Field(False, description="its games change ratings")
+    duplicate: bool = Field(False, description="every table of a round plays the same deal")
+    bots: list[str] = Field(default_factory=list, max_length=20, description="bot entries, by level")
+    filler: str = Field("heuristic", description="the level of the bots that fill short tables")
+    min_finished: float | None = Field(None, ge=0.0, le=1.0, description="least share of games finished to enter")
+    starts_in_minutes: int | None = Field(None, ge=1, le=7 * 24 * 60, description="start by itself after this")
+    enter: bool = Field(True, description="the creator enters it")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        return clean_text(v, field="the tournament's name", max_chars=NAME_MAX, min_chars=1)
+
+    @field_validator("bots")
+    @classmethod
+    def _bots(cls, v: list[str]) -> list[str]:
+        for level in v:
+            if level not in BOT_LEVELS:
+                raise ValueError(f"unknown bot level {level!r} (choose from {', '.join(BOT_LEVELS)})")
+        return v
+
+    @field_validator("filler")
+    @classmethod
+    def _filler(cls, v: str) -> str:
+        if v not in BOT_LEVELS:
+            raise ValueError(f"unknown bot level {v!r} (choose from {', '.join(BOT_LEVELS)})")
+        return v
+
+    @field_validator("pace")
+    @classmethod
+    def _pace(cls, v: str) -> str:
+        if v not in PACES:
+            raise ValueError(f"unknown pace {v!r} (this server offers: {', '.join(PACES)})")
+        return v
+
+
+def _refuse(exc: TournamentError) -> Refused:
+    return Refused(exc.code, exc.message, exc.status, params=exc.params)
+
+
+def _summary(t: Tournament, entries: int) -> dict[str, Any]:
+    return {
+        "id": t.id,
+        "name": t.name,
+        "status": t.status,
+        "seats": t.seats,
+        "rounds": t.rounds,
+        "round": t.current_round,
+        "entries": entries,
+        "rated": bool(t.options.get("rated")),
+        "duplicate": t.duplicate,
+        "pace": t.options.get("pace", "realtime"),
+        "turn_seconds": t.options.get("turn_seconds"),
+        "filler": t.options.get("filler"),
+        "min_finished": t.options.get("min_finished"),
+        "operator": t.creator is None,
+        "created": iso_time(t.created),
+        "starts": iso_time(t.starts),
+        "started": iso_time(t.started),
+        "finished": iso_time(t.finished),
+        "url": f"/tournaments/{t.id}",
+    }
+
+
+async def _tournament(request: Request, tid: str) -> Tournament:
+    t = await asyncio.to_thread(tournaments_of(hub_of(request)).get, tid) if is_table_id(tid) else None
+    if t is None:
+        raise Refused("unknown_tournament", f"no tournament {tid[:TABLE_ID_MAX]!r}", 404)
+    return t
+
+
+@router.get("/api/tournaments")
+async def list_tournaments(request: Request) -> dict[str, list[dict[str, Any]]]:
+    """Upcoming, running and (the newest) finished tournaments."""
+    store = tournaments_of(hub_of(request))
+
+    def build() -> dict[str, list[dict[str, Any]]]:
+        out: dict[str, list[dict[str, Any]]] = {"upcoming": [], "running": [], "finished": []}
+        for t in store.listing():
+            group = "finished" if t.status in ("finished", "cancelled") else t.status
+            out[group].append(_summary(t, len(store.entries(t.id))))
+        return out
+
+    return await asyncio.to_thread(build)
+
+
+@router.post("/api/tournaments", status_code=201)
+async def create_tournament(
+    request: Request, body: CreateTournament, account: Annotated[Account, Depends(changing)]
+) -> dict[str, Any]:
+    """Create a tournament (logged-in accounts, a few an hour); the creator enters it unless ``enter`` is false."""
+    store = tournaments_of(hub_of(request))
+    made = await asyncio.to_thread(store.created_since, account.id, time.time() - 3600)
+    if made >= CREATE_PER_HOUR:
+        raise Refused(
+            "too_many_tournaments",
+            f"an account creates at most {CREATE_PER_HOUR} tournaments an hour",
+            429,
+            params={"n": CREATE_PER_HOUR},
+            headers={"Retry-After": "600"},
+        )
+    options = {
+        "pace": body.pace,
+        "turn_seconds": body.turn_seconds,
+        "rated": body.rated,
+        "duplicate": body.duplicate,
+        "filler": body.filler,
+        "min_finished": body.min_finished,
+    }
+    starts = time.time() + 60 * body.starts_in_minutes if body.starts_in_minutes else None
+    t = await asyncio.to_thread(
+        store.create, body.name, body.seats, body.rounds, options, creator=account.id, starts=starts, bots=body.bots
+    )
+    if body.enter:
+        await _enter(request, t, account)
+    return _summary(t, len(await asyncio.to_thread(store.entries, t.id)))
+
+
+async def _enter(request: Request, t: Tournament, account: Account) -> int:
+    hub = hub_of(request)
+    minimum = t.options.get("min_finished")
+    if minimum:
+        await check_reputation(hub, account, float(minimum))
+    try:
+        return await asyncio.to_thread(tournaments_of(hub).enter, t.id, account.id, account.name, MAX_ENTRIES)
+    except TournamentError as exc:
+        raise _refuse(exc) from None
+
+
+@router.post("/api/tournaments/{tid}/enter")
+async def enter(request: Request, tid: str, account: Annotated[Account, Depends(changing)]) -> dict[str, int]:
+    """Enter an upcoming tournament (one entry per account; the tournament's reputation minimum applies)."""
+    t = await _tournament(request, tid)
+    return {"entry": await _enter(request, t, account)}
+
+
+@router.post("/api/tournaments/{tid}/leave", status_code=204)
+async def leave(request: Request, tid: str, account: Annotated[Account, Depends(changing)]) -> Response:
+    """Leave: before the start the entry goes; afterwards the player is withdrawn and a bot plays
+    their current seat out (it earns nothing)."""
+    hub = hub_of(request)
+    t = await _tournament(request, tid)
+    store = tournaments_of(hub)
+    entry = await asyncio.to_thread(store.entry_of, t.id, account.id)
+    if entry is None:
+        raise Refused("not_entered", "you have not entered this tournament", 404)
+    if t.status == "upcoming":
+        await asyncio.to_thread(store.leave, t.id, account.id)
+    elif t.status == "running":
+        await withdraw_entry(hub, t, entry)
+    else:
+        raise Refused("tournament_over", "the tournament is over", 409)
+    return Response(status_code=204)
+
+
+@router.post("/api/tournaments/{tid}/start", status_code=204)
+async def start_tournament(request: Request, tid: str, account: Annotated[Account, Depends(changing)]) -> Response:
+    """Start an upcoming tournament now (its creator only); fewer than two entries cancel it."""
+    hub = hub_of(request)
+    t = await _tournament(request, tid)
+    if t.creator != account.id:
+        raise Refused("not_creator", "only the tournament's creator can start it", 403)
+    if t.status != "upcoming":
+        raise Refused("not_upcoming", "the tournament has started already", 409)
+    if not await start_now(hub, t):
+        raise Refused("too_few_entries", "a tournament needs at least two entries: it was cancelled", 409)
+    return Response(status_code=204)
+
+
+def _account_names(engine: Any, ids: list[int]) -> dict[int, str]:
+    """The current names of accounts that were not deleted."""
+    from sqlalchemy import select
+
+    if not ids:
+        return {}
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(users_t.c.id, users_t.c.name).where(users_t.c.id.in_(ids), users_t.c.deleted.is_(False))
+        ).all()
+    return {int(r.id): str(r.name) for r in rows}
+
+
+def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[str, Any]:
+    hub = hub_of(request)
+    store = tournaments_of(hub)
+    entries = store.entries(t.id)
+    by_entry = {e.entry: e for e in entries}
+    results = store.results(t.id)
+    slots = store.tables(t.id)
+    table_of = {(s.round, s.table_no): s for s in slots}
+    rounds = [results[r] for r in sorted(results)]
+    provisional = False
+    current = [s for s in slots if s.round == t.current_round and t.current_round not in results]
+    if t.status == "running" and current and not t.duplicate:
+        # Live: the current round's tables that are over already count (rank points; a duplicate round
+        # is scored when all its tables are over).
+        done = [(s.table_no, found) for s in current if (found := table_results(hub.store, s)) is not None]
+        if done:
+            partial = score_round([r for _, r in done], round_no=t.current_round)
+            rounds.append([dataclasses.replace(x, table=done[x.table - 1][0]) for x in partial])
+            provisional = True
+    table = standings([e.entry for e in entries], rounds)
+    mine = None if viewer is None else next((e.entry for e in entries if e.user_id == viewer.id), None)
+
+    names = _account_names(hub.store.engine, [e.user_id for e in entries if e.user_id is not None])
+
+    def who(entry: int | None) -> dict[str, Any]:
+        if entry is None:
+            return {"entry": None, "name": None, "kind": "filler", "bot": t.options.get("filler")}
+        e = by_entry[entry]
+        if e.bot:
+            return {"entry": entry, "name": e.name, "kind": "bot", "bot": e.bot, "profile": None}
+        # A deleted account's entry stays, under "deleted player" (as its games do).
+        name = names.get(e.user_id) if e.user_id is not None else None
+        return {
+            "entry": entry,
+            "name": name or DELETED_NAME,
+            "kind": "human",
+            "bot": None,
+            "profile": f"/u/{name}" if name else None,
+        }
+
+    standing_rows = []
+    rank = 0
+    for i, st in enumerate(table, start=1):
+        prev = table[i - 2] if i > 1 else None
+        if prev is None or prev.key()[:3] != st.key()[:3]:
+            rank = i
+        e = by_entry[st.entry]
+        standing_rows.append(
+            {
+                **who(st.entry),
+                "rank": rank,
+                "points": round(st.points, 4),
+                "wins": round(st.wins, 4),
+                "score": st.score,
+                "withdrawn": e.withdrawn_round,
+                "rounds": [
+                    {
+                        "round": s.round,
+                        "table": s.table,
+                        "seat": s.seat,
+                        "place": s.place,
+                        "points": round(s.points, 4),
+                        "score": s.score,
+                        "abandoned": s.abandoned,
+                        "game": table_of[(s.round, s.table)].table_id if (s.round, s.table) in table_of else None,
+                    }
+                    for s in st.rounds
+                ],
+            }
+        )
+    round_tables = []
+    for s in [s for s in slots if s.round == t.current_round]:
+        row = hub.store.table(s.table_id)  # the database: the table may live in another process
+        status = row.status if row is not None else "open"
+        round_tables.append(
+            {
+                "table": s.table_no,
+                "game": s.table_id,
+                "status": status,
+                "watch": f"/t/{s.table_id}",
+                "players": [who(e) for e in s.seating],
+                "mine": mine is not None and mine in s.seating,
+            }
+        )
+    return {
+        **_summary(t, len(entries)),
+        "entries_list": [{**who(e.entry), "withdrawn": e.withdrawn_round} for e in entries],
+        "standings": standing_rows,
+        "provisional": provisional,
+        "tables": round_tables,
+        "me": {"entry": mine, "creator": viewer is not None and viewer.id == t.creator} if viewer else None,
+    }
+
+
+@router.get("/api/tournaments/{tid}")
+async def tournament(request: Request, tid: str) -> dict[str, Any]:
+    """One tournament: its settings, entries, live standings with each player's results by round, and
+    the current round's tables (watch links)."""
+    t = await _tournament(request, tid)
+    viewer = await account_of(request)
+    return await asyncio.to_thread(_details, request, t, viewer)
+
+
+@router.get("/tournaments", include_in_schema=False)
+async def tournaments_page() -> Response:
+    return page("tournaments.html")
+
+
+@router.get("/tournaments/{tid}", include_in_schema=False)
+async def tournament_page(tid: str) -> Response:
+    return page("tournament.html")

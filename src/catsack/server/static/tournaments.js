@@ -1,0 +1,81 @@
+// The tournament list (upcoming, running, finished) and the form that creates one (accounts only).
+
+import { api, h } from "/static/api.js";
+import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { BOT_LEVELS, botLevelName } from "/static/render.js";
+import { currentAccount } from "/static/session.js";
+
+const $ = (id) => document.getElementById(id);
+
+/** One line of the list: name, seats, round, entries and the options that matter. */
+export function tournamentItem(tour) {
+  const facts = [
+    t("players.n", { n: tour.seats }),
+    tour.status === "running" ? t("tour.roundOf", { n: tour.round, of: tour.rounds }) : t("tour.nRounds", { n: tour.rounds }),
+    t("tour.nEntries", { n: tour.entries }),
+  ];
+  if (tour.rated) facts.push(t("lobby.ratedTag"));
+  if (tour.duplicate) facts.push(t("tour.duplicateTag"));
+  if (tour.status === "cancelled") facts.push(t("tour.cancelled"));
+  return h(
+    "li",
+    { class: "table-item" },
+    h("a", { href: tour.url, class: "table-link" }, tour.name),
+    h("span", { class: "table-meta" }, facts.join(" · ")),
+  );
+}
+
+async function refresh() {
+  const lists = await api("/api/tournaments");
+  for (const group of ["upcoming", "running", "finished"]) {
+    const items = lists[group].map(tournamentItem);
+    $(group).replaceChildren(...(items.length ? items : [h("li", { class: "hint" }, t("tour.none"))]));
+  }
+}
+
+async function create(event) {
+  event.preventDefault();
+  const error = $("create-error");
+  error.hidden = true;
+  const bots = Number($("t-bots").value) || 0;
+  try {
+    const tour = await api("/api/tournaments", {
+      method: "POST",
+      body: {
+        name: $("t-name").value,
+        seats: Number($("t-seats").value),
+        rounds: Number($("t-rounds").value),
+        turn_seconds: Number($("t-turn").value),
+        rated: $("t-rated").checked,
+        duplicate: $("t-duplicate").checked,
+        bots: Array(bots).fill($("t-level").value),
+        min_finished: $("t-min").value ? Number($("t-min").value) : null,
+      },
+    });
+    window.location.href = tour.url;
+  } catch (err) {
+    error.textContent = errorText(err);
+    error.hidden = false;
+  }
+}
+
+async function main() {
+  translatePage();
+  document.title = `${t("tour.title")} — ${t("brand")}`;
+  $("lang-slot").append(languagePicker());
+  $("t-level").replaceChildren(...BOT_LEVELS.map((level) => h("option", { value: level }, botLevelName(level))));
+  $("t-level").value = "heuristic";
+  const account = await currentAccount();
+  $("create-form").hidden = !account;
+  $("create-login").hidden = Boolean(account);
+  $("create-form").addEventListener("submit", create);
+  try {
+    await refresh();
+  } catch (err) {
+    $("banner").textContent = errorText(err);
+    $("banner").hidden = false;
+  }
+  document.body.dataset.ready = "yes";
+}
+
+await main();

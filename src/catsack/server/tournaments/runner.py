@@ -1,0 +1,379 @@
+"""Running a tournament on the server: seating rounds as tables, scoring them, withdrawing leavers.
+
+A tournament moves on when one of its tables finishes (the hub's game-over step
+calls :func:`table_finished`) and, as a backstop, from a sweep every few seconds
+(:func:`sweeper`: a scheduled start, a process that died between two steps). Every
+step is safe to repeat and to race with another process (see
+:mod:`catsack.server.tournaments.model`): :func:`advance` looks at what the database
+says and does the next thing that is missing.
+
+Tournament tables are ordinary tables (a replay and analysis once over), private
+(not in the lobby), with every seat filled when made: bots for bot entries and
+filler bots, and each account's seat bound to it with a token nobody holds; the
+player takes the seat from the tournament page (``POST /api/tables/{id}/takeover``).
+A player who does not come, or leaves, loses the seat to a bot after the grace
+period like at any table: the entry is then *withdrawn* (no later rounds) and that
+seat earns nothing.
+
+In a duplicate tournament the tables of a round share one deal, so a table that is
+ahead would tell the others what is coming: until the round is scored, its tables
+have no spectators and no public records or replays (:func:`embargoed`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from catsack.game import Game
+from catsack.server.live import setup_from_json
+from catsack.server.store import Store
+from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, Tournaments
+from catsack.server.tournaments.swiss import (
+    RoundScore,
+    SeatResult,
+    meetings,
+    pair_round,
+    score_round,
+    standings,
+)
+from catsack.setup import Setup
+
+if TYPE_CHECKING:
+    from catsack.server.hub import Hub, LiveTable
+
+__all__ = [
+    "SWEEP_SECONDS",
+    "advance",
+    "embargoed",
+    "seat_abandoned",
+    "start_now",
+    "sweeper",
+    "table_finished",
+    "table_results",
+    "tournaments_of",
+    "withdraw_entry",
+]
+
+log = logging.getLogger("catsack.server")
+
+#: How often every process looks after running tournaments and scheduled starts.
+SWEEP_SECONDS = 5.0
+#: The level of the bots that fill short tables when a tournament names none.
+DEFAULT_FILLER = "heuristic"
+
+_locks: dict[str, asyncio.Lock] = {}
+
+
+def tournaments_of(hub: Hub) -> Tournaments:
+    found: Tournaments | None = getattr(hub, "_tournaments", None)
+    if found is None:
+        found = Tournaments(hub.store.engine)
+        hub._tournaments = found  # type: ignore[attr-defined]
+    return found
+
+
+def _lock(tid: str) -> asyncio.Lock:
+    lock = _locks.get(tid)
+    if lock is None:
+        lock = _locks[tid] = asyncio.Lock()
+    return lock
+
+
+def round_setup(t: Tournament, round_no: int, table_no: int) -> Setup:
+    """The deal of a table: one per round in a duplicate tournament, else one per table (drawn from the
+    tournament's secret seed, so a step repeated after a crash deals the same cards)."""
+    key = f"{t.options['seed']}:{round_no}" if t.duplicate else f"{t.options['seed']}:{round_no}:{table_no}"
+    return Setup.deal(t.seats, random.Random(key))
+
+
+async def advance(hub: Hub, tid: str) -> None:
+    """Do the next step of tournament ``tid`` that is due (start, seat a round, score it, finish)."""
+    async with _lock(tid):
+        store = tournaments_of(hub)
+        t = await asyncio.to_thread(store.get, tid)
+        if t is None:
+            return
+        if t.status == "upcoming":
+            if t.starts is None or time.time() < t.starts:
+                return
+            await start(hub, t)
+            return
+        if t.status != "running":
+            return
+        if t.current_round == 0:
+            if await asyncio.to_thread(store.next_round, tid, 0):
+                t = await asyncio.to_thread(store.get, tid)
+                assert t is not None
+            else:
+                return
+        r = t.current_round
+        slots = await asyncio.to_thread(store.tables, tid, r)
+        if not slots:
+            await _seat_round(hub, t, r)
+            return
+        finished = True
+        for slot in slots:
+            row = await asyncio.to_thread(hub.store.table, slot.table_id)
+            if row is None or row.status == "open":  # a step cut short: make or fill the table
+                await _open_table(hub, t, r, slot.table_no, slot.seating, slot.table_id)
+                finished = False
+            elif row.status != "over":
+                finished = False
+        if not finished:
+            return
+        scores = await asyncio.to_thread(_score, hub, t, slots)
+        await asyncio.to_thread(store.record_round, tid, r, scores)
+        entries = await asyncio.to_thread(store.entries, tid)
+        active = [e for e in entries if e.withdrawn is None]
+        if r >= t.rounds or not active:
+            if await asyncio.to_thread(store.finish, tid):
+                log.info("tournament finished", extra={"fields": {"tournament": tid, "rounds": r}})
+            return
+        if await asyncio.to_thread(store.next_round, tid, r):
+            nxt = await asyncio.to_thread(store.get, tid)
+            assert nxt is not None
+            await _seat_round(hub, nxt, r + 1)
+
+
+async def start_now(hub: Hub, t: Tournament) -> bool:
+    """Start an upcoming tournament now (its creator asks, or the operator): ``False`` if it had
+    fewer than two entries (it is cancelled then) or had started already."""
+    async with _lock(t.id):
+        return await start(hub, t)
+
+
+async def start(hub: Hub, t: Tournament) -> bool:
+    """Start an upcoming tournament and seat its first round (the caller holds its lock)."""
+    store = tournaments_of(hub)
+    entries = await asyncio.to_thread(store.entries, t.id)
+    if len(entries) < 2:
+        await asyncio.to_thread(store.finish, t.id, "cancelled")
+        log.info("tournament cancelled: fewer than two entries", extra={"fields": {"tournament": t.id}})
+        return False
+    if not await asyncio.to_thread(store.start, t.id):
+        return False
+    if await asyncio.to_thread(store.next_round, t.id, 0):
+        fresh = await asyncio.to_thread(store.get, t.id)
+        assert fresh is not None
+        await _seat_round(hub, fresh, 1)
+    log.info("tournament started", extra={"fields": {"tournament": t.id, "entries": len(entries)}})
+    return True
+
+
+def _active(hub: Hub, t: Tournament, round_no: int) -> list[Entry]:
+    """The entries to seat in ``round_no``: not withdrawn; an entry whose account was deleted is
+    withdrawn now (nobody can take its seat)."""
+    from catsack.server.accounts import Accounts
+
+    store = Tournaments(hub.store.engine)
+    accounts = Accounts(hub.store.engine)
+    out = []
+    for e in store.entries(t.id):
+        if e.withdrawn is not None:
+            continue
+        if e.user_id is not None and accounts.by_id(e.user_id) is None:
+            store.withdraw(t.id, e.entry, round_no - 1)
+            continue
+        out.append(e)
+    return out
+
+
+def _first_order(hub: Hub, t: Tournament) -> list[int]:
+    """Round 1: entries by rating (people by their account's, bots by their level's), then by entry number."""
+    from catsack.server.ratings import Ratings, display
+
+    entries = _active(hub, t, 1)
+    keys = {e.entry: f"user:{e.user_id}" if e.user_id is not None else f"bot:{e.bot}" for e in entries}
+    found = Ratings(hub.store.engine).get(list(set(keys.values())))
+    return sorted(keys, key=lambda e: (-display(found[keys[e]]), e))
+
+
+def _order(hub: Hub, t: Tournament, round_no: int) -> tuple[list[int], dict[frozenset[int], int]]:
+    """The active entries in standings order before ``round_no``, and who met whom so far."""
+    store = Tournaments(hub.store.engine)
+    if round_no == 1:
+        return _first_order(hub, t), {}
+    active = [e.entry for e in _active(hub, t, round_no)]
+    entries = store.entries(t.id)
+    results = store.results(t.id)
+    table = standings([e.entry for e in entries], [results[r] for r in sorted(results)])
+    order = [s.entry for s in table if s.entry in active]
+    met = meetings([s.seating for s in store.tables(t.id) if s.round < round_no])
+    return order, dict(met)
+
+
+async def _seat_round(hub: Hub, t: Tournament, round_no: int) -> None:
+    order, met = await asyncio.to_thread(_order, hub, t, round_no)
+    if not order:
+        await asyncio.to_thread(tournaments_of(hub).finish, t.id)
+        return
+    tables = pair_round(order, t.seats, met, round_no)
+    for table_no, seating in enumerate(tables, start=1):
+        slot = await asyncio.to_thread(tournaments_of(hub).add_table, t.id, round_no, table_no, seating)
+        await _open_table(hub, t, round_no, table_no, slot.seating, slot.table_id)
+    log.info(
+        "tournament round seated", extra={"fields": {"tournament": t.id, "round": round_no, "tables": len(tables)}}
+    )
+
+
+async def _open_table(
+    hub: Hub, t: Tournament, round_no: int, table_no: int, seating: list[int | None], table_id: str
+) -> None:
+    """Make the table of a slot (if it is not there yet) and seat its people (those not seated yet)."""
+    from catsack.server.hub import TableError
+
+    entries = {e.entry: e for e in await asyncio.to_thread(tournaments_of(hub).entries, t.id)}
+    filler = str(t.options.get("filler") or DEFAULT_FILLER)
+    bots = {}
+    for seat, entry in enumerate(seating):
+        if entry is None:
+            bots[seat] = filler
+        elif entries[entry].bot is not None:
+            bots[seat] = str(entries[entry].bot)
+    table = await hub.get(table_id)
+    if table is None:
+        turn_seconds, paced = PACES[str(t.options.get("pace", "realtime"))](t.options)
+        options: dict[str, Any] = {
+            **paced,
+            "rated": bool(t.options.get("rated")),
+            "private": True,
+            "tournament": t.id,
+            "round": round_no,
+        }
+        if t.duplicate:
+            options["embargo"] = {"tournament": t.id, "round": round_no}
+        try:
+            table = await hub.create(
+                t.seats,
+                bots,
+                name=f"{t.name} · {round_no}.{table_no}",
+                money_visible=bool(t.options.get("money_visible")),
+                turn_seconds=turn_seconds,
+                hints=False,
+                setup=round_setup(t, round_no, table_no),
+                table_id=table_id,
+                extra_options=options,
+            )
+        except Exception:  # another process made it meanwhile
+            table = await hub.get(table_id)
+            if table is None:
+                raise
+    for seat, entry in enumerate(seating):
+        e = entries.get(entry) if entry is not None else None
+        if e is None or e.user_id is None or table.players[seat].kind != "open":
+            continue
+        try:
+            # A token nobody holds: the player takes the seat over from the tournament page.
+            await hub.join(table, e.name, seat, account_id=e.user_id)
+        except TableError as exc:
+            log.warning(
+                "tournament seat not taken",
+                extra={"fields": {"tournament": t.id, "table": table.id, "seat": seat, "why": exc.code}},
+            )
+
+
+#: Results of finished tournament tables (they never change), for the pages' live standings.
+_RESULTS: OrderedDict[str, list[SeatResult]] = OrderedDict()
+_RESULTS_KEPT = 4096
+
+
+def table_results(store: Store, slot: TableSlot) -> list[SeatResult] | None:
+    """The seats' results of a slot's table read from the database, ``None`` while it is not over."""
+    found = _RESULTS.get(slot.table_id)
+    if found is not None:
+        return found
+    loaded = store.load(slot.table_id)
+    if loaded is None or loaded[0].status != "over":
+        return None
+    row, seats, actions = loaded
+    game = Game(setup_from_json(row.seats, row.setup))
+    for a in actions:
+        game.play(a.move)
+    scores, cats = game.scores(), game.cat_points()
+    out = [
+        SeatResult(entry, seat, scores[seat], cats[seat], entry is not None and seats[seat].replaced)
+        for seat, entry in enumerate(slot.seating)
+    ]
+    _RESULTS[slot.table_id] = out
+    while len(_RESULTS) > _RESULTS_KEPT:
+        _RESULTS.popitem(last=False)
+    return out
+
+
+def _score(hub: Hub, t: Tournament, slots: list[TableSlot]) -> list[RoundScore]:
+    """A round's results from its finished tables (read from the database)."""
+    tables = []
+    for slot in sorted(slots, key=lambda s: s.table_no):
+        found = table_results(hub.store, slot)
+        assert found is not None
+        tables.append(found)
+    return score_round(tables, duplicate=t.duplicate, round_no=slots[0].round if slots else 0)
+
+
+# ---------------------------------------------------------------------- hooks
+
+
+async def table_finished(hub: Hub, table: LiveTable) -> None:
+    """A tournament table's game ended: the tournament may move on."""
+    tid = table.options.get("tournament")
+    if isinstance(tid, str):
+        try:
+            await advance(hub, tid)
+        except Exception:
+            log.exception("tournament step failed", extra={"fields": {"tournament": tid}})
+
+
+async def seat_abandoned(hub: Hub, table: LiveTable, seat: int) -> None:
+    """A bot took a tournament seat over: withdraw its entry (that seat earns nothing, see swiss.py)."""
+    tid = table.options.get("tournament")
+    if not isinstance(tid, str):
+        return
+    store = tournaments_of(hub)
+    found = await asyncio.to_thread(store.slot_of, table.id)
+    if found is None:
+        return
+    _tid, slot = found
+    entry = slot.seating[seat] if seat < len(slot.seating) else None
+    if entry is not None and await asyncio.to_thread(store.withdraw, tid, entry, slot.round):
+        log.info("tournament entry withdrawn", extra={"fields": {"tournament": tid, "entry": entry}})
+
+
+async def withdraw_entry(hub: Hub, t: Tournament, entry: int) -> None:
+    """A player leaves a running tournament: withdrawn now, and a bot plays their current seat out."""
+    store = tournaments_of(hub)
+    await asyncio.to_thread(store.withdraw, t.id, entry, t.current_round)
+    for slot in await asyncio.to_thread(store.tables, t.id, t.current_round):
+        if entry in slot.seating:
+            table = await hub.get(slot.table_id)
+            if table is not None and table.status == "playing":
+                seat = slot.seating.index(entry)
+                if table.players[seat].kind == "human":
+                    await hub.replace(table, seat)
+
+
+async def embargoed(hub: Hub, options: dict[str, Any]) -> bool:
+    """Whether a duplicate round's table is closed to spectators and public records (its round is not scored)."""
+    emb = options.get("embargo")
+    if not isinstance(emb, dict):
+        return False
+    t = await asyncio.to_thread(tournaments_of(hub).get, str(emb.get("tournament")))
+    return t is not None and t.status == "running" and t.current_round <= int(emb.get("round", 0))
+
+
+async def sweeper(hub: Hub, interval: float = SWEEP_SECONDS) -> None:
+    """Every ``interval`` seconds, advance the running tournaments and start the scheduled ones."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            ids = await asyncio.to_thread(tournaments_of(hub).due, time.time())
+            for tid in ids:
+                await advance(hub, tid)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("tournament sweep failed")

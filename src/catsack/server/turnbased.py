@@ -1,0 +1,189 @@
+"""Turn-based tables: a time per move in hours, a time bank per player, and the rule when both run out.
+
+A turn-based table is a normal table with one more option, ``turn_based``
+(:class:`TurnBased`: hours per move and hours of time bank), chosen by its host
+or by whatever creates the table (a challenge, a tournament round). Each move
+may take up to the time per move for free; time beyond it comes out of the
+mover's bank. When the time per move and the bank are both spent, the seat is
+handed to a bot for the rest of the game (docs/rules.md, "Playing online").
+No bot takes a turn-based seat for being disconnected: the clock is the only
+limit.
+
+The clock (:class:`Clock`: each seat's bank and when the current turn began) is
+stored with the table, written in the same transaction as every move, so a
+restart resumes every clock exactly. The turn's deadline is the table's stored
+``deadline``. Nothing of a turn-based game stays in memory while nobody looks:
+the server does not load turn-based tables on start, evicts them soon after
+the last connection leaves, and :func:`due_tables` finds the ones whose clock
+ran out or whose bot is to move, so that the hub loads and drives them.
+
+Timing is public: everybody sees when each move was made (R23 hides cards, not
+times), so the banks shown to every seat reveal nothing.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Engine, and_, or_, select
+
+from catsack.server.store import leases_t, tables_t
+
+__all__ = [
+    "BANK_HOURS",
+    "DEFAULT_BANK_HOURS",
+    "MOVE_HOURS",
+    "Clock",
+    "ClockError",
+    "TurnBased",
+    "clock_of",
+    "due_tables",
+    "realtime_unfinished_ids",
+]
+
+#: The times per move a host may choose, in hours.
+MOVE_HOURS = (12, 24, 72)
+#: The time banks a host may choose, in hours (0: none, every move must be made within its time).
+BANK_HOURS = (0, 24, 72, 168)
+DEFAULT_BANK_HOURS = 72
+HOUR = 3600.0
+
+
+class ClockError(ValueError):
+    """A time control that is not one of the choices (a ``ValueError``: request models answer 422)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TurnBased:
+    """The turn-based time control of a table: ``move_hours`` per move plus ``bank_hours`` per player."""
+
+    move_hours: int
+    bank_hours: int = DEFAULT_BANK_HOURS
+
+    def __post_init__(self) -> None:
+        if self.move_hours not in MOVE_HOURS:
+            raise ClockError(
+                f"a turn-based table has {', '.join(map(str, MOVE_HOURS))} hours per move, not {self.move_hours!r}"
+            )
+        if self.bank_hours not in BANK_HOURS:
+            raise ClockError(
+                f"a turn-based time bank has {', '.join(map(str, BANK_HOURS))} hours, not {self.bank_hours!r}"
+            )
+
+    @property
+    def move_seconds(self) -> float:
+        return self.move_hours * HOUR
+
+    @property
+    def bank_seconds(self) -> float:
+        return self.bank_hours * HOUR
+
+    def options(self) -> dict[str, int]:
+        """The table option as it is stored (``options["turn_based"]``) and shown."""
+        return {"move_hours": self.move_hours, "bank_hours": self.bank_hours}
+
+    @classmethod
+    def of(cls, options: Mapping[str, Any]) -> TurnBased | None:
+        """The time control in a table's options, or ``None`` for a real-time table."""
+        tb = options.get("turn_based")
+        if not isinstance(tb, Mapping):
+            return None
+        return cls(int(tb["move_hours"]), int(tb.get("bank_hours", DEFAULT_BANK_HOURS)))
+
+    def new_clock(self, seats: int) -> Clock:
+        return Clock(self.move_seconds, (self.bank_seconds,) * seats, None)
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """A turn-based table's clock: the time per move, each seat's bank (seconds left) and when the
+    turn now running began (epoch seconds; ``None`` before the game starts)."""
+
+    move_seconds: float
+    banks: tuple[float, ...]
+    since: float | None
+
+    def started(self, now: float) -> Clock:
+        return replace(self, since=now)
+
+    def after_move(self, seat: int, now: float, *, charged: bool) -> Clock:
+        """The clock after ``seat`` moved at ``now``: time beyond the time per move comes out of its
+        bank when ``charged`` (a person's move; bots have no clock), and the next turn begins."""
+        banks = list(self.banks)
+        if charged and self.since is not None:
+            over = max(0.0, now - self.since - self.move_seconds)
+            banks[seat] = max(0.0, banks[seat] - over)
+        return Clock(self.move_seconds, tuple(banks), now)
+
+    def deadline(self, seat: int) -> float | None:
+        """When ``seat``'s time for the running turn is up (time per move, then its bank)."""
+        if self.since is None:
+            return None
+        return self.since + self.move_seconds + self.banks[seat]
+
+    def public(self) -> dict[str, Any]:
+        """What every receiver may see: time per move, banks and when the turn began (timing is public)."""
+        return {
+            "move_seconds": self.move_seconds,
+            "banks": [round(b) for b in self.banks],
+            "since": None
+            if self.since is None
+            else datetime.fromtimestamp(self.since, UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        }
+
+    def to_json(self) -> str:
+        return json.dumps({"move": self.move_seconds, "banks": list(self.banks), "since": self.since})
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> Clock:
+    obj = json.loads(text)
+    return Clock(float(obj["move"]), tuple(float(b) for b in obj["banks"]), obj.get("since"))
+
+
+def clock_of(text: str | None) -> Clock | None:
+    """The clock stored as ``text`` (``tables.clock``), ``None`` for a real-time table."""
+    return None if text is None else _parse(text)
+
+
+# ---------------------------------------------------------------------- queries
+
+
+def realtime_unfinished_ids(engine: Engine) -> list[str]:
+    """Unfinished tables that are not turn-based: the ones a server loads on start."""
+    with engine.connect() as conn:
+        rows = conn.execute(select(tables_t.c.id).where(tables_t.c.status != "over", tables_t.c.clock.is_(None)))
+        return [r.id for r in rows]
+
+
+def due_tables(
+    engine: Engine, holder: str, skip: Sequence[str] = (), now: float | None = None, limit: int = 200
+) -> list[str]:
+    """Turn-based games in play that need driving: a clock ran out, or a bot is to move (no deadline),
+    and no other process holds a live lease on them. ``skip``: tables already in memory here."""
+    now = time.time() if now is None else now
+    lease_free = or_(leases_t.c.table_id.is_(None), leases_t.c.expires < now, leases_t.c.holder == holder)
+    query = (
+        select(tables_t.c.id)
+        .select_from(tables_t.outerjoin(leases_t, leases_t.c.table_id == tables_t.c.id))
+        .where(
+            and_(
+                tables_t.c.status == "playing",
+                tables_t.c.clock.is_not(None),
+                or_(tables_t.c.deadline.is_(None), tables_t.c.deadline <= now),
+                lease_free,
+            )
+        )
+        .order_by(tables_t.c.deadline)
+        .limit(limit + len(skip))
+    )
+    skipped = set(skip)
+    with engine.connect() as conn:
+        ids = [r.id for r in conn.execute(query) if r.id not in skipped]
+    return ids[:limit]

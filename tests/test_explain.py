@@ -1,0 +1,152 @@
+"""Advice a player can trust (issue 32): the best-valued move, its noise, and a sentence per decision.
+
+- the named best move is the best-valued one; a move within the noise of it is never a mistake;
+- each value carries its noise (a standard error from the search's own iterations);
+- both catalogues (English, German) have every template, and every sentence's numbers are the
+  analysis's own figures, rounded as shown.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+
+import pytest
+
+from catsack.bots.analysis import (
+    NOISE_Z,
+    Analysis,
+    analyse_record,
+    analyse_view,
+    equally_good,
+    gap_noise,
+    hint_payload,
+    judge,
+)
+from catsack.bots.base import make_bot
+from catsack.bots.explain import LANGUAGES, TEMPLATES, Sentence, catalogue, explain, render
+from catsack.game import Game
+from catsack.moves import Move
+from catsack.record import record_from_game
+
+LEVEL = "expert:iters=120"
+
+
+def _game(seats: int, seed: int, rounds: int = 9) -> Game:
+    bots = [make_bot("heuristic", seed=seed + s) for s in range(seats)]
+    for s, b in enumerate(bots):
+        b.reset(s, seats)
+    g = Game.new(seats, seed=seed)
+    while not g.is_over and g.round <= rounds:
+        s = g.to_move
+        assert s is not None
+        g.play(bots[s].choose(g.view(s)))
+    return g
+
+
+def _numbers(text: str, lang: str) -> list[float]:
+    if lang == "de":
+        text = re.sub(r"(\d),(\d)", r"\1.\2", text)
+    return [float(x) for x in re.findall(r"[+-]?\d+(?:\.\d+)?", re.sub(r"R\d+", "", text))]
+
+
+def test_both_catalogues_have_every_template_and_placeholder() -> None:
+    en, de = catalogue("en"), catalogue("de")
+    assert set(en) == set(de)
+    for key in TEMPLATES:
+        assert f"explain.{key}" in en, key
+    for key, text in en.items():
+        assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", de[key])), key
+    for lang in LANGUAGES:  # the files are sorted, as the page catalogues are
+        raw = resources.files("catsack.bots").joinpath(f"explain.{lang}.json").read_text(encoding="utf-8")
+        assert list(json.loads(raw)) == sorted(json.loads(raw))
+    with pytest.raises(ValueError, match="no sentences"):
+        catalogue("fr")
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_every_decision_has_sentences_whose_numbers_are_the_analysis(seats: int) -> None:
+    g = _game(seats, seed=seats * 7, rounds=3)
+    decisions = analyse_record(record_from_game(g), 1, level=LEVEL, seed=2)
+    keys: set[str] = set()
+    for d in decisions:
+        a = d.analysis
+        out = d.to_dict()
+        assert a.values[a.best.text] == max(a.values.values())  # the best move is the best-valued
+        assert set(out["noise"]) == set(a.values) and all(v >= 0 for v in out["noise"].values())
+        sentences = explain(a, d.played)
+        assert 1 <= len(sentences) <= 2
+        keys |= {s.key for s in sentences}
+        v = judge(a.values, a.noise, a.best.text, d.played.text)
+        assert out["lost"] == v.lost and out["margin"] == v.noise and out["class"] == v.cls
+        assert v.cls is None or v.lost > v.noise  # never a mistake within the noise
+        for lang in LANGUAGES:
+            texts = out["sentences"][lang]
+            assert texts == [render(s, lang) for s in sentences]
+            shown = _numbers(texts[0], lang)
+            first = sentences[0]
+            if first.key == "best":
+                assert shown[-2:] == [round(a.values[d.played.text], 1), round(a.noise[d.played.text], 1)]
+            elif first.key in ("equal", "worse"):
+                assert shown[-2:] == [round(v.lost, 1), round(v.noise, 1)]
+                assert (first.key == "equal") == v.equal
+            for s in sentences[1:]:  # a reason's figures are the position's facts
+                for name in ("worth", "payout", "limit", "top"):
+                    if name in s.params:
+                        assert s.params[name] == round(a.facts[name], 1) or s.params[name] == a.facts[name]
+                assert len(_numbers(render(s, lang), lang)) >= sum(
+                    isinstance(x, (int, float)) and not isinstance(x, bool) for x in s.params.values()
+                )
+    assert keys & {"best", "equal", "worse", "only"}
+
+
+def test_the_best_is_the_best_valued_and_near_moves_are_equally_good() -> None:
+    """Issue 32's example: ``bid 10`` named best while ``bid 12`` shows more. Now the best-valued move is
+    named, and one whose gap is within the noise is as good, never a mistake."""
+    a = Analysis(
+        Move.parse("bid 12"),
+        {"bid 12": 5.3, "bid 10": 5.1, "pass": -6.0},
+        [],
+        {"bid 12": 900, "bid 10": 2000, "pass": 50},
+        3000,
+        {"bid 12": 0.2, "bid 10": 0.1, "pass": 0.3},
+        {},
+    )
+    assert equally_good(a) == ["bid 12", "bid 10"]
+    v = judge(a.values, a.noise, "bid 12", "bid 10")
+    assert v.equal and v.cls is None and v.noise == pytest.approx(NOISE_Z * (0.2**2 + 0.1**2) ** 0.5, abs=1e-3)
+    worse = judge(a.values, a.noise, "bid 12", "pass")
+    assert worse.lost == 11.3 and worse.cls == "mistake" and not worse.equal
+    big = judge({"a": 10.0, "b": 0.0}, {"a": 4.0, "b": 4.0}, "a", "b")
+    assert big.lost == 10.0 and big.noise == gap_noise({}, {"a": 4.0, "b": 4.0}, "a", "b") and big.cls is None
+    assert [s.key for s in explain(a, Move.parse("bid 10"))] == ["equal"]
+
+
+def test_analyse_view_names_the_best_valued_move_with_its_noise() -> None:
+    g = _game(4, seed=5, rounds=2)
+    for seat in range(4):
+        replay = Game(g.setup)
+        for m in g.moves:
+            if replay.to_move == seat and len(replay.legal_moves()) > 1:
+                a = analyse_view(replay.view(seat), level=LEVEL, seed=seat)
+                assert a.values[a.best.text] == max(a.values.values())
+                assert set(a.noise) == set(a.values)
+                assert Analysis.from_dict(a.to_dict()) == a
+                hint = hint_payload(a)
+                assert hint["best"] == a.best.text and hint["equal"][0] == a.best.text
+                assert set(hint["sentences"]) == set(LANGUAGES)
+                break
+            replay.play(m)
+
+
+def test_a_malformed_stored_analysis_is_a_clear_error() -> None:
+    for bad in ({}, {"values": {"pass": 1}, "best": "bid 3"}, {"values": "x", "best": "pass"}, {"best": "fly"}):
+        with pytest.raises(ValueError, match="not an analysis"):
+            Analysis.from_dict(bad)  # type: ignore[arg-type]
+
+
+def test_german_numbers_use_a_decimal_comma() -> None:
+    s = Sentence("worse", {"played": "bid 3", "best": "pass", "lost": 6.5, "noise": 1.2})
+    assert "6.5" in render(s, "en") and "±1.2" in render(s, "en")
+    assert "6,5" in render(s, "de") and "±1,2" in render(s, "de") and "„passen“" in render(s, "de")

@@ -1,0 +1,137 @@
+"""Fair play (issue 30): the soft-play report flags simulated colluders who pass for each other and no
+honest pair; it reads rated games from the server's database; ``catsack admin`` prints it and reverts
+a game's rating changes."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from catsack.bots.base import Bot, make_bot
+from catsack.game import Game
+from catsack.moves import Move
+from catsack.server.fairplay import GameFacts, analyse, bidding_turns, pairs_of
+from catsack.setup import Setup
+from catsack.view import View
+
+ACCOUNTS = [f"user:{i}" for i in range(1, 7)]
+
+
+class Colluder(Bot):
+    """The heuristic bot, except that it passes whenever its partner leads the auction (soft play)."""
+
+    def __init__(self, partners: set[int], seed: int) -> None:
+        self.inner = make_bot("heuristic", seed=seed)
+        self.partners = partners
+
+    def reset(self, seat: int, seats: int) -> None:
+        self.inner.reset(seat, seats)
+
+    def choose(self, view: View) -> Move:
+        if view.phase == "bidding" and view.high_bidder in self.partners:
+            return Move.parse("pass")
+        return self.inner.choose(view)
+
+
+def simulate(games: int, seed: int, colluders: frozenset[str] = frozenset()) -> list[GameFacts]:
+    """``games`` 4-seat games among six accounts seated at random; ``colluders`` pass for each other."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(games):
+        players = rng.sample(ACCOUNTS, 4)
+        setup = Setup.deal(4, rng)
+        g = Game(setup)
+        bots: list[Bot] = []
+        for seat, p in enumerate(players):
+            partners = {s for s, q in enumerate(players) if q != p and p in colluders and q in colluders}
+            bot: Bot = (
+                Colluder(partners, rng.randrange(2**31)) if partners else make_bot("heuristic", seed=i * 4 + seat)
+            )
+            bot.reset(seat, 4)
+            bots.append(bot)
+        while not g.is_over:
+            seat = g.to_move
+            assert seat is not None
+            g.play(bots[seat].choose(g.view(seat)))
+        out.append(GameFacts(f"g{i}", tuple(players), setup, tuple(m.text for m in g.moves)))
+    return out
+
+
+def test_bidding_turns_follow_the_leader() -> None:
+    facts = simulate(1, 3)[0]
+    turns = list(bidding_turns(facts))
+    assert turns and all(seat != leader for seat, leader, _ in turns)
+    assert any(passed for *_, passed in turns) and not all(passed for *_, passed in turns)
+
+
+def test_colluders_are_flagged_and_honest_players_are_not() -> None:
+    """Accounts 1 and 2 pass whenever the other leads; among 15 pairs only theirs stands out."""
+    cheats = frozenset({"user:1", "user:2"})
+    stats = analyse(simulate(160, 1, cheats))
+    assert pairs_of(stats) == {cheats}
+    top = stats[0]
+    assert {top.a, top.b} == cheats and top.pass_partner == 1.0 and top.pass_others < 0.8
+    assert top.partner_turns >= 20 and top.raises_over_each_other == 0
+    assert all(not s.stands_out for s in stats[1:])
+    honest = analyse(simulate(160, 2))
+    assert pairs_of(honest) == set() and len(honest) == 15
+
+
+@pytest.mark.parametrize("backend", ["sqlite"])
+def test_report_and_revert_from_the_database(tmp_path: Path, backend: str) -> None:
+    """Games stored as the server stores them (tables, actions, account seats, rated) give the same
+    report through ``catsack admin fairplay``; ``catsack admin revert`` takes a game's ratings back."""
+    pytest.importorskip("sqlalchemy")
+    pytest.importorskip("openskill")
+    from typer.testing import CliRunner
+
+    from catsack.cli import app as cli_app
+    from catsack.server.accounts import Accounts
+    from catsack.server.live import setup_to_json
+    from catsack.server.ratings import Ratings
+    from catsack.server.store import SeatRow, Store
+
+    url = f"sqlite:///{tmp_path / 'fp.db'}"
+    store = Store(url)
+    accounts = Accounts(store.engine)
+    users = {f"user:{accounts.register(n, 'correct horse').id}": n for n in ("ann", "ben", "cat", "dan", "eve", "fay")}
+    keys = list(users)
+    mapping = dict(zip(ACCOUNTS, keys, strict=True))
+    ratings = Ratings(store.engine)
+    games = simulate(120, 5, frozenset({"user:1", "user:2"}))
+    for facts in games:
+        tid = facts.table_id
+        rows = [SeatRow(i, "open", None, None, None, False) for i in range(4)]
+        store.create_table(tid, "x", rows, {"rated": True}, setup_to_json(facts.setup), "open")
+        for seat, p in enumerate(facts.players):
+            assert p is not None
+            store.claim_seat(tid, seat, users[mapping[p]], f"{seat:064d}", user_id=int(mapping[p][5:]))
+        for v, move in enumerate(facts.moves, start=1):
+            store.append(
+                tid, v, 0, move, None, "human", status="over" if v == len(facts.moves) else "playing", deadline=None
+            )
+        g = Game(facts.setup)
+        for m in facts.moves:
+            g.play(m)
+        ratings.record_game(tid, [mapping[p] for p in facts.players if p], list(g.scores()), list(g.cat_points()))
+    store.close()
+    runner = CliRunner()
+    out = runner.invoke(cli_app, ["admin", "fairplay", "--database-url", url, "--json"])
+    assert out.exit_code == 0, out.output
+    flagged = json.loads(out.output)
+    assert [{p["a"], p["b"]} for p in flagged] == [{"ann", "ben"}]
+    assert flagged[0]["pass_share_partner_led"] == 1.0 and flagged[0]["tables"]
+    text = runner.invoke(cli_app, ["admin", "fairplay", "--database-url", url])
+    assert text.exit_code == 0 and "ann" in text.output and "ben" in text.output
+    # The operator takes one of their games' rating changes back.
+    game = flagged[0]["tables"][0]
+    out = runner.invoke(cli_app, ["admin", "revert", game, "--database-url", url, "--reason", "collusion"])
+    assert out.exit_code == 0 and "reverted" in out.output, out.output
+    again = runner.invoke(cli_app, ["admin", "revert", game, "--database-url", url])
+    assert again.exit_code == 1 and "already" in again.output
+    # A reverted game leaves the report's input.
+    after = json.loads(runner.invoke(cli_app, ["admin", "fairplay", "--database-url", url, "--json", "--all"]).output)
+    assert all(game not in p["tables"] for p in after)

@@ -1,0 +1,254 @@
+"""Swiss tournaments (issue 30): seating, scoring and tie-breaks against hand-computed tables, and a whole
+tournament on the server (accounts taking their seats over, bots, a withdrawal, duplicate deals)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from catsack.server.tournaments.swiss import (
+    SeatResult,
+    duplicate_points,
+    filler_counts,
+    meetings,
+    pair_round,
+    place_points,
+    repeated_pairs,
+    score_round,
+    standings,
+)
+
+# ---------------------------------------------------------------------- the rules, by hand
+
+
+def seats(*rows: tuple[int | None, int, int]) -> list[SeatResult]:
+    """A table from (entry, score, cats) per seat."""
+    return [SeatResult(e, i, s, c) for i, (e, s, c) in enumerate(rows)]
+
+
+def test_rank_points_with_shared_places() -> None:
+    """Place k of n earns n - k; a tie (R22: score, then cats) shares the places' points."""
+    assert place_points(seats((1, 30, 5), (2, 20, 5), (3, 10, 5), (4, 0, 5))) == [3, 2, 1, 0]
+    # 1 and 2 tie on score and cats: (3 + 2) / 2 each; 3 and 4 tie on score, 4 has more cats.
+    assert place_points(seats((1, 30, 5), (2, 30, 5), (3, 10, 1), (4, 10, 2))) == [2.5, 2.5, 0, 1]
+    assert place_points(seats((1, 7, 0), (2, 7, 0), (3, 7, 0))) == [1, 1, 1]
+
+
+def test_fillers_go_to_the_bottom_tables_one_at_a_time() -> None:
+    assert filler_counts(8, 4) == [0, 0]
+    assert filler_counts(7, 4) == [0, 1]
+    assert filler_counts(6, 4) == [1, 1]  # spread out: no table holds two fillers while another holds none
+    assert filler_counts(9, 4) == [1, 1, 1]
+    assert filler_counts(10, 4) == [0, 1, 1]
+    assert filler_counts(6, 5) == [2, 2]
+    assert filler_counts(2, 3) == [1]
+
+
+def test_leaders_sit_together_and_repeats_are_avoided() -> None:
+    order = [1, 2, 3, 4, 5, 6, 7, 8]
+    first = pair_round(order, 4, {}, 1)
+    assert first == [[1, 2, 3, 4], [5, 6, 7, 8]]
+    # Round 2 by standings 1, 2, 5, 6, 3, 4, 7, 8: without a history, the top four sit together.
+    order2 = [1, 2, 5, 6, 3, 4, 7, 8]
+    assert [sorted(t) for t in pair_round(order2, 4, {}, 2)] == [[1, 2, 5, 6], [3, 4, 7, 8]]
+    # Two tables of four after one round cannot avoid repeats (each holds two pairs of one old table at
+    # best): the split by standings stays. Three tables of three can: 1-2 and 7-8 met in round 1.
+    met = meetings(first)
+    assert [sorted(t) for t in pair_round(order2, 4, met, 2)] == [[1, 2, 5, 6], [3, 4, 7, 8]]
+    nine = meetings(pair_round(list(range(1, 10)), 3, {}, 1))
+    order3 = [1, 2, 4, 5, 7, 8, 3, 6, 9]
+    assert repeated_pairs([[1, 2, 4], [5, 7, 8], [3, 6, 9]], nine) == 2
+    tables = pair_round(order3, 3, nine, 2)
+    assert repeated_pairs(tables, nine) == 0 and 1 in tables[0]  # type: ignore[arg-type]
+    # Seats rotate by round: round 2 starts each table with its second player.
+    assert pair_round([1, 2, 3], 3, {}, 2) == [[2, 3, 1]]
+    assert pair_round([1, 2, 3, 4, 5], 3, {}, 1) == [[1, 2, 3], [4, 5, None]]
+
+
+def test_duplicate_points_compare_the_same_seat_across_tables() -> None:
+    a = seats((1, 20, 3), (2, 10, 1), (3, 5, 0))
+    b = seats((4, 15, 0), (5, 10, 1), (6, 9, 9))
+    c = seats((7, 25, 0), (8, 12, 0), (None, 30, 0))
+    pts = duplicate_points([a, b, c], 3)
+    # Seat 0: 1 (20) beats 4 (15), loses to 7 (25): 2 * 1/2 = 1.0; 7 beats both: 2.0; 4: 0.
+    assert (pts[1], pts[4], pts[7]) == (1.0, 0.0, 2.0)
+    # Seat 1: 2 and 5 tie (10, 1), both lose to 8 (12): 2 * 0.5/2 = 0.5 each; 8: 2.0.
+    assert (pts[2], pts[5], pts[8]) == (0.5, 0.5, 2.0)
+    # Seat 2: 3 (5) against 6 (9) only: the filler is not compared with.
+    assert (pts[3], pts[6]) == (0.0, 2.0)
+    scores = {s.entry: s for s in score_round([a, b, c], duplicate=True, round_no=1)}
+    assert scores[7].points == 2.0 and scores[7].place == 2 and scores[7].win == 0.0  # the filler won table 3
+    # One table: nobody to compare with, rank points instead.
+    alone = {s.entry: s.points for s in score_round([a], duplicate=True)}
+    assert alone == {1: 2.0, 2: 1.0, 3: 0.0}
+
+
+def test_abandoned_seats_and_fillers_earn_nothing() -> None:
+    table = [SeatResult(1, 0, 30, 0, abandoned=True), SeatResult(2, 1, 20, 0), SeatResult(None, 2, 10, 0)]
+    got = {s.entry: s for s in score_round([table], round_no=3)}
+    assert set(got) == {1, 2}
+    assert got[1].points == 0 and got[1].win == 0 and got[1].place == 1 and got[1].abandoned
+    assert got[2].points == 1 and got[2].place == 2 and got[2].round == 3
+
+
+def test_standings_and_tie_breaks_by_hand() -> None:
+    """Two rounds of two 3-seat tables; the table below is worked out by hand.
+
+    Round 1: table 1 = 1 (30), 2 (20), 3 (10) -> 2, 1, 0; table 2 = 4 (25), 5 (25, more cats), 6 (5) -> 1, 2, 0.
+    Round 2: table 1 = 1 (12), 5 (12), 2 (3), all cats equal -> 1.5, 1.5, 0; table 2 = 4 (40), 3 (2), 6 (1) -> 2, 1, 0.
+    Totals: 1: 3.5 (wins 1 + 0.5), 5: 3.5 (wins 1 + 0.5), 4: 3 (1 win), 2: 1, 3: 1, 6: 0.
+    1 and 5 tie on points and wins; game scores 42 against 37: 1 first. 2 and 3: no wins, scores 23 and 12.
+    """
+    r1 = score_round([seats((1, 30, 0), (2, 20, 0), (3, 10, 0)), seats((4, 25, 0), (5, 25, 3), (6, 5, 0))], round_no=1)
+    r2 = score_round([seats((1, 12, 1), (5, 12, 1), (2, 3, 1)), seats((4, 40, 0), (3, 2, 0), (6, 1, 0))], round_no=2)
+    table = standings([1, 2, 3, 4, 5, 6], [r1, r2])
+    assert [(s.entry, s.points, s.wins, s.score) for s in table] == [
+        (1, 3.5, 1.5, 42),
+        (5, 3.5, 1.5, 37),
+        (4, 3.0, 1.0, 65),
+        (2, 1.0, 0.0, 23),
+        (3, 1.0, 0.0, 12),
+        (6, 0.0, 0.0, 6),
+    ]
+    assert [r.round for r in table[0].rounds] == [1, 2]
+
+
+# ---------------------------------------------------------------------- on the server
+
+pytest.importorskip("fastapi")
+pytest.importorskip("openskill")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from test_social import account, play_out  # noqa: E402
+from web_clients import ORIGIN  # noqa: E402
+
+
+@pytest.fixture
+def server(app_server: Callable[..., TestClient]) -> Callable[..., TestClient]:
+    return app_server
+
+
+def wait_for(what: str, probe: Callable[[], Any], timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = probe()
+        if got:
+            return got
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[..., TestClient]) -> None:
+    """Two accounts and three bot entries, 3-seat tables, 2 rounds, rated: each round two tables (one
+    filler bot), the accounts take their seats over from the tournament and play; the results are
+    ordinary finished tables; standings follow the stored results."""
+    c = server()
+    ann, ben = account(c, "Ann"), account(c, "Ben")
+    body = {"name": "Friday", "seats": 3, "rounds": 2, "rated": True, "bots": ["random", "random", "random"]}
+    t = ann.post("/api/tournaments", json=body, headers=ORIGIN).json()
+    assert t["status"] == "upcoming" and t["entries"] == 4
+    assert ben.post(f"/api/tournaments/{t['id']}/enter", headers=ORIGIN).json() == {"entry": 5}
+    r = ben.post(f"/api/tournaments/{t['id']}/enter", headers=ORIGIN)
+    assert r.status_code == 409 and r.json()["code"] == "entered"
+    assert ben.post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 403  # not the creator
+    assert ann.post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
+    assert c.get("/api/tournaments").json()["running"][0]["id"] == t["id"]
+    for round_no in (1, 2):
+        info = wait_for(
+            f"round {round_no}",
+            # The round number moves first, then its tables are made and seated one by one.
+            lambda n=round_no: (
+                (d := c.get(f"/api/tournaments/{t['id']}").json())["round"] == n
+                and len(d["tables"]) == 2
+                and all(tb["status"] != "open" for tb in d["tables"])
+                and d
+            ),
+        )
+        assert (
+            len(info["tables"]) == 2 and sum(p["kind"] == "filler" for tb in info["tables"] for p in tb["players"]) == 1
+        )
+        games = []
+        for who in (ann, ben):
+            mine = next(tb for tb in who.get(f"/api/tournaments/{t['id']}").json()["tables"] if tb["mine"])
+            seat = who.post(f"/api/tables/{mine['game']}/takeover", headers=ORIGIN).json()
+            games.append((who, mine["game"], seat["seat"], seat["token"]))
+        # Both at once: they may share a table.
+        with ThreadPoolExecutor(2) as pool:
+            for done in [pool.submit(play_out, *g) for g in games]:
+                done.result()
+    done = wait_for("the end", lambda: (d := c.get(f"/api/tournaments/{t['id']}").json())["status"] == "finished" and d)
+    rows = done["standings"]
+    assert len(rows) == 5 and all(len(row["rounds"]) == 2 for row in rows)
+    assert rows[0]["rank"] == 1 and [r["rank"] for r in rows] == sorted(r["rank"] for r in rows)
+    total = sum(p["points"] for row in rows for p in row["rounds"])
+    # Each 3-seat table hands out 2 + 1 + 0 = 3 points; the filler's share goes to nobody.
+    assert total <= 12 and all(row["points"] == sum(p["points"] for p in row["rounds"]) for row in rows)
+    for row in rows:
+        for g in row["rounds"]:
+            assert c.get(f"/api/tables/{g['game']}/record").status_code == 200  # a normal finished table
+    profile = c.get("/api/users/ann").json()
+    assert profile["rated_games"] == 2 and profile["reputation"]["finished"] == 2
+    # A deleted account's entry stays, under "deleted player".
+    r = ben.request("DELETE", "/api/account", json={"password": "correct horse"}, headers=ORIGIN)
+    assert r.status_code == 204
+    after = c.get(f"/api/tournaments/{t['id']}").json()
+    gone = next(e for e in after["entries_list"] if e["entry"] == 5)
+    assert gone["name"] == "deleted player" and gone["profile"] is None
+
+
+def test_a_player_who_leaves_is_withdrawn_and_earns_nothing(server: Callable[..., TestClient]) -> None:
+    c = server(grace_seconds=0.3)
+    ann = account(c, "Ann")
+    body = {"name": "Quick", "seats": 3, "rounds": 2, "bots": ["random", "random"]}
+    t = ann.post("/api/tournaments", json=body, headers=ORIGIN).json()
+    assert ann.post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
+    # Ann never takes her seat: after the grace period a bot plays it, she is withdrawn.
+    done = wait_for("the end", lambda: (d := c.get(f"/api/tournaments/{t['id']}").json())["status"] == "finished" and d)
+    row = next(r for r in done["standings"] if r["name"] == "Ann")
+    assert row["withdrawn"] == 1 and row["points"] == 0 and [g["abandoned"] for g in row["rounds"]] == [True]
+    assert all(len(r["rounds"]) == 2 for r in done["standings"] if r["name"] != "Ann")
+    assert c.get("/api/users/ann").json()["reputation"]["abandoned"] == 1
+
+
+def test_duplicate_rounds_deal_alike_and_hide_until_scored(server: Callable[..., TestClient]) -> None:
+    c = server()
+    ann = account(c, "Ann")
+    body = {"name": "Dup", "seats": 3, "rounds": 1, "duplicate": True, "bots": ["random"] * 5}
+    t = ann.post("/api/tournaments", json=body, headers=ORIGIN).json()
+    assert ann.post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
+    info = ann.get(f"/api/tournaments/{t['id']}").json()
+    hub = c.app.state.hub  # type: ignore[attr-defined]
+    setups = {hub.store.table(tb["game"]).setup["removed"].__str__() for tb in info["tables"]}
+    assert len(info["tables"]) == 2 and len(setups) == 1  # one deal for the round
+    mine = next(tb for tb in info["tables"] if tb["mine"])
+    r = c.get(f"/api/tables/{mine['game']}/state")  # a spectator: not while the round is played
+    assert r.status_code == 403 and r.json()["code"] == "embargoed"
+    seat = ann.post(f"/api/tables/{mine['game']}/takeover", headers=ORIGIN).json()
+    play_out(ann, mine["game"], seat["seat"], seat["token"])
+    done = wait_for("the end", lambda: (d := c.get(f"/api/tournaments/{t['id']}").json())["status"] == "finished" and d)
+    assert c.get(f"/api/tables/{mine['game']}/state").status_code == 200
+    assert {r["points"] for r in done["standings"]} <= {0.0, 1.0, 2.0}
+
+
+def test_creating_is_for_accounts_and_rate_limited(server: Callable[..., TestClient]) -> None:
+    c = server()
+    assert c.post("/api/tournaments", json={"name": "x"}, headers=ORIGIN).status_code == 401
+    ann = account(c, "Ann")
+    for bad in (
+        {"name": ""},
+        {"name": "x", "seats": 6},
+        {"name": "x", "bots": ["nobot"]},
+        {"name": "x", "pace": "days"},
+    ):
+        assert ann.post("/api/tournaments", json=bad, headers=ORIGIN).status_code == 422, bad
+    for i in range(3):
+        assert ann.post("/api/tournaments", json={"name": f"T{i}"}, headers=ORIGIN).status_code == 201
+    r = ann.post("/api/tournaments", json={"name": "T4"}, headers=ORIGIN)
+    assert r.status_code == 429 and r.json()["code"] == "too_many_tournaments"
+    assert c.get("/api/tournaments/nosuch").status_code == 404
+    assert len(c.get("/api/tournaments").json()["upcoming"]) == 3

@@ -231,7 +231,11 @@ def test_browser_game_through_nginx(deployment: Deployment, tmp_path: Path) -> N
 
     need_program(str(CHROMIUM), "chromium")
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        # The test's certificate is self-signed: the context ignores it for pages, and the flag for the
+        # service worker's script too (Chromium refuses that fetch otherwise, and logs it as an error).
+        browser = pw.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=[*CHROMIUM_ARGS, "--ignore-certificate-errors"]
+        )
         try:
             ann = Player(browser, deployment.base, ignore_https_errors=True, viewport={"width": 1200, "height": 900})
             table = ann.create_table("Ann", ["random", "heuristic"])

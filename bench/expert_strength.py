@@ -56,18 +56,33 @@ P, ``--save FILE`` writes the games (JSON), and ``--combine FILE ...`` summarise
     .venv/bin/python bench/expert_strength.py strong --games 400 --part 0/2 --save a.json --jobs 16
     .venv/bin/python bench/expert_strength.py strong --games 400 --part 1/2 --save b.json --jobs 2
     .venv/bin/python bench/expert_strength.py --combine a.json b.json
+
+``--hide-kinds`` presents every seat to the bots as a person (the table setting
+``TournamentConfig.hide_kinds``: ``Bot.meet`` gets no kinds), as at a server table of people.
+
+``--paired SPEC`` also plays the same deals and seatings with the first spec replaced by ``SPEC`` (the
+opponents' seeds are the same) and prints the first spec's paired margin and score over ``SPEC`` in its
+seat, per game with a bootstrap CI over deals, e.g. the expert against the heuristic bot in its seat:
+
+    .venv/bin/python bench/expert_strength.py --bots expert,style:bluff,style:bluff,style:bluff --paired heuristic
+
+``--aivat`` replays the games and prints each spec's win share with AIVAT's control variates
+(``catsack.tournament.aivat``: the deal and the moves of bots whose policy is known, scaled by a
+coefficient fitted on the other half of the deals) beside the raw one, and how many fewer games the
+same interval needs.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing
 import random
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
@@ -123,6 +138,9 @@ def main() -> None:
     ap.add_argument("--save", help="write the games played to this JSON file (for --combine)")
     ap.add_argument("--combine", nargs="+", metavar="FILE", help="summarise games saved by --save")
     ap.add_argument("--svg", metavar="FILE", help="also draw the win shares with their CIs as an SVG chart")
+    ap.add_argument("--hide-kinds", action="store_true", help="present every seat to the bots as a person")
+    ap.add_argument("--paired", metavar="SPEC", help="also play the table with SPEC in the first spec's seats")
+    ap.add_argument("--aivat", action="store_true", help="also print AIVAT-corrected win shares")
     args = ap.parse_args()
     if args.combine:
         parts = [json.loads(Path(f).read_text()) for f in args.combine]
@@ -138,14 +156,29 @@ def main() -> None:
         )
         elapsed = sum(p["elapsed"] for p in parts)
         seating = parts[0].get("seating", "rotate")  # files saved before --seating hold rotations only
-        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, elapsed, "combined", args.svg, seating)
+        hide = bool(parts[0].get("hide_kinds", False))
+        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, elapsed, "combined", args.svg, seating, hide)
+        if args.aivat:
+            print_aivat(tuple(parts[0]["bots"]), parts[0]["seed"], games, seating, hide)
         return
     if not args.bots and not args.preset:
         ap.error("give a preset or --bots")
     try:
         bots = parse_bots(args.bots or PRESETS[args.preset])
         seating = auto_seating(bots) if args.seating == "auto" else args.seating
-        config = TournamentConfig(bots, games=args.games, seed=args.seed, keep_moves=True, seating=seating)
+        config = TournamentConfig(
+            bots, games=args.games, seed=args.seed, keep_moves=True, seating=seating, hide_kinds=args.hide_kinds
+        )
+        other = None
+        if args.paired:
+            other = TournamentConfig(
+                tuple(args.paired if b == bots[0] else b for b in bots),
+                games=args.games,
+                seed=args.seed,
+                keep_moves=True,
+                seating=seating,
+                hide_kinds=args.hide_kinds,
+            )
     except TournamentError as exc:
         ap.error(str(exc))
     t0 = time.perf_counter()
@@ -154,21 +187,12 @@ def main() -> None:
     def progress(k: int) -> None:
         nonlocal played
         played += k
-        print(f"  {played}/{config.games} games, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+        total = config.games * (1 if other is None else 2)
+        print(f"  {played}/{total} games, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
 
-    if args.part:
-        which, _, modulus = args.part.partition("/")
-        keep = {int(x) for x in which.split(",")}
-        deals = [d for d in range(config.deals) if d % int(modulus) in keep]
-        context = multiprocessing.get_context("forkserver")
-        with ProcessPoolExecutor(max_workers=args.jobs, mp_context=context) as pool:
-            games = []
-            for chunk in pool.map(play_chunk, [config] * len(deals), [[d] for d in deals]):
-                games.extend(chunk)
-                progress(len(chunk))
-    else:
-        games = run_tournament(config, jobs=args.jobs, progress=progress).games
+    games = play(config, args.part, args.jobs, progress)
     elapsed = time.perf_counter() - t0
+    paired = None if other is None else play(other, args.part, args.jobs, progress)
     if args.save:
         with open(args.save, "w") as f:
             json.dump(
@@ -176,12 +200,110 @@ def main() -> None:
                     "bots": list(bots),
                     "seed": args.seed,
                     "seating": seating,
+                    "hide_kinds": args.hide_kinds,
                     "elapsed": elapsed,
                     "games": [asdict(g) for g in games],
                 },
                 f,
             )
-    report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)", args.svg, seating)
+    report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)", args.svg, seating, args.hide_kinds)
+    if paired is not None and other is not None:
+        print(f"paired table: {', '.join(other.bots)}")
+        for st in summarize(other.bots, paired, seed=args.seed, ratings=False):
+            print(f"  {st.bot:<24} win share {st.win_share:.3f}  margin {st.mean_margin:+.1f}")
+        print_paired(bots[0], other.bots[0], bots, games, paired)
+    if args.aivat:
+        print_aivat(bots, args.seed, games, seating, args.hide_kinds)
+
+
+def play(config: TournamentConfig, part: str | None, jobs: int, progress: Callable[[int], None]) -> list[GameResult]:
+    """Play the whole schedule, or with ``part`` (K/P) only the deals whose number modulo P is listed."""
+    if not part:
+        return run_tournament(config, jobs=jobs, progress=progress).games
+    which, _, modulus = part.partition("/")
+    keep = {int(x) for x in which.split(",")}
+    deals = [d for d in range(config.deals) if d % int(modulus) in keep]
+    context = multiprocessing.get_context("forkserver")
+    games: list[GameResult] = []
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+        for chunk in pool.map(play_chunk, [config] * len(deals), [[d] for d in deals]):
+            games.extend(chunk)
+            progress(len(chunk))
+    return games
+
+
+def _boot(per_deal: Sequence[Sequence[float]], seed: int = 0) -> tuple[float, float, float]:
+    """Mean and 95% percentile bootstrap interval over deals."""
+    sums = [sum(d) for d in per_deal]
+    counts = [len(d) for d in per_deal]
+    rng = random.Random(seed)
+    k = len(per_deal)
+    boot = []
+    for _ in range(2000):
+        pick = [rng.randrange(k) for _ in range(k)]
+        boot.append(sum(sums[i] for i in pick) / sum(counts[i] for i in pick))
+    boot.sort()
+    return sum(sums) / sum(counts), boot[50], boot[1949]
+
+
+def print_paired(
+    first: str, other: str, bots: Sequence[str], games: list[GameResult], paired: list[GameResult]
+) -> None:
+    """The first spec's paired margin and score over ``other`` in the same seats of the same games."""
+    by_key = {(g.deal, g.rotation): g for g in paired}
+    margin: dict[int, list[float]] = defaultdict(list)
+    score: dict[int, list[float]] = defaultdict(list)
+    for a in games:
+        b = by_key.get((a.deal, a.rotation))
+        if b is None:
+            continue
+        n = len(a.scores)
+        for seat, e in enumerate(a.entries):
+            if bots[e] != first:
+                continue
+            ma = a.scores[seat] - sum(a.scores) / n
+            mb = b.scores[seat] - sum(b.scores) / n
+            margin[a.deal].append(ma - mb)
+            score[a.deal].append(a.scores[seat] - b.scores[seat])
+    m, mlo, mhi = _boot(list(margin.values()))
+    sc, slo, shi = _boot(list(score.values()), 1)
+    games_n = sum(map(len, margin.values()))
+    print(
+        f"  paired over {other} in its seats ({games_n} games, {len(margin)} deals): margin {m:+.2f} "
+        f"[{mlo:+.2f}, {mhi:+.2f}], score {sc:+.2f} [{slo:+.2f}, {shi:+.2f}] points a game"
+    )
+
+
+def print_aivat(bots: tuple[str, ...], seed: int, games: list[GameResult], seating: str, hide: bool) -> None:
+    """Each spec's raw and AIVAT win share over deals, and the games the same interval needs."""
+    from catsack.tournament.aivat import by_spec, correct_games
+
+    deals = len({g.deal for g in games})
+    config = TournamentConfig(
+        bots, games=len(bots) * SEATINGS[seating] * deals, seed=seed, keep_moves=True, seating=seating, hide_kinds=hide
+    )
+    t0 = time.process_time()
+    corrected = correct_games(config, games)
+    terms = sum(a.terms for a in corrected)
+    print(f"AIVAT: {terms / max(1, len(games)):.1f} known-policy terms a game, {time.process_time() - t0:.0f} s CPU")
+    per_spec: dict[str, list[float]] = defaultdict(list)
+    for a in corrected:
+        for seat, e in enumerate(a.result.entries):
+            per_spec[bots[e]].append(a.outcome[seat])
+    for spec, (raw, fixed, beta) in by_spec(config, corrected).items():
+        values = per_spec[spec]
+        mean = sum(values) / len(values)
+        game_var = sum((x - mean) ** 2 for x in values) / max(1, len(values) - 1)
+        per_deal = len(values) / max(1, deals)  # seat-games per deal
+        if raw.deal_variance > 0:  # what duplicate dealing itself saves against one game per deal
+            print(f"  {spec:<24} duplicate deals: variance ratio {game_var / per_deal / raw.deal_variance:.2f}")
+        ratio = raw.deal_variance / fixed.deal_variance if fixed.deal_variance > 0 else math.nan
+        fewer = 1.0 - 1.0 / ratio if ratio > 0 else math.nan
+        print(
+            f"  {spec:<24} raw {raw.mean:.3f} [{raw.low:.3f}, {raw.high:.3f}]  AIVAT {fixed.mean:.3f} "
+            f"[{fixed.low:.3f}, {fixed.high:.3f}]  scale {beta:.2f}  variance ratio {ratio:.2f} "
+            f"({100 * fewer:+.0f}% fewer games for the same interval)"
+        )
 
 
 def report(
@@ -192,6 +314,7 @@ def report(
     how: str,
     svg: str | None = None,
     seating: str = "rotate",
+    hide_kinds: bool = False,
 ) -> None:
     """Print win shares, margins, junk buys and rows bought per spec, then the head-to-head shares;
     with ``svg``, also write the win shares as a chart there. ``seating`` is the one the games were played with."""
@@ -220,7 +343,7 @@ def report(
             if value <= JUNK_VALUE and r.price <= JUNK_PRICE:
                 junk[spec] += 1
     print(f"table: {', '.join(bots)}; {len(games)} games ({deals} deals x {per_deal} seatings)")
-    print(f"seed {seed}, seating {seating}, {elapsed:.0f} s with {how}")
+    print(f"seed {seed}, seating {seating}{', kinds hidden' if hide_kinds else ''}, {elapsed:.0f} s with {how}")
     for st in stats:
         lo, hi = st.win_share_ci
         mlo, mhi = st.mean_margin_ci

@@ -4,7 +4,8 @@ Bots never receive a :class:`~catsack.game.Game`. Those that need hidden
 worlds sample them from the view with :mod:`catsack.belief`.
 
 Bots are named by a spec string, ``kind`` or ``kind:arg`` (``random``,
-``heuristic``, ``ismcts:strong``, ``expert``, ``external:python3 my_bot.py``). The
+``heuristic``, ``ismcts:strong``, ``expert``, ``style:bluff``,
+``external:python3 my_bot.py``). The
 registry below is an explicit table of where each kind lives; nothing
 registers itself at import time, and each module is imported only when a
 bot of its kind is made.
@@ -72,6 +73,7 @@ BOT_KINDS: dict[str, str] = {
     "openspiel-ismcts": "catsack.envs.openspiel_bot:OpenSpielISMCTSBot",
     "policy": "catsack.learn.bot:PolicyBot",
     "dmc": "catsack.bots.learned:DMCBot",
+    "style": "catsack.bots.styles:StyleBot",
 }
 
 
@@ -94,10 +96,11 @@ def make_bot(spec: str, *, seed: int | None = None) -> Bot:
     return bot
 
 
-def play_game(game: Game, bots: list[Bot]) -> Game:
+def play_game(game: Game, bots: list[Bot], *, hide_kinds: bool = False) -> Game:
     """Play ``game`` to the end with ``bots[i]`` in seat ``i``, each deciding from its own view (R23); every
-    bot meets the table (:meth:`Bot.meet`) by every seat's bot name."""
-    players = [bot.name for bot in bots]
+    bot meets the table (:meth:`Bot.meet`) by every seat's bot name, or with ``hide_kinds`` as a table of
+    people (``None`` for every seat)."""
+    players: list[str | None] = [None if hide_kinds else bot.name for bot in bots]
     for i, bot in enumerate(bots):
         bot.reset(i, game.seats)
         bot.meet(players)

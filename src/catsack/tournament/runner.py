@@ -31,7 +31,7 @@ Progress = Callable[[int], None]
 # nothing else (base.forced_move: no random draw, no state kept), so the runner plays it
 # without building a view: the games are exactly the same. Not the random bot (it draws
 # for a single placement), nor external programs (their protocol sees every decision).
-_ANSWERS_FORCED = frozenset({"heuristic", "ismcts", "expert", "openspiel-ismcts"})
+_ANSWERS_FORCED = frozenset({"heuristic", "ismcts", "expert", "openspiel-ismcts", "style"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +60,7 @@ def play_game(
     n = config.seats
     entries = config.entries(rotation)
     players = [config.bots[e] for e in entries]
+    met = list(config.met(rotation))  # what the bots see of the table: the specs, or None with hide_kinds
     game = Game(setup if setup is not None else config.setup(deal))
     bots: list[Bot] = []
     to_close: list[Bot] = []
@@ -77,10 +78,10 @@ def play_game(
             if isinstance(bot, ExternalBot):
                 bot.seed = seed  # the program gets it in new_game: determinism is its part of the deal
                 bot.time_limit = config.move_time
-                bot.players = players
+                bot.players = None if config.hide_kinds else players
             faults_before.append(getattr(bot, "faults", 0))
             bot.reset(seat, n)
-            bot.meet(players)  # every seat's spec is public at a tournament table
+            bot.meet(met)  # every seat's spec is public at a tournament table, unless hidden
             bots.append(bot)
         skips = [
             players[seat].strip().partition(":")[0] in _ANSWERS_FORCED for seat in range(n)

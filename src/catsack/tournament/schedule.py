@@ -49,6 +49,10 @@ def parse_bots(text: str) -> tuple[str, ...]:
 class TournamentConfig:
     """A tournament's fixed facts: the bots (one per seat), the number of games, the seed and the seating.
 
+    ``hide_kinds`` is a table setting the bots honour: every seat is presented to them as a person
+    (:meth:`catsack.bots.base.Bot.meet` gets ``None`` for each seat, and external programs no names), as
+    at a server table of people, so a bot cannot set its prior about a player by the player's kind.
+
     ``games`` counts games in total; it must be a multiple of
     :attr:`seatings_per_deal`, since every deal is played once per seating:
     once per rotation of the bots through the seats (``seating="rotate"``),
@@ -61,6 +65,7 @@ class TournamentConfig:
     move_time: float = 5.0  # seconds per decision for external bots
     keep_moves: bool = False  # return each game's moves (needed for records)
     seating: str = "rotate"  # "rotate": the rotations of the bots; "both": those of the reversed order too
+    hide_kinds: bool = False  # present every seat to the bots as a person (Bot.meet gets None for each seat)
 
     def __post_init__(self) -> None:
         n = len(self.bots)
@@ -124,6 +129,13 @@ class TournamentConfig:
         if rotation < n:
             return tuple((seat - rotation) % n for seat in range(n))
         return tuple((rotation - seat) % n for seat in range(n))
+
+    def met(self, rotation: int) -> tuple[str | None, ...]:
+        """What the bots are told of the table in seating ``rotation`` (:meth:`catsack.bots.base.Bot.meet`):
+        each seat's spec, or ``None`` for every seat with :attr:`hide_kinds`."""
+        if self.hide_kinds:
+            return (None,) * self.seats
+        return tuple(self.bots[e] for e in self.entries(rotation))
 
     def bot_seed(self, deal: int, rotation: int, seat: int) -> int:
         return derive_seed(self.seed, "bot", deal, rotation, seat)

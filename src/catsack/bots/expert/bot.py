@@ -28,6 +28,7 @@ class ExpertBot(Bot):
         self.lock, self.lead, self.draw_styles = opts.lock, opts.lead, opts.draw_styles
         self.mistake = opts.mistake
         self.leaders = opts.leaders
+        self.bluff = opts.bluff
         self.rng = random.Random(seed)
         self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
         self.last: RootStats | None = None
@@ -61,6 +62,7 @@ class ExpertBot(Bot):
             players=self.players,
             leaders=self.leaders,
             min_iterations=self.min_iterations,
+            bluff=self.bluff,
         )
         return pick_with_mistakes(self.last, self.rng, self.mistake)
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from catsack.bots.base import BotSpecError
-from catsack.bots.expert.spec import STYLE_PRIORS, parse_spec
+from catsack.bots.expert.spec import BLUFF_PRIOR, STYLE_PRIORS, parse_spec
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, mask_row_value, public_tables
 from catsack.bots.ismcts import SELLER_WEIGHTS, placement_weights
 from catsack.bots.random_bot import auction_move
@@ -162,6 +162,18 @@ SURE_LOCK = 0.95  # the chance that a lead start player whose honest estimate re
 LOCK_ANY = 0.5  # the chance that a player of style ``any`` bids what no one can top once its limit reaches it
 ONE_HOT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))  # a style's shares when it is drawn (StyleDraw)
 LIK_FLOOR = 1.0  # the least spread the bid likelihood allows (a read spread of 0.5 is still an estimate)
+#: Bluffing: a player may bid against its own information (``bench/expert_strength.py --bots
+#: expert,style:bluff,... --paired heuristic`` measures it). A *bluff* is a bid made as if the player's own
+#: face-down card were an average one of its set (the row as the others value it, R23) when the card lowers
+#: the row by more than :data:`BLUFF_GAP` points and two or more others are still in, so that one of them is
+#: left holding the row. Each player of unknown kind (a person, an unknown bot, or anyone at a table whose
+#: kinds are hidden) starts with the chance :data:`BLUFF_PRIOR` (``expert:bluff=X``) of bluffing where it
+#: can; the finished rounds move it (:func:`bluff_chances`); the kinds :data:`KIND_STYLES` knows and the
+#: expert's own never bluff.
+BLUFF_GAP = 2.0  # points: how far a card must lower the row for its owner to bluff with it
+BLUFF_SD = 3.0  # points: the spread of a limit in the likelihood of past bids under bluffing and honesty alike
+BLUFF_RANGE = (0.02, 0.95)  # the least and most chance of bluffing read from the game, for a player who may
+HONEST_KINDS = frozenset({*KIND_STYLES, "expert"})
 _ALL = (1 << 10) - 1
 _SQRT2 = math.sqrt(2.0)
 
@@ -173,6 +185,7 @@ class RoundFacts:
     __slots__ = (
         "aware",
         "bids",
+        "bluff",
         "cache",
         "leaders",
         "lik",
@@ -226,6 +239,8 @@ class RoundFacts:
         self.sure_lead = False
         # The seats known to hold the random bot (seat_own_bids): drawn ``any``, they bid by its rule (honest_move).
         self.own_bids = 0
+        # Per seat, the chance that it bluffs where it can (bluff_chances; the search sets it, default none).
+        self.bluff = [0.0] * n
 
     def fix_habits(self, noise: float) -> None:
         """Assume every player's limit is the honest one with ``noise`` (the model before bid_habits;
@@ -242,6 +257,18 @@ class RoundFacts:
             owner = self.owner
             unseen = self.unseen
             masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(row)]
+            hit = self.cache[key] = mask_row_value(masks)
+        return hit
+
+    def public_estimate(self, row: Sequence[int], up: int) -> float:
+        """The expected kept value of ``row`` with ``up`` cards face up for someone who holds none of its
+        face-down cards: how the others value a player's card (R16, R23), the value a bluff bids on."""
+        key = (up, -3, *row)
+        hit = self.cache.get(key)
+        if hit is None:
+            owner = self.owner
+            unseen = self.unseen
+            masks = [1 << c if p < up else unseen[owner[p]] for p, c in enumerate(row)]
             hit = self.cache[key] = mask_row_value(masks)
         return hit
 
@@ -354,6 +381,7 @@ class _PastBid(NamedTuple):
     high: float  # ... or below this (a pass over a high bid of high - 1)
     jump: bool | None  # a jump to the bid no one still in could top (True), a smaller bid when its honest
     # limit reached that bid (False), or no such choice (None): the lock evidence of styles()
+    bluff: float | None = None  # the limit of a bluff (BLUFF_PRIOR) where it could have bluffed, else None
 
 
 def _past_bids(view: View) -> list[list[_PastBid]]:
@@ -384,14 +412,20 @@ def _past_bids(view: View) -> list[list[_PastBid]]:
                 masks = [1 << c if p < up or owner[p] == s else unseen[owner[p]] for p, c in enumerate(r.row)]
                 payout = pays[npass] if npass < len(pays) else 0
                 later = pays[npass + 1] if npass + 1 < len(pays) else payout
-                limit = honest_limit(mask_row_value(masks), payout, later, n - npass - 1)
+                est = mask_row_value(masks)
+                limit = honest_limit(est, payout, later, n - npass - 1)
+                bluff = None
+                if n - npass - 1 >= 2:  # a bluff leaves another player holding the row
+                    public = mask_row_value([1 << c if p < up else unseen[owner[p]] for p, c in enumerate(r.row)])
+                    if est < public - BLUFF_GAP:
+                        bluff = honest_limit(public, payout, later, n - npass - 1)
                 if is_pass:
-                    out[s].append(_PastBid(limit, -math.inf, high + 1.0, None))
+                    out[s].append(_PastBid(limit, -math.inf, high + 1.0, None, bluff))
                 else:
                     bid = int(text[4:])
                     top = lock_bid(past.money, passed, s)
                     chance = high + 2 < top <= past.money[s] and (bid >= top or limit >= top)
-                    out[s].append(_PastBid(limit, float(bid), math.inf, bid >= top if chance else None))
+                    out[s].append(_PastBid(limit, float(bid), math.inf, bid >= top if chance else None, bluff))
             if is_pass:
                 npass += 1
                 passed |= 1 << s
@@ -403,6 +437,37 @@ def _past_bids(view: View) -> list[list[_PastBid]]:
 def censored(mu: float, sd: float, low: float, high: float) -> float:
     """The chance that a normal limit (mean ``mu``, spread ``sd``) lies in [``low``, ``high``)."""
     return (_phi((high - mu) / sd) if high < math.inf else 1.0) - (_phi((low - mu) / sd) if low > -math.inf else 0.0)
+
+
+def seat_bluffs(players: Sequence[str | None] | None, n: int, prior: float = BLUFF_PRIOR) -> list[float]:
+    """Per seat, the prior chance of bluffing (:data:`BLUFF_PRIOR`): ``prior`` for a person or a player of
+    unknown kind (everyone when ``players`` is ``None``: a table not met, or its kinds hidden), 0 for the kinds
+    :data:`HONEST_KINDS` (public at the table, R23)."""
+    if players is None:
+        return [prior] * n
+    return [0.0 if _kind(p) in HONEST_KINDS else prior for p in players]
+
+
+def bluff_chances(bids: Sequence[Sequence[_PastBid]], priors: Sequence[float]) -> list[float]:
+    """Per seat, the chance that it bluffs where it can, read from its bids and passes in finished rounds
+    (every card was turned up by then, R14, so where it could have bluffed is public): the posterior of
+    "bluffs there" against "bids its honest limit", each limit with a spread of :data:`BLUFF_SD` points,
+    within :data:`BLUFF_RANGE` (0 for a seat whose prior is 0)."""
+    out = []
+    log = math.log
+    for acts, prior in zip(bids, priors, strict=True):
+        if prior <= 0.0:
+            out.append(0.0)
+            continue
+        ll = log(prior) - log(1.0 - prior)
+        for act in acts:
+            if act.bluff is not None:
+                yes = censored(act.bluff, BLUFF_SD, act.low, act.high)
+                no = censored(act.limit, BLUFF_SD, act.low, act.high)
+                ll += log(max(yes, MIN_LIKELIHOOD)) - log(max(no, MIN_LIKELIHOOD))
+        ll = max(-30.0, min(30.0, ll))
+        out.append(min(max(1.0 / (1.0 + math.exp(-ll)), BLUFF_RANGE[0]), BLUFF_RANGE[1]))
+    return out
 
 
 def seat_habits(players: Sequence[str | None]) -> list[tuple[float, float] | None]:
@@ -534,7 +599,13 @@ def honest_move(g: Game, table: RoundFacts, noise: Sequence[float], rand: Callab
         return legal[0] if est > 1 else PASS_MOVE
     npass = g._passed.bit_count()
     cards = g._cards
-    est = table.estimate(row, table.up_after[npass], s) + noise[s]
+    up = table.up_after[npass]
+    est = table.estimate(row, up, s) + noise[s]
+    chance = table.bluff[s]
+    if chance > 0.0 and g._n - npass >= 3:  # two or more others still in: it may bid as if its card were average
+        public = table.public_estimate(row, up)
+        if est - noise[s] < public - BLUFF_GAP and rand() < chance:
+            est = public + noise[s]
     payout = cards[npass] if g._filled else 0  # R13, R18
     limit = honest_limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
     high = g._high
@@ -653,6 +724,12 @@ def likelihood(
                 p = censored(limit, sd, o.low, o.top) + censored(limit, sd, o.top, math.inf) * (1.0 - q)
         else:  # a bid: its limit was at least the bid; a pass: below the next raise
             p = censored(limit, sd, o.low, math.inf if o.high is None else o.high)
+        chance = table.bluff[o.seat]
+        if chance > 0.0 and o.others >= 2:  # it may have bid as if its card were an average one (BLUFF_PRIOR)
+            public = table.public_estimate(row, o.up)
+            if est < public - BLUFF_GAP:
+                bluff = honest_limit(public, o.payout, o.later, o.others) + table.offset[o.seat]
+                p = (1.0 - chance) * p + chance * censored(bluff, sd, o.low, math.inf if o.high is None else o.high)
         like *= max(p, MIN_LIKELIHOOD)
     return like
 

@@ -18,12 +18,14 @@ from catsack.bots.expert.players import (
     RULE,
     UNKNOWN_AWARE,
     RoundFacts,
+    bluff_chances,
     honest_move,
     known_kind,
     lock_bid,
     mixed_weights,
     observed_actions,
     seat_awareness,
+    seat_bluffs,
     seat_habits,
     seat_own_bids,
     seat_priors,
@@ -96,6 +98,7 @@ def search(
     consider: Iterable[Move] = (),
     players: Sequence[str | None] | None = None,
     leaders: str = "first",
+    bluff: float = 0.0,
     floor: int = 0,
     min_iterations: int = 0,
 ) -> RootStats:
@@ -116,13 +119,14 @@ def search(
     prior style by its kind (:func:`seat_priors`, with ``lead="read"`` and the styles read). ``leaders``
     (:data:`LEADERS`) is round 1's model of who leads: ``first`` (with the styles read and drawn) reads it
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
-    the start player lead (the levels' model below ``expert``). ``floor`` (the analysis) gives every root
-    move at least that many iterations, so that a move the search likes less is still valued with its
-    own later decisions searched (a bot leaves it at 0). With ``seconds``, the search stops at that
+    the start player lead (the levels' model below ``expert``). ``bluff`` is the prior chance that a player
+    of unknown kind bluffs where it can (:func:`seat_bluffs`, read from the game by :func:`bluff_chances`;
+    the ``expert`` bot's default is :data:`BLUFF_PRIOR`, the search's 0: no bluffs). ``floor`` (the analysis)
+    gives every root move at least that many iterations, so that a move the search likes less is still valued
+    with its own later decisions searched (a bot leaves it at 0). With ``seconds``, the search stops at that
     wall-clock budget but never before ``min_iterations`` iterations, and ``iterations`` (if given) still
     caps it: the server's bots and hints answer at a human pace on a busy machine with a floor on their
-    strength (issue 32); without ``seconds`` nothing changes, so an iteration budget stays reproducible
-    for a seed.
+    strength; without ``seconds`` nothing changes, so an iteration budget stays reproducible for a seed.
     """
     seat = view.seat
     if seat is None or view.to_move != seat or not view.legal:
@@ -163,6 +167,10 @@ def search(
         table.lockp = [0.0] * view.seats
     elif lead != "read":
         table.lockp = [1.0] * view.seats
+    if bluff > 0.0:  # R23: the kinds as met (None for a person, or all with the kinds hidden)
+        priors = seat_bluffs(players, n, bluff)
+        priors[seat] = 0.0  # (its own moves in the tree are its own)
+        table.bluff = bluff_chances(table.bids, priors)
     if not read_bids:
         table.fix_habits(noise)
     observed = observed_actions(view) if infer else []

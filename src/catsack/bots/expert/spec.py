@@ -54,6 +54,10 @@ class Level(NamedTuple):
 #: read by kind that table is in order: expert 0.412, Strong 0.360, heuristic 0.210, random 0.018
 #: (400 games, ``bench/expert_strength.py mixed``). The ``ismcts`` levels they
 #: replaced stay as benchmark opponents.
+#: The prior chance that a player of unknown kind bluffs where it can (``expert:bluff=X``; the model is
+#: :data:`catsack.bots.expert.players.BLUFF_GAP`'s). The levels below ``expert`` model no bluffs (``bluff=0``),
+#: so the lobby's Easy, Normal and Strong play as before.
+BLUFF_PRIOR = 0.25
 LEVELS: dict[str, Level] = {"easy": Level(150, 4.0), "normal": Level(600, 1.5), "strong": Level(2000, 0.0)}
 
 
@@ -74,6 +78,7 @@ class Options:
     draw_styles: bool = True  # draw each player's style per sampled world (else mix them in every world)
     mistake: float = 0.0  # points: the spread of deliberate mistakes (the levels below expert; 0: none)
     leaders: str = "first"  # round 1's model of who leads (players.LEADERS; the levels: ``start``, docs/bots.md)
+    bluff: float = BLUFF_PRIOR  # the prior chance that a player of unknown kind bluffs (the levels: 0)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -88,7 +93,7 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix]``; empty: the
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X]``; empty: the
     defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -102,7 +107,12 @@ def parse_spec(arg: str | None) -> Options:
         if not sep and key in LEVELS:
             level = LEVELS[key]
             opts = replace(
-                opts, iterations=level.iterations, seconds=None, mistake=level.mistake, leaders=level.leaders
+                opts,
+                iterations=level.iterations,
+                seconds=None,
+                mistake=level.mistake,
+                leaders=level.leaders,
+                bluff=0.0,
             )
             continue
         try:
@@ -128,6 +138,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "mistake" and 0 <= float(value) <= 30:
                 opts = replace(opts, mistake=float(value))
                 continue
+            if sep and key == "bluff" and 0 <= float(value) <= 0.9:
+                opts = replace(opts, bluff=float(value))
+                continue
             if sep and key == "noise" and 0 < float(value) <= 30:
                 opts = replace(opts, noise=float(value), read_bids=False)
                 continue
@@ -141,7 +154,7 @@ def parse_spec(arg: str | None) -> Options:
             "'time=S' (seconds), "
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
             "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
-            "'styles=draw|mix' "
+            "'styles=draw|mix', 'bluff=X' (0-0.9) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )

@@ -56,7 +56,7 @@ def test_the_operator_reviews_a_pair_and_reverts_a_game(
         # Another account is refused, in its language.
         log_in(ann, "ann")
         ann.page.goto(srv.base + "/admin/fairplay")
-        ann.page.wait_for_function("document.body.dataset.loaded === 'denied'")
+        ann.page.wait_for_function("() => document.body.dataset.loaded === 'denied'")
         expect(ann.page.locator("#denied")).to_have_text(CATALOGUES["en"]["err.not_admin"])
         assert ann.page.locator(".pair-item").count() == 0
 
@@ -64,7 +64,7 @@ def test_the_operator_reviews_a_pair_and_reverts_a_game(
         log_in(cat, "cat")
         page = cat.page
         page.goto(srv.base + "/admin/fairplay")
-        page.wait_for_function("document.body.dataset.loaded === 'yes'")
+        page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
         pair = page.locator(".pair-item.stands-out")
         expect(pair).to_have_count(1)
         assert {pair.get_attribute("data-a"), pair.get_attribute("data-b")} == {"ann", "ben"}
@@ -87,7 +87,7 @@ def test_the_operator_reviews_a_pair_and_reverts_a_game(
         expect(done).to_contain_text(prefix)
         expect(done).to_contain_text("ann")
         page.check("#show-all")
-        page.wait_for_function("document.querySelectorAll('.pair-item').length === 15")
+        page.wait_for_function("() => document.querySelectorAll('.pair-item').length === 15")
         assert [e for e in ann.errors if "403" not in e] == [] and not cat.errors  # Ann's refusal was expected
     finally:
         ann.close()

@@ -282,7 +282,7 @@ def test_my_games_shows_a_turn_as_it_comes_without_reload(
     page = ann.page
     page.goto(ann.base + "/")
     page.wait_for_selector("#seat-setup select")
-    page.wait_for_function("document.body.dataset.account === 'signed-in'")
+    page.wait_for_function("() => document.body.dataset.account === 'signed-in'")
     page.check('input[name="seats"][value="3"]')
     page.select_option("#seat-1", "human")
     page.select_option("#seat-2", "random")
@@ -304,7 +304,7 @@ def test_my_games_shows_a_turn_as_it_comes_without_reload(
         time.sleep(0.1)
 
     page.goto(ann.base + "/games")
-    page.wait_for_function("document.body.dataset.live === 'push'")
+    page.wait_for_function("() => document.body.dataset.live === 'push'")
     expect(page.locator(f'#others-turn .game-item[data-table="{table}"]')).to_be_visible(timeout=WAIT_MS)
     page.evaluate("window.sameDocument = true")
     bea.act()

@@ -14,9 +14,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 WORDS = re.compile(r"\bsessions?[\s_-]*\d", re.IGNORECASE)
-#: Tracked paths (a trailing "/" takes a folder) still to be rewritten as references. Empty it once
-#: they are: then test_no_path_is_exempt runs too.
-EXEMPT: tuple[str, ...] = ("README.md", "docs/bots.md", "notes/")
 
 
 def tracked() -> list[str]:
@@ -28,10 +25,6 @@ def tracked() -> list[str]:
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     return [p for p in out.split("\0") if p]
-
-
-def exempt(path: str) -> bool:
-    return any(path == e or (e.endswith("/") and path.startswith(e)) for e in EXEMPT)
 
 
 def offences(paths: list[str]) -> list[str]:
@@ -58,15 +51,6 @@ def test_the_pattern_finds_session_numbers() -> None:
         assert not WORDS.search(text), text
 
 
-def test_no_session_numbers_outside_the_exempt_paths() -> None:
-    found = offences([p for p in tracked() if not exempt(p)])
-    assert not found, "cite rules (R-numbers) and bench commands instead:\n" + "\n".join(found)
-
-
-@pytest.mark.skipif(
-    bool(EXEMPT),
-    reason=f"{', '.join(EXEMPT)} are still exempt until rewritten as references (issue 34); empty EXEMPT then",
-)
-def test_no_path_is_exempt() -> None:
+def test_no_session_numbers_in_tracked_files() -> None:
     found = offences(tracked())
-    assert not found, "\n".join(found)
+    assert not found, "cite rules (R-numbers) and bench commands instead:\n" + "\n".join(found)

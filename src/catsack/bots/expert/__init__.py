@@ -1,7 +1,7 @@
 """The ``expert`` bot: information-set search in which every player decides from its own view.
 
 It searches from one seat's view (R23) like :mod:`catsack.bots.ismcts`, and
-fixes the three reasons that bot misjudges strong play (issue 17):
+fixes the three reasons that bot misjudges strong play:
 
 **1. An honest opponent model.** Each iteration deals a hidden world
 consistent with the searcher's view. Opponents are not tree nodes that learn,

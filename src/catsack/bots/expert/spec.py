@@ -39,25 +39,22 @@ class Level(NamedTuple):
     leaders: str = "start"  # round 1's model of who leads (LEADERS): ``start``, simpler than expert's
 
 
-#: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``), the ones people pick
-#: at a table (the lobby's Easy, Normal and Strong). A budget alone does not order them: in one table of
-#: expert, 2,000, 400 and 50 iterations (96 duplicate games, seed 11) the win shares were 0.25, 0.32, 0.21
-#: and 0.22, since the model of the other players, not the budget, makes the expert's strength. So each
-#: level below Strong also makes mistakes of a set size (the search's own estimate of their cost: about
-#: 0.14, 0.36, 0.77 and 1.4 points per decision at spreads 0.5, 1, 2 and 4). Strong makes none: at full
-#: size (200 duplicate games, seed 1) a spread of 0.6 put it below the heuristic bot in the mixed table
-#: (0.230 vs 0.320), and without mistakes it is above it (0.320 vs 0.265, expert 0.395), though no longer
-#: below ``expert`` in the table of levels (0.338 vs 0.333). ``bench/expert_strength.py levels`` and
-#: ``mixed`` measure the order (docs/bots.md). The levels keep the simpler model of who leads round 1
-#: (``leaders=start``); ``expert`` reads it player by player (``leaders=first``), which puts it above
-#: Strong in the mixed table over both orders round it. With the heuristic and random bots' bid habits
-#: read by kind that table is in order: expert 0.412, Strong 0.360, heuristic 0.210, random 0.018
-#: (400 games, ``bench/expert_strength.py mixed``). The ``ismcts`` levels they
-#: replaced stay as benchmark opponents.
 #: The prior chance that a player of unknown kind bluffs where it can (``expert:bluff=X``; the model is
 #: :data:`catsack.bots.expert.players.BLUFF_GAP`'s). The levels below ``expert`` model no bluffs (``bluff=0``),
-#: so the lobby's Easy, Normal and Strong play as before.
+#: so the lobby's Easy, Normal and Strong play as they did before the bluff model.
 BLUFF_PRIOR = 0.25
+#: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``), the ones people pick
+#: at a table (the lobby's Easy, Normal and Strong). A budget alone does not order them: in one table of
+#: expert, 2,000, 400 and 50 iterations (96 duplicate games, ``--seed 11``) the win shares were 0.25, 0.32,
+#: 0.21 and 0.22, since the model of the other players, not the budget, makes the expert's strength. So
+#: Easy and Normal also make mistakes of a set size (the search's own estimate of their cost: about 0.14,
+#: 0.36, 0.77 and 1.4 points per decision at spreads 0.5, 1, 2 and 4). Strong makes none: a spread of 0.6
+#: put it below the heuristic bot in the mixed table. The levels keep the simpler model of who leads
+#: round 1 (``leaders=start``); ``expert`` reads it player by player (``leaders=first``). Over both orders
+#: round the table the mixed table is in order, expert 0.412, Strong 0.360, heuristic 0.210, random 0.018,
+#: and so is the table of levels, 0.430, 0.365, 0.140, 0.065 (``bench/expert_strength.py mixed --games 400
+#: --seed 2`` and ``levels --games 200 --seed 1``; docs/bots.md). The ``ismcts`` levels they replaced stay
+#: as benchmark opponents.
 LEVELS: dict[str, Level] = {"easy": Level(150, 4.0), "normal": Level(600, 1.5), "strong": Level(2000, 0.0)}
 
 

@@ -40,7 +40,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -54,6 +53,7 @@ from catsack.learn.blas import single_thread_blas
 from catsack.learn.fast_features import NUM_ABSTRACT, feature_size
 from catsack.learn.fast_selfplay import RANDOM, VALUE, GameResults, Rows, play
 from catsack.learn.qnet import QNet, load_dmc, save_dmc
+from catsack.learn.train import git_commit, parse_weights
 
 __all__ = [
     "LEAGUE_ROLES",
@@ -83,26 +83,7 @@ def import_torch() -> Any:
 
 def parse_league(text: str) -> dict[str, float]:
     """``self=0.6,snapshot=0.3,random=0.1`` -> weight per role (:data:`LEAGUE_ROLES`)."""
-    league: dict[str, float] = {}
-    for part in text.split(","):
-        if not part.strip():
-            continue
-        name, eq, weight = part.partition("=")
-        name = name.strip()
-        if name not in LEAGUE_ROLES or not eq:
-            raise ValueError(
-                f"league entry {part.strip()!r}: expected ROLE=WEIGHT, ROLE one of {', '.join(LEAGUE_ROLES)}"
-            )
-        try:
-            w = float(weight)
-        except ValueError:
-            raise ValueError(f"league entry {part.strip()!r}: {weight!r} is not a number") from None
-        if not w >= 0:
-            raise ValueError(f"league entry {part.strip()!r}: weights must be >= 0")
-        league[name] = w
-    if sum(league.values()) <= 0:
-        raise ValueError(f"league {text!r} gives every role weight 0")
-    return league
+    return parse_weights(text, LEAGUE_ROLES)
 
 
 def make_torch_net(inputs: int, hidden: Sequence[int]) -> Any:
@@ -208,7 +189,7 @@ class DMCTrainer:
         self.rows_seen = dict.fromkeys(c.seats, 0)
         self.wall = 0.0
         self.log: list[dict[str, Any]] = []
-        self.commit = _git_commit()  # the code that trains (a resumed run keeps its start's)
+        self.commit = (git_commit() or "")[:7]  # the code that trains (a resumed run keeps its start's)
 
     # ------------------------------------------------------------------ one iteration
 
@@ -440,14 +421,6 @@ class DMCTrainer:
         }
         save_dmc(path, self.nets(), meta)
         path.with_suffix(".json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
-
-
-def _git_commit() -> str:
-    try:
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
-        return ""
-    return out.stdout.strip()
 
 
 def _tuple(text: str, what: str) -> tuple[int, ...]:

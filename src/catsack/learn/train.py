@@ -47,16 +47,17 @@ class CheckpointError(ValueError):
     """A checkpoint that cannot be read or does not match."""
 
 
-def parse_league(text: str) -> dict[str, float]:
-    """``self=0.45,heuristic=0.3,...`` -> weights per role (:data:`~catsack.learn.selfplay.ROLES`)."""
+def parse_weights(text: str, roles: Sequence[str]) -> dict[str, float]:
+    """``role=weight,role=weight`` -> weight per role, each role one of ``roles``; a clear ``ValueError``
+    names the entry that is wrong (the league options of both trainers)."""
     league: dict[str, float] = {}
     for part in text.split(","):
         if not part.strip():
             continue
         name, eq, weight = part.partition("=")
         name = name.strip()
-        if name not in ROLES or not eq:
-            raise ValueError(f"league entry {part.strip()!r}: expected ROLE=WEIGHT with ROLE one of {', '.join(ROLES)}")
+        if name not in roles or not eq:
+            raise ValueError(f"league entry {part.strip()!r}: expected ROLE=WEIGHT with ROLE one of {', '.join(roles)}")
         try:
             w = float(weight)
         except ValueError:
@@ -67,6 +68,11 @@ def parse_league(text: str) -> dict[str, float]:
     if sum(league.values()) <= 0:
         raise ValueError(f"league {text!r} gives every role weight 0")
     return league
+
+
+def parse_league(text: str) -> dict[str, float]:
+    """``self=0.45,heuristic=0.3,...`` -> weights per role (:data:`~catsack.learn.selfplay.ROLES`)."""
+    return parse_weights(text, ROLES)
 
 
 @dataclass

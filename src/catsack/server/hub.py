@@ -673,15 +673,20 @@ class Hub:
             p = table.players[seat]
             p.kind, p.name, p.token_hash, p.away_since = "human", name, hash_token(token), time.monotonic()
             p.user_id = account_id
-            if table.status == "playing":
-                await self.writer.run(self.store.set_status, table.id, "playing")
-                await self._start_timer(table)
-            table.players_changed()
-            table.broadcast_state(force=True)
-            self._schedule(table)
+            await self._seated(table)
         await self._publish(table.id, -1)
         log.info("seat joined", extra={"fields": {"table": table.id, "seat": seat}})
         return seat, token
+
+    async def _seated(self, table: LiveTable) -> None:
+        """After seats were taken (under the table's lock): a table that is now full starts (its status
+        stored, its clock running), and everyone sees the new seat list."""
+        if table.status == "playing":
+            await self.writer.run(self.store.set_status, table.id, "playing")
+            await self._start_timer(table)
+        table.players_changed()
+        table.broadcast_state(force=True)
+        self._schedule(table)
 
     async def seat_bots(self, table: LiveTable, spec: str) -> list[int]:
         """Bots of ``spec`` take every open seat of a waiting table, which then starts (the host asks:
@@ -700,12 +705,7 @@ class Hub:
                     continue
                 p.kind, p.bot = "bot", spec
                 taken.append(seat)
-            if table.status == "playing":
-                await self.writer.run(self.store.set_status, table.id, "playing")
-                await self._start_timer(table)
-            table.players_changed()
-            table.broadcast_state(force=True)
-            self._schedule(table)
+            await self._seated(table)
         await self._publish(table.id, -1)
         log.info("open seats given to bots", extra={"fields": {"table": table.id, "seats": taken}})
         return taken

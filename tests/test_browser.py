@@ -45,7 +45,8 @@ CHROMIUM_ARGS = [
 TURN_TIMEOUT_MS = 30_000  # bounds a failure only: a loaded machine can take many seconds per page step
 
 
-def _unavailable() -> str | None:
+def unavailable() -> str | None:
+    """Why the browser tests cannot run here, or None."""
     if importlib.util.find_spec("playwright") is None:
         return "playwright is not installed (pip install playwright)"
     if not CHROMIUM.exists():
@@ -53,7 +54,8 @@ def _unavailable() -> str | None:
     return None
 
 
-def _skip_or_fail(reason: str) -> None:
+def skip_or_fail(reason: str) -> None:
+    """Skip for ``reason``, or fail where the browser tests are required (CATSACK_REQUIRE_SERVICES=1)."""
     if os.environ.get("CATSACK_REQUIRE_SERVICES") == "1":
         pytest.fail(f"browser tests required (CATSACK_REQUIRE_SERVICES=1) but {reason}")
     pytest.skip(reason)
@@ -133,18 +135,36 @@ class Server:
         return self.log_path.read_text(errors="replace")[-3000:]
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real `catsack serve` on a free port; yields its base URL."""
-    reason = _unavailable()
+def served(folder: Path, env: dict[str, str] | None = None) -> Iterator[str]:
+    """For a fixture to ``yield from``: a real `catsack serve` with ``env`` in ``folder``, its base URL,
+    stopped afterwards (skipped, or failed where required, without a browser)."""
+    reason = unavailable()
     if reason:
-        _skip_or_fail(reason)
-    own = Server(tmp_path_factory.mktemp("server"))
+        skip_or_fail(reason)
+    own = Server(folder, env or {})
     try:
         own.start()
         yield own.base
     finally:
         own.stop()
+
+
+def launched() -> Iterator[Browser]:
+    """For a fixture to ``yield from``: Debian's Chromium under Playwright, closed afterwards."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real `catsack serve` on a free port; yields its base URL."""
+    yield from served(tmp_path_factory.mktemp("server"))
 
 
 @pytest.fixture
@@ -167,14 +187,7 @@ def own_server(tmp_path: Path) -> Iterator[Callable[..., Server]]:
 
 @pytest.fixture(scope="module")
 def browser(server: str) -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    yield from launched()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from test_browser import CHROMIUM, CHROMIUM_ARGS, Player, Server, _skip_or_fail, _unavailable
+from test_browser import Player, launched, served
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -32,27 +32,12 @@ document.addEventListener("securitypolicyviolation", (e) => {
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reason = _unavailable()
-    if reason:
-        _skip_or_fail(reason)
-    own = Server(tmp_path_factory.mktemp("csp-server"), {"CATSACK_ANALYSIS_LEVEL": "iters=4"})
-    try:
-        own.start()
-        yield own.base
-    finally:
-        own.stop()
+    yield from served(tmp_path_factory.mktemp("csp-server"), {"CATSACK_ANALYSIS_LEVEL": "iters=4"})
 
 
 @pytest.fixture(scope="module")
 def browser(server: str) -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    yield from launched()
 
 
 def _violations(player: Player) -> list[str]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from browser_i18n import CATALOGUES, WORD, assert_all_german
-from test_browser import CHROMIUM, CHROMIUM_ARGS, Server, _skip_or_fail, _unavailable
+from test_browser import launched, served
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
@@ -29,27 +29,12 @@ TIMEOUT_MS = 15_000
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reason = _unavailable()
-    if reason:
-        _skip_or_fail(reason)
-    own = Server(tmp_path_factory.mktemp("replay-server"), {"CATSACK_ANALYSIS_LEVEL": "iters=300"})
-    try:
-        own.start()
-        yield own.base
-    finally:
-        own.stop()
+    yield from served(tmp_path_factory.mktemp("replay-server"), {"CATSACK_ANALYSIS_LEVEL": "iters=300"})
 
 
 @pytest.fixture(scope="module")
 def browser(server: str) -> Iterator[Browser]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    yield from launched()
 
 
 @pytest.fixture

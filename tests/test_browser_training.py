@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from browser_i18n import CATALOGUES
-from test_browser import CHROMIUM, CHROMIUM_ARGS, Player, Server, _skip_or_fail, _unavailable, artifacts, people  # noqa: F401
+from test_browser import Player, artifacts, launched, people, served  # noqa: F401
 from test_browser_accounts import create, play_to_the_end, register, unique
 
 LEVEL = "expert:iters=300"  # cheap; always-passing play still gives mistakes the search is sure of
@@ -25,27 +25,12 @@ WAIT_MS = 60_000
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    reason = _unavailable()
-    if reason:
-        _skip_or_fail(reason)
-    own = Server(tmp_path_factory.mktemp("training-server"), {"CATSACK_ANALYSIS_LEVEL": LEVEL})
-    try:
-        own.start()
-        yield own.base
-    finally:
-        own.stop()
+    yield from served(tmp_path_factory.mktemp("training-server"), {"CATSACK_ANALYSIS_LEVEL": LEVEL})
 
 
 @pytest.fixture(scope="module")
 def browser(server: str) -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    yield from launched()
 
 
 def test_retry_a_mistake_of_your_own_game(people: Callable[..., Player], server: str, artifacts: Path) -> None:  # noqa: F811

@@ -34,13 +34,14 @@ pytest: install
 test: lint typecheck pytest
 
 # The quick check while working: no browsers, no PostgreSQL or Redis (their tests skip: the URLs point
-# at a closed port), no tests marked slow. The full suite (make test) runs them all.
+# at a closed port), no tests marked slow, spread over every core (pytest-xdist). The full suite (make
+# test) runs them all, one at a time.
 FAST_MARKS := not slow and not browser and not services
 test-fast: install
 	CATSACK_REQUIRE_SERVICES= \
 	CATSACK_TEST_POSTGRES_URL=postgresql+psycopg://postgres@127.0.0.1:1/none \
 	CATSACK_TEST_REDIS_URL=redis://127.0.0.1:1/0 \
-	$(BIN)/python -m pytest -m "$(FAST_MARKS)"
+	$(BIN)/python -m pytest -n auto -m "$(FAST_MARKS)"
 
 bench: install
 	$(BIN)/python bench/engine.py

@@ -117,6 +117,7 @@ def test_colluders_are_flagged_and_honest_players_are_not() -> None:
     assert pairs_of(honest) == set() and len(honest) == 15
 
 
+@pytest.mark.slow  # plays 160 games of heuristic bots (about 4 s of CPU)
 @pytest.mark.parametrize("backend", ["sqlite"])
 def test_report_and_revert_from_the_database(tmp_path: Path, backend: str) -> None:
     """Games stored as the server stores them (tables, actions, account seats, rated) give the same
@@ -151,6 +152,7 @@ def test_report_and_revert_from_the_database(tmp_path: Path, backend: str) -> No
     assert all(game not in p["tables"] for p in after)
 
 
+@pytest.mark.slow  # the same games, through the server
 def test_the_operators_page_lists_the_pair_and_reverts_a_game(app_server: Any) -> None:
     """``/api/admin/fairplay`` (the page's data) for the accounts named in CATSACK_ADMIN_ACCOUNTS only:
     the flagged pair with its evidence; a game's rating changes reverted from it, once."""

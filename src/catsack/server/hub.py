@@ -85,6 +85,7 @@ __all__ = [
     "setup_to_json",
     "state_frame",
     "table_status",
+    "unknown_bot",
 ]
 
 log = logging.getLogger("catsack.server")
@@ -98,6 +99,13 @@ BOT_LEVELS = ("random", "heuristic", "expert:easy", "expert:normal", "expert:str
 FORMER_LEVELS = ("ismcts:easy", "ismcts:normal", "ismcts:strong")
 #: Every spec a table may seat.
 SEATABLE_BOTS = BOT_LEVELS + FORMER_LEVELS
+
+
+def unknown_bot(spec: str) -> str:
+    """The refusal of a bot level this server does not offer: it names the levels to choose from."""
+    return f"unknown bot level {spec!r} (choose from {', '.join(BOT_LEVELS)})"
+
+
 _THREAD_BOTS = ("ismcts", "expert")  # bots that search: they think in the thinking processes
 #: How long a seat counts as connected to another process after that process last said so. Processes
 #: repeat it for every connected seat every PRESENCE_REFRESH seconds, and say at once when a seat's
@@ -619,7 +627,7 @@ class Hub:
             if not 0 <= seat < seats:
                 raise TableError("bad_request", f"bot seat {seat} is not a seat of a {seats}-seat table", 422)
             if spec not in SEATABLE_BOTS:
-                raise TableError("bad_request", f"unknown bot {spec!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+                raise TableError("bad_request", unknown_bot(spec), 422)
         if setup is None:
             setup = Setup.deal(seats, random.Random(secrets.randbits(128)))
         table_id = table_id or secrets.token_urlsafe(6)
@@ -692,7 +700,7 @@ class Hub:
         """Bots of ``spec`` take every open seat of a waiting table, which then starts (the host asks:
         routes/seats.py); the seats they took. A seat someone claimed meanwhile stays theirs."""
         if spec not in SEATABLE_BOTS:
-            raise TableError("bad_request", f"unknown bot {spec!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+            raise TableError("bad_request", unknown_bot(spec), 422)
         taken: list[int] = []
         async with table.lock:
             if table.status != "open":

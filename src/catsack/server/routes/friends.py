@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from catsack.server.accounts import Account, AccountError, Accounts, seat_users_t
 from catsack.server.friends import MAX_INVITEES, ONLINE_SECONDS, Challenge, Friends, any_blocked
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, Hub, TableError
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, Hub, TableError, unknown_bot
 from catsack.server.limits import AddressBuckets
 from catsack.server.routes.accounts import accounts_of, changing, logged_in
 from catsack.server.routes.deps import Refused, hub_of
@@ -92,7 +92,7 @@ class NewChallenge(BaseModel):
     @classmethod
     def _bot(cls, v: str) -> str:
         if v not in SEATABLE_BOTS:
-            raise ValueError(f"unknown bot level {v!r} (choose from {', '.join(BOT_LEVELS)})")
+            raise ValueError(unknown_bot(v))
         return v
 
     @field_validator("name")

@@ -31,7 +31,7 @@ from sqlalchemy import select
 
 from catsack.game import Game
 from catsack.server.accounts import Account, Accounts, seat_users_t
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json, unknown_bot
 from catsack.server.ratings import Ratings
 from catsack.server.reputation import reputation
 from catsack.server.routes.access import expensive_read
@@ -306,7 +306,7 @@ async def quickplay(
     hub = hub_of(request)
     if body.bots is not None:  # no waiting: the player's seat and bots everywhere else
         if body.bots not in SEATABLE_BOTS:
-            raise TableError("bad_request", f"unknown bot {body.bots!r} (choose from {', '.join(BOT_LEVELS)})", 422)
+            raise TableError("bad_request", unknown_bot(body.bots), 422)
         started = await hub.create(
             body.seats,
             {seat: body.bots for seat in range(1, body.seats)},

@@ -10,7 +10,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from catsack.record import dumps_record
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, unknown_bot
 from catsack.server.lobby import open_table_ids
 from catsack.server.routes.access import expensive_read, must_read
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
@@ -83,7 +83,7 @@ class CreateTable(BaseModel):
         for seat, level in v.items():
             if level not in SEATABLE_BOTS:
                 raise InputProblem(
-                    f"seat {seat}: unknown bot level {level!r} (choose from {', '.join(BOT_LEVELS)})",
+                    f"seat {seat}: {unknown_bot(level)}",
                     "unknown_bot",
                     n=seat + 1,
                 )

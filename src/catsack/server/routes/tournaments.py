@@ -19,7 +19,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.server.accounts import DELETED_NAME, Account, users_t
-from catsack.server.hub import BOT_LEVELS, iso_time
+from catsack.server.hub import BOT_LEVELS, iso_time, unknown_bot
 from catsack.server.routes.accounts import account_of, changing
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
@@ -68,14 +68,14 @@ class CreateTournament(BaseModel):
     def _bots(cls, v: list[str]) -> list[str]:
         for level in v:
             if level not in BOT_LEVELS:
-                raise ValueError(f"unknown bot level {level!r} (choose from {', '.join(BOT_LEVELS)})")
+                raise ValueError(unknown_bot(level))
         return v
 
     @field_validator("filler")
     @classmethod
     def _filler(cls, v: str) -> str:
         if v not in BOT_LEVELS:
-            raise ValueError(f"unknown bot level {v!r} (choose from {', '.join(BOT_LEVELS)})")
+            raise ValueError(unknown_bot(v))
         return v
 
     @field_validator("pace")

@@ -13,7 +13,7 @@ pytest.importorskip("argon2")
 
 from fastapi.testclient import TestClient
 
-from web_clients import ORIGIN, browser, register
+from web_clients import ORIGIN, browser, finished_bot_game, register
 
 
 class FakeClock:
@@ -151,19 +151,6 @@ def test_nginx_tls_site_sends_hsts() -> None:
 # ---------------------------------------------------------------------- defect 7: the analysis limit
 
 
-def _bots_game(c: TestClient, seats: int = 4) -> str:
-    import time
-
-    r = c.post("/api/tables", json={"seats": seats, "bots": {str(i): "random" for i in range(seats)}})
-    assert r.status_code == 201, r.text
-    table = str(r.json()["table"])
-    deadline = time.monotonic() + 30
-    while c.get(f"/api/tables/{table}").json()["status"] != "over":
-        assert time.monotonic() < deadline, "the bots did not finish"
-        time.sleep(0.02)
-    return table
-
-
 def test_simultaneous_analyses_from_one_address_keep_the_limit(
     app_server: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -176,7 +163,7 @@ def test_simultaneous_analyses_from_one_address_keep_the_limit(
 
     monkeypatch.setenv("CATSACK_ANALYSIS_LEVEL", "iters=4")
     c = app_server()
-    table = _bots_game(c)
+    table = finished_bot_game(c)
     plies = analysis_jobs.decision_plies
 
     def slow_plies(*args: object) -> list[int]:
@@ -296,7 +283,7 @@ def test_private_games_only_to_their_players(app_server: Callable[..., TestClien
     c = app_server()
     register(c, "Ann")
     table, token = _private_game(c)
-    public = _bots_game(c, 3)
+    public = finished_bot_game(c, 3)
     stranger = browser(c)
     other = browser(c)
     register(other, "Bob")

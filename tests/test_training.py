@@ -22,26 +22,15 @@ from catsack.record import loads_record
 from catsack.server.accounts import Accounts
 from catsack.server.training import mine_pool, position_view, theme_of
 from catsack.server.training_store import THEMES, TrainingStore, attempts_t, difficulty
-from web_clients import ORIGIN, browser, register
+from web_clients import ORIGIN, browser, finished_bot_game, register
 
 LEVEL = "iters=8"  # cheap and far from the bots' play: random bots' games give mistakes to retry
-
-
-def _finished_bot_game(c: TestClient, seats: int) -> str:
-    r = c.post("/api/tables", json={"seats": seats, "bots": {str(i): "random" for i in range(seats)}})
-    assert r.status_code == 201, r.text
-    table = str(r.json()["table"])
-    deadline = time.monotonic() + 30
-    while c.get(f"/api/tables/{table}").json()["status"] != "over":
-        assert time.monotonic() < deadline, "the bots did not finish"
-        time.sleep(0.02)
-    return table
 
 
 def _analysed(c: TestClient, table: str, seat: int) -> dict[str, Any]:
     r = c.post(f"/api/tables/{table}/analysis", json={"seat": seat})
     assert r.status_code in (200, 202), r.text
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # bounds a failure only: a loaded machine analyses slowly
     while (a := c.get(f"/api/tables/{table}/analysis?seat={seat}").json())["status"] != "done":
         assert a["status"] == "running" and time.monotonic() < deadline, a
         time.sleep(0.05)
@@ -64,7 +53,7 @@ def test_own_mistakes_become_positions_shown_from_the_seats_view(
     # (rare): then another game is played.
     wrong: list[dict[str, Any]] = []
     for _game in range(5):
-        table = _finished_bot_game(c, 4)
+        table = finished_bot_game(c, 4)
         # The account held seat 2 (joining and playing are tested elsewhere: here, what its analysis gives).
         assert accounts.bind_seat(ann, table, 2)
         assert c.get("/api/training?source=own").json()["positions"] == []  # no mistake analysed yet

@@ -46,7 +46,7 @@ from catsack.bots.heuristic import seat_money, unseen_mask
 from catsack.cards import POINTS, Card
 from catsack.envs.encoding import encode_observation, observation_layout, observation_size
 from catsack.envs.vector_numba import learn_extras_size, learn_feature_size
-from catsack.learn.features import NUM_ABSTRACT, FeatureError, abstract_legal, abstract_to_move
+from catsack.learn.features import NUM_ABSTRACT, FeatureError, abstract_legal, abstract_to_move, stack_features
 from catsack.moves import BID, Move
 from catsack.setup import TOTAL_MONEY, check_seats
 from catsack.view import View
@@ -142,15 +142,7 @@ def view_features(view: View, out: F32 | None = None) -> F32:
 
 def views_features(views: Sequence[View]) -> F32:
     """``(len(views), feature_size)``: :func:`view_features` of views that all have the same seat count."""
-    if not views:
-        raise FeatureError("views_features needs at least one view")
-    n = views[0].seats
-    out = np.empty((len(views), feature_size(n)), np.float32)
-    for i, v in enumerate(views):
-        if v.seats != n:
-            raise FeatureError(f"view {i} has {v.seats} seats, the first has {n}: encode them separately")
-        view_features(v, out[i])
-    return out
+    return stack_features(views, feature_size, view_features, "views_features")
 
 
 def nearest_abstract(view: View, move: Move) -> int:

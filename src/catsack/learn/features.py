@@ -23,7 +23,7 @@ still consider them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import numpy as np
@@ -49,6 +49,7 @@ __all__ = [
     "feature_names",
     "feature_size",
     "move_to_abstract",
+    "stack_features",
 ]
 
 NUM_CARDS: Final = 10
@@ -133,17 +134,28 @@ def encode_features(view: View, out: FloatArray | None = None) -> FloatArray:
     return out
 
 
-def encode_views(views: Sequence[View]) -> FloatArray:
-    """``(len(views), feature_size)``: :func:`encode_features` of views that all have the same seat count."""
+def stack_features(
+    views: Sequence[View],
+    size: Callable[[int], int],
+    encode: Callable[[View, FloatArray], FloatArray],
+    what: str = "encode_views",
+) -> FloatArray:
+    """``(len(views), size(seats))``: ``encode(view, row)`` of views that all have the same seat count, one
+    row each (both feature sets batch this way); ``what`` names the caller in the error of an empty list."""
     if not views:
-        raise FeatureError("encode_views needs at least one view")
+        raise FeatureError(f"{what} needs at least one view")
     n = views[0].seats
-    out = np.empty((len(views), feature_size(n)), np.float32)
+    out = np.empty((len(views), size(n)), np.float32)
     for i, v in enumerate(views):
         if v.seats != n:
             raise FeatureError(f"view {i} has {v.seats} seats, the first has {n}: encode them separately")
-        encode_features(v, out[i])
+        encode(v, out[i])
     return out
+
+
+def encode_views(views: Sequence[View]) -> FloatArray:
+    """``(len(views), feature_size)``: :func:`encode_features` of views that all have the same seat count."""
+    return stack_features(views, feature_size, encode_features)
 
 
 # ---------------------------------------------------------------------- abstract actions

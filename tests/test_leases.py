@@ -84,3 +84,17 @@ def test_a_relaying_hub_runs_no_bots(tmp_path: Path) -> None:
             await b.stop()
 
     asyncio.run(go())
+
+
+def test_a_heartbeat_renews_its_own_row_and_names_the_dead(store: Store) -> None:
+    """One statement a beat (issue 29: fail-over within a few seconds): the first beat writes the
+    holder's row, later beats renew it, and every beat names the other holders that ran out."""
+    with store.engine.connect() as raw:
+        conn = raw.execution_options(isolation_level="AUTOCOMMIT")
+        assert store.heartbeat("A", 2.0, now=100.0, conn=conn) == []
+        assert store.heartbeat("B", 2.0, now=100.5, conn=conn) == []
+        assert store.heartbeat("A", 2.0, now=101.5, conn=conn) == []  # A to 103.5, B until 102.5
+        assert store.heartbeat("A", 2.0, now=103.0, conn=conn) == ["B"]  # B stopped beating
+        assert store.heartbeat("B", 2.0, now=103.1, conn=conn) == []  # B is back: alive until 105.1
+        assert store.heartbeat("A", 2.0, now=104.0, conn=conn) == []
+    assert store.adopt("A", 2.0, dead=["B"], now=104.0) == set()  # B is alive again: nothing to take

@@ -41,13 +41,13 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
-    case,
     create_engine,
     delete,
     event,
     insert,
     or_,
     select,
+    text,
     update,
 )
 from sqlalchemy import column as sql_column
@@ -133,6 +133,15 @@ processes_t = Table(
     metadata,
     Column("holder", String(32), primary_key=True),  # Hub.process_id
     Column("expires", Float, nullable=False),  # epoch seconds; past it the process counts as dead
+)
+
+
+#: One beat (:meth:`Store.heartbeat`) as plain SQL, the same on PostgreSQL and SQLite (3.35+ for
+#: RETURNING): it runs a few times a second in every process, and a built statement cost about three
+#: times its CPU (0.59 against 0.21 ms a beat, PostgreSQL).
+_HEARTBEAT = text(
+    "UPDATE server_processes SET expires = CASE WHEN holder = :holder THEN :until ELSE expires END"
+    " WHERE holder = :holder OR expires < :now RETURNING holder"
 )
 
 
@@ -516,13 +525,7 @@ class Store:
         if conn is None:
             with self.engine.connect() as own:
                 return self.heartbeat(holder, seconds, now, conn=own.execution_options(isolation_level="AUTOCOMMIT"))
-        mine = processes_t.c.holder == holder
-        rows = conn.execute(
-            update(processes_t)
-            .where(mine | (processes_t.c.expires < now))
-            .values(expires=case((mine, now + seconds), else_=processes_t.c.expires))
-            .returning(processes_t.c.holder)
-        ).all()
+        rows = conn.execute(_HEARTBEAT, {"holder": holder, "until": now + seconds, "now": now}).all()
         if not any(r.holder == holder for r in rows):  # the first beat
             self._beat(conn, holder, now + seconds)
         return sorted(r.holder for r in rows if r.holder != holder)

@@ -630,6 +630,17 @@ class ServerProc:
             return {"error": type(exc).__name__}
         return {k: out.get(k) for k in ("tables", "driving")}
 
+    def moves(self) -> float | None:
+        """Moves this process committed and applied so far (its ``/metrics``), ``None`` if unknown."""
+        import httpx
+
+        try:
+            text = httpx.get(f"{self.base}/metrics", timeout=10.0).text
+        except httpx.HTTPError:
+            return None
+        lines = text.splitlines()
+        return sum(float(line.rsplit(" ", 1)[1]) for line in lines if line.startswith("catsack_moves_applied_total"))
+
     def wait_ready(self, timeout: float) -> None:
         import httpx
 
@@ -825,6 +836,7 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
     time.sleep(max(0.0, start - time.time()))
     spy = start_profile(args.profile, pids[0], args.seconds) if args.profile else None
     nginx_pids = [] if nginx is None or nginx.proc is None else [nginx.proc.pid, *children(nginx.proc.pid)]
+    moves0 = [server.moves() for server in servers]
     cpu_s0 = [proc_cpu_seconds(pid) for pid in pids]
     nginx_cpu0 = sum(proc_cpu_seconds(pid) for pid in nginx_pids)
     gen_cpu0 = [proc_cpu_seconds(w.proc.pid) for w in workers]
@@ -835,6 +847,7 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
         with contextlib.suppress(OSError):
             rss_peak = max(rss_peak, sum_rss(pids))
     cpu_s1 = [proc_cpu_seconds(pid) for pid in pids]
+    moves1 = [server.moves() for server in servers]
     nginx_cpu1 = sum(proc_cpu_seconds(pid) for pid in nginx_pids)
     gen_cpu1 = [proc_cpu_seconds(w.proc.pid) for w in workers]
     mach1 = machine_cpu()
@@ -910,6 +923,12 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
         "ws_path": args.ws_path,
         "server_cpu_percent_each": [round(100.0 * (b - a) / window, 1) for a, b in zip(cpu_s0, cpu_s1, strict=True)],
         "server_tables_each": held,
+        # Each process's CPU per move it applied (its own /metrics): with the processes on different
+        # cores, shows whether one of them pays more per move (a core shared with the generator).
+        "server_cpu_ms_per_move_each": [
+            round(1000.0 * (c1 - c0) / (m1 - m0), 3) if m0 is not None and m1 is not None and m1 > m0 else None
+            for c0, c1, m0, m1 in zip(cpu_s0, cpu_s1, moves0, moves1, strict=True)
+        ],
         "nginx_cpu_percent": round(100.0 * (nginx_cpu1 - nginx_cpu0) / window, 1) if nginx_pids else None,
         "generator_cpu_percent": [round(100.0 * (b - a) / window, 1) for a, b in zip(gen_cpu0, gen_cpu1, strict=True)],
         "generator_loop_lag_ms": {"p99": _r(percentile(lag, 99)), "max": _r(percentile(lag, 100))},
@@ -1077,7 +1096,7 @@ def print_summary(s: dict[str, Any]) -> None:
         ("action-to-broadcast p99", ms(lat["p99"])),
         ("action-to-broadcast max", ms(lat["max"])),
         ("moves acknowledged in window", f"{s['moves_acked_in_window']} ({s['moves_acked_per_s']:g}/s)"),
-        ("server CPU per move (/proc)", f"{s['server_cpu_ms_per_move']:.2f} ms"),
+        ("server CPU per move (/proc)", f"{s['server_cpu_ms_per_move']:.2f} ms" + _each(s)),
         ("ack p50 / p99", f"{ms(s['ack_latency_ms']['p50'])} / {ms(s['ack_latency_ms']['p99'])}"),
         (
             "server processes",
@@ -1318,6 +1337,14 @@ def compare(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
     return {"runs": runs, "pairs": pairs, "cpu_ratio_median": ratios[len(ratios) // 2] if ratios else None}
 
 
+def _each(s: dict[str, Any]) -> str:
+    """Each process's CPU per move, in brackets, where there are several."""
+    each = s.get("server_cpu_ms_per_move_each") or []
+    if len(each) < 2:
+        return ""
+    return " (" + " / ".join("?" if x is None else f"{x:.2f}" for x in each) + ")"
+
+
 def print_compare(c: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
@@ -1333,7 +1360,7 @@ def print_compare(c: dict[str, Any]) -> None:
                 f"{r['server_processes']}" + (" + Redis" if r["redis"] else ""),
                 f"{r['tables']} x {r['rate_per_table']:g}",
                 f"{r['moves_acked_per_s']:g}",
-                f"{r['server_cpu_ms_per_move']:.2f}",
+                f"{r['server_cpu_ms_per_move']:.2f}" + _each(r),
                 "" if j == 0 else f"{pair['cpu_ratio']:.2f}",
                 f"{lat['p50']} / {lat['p99']}",
                 f"{r['load_average_before'][0]:.2f} -> {r['load_average_after'][0]:.2f}",

@@ -27,8 +27,20 @@ whose real gain is within ``--tolerance`` points of the best real gain.
 
     .venv/bin/python bench/model_check.py mixed.json --spec expert --round 1 --positions 8 --analysis
 
-Only the round is played out, so a move's effect on later rounds (a start player's turn, R17) is not
-counted; the bot itself looks further (its leaf value). Figures are per decision, mean over positions.
+By default only the round is played out, so a move's effect on later rounds (a start player's turn,
+R17; a purse emptied for round 2, R12) is not counted; the bot itself looks further (its leaf value).
+``--rounds K`` plays K rounds out (9: to the game's end).
+
+``--compare NEW`` compares two versions of a bot on the same positions without playing every move: at
+each position it plays out only the move ``--spec`` picks and the one ``NEW`` picks (the same seeds for
+both, so equal picks give equal gains), and prints the paired difference of their real gains with a
+bootstrap 95% CI over positions. ``--later SPEC`` plays the seat's own later decisions with a cheaper
+bot, since with ``--rounds`` above 1 they are most of the cost:
+
+    .venv/bin/python bench/model_check.py h.json --spec expert:iters=1500 --compare expert:iters=1500+money=1 \
+        --round 1 --rounds 9 --later expert:strong --positions 16 --reps 3
+
+Figures are per decision, mean over positions.
 The best of several noisy means is biased upwards, so a regret is above 0 even for a perfect model:
 compare runs on the same positions with the same ``--reps`` (every run plays the same seeds).
 """
@@ -83,9 +95,10 @@ def position(
     return None
 
 
-def real_gain(position: Game, move: Move, specs: list[str], seed: int) -> float:
-    """The relative gain to the round's end of the seat to move in ``position`` when it plays ``move`` there
-    and the real bots (``specs``, seeded from ``seed``) play on; ``position`` itself is left as it is."""
+def real_gain(position: Game, move: Move, specs: list[str], seed: int, rounds: int = 1) -> float:
+    """The relative gain to the end of ``rounds`` rounds (1: this round's end) of the seat to move in
+    ``position`` when it plays ``move`` there and the real bots (``specs``, seeded from ``seed``) play on;
+    ``position`` itself is left as it is."""
     game = position.clone()
     seat = game.to_move
     assert seat is not None
@@ -93,7 +106,7 @@ def real_gain(position: Game, move: Move, specs: list[str], seed: int) -> float:
     start = game.scores()
     game.play(move)
     bots = _table(specs, seed)
-    while not game.is_over and game.round == rnd:
+    while not game.is_over and game.round < rnd + rounds:
         s = game.to_move
         assert s is not None
         game.play(bots[s].choose(game.view(s)))
@@ -141,6 +154,68 @@ def check_analysis(args: argparse.Namespace, config: TournamentConfig, games: li
     return 0
 
 
+def _pick(spec: str, game: Game, specs: list[str], seed: int) -> Move:
+    """The move ``spec`` picks at ``game`` (its seat to move), having met the table."""
+    seat = game.to_move
+    assert seat is not None
+    bot = make_bot(spec, seed=seed)
+    bot.reset(seat, game.seats)
+    bot.meet(specs)
+    return bot.choose(game.view(seat))
+
+
+def compare(args: argparse.Namespace, config: TournamentConfig, games: list[dict[str, object]]) -> int:
+    """``--compare NEW``: at each position, the move ``--spec`` picks and the one NEW picks, both played out on
+    the true deal for ``--rounds`` rounds with the table's real bots (the seat's later decisions by ``--later``,
+    else its saved spec); the paired difference of their real gains, with a bootstrap 95% CI over positions."""
+    import random
+
+    diffs: list[float] = []
+    olds: list[float] = []
+    news: list[float] = []
+    differ = 0
+    for saved in games:
+        if len(diffs) >= args.positions:
+            break
+        found = position(config, saved, args.spec, args.round, args.phase)
+        if found is None:
+            continue
+        game, _, specs = found
+        seat = game.to_move
+        assert seat is not None
+        old = _pick(args.spec, game, specs, args.seed)
+        new = _pick(args.compare, game, specs, args.seed)
+        table = list(specs)
+        if args.later:
+            table[seat] = args.later
+        g_old = sum(real_gain(game, old, table, r, args.rounds) for r in range(args.reps)) / args.reps
+        g_new = (
+            g_old
+            if new == old
+            else sum(real_gain(game, new, table, r, args.rounds) for r in range(args.reps)) / args.reps
+        )
+        diffs.append(g_new - g_old)
+        olds.append(g_old)
+        news.append(g_new)
+        print(
+            f"game {saved['deal']}/{''.join(map(str, saved['entries']))}, seat {seat}, mice {game.money[seat]}: "
+            f"{args.spec} {old} (real {g_old:+.2f}), {args.compare} {new} (real {g_new:+.2f})"
+        )
+    if not diffs:
+        print(f"no decision of {args.spec} in round {args.round} ({args.phase}) in {args.file}")
+        return 1
+    k = len(diffs)
+    rng = random.Random(0)
+    means = sorted(sum(rng.choices(diffs, k=k)) / k for _ in range(2000))
+    print(
+        f"round {args.round} ({args.phase}), {k} positions, {args.reps} plays per move over {args.rounds} round(s): "
+        f"real gain of the moves picked, {args.spec} {sum(olds) / k:+.2f}, {args.compare} {sum(news) / k:+.2f}; "
+        f"paired difference ({args.compare} minus {args.spec}) {sum(diffs) / k:+.2f} "
+        f"[{means[49]:+.2f}, {means[1949]:+.2f}]; the picks differ at {differ} positions"
+    )
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("file", type=Path, help="games saved with bench/expert_strength.py --save")
@@ -153,6 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--analysis", action="store_true", help="check the analysis's values and classes instead")
     ap.add_argument("--tolerance", type=float, default=1.0, help="--analysis: points of real gain counted equal")
     ap.add_argument("--level", default="expert", help="--analysis: the analysis level (catsack analyse --level)")
+    ap.add_argument("--compare", metavar="SPEC", help="compare --spec's picks with SPEC's on the same positions")
+    ap.add_argument("--rounds", type=int, default=1, help="rounds played out per move (1: to the round's end)")
+    ap.add_argument("--later", metavar="SPEC", help="--compare: the seat's own later decisions (default: --spec)")
     args = ap.parse_args(argv)
     try:
         config, games = load_saved([args.file])
@@ -164,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--round must be 1-9, --positions and --reps at least 1")
     if args.analysis:
         return check_analysis(args, config, games)
+    if args.compare:
+        return compare(args, config, games)
     regrets: list[float] = []
     expected: list[float] = []
     picked_gains: list[float] = []
@@ -183,7 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         stats = getattr(bot, "last", None)
         moves = list(stats.moves) if stats is not None else list(game.legal_moves())
         margins = dict(zip(stats.moves, stats.margins, strict=True)) if stats is not None else {}
-        gains = {m: sum(real_gain(game, m, specs, r) for r in range(args.reps)) / args.reps for m in moves}
+        gains = {m: sum(real_gain(game, m, specs, r, args.rounds) for r in range(args.reps)) / args.reps for m in moves}
         best = max(moves, key=lambda m: gains[m])
         regret = gains[best] - gains[picked]
         seen = margins.get(best, 0.0) - margins.get(picked, 0.0)

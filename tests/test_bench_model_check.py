@@ -76,3 +76,29 @@ def test_the_analysis_is_checked_move_by_move(tmp_path: Path, capsys: pytest.Cap
     rows = [line for line in out.splitlines() if line.startswith("  ") and " value " in line and " real " in line]
     assert rows and any(line.rstrip().endswith("best") for line in rows)
     assert "1 positions, 1 plays per move:" in out and "moves classed" in out
+
+
+def test_compare_plays_out_two_versions_picks_to_the_game_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--compare``: with ``--rounds 9`` a move's real gain runs to the game's end (R20, R21), so replaying
+    the saved move gives the seat's relative gain in the saved game; a version against itself differs nowhere."""
+    check = load_bench("model_check")
+    saved = _save(tmp_path, "heuristic,heuristic,heuristic,heuristic", 4, 4)
+    config, games = load_bench("round_gain").load_saved([saved])
+    found = check.position(config, games[0], "heuristic", 1, "bidding")
+    assert found is not None
+    g, before, specs = found
+    seat = g.to_move
+    got = check.real_gain(g, parse_move(games[0]["moves"][len(before)]), specs, 0, 9)
+    start = g.scores()
+    for text in games[0]["moves"][len(before) :]:
+        g.play(parse_move(text))
+    assert g.is_over
+    delta = [a - b for a, b in zip(g.scores(), start, strict=True)]
+    assert got == pytest.approx(delta[seat] - sum(delta) / 4)
+    args = [str(saved), "--spec", "heuristic", "--compare", "heuristic", "--round", "1", "--rounds", "9"]
+    assert check.main([*args, "--positions", "2", "--reps", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "2 positions, 1 plays per move over 9 round(s)" in out
+    assert "paired difference (heuristic minus heuristic) +0.00 [+0.00, +0.00]; the picks differ at 0 positions" in out

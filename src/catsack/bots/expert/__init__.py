@@ -77,6 +77,9 @@ probabilities by a softmax whose temperature grows with the rounds left,
 fitted on self-play games by ``bench/expert_fit.py``. ``leaf=learned``
 (:class:`LearnedValue`): the win head of :mod:`catsack.learn`'s value model
 on the searcher's own view. In round 9 the leaf is the real end of the game.
+``money=S`` (off by default) adds to the hand leaf a fitted value of each seat's
+purse beyond its points (:data:`~catsack.bots.expert.leaf.MONEY_GAIN`): a
+mouse is also the power to bid for a later row (R12).
 
 **3. Reward that reflects winning.** The searcher's reward is its win share
 (R22: ties split; at a leaf, the win probability) plus its score margin over
@@ -98,7 +101,8 @@ everyone; ``noise=X`` sets that noise), ``lock=0|1`` (the bid no one can top, mo
 ``lead=read|all|0`` (the styles' prior, :data:`STYLE_PRIORS`: each player's style read, the lead style
 for everyone, or none), ``styles=draw|mix`` (the styles drawn per world, or mixed in every world),
 ``leaders=first|start`` (who leads round 1: read player by player, ``expert``'s default, or only the start
-player, the levels' model; an option after a level's name overrides the level's).
+player, the levels' model; an option after a level's name overrides the level's), ``money=S`` (the hand
+leaf's value of a purse beyond its points, 0 by default).
 With a seed the bot
 and :func:`search` are deterministic.
 """

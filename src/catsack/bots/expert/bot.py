@@ -7,7 +7,7 @@ import random
 from collections.abc import Sequence
 
 from catsack.bots.base import Bot, forced_move
-from catsack.bots.expert.leaf import LEAVES, LeafValue
+from catsack.bots.expert.leaf import LEAVES, HandValue, LeafValue
 from catsack.bots.expert.search import search
 from catsack.bots.expert.spec import parse_spec
 from catsack.bots.ismcts import RootStats
@@ -30,7 +30,9 @@ class ExpertBot(Bot):
         self.leaders = opts.leaders
         self.bluff = opts.bluff
         self.rng = random.Random(seed)
-        self.leaf = leaf if leaf is not None else LEAVES[opts.leaf]()
+        if leaf is None:
+            leaf = HandValue(opts.money) if opts.leaf == "hand" else LEAVES[opts.leaf]()
+        self.leaf = leaf
         self.last: RootStats | None = None
         self.players: tuple[str | None, ...] | None = None  # the table as met (Bot.meet), for the style priors
         self.min_iterations = 0  # with ``seconds``: iterations searched however soon the time is up (search())

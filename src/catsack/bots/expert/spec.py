@@ -43,6 +43,10 @@ class Level(NamedTuple):
 #: :data:`catsack.bots.expert.players.BLUFF_GAP`'s). The levels below ``expert`` model no bluffs (``bluff=0``),
 #: so the lobby's Easy, Normal and Strong play as they did before the bluff model.
 BLUFF_PRIOR = 0.25
+#: ``expert:money=S``: the multiple of the purse's fitted value beyond its points
+#: (:data:`catsack.bots.expert.leaf.MONEY_GAIN`) that the hand-made leaf adds to each seat's expected
+#: score; 0 (the default) counts a mouse as one point (R21) and nothing more.
+MONEY_SCALE = 0.0
 #: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``), the ones people pick
 #: at a table (the lobby's Easy, Normal and Strong). A budget alone does not order them: in one table of
 #: expert, 2,000, 400 and 50 iterations (96 duplicate games, ``--seed 11``) the win shares were 0.25, 0.32,
@@ -76,6 +80,7 @@ class Options:
     mistake: float = 0.0  # points: the spread of deliberate mistakes (the levels below expert; 0: none)
     leaders: str = "first"  # round 1's model of who leads (players.LEADERS; the levels: ``start``, docs/bots.md)
     bluff: float = BLUFF_PRIOR  # the prior chance that a player of unknown kind bluffs (the levels: 0)
+    money: float = MONEY_SCALE  # the hand leaf's purse value beyond its points, times leaf.MONEY_GAIN (0: off)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -90,8 +95,8 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X]``; empty: the
-    defaults.
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S]``;
+    empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
     """
@@ -138,6 +143,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "bluff" and 0 <= float(value) <= 0.9:
                 opts = replace(opts, bluff=float(value))
                 continue
+            if sep and key == "money" and 0 <= float(value) <= 3:
+                opts = replace(opts, money=float(value))
+                continue
             if sep and key == "noise" and 0 < float(value) <= 30:
                 opts = replace(opts, noise=float(value), read_bids=False)
                 continue
@@ -151,10 +159,12 @@ def parse_spec(arg: str | None) -> Options:
             "'time=S' (seconds), "
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
             "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
-            "'styles=draw|mix', 'bluff=X' (0-0.9) "
+            "'styles=draw|mix', 'bluff=X' (0-0.9), 'money=S' (0-3, the hand leaf's purse value) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
+    if opts.money and opts.leaf != "hand":
+        raise BotSpecError(f"'money=S' values the purse in the hand leaf only, not with 'leaf={opts.leaf}' ({arg!r})")
     return opts
 
 

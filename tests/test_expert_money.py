@@ -1,0 +1,67 @@
+"""The expert's value of money over the rest of the game (``expert:money=S``, ``leaf.MONEY_GAIN``)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import pytest
+
+from catsack.bots.base import BotSpecError, make_bot
+from catsack.bots.expert import HandValue
+from catsack.bots.expert.leaf import MONEY_GAIN, TEMPERATURE, purse_values
+from catsack.bots.expert.spec import MONEY_SCALE, parse_spec
+from catsack.game import Game
+
+
+def test_money_option_round_trips_through_the_spec() -> None:
+    assert parse_spec(None).money == MONEY_SCALE
+    assert parse_spec("money=1").money == 1.0
+    assert parse_spec("money=0").money == 0.0
+    assert parse_spec("strong+money=0.5").money == 0.5  # a level leaves the option to what follows it
+    assert parse_spec("iters=30+money=2").iterations == 30
+    assert make_bot("expert:iters=30+money=1.5").leaf.money == 1.5  # type: ignore[attr-defined]
+    assert make_bot("expert:iters=30+money=0").leaf.money == 0.0  # type: ignore[attr-defined]
+    for bad in ("money=4", "money=-1", "money=x", "leaf=learned+money=1"):
+        with pytest.raises(BotSpecError):
+            parse_spec(bad)
+
+
+def test_purse_is_worth_more_with_more_rounds_left() -> None:
+    """The purse's value beyond its points (R12: no bid above one's mice) grows with the rounds left to buy
+    in, and is nothing once the game is over (R20, R21: a mouse is then one point and no more)."""
+    for seats in (3, 4, 5):
+        table = purse_values(seats, 1.0)
+        assert all(v == 0.0 for v in table[0])  # the game is over
+        full = [table[left][15] - table[left][0] for left in range(1, 9)]  # 15 mice (R5) against none
+        assert full[0] >= 0.0
+        assert all(b >= a for a, b in itertools.pairwise(full)), full  # more rounds left, more worth
+        assert full[-1] > 0.0
+        half = purse_values(seats, 0.5)
+        assert half[8][15] == pytest.approx(0.5 * table[8][15])
+
+
+def _after_all_in_round_1() -> Game:
+    """4 seats, round 2 starts: seat 0 bought round 1's row with all its 15 mice (R12, R17)."""
+    g = Game.from_setup(4, 0, ["-8", "+11", "+8", "+3"])
+    for text in ("place +15", "place -5", "place +3", "place R", "bid 15", "pass", "pass", "pass"):
+        g.play(text)
+    assert g.round == 2 and g.money[0] == 0 and g.start_player == 0
+    return g
+
+
+def test_an_empty_purse_lowers_the_leaf_with_the_money_option_only() -> None:
+    g = _after_all_in_round_1()
+    plain = HandValue().all_seats(g)
+    assert HandValue(0.0).all_seats(g) == plain  # money=0 is the leaf as it was
+    rich = HandValue(1.0).all_seats(g)
+    assert sum(rich) == pytest.approx(1.0)
+    assert rich[0] < plain[0]  # the buyer starts round 2 with no mice: it cannot bid (R12)
+    scores = list(g.scores())
+    assert HandValue(1.0).win_from(g, scores, 0) == pytest.approx(rich[0])  # the search's fast path agrees
+    # exactly the softmax of score plus the purse's value at 8 rounds left
+    a, b = MONEY_GAIN[4][8]
+    est = [x + a * math.sqrt(m) + b * m for x, m in zip(scores, g.money, strict=True)]
+    t = TEMPERATURE[4][8]
+    want = [math.exp(e / t) / sum(math.exp(f / t) for f in est) for e in est]
+    assert rich == pytest.approx(want)

@@ -189,6 +189,7 @@ def compare(args: argparse.Namespace, config: TournamentConfig, games: list[dict
         if args.later:
             table[seat] = args.later
         g_old = sum(real_gain(game, old, table, r, args.rounds) for r in range(args.reps)) / args.reps
+        differ += new != old
         g_new = (
             g_old
             if new == old

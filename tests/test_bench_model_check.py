@@ -102,3 +102,8 @@ def test_compare_plays_out_two_versions_picks_to_the_game_end(
     out = capsys.readouterr().out
     assert "2 positions, 1 plays per move over 9 round(s)" in out
     assert "paired difference (heuristic minus heuristic) +0.00 [+0.00, +0.00]; the picks differ at 0 positions" in out
+    assert check.main([*args[:4], "random", *args[5:], "--positions", "4", "--reps", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    picks = [line.split(": heuristic ", 1)[1] for line in lines if line.startswith("game ")]
+    differ = sum(p.split(" (real")[0] != p.split(", random ")[1].split(" (real")[0] for p in picks)
+    assert len(picks) == 4 and lines[-1].endswith(f"the picks differ at {differ} positions")

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from catsack.bots.base import Bot, make_bot
@@ -95,6 +96,21 @@ def position(
     return None
 
 
+def decisions(
+    args: argparse.Namespace, config: TournamentConfig, games: list[dict[str, object]]
+) -> Iterator[tuple[dict[str, object], Game, list[str], list[str], int]]:
+    """Each saved game's decision of ``args.spec`` (:func:`position`): the saved game, the position, the
+    moves before it, the table's specs and the deciding seat."""
+    for saved in games:
+        found = position(config, saved, args.spec, args.round, args.phase)
+        if found is None:
+            continue
+        game, before, specs = found
+        seat = game.to_move
+        assert seat is not None
+        yield saved, game, before, specs, seat
+
+
 def real_gain(position: Game, move: Move, specs: list[str], seed: int, rounds: int = 1) -> float:
     """The relative gain to the end of ``rounds`` rounds (1: this round's end) of the seat to move in
     ``position`` when it plays ``move`` there and the real bots (``specs``, seeded from ``seed``) play on;
@@ -120,16 +136,12 @@ def check_analysis(args: argparse.Namespace, config: TournamentConfig, games: li
 
     checked = classed = false_alarms = 0
     seen: set[tuple[str, ...]] = set()
-    for saved in games:
+    for saved, game, before, specs, seat in decisions(args, config, games):
         if checked >= args.positions:
             break
-        found = position(config, saved, args.spec, args.round, args.phase)
-        if found is None or tuple(found[1]) in seen:
+        if tuple(before) in seen:
             continue
-        game, before, specs = found
         seen.add(tuple(before))
-        seat = game.to_move
-        assert seat is not None
         a = analyse_view(game.view(seat), level=args.level, seed=args.seed, players=specs)
         gains = {
             m: sum(real_gain(game, parse_move(m), specs, r) for r in range(args.reps)) / args.reps for m in a.values
@@ -174,15 +186,9 @@ def compare(args: argparse.Namespace, config: TournamentConfig, games: list[dict
     olds: list[float] = []
     news: list[float] = []
     differ = 0
-    for saved in games:
+    for saved, game, _, specs, seat in decisions(args, config, games):
         if len(diffs) >= args.positions:
             break
-        found = position(config, saved, args.spec, args.round, args.phase)
-        if found is None:
-            continue
-        game, _, specs = found
-        seat = game.to_move
-        assert seat is not None
         old = _pick(args.spec, game, specs, args.seed)
         new = _pick(args.compare, game, specs, args.seed)
         table = list(specs)
@@ -248,15 +254,9 @@ def main(argv: list[str] | None = None) -> int:
     regrets: list[float] = []
     expected: list[float] = []
     picked_gains: list[float] = []
-    for saved in games:
+    for saved, game, _, specs, seat in decisions(args, config, games):
         if len(regrets) >= args.positions:
             break
-        found = position(config, saved, args.spec, args.round, args.phase)
-        if found is None:
-            continue
-        game, _, specs = found
-        seat = game.to_move
-        assert seat is not None
         bot = make_bot(args.spec, seed=args.seed)
         bot.reset(seat, game.seats)
         bot.meet(specs)

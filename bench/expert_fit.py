@@ -19,38 +19,73 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 import numpy as np
 
 from catsack.bots.base import make_bot
 from catsack.game import Game
 
+T = TypeVar("T")
 
-def collect(
-    seats: int, games: int, seed: int, spec: str
-) -> list[tuple[int, list[int], list[int], list[int], list[float]]]:
-    """Per round start of every game: (rounds left, scores, hand masks, final scores, final win shares)."""
-    rows = []
+
+def self_play(
+    seats: int, games: int, seed: int, spec: str, snap: Callable[[Game], T], first_round: int = 1
+) -> Iterator[tuple[int, list[T], list[int], list[float]]]:
+    """Self-play games of ``spec`` in every seat, each bot meeting the table. Per game: its number,
+    ``snap(g)`` at the start of every round from ``first_round`` on (its placement phase), the final
+    scores (R21) and the win shares (R22: a shared win counts for each winner)."""
     for i in range(games):
         g = Game.new(seats, seed=seed * 1_000_003 + i)
         bots = [make_bot(spec, seed=seed * 7919 + i * 7 + s) for s in range(seats)]
         for s, b in enumerate(bots):
             b.reset(s, seats)
-        snaps = []
-        last_round = 0
+            b.meet([spec] * seats)
+        snaps: list[T] = []
+        last_round = first_round - 1
         while not g.is_over:
             if g.round != last_round and g.phase == "placement":
                 last_round = g.round
-                snaps.append((10 - g.round, list(g.scores()), list(g._hands)))
+                snaps.append(snap(g))
             s = g.to_move
             assert s is not None
             g.play(bots[s].choose(g.view(s)))
-        final = list(g.scores())
         winners = g.winners()
-        share = [1.0 / len(winners) if s in winners else 0.0 for s in range(seats)]
+        yield i, snaps, list(g.scores()), [1.0 / len(winners) if s in winners else 0.0 for s in range(seats)]
+
+
+def winner_log_loss(est: np.ndarray, share: np.ndarray, t: float | np.ndarray) -> float:
+    """Mean log-loss of the actual winners (``share`` per position and seat) when the seats' estimated
+    final scores ``est`` become win chances by a softmax at temperature ``t`` (points; a number or a
+    column of one per position), as the expert's leaf does."""
+    z = est / t
+    z = z - z.max(axis=1, keepdims=True)
+    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+    return float(-(share * logp).sum() / len(est))
+
+
+def print_literal(name: str, table: dict[int, Sequence[object]], note: str = "") -> None:
+    """``table`` (per seat count) as a Python literal to paste into the module."""
+    print(f"{name} = {{" + (f"  # {note}" if note else ""))
+    for n, row in table.items():
+        print(f"    {n}: {tuple(row)},")
+    print("}")
+
+
+def collect(
+    seats: int, games: int, seed: int, spec: str
+) -> list[tuple[int, list[int], list[int], list[int], list[float]]]:
+    """Per round start of every game: (rounds left, scores, hand masks, final scores, final win shares)."""
+
+    def snap(g: Game) -> tuple[int, list[int], list[int]]:
+        return 10 - g.round, list(g.scores()), list(g._hands)
+
+    rows = []
+    for _, snaps, final, share in self_play(seats, games, seed, spec, snap):
         for left, scores, hands in snaps:
             rows.append((left, scores, hands, final, share))
-    return rows  # type: ignore[return-value]
+    return rows
 
 
 def fit(seats: int, rows: list) -> tuple[list[float], list[float]]:  # type: ignore[type-arg]
@@ -76,15 +111,7 @@ def fit(seats: int, rows: list) -> tuple[list[float], list[float]]:  # type: ign
             [[r[1][s] + sum(coef[c] for c in range(10) if r[2][s] >> c & 1) for s in range(seats)] for r in sel]
         )
         share = np.array([r[4] for r in sel])
-        best = (-1e18, 1.0)
-        for t in grid:
-            z = est / t
-            z = z - z.max(axis=1, keepdims=True)
-            logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-            ll = float((share * logp).sum())
-            if ll > best[0]:
-                best = (ll, float(t))
-        temps.append(best[1])
+        temps.append(float(min(grid, key=lambda t: winner_log_loss(est, share, float(t)))))
     return [round(float(c), 2) for c in coef], [round(t, 1) for t in temps]
 
 
@@ -103,14 +130,8 @@ def main() -> None:
         rows = collect(n, args.games, args.seed, args.bots)
         gains[n], temps[n] = fit(n, rows)
         print(f"# {n} seats: {args.games} games of {args.bots}, {time.perf_counter() - t0:.0f} s")
-    print("HAND_GAIN = {")
-    for n, g in gains.items():
-        print(f"    {n}: {tuple(g)},")
-    print("}")
-    print("TEMPERATURE = {")
-    for n, t in temps.items():
-        print(f"    {n}: {tuple(t)},")
-    print("}")
+    print_literal("HAND_GAIN", gains)
+    print_literal("TEMPERATURE", temps)
 
 
 if __name__ == "__main__":

@@ -24,14 +24,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from catsack.bots.base import make_bot
 from catsack.bots.expert.leaf import TEMPERATURE
 from catsack.game import Game
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from expert_fit import print_literal, self_play, winner_log_loss  # a sibling script: the leaf's fits share these
 
 A_GRID = np.round(np.arange(-2.0, 8.01, 0.2), 2)
 B_GRID = np.round(np.arange(-1.0, 1.001, 0.1), 2)
@@ -42,35 +45,21 @@ Row = tuple[int, int, list[int], list[int], list[float]]  # game, rounds left, s
 
 
 def collect(seats: int, games: int, seed: int, spec: str) -> list[Row]:
-    """Per round start (rounds 2-9) of every game: (game, rounds left, scores, mice, final win shares)."""
+    """Per round start (rounds 2-9) of every game: (game, rounds left, scores, mice, final win shares).
+    Round 1 starts alike for everyone (R5): nothing to learn there."""
+
+    def snap(g: Game) -> tuple[int, list[int], list[int]]:
+        return 10 - g.round, list(g.scores()), list(g.money)
+
     rows: list[Row] = []
-    for i in range(games):
-        g = Game.new(seats, seed=seed * 1_000_003 + i)
-        bots = [make_bot(spec, seed=seed * 7919 + i * 7 + s) for s in range(seats)]
-        for s, b in enumerate(bots):
-            b.reset(s, seats)
-            b.meet([spec] * seats)
-        snaps: list[tuple[int, list[int], list[int]]] = []
-        last_round = 1  # round 1 starts alike for everyone (R5): nothing to learn there
-        while not g.is_over:
-            if g.round != last_round and g.phase == "placement":
-                last_round = g.round
-                snaps.append((10 - g.round, list(g.scores()), list(g.money)))
-            s = g.to_move
-            assert s is not None
-            g.play(bots[s].choose(g.view(s)))
-        winners = g.winners()
-        share = [1.0 / len(winners) if s in winners else 0.0 for s in range(seats)]
+    for i, snaps, _, share in self_play(seats, games, seed, spec, snap, first_round=2):
         rows.extend((i, left, scores, mice, share) for left, scores, mice in snaps)
     return rows
 
 
 def log_loss(score: np.ndarray, mice: np.ndarray, share: np.ndarray, t: float, a: float, b: float) -> float:
     """Mean log-loss of the winners (per position) with the purse term ``a * sqrt(m) + b * m``."""
-    z = (score + a * np.sqrt(mice) + b * mice) / t
-    z = z - z.max(axis=1, keepdims=True)
-    logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-    return float(-(share * logp).sum() / len(score))
+    return winner_log_loss(score + a * np.sqrt(mice) + b * mice, share, t)
 
 
 def fit(seats: int, rows: list[Row]) -> list[tuple[float, float, float, float, float, float, float, int]]:
@@ -124,10 +113,7 @@ def fit_pooled(seats: int, rows: list[Row]) -> tuple[float, float, float, float]
 
     def loss(part: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray], c: float) -> float:
         score, purse, share, t = part
-        z = (score + c * purse) / t
-        z = z - z.max(axis=1, keepdims=True)
-        logp = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
-        return float(-(share * logp).sum() / len(score))
+        return winner_log_loss(score + c * purse, share, t)
 
     train, test = arrays
     c = float(min(C_GRID, key=lambda x: loss(train, float(x))))
@@ -162,10 +148,7 @@ def main() -> None:
         print(f"#   15 mice over 0 with 8 rounds left {v15:+.2f} points")
         table[n] = [(round(c * left / 8, 3), 0.0) for left in range(10)]
         table[n][9] = table[n][8]  # round 1's start is never a leaf (left 9): as round 2's
-    print("MONEY_GAIN = {  # (a, b) per rounds left, pooled fit")
-    for n, ab in table.items():
-        print(f"    {n}: {tuple(ab)},")
-    print("}")
+    print_literal("MONEY_GAIN", table, "(a, b) per rounds left, pooled fit")
 
 
 if __name__ == "__main__":

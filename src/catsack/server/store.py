@@ -42,13 +42,13 @@ from sqlalchemy import (
     Table,
     Text,
     bindparam,
+    case,
     create_engine,
     delete,
     event,
     insert,
     or_,
     select,
-    text,
     update,
 )
 from sqlalchemy import column as sql_column
@@ -137,12 +137,16 @@ processes_t = Table(
 )
 
 
-#: One beat (:meth:`Store.heartbeat`) as plain SQL, the same on PostgreSQL and SQLite (3.35+ for
-#: RETURNING): it runs a few times a second in every process, and a built statement cost about three
-#: times its CPU (0.59 against 0.21 ms a beat, PostgreSQL).
-_HEARTBEAT = text(
-    "UPDATE server_processes SET expires = CASE WHEN holder = :holder THEN :until ELSE expires END"
-    " WHERE holder = :holder OR expires < :now RETURNING holder"
+#: One beat (:meth:`Store.heartbeat`), built once: renew ``b_holder``'s row and return it with the rows
+#: that ran out (their holders are dead). It runs a few times a second in every process; building the
+#: statement at each beat cost about twice the CPU of the beat itself (0.59 against 0.26 ms a beat,
+#: PostgreSQL).
+_MINE = processes_t.c.holder == bindparam("b_holder")
+_HEARTBEAT = (
+    update(processes_t)
+    .where(_MINE | (processes_t.c.expires < bindparam("b_now")))
+    .values(expires=case((_MINE, bindparam("b_until")), else_=processes_t.c.expires))
+    .returning(processes_t.c.holder)
 )
 
 
@@ -560,7 +564,7 @@ class Store:
         if conn is None:
             with self.engine.connect() as own:
                 return self.heartbeat(holder, seconds, now, conn=own.execution_options(isolation_level="AUTOCOMMIT"))
-        rows = conn.execute(_HEARTBEAT, {"holder": holder, "until": now + seconds, "now": now}).all()
+        rows = conn.execute(_HEARTBEAT, {"b_holder": holder, "b_until": now + seconds, "b_now": now}).all()
         if not any(r.holder == holder for r in rows):  # the first beat
             self._beat(conn, holder, now + seconds)
         return sorted(r.holder for r in rows if r.holder != holder)

@@ -169,12 +169,14 @@ class Hub:
             # Several processes: the tables of processes that died (or stopped) are adopted; those of
             # live processes stay theirs, and come here when their players do (hand-over, below).
             ids = sorted(await asyncio.to_thread(self.store.adopt, self.process_id, s.lease_seconds))
+            await self._missed_turn_mails(ids)
         else:
             # A lone process (several need CATSACK_REDIS_URL, docs/deploy.md): any lease in the
             # database is a dead predecessor's (a crash, kill -9). Take the tables over now instead of
             # leaving bots and turn timers idle until those leases run out (checklist 17, 18).
             await asyncio.to_thread(self.store.release_leases_of_others, self.process_id)
             ids = await asyncio.to_thread(realtime_unfinished_ids, self.store.engine)
+            await self._missed_turn_mails(None)
         if s.redis_url:
             # Turn-based games are not loaded: they wait in the database until someone opens one or
             # its clock needs driving (_clock_sweeper); a lease of one adopted here lapses at the sync.
@@ -308,6 +310,7 @@ class Hub:
     async def _adopt(self, dead: list[str]) -> None:
         try:
             taken = await asyncio.to_thread(self.store.adopt, self.process_id, self.settings.lease_seconds, dead)
+            await self._missed_turn_mails(sorted(taken))
             for table_id in sorted(taken):
                 table = await self.get(table_id)
                 if table is not None and not table.game.is_over:
@@ -316,6 +319,16 @@ class Hub:
                 log.info("tables adopted", extra={"fields": {"tables": len(taken), "from": dead}})
         except Exception:
             log.exception("adopting the tables of a dead process failed")
+
+    async def _missed_turn_mails(self, table_ids: list[str] | None) -> None:
+        """The "your turn" mails of these turn-based tables (``None``: all) that a dead process
+        had not queued yet (catsack.server.mail.queue_missed_turns)."""
+        from catsack.server.mail import queue_missed_turns
+
+        try:
+            await asyncio.to_thread(queue_missed_turns, self.store.engine, self.settings, table_ids)
+        except Exception:  # a mail never stops a server
+            log.exception("missed turn mails not queued")
 
     async def _claim(self, table: LiveTable) -> None:
         """A player connected here to a table another process drives: take its lease if it is free

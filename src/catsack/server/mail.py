@@ -34,6 +34,7 @@ import smtplib
 import ssl
 import time
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate
@@ -60,6 +61,7 @@ from sqlalchemy import (
 
 from catsack.server.accounts import Account, AccountError, check_password, seat_users_t, sessions_t, users_t
 from catsack.server.store import metadata, seats_t, tables_t
+from catsack.server.turnbased import clock_of
 
 if TYPE_CHECKING:
     from catsack.server.friends import Challenge
@@ -77,6 +79,7 @@ __all__ = [
     "notify_tournament",
     "notify_turn",
     "public_url",
+    "queue_missed_turns",
 ]
 
 log = logging.getLogger("catsack.server")
@@ -841,6 +844,67 @@ async def notify_turn(hub: Hub, table: LiveTable) -> None:
             box.queue_turn(int(user), table.id, time.time() + hub.settings.mail_away_minutes * 60.0)
 
     await asyncio.to_thread(queue)
+
+
+#: A "your turn" mail made up to this long before its turn began counts as that turn's (the
+#: processes' clocks may differ a little).
+CLOCK_SLACK = 2.0
+
+
+def queue_missed_turns(
+    engine: Engine, settings: Settings, table_ids: Sequence[str] | None = None, now: float | None = None
+) -> int:
+    """Queue the "your turn" mails a crash lost: the turn of a turn-based game passes to a person in
+    the move's commit, and their mail is queued just after it, so a process killed in between
+    leaves a person to move who is never told. For each turn-based game in play (of ``table_ids``,
+    or all) whose turn is a person's, a mail is queued unless a waiting one names the table or one
+    was made since the turn began. How many were queued. Synchronous: call it in a worker thread."""
+    if not mail_enabled(settings) or (table_ids is not None and not table_ids):
+        return 0
+    now = time.time() if now is None else now
+    query = (
+        select(tables_t.c.id, tables_t.c.clock, seat_users_t.c.user_id)
+        .select_from(
+            tables_t.join(seats_t, (seats_t.c.table_id == tables_t.c.id) & (seats_t.c.seat == tables_t.c.to_move)).join(
+                seat_users_t,
+                (seat_users_t.c.table_id == tables_t.c.id) & (seat_users_t.c.seat == tables_t.c.to_move),
+            )
+        )
+        .where(tables_t.c.status == "playing", tables_t.c.clock.is_not(None), seats_t.c.kind == "human")
+    )
+    if table_ids is not None:
+        query = query.where(tables_t.c.id.in_(sorted(set(table_ids))))
+    with engine.connect() as conn:
+        turns = [(r.id, int(r.user_id), since) for r in conn.execute(query) if (since := _turn_since(r.clock))]
+        if not turns:
+            return 0
+        oldest = min(since for _, _, since in turns) - CLOCK_SLACK
+        mails = conn.execute(
+            select(mail_queue_t.c.user_id, mail_queue_t.c.payload, mail_queue_t.c.status, mail_queue_t.c.created).where(
+                mail_queue_t.c.kind == "turn",
+                (mail_queue_t.c.status.in_(("pending", "sending"))) | (mail_queue_t.c.created >= oldest),
+            )
+        ).all()
+    told: dict[tuple[int, str], list[tuple[str, float]]] = {}
+    for m in mails:
+        for table_id in json.loads(m.payload).get("tables", []):
+            told.setdefault((m.user_id, table_id), []).append((m.status, m.created))
+    box = Mailbox(engine)
+    queued = 0
+    for table_id, user_id, since in turns:
+        seen = told.get((user_id, table_id), [])
+        if any(status in ("pending", "sending") or created >= since - CLOCK_SLACK for status, created in seen):
+            continue
+        if box.queue_turn(user_id, table_id, now + settings.mail_away_minutes * 60.0):
+            queued += 1
+    if queued:
+        log.info("missed turn mails queued", extra={"fields": {"mails": queued}})
+    return queued
+
+
+def _turn_since(clock: str | None) -> float | None:
+    found = clock_of(clock)
+    return None if found is None else found.since
 
 
 async def notify_challenge(hub: Hub, challenge: Challenge) -> None:

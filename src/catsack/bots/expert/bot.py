@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from catsack.bots.base import Bot, forced_move
 from catsack.bots.expert.leaf import LEAVES, HandValue, LeafValue
 from catsack.bots.expert.search import search
-from catsack.bots.expert.spec import parse_spec
+from catsack.bots.expert.spec import CHEAP_VISITS, parse_spec
 from catsack.bots.ismcts import RootStats
-from catsack.moves import Move
+from catsack.moves import BID, Move
 from catsack.view import View
 
 #: Moves the search tried less than this share of its iterations are never picked as a mistake.
@@ -29,6 +29,7 @@ class ExpertBot(Bot):
         self.mistake = opts.mistake
         self.leaders = opts.leaders
         self.bluff = opts.bluff
+        self.cheap = opts.cheap
         self.rng = random.Random(seed)
         if leaf is None:
             leaf = HandValue(opts.money) if opts.leaf == "hand" else LEAVES[opts.leaf]()
@@ -66,7 +67,26 @@ class ExpertBot(Bot):
             min_iterations=self.min_iterations,
             bluff=self.bluff,
         )
-        return pick_with_mistakes(self.last, self.rng, self.mistake)
+        move = pick_with_mistakes(self.last, self.rng, self.mistake)
+        return cheapest_tied(self.last, move, self.cheap) if self.cheap > 0 else move
+
+
+def cheapest_tied(stats: RootStats, pick: Move, k: float) -> Move:
+    """``pick``, or if it is a bid the lowest bid the search tried whose mean margin is within ``k``
+    standard errors of ``pick``'s (the errors of both means combined) and that it tried at least
+    :data:`CHEAP_VISITS` times as often (``expert:cheap=K``)."""
+    if pick.kind != BID or not stats.spreads:
+        return pick
+    i = stats.moves.index(pick)
+    se_pick = (stats.spreads[i] / math.sqrt(stats.visits[i])) ** 2
+    best = pick
+    for j, move in enumerate(stats.moves):
+        if move.kind != BID or move.arg >= best.arg or stats.visits[j] < CHEAP_VISITS * stats.visits[i]:
+            continue
+        se = math.sqrt(se_pick + (stats.spreads[j] / math.sqrt(stats.visits[j])) ** 2)
+        if stats.margins[i] - stats.margins[j] <= k * se:
+            best = move
+    return best
 
 
 def pick_with_mistakes(stats: RootStats, rng: random.Random, spread: float) -> Move:

@@ -47,6 +47,13 @@ BLUFF_PRIOR = 0.25
 #: (:data:`catsack.bots.expert.leaf.MONEY_GAIN`) that the hand-made leaf adds to each seat's expected
 #: score; 0 (the default) counts a mouse as one point (R21) and nothing more.
 MONEY_SCALE = 0.0
+#: ``expert:cheap=K``: when the search's pick is a bid, the lowest bid it tried whose mean margin is within
+#: ``K`` standard errors of the pick's (and that it tried in at least :data:`CHEAP_VISITS` of the pick's
+#: iterations) is played instead: a cheap opening keeps the mice and can still be raised once passes turn
+#: up more of the row (R12, R14), which the search's values of equal-looking bids do not weigh. 0 (the
+#: default): the most-tried move, as always.
+CHEAP_SE = 0.0
+CHEAP_VISITS = 0.1
 #: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``), the ones people pick
 #: at a table (the lobby's Easy, Normal and Strong). A budget alone does not order them: in one table of
 #: expert, 2,000, 400 and 50 iterations (96 duplicate games, ``--seed 11``) the win shares were 0.25, 0.32,
@@ -81,6 +88,7 @@ class Options:
     leaders: str = "first"  # round 1's model of who leads (players.LEADERS; the levels: ``start``, docs/bots.md)
     bluff: float = BLUFF_PRIOR  # the prior chance that a player of unknown kind bluffs (the levels: 0)
     money: float = MONEY_SCALE  # the hand leaf's purse value beyond its points, times leaf.MONEY_GAIN (0: off)
+    cheap: float = CHEAP_SE  # standard errors within which the lowest bid tried replaces the pick (0: off)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -95,7 +103,7 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+cheap=K]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -146,6 +154,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "money" and 0 <= float(value) <= 3:
                 opts = replace(opts, money=float(value))
                 continue
+            if sep and key == "cheap" and 0 <= float(value) <= 5:
+                opts = replace(opts, cheap=float(value))
+                continue
             if sep and key == "noise" and 0 < float(value) <= 30:
                 opts = replace(opts, noise=float(value), read_bids=False)
                 continue
@@ -159,7 +170,8 @@ def parse_spec(arg: str | None) -> Options:
             "'time=S' (seconds), "
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
             "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
-            "'styles=draw|mix', 'bluff=X' (0-0.9), 'money=S' (0-3, the hand leaf's purse value) "
+            "'styles=draw|mix', 'bluff=X' (0-0.9), 'money=S' (0-3, the hand leaf's purse value), "
+            "'cheap=K' (0-5 standard errors) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )

@@ -102,7 +102,8 @@ everyone; ``noise=X`` sets that noise), ``lock=0|1`` (the bid no one can top, mo
 for everyone, or none), ``styles=draw|mix`` (the styles drawn per world, or mixed in every world),
 ``leaders=first|start`` (who leads round 1: read player by player, ``expert``'s default, or only the start
 player, the levels' model; an option after a level's name overrides the level's), ``money=S`` (the hand
-leaf's value of a purse beyond its points, 0 by default).
+leaf's value of a purse beyond its points, 0 by default), ``cheap=K`` (the lowest bid within ``K``
+standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_tied`; 0 by default).
 With a seed the bot
 and :func:`search` are deterministic.
 """

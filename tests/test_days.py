@@ -315,13 +315,17 @@ def test_a_turn_mail_lost_in_a_crash_is_queued_when_the_server_comes_back(
     (made,) = turn_rows()
     assert json.loads(made.payload)["tables"] == [t] and made.user_id == row.to_move + 1  # Ann is account 1
     assert queue_missed_turns(engine, settings) == 0  # once
-    # A mail sent for this turn counts too; one sent before the turn began does not.
-    clock = json.loads(row.clock)
+    # A mail made or sent since the turn began counts too (a waiting mail made earlier that went out
+    # later was checked at sending); one made and sent before the turn began does not.
+    since = json.loads(row.clock)["since"]
     with engine.begin() as conn:
-        conn.execute(update(mail_queue_t).values(status="sent", created=clock["since"] + 1))
+        conn.execute(update(mail_queue_t).values(status="sent", created=since + 1, sent=since + 1))
     assert queue_missed_turns(engine, settings) == 0
     with engine.begin() as conn:
-        conn.execute(update(mail_queue_t).values(created=clock["since"] - 3600))
+        conn.execute(update(mail_queue_t).values(created=since - 3600, sent=since + 60))
+    assert queue_missed_turns(engine, settings) == 0
+    with engine.begin() as conn:
+        conn.execute(update(mail_queue_t).values(created=since - 3600, sent=since - 1800))
     assert queue_missed_turns(engine, settings) == 1
 
 

@@ -858,7 +858,7 @@ def queue_missed_turns(
     the move's commit, and their mail is queued just after it, so a process killed in between
     leaves a person to move who is never told. For each turn-based game in play (of ``table_ids``,
     or all) whose turn is a person's, a mail is queued unless a waiting one names the table or one
-    was made since the turn began. How many were queued. Synchronous: call it in a worker thread."""
+    naming it was made or sent since the turn began. How many were queued. Synchronous: call it in a worker thread."""
     if not mail_enabled(settings) or (table_ids is not None and not table_ids):
         return 0
     now = time.time() if now is None else now
@@ -880,20 +880,30 @@ def queue_missed_turns(
             return 0
         oldest = min(since for _, _, since in turns) - CLOCK_SLACK
         mails = conn.execute(
-            select(mail_queue_t.c.user_id, mail_queue_t.c.payload, mail_queue_t.c.status, mail_queue_t.c.created).where(
+            select(
+                mail_queue_t.c.user_id,
+                mail_queue_t.c.payload,
+                mail_queue_t.c.status,
+                mail_queue_t.c.created,
+                mail_queue_t.c.sent,
+            ).where(
                 mail_queue_t.c.kind == "turn",
-                (mail_queue_t.c.status.in_(("pending", "sending"))) | (mail_queue_t.c.created >= oldest),
+                mail_queue_t.c.status.in_(("pending", "sending"))
+                | (mail_queue_t.c.created >= oldest)
+                | (mail_queue_t.c.sent >= oldest),
             )
         ).all()
+    # Per (account, table): the mails naming it, as (status, when made or, if later, sent). A mail sent
+    # after the turn began covers it too: the sender checked at sending that the turn was theirs.
     told: dict[tuple[int, str], list[tuple[str, float]]] = {}
     for m in mails:
         for table_id in json.loads(m.payload).get("tables", []):
-            told.setdefault((m.user_id, table_id), []).append((m.status, m.created))
+            told.setdefault((m.user_id, table_id), []).append((m.status, max(m.created, m.sent or 0.0)))
     box = Mailbox(engine)
     queued = 0
     for table_id, user_id, since in turns:
         seen = told.get((user_id, table_id), [])
-        if any(status in ("pending", "sending") or created >= since - CLOCK_SLACK for status, created in seen):
+        if any(status in ("pending", "sending") or last >= since - CLOCK_SLACK for status, last in seen):
             continue
         if box.queue_turn(user_id, table_id, now + settings.mail_away_minutes * 60.0):
             queued += 1

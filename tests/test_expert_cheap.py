@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import pytest
 
-from catsack.bots.base import BotSpecError, make_bot
-from catsack.bots.expert.bot import cheapest_tied
+from catsack.bots.base import BotSpecError, make_bot, play_game
+from catsack.bots.expert.bot import ExpertBot, cheapest_tied
 from catsack.bots.expert.spec import CHEAP_SE, CHEAP_VISITS, parse_spec
 from catsack.bots.ismcts import RootStats
 from catsack.game import Game
-from catsack.moves import BID, BIDS, PASS_MOVE
+from catsack.moves import BID, BIDS, PASS_MOVE, Move
 from catsack.setup import Setup
+from catsack.view import View
 
 
 def stats(rows: list[tuple[int | None, int, float, float]]) -> RootStats:
@@ -73,23 +74,18 @@ def test_passes_placements_and_higher_bids_are_left_alone() -> None:
 
 
 def test_cheap_expert_plays_whole_games_from_its_views() -> None:
-    """With the option on the expert still plays legal moves to the end of a game, from its views; a bid
-    it plays is never above the search's own pick, and never above its mice (R12)."""
-    lowered = 0
+    """With the option on the expert plays whole games from its views (``play_game`` refuses an illegal
+    move); a bid it plays is never above the search's own pick, and never above its mice (R12)."""
+    bids: list[tuple[Move, Move, int]] = []  # (played, the search's pick, mice)
+
+    class Watched(ExpertBot):
+        def choose(self, view: View) -> Move:
+            move = super().choose(view)
+            if move.kind == BID and self.last is not None:
+                bids.append((move, self.last.best, view.my_money or 0))
+            return move
+
     for seed in (1, 2):
-        g = Game(Setup.deal(4, seed))
-        bots = [make_bot("expert:iters=60+cheap=2", seed=seed * 10 + s) for s in range(4)]
-        for s, b in enumerate(bots):
-            b.reset(s, 4)
-        while not g.is_over:
-            seat = g.to_move
-            assert seat is not None
-            view = g.view(seat)
-            move = bots[seat].choose(view)
-            assert move in g.legal_moves()
-            last = bots[seat].last  # type: ignore[attr-defined]
-            if move.kind == BID and last is not None:
-                assert move.arg <= last.best.arg and move.arg <= (view.my_money or 0)
-                lowered += move != last.best
-            g.play(move)
-    assert lowered > 0  # the option did change some bids
+        play_game(Game(Setup.deal(4, seed)), [Watched("iters=60+cheap=2", seed=seed * 10 + s) for s in range(4)])
+    assert bids and all(move.arg <= best.arg and move.arg <= mice for move, best, mice in bids)
+    assert any(move != best for move, best, _ in bids)  # the option did change some bids

@@ -130,6 +130,10 @@ class RootStats:
         i = max(range(len(self.moves)), key=lambda k: (self.visits[k], self.rewards[k]))
         return self.moves[i]
 
+    def error(self, i: int) -> float:
+        """The standard error of move ``i``'s mean margin (points); needs :attr:`spreads`."""
+        return self.spreads[i] / math.sqrt(self.visits[i])
+
     @classmethod
     def of(cls, moves: Iterable[Move], kids: Iterable[Any], iterations: int, seconds: float) -> RootStats:
         """The stats of a search tree's root: ``kids[i]`` is the node of ``moves[i]`` (``None`` if

@@ -78,13 +78,11 @@ def cheapest_tied(stats: RootStats, pick: Move, k: float) -> Move:
     if pick.kind != BID or not stats.spreads:
         return pick
     i = stats.moves.index(pick)
-    se_pick = (stats.spreads[i] / math.sqrt(stats.visits[i])) ** 2
     best = pick
     for j, move in enumerate(stats.moves):
         if move.kind != BID or move.arg >= best.arg or stats.visits[j] < CHEAP_VISITS * stats.visits[i]:
             continue
-        se = math.sqrt(se_pick + (stats.spreads[j] / math.sqrt(stats.visits[j])) ** 2)
-        if stats.margins[i] - stats.margins[j] <= k * se:
+        if stats.margins[i] - stats.margins[j] <= k * math.hypot(stats.error(i), stats.error(j)):
             best = move
     return best
 

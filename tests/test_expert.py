@@ -226,12 +226,12 @@ def test_sampled_worlds_are_consistent_games_showing_the_same_view(seats: int) -
         base = sample_game(view, rng)
         obs = observed_actions(view)
         group = frozenset(() if view.rounds else range(seats))
-        worlds = StyleDraw(table, seat, group, (0.0, 1.0, 0.5), True, obs)
+        worlds = StyleDraw(table, seat, group, (0.0, 1.0, 0.5, 0.0), True, obs)
         for k in range(4):
             world = deal_world(base, seat, rng, hidden, obs, table, worlds if k % 2 else None)
             assert world.view(seat) == view
             if k % 2:  # the drawn styles are the ones the modelled players move in
-                assert all(sorted(st) == [0.0, 0.0, 1.0] for st in table.style)
+                assert all(sorted(st) == [0.0, 0.0, 0.0, 1.0] for st in table.style)
             replay = Game(world.setup)
             for m in world.moves:
                 replay.play(m)
@@ -255,7 +255,7 @@ def test_styles_tell_the_rule_from_random_placement(seats: int) -> None:
     rounds (every card public once turned up, R14) separate them, and start at the prior."""
     from catsack.bots.expert.players import ANY, LEAD, RULE, STYLE_PRIORS, styles
 
-    def final_styles(spec: str, seed: int) -> list[tuple[float, float, float]]:
+    def final_styles(spec: str, seed: int) -> list[tuple[float, float, float, float]]:
         g = play_game(Game.new(seats, seed=seed), [make_bot(spec, seed=seed * 10 + s) for s in range(seats)])
         return styles(g.view(0))
 
@@ -271,7 +271,7 @@ def test_styles_tell_the_rule_from_random_placement(seats: int) -> None:
     assert sum(st[ANY] for st in rand) / len(rand) > 0.3
     assert sum(st[RULE] for st in rand) / len(rand) < 0.4
     for st in heuristic + rand:
-        assert sum(st) == pytest.approx(1.0) and min(st) > 0.0  # no style is ruled out for good
+        assert sum(st) == pytest.approx(1.0) and min(st[:3]) > 0.0  # no style in the prior is ruled out for good
     # Honest: a re-deal of what seat 0 cannot see leaves its reading unchanged.
     g = _heuristic_midgame(seats)
     before = styles(g.view(0))
@@ -284,7 +284,7 @@ def test_a_jump_to_the_bid_no_one_can_top_reads_as_the_lead_style() -> None:
     ``lead`` style; one who opens with 1 on the same row, towards the rule (or anything)."""
     from catsack.bots.expert.players import LEAD, RULE, STYLE_PRIORS, styles
 
-    def after_round_one(opening: int) -> tuple[float, float, float]:
+    def after_round_one(opening: int) -> tuple[float, float, float, float]:
         g = Game.new(4, seed=5)
         while g.phase == "placement":
             g.play(g.legal_moves()[0])  # every seat places its best cat: the start player's limit passes 15

@@ -103,7 +103,9 @@ for everyone, or none), ``styles=draw|mix`` (the styles drawn per world, or mixe
 ``leaders=first|start`` (who leads round 1: read player by player, ``expert``'s default, or only the start
 player, the levels' model; an option after a level's name overrides the level's), ``money=S`` (the hand
 leaf's value of a purse beyond its points, 0 by default), ``cheap=K`` (the lowest bid within ``K``
-standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_tied`; 0 by default).
+standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_tied`; 0 by default),
+``dump=X`` (the prior share of the ``dump`` style, a player who hides the card that hurts the buyer most,
+for each player of unknown kind: :data:`~catsack.bots.expert.spec.DUMP_PRIOR`).
 With a seed the bot
 and :func:`search` are deterministic.
 """

@@ -29,6 +29,7 @@ class ExpertBot(Bot):
         self.mistake = opts.mistake
         self.leaders = opts.leaders
         self.bluff = opts.bluff
+        self.dump = opts.dump
         self.cheap = opts.cheap
         self.rng = random.Random(seed)
         if leaf is None:
@@ -66,6 +67,7 @@ class ExpertBot(Bot):
             leaders=self.leaders,
             min_iterations=self.min_iterations,
             bluff=self.bluff,
+            dump=self.dump,
         )
         move = pick_with_mistakes(self.last, self.rng, self.mistake)
         return cheapest_tied(self.last, move, self.cheap) if self.cheap > 0 else move

@@ -45,8 +45,16 @@ LEAD_WEIGHTS = (90.0, 9.0, 0.3, 0.2, 0.15, 0.05, 0.05, 0.1, 0.05, 0.1)
 #: The styles a player is read as (:func:`styles`), by index: ``rule`` places like the heuristic (a likely
 #: buyer favours good cats, a likely seller dumps) and raises a step at a time; ``lead`` is round 1's
 #: model (a start player as rich as anyone leads its best cats, the others dump) and bids what no one
-#: still in can top once its limit reaches it (:func:`lock_bid`); ``any`` places any card in hand alike.
-RULE, LEAD, ANY = 0, 1, 2
+#: still in can top once its limit reaches it (:func:`lock_bid`); ``any`` places any card in hand alike;
+#: ``dump`` hides the card that hurts the buyer most whatever its money (:data:`DUMP_WEIGHTS`) and bids
+#: like ``rule``. The ``dump`` style is in the model only where its prior share is above 0
+#: (``expert:dump=X``, :data:`.spec.DUMP_PRIOR`).
+RULE, LEAD, ANY, DUMP = 0, 1, 2, 3
+STYLE_KEYS = (RULE, LEAD, ANY, DUMP)
+#: The ``dump`` style's placement weights (index order +15 +11 +8 +5 +3 -5 -8 R LD SD): its large dog and
+#: its worst cats first (R16: the large dog chases the best cat of the row), its good cats almost never.
+#: Set by hand from the rules, not fitted to any player.
+DUMP_WEIGHTS = (0.02, 0.03, 0.05, 0.1, 0.2, 2.0, 4.0, 0.5, 4.0, 0.3)
 #: A player's prior style shares by the kind of bot seated there, which everyone at the table sees
 #: (:meth:`catsack.bots.base.Bot.meet`; :func:`seat_priors`): heuristic bots place and raise by the rule
 #: and random bots anyhow; ``ismcts`` bots lead round 1 with their best cats and bid 15 at once (72 of 72
@@ -55,10 +63,10 @@ RULE, LEAD, ANY = 0, 1, 2
 #: prior: a ``lead`` prior (0.1, 0.8, 0.1) for the expert's own kind did worse in the mixed table (200
 #: duplicate games, seed 2: expert 0.435 against 0.475, docs/bots.md). Meeting the table raised the expert
 #: there from 0.412 to 0.507 (400 games), mostly in round 1.
-KIND_STYLES: dict[str, tuple[float, float, float]] = {
-    "heuristic": (0.9, 0.05, 0.05),
-    "random": (0.05, 0.05, 0.9),
-    "ismcts": (0.05, 0.85, 0.1),
+KIND_STYLES: dict[str, tuple[float, float, float, float]] = {
+    "heuristic": (0.9, 0.05, 0.05, 0.0),
+    "random": (0.05, 0.05, 0.9, 0.0),
+    "ismcts": (0.05, 0.85, 0.1, 0.0),
 }
 
 
@@ -157,10 +165,11 @@ def _lead_chance(
 
 #: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two
 #: above the high bid and the player's honest limit reached it (else it bid less); evidence in styles().
-LOCK_JUMP = (0.05, 0.8, 0.3)
+LOCK_JUMP = (0.05, 0.8, 0.3, 0.05)
 SURE_LOCK = 0.95  # the chance that a lead start player whose honest estimate reaches 15 in round 1 bids it
 LOCK_ANY = 0.5  # the chance that a player of style ``any`` bids what no one can top once its limit reaches it
-ONE_HOT = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))  # a style's shares when it is drawn (StyleDraw)
+# a style's shares when it is drawn (StyleDraw)
+ONE_HOT = ((1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0, 1.0))
 LIK_FLOOR = 1.0  # the least spread the bid likelihood allows (a read spread of 0.5 is still an estimate)
 #: Bluffing: a player may bid against its own information (``bench/expert_strength.py --bots
 #: expert,style:bluff,... --paired heuristic`` measures it). A *bluff* is a bid made as if the player's own
@@ -225,7 +234,7 @@ class RoundFacts:
         self.leaders = 1 << view.start
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
         self.bids = _past_bids(view)  # read by styles() and bid_habits() (one walk of the finished rounds)
-        # per seat, the shares of the styles (RULE, LEAD, ANY)
+        # per seat, the shares of the styles (RULE, LEAD, ANY, DUMP)
         self.style = styles(view, bids=self.bids, priors=priors, aware=aware)
         # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
         # spread the bid likelihood uses.
@@ -307,8 +316,8 @@ def styles(
     bids: list[list[_PastBid]] | None = None,
     priors: Sequence[Sequence[float]] | None = None,
     aware: Sequence[float] | None = None,
-) -> list[tuple[float, float, float]]:
-    """Per seat, the posterior shares of the styles ``rule``, ``lead`` and ``any`` (:data:`RULE`).
+) -> list[tuple[float, float, float, float]]:
+    """Per seat, the posterior shares of the styles ``rule``, ``lead``, ``any`` and ``dump`` (:data:`RULE`).
 
     Every card placed in a finished round was turned up (R14), so each player's past placements at
     the positions that are face down while the auction runs (all but the first, R11) are public
@@ -317,8 +326,10 @@ def styles(
     the cards the player still held). The styles ``rule`` and ``lead`` place alike except where a start
     player is as rich as everyone (round 1, R5); they also differ in bidding: every past bid that could
     have been a jump to the bid no one still in could top (:func:`_past_bids`) counts with
-    :data:`LOCK_JUMP`. A style with prior share 0 stays out. Log-likelihoods trail the best style by at
-    most :data:`INTENT_CLAMP`, so no style is ruled out for good.
+    :data:`LOCK_JUMP`. A style with prior share 0 (for that seat) stays out. Log-likelihoods trail the best
+    style by at most :data:`INTENT_CLAMP`, so no style is ruled out for good. ``dump`` places by
+    :data:`DUMP_WEIGHTS` in every round, so a player seen hiding its worst cards where the rule expects a
+    buyer's good cat is read as ``dump``, and its face-down cards of later rounds are drawn as bad ones.
 
     Heuristic bots place by the rule; ``ismcts:strong``'s placements at those positions fit the rule's
     weights no better than uniform ones (1,152 placements in 48 self-play games,
@@ -329,9 +340,9 @@ def styles(
     :func:`_lead_chance` gives it; on the ``start`` model only the start player leads.
     """
     log = math.log
-    active = [k for k in (RULE, LEAD, ANY) if prior[k] > 0]
     seat_prior = priors if priors is not None else [prior] * view.seats
-    logs = [[log(x[k]) if x[k] > 0 else 0.0 for k in (RULE, LEAD, ANY)] for x in seat_prior]
+    actives = [[k for k in STYLE_KEYS if k < len(x) and x[k] > 0] for x in seat_prior]
+    logs = [[log(x[k]) if k in act else 0.0 for k in STYLE_KEYS] for x, act in zip(seat_prior, actives, strict=True)]
     for past in _past_rounds(view):
         r = past.result
         for pos, (o, c) in enumerate(zip(r.owners, r.row, strict=True)):
@@ -339,9 +350,11 @@ def styles(
                 continue
             choices = [x for x in range(10) if not past.seen[o] >> x & 1]  # its hand and removed card (R7)
             if len(choices) > 1:
-                for k in active:
+                for k in actives[o]:
                     if k == ANY:
                         logs[o][k] -= log(len(choices))
+                    elif k == DUMP:
+                        logs[o][k] += log(DUMP_WEIGHTS[c] / sum(DUMP_WEIGHTS[x] for x in choices))
                     elif k == RULE or aware is None or o == r.start:
                         w = _intent_weights(past.money, o, r.start, k == LEAD)
                         logs[o][k] += log(w[c] / sum(w[x] for x in choices))
@@ -355,14 +368,14 @@ def styles(
         for s, acts in enumerate(_past_bids(view) if bids is None else bids):
             for act in acts:
                 if act.jump is not None:
-                    for k in active:
+                    for k in actives[s]:
                         logs[s][k] += log(LOCK_JUMP[k] if act.jump else 1.0 - LOCK_JUMP[k])
-    out: list[tuple[float, float, float]] = []
-    for ls in logs:
+    out: list[tuple[float, float, float, float]] = []
+    for ls, active in zip(logs, actives, strict=True):
         top = max(ls[k] for k in active)
-        ws = [math.exp(max(ls[k] - top, -INTENT_CLAMP)) if k in active else 0.0 for k in (RULE, LEAD, ANY)]
+        ws = [math.exp(max(ls[k] - top, -INTENT_CLAMP)) if k in active else 0.0 for k in STYLE_KEYS]
         total = sum(ws)
-        out.append((ws[RULE] / total, ws[LEAD] / total, ws[ANY] / total))
+        out.append((ws[RULE] / total, ws[LEAD] / total, ws[ANY] / total, ws[DUMP] / total))
     return out
 
 
@@ -528,15 +541,19 @@ def _place(g: Game, table: RoundFacts, rand: Callable[[], float]) -> Move:
     s = g._to_move
     style = table.style[s]
     u = rand()
-    if u >= style[ANY]:
+    w: Sequence[float]
+    if u >= 1.0 - style[DUMP]:
+        w = DUMP_WEIGHTS
+    elif u >= style[ANY]:
         w = _intent_weights(g._money, s, g._start, u < style[ANY] + style[LEAD], table.leaders)
-        x = rand() * sum(w[m.arg] for m in legal)
-        for m in legal:
-            x -= w[m.arg]
-            if x <= 0:
-                return m
-        return legal[-1]
-    return legal[int(rand() * len(legal))]
+    else:
+        return legal[int(rand() * len(legal))]
+    x = rand() * sum(w[m.arg] for m in legal)
+    for m in legal:
+        x -= w[m.arg]
+        if x <= 0:
+            return m
+    return legal[-1]
 
 
 def _intent_weights(
@@ -744,4 +761,7 @@ def mixed_weights(
     r = style[RULE] / sum(rule[c] for c in pool)
     q = style[LEAD] / sum(lead[c] for c in pool)
     u = style[ANY] / len(pool)
+    if len(style) > DUMP and style[DUMP] > 0.0:
+        d = style[DUMP] / sum(DUMP_WEIGHTS[c] for c in pool)
+        return tuple(r * rule[c] + q * lead[c] + u + d * DUMP_WEIGHTS[c] if c in pool else 0.0 for c in range(10))
     return tuple(r * rule[c] + q * lead[c] + u if c in pool else 0.0 for c in range(10))

@@ -11,11 +11,11 @@ from collections.abc import Iterable, Sequence
 from catsack.belief import sample_game
 from catsack.bots.expert.leaf import HandValue, LeafValue, seat_scores
 from catsack.bots.expert.players import (
-    ANY,
     LEAD,
     LOCK_ANY,
     ONE_HOT,
     RULE,
+    STYLE_KEYS,
     UNKNOWN_AWARE,
     RoundFacts,
     bluff_chances,
@@ -31,7 +31,7 @@ from catsack.bots.expert.players import (
     seat_priors,
     styles,
 )
-from catsack.bots.expert.spec import LEADERS, OPPONENT_NOISE, STYLE_PRIORS, TREE_DEPTH
+from catsack.bots.expert.spec import LEADERS, OPPONENT_NOISE, STYLE_PRIORS, TREE_DEPTH, with_dump
 from catsack.bots.expert.worlds import HiddenCard, StyleDraw, deal_world, hidden_card
 from catsack.bots.heuristic import bid_limit, row_worth, seat_money
 from catsack.bots.ismcts import RootStats, tree_bids, ucb_pick, untried_pick
@@ -99,6 +99,7 @@ def search(
     players: Sequence[str | None] | None = None,
     leaders: str = "first",
     bluff: float = 0.0,
+    dump: float = 0.0,
     floor: int = 0,
     min_iterations: int = 0,
 ) -> RootStats:
@@ -121,7 +122,9 @@ def search(
     from each world's styles and each player's kind (:func:`seat_awareness`; the default), ``start`` has only
     the start player lead (the levels' model below ``expert``). ``bluff`` is the prior chance that a player
     of unknown kind bluffs where it can (:func:`seat_bluffs`, read from the game by :func:`bluff_chances`;
-    the ``expert`` bot's default is :data:`BLUFF_PRIOR`, the search's 0: no bluffs). ``floor`` (the analysis)
+    the ``expert`` bot's default is :data:`BLUFF_PRIOR`, the search's 0: no bluffs). ``dump`` is the prior share
+    of the ``dump`` style (:data:`DUMP_WEIGHTS`) for a player of unknown kind, with the styles read (the
+    search's default 0: no such style). ``floor`` (the analysis)
     gives every root move at least that many iterations, so that a move the search likes less is still valued
     with its own later decisions searched (a bot leaves it at 0). With ``seconds``, the search stops at that
     wall-clock budget but never before ``min_iterations`` iterations, and ``iterations`` (if given) still
@@ -140,7 +143,9 @@ def search(
         raise ValueError(f"lead must be one of {', '.join(STYLE_PRIORS)}, not {lead!r}")
     if leaders not in LEADERS:
         raise ValueError(f"leaders must be one of {', '.join(LEADERS)}, not {leaders!r}")
-    prior = STYLE_PRIORS[lead]
+    # the dump style from round 2 on: before any player has placed, round 1's lead model already has every
+    # player but the leaders dump (R5: everyone holds 15 mice)
+    prior = with_dump(STYLE_PRIORS[lead], dump if view.rounds else 0.0)
     n = view.seats
     if players is not None and len(players) != n:
         raise ValueError(f"players names {len(players)} seats, but the view's table has {n}")
@@ -152,7 +157,7 @@ def search(
         aware = seat_awareness(players) if players is not None else [UNKNOWN_AWARE] * n
     table = RoundFacts(
         view,
-        None if met is None else seat_priors(met, prior),
+        [prior] * n if met is None else seat_priors(met, prior),
         aware,
         seat_habits(players) if players is not None and read_bids else None,
     )
@@ -160,7 +165,7 @@ def search(
         table.own_bids = seat_own_bids(met)
     if not read_intent:  # the prior without the ``any`` style, for everyone
         kept = prior[RULE] + prior[LEAD]
-        table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0)] * view.seats
+        table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0, 0.0)] * view.seats
     elif lead != "read":
         table.style = styles(view, prior, table.bids)
     if not lock:
@@ -176,7 +181,9 @@ def search(
     observed = observed_actions(view) if infer else []
     worlds: StyleDraw | None = None
     if draw_styles and read_intent:
-        lock_by = (0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY) if lead == "read" else (1.0, 1.0, 1.0)
+        lock_by = (
+            (0.0, 0.0, 0.0, 0.0) if not lock else (0.0, 1.0, LOCK_ANY, 0.0) if lead == "read" else (1.0, 1.0, 1.0, 1.0)
+        )
         group = frozenset(() if view.rounds else (s for s in range(n) if met is None or not known_kind(met[s])))
         worlds = StyleDraw(table, seat, group, lock_by, lock and lead == "read", observed)
         table.sure_lead = lock and lead == "read"
@@ -209,7 +216,7 @@ def search(
             else:  # per style, and FOLLOW: a lead player that does not lead (worlds.FOLLOW)
                 o = rc.owner
                 wts = (
-                    *(mixed_weights(ONE_HOT[k], money, o, view.start, pool, 1 << o) for k in (RULE, LEAD, ANY)),
+                    *(mixed_weights(ONE_HOT[k], money, o, view.start, pool, 1 << o) for k in STYLE_KEYS),
                     mixed_weights(ONE_HOT[LEAD], money, o, view.start, pool, 0),
                 )
             hidden.append(hidden_card(pos, rc.owner, wts))

@@ -16,10 +16,11 @@ OPPONENT_NOISE = 2.5  # bids=fixed: std dev (points) of a modelled player's esti
 TREE_DEPTH = 9  # own decisions searched per iteration (9: all of a round's); later ones follow its policy
 #: Prior shares of the styles per ``lead=`` option: ``read`` reads every player, ``all`` assumes the lead
 #: style for everyone who is not random (the model before styles were read), ``0`` leaves the lead style out.
-STYLE_PRIORS: dict[str, tuple[float, float, float]] = {
-    "read": (0.25, 0.6, 0.15),
-    "all": (0.0, 0.5, 0.5),
-    "0": (0.5, 0.0, 0.5),
+#: The fourth share, the ``dump`` style's, is set by ``dump=X`` (:data:`DUMP_PRIOR`), which scales the others.
+STYLE_PRIORS: dict[str, tuple[float, float, float, float]] = {
+    "read": (0.25, 0.6, 0.15, 0.0),
+    "all": (0.0, 0.5, 0.5, 0.0),
+    "0": (0.5, 0.0, 0.5, 0.0),
 }
 #: Who leads a round in which the start player is as rich as anyone (round 1, R5), per the searcher's
 #: ``leaders=`` option. ``start`` (the levels' below ``expert``): only the start player leads, and every
@@ -54,6 +55,20 @@ MONEY_SCALE = 0.0
 #: default): the most-tried move, as always.
 CHEAP_SE = 0.0
 CHEAP_VISITS = 0.1
+#: ``expert:dump=X``: the prior share of the ``dump`` style for a player of unknown kind (a person, an unknown
+#: bot, or anyone at a table whose kinds are hidden): a player who hides the card that hurts the buyer most
+#: whatever its money (:data:`catsack.bots.expert.players.DUMP_WEIGHTS`), read like the other styles from its
+#: placements in finished rounds (R14), so a player seen dumping its bad cards is expected to hide its next
+#: ones too. The other styles' shares are scaled by ``1 - X``. The levels below ``expert`` leave it out.
+DUMP_PRIOR = 0.0
+
+
+def with_dump(prior: tuple[float, ...], share: float) -> tuple[float, float, float, float]:
+    """The style shares ``prior`` (:data:`STYLE_PRIORS`) with the ``dump`` style's share set to ``share``."""
+    keep = 1.0 - share
+    return (prior[0] * keep, prior[1] * keep, prior[2] * keep, share)
+
+
 #: The levels below ``expert`` (``expert:easy``, ``expert:normal``, ``expert:strong``), the ones people pick
 #: at a table (the lobby's Easy, Normal and Strong). A budget alone does not order them: in one table of
 #: expert, 2,000, 400 and 50 iterations (96 duplicate games, ``--seed 11``) the win shares were 0.25, 0.32,
@@ -89,6 +104,7 @@ class Options:
     bluff: float = BLUFF_PRIOR  # the prior chance that a player of unknown kind bluffs (the levels: 0)
     money: float = MONEY_SCALE  # the hand leaf's purse value beyond its points, times leaf.MONEY_GAIN (0: off)
     cheap: float = CHEAP_SE  # standard errors within which the lowest bid tried replaces the pick (0: off)
+    dump: float = DUMP_PRIOR  # the prior share of the dump style for a player of unknown kind (the levels: 0)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -103,7 +119,7 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+cheap=K]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+cheap=K][+dump=X]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -123,6 +139,7 @@ def parse_spec(arg: str | None) -> Options:
                 mistake=level.mistake,
                 leaders=level.leaders,
                 bluff=0.0,
+                dump=0.0,
             )
             continue
         try:
@@ -157,6 +174,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "cheap" and 0 <= float(value) <= 5:
                 opts = replace(opts, cheap=float(value))
                 continue
+            if sep and key == "dump" and 0 <= float(value) <= 0.5:
+                opts = replace(opts, dump=float(value))
+                continue
             if sep and key == "noise" and 0 < float(value) <= 30:
                 opts = replace(opts, noise=float(value), read_bids=False)
                 continue
@@ -171,7 +191,7 @@ def parse_spec(arg: str | None) -> Options:
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
             "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
             "'styles=draw|mix', 'bluff=X' (0-0.9), 'money=S' (0-3, the hand leaf's purse value), "
-            "'cheap=K' (0-5 standard errors) "
+            "'cheap=K' (0-5 standard errors), 'dump=X' (0-0.5, the dump style's prior share) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from catsack.bots.expert.players import (
     ANY,
+    DUMP,
     LEAD,
     ONE_HOT,
     RULE,
@@ -27,7 +28,7 @@ from catsack.view import View
 
 #: The index of a ``lead`` player's placement weights when it does not lead (:func:`leaders_of`: it dumps);
 #: index :data:`LEAD` holds its weights as a leader.
-FOLLOW = 3
+FOLLOW = 4
 MAX_TRIES = 30  # rejection-sampling draws of the face-down row cards per iteration (then the likeliest)
 # deal_world without drawn styles: every hidden card's one weights (and, last, no leaders: see StyleDraw.draw)
 _NO_STYLES = {n: (0,) * (n + 1) for n in (3, 4, 5)}
@@ -58,7 +59,8 @@ class StyleDraw:
         jump: bool,
         observed: Sequence[Observed],
     ) -> None:
-        self.cum = [(st[RULE], st[RULE] + st[LEAD]) for st in table.style]
+        # per seat, the upper ends of ``rule``, ``lead`` and ``any`` on [0, 1); ``dump`` takes the rest
+        self.cum = [(st[RULE], st[RULE] + st[LEAD], 1.0 - st[DUMP]) for st in table.style]
         self.seat = seat
         self.group = group  # seats whose styles are drawn as one (round 1, players of unknown kind)
         self.lock_by = tuple(lock_by)  # per style, the chance its player locks (honest_move)
@@ -86,8 +88,16 @@ class StyleDraw:
                 pool = tuple(c for c in range(10) if table.unseen[o] >> c & 1)  # it held the card then
                 ps = [mixed_weights(st, money, o, view.start, pool, 1 << o)[rc.card] for st in ONE_HOT]
                 ps.append(mixed_weights(ONE_HOT[LEAD], money, o, view.start, pool, 0)[rc.card])  # FOLLOW
-                # over the largest of the cases that can occur (on the ``start`` model only the start player leads)
-                can = ps if self.aware is not None else ps[:3] if o == view.start else [ps[RULE], ps[ANY], ps[FOLLOW]]
+                # over the largest of the cases that can occur (on the ``start`` model only the start player
+                # leads; ``dump`` only where the player's share of it is above 0)
+                if self.aware is not None:
+                    can = [ps[RULE], ps[LEAD], ps[ANY], ps[FOLLOW]]
+                elif o == view.start:
+                    can = [ps[RULE], ps[LEAD], ps[ANY]]
+                else:
+                    can = [ps[RULE], ps[ANY], ps[FOLLOW]]
+                if table.style[o][DUMP] > 0.0:
+                    can.append(ps[DUMP])
                 self.shown.append((o, tuple(x / max(can) for x in ps)))
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
@@ -97,12 +107,12 @@ class StyleDraw:
         group = self.group
         out = []
         shared = -1
-        for s, (a, b) in enumerate(self.cum):
+        for s, (a, b, c) in enumerate(self.cum):
             if shared >= 0 and s in group:
                 out.append(shared)
                 continue
             u = rand()
-            k = RULE if u < a else LEAD if u < b else ANY
+            k = RULE if u < a else LEAD if u < b else ANY if u < c else DUMP
             if s in group:
                 shared = k
             out.append(k)

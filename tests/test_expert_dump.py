@@ -97,7 +97,8 @@ def test_a_dumpers_next_face_down_card_is_drawn_from_its_bad_cards() -> None:
     assert checked >= 6
 
 
-def test_dump_is_off_by_default_and_in_round_one() -> None:
+def test_the_search_leaves_dump_out_unless_asked_and_in_round_one() -> None:
+    # the expert bot asks for DUMP_PRIOR; search() on its own (the analysis and hints) models no dumpers
     g = _midgame("style:dumper", 2, rounds=3)
     seat = g.to_move
     assert seat is not None

@@ -33,7 +33,8 @@ where everyone holds 15 mice (R5), has the start player lead its best cats
 and the others dump, since the start player who wants the row wins it
 outright (``ismcts:strong`` does; a step-at-a-time model made the expert
 give away its +15 in most round-1 rows it did not lead); ``any`` places any
-card in hand alike. So an opening ``bid 1`` on a junk row is not free:
+card in hand alike; ``dump`` (a player of unknown kind, from round 2 on:
+``dump=X``) hides its worst cards whatever its money. So an opening ``bid 1`` on a junk row is not free:
 opponents pass when their own information says the row is bad, and the
 opener pays for the row. The tree branches only on what the searcher
 observes: its own decisions (UCB1) and the opponents' public bids and passes;

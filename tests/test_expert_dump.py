@@ -54,9 +54,12 @@ def test_the_dump_share_scales_the_other_styles() -> None:
         shares = with_dump(prior, 0.2)
         assert sum(shares) == pytest.approx(1.0) and shares[DUMP] == 0.2
         assert shares[RULE] == pytest.approx(0.8 * prior[RULE])
-    # known kinds never dump: the lobby shows them (R23), and their placements are measured
+    # known kinds never dump: the lobby shows them (R23), and their placements were measured
     assert all(st[DUMP] == 0.0 for st in KIND_STYLES.values())
     assert seat_priors(["heuristic", None], READ) == [KIND_STYLES["heuristic"], READ]
+    # nor does the expert's own kind: it searches its placements (as it never bluffs, BLUFF_PRIOR)
+    mine = seat_priors(["expert:strong"], READ)[0]
+    assert mine[DUMP] == 0.0 and mine == pytest.approx(STYLE_PRIORS["read"])
 
 
 def test_dumpers_are_read_as_dumpers_and_honest_players_are_not() -> None:

@@ -77,8 +77,19 @@ def _kind(player: str | None) -> str:
 
 def seat_priors(players: Sequence[str | None], default: Sequence[float]) -> list[tuple[float, ...]]:
     """Per seat, the prior style shares of the kind seated there (:data:`KIND_STYLES`, by the spec's kind),
-    or ``default`` for a person or a player of another or unknown kind."""
-    return [tuple(KIND_STYLES.get(_kind(p), default)) for p in players]
+    or ``default`` for a person or a player of another or unknown kind; the expert's own kind, which searches
+    its placements, gets ``default`` without the ``dump`` share (the others' shares scaled back up)."""
+    out = []
+    for p in players:
+        kind = _kind(p)
+        if kind in KIND_STYLES:
+            out.append(tuple(KIND_STYLES[kind]))
+        elif kind == "expert" and len(default) > DUMP and default[DUMP] > 0.0:
+            keep = 1.0 - default[DUMP]
+            out.append((default[RULE] / keep, default[LEAD] / keep, default[ANY] / keep, 0.0))
+        else:
+            out.append(tuple(default))
+    return out
 
 
 def known_kind(player: str | None) -> bool:

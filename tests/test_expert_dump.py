@@ -56,9 +56,9 @@ def test_the_dump_share_scales_the_other_styles() -> None:
         assert shares[RULE] == pytest.approx(0.8 * prior[RULE])
     # known kinds never dump: the lobby shows them (R23), and their placements were measured
     assert all(st[DUMP] == 0.0 for st in KIND_STYLES.values())
-    assert seat_priors(["heuristic", None], READ) == [KIND_STYLES["heuristic"], READ]
+    assert seat_priors(["heuristic", None], STYLE_PRIORS["read"], 0.1) == [KIND_STYLES["heuristic"], READ]
     # nor does the expert's own kind: it searches its placements (as it never bluffs, BLUFF_PRIOR)
-    mine = seat_priors(["expert:strong"], READ)[0]
+    mine = seat_priors(["expert:strong"], STYLE_PRIORS["read"], 0.1)[0]
     assert mine[DUMP] == 0.0 and mine == pytest.approx(STYLE_PRIORS["read"])
 
 

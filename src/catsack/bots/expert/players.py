@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from catsack.bots.base import BotSpecError
-from catsack.bots.expert.spec import BLUFF_PRIOR, STYLE_PRIORS, parse_spec
+from catsack.bots.expert.spec import BLUFF_PRIOR, STYLE_PRIORS, parse_spec, with_dump
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, mask_row_value, public_tables
 from catsack.bots.ismcts import SELLER_WEIGHTS, placement_weights
 from catsack.bots.random_bot import auction_move
@@ -75,20 +75,16 @@ def _kind(player: str | None) -> str:
     return (player or "").partition(":")[0].strip()
 
 
-def seat_priors(players: Sequence[str | None], default: Sequence[float]) -> list[tuple[float, ...]]:
+def seat_priors(players: Sequence[str | None], default: Sequence[float], dump: float = 0.0) -> list[tuple[float, ...]]:
     """Per seat, the prior style shares of the kind seated there (:data:`KIND_STYLES`, by the spec's kind),
-    or ``default`` for a person or a player of another or unknown kind; the expert's own kind, which searches
-    its placements, gets ``default`` without the ``dump`` share (the others' shares scaled back up)."""
-    out = []
+    or ``default`` for a person or a player of another or unknown kind, with the ``dump`` style's share set
+    to ``dump`` (:func:`.spec.with_dump`); the expert's own kind, which searches its placements, gets
+    ``default`` as it is."""
+    unknown = with_dump(default, dump)
+    out: list[tuple[float, ...]] = []
     for p in players:
         kind = _kind(p)
-        if kind in KIND_STYLES:
-            out.append(tuple(KIND_STYLES[kind]))
-        elif kind == "expert" and len(default) > DUMP and default[DUMP] > 0.0:
-            keep = 1.0 - default[DUMP]
-            out.append((default[RULE] / keep, default[LEAD] / keep, default[ANY] / keep, 0.0))
-        else:
-            out.append(tuple(default))
+        out.append(KIND_STYLES[kind] if kind in KIND_STYLES else tuple(default) if kind == "expert" else unknown)
     return out
 
 
@@ -352,7 +348,7 @@ def styles(
     """
     log = math.log
     seat_prior = priors if priors is not None else [prior] * view.seats
-    actives = [[k for k in STYLE_KEYS if k < len(x) and x[k] > 0] for x in seat_prior]
+    actives = [[k for k in STYLE_KEYS if x[k] > 0] for x in seat_prior]
     logs = [[log(x[k]) if k in act else 0.0 for k in STYLE_KEYS] for x, act in zip(seat_prior, actives, strict=True)]
     for past in _past_rounds(view):
         r = past.result
@@ -772,7 +768,5 @@ def mixed_weights(
     r = style[RULE] / sum(rule[c] for c in pool)
     q = style[LEAD] / sum(lead[c] for c in pool)
     u = style[ANY] / len(pool)
-    if len(style) > DUMP and style[DUMP] > 0.0:
-        d = style[DUMP] / sum(DUMP_WEIGHTS[c] for c in pool)
-        return tuple(r * rule[c] + q * lead[c] + u + d * DUMP_WEIGHTS[c] if c in pool else 0.0 for c in range(10))
-    return tuple(r * rule[c] + q * lead[c] + u if c in pool else 0.0 for c in range(10))
+    d = style[DUMP] / sum(DUMP_WEIGHTS[c] for c in pool)
+    return tuple(r * rule[c] + q * lead[c] + u + d * DUMP_WEIGHTS[c] if c in pool else 0.0 for c in range(10))

@@ -145,7 +145,8 @@ def search(
         raise ValueError(f"leaders must be one of {', '.join(LEADERS)}, not {leaders!r}")
     # the dump style from round 2 on: before any player has placed, round 1's lead model already has every
     # player but the leaders dump (R5: everyone holds 15 mice)
-    prior = with_dump(STYLE_PRIORS[lead], dump if view.rounds else 0.0)
+    share = dump if view.rounds else 0.0
+    prior = with_dump(STYLE_PRIORS[lead], share)
     n = view.seats
     if players is not None and len(players) != n:
         raise ValueError(f"players names {len(players)} seats, but the view's table has {n}")
@@ -157,7 +158,7 @@ def search(
         aware = seat_awareness(players) if players is not None else [UNKNOWN_AWARE] * n
     table = RoundFacts(
         view,
-        [prior] * n if met is None else seat_priors(met, prior),
+        [prior] * n if met is None else seat_priors(met, STYLE_PRIORS[lead], share),
         aware,
         seat_habits(players) if players is not None and read_bids else None,
     )

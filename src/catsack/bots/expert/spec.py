@@ -6,6 +6,7 @@ and :mod:`~catsack.bots.expert.bot` read it, and it imports none of them.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -65,7 +66,7 @@ CHEAP_VISITS = 0.1
 DUMP_PRIOR = 0.1
 
 
-def with_dump(prior: tuple[float, ...], share: float) -> tuple[float, float, float, float]:
+def with_dump(prior: Sequence[float], share: float) -> tuple[float, float, float, float]:
     """The style shares ``prior`` (:data:`STYLE_PRIORS`) with the ``dump`` style's share set to ``share``."""
     keep = 1.0 - share
     return (prior[0] * keep, prior[1] * keep, prior[2] * keep, share)

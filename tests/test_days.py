@@ -201,6 +201,23 @@ def test_an_smtp_outage_loses_nothing_and_a_dead_sender_is_recovered(
     (again,) = mailbox.claim(now + STALE_SECONDS + 1)
     assert again.id == claimed.id and again.message_id == claimed.message_id and again.attempts == 2
 
+    # A sender known by its process: while that process lives its claim stands; once it is dead (no
+    # heartbeat: killed, and a lone process started again) the mail goes again at once, not after
+    # STALE_SECONDS, so a restart does not hold a "your turn" mail back for ten minutes.
+    mailbox.finish(again.id, "sent")
+    live = hub_of(c).process_id
+    c.post("/api/mail/address", json={"address": "ann3@example.org"}, headers=ORIGIN)
+    now = time.time()
+    (mine,) = mailbox.claim(now, holder=live)
+    assert mailbox.claim(now + 1, holder="other") == []  # the live sender keeps it
+    mailbox.finish(mine.id, "sent")
+    c.post("/api/mail/address", json={"address": "ann4@example.org"}, headers=ORIGIN)
+    now = time.time()
+    (orphan,) = mailbox.claim(now, holder="gone-process")
+    assert mailbox.claim(now + 1, holder="gone-process") == []  # not its own claim again
+    (taken,) = mailbox.claim(now + 1, holder=live)
+    assert taken.id == orphan.id and taken.message_id == orphan.message_id and taken.attempts == 2
+
 
 # ---------------------------------------------------------------------- turn mails
 

@@ -9,8 +9,9 @@ sender that empties it over SMTP.
   claims a due row (``pending`` → ``sending``, one process wins), sends it, and marks it ``sent``;
   an SMTP failure puts it back with a growing delay, so an outage loses nothing. A crash between
   the SMTP server's acceptance and the ``sent`` mark is the only way a mail can go twice: a row left
-  ``sending`` for :data:`STALE_SECONDS` is sent again with the same ``Message-ID``, which mail
-  programs show as one message.
+  ``sending`` by a process that has since died (its heartbeat ran out, or a lone process started
+  again after a crash) is sent again with the same ``Message-ID``, which mail programs show as one
+  message; a row whose sender is not known is sent again after :data:`STALE_SECONDS`.
 - **Batching.** A "your turn" mail waits until the player has been away for
   ``mail_away_minutes`` (no page of the site open, no connection to a table); turns that come
   meanwhile join the same mail, and games where the player has moved since drop out of it (a mail
@@ -60,7 +61,7 @@ from sqlalchemy import (
 )
 
 from catsack.server.accounts import Account, AccountError, check_password, seat_users_t, sessions_t, users_t
-from catsack.server.store import metadata, seats_t, tables_t
+from catsack.server.store import alive_holders, metadata, seats_t, tables_t
 from catsack.server.turnbased import clock_of
 
 if TYPE_CHECKING:
@@ -127,6 +128,7 @@ mail_queue_t = Table(
     Column("status", String(12), nullable=False),  # pending | sending | sent | dropped | failed
     Column("attempts", Integer, nullable=False),
     Column("claimed", Float, nullable=True),
+    Column("claimed_by", String(32), nullable=True),  # the sending process (Hub.process_id); revision 0012
     Column("sent", Float, nullable=True),
     Column("error", String(200), nullable=True),
     Column("message_id", String(120), nullable=False),
@@ -451,14 +453,19 @@ class Mailbox:
                 )
         return True
 
-    def claim(self, now: float, limit: int = 20) -> list[Queued]:
-        """Due mails, each taken by exactly one sender (``pending`` → ``sending``); stale claims of a
-        dead sender go back to ``pending`` first."""
+    def claim(self, now: float, limit: int = 20, holder: str | None = None) -> list[Queued]:
+        """Due mails, each taken by exactly one sender (``pending`` → ``sending``), marked as claimed by
+        ``holder`` (the claiming process's id, whose heartbeat is in ``server_processes``). Claims of a
+        dead sender go back to ``pending`` first: of a holder that is not alive, or older than
+        :data:`STALE_SECONDS`."""
         out: list[Queued] = []
         with self.engine.begin() as conn:
+            dead = mail_queue_t.c.claimed_by.is_not(None) & mail_queue_t.c.claimed_by.not_in(alive_holders(now))
+            if holder is not None:
+                dead = dead & (mail_queue_t.c.claimed_by != holder)
             conn.execute(
                 update(mail_queue_t)
-                .where(mail_queue_t.c.status == "sending", mail_queue_t.c.claimed < now - STALE_SECONDS)
+                .where(mail_queue_t.c.status == "sending", (mail_queue_t.c.claimed < now - STALE_SECONDS) | dead)
                 .values(status="pending")
             )
             due = conn.execute(
@@ -472,7 +479,7 @@ class Mailbox:
                 took = conn.execute(
                     update(mail_queue_t)
                     .where(mail_queue_t.c.id == r.id, mail_queue_t.c.status == "pending")
-                    .values(status="sending", claimed=now, attempts=r.attempts + 1)
+                    .values(status="sending", claimed=now, claimed_by=holder, attempts=r.attempts + 1)
                 ).rowcount
             if took:
                 out.append(
@@ -753,7 +760,7 @@ class MailSender:
     async def run_once(self, now: float | None = None) -> int:
         """Send what is due; how many were sent."""
         now = time.time() if now is None else now
-        due = await asyncio.to_thread(self.box.claim, now)
+        due = await asyncio.to_thread(self.box.claim, now, 20, self.hub.process_id)
         n = 0
         for mail in due:
             if await self._one(mail, now):

@@ -63,6 +63,7 @@ __all__ = [
     "SeatRow",
     "Store",
     "TableRow",
+    "alive_holders",
     "lease_free",
     "make_engine",
     "metadata",
@@ -291,7 +292,7 @@ def _upsert(dialect: str, table: Table = leases_t) -> Any:
     return sqlite_insert(table)
 
 
-def _alive(now: float) -> Any:
+def alive_holders(now: float) -> Any:
     """The holders whose heartbeat has not run out at ``now`` (a subquery)."""
     return select(processes_t.c.holder).where(processes_t.c.expires >= now)
 
@@ -299,7 +300,7 @@ def _alive(now: float) -> Any:
 def lease_free(now: float, holder: str) -> Any:
     """A condition on ``table_leases`` (outer-joined to a query's tables): the table has no lease, or
     ``holder`` holds it, or its holder is dead (its heartbeat ran out before ``now``)."""
-    return or_(leases_t.c.table_id.is_(None), leases_t.c.holder == holder, leases_t.c.holder.not_in(_alive(now)))
+    return or_(leases_t.c.table_id.is_(None), leases_t.c.holder == holder, leases_t.c.holder.not_in(alive_holders(now)))
 
 
 def make_engine(url: str) -> Engine:
@@ -586,9 +587,9 @@ class Store:
             self._beat(conn, holder, until)
             stmt = update(leases_t).values(holder=holder, expires=until)
             if dead is None:
-                stmt = stmt.where(leases_t.c.holder != holder, leases_t.c.holder.not_in(_alive(now)))
+                stmt = stmt.where(leases_t.c.holder != holder, leases_t.c.holder.not_in(alive_holders(now)))
             else:
-                stmt = stmt.where(leases_t.c.holder.in_(list(dead)), leases_t.c.holder.not_in(_alive(now)))
+                stmt = stmt.where(leases_t.c.holder.in_(list(dead)), leases_t.c.holder.not_in(alive_holders(now)))
             taken = {r.table_id for r in conn.execute(stmt.returning(leases_t.c.table_id))}
             gone = delete(processes_t).where(processes_t.c.expires < now, processes_t.c.holder != holder)
             conn.execute(gone if dead is None else gone.where(processes_t.c.holder.in_(list(dead))))
@@ -633,7 +634,7 @@ class Store:
         stmt = ins.values(table_id=bindparam("t"), holder=holder, expires=until).on_conflict_do_update(
             index_elements=[leases_t.c.table_id],
             set_={"holder": holder, "expires": until},
-            where=(leases_t.c.holder == holder) | leases_t.c.holder.not_in(_alive(now)),
+            where=(leases_t.c.holder == holder) | leases_t.c.holder.not_in(alive_holders(now)),
         )
         conn.execute(stmt, [{"t": t} for t in ids])
         got: set[str] = set()

@@ -20,7 +20,8 @@ from catsack.bots.expert.players import (
     styles,
 )
 from catsack.bots.expert.search import search
-from catsack.bots.expert.spec import DUMP_PRIOR, STYLE_PRIORS, parse_spec, with_dump
+from catsack.bots.expert.spec import DUMP1_PRIOR, DUMP_PRIOR, STYLE_PRIORS, parse_spec, with_dump
+from catsack.bots.expert.worlds import StyleDraw
 from catsack.bots.heuristic import seat_money
 from catsack.cards import Card
 from catsack.game import Game
@@ -46,6 +47,10 @@ def test_dump_option_and_its_defaults() -> None:
     for bad in ("dump=0.9", "dump=-1", "dump=x"):
         with pytest.raises(BotSpecError, match="dump"):
             parse_spec(bad)
+    assert parse_spec(None).dump1 == DUMP1_PRIOR and parse_spec("dump1=0.2").dump1 == 0.2
+    assert parse_spec("normal").dump1 == 0.0
+    with pytest.raises(BotSpecError, match="dump1"):
+        parse_spec("dump1=0.6")
 
 
 def test_the_dump_share_scales_the_other_styles() -> None:
@@ -118,6 +123,33 @@ def test_the_search_leaves_dump_out_unless_asked_and_in_round_one() -> None:
     assert a.rewards == search(view, random.Random(7), iterations=150, dump=0.3).rewards
 
 
+def test_round_one_draws_the_dump_style_per_player_and_one_other_style_for_all() -> None:
+    # round 1, kinds unknown: rule, lead or any is drawn once for the group, dump apart for each player
+    g = Game.new(4, seed=5)
+    view = g.view(g.to_move or 0)
+    n = 4
+    for share in (0.0, 0.2):
+        table = RoundFacts(view, [with_dump(STYLE_PRIORS["read"], share)] * n, None, None)
+        draw = StyleDraw(table, view.seat or 0, frozenset(range(n)), (0.0, 1.0, 0.5, 0.0), False, [])
+        rng = random.Random(11)
+        worlds = [draw.draw(rng.random)[:n] for _ in range(4000)]
+        dumpers = [sum(k == DUMP for k in w) for w in worlds]
+        assert sum(dumpers) / (n * len(worlds)) == pytest.approx(share, abs=0.02)
+        if share == 0.0:
+            assert all(len(set(w)) == 1 for w in worlds)  # one style for the table, as before the style
+        else:
+            assert sum(d == n for d in dumpers) < 0.01 * len(worlds)  # a table of dumpers is rare (0.2**4)
+            assert sum(d == 1 for d in dumpers) > 0.3 * len(worlds)
+            # the players who do not dump share one style
+            assert all(len({k for k in w if k != DUMP}) <= 1 for w in worlds)
+    # the search takes round 1's share from dump1, not from dump
+    seat = g.to_move
+    assert seat is not None
+    a = search(view, random.Random(7), iterations=150, dump=0.3)
+    assert a.rewards == search(view, random.Random(7), iterations=150).rewards
+    assert a.rewards != search(view, random.Random(7), iterations=150, dump1=0.3).rewards
+
+
 def test_expert_with_the_dump_style_plays_whole_games_from_its_views() -> None:
     # R23: the re-deal test of the expert, with the dump style in its model
     rng = random.Random(3)
@@ -128,7 +160,7 @@ def test_expert_with_the_dump_style_plays_whole_games_from_its_views() -> None:
     other = g.clone()
     other.redeal(0, rng)
     assert other.view(0) == view
-    spec = "expert:iters=120+dump=0.3"
+    spec = "expert:iters=120+dump=0.3+dump1=0.2"
     assert make_bot(spec, seed=2).choose(view) == make_bot(spec, seed=2).choose(other.view(0))
     done = play_game(
         Game.new(4, seed=8), [make_bot(spec, seed=1)] + [make_bot("style:dumper", seed=s) for s in (2, 3, 4)]

@@ -100,6 +100,7 @@ def search(
     leaders: str = "first",
     bluff: float = 0.0,
     dump: float = 0.0,
+    dump1: float = 0.0,
     floor: int = 0,
     min_iterations: int = 0,
 ) -> RootStats:
@@ -124,7 +125,7 @@ def search(
     of unknown kind bluffs where it can (:func:`seat_bluffs`, read from the game by :func:`bluff_chances`;
     the ``expert`` bot's default is :data:`BLUFF_PRIOR`, the search's 0: no bluffs). ``dump`` is the prior share
     of the ``dump`` style (:data:`DUMP_WEIGHTS`) for a player of unknown kind, with the styles read (the
-    search's default 0: no such style). ``floor`` (the analysis)
+    search's default 0: no such style), from round 2 on; ``dump1`` the same in round 1. ``floor`` (the analysis)
     gives every root move at least that many iterations, so that a move the search likes less is still valued
     with its own later decisions searched (a bot leaves it at 0). With ``seconds``, the search stops at that
     wall-clock budget but never before ``min_iterations`` iterations, and ``iterations`` (if given) still
@@ -143,9 +144,8 @@ def search(
         raise ValueError(f"lead must be one of {', '.join(STYLE_PRIORS)}, not {lead!r}")
     if leaders not in LEADERS:
         raise ValueError(f"leaders must be one of {', '.join(LEADERS)}, not {leaders!r}")
-    # the dump style from round 2 on: before any player has placed, round 1's lead model already has every
-    # player but the leaders dump (R5: everyone holds 15 mice)
-    share = dump if view.rounds else 0.0
+    # round 1 has its own share of the dump style (``dump1``, drawn per player: StyleDraw.draw)
+    share = dump if view.rounds else dump1
     prior = with_dump(STYLE_PRIORS[lead], share)
     n = view.seats
     if players is not None and len(players) != n:

@@ -65,6 +65,12 @@ CHEAP_VISITS = 0.1
 #: +0.2 against three heuristic bots) and measured on seeds 1 and 2 (docs/bots.md, *Dog-dumpers*).
 DUMP_PRIOR = 0.1
 
+#: ``expert:dump1=X``: the ``dump`` style's prior share in round 1, before any player has shown how it places.
+#: There one style (``rule``, ``lead`` or ``any``) is drawn for all the players of unknown kind (tables are
+#: often of one kind), and the ``dump`` style apart for each of them, so a world with one dumper is not a
+#: table of dumpers.
+DUMP1_PRIOR = 0.0
+
 
 def with_dump(prior: Sequence[float], share: float) -> tuple[float, float, float, float]:
     """The style shares ``prior`` (:data:`STYLE_PRIORS`) with the ``dump`` style's share set to ``share``."""
@@ -108,6 +114,7 @@ class Options:
     money: float = MONEY_SCALE  # the hand leaf's purse value beyond its points, times leaf.MONEY_GAIN (0: off)
     cheap: float = CHEAP_SE  # standard errors within which the lowest bid tried replaces the pick (0: off)
     dump: float = DUMP_PRIOR  # the prior share of the dump style for a player of unknown kind (the levels: 0)
+    dump1: float = DUMP1_PRIOR  # the same in round 1, drawn per player (the levels: 0)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -122,7 +129,7 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+cheap=K][+dump=X]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+cheap=K][+dump=X][+dump1=X]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -143,6 +150,7 @@ def parse_spec(arg: str | None) -> Options:
                 leaders=level.leaders,
                 bluff=0.0,
                 dump=0.0,
+                dump1=0.0,
             )
             continue
         try:
@@ -180,6 +188,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "dump" and 0 <= float(value) <= 0.5:
                 opts = replace(opts, dump=float(value))
                 continue
+            if sep and key == "dump1" and 0 <= float(value) <= 0.5:
+                opts = replace(opts, dump1=float(value))
+                continue
             if sep and key == "noise" and 0 < float(value) <= 30:
                 opts = replace(opts, noise=float(value), read_bids=False)
                 continue
@@ -194,7 +205,8 @@ def parse_spec(arg: str | None) -> Options:
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
             "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
             "'styles=draw|mix', 'bluff=X' (0-0.9), 'money=S' (0-3, the hand leaf's purse value), "
-            "'cheap=K' (0-5 standard errors), 'dump=X' (0-0.5, the dump style's prior share) "
+            "'cheap=K' (0-5 standard errors), 'dump=X' (0-0.5, the dump style's prior share), "
+            "'dump1=X' (0-0.5, the same in round 1) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )

@@ -102,20 +102,25 @@ class StyleDraw:
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
         """One style per seat (the searcher's too; its moves in the tree do not read it), the seats of
-        ``group`` sharing one, and last the world's leaders (a bit per seat, :func:`leaders_of`; on the
+        ``group`` sharing one but each drawn ``dump`` by its own share, and last the world's leaders (a bit per seat, :func:`leaders_of`; on the
         ``start`` model the start player)."""
         group = self.group
         out = []
         shared = -1
         for s, (a, b, c) in enumerate(self.cum):
-            if shared >= 0 and s in group:
+            if s in group:
+                # the ``dump`` style apart for each player of the group (one dumper does not make a table of
+                # them), the other styles one for all
+                if c < 1.0 and rand() >= c:
+                    out.append(DUMP)
+                    continue
+                if shared < 0:
+                    u = rand() * c
+                    shared = RULE if u < a else LEAD if u < b else ANY
                 out.append(shared)
                 continue
             u = rand()
-            k = RULE if u < a else LEAD if u < b else ANY if u < c else DUMP
-            if s in group:
-                shared = k
-            out.append(k)
+            out.append(RULE if u < a else LEAD if u < b else ANY if u < c else DUMP)
         aware = self.aware
         if aware is None or not self.lead_round:  # (outside a lead round the mask changes nothing)
             out.append(1 << self.start)

@@ -102,8 +102,8 @@ class StyleDraw:
 
     def draw(self, rand: Callable[[], float]) -> tuple[int, ...]:
         """One style per seat (the searcher's too; its moves in the tree do not read it), the seats of
-        ``group`` sharing one but each drawn ``dump`` by its own share, and last the world's leaders (a bit per seat, :func:`leaders_of`; on the
-        ``start`` model the start player)."""
+        ``group`` sharing one but each drawn ``dump`` by its own share, and last the world's leaders (a bit
+        per seat, :func:`leaders_of`; on the ``start`` model the start player)."""
         group = self.group
         out = []
         shared = -1

@@ -127,6 +127,16 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
     "styles": ("draw_styles", "draw", "mix"),
 }
 
+#: Number options of a spec: key (the Options field of that name) -> (least, most).
+NUMBERS: dict[str, tuple[float, float]] = {
+    "mistake": (0.0, 30.0),
+    "bluff": (0.0, 0.9),
+    "money": (0.0, 3.0),
+    "cheap": (0.0, 5.0),
+    "dump": (0.0, 0.5),
+    "dump1": (0.0, 0.5),
+}
+
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
@@ -174,23 +184,9 @@ def parse_spec(arg: str | None) -> Options:
             if sep and key == "leaders" and value in LEADERS:
                 opts = replace(opts, leaders=value)
                 continue
-            if sep and key == "mistake" and 0 <= float(value) <= 30:
-                opts = replace(opts, mistake=float(value))
-                continue
-            if sep and key == "bluff" and 0 <= float(value) <= 0.9:
-                opts = replace(opts, bluff=float(value))
-                continue
-            if sep and key == "money" and 0 <= float(value) <= 3:
-                opts = replace(opts, money=float(value))
-                continue
-            if sep and key == "cheap" and 0 <= float(value) <= 5:
-                opts = replace(opts, cheap=float(value))
-                continue
-            if sep and key == "dump" and 0 <= float(value) <= 0.5:
-                opts = replace(opts, dump=float(value))
-                continue
-            if sep and key == "dump1" and 0 <= float(value) <= 0.5:
-                opts = replace(opts, dump1=float(value))
+            bounds = NUMBERS.get(key)
+            if sep and bounds is not None and bounds[0] <= float(value) <= bounds[1]:
+                opts = replace(opts, **{key: float(value)})  # type: ignore[arg-type]  # every number is a float field
                 continue
             if sep and key == "noise" and 0 < float(value) <= 30:
                 opts = replace(opts, noise=float(value), read_bids=False)

@@ -106,9 +106,9 @@ player, the levels' model; an option after a level's name overrides the level's)
 leaf's value of a purse beyond its points, 0 by default), ``cheap=K`` (the lowest bid within ``K``
 standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_tied`; 0 by default),
 ``dump=X`` (the prior share of the ``dump`` style, a player who hides the card that hurts the buyer most,
-for each player of unknown kind: :data:`~catsack.bots.expert.spec.DUMP_PRIOR`).
-With a seed the bot
-and :func:`search` are deterministic.
+for each player of unknown kind from round 2 on: :data:`~catsack.bots.expert.spec.DUMP_PRIOR`), ``dump1=X``
+(the same in round 1, drawn per player; 0 by default). With a seed the bot and :func:`search` are
+deterministic.
 """
 
 from __future__ import annotations

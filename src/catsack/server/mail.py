@@ -760,7 +760,7 @@ class MailSender:
     async def run_once(self, now: float | None = None) -> int:
         """Send what is due; how many were sent."""
         now = time.time() if now is None else now
-        due = await asyncio.to_thread(self.box.claim, now, 20, self.hub.process_id)
+        due = await asyncio.to_thread(self.box.claim, now, holder=self.hub.process_id)
         n = 0
         for mail in due:
             if await self._one(mail, now):

@@ -51,7 +51,8 @@ share) as an SVG chart, e.g. for docs/img/.
 
 A long run can be split across machines: ``--part K/P`` plays only the deals whose number is K modulo
 P, ``--save FILE`` writes the games (JSON), and ``--combine FILE ...`` summarises saved parts together
-(the same table, seed and seating), exactly as if one run had played them all:
+(the same table, seed and seating), exactly as if one run had played them all; with ``--paired`` the
+paired games are saved too, and combined parts print the paired margin over every part's deals:
 
     .venv/bin/python bench/expert_strength.py strong --games 400 --part 0/2 --save a.json --jobs 16
     .venv/bin/python bench/expert_strength.py strong --games 400 --part 1/2 --save b.json --jobs 2
@@ -86,6 +87,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 from xml.sax.saxutils import escape
 
 from catsack.cards import POINTS
@@ -146,20 +148,19 @@ def main() -> None:
         parts = [json.loads(Path(f).read_text()) for f in args.combine]
         if len({(tuple(p["bots"]), p["seed"], p.get("seating", "rotate")) for p in parts}) != 1:
             ap.error("--combine needs parts of one table, seed and seating")
-        games = sorted(
-            (
-                GameResult(**{k: tuple(v) if isinstance(v, list) else v for k, v in g.items()})  # type: ignore[arg-type]
-                for p in parts
-                for g in p["games"]
-            ),
-            key=lambda r: (r.deal, r.rotation),
-        )
+        games = load_games(parts, "games")
         elapsed = sum(p["elapsed"] for p in parts)
         seating = parts[0].get("seating", "rotate")  # files saved before --seating hold rotations only
         hide = bool(parts[0].get("hide_kinds", False))
-        report(tuple(parts[0]["bots"]), parts[0]["seed"], games, elapsed, "combined", args.svg, seating, hide)
+        bots = tuple(parts[0]["bots"])
+        report(bots, parts[0]["seed"], games, elapsed, "combined", args.svg, seating, hide)
+        others = {tuple(p["paired_bots"]) for p in parts if "paired_bots" in p}
+        if others:
+            if len(others) != 1 or any("paired_bots" not in p for p in parts):
+                ap.error("--combine: every part needs the same --paired spec, or none")
+            print_paired_table(bots, parts[0]["seed"], games, others.pop(), load_games(parts, "paired_games"))
         if args.aivat:
-            print_aivat(tuple(parts[0]["bots"]), parts[0]["seed"], games, seating, hide)
+            print_aivat(bots, parts[0]["seed"], games, seating, hide)
         return
     if not args.bots and not args.preset:
         ap.error("give a preset or --bots")
@@ -194,24 +195,22 @@ def main() -> None:
     elapsed = time.perf_counter() - t0
     paired = None if other is None else play(other, args.part, args.jobs, progress)
     if args.save:
+        saved = {
+            "bots": list(bots),
+            "seed": args.seed,
+            "seating": seating,
+            "hide_kinds": args.hide_kinds,
+            "elapsed": elapsed,
+            "games": [asdict(g) for g in games],
+        }
+        if paired is not None and other is not None:
+            saved["paired_bots"] = list(other.bots)
+            saved["paired_games"] = [asdict(g) for g in paired]
         with open(args.save, "w") as f:
-            json.dump(
-                {
-                    "bots": list(bots),
-                    "seed": args.seed,
-                    "seating": seating,
-                    "hide_kinds": args.hide_kinds,
-                    "elapsed": elapsed,
-                    "games": [asdict(g) for g in games],
-                },
-                f,
-            )
+            json.dump(saved, f)
     report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)", args.svg, seating, args.hide_kinds)
     if paired is not None and other is not None:
-        print(f"paired table: {', '.join(other.bots)}")
-        for st in summarize(other.bots, paired, seed=args.seed, ratings=False):
-            print(f"  {st.bot:<24} win share {st.win_share:.3f}  margin {st.mean_margin:+.1f}")
-        print_paired(bots[0], other.bots[0], bots, games, paired)
+        print_paired_table(bots, args.seed, games, other.bots, paired)
     if args.aivat:
         print_aivat(bots, args.seed, games, seating, args.hide_kinds)
 
@@ -244,6 +243,28 @@ def _boot(per_deal: Sequence[Sequence[float]], seed: int = 0) -> tuple[float, fl
         boot.append(sum(sums[i] for i in pick) / sum(counts[i] for i in pick))
     boot.sort()
     return sum(sums) / sum(counts), boot[50], boot[1949]
+
+
+def load_games(parts: Sequence[dict[str, Any]], field: str) -> list[GameResult]:
+    """The games kept under ``field`` in files saved by ``--save``, in schedule order."""
+    return sorted(
+        (
+            GameResult(**{k: tuple(v) if isinstance(v, list) else v for k, v in g.items()})
+            for p in parts
+            for g in p[field]
+        ),
+        key=lambda r: (r.deal, r.rotation),
+    )
+
+
+def print_paired_table(
+    bots: Sequence[str], seed: int, games: list[GameResult], other: Sequence[str], paired: list[GameResult]
+) -> None:
+    """The paired table's win shares and the first spec's paired margin and score over its replacement."""
+    print(f"paired table: {', '.join(other)}")
+    for st in summarize(tuple(other), paired, seed=seed, ratings=False):
+        print(f"  {st.bot:<24} win share {st.win_share:.3f}  margin {st.mean_margin:+.1f}")
+    print_paired(bots[0], other[0], bots, games, paired)
 
 
 def print_paired(

@@ -471,3 +471,41 @@ def test_bench_parts_with_both_seatings_combine_to_the_whole_run(tmp_path: Path)
         [*combine, str(tmp_path / "p0.json"), str(tmp_path / "r.json")], capture_output=True, text=True
     )
     assert mixed.returncode == 2 and "one table, seed and seating" in mixed.stderr
+
+
+@pytest.mark.slow
+def test_bench_paired_parts_combine_to_the_whole_paired_run(tmp_path: Path) -> None:
+    """With ``--paired`` each saved part keeps the paired games too, and the combined parts print the whole
+    run's paired table and paired margin; a part saved without them is refused."""
+    run = [
+        sys.executable,
+        str(BENCH / "expert_strength.py"),
+        "--bots",
+        "heuristic,style:dumper,style:dumper,style:dumper",
+        "--paired",
+        "random",
+        "--hide-kinds",
+        "--games",
+        "16",
+        "--seed",
+        "5",
+    ]
+    whole = subprocess.run(run, check=True, capture_output=True, text=True).stdout
+    assert "paired over random in its seats (16 games, 4 deals)" in whole
+    for k in (0, 1):
+        subprocess.run([*run, "--part", f"{k}/2", "--save", str(tmp_path / f"p{k}.json")], check=True)
+    saved = json.loads((tmp_path / "p0.json").read_text())
+    assert saved["paired_bots"][0] == "random" and len(saved["paired_games"]) == len(saved["games"]) == 8
+    combine = [sys.executable, str(BENCH / "expert_strength.py"), "--combine"]
+    both = subprocess.run(
+        [*combine, str(tmp_path / "p0.json"), str(tmp_path / "p1.json")], capture_output=True, text=True
+    )
+    assert both.returncode == 0, both.stderr
+    tail = whole[whole.index("paired table:") :]
+    assert both.stdout[both.stdout.index("paired table:") :] == tail
+    del saved["paired_bots"], saved["paired_games"]
+    (tmp_path / "bare.json").write_text(json.dumps(saved))
+    mixed = subprocess.run(
+        [*combine, str(tmp_path / "bare.json"), str(tmp_path / "p1.json")], capture_output=True, text=True
+    )
+    assert mixed.returncode == 2 and "same --paired spec" in mixed.stderr

@@ -10,7 +10,8 @@ it prints the mean relative gain per game in each round, with a bootstrap 95% CI
 whole game, and round 1's gain split by the seat's place in the row (R10: position 0 is the start
 player's card, or with 3 seats the dummy's, turned up first, R11). Positive numbers are points
 taken from the others. The parts of one split run (``--part``) can be given together; they must
-share the table, the seed and the seating.
+share the table, the seed and the seating. ``--paired`` reads the games of the paired table instead
+(``bench/expert_strength.py --paired SPEC --save``: the same deals with ``SPEC`` in the first bot's seats).
 
 ``--auctions`` also lists, per spec, the rows it bought (price, kept cat points after R16's dogs, and
 their difference) and the mice it was paid for passing (R13); and per pair of the buyer's spec and the
@@ -164,10 +165,10 @@ def print_auctions(config: TournamentConfig, games: list[dict[str, object]]) -> 
         print(f"  {buyer:<24}<- {second:<24}{len(rows):>6}{price:>8.2f}{kept:>8.2f}{kept - price:>+8.2f}")
 
 
-def load_saved(files: list[Path]) -> tuple[TournamentConfig, list[dict[str, object]]]:
+def load_saved(files: list[Path], paired: bool = False) -> tuple[TournamentConfig, list[dict[str, object]]]:
     """The games saved in ``files`` (the parts of one run of ``bench/expert_strength.py --save``) and the
-    tournament config that dealt them; ValueError naming a file that cannot be read or holds something else,
-    or files of different runs."""
+    tournament config that dealt them (with ``paired``, the paired table's games: ``--paired SPEC``);
+    ValueError naming a file that cannot be read or holds something else, or files of different runs."""
     loaded = []
     for f in files:
         try:
@@ -176,6 +177,10 @@ def load_saved(files: list[Path]) -> tuple[TournamentConfig, list[dict[str, obje
             raise ValueError(f"cannot read saved games from {f}: {e}") from None
         if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys() or not data["games"]:
             raise ValueError(f"{f} is not a file of games saved with bench/expert_strength.py --save")
+        if paired:
+            if not data.get("paired_games"):
+                raise ValueError(f"{f} holds no paired games: save with bench/expert_strength.py --paired SPEC --save")
+            data = {**data, "bots": data["paired_bots"], "games": data["paired_games"]}
         loaded.append(data)
     bots, seed = loaded[0]["bots"], loaded[0]["seed"]
     seating = loaded[0].get("seating", "rotate")  # files saved before --seating hold rotations only
@@ -195,9 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--auctions", action="store_true", help="also list each spec's purchases and pass payouts, and rows by pair"
     )
+    ap.add_argument(
+        "--paired", action="store_true", help="read the paired table's games (saved with --paired SPEC) instead"
+    )
     args = ap.parse_args(argv)
     try:
-        config, games = load_saved(args.files)
+        config, games = load_saved(args.files, args.paired)
     except ValueError as e:
         ap.error(str(e))
     bots, seed, n = config.bots, config.seed, config.seats

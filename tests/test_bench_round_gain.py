@@ -119,3 +119,22 @@ def test_auctions_account_for_every_seats_score(tmp_path: Path, capsys: pytest.C
     assert round_gain.main([str(saved), "--auctions"]) == 0
     out = capsys.readouterr().out
     assert "rows bought per spec" in out and "rows by buyer and runner-up" in out
+
+
+def test_paired_reads_the_paired_tables_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--paired`` splits the paired table's games (saved by ``--paired SPEC --save``) by round; a file
+    saved without a paired table gets a clear error naming it."""
+    saved = tmp_path / "games.json"
+    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", "heuristic,random,random,random"]
+    subprocess.run([*run, "--paired", "style:dumper", "--games", "8", "--seed", "5", "--save", str(saved)], check=True)
+    round_gain = load_bench("round_gain")
+    assert round_gain.main([str(saved), "--paired"]) == 0
+    out = capsys.readouterr().out
+    assert "table: style:dumper, random, random, random; 8 games" in out and "heuristic" not in out
+    data = json.loads(saved.read_text())
+    del data["paired_games"]
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(data))
+    with pytest.raises(SystemExit):
+        round_gain.main([str(bare), "--paired"])
+    assert f"{bare} holds no paired games" in capsys.readouterr().err

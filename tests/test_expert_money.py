@@ -1,4 +1,5 @@
-"""The expert's value of money over the rest of the game (``expert:money=S``, ``leaf.MONEY_GAIN``)."""
+"""The expert's value of money over the rest of the game (``expert:money=S``, ``leaf.MONEY_GAIN``; and
+``expert:future=K``, ``leaf.future_shares``)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import pytest
 
 from catsack.bots.base import BotSpecError, make_bot
 from catsack.bots.expert import HandValue
-from catsack.bots.expert.leaf import MONEY_GAIN, TEMPERATURE, purse_values
-from catsack.bots.expert.spec import MONEY_SCALE, parse_spec
+from catsack.bots.expert.leaf import HAND_POINTS, MONEY_GAIN, TEMPERATURE, future_shares, purse_values
+from catsack.bots.expert.spec import FUTURE_SCALE, MONEY_SCALE, parse_spec
+from catsack.cards import POINTS
 from catsack.game import Game
 
 
@@ -65,3 +67,32 @@ def test_an_empty_purse_lowers_the_leaf_with_the_money_option_only() -> None:
     t = TEMPERATURE[4][8]
     want = [math.exp(e / t) / sum(math.exp(f / t) for f in est) for e in est]
     assert rich == pytest.approx(want)
+
+
+def test_future_option_round_trips_through_the_spec() -> None:
+    assert parse_spec(None).future == FUTURE_SCALE
+    assert parse_spec("future=0.5").future == 0.5
+    assert make_bot("expert:iters=30+future=1").leaf.future == 1.0  # type: ignore[attr-defined]
+    for bad in ("future=3", "future=-0.1", "future=x", "leaf=learned+future=1"):
+        with pytest.raises(BotSpecError):
+            parse_spec(bad)
+
+
+def test_the_cats_still_in_hand_go_to_the_seats_by_their_money() -> None:
+    """``future=K``: K times the cat points left in the hands (R10: each is placed in a later row), split
+    by the seats' mice (R12: the rich buy); nothing where the cards to come are worth nothing or less."""
+    g = _after_all_in_round_1()
+    left = sum(HAND_POINTS[h] for h in g._hands)
+    assert left == sum(POINTS[c] for hand in g._hands for c in range(10) if hand >> c & 1)
+    shares = future_shares(g, 0.5)
+    assert sum(shares) == pytest.approx(0.5 * left)
+    assert shares[0] == 0.0  # the seat that spent all 15 mice in round 1 (R12: it cannot bid)
+    assert shares[1] / g.money[1] == pytest.approx(shares[2] / g.money[2])
+    plain = HandValue().all_seats(g)
+    assert HandValue(0.0, 0.0).all_seats(g) == plain  # future=0 is the leaf as it was
+    ahead = HandValue(0.0, 0.5).all_seats(g)
+    assert sum(ahead) == pytest.approx(1.0) and ahead[0] < plain[0]
+    assert HandValue(0.0, 0.5).win_from(g, list(g.scores()), 0) == pytest.approx(ahead[0])
+    g._hands = [h & ~0b11111 for h in g._hands]  # only negative cats, the rabbit and dogs left
+    assert future_shares(g, 0.5) == [0.0] * 4
+    assert HandValue(0.0, 0.5).all_seats(g) == pytest.approx(plain)

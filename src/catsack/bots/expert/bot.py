@@ -33,7 +33,7 @@ class ExpertBot(Bot):
         self.cheap = opts.cheap
         self.rng = random.Random(seed)
         if leaf is None:
-            leaf = HandValue(opts.money) if opts.leaf == "hand" else LEAVES[opts.leaf]()
+            leaf = HandValue(opts.money, opts.future) if opts.leaf == "hand" else LEAVES[opts.leaf]()
         self.leaf = leaf
         self.last: RootStats | None = None
         self.players: tuple[str | None, ...] | None = None  # the table as met (Bot.meet), for the style priors

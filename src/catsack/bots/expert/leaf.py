@@ -50,14 +50,37 @@ def purse_values(seats: int, scale: float) -> tuple[tuple[float, ...], ...]:
     )
 
 
+#: Per hand (a bit per card, index order as :data:`catsack.cards.POINTS`), the cat points it holds.
+HAND_POINTS: tuple[int, ...] = tuple(sum(POINTS[c] for c in range(10) if h >> c & 1) for h in range(1 << 10))
+
+
+def future_shares(g: Game, scale: float) -> list[float]:
+    """``expert:future=K``: each seat's share of the cat points still in the players' hands, ``scale`` times
+    that total (when above 0) split by the seats' money. Every card in a hand is placed in a later row and
+    bought by someone (R10, R15), and the rich buy them: no bid may exceed the bidder's mice (R12), and
+    the richest can bid what no one else can top. So where good cats are still to come (a table that has
+    dumped its worst cards first), a mouse is worth more than its point (R21). The dummy's cards (3 seats)
+    are left out."""
+    total = sum(HAND_POINTS[h] for h in g._hands)
+    money = g._money
+    purse = sum(money)
+    if total <= 0 or purse <= 0:
+        return [0.0] * len(money)
+    k = scale * total / purse
+    return [k * m for m in money]
+
+
 class HandValue:
     """The hand-made leaf value: score plus the hand's expected gain, as win probabilities (softmax).
 
-    ``money`` > 0 adds that multiple of the purse's fitted value beyond its points (:data:`MONEY_GAIN`).
+    ``money`` > 0 adds that multiple of the purse's fitted value beyond its points (:data:`MONEY_GAIN`);
+    ``future`` > 0 that multiple of each seat's money share of the cat points still to come
+    (:func:`future_shares`).
     """
 
-    def __init__(self, money: float = 0.0) -> None:
+    def __init__(self, money: float = 0.0, future: float = 0.0) -> None:
         self.money = money
+        self.future = future
         self._purse = {n: purse_values(n, money) for n in (3, 4, 5)} if money else {}
 
     def __call__(self, g: Game, seat: int) -> float:
@@ -81,6 +104,8 @@ class HandValue:
             base = [x + purse[m] for x, m in zip(scores, g._money, strict=True)]
         else:
             base = [float(x) for x in scores]
+        if self.future:
+            base = [x + f for x, f in zip(base, future_shares(g, self.future), strict=True)]
         if not any(gain):
             return base
         est = []

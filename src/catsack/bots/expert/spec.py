@@ -49,6 +49,10 @@ BLUFF_PRIOR = 0.25
 #: (:data:`catsack.bots.expert.leaf.MONEY_GAIN`) that the hand-made leaf adds to each seat's expected
 #: score; 0 (the default) counts a mouse as one point (R21) and nothing more.
 MONEY_SCALE = 0.0
+#: ``expert:future=K``: the hand-made leaf adds to each seat's expected score ``K`` times its share of the
+#: money (R12: the rich buy the later rows) of the cat points still in the players' hands
+#: (:func:`catsack.bots.expert.leaf.future_shares`); 0 (the default): off.
+FUTURE_SCALE = 0.0
 #: ``expert:cheap=K``: when the search's pick is a bid, the lowest bid it tried whose mean margin is within
 #: ``K`` standard errors of the pick's (and that it tried in at least :data:`CHEAP_VISITS` of the pick's
 #: iterations) is played instead: a cheap opening keeps the mice and can still be raised once passes turn
@@ -113,6 +117,7 @@ class Options:
     leaders: str = "first"  # round 1's model of who leads (players.LEADERS; the levels: ``start``, docs/bots.md)
     bluff: float = BLUFF_PRIOR  # the prior chance that a player of unknown kind bluffs (the levels: 0)
     money: float = MONEY_SCALE  # the hand leaf's purse value beyond its points, times leaf.MONEY_GAIN (0: off)
+    future: float = FUTURE_SCALE  # the hand leaf's money share of the cat points still in hands, times K (0: off)
     cheap: float = CHEAP_SE  # standard errors within which the lowest bid tried replaces the pick (0: off)
     dump: float = DUMP_PRIOR  # the prior share of the dump style for a player of unknown kind (the levels: 0)
     dump1: float = DUMP1_PRIOR  # the same in round 1, drawn per player (the levels: 0)
@@ -132,6 +137,7 @@ NUMBERS: dict[str, tuple[float, float]] = {
     "mistake": (0.0, 30.0),
     "bluff": (0.0, 0.9),
     "money": (0.0, 3.0),
+    "future": (0.0, 2.0),
     "cheap": (0.0, 5.0),
     "dump": (0.0, 0.5),
     "dump1": (0.0, 0.5),
@@ -140,7 +146,7 @@ NUMBERS: dict[str, tuple[float, float]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+cheap=K][+dump=X][+dump1=X]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+future=K][+cheap=K][+dump=X][+dump1=X]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -202,13 +208,17 @@ def parse_spec(arg: str | None) -> Options:
             f"'depth=D' (1-99), 'infer=0|1', 'intent=read|fixed', 'bids=read|fixed', 'noise=X' (0-30 points, "
             "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
             "'styles=draw|mix', 'bluff=X' (0-0.9), 'money=S' (0-3, the hand leaf's purse value), "
+            "'future=K' (0-2, the hand leaf's money share of the cats still in hands), "
             "'cheap=K' (0-5 standard errors), 'dump=X' (0-0.5, the dump style's prior share), "
             "'dump1=X' (0-0.5, the same in round 1) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
-    if opts.money and opts.leaf != "hand":
-        raise BotSpecError(f"'money=S' values the purse in the hand leaf only, not with 'leaf={opts.leaf}' ({arg!r})")
+    for name in ("money", "future"):
+        if getattr(opts, name) and opts.leaf != "hand":
+            raise BotSpecError(
+                f"'{name}=...' values the purse in the hand leaf only, not with 'leaf={opts.leaf}' ({arg!r})"
+            )
     return opts
 
 

@@ -62,8 +62,8 @@ paired games are saved too, and combined parts print the paired margin over ever
 ``TournamentConfig.hide_kinds``: ``Bot.meet`` gets no kinds), as at a server table of people.
 
 ``--paired SPEC`` also plays the same deals and seatings with the first spec replaced by ``SPEC`` (the
-opponents' seeds are the same) and prints the first spec's paired margin and score over ``SPEC`` in its
-seat, per game with a bootstrap CI over deals, e.g. the expert against the heuristic bot in its seat:
+opponents' seeds are the same) and prints the first spec's paired margin, score and win share over ``SPEC``
+in its seat, per game with a bootstrap CI over deals, e.g. the expert against the heuristic bot in its seat:
 
     .venv/bin/python bench/expert_strength.py --bots expert,style:bluff,style:bluff,style:bluff --paired heuristic
 
@@ -260,7 +260,7 @@ def load_games(parts: Sequence[dict[str, Any]], field: str) -> list[GameResult]:
 def print_paired_table(
     bots: Sequence[str], seed: int, games: list[GameResult], other: Sequence[str], paired: list[GameResult]
 ) -> None:
-    """The paired table's win shares and the first spec's paired margin and score over its replacement."""
+    """The paired table's win shares and the first spec's paired margin, score and win share over its replacement."""
     print(f"paired table: {', '.join(other)}")
     for st in summarize(tuple(other), paired, seed=seed, ratings=False):
         print(f"  {st.bot:<24} win share {st.win_share:.3f}  margin {st.mean_margin:+.1f}")
@@ -270,10 +270,12 @@ def print_paired_table(
 def print_paired(
     first: str, other: str, bots: Sequence[str], games: list[GameResult], paired: list[GameResult]
 ) -> None:
-    """The first spec's paired margin and score over ``other`` in the same seats of the same games."""
+    """The first spec's paired margin, score and win share (R22, ties split) over ``other`` in the same seats
+    of the same games."""
     by_key = {(g.deal, g.rotation): g for g in paired}
     margin: dict[int, list[float]] = defaultdict(list)
     score: dict[int, list[float]] = defaultdict(list)
+    wins: dict[int, list[float]] = defaultdict(list)
     for a in games:
         b = by_key.get((a.deal, a.rotation))
         if b is None:
@@ -286,12 +288,17 @@ def print_paired(
             mb = b.scores[seat] - sum(b.scores) / n
             margin[a.deal].append(ma - mb)
             score[a.deal].append(a.scores[seat] - b.scores[seat])
+            wa = 1.0 / len(a.winners) if seat in a.winners else 0.0
+            wb = 1.0 / len(b.winners) if seat in b.winners else 0.0
+            wins[a.deal].append(wa - wb)
     m, mlo, mhi = _boot(list(margin.values()))
     sc, slo, shi = _boot(list(score.values()), 1)
+    w, wlo, whi = _boot(list(wins.values()), 2)
     games_n = sum(map(len, margin.values()))
     print(
         f"  paired over {other} in its seats ({games_n} games, {len(margin)} deals): margin {m:+.2f} "
-        f"[{mlo:+.2f}, {mhi:+.2f}], score {sc:+.2f} [{slo:+.2f}, {shi:+.2f}] points a game"
+        f"[{mlo:+.2f}, {mhi:+.2f}], score {sc:+.2f} [{slo:+.2f}, {shi:+.2f}] points a game, "
+        f"win share {w:+.3f} [{wlo:+.3f}, {whi:+.3f}]"
     )
 
 

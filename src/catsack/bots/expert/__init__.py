@@ -78,9 +78,12 @@ probabilities by a softmax whose temperature grows with the rounds left,
 fitted on self-play games by ``bench/expert_fit.py``. ``leaf=learned``
 (:class:`LearnedValue`): the win head of :mod:`catsack.learn`'s value model
 on the searcher's own view. In round 9 the leaf is the real end of the game.
-``money=S`` (off by default) adds to the hand leaf a fitted value of each seat's
-purse beyond its points (:data:`~catsack.bots.expert.leaf.MONEY_GAIN`): a
-mouse is also the power to bid for a later row (R12).
+``future=K`` (0.6 by default; the levels 0) adds to each seat's expected score
+K times its share of all the seats' money of the cat points still in the
+players' hands (:func:`~catsack.bots.expert.leaf.future_shares`): every card in
+a hand goes into a later row, and the rich buy them (R12). ``money=S`` (off by
+default) adds a fitted value of each seat's purse beyond its points instead
+(:data:`~catsack.bots.expert.leaf.MONEY_GAIN`).
 
 **3. Reward that reflects winning.** The searcher's reward is its win share
 (R22: ties split; at a leaf, the win probability) plus its score margin over
@@ -103,7 +106,8 @@ everyone; ``noise=X`` sets that noise), ``lock=0|1`` (the bid no one can top, mo
 for everyone, or none), ``styles=draw|mix`` (the styles drawn per world, or mixed in every world),
 ``leaders=first|start`` (who leads round 1: read player by player, ``expert``'s default, or only the start
 player, the levels' model; an option after a level's name overrides the level's), ``money=S`` (the hand
-leaf's value of a purse beyond its points, 0 by default), ``cheap=K`` (the lowest bid within ``K``
+leaf's value of a purse beyond its points, 0 by default), ``future=K`` (the hand leaf's money share of the
+cats still in hands, :data:`~catsack.bots.expert.spec.FUTURE_SCALE`), ``cheap=K`` (the lowest bid within ``K``
 standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_tied`; 0 by default),
 ``dump=X`` (the prior share of the ``dump`` style, a player who hides the card that hurts the buyer most,
 for each player of unknown kind from round 2 on: :data:`~catsack.bots.expert.spec.DUMP_PRIOR`), ``dump1=X``

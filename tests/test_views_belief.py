@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import re
 from collections import Counter
 
 import pytest
@@ -337,3 +338,63 @@ def test_r23_a_fresh_view_holds_nothing_hidden(seats: int) -> None:
                 assert w == v == c and w.history == v.history == c.history
                 assert dataclasses.replace(g.view(seat)) == v
                 assert v.to_dict() == g.view(seat).to_dict()
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+@settings(max_examples=80)
+@given(seed=SEEDS, cut=st.integers(min_value=0, max_value=160))
+def test_swap_face_down_changes_only_what_the_owner_alone_has_seen(seats: int, seed: int, cut: int) -> None:
+    """``Game.swap_face_down`` fixes one hidden card of a sampled world: the owner's face-down card (R10)
+    trades places with a card of its hand or its removed card (R7); every other seat's view (R23) and the
+    public view stay the same, the owner's set of cards stays the same, and the game replays from its setup
+    and moves like any game."""
+    g, rng = play_to(seats, seed, cut)
+    owners = g.row_owners
+    for pos in range(g.face_up, len(g.row)):
+        owner = owners[pos]
+        if owner is None:
+            with pytest.raises(ValueError, match="face-down card of a player"):
+                g.swap_face_down(pos, g.row[pos])
+            continue
+        candidates = [*g.hand(owner), g.removed(owner)]
+        card = rng.choice(candidates)
+        h = g.clone()
+        h.swap_face_down(pos, card)
+        assert h.row[pos] == card
+        assert sorted([*h.hand(owner), h.removed(owner), h.row[pos]]) == sorted([*candidates, g.row[pos]])
+        assert h.hand_mask(owner) == sum(1 << c for c in h.hand(owner))
+        for seat in viewers(seats):
+            if seat != owner:
+                assert h.view(seat) == g.view(seat)
+        assert h.legal_moves() == g.legal_moves()
+        replayed = Game(h.setup)
+        for m in h.moves:
+            replayed.play(m)
+        assert replayed == h
+        assert h.total_money() == TOTAL_MONEY[seats]
+
+
+def test_swap_face_down_names_what_was_wrong() -> None:
+    """A face-up position, a position past the row and a card its owner does not hold are refused, each with
+    its reason, and the game is left as it was."""
+    g = Game.new(4, rng=random.Random(5))
+    while g.round < 2 or g.phase != "bidding":  # round 2's auction: the cards placed in round 1 are gone
+        moves = g.legal_moves()
+        g.play(moves[0] if g.phase == "placement" else moves[-1])
+    assert g.face_up == 1
+    before = g.clone()
+    with pytest.raises(ValueError, match="row position 0 does not hold a face-down card"):
+        g.swap_face_down(0, g.hand(g.start_player)[0])
+    with pytest.raises(ValueError, match="row position 4 does not hold"):
+        g.swap_face_down(4, CARDS[0])
+    owner = g.row_owners[1]
+    assert owner is not None
+    held = {*g.hand(owner), g.removed(owner), g.row[1]}
+    other = next(c for c in CARDS if c not in held)
+    with pytest.raises(
+        ValueError, match=re.escape(f"seat {owner} holds no {TOKENS[other]} to place at row position 1")
+    ):
+        g.swap_face_down(1, other)
+    with pytest.raises(ValueError, match="not a card index: 10"):
+        g.swap_face_down(1, 10)
+    assert g == before

@@ -570,11 +570,11 @@ class Game:
 
     def cat_points(self) -> tuple[int, ...]:
         """Each seat's cat sum (R21: rabbits 0)."""
-        return tuple(sum(POINTS[c] for c in w) for w in self._won)
+        return tuple([sum([POINTS[c] for c in w]) for w in self._won])
 
     def scores(self) -> tuple[int, ...]:
         """Each seat's score: cat points plus money (R21)."""
-        return tuple(p + m for p, m in zip(self.cat_points(), self._money, strict=True))
+        return tuple([sum([POINTS[c] for c in w]) + m for w, m in zip(self._won, self._money, strict=True)])
 
     def winners(self) -> tuple[int, ...]:
         """The winning seats (R22), ranked by score then cat sum; empty until the end."""
@@ -1158,6 +1158,40 @@ class Game:
             self._dummy[hidden_from:] = pool[: ROUNDS - hidden_from]
             if up == 0 and r < ROUNDS:
                 row[0] = self._dummy[r]
+        self._legal = self._find_legal()
+
+    def hand_mask(self, seat: int) -> int:
+        """``seat``'s hand as a bit per card (bit ``i`` for :class:`Card` index ``i``; hidden, R23): the
+        compact form of :meth:`hand` for search code."""
+        return self._hands[seat]
+
+    def swap_face_down(self, pos: int, card: Card | int) -> None:
+        """Put ``card`` face down at row position ``pos`` in place of the card there, which goes where
+        ``card`` was: its owner's hand or removed card (R7, R10).
+
+        A step for search code that fixes one hidden card of a sampled world (after :meth:`redeal`):
+        only cards the owner alone has seen change places, so no other seat's view changes (R23).
+        ``pos`` must hold a card of this round that is still face down and not the dummy's (R11), and
+        ``card`` must be in its owner's hand or be its removed card; otherwise :class:`ValueError`.
+        """
+        row = self._row
+        if not self.face_up <= pos < len(row) or (self._n == 3 and pos == 0):
+            raise ValueError(f"row position {pos} does not hold a face-down card of a player")
+        owner = (self._start + pos - (1 if self._n == 3 else 0)) % self._n
+        old = row[pos]
+        c = int(card)
+        if not 0 <= c < len(CARDS):
+            raise ValueError(f"not a card index: {c} (expected 0-{len(CARDS) - 1})")
+        if c == old:
+            return
+        if self._removed[owner] == c:
+            self._removed[owner] = old
+        elif self._hands[owner] >> c & 1:
+            self._hands[owner] ^= (1 << c) | (1 << old)
+        else:
+            raise ValueError(f"seat {owner} holds no {CARDS[c]} to place at row position {pos}")
+        row[pos] = c
+        self._moves[self._rply + pos - (1 if self._n == 3 else 0)] = PLACES[c]  # R10: the placing move
         self._legal = self._find_legal()
 
     # ------------------------------------------------------------------ comparison

@@ -61,8 +61,8 @@ def future_shares(g: Game, scale: float) -> list[float]:
     the richest can bid what no one else can top. So where good cats are still to come (a table that has
     dumped its worst cards first), a mouse is worth more than its point (R21). The dummy's cards (3 seats)
     are left out."""
-    total = sum(HAND_POINTS[h] for h in g._hands)
-    money = g._money
+    money = g.money
+    total = sum(HAND_POINTS[g.hand_mask(s)] for s in range(len(money)))
     purse = sum(money)
     if total <= 0 or purse <= 0:
         return [0.0] * len(money)
@@ -101,7 +101,7 @@ class HandValue:
         left = 10 - g.round
         if self.money:
             purse = self._purse[n][min(left, 9)]
-            base = [x + purse[m] for x, m in zip(scores, g._money, strict=True)]
+            base = [x + purse[m] for x, m in zip(scores, g.money, strict=True)]
         else:
             base = [float(x) for x in scores]
         if self.future:
@@ -110,7 +110,7 @@ class HandValue:
             return base
         est = []
         for s in range(n):
-            hand = g._hands[s]
+            hand = g.hand_mask(s)
             extra = 0.0
             for c in range(10):
                 if hand >> c & 1:
@@ -128,8 +128,8 @@ class HandValue:
 
 
 def seat_scores(g: Game) -> list[int]:
-    """Each seat's score (R21), as :meth:`Game.scores` computes it, without the intermediate tuples."""
-    return [sum([POINTS[c] for c in w]) + m for w, m in zip(g._won, g._money, strict=True)]
+    """Each seat's score (R21, :meth:`Game.scores`), as a list."""
+    return list(g.scores())
 
 
 def softmax_win(est: Sequence[float], temperature: float) -> list[float]:

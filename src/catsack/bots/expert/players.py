@@ -576,6 +576,11 @@ def _intent_weights(
     return placement_weights(tuple(money), p)
 
 
+def passed_mask(g: Game) -> int:
+    """The seats that passed this round (R13), a bit per seat, as :func:`lock_bid` takes them."""
+    return sum(1 << s for s, out in enumerate(g.passed) if out)
+
+
 def lock_bid(money: Sequence[int], passed: int, s: int) -> int:
     """The bid of seat ``s`` that no other player still in the auction can top: the most money any of
     them holds (R12: a bid must not exceed the bidder's money; ``passed``: a bit per seat that passed).

@@ -24,6 +24,7 @@ from catsack.bots.expert.players import (
     lock_bid,
     mixed_weights,
     observed_actions,
+    passed_mask,
     seat_awareness,
     seat_bluffs,
     seat_habits,
@@ -243,7 +244,7 @@ def search(
         mine = 0  # the searcher's decisions taken in the tree this iteration
         while True:
             p = g.to_move
-            if p is None or (g._phase == 0 and g.round >= stop_round):
+            if p is None or (g.phase == "placement" and g.round >= stop_round):
                 break
             if p != seat:
                 move = honest_move(g, table, dev, rand)
@@ -268,7 +269,8 @@ def search(
             acts = node.acts
             if not acts:
                 legal = g.legal_moves()
-                acts = node.acts = tree_bids(legal, g.high_bid, lock_bid(g._money, g._passed, seat) if lock else None)
+                top = lock_bid(g.money, passed_mask(g), seat) if lock else None
+                acts = node.acts = tree_bids(legal, g.high_bid, top)
                 node.kids = [None] * len(acts)
             kids = node.kids
             if node.tried < len(acts):

@@ -23,7 +23,6 @@ from catsack.bots.expert.players import (
 )
 from catsack.bots.heuristic import public_tables
 from catsack.game import Game
-from catsack.moves import PLACES
 from catsack.view import View
 
 #: The index of a ``lead`` player's placement weights when it does not lead (:func:`leaders_of`: it dumps);
@@ -181,7 +180,7 @@ def deal_world(
     if not hidden and worlds is None:
         return g
     rand = rng.random
-    row = list(g._row)
+    row: list[int] = list(g.row)
     best_w = -1.0
     best: list[int] = row
     drawn = best_drawn = _NO_STYLES[g.seats]
@@ -221,22 +220,6 @@ def deal_world(
             break
     if worlds is not None:
         worlds.apply(table, best_drawn)
-    # Swap the drawn cards in. Game fields are written directly: the engine has no API to fix a
-    # hidden card, and the swap only exchanges cards between places all hidden from the seat.
-    hands = g._hands
-    removed = g._removed
-    grow = g._row
-    first_ply = g._rply - (1 if g.seats == 3 else 0)
-    for pos, owner, _by_style in hidden:
-        c = best[pos]
-        old = grow[pos]
-        if c == old:
-            continue
-        if removed[owner] == c:
-            removed[owner] = old
-        else:
-            hands[owner] ^= (1 << c) | (1 << old)
-        grow[pos] = c
-        g._moves[first_ply + pos] = PLACES[c]
-    g._legal = g._find_legal()
+    for pos, _owner, _by_style in hidden:
+        g.swap_face_down(pos, best[pos])  # the owner's hand or removed card takes the card there
     return g

@@ -542,6 +542,11 @@ class Game:
         return tuple(CARDS[c] for c in self._row)
 
     @property
+    def row_indexes(self) -> tuple[int, ...]:
+        """:attr:`row` as :class:`Card` indexes (0-9): the compact form for search code."""
+        return tuple(self._row)
+
+    @property
     def row_owners(self) -> tuple[int | None, ...]:
         """Who placed each row card (R10); ``None`` for the dummy's card."""
         return self._owners(self._start, len(self._row))

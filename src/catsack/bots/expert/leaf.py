@@ -62,7 +62,8 @@ def future_shares(g: Game, scale: float) -> list[float]:
     dumped its worst cards first), a mouse is worth more than its point (R21). The dummy's cards (3 seats)
     are left out."""
     money = g.money
-    total = sum(HAND_POINTS[g.hand_mask(s)] for s in range(len(money)))
+    hand = g.hand_mask
+    total = sum([HAND_POINTS[hand(s)] for s in range(len(money))])
     purse = sum(money)
     if total <= 0 or purse <= 0:
         return [0.0] * len(money)

@@ -14,7 +14,7 @@ from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, mask_row_
 from catsack.bots.ismcts import SELLER_WEIGHTS, placement_weights
 from catsack.bots.random_bot import auction_move
 from catsack.constants import UP_AFTER_PASSES
-from catsack.game import LAST_CHOICE, Game, RoundResult
+from catsack.game import Game, RoundResult
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.setup import START_MONEY
 from catsack.view import View
@@ -544,15 +544,16 @@ def bid_habits(
 
 def _place(g: Game, table: RoundFacts, rand: Callable[[], float]) -> Move:
     """A placement for the seat to move, in a style drawn from its shares (:func:`styles`)."""
-    legal = g._legal
-    s = g._to_move
+    legal = g.legal_moves()
+    s = g.to_move
+    assert s is not None
     style = table.style[s]
     u = rand()
     w: Sequence[float]
     if u >= 1.0 - style[DUMP]:
         w = DUMP_WEIGHTS
     elif u >= style[ANY]:
-        w = _intent_weights(g._money, s, g._start, u < style[ANY] + style[LEAD], table.leaders)
+        w = _intent_weights(g.money, s, g.start_player, u < style[ANY] + style[LEAD], table.leaders)
     else:
         return legal[int(rand() * len(legal))]
     x = rand() * sum(w[m.arg] for m in legal)
@@ -611,47 +612,51 @@ def honest_limit(est: float, payout: int, later: int, others_in: int) -> float:
 def honest_move(g: Game, table: RoundFacts, noise: Sequence[float], rand: Callable[[], float]) -> Move:
     """The honest move of the seat to move in ``g`` (see the module docstring).
 
-    Reads the engine's fields directly (this runs a few hundred thousand times a second); the
-    values are those of ``g.legal_moves()``, ``g.face_up``, ``g.next_payout`` and ``g.high_bid``.
+    The game is read through its public queries (:meth:`Game.legal_moves`, :attr:`Game.to_move`,
+    :attr:`Game.phase`, :attr:`Game.row_indexes`, :attr:`Game.passed`, :attr:`Game.next_payout`, ...).
     """
-    legal = g._legal
+    legal = g.legal_moves()
     if len(legal) == 1:
         return legal[0]
     if legal[0].kind == PLACE:
         return _place(g, table, rand)
-    s = g._to_move
+    s = g.to_move
+    assert s is not None
+    last_choice = g.phase == "last choice"
     if table.own_bids >> s & 1 and (table.style[s][ANY] >= 1.0 or rand() < table.style[s][ANY]):
-        return auction_move(legal, g._phase == LAST_CHOICE, g._high, rand)  # the random bot's own rule
-    row = g._row
-    if g._phase == LAST_CHOICE:  # R15: the whole row is face up
+        return auction_move(legal, last_choice, g.high_bid, rand)  # the random bot's own rule
+    row = g.row_indexes
+    if last_choice:  # R15: the whole row is face up
         est = table.estimate(row, len(row), s) + noise[s]
         return legal[0] if est > 1 else PASS_MOVE
-    npass = g._passed.bit_count()
-    cards = g._cards
+    passed = g.passed
+    npass = sum(passed)
+    cards = g.mouse_cards
+    n = len(passed)
     up = table.up_after[npass]
     est = table.estimate(row, up, s) + noise[s]
     chance = table.bluff[s]
-    if chance > 0.0 and g._n - npass >= 3:  # two or more others still in: it may bid as if its card were average
+    if chance > 0.0 and n - npass >= 3:  # two or more others still in: it may bid as if its card were average
         public = table.public_estimate(row, up)
         if est - noise[s] < public - BLUFF_GAP and rand() < chance:
             est = public + noise[s]
-    payout = cards[npass] if g._filled else 0  # R13, R18
-    limit = honest_limit(est, payout, cards[min(npass + 1, len(cards) - 1)], g._n - npass - 1)
-    high = g._high
-    start = g._start
+    payout = g.next_payout  # R13, R18
+    limit = honest_limit(est, payout, cards[min(npass + 1, len(cards) - 1)], n - npass - 1)
+    high = g.high_bid
+    start = g.start_player
     if (
         table.sure_lead
         and table.leaders >> s & 1
         and table.lockp[s] >= 1.0
-        and (s != start or (high == 0 and g._money[s] >= max(g._money)))
         and legal[0].kind == BID
+        and (s != start or (high == 0 and g.money[s] >= max(g.money)))
     ):
-        top = lock_bid(g._money, g._passed, s)
+        top = lock_bid(g.money, passed_mask(g), s)
         if est - noise[s] >= top and high < top <= legal[-2].arg:
             return BIDS[top]  # R5, R12: it led its best cats to buy the row, and no one can top this
     if legal[0].kind == BID and high + 1 <= limit:
         lockp = table.lockp[s]
-        top = lock_bid(g._money, g._passed, s) if lockp >= 1.0 or (lockp > 0.0 and rand() < lockp) else 0
+        top = lock_bid(g.money, passed_mask(g), s) if lockp >= 1.0 or (lockp > 0.0 and rand() < lockp) else 0
         if high < top <= limit and top <= legal[-2].arg:
             return BIDS[top]  # R12: no one still in can top this bid, so it wins the row
         step = 1 if rand() < 0.75 else 2

@@ -180,7 +180,7 @@ def deal_world(
     if not hidden and worlds is None:
         return g
     rand = rng.random
-    row: list[int] = list(g.row)
+    row = list(g.row_indexes)
     best_w = -1.0
     best: list[int] = row
     drawn = best_drawn = _NO_STYLES[g.seats]

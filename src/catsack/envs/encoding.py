@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from catsack.cards import POINTS, TOKENS
-from catsack.game import OVER, PHASE_NAMES, ROUNDS, Game, RoundResult
+from catsack.game import PHASE_NAMES, ROUNDS, Game, RoundResult
 from catsack.moves import BID, BIDS, PASS, PASS_MOVE, PLACE, PLACES, Move
 from catsack.setup import MOUSE_CARDS, TOTAL_MONEY, check_seats
 from catsack.view import View
@@ -170,7 +170,7 @@ def resolve_action(moves: tuple[Move, ...], action: Any) -> tuple[Move, dict[str
 
 def seat_legal(game: Game, seat: int) -> tuple[Move, ...]:
     """``seat``'s legal moves: the game's while it is that seat's turn, else none (as in its view, R23)."""
-    return game._legal if game._to_move == seat and game._phase != OVER else ()
+    return game.legal_moves() if game.to_move == seat else ()
 
 
 def game_rewards(game: Game, mode: str = "margin") -> tuple[float, ...]:

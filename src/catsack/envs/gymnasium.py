@@ -54,7 +54,7 @@ from catsack.envs.encoding import (
     seat_legal,
 )
 from catsack.envs.observer import Observer
-from catsack.game import OVER, PHASE_NAMES, Game
+from catsack.game import Game
 from catsack.setup import check_seats
 from catsack.view import View
 
@@ -162,14 +162,14 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
         if g.is_over:
             raise RuntimeError("the game is over: call reset() to start another")
         # The learner is to move: the game's legal moves are its view's.
-        move, extra = resolve_action(g._legal, action)  # raises ActionError for non-actions
+        move, extra = resolve_action(g.legal_moves(), action)  # raises ActionError for non-actions
         reward = 0.0
         if extra is not None:  # documented, deterministic: the lowest legal action, and a penalty
             reward -= self.illegal_penalty
         g.play(move)
         self._sync()
         self._play_bots()
-        terminated = g._phase == OVER
+        terminated = g.is_over
         if terminated:  # scores, cat points and winners are public now (R20-R22)
             reward += game_rewards(g, self.reward_mode)[self._seat]
         info = self._info()
@@ -225,13 +225,12 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
 
     def _play_bots(self) -> None:
         g = self.game
-        while g._phase != OVER and g._to_move != self._seat:
-            seat = g._to_move
+        while (seat := g.to_move) is not None and seat != self._seat:
             bot = self._bots[seat]
             if type(bot) is RandomBot:
                 # The random bot reads only its legal moves, the phase and the high bid of its view (R23):
                 # hand them over without building the whole view. Same moves, same draws.
-                g.play(bot.decide(g._legal, PHASE_NAMES[g._phase], g._high))
+                g.play(bot.decide(g.legal_moves(), g.phase, g.high_bid))
                 self._sync()
                 continue
             view = g.view(seat)

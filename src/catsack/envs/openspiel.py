@@ -265,7 +265,7 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
     def position_key(self, player: int) -> tuple[object, int, int] | None:
         """Names this state's position for ``player`` (``None`` while dealing); the box is never shared."""
         g = self._box.game
-        return None if g is None else (self._box, len(g._moves), player)
+        return None if g is None else (self._box, g.ply, player)
 
     def write_tensors(self, player: int, obs: np.ndarray[Any, Any], rounds: np.ndarray[Any, Any] | None) -> bool:
         """Write ``player``'s observation (and finished rounds) tensors; ``False`` during the setup."""
@@ -275,7 +275,7 @@ class CatsackState(pyspiel.State):  # type: ignore[misc]
             return False
         box.observe_into(player, obs)
         if rounds is not None:
-            rounds[:] = shared_rounds_vector(g._finished()[0], player, self._n)  # public rounds (R14, R17)
+            rounds[:] = shared_rounds_vector(g.rounds, player, self._n)  # public rounds (R14, R17)
         return True
 
     def known_setup(self, player: int) -> tuple[int, int | None]:

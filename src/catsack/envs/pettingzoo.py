@@ -49,7 +49,7 @@ from catsack.envs.encoding import (
     seat_legal,
 )
 from catsack.envs.observer import Observer
-from catsack.game import OVER, Game
+from catsack.game import Game
 from catsack.moves import Move
 from catsack.setup import check_seats
 
@@ -113,10 +113,10 @@ class _Table:
 
     def resolve(self, action: Any) -> tuple[Move, dict[str, Any] | None]:
         """The move to play for ``action`` and, if it was illegal and replaced, the info to report."""
-        return resolve_action(self.game._legal, action)
+        return resolve_action(self.game.legal_moves(), action)
 
     def fallback_move(self) -> Move:
-        return ACTION_MOVES[legal_entry(self.game._legal)[1][0]]
+        return ACTION_MOVES[legal_entry(self.game.legal_moves())[1][0]]
 
     def final(self) -> tuple[float, ...]:
         return game_rewards(self.game, self.reward_mode)
@@ -221,8 +221,8 @@ class CatsackAEC(_Spaces, AECEnv):  # type: ignore[misc]
                 self._cumulative_rewards[agent] = 0.0
                 self.infos[agent] = {}
                 t.play(move)
-                if g._phase != OVER:
-                    self.agent_selection = t.names[g._to_move]
+                if (mover := g.to_move) is not None:
+                    self.agent_selection = t.names[mover]
                     return
                 self._finish_step(agent)
                 return

@@ -17,6 +17,10 @@ share the table, the seed and the seating. ``--paired`` reads the games of the p
 their difference) and the mice it was paid for passing (R13); and per pair of the buyer's spec and the
 runner-up's (the last player to pass before the buyer, R15), the rows bought, their mean price and
 kept points: where the searching bots' rows cost more than they keep.
+
+``--purse`` splits each spec's placements (R10) by the mice it held when the round began: how often it
+placed a good cat (+8, +11, +15), and where those cats went, into its own won pile or another's (R17),
+with the mean price of the rows that took them: whether a poor seat gives its good cats away.
 """
 
 from __future__ import annotations
@@ -165,6 +169,84 @@ def print_auctions(config: TournamentConfig, games: list[dict[str, object]]) -> 
         print(f"  {buyer:<24}<- {second:<24}{len(rows):>6}{price:>8.2f}{kept:>8.2f}{kept - price:>+8.2f}")
 
 
+#: The purse buckets of ``--purse``: (lowest, highest) mice held when the round began.
+PURSES: tuple[tuple[int, int], ...] = ((0, 4), (5, 9), (10, 14), (15, 19), (20, 999))
+GOOD_CAT = 8  # ``--purse``: a placed cat worth at least this many points is a good cat
+
+
+class Placements(NamedTuple):
+    """Per spec and purse bucket (:data:`PURSES`): placements, good cats placed, and of those the ones its
+    own won pile took, the ones another seat's took (each with the row's price), and the rest (chased by a
+    dog, R16, or in a void round, R19)."""
+
+    placed: dict[str, list[int]]
+    good: dict[str, list[int]]
+    kept: dict[str, list[list[int]]]
+    given: dict[str, list[list[int]]]
+    lost: dict[str, list[int]]
+
+
+def bucket(mice: int) -> int:
+    """The index in :data:`PURSES` of a purse of ``mice``."""
+    return next(i for i, (lo, hi) in enumerate(PURSES) if lo <= mice <= hi)
+
+
+def purse_placements(config: TournamentConfig, games: list[dict[str, object]]) -> Placements:
+    """Every placement of the saved games by its spec and the placer's mice at the round's start (R10, R17)."""
+    specs = list(dict.fromkeys(config.bots))
+    k = len(PURSES)
+    out = Placements(
+        {s: [0] * k for s in specs},
+        {s: [0] * k for s in specs},
+        {s: [[] for _ in range(k)] for s in specs},
+        {s: [[] for _ in range(k)] for s in specs},
+        {s: [0] * k for s in specs},
+    )
+    for saved in games:
+        game, moves = _replay(config, saved)
+        purses = [game.money]  # each seat's mice as each round begins
+        for text in moves:
+            round_now = game.round
+            game.play(parse_move(text))
+            if game.round != round_now:
+                purses.append(game.money)
+        entries = saved["entries"]
+        assert isinstance(entries, list)
+        for r in game.view(0).rounds:
+            won = Counter(r.won)
+            for card, owner in zip(r.row, r.owners, strict=True):
+                if owner is None:  # the dummy's card (3 seats)
+                    continue
+                spec = config.bots[entries[owner]]
+                b = bucket(purses[r.number - 1][owner])
+                out.placed[spec][b] += 1
+                if POINTS[card] < GOOD_CAT:
+                    continue
+                out.good[spec][b] += 1
+                if r.buyer is not None and r.price is not None and won[card] > 0:
+                    won[card] -= 1
+                    (out.kept if r.buyer == owner else out.given)[spec][b].append(r.price)
+                else:
+                    out.lost[spec][b] += 1
+    return out
+
+
+def print_purse(config: TournamentConfig, games: list[dict[str, object]]) -> None:
+    """Per spec and purse, the placements, the good cats among them and where those went (``--purse``)."""
+    a = purse_placements(config, games)
+    print(f"placements by the mice held at the round's start; good cats (>= +{GOOD_CAT}) and where they went:")
+    print(f"  {'spec':<24}{'mice':>8}{'placed':>8}{'good':>8}{'own pile':>10}{'price':>7}{'other':>8}{'price':>7}")
+    for spec in a.placed:
+        for b, (lo, hi) in enumerate(PURSES):
+            if not a.placed[spec][b]:
+                continue
+            kept, given = a.kept[spec][b], a.given[spec][b]
+            own = f"{len(kept):>10}{sum(kept) / len(kept) if kept else 0:>7.1f}"
+            other = f"{len(given):>8}{sum(given) / len(given) if given else 0:>7.1f}"
+            mice = f"{lo}-{hi}" if hi < 999 else f"{lo}+"
+            print(f"  {spec:<24}{mice:>8}{a.placed[spec][b]:>8}{a.good[spec][b]:>8}{own}{other}")
+
+
 def load_saved(files: list[Path], paired: bool = False) -> tuple[TournamentConfig, list[dict[str, object]]]:
     """The games saved in ``files`` (the parts of one run of ``bench/expert_strength.py --save``) and the
     tournament config that dealt them (with ``paired``, the paired table's games: ``--paired SPEC``);
@@ -199,6 +281,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--round1", action="store_true", help="also list round 1's placements and openings per spec")
     ap.add_argument(
         "--auctions", action="store_true", help="also list each spec's purchases and pass payouts, and rows by pair"
+    )
+    ap.add_argument(
+        "--purse", action="store_true", help="also split each spec's placements by its mice, and where good cats went"
     )
     ap.add_argument(
         "--paired", action="store_true", help="read the paired table's games (saved with --paired SPEC) instead"
@@ -249,6 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         print_round1(config, games)
     if args.auctions:
         print_auctions(config, games)
+    if args.purse:
+        print_purse(config, games)
     return 0
 
 

@@ -138,3 +138,30 @@ def test_paired_reads_the_paired_tables_games(tmp_path: Path, capsys: pytest.Cap
     with pytest.raises(SystemExit):
         round_gain.main([str(bare), "--paired"])
     assert f"{bare} holds no paired games" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bots", ["heuristic,random,random", "random,heuristic,random,heuristic"])
+def test_purse_counts_every_placement_once(bots: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--purse``: every seat places one card a round (R10), so each spec's placements over the purse
+    buckets are 9 per seat-game; each good cat placed went to its own pile, another's, or neither (R16, R17,
+    R19); and the printout has a line per spec and bucket it placed from."""
+    n = len(bots.split(","))
+    saved = tmp_path / "games.json"
+    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", bots, "--games", str(2 * n), "--seed", "4"]
+    subprocess.run([*run, "--save", str(saved)], check=True, capture_output=True, timeout=120)
+    data = json.loads(saved.read_text())
+    round_gain = load_bench("round_gain")
+    config = TournamentConfig(bots=tuple(data["bots"]), games=2 * n, seed=data["seed"])
+    a = round_gain.purse_placements(config, data["games"])
+    specs = bots.split(",")
+    for spec in set(specs):
+        seat_games = specs.count(spec) * 2 * n
+        assert sum(a.placed[spec]) == 9 * seat_games
+        for b in range(len(round_gain.PURSES)):
+            assert a.good[spec][b] == len(a.kept[spec][b]) + len(a.given[spec][b]) + a.lost[spec][b]
+            assert a.good[spec][b] <= a.placed[spec][b]
+    assert sum(sum(a.good[s]) for s in set(specs)) > 0
+    assert round_gain.main([str(saved), "--purse"]) == 0
+    out = capsys.readouterr().out
+    lines = out[out.index("placements by the mice") :].splitlines()[2:]
+    assert len(lines) == sum(1 for s in set(specs) for x in a.placed[s] if x)

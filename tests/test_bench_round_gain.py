@@ -7,11 +7,23 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from bench_modules import BENCH, load_bench
 from catsack.tournament import TournamentConfig
+
+
+def save_games(bots: str, seed: int, tmp_path: Path) -> tuple[Path, dict[str, Any], TournamentConfig]:
+    """Two games a seat of ``bots`` saved by ``bench/expert_strength.py --save``: the file, its data and the
+    tournament config that dealt them."""
+    n = len(bots.split(","))
+    saved = tmp_path / "games.json"
+    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", bots, "--games", str(2 * n)]
+    subprocess.run([*run, "--seed", str(seed), "--save", str(saved)], check=True, capture_output=True, timeout=120)
+    data = json.loads(saved.read_text())
+    return saved, data, TournamentConfig(bots=tuple(data["bots"]), games=2 * n, seed=data["seed"])
 
 
 @pytest.mark.parametrize("bots", ["heuristic,random,random", "random,heuristic,random,heuristic"])
@@ -20,12 +32,8 @@ def test_round_gains_add_up_to_each_seats_result(bots: str, tmp_path: Path) -> N
     """Per seat the rounds' relative gains add up to its final score minus the table's mean (everyone
     starts level, R5), every round's gains sum to zero, and the printout names every spec."""
     n = len(bots.split(","))
-    saved = tmp_path / "games.json"
-    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", bots, "--games", str(2 * n), "--seed", "3"]
-    subprocess.run([*run, "--save", str(saved)], check=True, capture_output=True, timeout=120)
-    data = json.loads(saved.read_text())
+    saved, data, config = save_games(bots, 3, tmp_path)
     round_gain = load_bench("round_gain")
-    config = TournamentConfig(bots=tuple(data["bots"]), games=2 * n, seed=data["seed"])
     for game in data["games"]:
         gains, places = round_gain.game_gains(config, game)
         assert len(gains) == 9  # R20: nine rounds
@@ -146,12 +154,8 @@ def test_purse_counts_every_placement_once(bots: str, tmp_path: Path, capsys: py
     buckets are 9 per seat-game; each good cat placed went to its own pile, another's, or neither (R16, R17,
     R19); and the printout has a line per spec and bucket it placed from."""
     n = len(bots.split(","))
-    saved = tmp_path / "games.json"
-    run = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", bots, "--games", str(2 * n), "--seed", "4"]
-    subprocess.run([*run, "--save", str(saved)], check=True, capture_output=True, timeout=120)
-    data = json.loads(saved.read_text())
+    saved, data, config = save_games(bots, 4, tmp_path)
     round_gain = load_bench("round_gain")
-    config = TournamentConfig(bots=tuple(data["bots"]), games=2 * n, seed=data["seed"])
     a = round_gain.purse_placements(config, data["games"])
     specs = bots.split(",")
     for spec in set(specs):

@@ -35,10 +35,16 @@ R17; a purse emptied for round 2, R12) is not counted; the bot itself looks furt
 each position it plays out only the move ``--spec`` picks and the one ``NEW`` picks (the same seeds for
 both, so equal picks give equal gains), and prints the paired difference of their real gains with a
 bootstrap 95% CI over positions. ``--later SPEC`` plays the seat's own later decisions with a cheaper
-bot, since with ``--rounds`` above 1 they are most of the cost:
+bot (in either mode), since with ``--rounds`` above 1 they are most of the cost:
 
     .venv/bin/python bench/model_check.py h.json --spec expert:iters=1500 --compare expert:iters=1500+money=1 \
         --round 1 --rounds 9 --later expert:strong --positions 16 --reps 3
+
+``--max-mice M`` takes only decisions of a seat holding at most M mice: whether a poor seat places well
+(docs/bots.md, *Known weaknesses*):
+
+    .venv/bin/python bench/model_check.py h.json --spec expert --phase placement --round 2 --max-mice 4 \
+        --rounds 9 --later expert:iters=300 --reps 3
 
 Figures are per decision, mean over positions.
 The best of several noisy means is biased upwards, so a regret is above 0 even for a perfect model:
@@ -70,10 +76,11 @@ def _table(specs: list[str], seed: int) -> list[Bot]:
 
 
 def position(
-    config: TournamentConfig, saved: dict[str, object], spec: str, rnd: int, phase: str
+    config: TournamentConfig, saved: dict[str, object], spec: str, rnd: int, phase: str, max_mice: int | None = None
 ) -> tuple[Game, list[str], list[str]] | None:
-    """The saved game up to ``spec``'s first decision of round ``rnd`` in ``phase`` (with a choice), the moves
-    played before it, and the table's specs; None if there is no such decision."""
+    """The saved game up to ``spec``'s first decision of round ``rnd`` in ``phase`` (with a choice; with
+    ``max_mice``, holding at most that many mice), the moves played before it, and the table's specs; None if
+    there is no such decision."""
     game, moves = _replay(config, saved)
     entries = saved["entries"]
     assert isinstance(entries, list)
@@ -89,6 +96,7 @@ def position(
             and specs[s] == spec
             and game.phase == phase
             and len(game.legal_moves()) > 1
+            and (max_mice is None or game.money[s] <= max_mice)
         ):
             return game, before, specs
         game.play(parse_move(text))
@@ -102,7 +110,7 @@ def decisions(
     """Each saved game's decision of ``args.spec`` (:func:`position`): the saved game, the position, the
     moves before it, the table's specs and the deciding seat."""
     for saved in games:
-        found = position(config, saved, args.spec, args.round, args.phase)
+        found = position(config, saved, args.spec, args.round, args.phase, args.max_mice)
         if found is None:
             continue
         game, before, specs = found
@@ -237,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--level", default="expert", help="--analysis: the analysis level (catsack analyse --level)")
     ap.add_argument("--compare", metavar="SPEC", help="compare --spec's picks with SPEC's on the same positions")
     ap.add_argument("--rounds", type=int, default=1, help="rounds played out per move (1: to the round's end)")
-    ap.add_argument("--later", metavar="SPEC", help="--compare: the seat's own later decisions (default: --spec)")
+    ap.add_argument("--later", metavar="SPEC", help="the seat's own later decisions in the play-outs (default: --spec)")
+    ap.add_argument("--max-mice", type=int, metavar="M", help="only decisions of a seat holding at most M mice")
     args = ap.parse_args(argv)
     try:
         config, games = load_saved([args.file])
@@ -264,7 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         stats = getattr(bot, "last", None)
         moves = list(stats.moves) if stats is not None else list(game.legal_moves())
         margins = dict(zip(stats.moves, stats.margins, strict=True)) if stats is not None else {}
-        gains = {m: sum(real_gain(game, m, specs, r, args.rounds) for r in range(args.reps)) / args.reps for m in moves}
+        table = list(specs)
+        if args.later:
+            table[seat] = args.later
+        gains = {m: sum(real_gain(game, m, table, r, args.rounds) for r in range(args.reps)) / args.reps for m in moves}
         best = max(moves, key=lambda m: gains[m])
         regret = gains[best] - gains[picked]
         seen = margins.get(best, 0.0) - margins.get(picked, 0.0)
@@ -273,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
         picked_gains.append(gains[picked])
         order = "".join(specs[(game.start_player + k) % game.seats].split(":")[-1][:1] for k in range(game.seats))
         print(
-            f"game {saved['deal']}/{''.join(map(str, saved['entries']))} ({order}): picked {picked} "
+            f"game {saved['deal']}/{''.join(map(str, saved['entries']))} ({order}), mice {game.money[seat]}: "
+            f"picked {picked} "
             f"(real {gains[picked]:+.2f}), best {best} (real {gains[best]:+.2f}, search {seen:+.2f}): "
             f"regret {regret:.2f}"
         )

@@ -107,3 +107,32 @@ def test_compare_plays_out_two_versions_picks_to_the_game_end(
     picks = [line.split(": heuristic ", 1)[1] for line in lines if line.startswith("game ")]
     differ = sum(p.split(" (real")[0] != p.split(", random ")[1].split(" (real")[0] for p in picks)
     assert len(picks) == 4 and lines[-1].endswith(f"the picks differ at {differ} positions")
+
+
+def test_max_mice_takes_only_decisions_of_a_poor_seat(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--max-mice M``: every position found is a decision of a seat holding at most M mice (R12), the first
+    such one of its round, and the regret run prints each position's mice; ``--later`` plays the seat's own later
+    decisions in the play-outs."""
+    check = load_bench("model_check")
+    saved = _save(tmp_path, "heuristic,random,random,random", 8, 3)
+    config, games = load_bench("round_gain").load_saved([saved])
+    found = 0
+    for rnd in range(2, 10):
+        for game in games:
+            for limit in (None, 8):
+                at = check.position(config, game, "random", rnd, "placement", limit)
+                if at is None:
+                    continue
+                g, before, specs = at
+                seat = g.to_move
+                assert seat is not None and specs[seat] == "random" and g.phase == "placement"
+                if limit is not None:
+                    found += 1
+                    assert g.money[seat] <= limit
+                    plain = check.position(config, game, "random", rnd, "placement")
+                    assert plain is not None and len(plain[1]) <= len(before)
+    assert found > 0
+    args = ["--spec", "random", "--phase", "placement", "--round", "3", "--max-mice", "12", "--positions", "2"]
+    assert check.main([str(saved), *args, "--reps", "1", "--rounds", "9", "--later", "heuristic"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("game ")]
+    assert lines and all(int(line.split(", mice ")[1].split(":")[0]) <= 12 for line in lines)

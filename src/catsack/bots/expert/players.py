@@ -577,8 +577,8 @@ def _intent_weights(
     return placement_weights(tuple(money), p)
 
 
-def passed_mask(g: Game) -> int:
-    """The seats that passed this round (R13), a bit per seat, as :func:`lock_bid` takes them."""
+def passed_mask(g: Game | View) -> int:
+    """The seats that passed this round (R13, public: R23), a bit per seat, as :func:`lock_bid` takes them."""
     return sum(1 << s for s, out in enumerate(g.passed) if out)
 
 

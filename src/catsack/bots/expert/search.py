@@ -195,8 +195,7 @@ def search(
         extra = math.floor(bid_limit(view, row_worth(view)))
     root_moves = tree_bids(view.legal, view.high_bid, extra)
     if lock and view.phase == "bidding" and view.legal[0].kind == BID:
-        passed = sum(1 << o for o, p in enumerate(view.passed) if p)
-        root_moves = _with_total(root_moves, view.high_bid, lock_bid(seat_money(view), passed, seat))
+        root_moves = _with_total(root_moves, view.high_bid, lock_bid(seat_money(view), passed_mask(view), seat))
     asked = tuple(consider)
     wanted = [m for m in asked if m in view.legal and m not in root_moves]
     if wanted:

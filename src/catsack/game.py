@@ -579,7 +579,7 @@ class Game:
 
     def scores(self) -> tuple[int, ...]:
         """Each seat's score: cat points plus money (R21)."""
-        return tuple([sum([POINTS[c] for c in w]) + m for w, m in zip(self._won, self._money, strict=True)])
+        return tuple([p + m for p, m in zip(self.cat_points(), self._money, strict=True)])
 
     def winners(self) -> tuple[int, ...]:
         """The winning seats (R22), ranked by score then cat sum; empty until the end."""

@@ -112,3 +112,17 @@ def test_runner_plays_forced_moves_without_a_view_and_the_games_stay_the_same(mo
     moves = sum(len(r.moves or ()) for r in slow)
     assert views == moves  # without the shortcut: one view per move
     assert fast_views < views
+
+
+def test_move_at_reads_the_move_list_without_copying_it_and_refuses_a_missing_ply() -> None:
+    game = Game.new(4, seed=5)
+    with pytest.raises(IndexError, match="no move number -1"):
+        game.move_at(-1)
+    rng = random.Random(5)
+    while not game.is_over:
+        game.play(rng.choice(game.legal_moves()))
+    moves = game.moves
+    assert [game.move_at(p) for p in range(game.ply)] == list(moves)
+    assert game.move_at(-1) is game.move_at(game.ply - 1) is game.move_at(-1)  # the same object each time
+    with pytest.raises(IndexError, match=f"no move number {game.ply}"):
+        game.move_at(game.ply)

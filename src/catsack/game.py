@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from catsack.cards import CARDS, POINTS, Card
@@ -181,6 +182,16 @@ def _kept_after_dogs(row: list[int]) -> tuple[int, ...]:
     if len(_KEPT) < _KEPT_MAX:
         _KEPT[tuple(row)] = out
     return out
+
+
+@cache
+def _row_owners(n: int, start: int, length: int) -> tuple[int | None, ...]:
+    """Who placed each of a row's first ``length`` cards (R10); ``None`` for the dummy's card."""
+    if n == 3:
+        if not length:
+            return ()
+        return (None, *((start + i) % n for i in range(length - 1)))
+    return tuple((start + i) % n for i in range(length))
 
 
 def resolve_dogs(row: Sequence[int]) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
@@ -552,12 +563,7 @@ class Game:
         return self._owners(self._start, len(self._row))
 
     def _owners(self, start: int, length: int) -> tuple[int | None, ...]:
-        n = self._n
-        if n == 3:
-            if not length:
-                return ()
-            return (None, *((start + i) % n for i in range(length - 1)))
-        return tuple((start + i) % n for i in range(length))
+        return _row_owners(self._n, start, length)
 
     @property
     def face_up(self) -> int:
@@ -676,6 +682,17 @@ class Game:
     def current_payouts(self) -> tuple[tuple[int, int], ...]:
         """``(seat, mice)`` for each pass so far in the current round."""
         return self._payouts(self._rply, len(self._moves), self._filled)
+
+    def move_at(self, ply: int) -> Move:
+        """Move number ``ply`` (0-based; negative counts from the end), without copying :attr:`moves`.
+
+        The same object each time it is asked, so code that follows a game move by move can tell
+        whether the game moved on by exactly one move since it last looked.
+        """
+        moves = self._moves
+        if not -len(moves) <= ply < len(moves):
+            raise IndexError(f"no move number {ply}")
+        return moves[ply]
 
     def seat_of(self, ply: int) -> int:
         """The seat that made move number ``ply`` (0-based; negative counts from the end)."""

@@ -25,8 +25,10 @@ entry for entry (``tests/test_observer.py`` checks every
 ply of many games for 3, 4 and 5 seats, and that re-dealing what a seat
 cannot see never changes its vector).
 
-Like :func:`~catsack.view.make_view`, the observer reads the game's fields
-directly and reads a seat's hidden cards only into that seat's ``Q``.
+The observer reads the game through its public queries (``move_at``,
+``row_indexes``, ``face_up``, ``mouse_card_mice``, ...), and reads a seat's
+hidden cards (``hand_mask``, ``removed``, the card it placed) only into that
+seat's ``Q``.
 Call :meth:`Observer.sync` after every move; if the game moved by anything
 other than one move (several moves, an undo, a different game), ``sync``
 rebuilds the vectors from views instead.
@@ -40,7 +42,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from catsack.constants import CARD_MICE, UP_AFTER_PASSES
+from catsack.constants import CARD_MICE
 from catsack.envs.encoding import (
     MOUSE_CARD_MAX,
     NUM_CARDS,
@@ -50,11 +52,13 @@ from catsack.envs.encoding import (
     encode_observation,
     observation_offsets,
 )
-from catsack.game import BIDDING, LAST_CHOICE, OVER, PLACING, ROUNDS, Game
+from catsack.game import BIDDING, LAST_CHOICE, OVER, PHASE_NAMES, PLACING, Game
 from catsack.moves import BID, PLACE, Move
 from catsack.setup import BANK_START, MOUSE_CARDS
 
 __all__ = ["Observer"]
+
+_PHASE = {name: i for i, name in enumerate(PHASE_NAMES)}  # Game.phase -> its index in the phase block
 
 
 @cache
@@ -148,28 +152,27 @@ class Observer:
     def sync(self) -> None:
         """Bring the vectors up to the game's current position (call after each move)."""
         g = self._game
-        moves = g._moves
-        ply = len(moves)
+        ply = g.ply
         s = self._s
-        if ply != s[0] + 1 or (ply > 1 and moves[-2] is not self._last):  # not exactly one move on
-            if ply != s[0] or (ply and moves[-1] is not self._last):  # ... nor no move at all
+        if ply != s[0] + 1 or (ply > 1 and g.move_at(-2) is not self._last):  # not exactly one move on
+            if ply != s[0] or (ply and g.move_at(-1) is not self._last):  # ... nor no move at all
                 self._rebuild()
             return
-        move = self._last = moves[-1]
-        # s: [ply, phase, to_move, first ply of the round, high bidder, face-up cards, start, round index]
+        move = self._last = g.move_at(-1)
+        # s: [ply, phase, to_move, high bidder, face-up cards, start, round index]
         B = self._b
         o = self._o
         n = o.n
         mover = s[2]
-        if g._rply != s[3]:
-            self._round_end(g, o, mover)
-            return
-        ph = g._phase
+        ph = _PHASE[g.phase]
         kind = move.kind
+        if ph == OVER or (ph == PLACING and kind != PLACE):  # the move ended the round
+            self._round_end(g, o, ph)
+            return
         if kind == PLACE:
             c = move.arg
             size = o.size
-            base = o.row + (len(g._row) - 1) * o.slot
+            base = o.row + (len(g.row_indexes) - 1) * o.slot
             B[base + mover] = 1.0  # the owner, for everyone (R10)
             q = (1 + mover) * size  # the card: face down, known to its owner only
             B[q + o.hand + c] = 0.0
@@ -179,39 +182,38 @@ class Observer:
                 B[q + hidden] = 1.0
             self._own[mover] = base
             if ph == BIDDING:  # R11: the last placement turns the first card up
-                up = UP_AFTER_PASSES[n][0]
+                up = g.face_up
                 self._reveal(g, o, 0, up)
-                s[5] = up
+                s[4] = up
                 B[o.phase + PLACING] = 0.0
                 B[o.phase + BIDDING] = 1.0
-                B[o.payout] = g._cards[0] / MOUSE_CARD_MAX if g._filled else 0.0
+                B[o.payout] = g.next_payout / MOUSE_CARD_MAX
         elif kind == BID:  # R12 (a bid under R15's last choice ends the round: handled above)
             b = move.arg / o.total_money
-            if s[4] >= 0:
-                B[o.high_bidder + s[4]] = 0.0
+            if s[3] >= 0:
+                B[o.high_bidder + s[3]] = 0.0
             B[o.high_bidder + mover] = 1.0
             B[o.high_bid] = b
             B[o.bids + mover] = b
-            s[4] = mover
+            s[3] = mover
         else:  # a pass in the auction that did not end the round (R13, R14, R15)
-            k = g._passed.bit_count()
+            k = g.passed.count(True)
             B[o.passed + mover] = 1.0
             B[o.bids + mover] = 0.0
-            if g._filled:
-                B[o.mouse + k - 1] = 0.0  # the lowest filled card was emptied
-                B[(1 + mover) * o.size + o.money] = g._money[mover] / o.total_money
+            B[o.mouse + k - 1] = g.mouse_card_mice[k - 1] / MOUSE_CARD_MAX  # emptied if it was filled
+            self._set_money(g, o, mover)  # the payout (R13), if any
             if ph == BIDDING:
-                B[o.payout] = g._cards[k] / MOUSE_CARD_MAX if g._filled and k < len(g._cards) else 0.0
-                up = UP_AFTER_PASSES[n][k]
+                B[o.payout] = g.next_payout / MOUSE_CARD_MAX
             else:  # R15: last choice; the whole row is face up
                 B[o.payout] = 0.0
                 B[o.phase + BIDDING] = 0.0
                 B[o.phase + LAST_CHOICE] = 1.0
-                up = len(g._row)
-            if up > s[5]:
-                self._reveal(g, o, s[5], up)
-                s[5] = up
-        t = g._to_move
+            up = g.face_up
+            if up > s[4]:
+                self._reveal(g, o, s[4], up)
+                s[4] = up
+        t = g.to_move
+        assert t is not None  # only a round's end can end the game (R20)
         B[o.to_move + mover] = 0.0
         B[o.to_move + t] = 1.0
         s[0] = ply
@@ -223,24 +225,23 @@ class Observer:
         B = self._b
         n = o.n
         size = o.size
-        row = g._row
-        dummy = 1 if n == 3 else 0
-        start = g._start
+        row = g.row_indexes
+        owners = g.row_owners
         for pos in range(first, stop):
             card = row[pos]
             base = o.row + pos * o.slot
             B[base + n + 1 + card] = 1.0
             for v in range(n):
                 B[(1 + v) * size + base + n + 21] = 0.0
-            if pos >= dummy:
-                owner = (start + pos - dummy) % n
+            owner = owners[pos]
+            if owner is not None:  # not the dummy's card (R10)
                 B[(1 + owner) * size + base + n + 11 + card] = 0.0
                 self._own[owner] = -1
 
     def _set_money(self, g: Game, o: ObsOffsets, seat: int) -> None:
-        self._b[(1 + seat) * o.size + o.money] = g._money[seat] / o.total_money
+        self._b[(1 + seat) * o.size + o.money] = g.money[seat] / o.total_money
 
-    def _round_end(self, g: Game, o: ObsOffsets, mover: int) -> None:
+    def _round_end(self, g: Game, o: ObsOffsets, ph: int) -> None:
         """The move ended a round (R15–R20): clear the row and the auction, add the won cards."""
         s = self._s
         B = self._b
@@ -257,45 +258,49 @@ class Observer:
                 base = (1 + seat) * size + own[seat]
                 B[base + n + 11 : base + n + 21] = _zeros(NUM_CARDS)
                 own[seat] = -1
-        over = g._phase == OVER
+        over = ph == OVER
         if n == 3 and not over:  # R10: the dummy's next card leads the new row, face down
             self._dummy_card(o)
         # The auction: bids, high bid, high bidder and passes are contiguous.
         B[o.bids : o.passed + n] = _zeros(o.passed + n - o.bids)
-        # Won piles (R16, R17): count the buyer's new cards.
-        buyer = g._ends[-1][11]
-        if buyer >= 0:
-            counts = self._counts
-            sets = o.sets
-            pile = g._won[buyer]
+        # Won piles (R16, R17): count the buyer's new cards (the one pile that grew, if any).
+        counts = self._counts
+        for buyer in range(n):
             first = buyer * (WON_KINDS + 1)
+            pile = g.won(buyer)
+            if len(pile) == counts[first + WON_KINDS]:
+                continue
+            sets = o.sets
             for c in pile[counts[first + WON_KINDS] :]:
                 counts[first + c] += 1
                 B[o.won + buyer * WON_KINDS + c] = counts[first + c] / sets
             counts[first + WON_KINDS] = len(pile)
-            self._set_money(g, o, buyer)  # the price (R17)
-        self._set_money(g, o, mover)  # the last passer's payout (R13)
-        B[o.bank] = g._bank / o.total_money
-        for i, v in enumerate(CARD_MICE[n][g._filled and not over][0]):  # R18 refill, or empty
+            break
+        money = g.money  # the price (R17) and the last passer's payout (R13), each in its seat's Q
+        for seat in range(n):
+            B[(1 + seat) * size + o.money] = money[seat] / o.total_money
+        B[o.bank] = g.bank / o.total_money
+        for i, v in enumerate(g.mouse_card_mice):  # R18 refill, or empty
             B[o.mouse + i] = v / MOUSE_CARD_MAX
         B[o.payout] = 0.0
-        rnd = g._round if g._round < ROUNDS else ROUNDS - 1
-        B[o.round + s[7]] = 0.0
+        rnd = g.round - 1
+        start = g.start_player
+        B[o.round + s[6]] = 0.0
         B[o.round + rnd] = 1.0
-        B[o.start + s[6]] = 0.0
-        B[o.start + g._start] = 1.0
+        B[o.start + s[5]] = 0.0
+        B[o.start + start] = 1.0
         B[o.phase + s[1]] = 0.0
-        B[o.phase + g._phase] = 1.0
+        B[o.phase + ph] = 1.0
         B[o.to_move + s[2]] = 0.0
-        if over:  # R20, R24: every seat's money is shown at the end
+        t = g.to_move
+        if t is None:  # R20, R24: every seat's money is shown at the end
             t = -1
             for seat in range(n):
-                B[o.money + seat] = g._money[seat] / o.total_money
+                B[o.money + seat] = money[seat] / o.total_money
                 B[o.money_known + seat] = 1.0
         else:
-            t = g._to_move
             B[o.to_move + t] = 1.0
-        s[:] = [len(g._moves), g._phase, t, g._rply, -1, 0, g._start, rnd]
+        s[:] = [g.ply, ph, t, -1, 0, start, rnd]
 
     def _dummy_card(self, o: ObsOffsets) -> None:
         """R10 (3 seats): the dummy's card at the head of the row, face down for everyone."""
@@ -307,18 +312,19 @@ class Observer:
     def _rebuild(self) -> None:
         """Build every vector (a new game, or anything but a single move since the last sync)."""
         g = self._game
-        n = g._n
+        n = g.seats
         o = self._o = observation_offsets(n)
         self._idx = tuple(_index(n, seat) for seat in range(n))
         self._others = tuple(tuple((1 + v) * o.size for v in range(n) if v != seat) for seat in range(n))
-        if not g._moves:
+        if not g.ply:
             self._fresh(g, o)
             return
+        ph = _PHASE[g.phase]
         views = [encode_observation(g.view(seat)) for seat in range(n)]
         # Seat 0's vector is in absolute order. The entries that differ between viewers are
         # read from each viewer's own vector; of the rest only seat 0's money is not public.
         pub = views[0].copy()
-        if g._phase != OVER:
+        if ph != OVER:
             pub[o.money] = 0.0
             pub[o.money_known] = 0.0
         self._b = array("f", np.concatenate([pub, *views]).tobytes())
@@ -332,40 +338,36 @@ class Observer:
         self._own = own
         counts = [0] * (n * (WON_KINDS + 1))
         for seat in range(n):
-            for c in g._won[seat]:
+            pile = g.won(seat)
+            for c in pile:
                 counts[seat * (WON_KINDS + 1) + c] += 1
-            counts[seat * (WON_KINDS + 1) + WON_KINDS] = len(g._won[seat])
+            counts[seat * (WON_KINDS + 1) + WON_KINDS] = len(pile)
         self._counts = counts
-        ph = g._phase
-        if ph == PLACING:
-            up = 0
-        elif ph == BIDDING:
-            up = UP_AFTER_PASSES[n][g._passed.bit_count()]
-        else:
-            up = len(g._row)
-        rnd = g._round if g._round < ROUNDS else ROUNDS - 1
-        t = -1 if ph == OVER else g._to_move
-        self._s = [len(g._moves), ph, t, g._rply, g._hseat, up, g._start, rnd]
-        self._last = g._moves[-1]
+        t = g.to_move
+        hb = g.high_bidder
+        self._s = [g.ply, ph, -1 if t is None else t, -1 if hb is None else hb, g.face_up, g.start_player, g.round - 1]
+        self._last = g.move_at(-1)
 
     def _fresh(self, g: Game, o: ObsOffsets) -> None:
         """The vectors of a game before its first move (R4–R9), written directly."""
         n = o.n
         size = o.size
         tm = o.total_money
-        B = self._b = array("f", _fresh_public(n, g._start))
+        start = g.start_player
+        money = g.money
+        B = self._b = array("f", _fresh_public(n, start))
         for seat in range(n):
-            B.frombytes(_hand_vector(g._hands[seat], size))
+            B.frombytes(_hand_vector(g.hand_mask(seat), size))
             q = (1 + seat) * size
-            B[q + o.removed + g._removed[seat]] = 1.0
-            B[q + o.money] = g._money[seat] / tm
+            B[q + o.removed + g.removed(seat)] = 1.0
+            B[q + o.money] = money[seat] / tm
             B[q + o.money_known] = 1.0
         if n == 3:
             self._dummy_card(o)
         self._bv = np.frombuffer(B, np.float32)
         self._own = [-1] * n
         self._counts = [0] * (n * (WON_KINDS + 1))
-        self._s = [0, PLACING, g._to_move, 0, -1, 0, g._start, 0]
+        self._s = [0, PLACING, start, -1, 0, start, 0]
         self._last = None
 
 

@@ -95,3 +95,73 @@ def test_the_private_name_check_sees_what_it_should(tmp_path: Path) -> None:
         probe = tmp_path / "probe.py"
         probe.write_text(text, encoding="utf-8")
         assert len(private_imports(probe, here)) == expected, text
+
+
+#: Modules that may read another object's private attributes, and why.
+PRIVATE_READERS = {
+    "game.py": "the rules core: a Game reads the fields of the Game it clones or restores",
+    "view.py": "the rules core: a View is built from the Game's fields (R23 decides what it copies)",
+}
+#: Private-looking names that are other libraries' public API, or that no public API replaces.
+FOREIGN = {
+    "_exit": "os._exit: the documented way out of a forked worker",
+    "_mapping": "SQLAlchemy's Row._mapping: documented public API despite the underscore",
+    "_compositor": "Textual offers no public plain-text rendering of a screen (tui.app.screen_text)",
+}
+
+
+def own_attributes(tree: ast.AST) -> set[str]:
+    """The private names a module gives its own objects: ``x._a =``, class-body names, methods, and
+    names it spells as strings (``__slots__``, a compiled class's field spec)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.add(node.value)
+        elif isinstance(node, ast.ClassDef):
+            out.update(
+                i.target.id for i in node.body if isinstance(i, ast.AnnAssign) and isinstance(i.target, ast.Name)
+            )
+    return {name for name in out if is_private(name)}
+
+
+def private_reads(path: Path) -> list[str]:
+    """Reads of another module's private attributes (``other._x``) in the source at ``path``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    own = own_attributes(tree)
+    out = []
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and is_private(node.attr)
+            and node.attr not in own | FOREIGN.keys()
+            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))  # its own, or a base's
+        ):
+            out.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return out
+
+
+def test_no_module_reads_another_modules_private_attributes() -> None:
+    found = {
+        name: bad
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if (name := str(p.relative_to(PACKAGE))) not in PRIVATE_READERS and (bad := private_reads(p))
+    }
+    assert not found, f"private attributes read across modules (give them a public name): {found}"
+
+
+def test_the_private_attribute_check_sees_what_it_should(tmp_path: Path) -> None:
+    """It flags ``game._moves`` and ``hub._publish(...)``, and lets a class's own privates, ``__slots__``,
+    methods and ``self._x`` through."""
+    bad = "def f(game, hub):\n    game._moves.append(1)\n    hub._publish()\n"
+    ok = (
+        "class A:\n    __slots__ = ('_b',)\n    _c: int\n    def __init__(self): self._a = 1\n"
+        "    def _m(self): pass\n    def copy(self):\n        c = A(); c._b = self._a; c._m(); return c._c\n"
+    )
+    for text, expected in ((bad, 2), (ok, 0)):
+        probe = tmp_path / "probe.py"
+        probe.write_text(text, encoding="utf-8")
+        assert len(private_reads(probe)) == expected, text

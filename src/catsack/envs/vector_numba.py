@@ -463,7 +463,7 @@ def play_random(
     n = check_seats(seats)
     codes = _policy_codes(policies, n)
     lane = NumbaVectorGame(1, n, seed=0)
-    rs = _seed_state(seed, np.random.default_rng()) if seed is None else _seed_state(seed, lane._rng)
+    rs = _seed_state(seed, np.random.default_rng())  # the generator is drawn from only when seed is None
     scores = np.zeros((num_games, n), np.int64)
     cats = np.zeros((num_games, n), np.int64)
     plies = np.zeros(num_games, np.int64)

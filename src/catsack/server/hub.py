@@ -26,7 +26,7 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from catsack.bots.base import Bot, make_bot
 from catsack.errors import CatsackError
@@ -119,6 +119,9 @@ LEASE_SYNC_LEASES = 5
 ANNOUNCE_SECONDS = 5.0
 
 
+_S = TypeVar("_S")
+
+
 class Hub:
     """Every live table of this process, the database, and (optionally) Redis fan-out."""
 
@@ -129,6 +132,7 @@ class Hub:
         )
         self.writer = Writer(self.store)
         self.tables: dict[str, LiveTable] = {}
+        self._services: dict[type, object] = {}
         self.process_id = uuid.uuid4().hex[:12]
         self.record_frames = False  # tests: keep every frame sent on each connection
         self.fanout: Any = None  # catsack.server.fanout.Fanout when CATSACK_REDIS_URL is set
@@ -608,7 +612,7 @@ class Hub:
                     p.away_since = time.monotonic()
                 changed = True
                 if s.kind == "bot":
-                    self._drop_seat_conns(table, s.seat)
+                    self.drop_seat_connections(table, s.seat)
         if changed:
             table.players_changed()
         if table.version != before or changed:
@@ -695,7 +699,7 @@ class Hub:
             p.kind, p.name, p.token_hash, p.away_since = "human", name, hash_token(token), time.monotonic()
             p.user_id = account_id
             await self._seated(table)
-        await self._publish(table.id, -1)
+        await self.publish_seats(table.id, -1)
         log.info("seat joined", extra={"fields": {"table": table.id, "seat": seat}})
         return seat, token
 
@@ -727,7 +731,7 @@ class Hub:
                 p.kind, p.bot = "bot", spec
                 taken.append(seat)
             await self._seated(table)
-        await self._publish(table.id, -1)
+        await self.publish_seats(table.id, -1)
         log.info("open seats given to bots", extra={"fields": {"table": table.id, "seats": taken}})
         return taken
 
@@ -835,7 +839,7 @@ class Hub:
             self.fanout.publish({"k": "unwant", "t": table.id})
             self._forget(table)
 
-    def _drop_seat_conns(self, table: LiveTable, seat: int) -> None:
+    def drop_seat_connections(self, table: LiveTable, seat: int) -> None:
         """The seat's token stopped working: tell its connections and turn them into spectators."""
         for c in list(table.conns):
             if c.seat == seat:
@@ -993,7 +997,15 @@ class Hub:
             del table.listeners[origin]
         return False
 
-    async def _publish(self, table_id: str, version: int = -1) -> None:
+    def service(self, kind: type[_S], make: Callable[[], _S]) -> _S:
+        """This hub's one object of ``kind`` (a mailbox, the chat log, ...), made by ``make`` on first use."""
+        found = self._services.get(kind)
+        if found is None:
+            found = self._services[kind] = make()
+        assert isinstance(found, kind)
+        return found
+
+    async def publish_seats(self, table_id: str, version: int = -1) -> None:
         """Tell the other processes that ``table_id``'s seats changed (they read them). Moves go out
         with their content from :meth:`_commit`; any other ``version`` is a plain wake-up."""
         self._tell_hooks(table_id, version)
@@ -1290,11 +1302,11 @@ class Hub:
             spec = self.settings.standin_bot
             await self.writer.run(self.store.replace_with_bot, table.id, seat, spec)
             p.kind, p.bot, p.replaced, p.away_since = "bot", spec, True, None
-            self._drop_seat_conns(table, seat)
+            self.drop_seat_connections(table, seat)
             table.players_changed()
             table.broadcast_state(force=True)
             self._schedule(table)
-        await self._publish(table.id, -1)
+        await self.publish_seats(table.id, -1)
         log.info("player replaced by bot", extra={"fields": {"table": table.id, "seat": seat}})
         # The seat was abandoned: its account's reputation, a tournament's withdrawal (issue 30).
         from catsack.server.social import seat_abandoned

@@ -828,11 +828,7 @@ def _here_since(engine: Engine, user_id: int, now: float, away_minutes: float) -
 def _box(hub: Hub) -> Mailbox | None:
     if not mail_enabled(hub.settings):
         return None
-    found: Mailbox | None = getattr(hub, "_mailbox", None)
-    if found is None:
-        found = Mailbox(hub.store.engine)
-        hub._mailbox = found  # type: ignore[attr-defined]
-    return found
+    return hub.service(Mailbox, lambda: Mailbox(hub.store.engine))
 
 
 async def notify_turn(hub: Hub, table: LiveTable) -> None:

@@ -69,11 +69,7 @@ def check_guest_name(accounts: Accounts, name: str) -> None:
 
 
 def _chat_log(hub: Hub) -> ChatLog:
-    found: ChatLog | None = getattr(hub, "_chat_log", None)
-    if found is None:
-        found = ChatLog(hub.store.engine)
-        hub._chat_log = found  # type: ignore[attr-defined]
-    return found
+    return hub.service(ChatLog, lambda: ChatLog(hub.store.engine))
 
 
 async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
@@ -157,8 +153,8 @@ async def take_over(hub: Hub, table: LiveTable, seat: int) -> str:
         if not ok:
             raise TableError("replaced", "the seat changed hands", 409)
         p.token_hash = hash_token(token)
-        hub._drop_seat_conns(table, seat)
-    await hub._publish(table.id, -1)
+        hub.drop_seat_connections(table, seat)
+    await hub.publish_seats(table.id, -1)
     return token
 
 

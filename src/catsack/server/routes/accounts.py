@@ -293,7 +293,7 @@ async def delete_account(request: Request, body: Password, account: Annotated[Ac
         if table is not None and table.players[seat].kind == "human":
             table.players[seat].name = DELETED_NAME
             table.players_changed()
-        await hub._publish(table_id, -1)
+        await hub.publish_seats(table_id, -1)
     response = Response(status_code=204)
     response.delete_cookie(COOKIE, path="/")
     return response

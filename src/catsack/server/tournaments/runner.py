@@ -70,11 +70,7 @@ _locks: dict[str, asyncio.Lock] = {}
 
 
 def tournaments_of(hub: Hub) -> Tournaments:
-    found: Tournaments | None = getattr(hub, "_tournaments", None)
-    if found is None:
-        found = Tournaments(hub.store.engine)
-        hub._tournaments = found  # type: ignore[attr-defined]
-    return found
+    return hub.service(Tournaments, lambda: Tournaments(hub.store.engine))
 
 
 def _lock(tid: str) -> asyncio.Lock:

@@ -67,6 +67,16 @@ in its seat, per game with a bootstrap CI over deals, e.g. the expert against th
 
     .venv/bin/python bench/expert_strength.py --bots expert,style:bluff,style:bluff,style:bluff --paired heuristic
 
+The two arms of a paired comparison can also be played as separate runs (two processes, or two
+machines): play the table with ``SPEC`` first as a table of its own, save it, and compare with
+``--combine FILE ... --against FILE ...`` (the same deals, seatings, seed and opponents; only the first spec
+differs). It prints what ``--paired`` prints, e.g.
+
+    .venv/bin/python bench/expert_strength.py strong --hide-kinds --games 400 --part 0/8 --save a.json
+    .venv/bin/python bench/expert_strength.py --bots expert:dump=0,ismcts:strong,ismcts:strong,ismcts:strong \
+        --hide-kinds --games 400 --part 0/8 --save b.json
+    .venv/bin/python bench/expert_strength.py --combine a.json --against b.json
+
 ``--aivat`` replays the games and prints each spec's win share with AIVAT's control variates
 (``catsack.tournament.aivat``: the deal and the moves of bots whose policy is known, scaled by a
 coefficient fitted on the other half of the deals) beside the raw one, and how many fewer games the
@@ -142,6 +152,12 @@ def main() -> None:
     ap.add_argument("--svg", metavar="FILE", help="also draw the win shares with their CIs as an SVG chart")
     ap.add_argument("--hide-kinds", action="store_true", help="present every seat to the bots as a person")
     ap.add_argument("--paired", metavar="SPEC", help="also play the table with SPEC in the first spec's seats")
+    ap.add_argument(
+        "--against",
+        nargs="+",
+        metavar="FILE",
+        help="with --combine: saved parts of the same table with another first spec; print the paired comparison",
+    )
     ap.add_argument("--aivat", action="store_true", help="also print AIVAT-corrected win shares")
     args = ap.parse_args()
     if args.combine:
@@ -159,9 +175,26 @@ def main() -> None:
             if len(others) != 1 or any("paired_bots" not in p for p in parts):
                 ap.error("--combine: every part needs the same --paired spec, or none")
             print_paired_table(bots, parts[0]["seed"], games, others.pop(), load_games(parts, "paired_games"))
+        if args.against:
+            theirs = [json.loads(Path(f).read_text()) for f in args.against]
+            other_bots = tuple(theirs[0]["bots"])
+            expected = tuple(other_bots[0] if b == bots[0] else b for b in bots)
+            if {
+                (tuple(p["bots"]), p["seed"], p.get("seating", "rotate"), bool(p.get("hide_kinds"))) for p in theirs
+            } != {(expected, parts[0]["seed"], seating, hide)}:
+                ap.error(
+                    "--against needs parts of the same table with only the first spec replaced, "
+                    f"the same seed, seating and --hide-kinds (expected {', '.join(expected)}, seed {parts[0]['seed']})"
+                )
+            paired_games = load_games(theirs, "games")
+            if [(g.deal, g.rotation) for g in paired_games] != [(g.deal, g.rotation) for g in games]:
+                ap.error("--against: its parts must hold the same deals and seatings as --combine's")
+            print_paired_table(bots, parts[0]["seed"], games, other_bots, paired_games)
         if args.aivat:
             print_aivat(bots, parts[0]["seed"], games, seating, hide)
         return
+    if args.against:
+        ap.error("--against compares saved parts: use it with --combine")
     if not args.bots and not args.preset:
         ap.error("give a preset or --bots")
     try:

@@ -509,3 +509,38 @@ def test_bench_paired_parts_combine_to_the_whole_paired_run(tmp_path: Path) -> N
         [*combine, str(tmp_path / "bare.json"), str(tmp_path / "p1.json")], capture_output=True, text=True
     )
     assert mixed.returncode == 2 and "same --paired spec" in mixed.stderr
+
+
+@pytest.mark.slow
+def test_bench_paired_arms_played_apart_compare_as_paired(tmp_path: Path) -> None:
+    """The table with the first spec replaced, played as a run of its own, holds exactly the games ``--paired``
+    plays, and ``--combine A --against B`` prints the same paired table and margin; a table with other
+    opponents, or other deals, is refused with the reason."""
+    base = [sys.executable, str(BENCH / "expert_strength.py"), "--hide-kinds", "--games", "8", "--seed", "5"]
+    first = "heuristic,style:dumper,style:dumper,style:dumper"
+    paired = subprocess.run(
+        [*base, "--bots", first, "--paired", "random", "--save", str(tmp_path / "a.json")],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    alone = "random,style:dumper,style:dumper,style:dumper"
+    subprocess.run([*base, "--bots", alone, "--save", str(tmp_path / "b.json")], check=True, capture_output=True)
+    a, b = (json.loads((tmp_path / f).read_text()) for f in ("a.json", "b.json"))
+    assert b["games"] == a["paired_games"]  # the same seeds for the same seats: the same games
+    del a["paired_bots"], a["paired_games"]  # the first arm as a run of its own
+    (tmp_path / "a.json").write_text(json.dumps(a))
+    combine = [sys.executable, str(BENCH / "expert_strength.py"), "--combine", str(tmp_path / "a.json"), "--against"]
+    out = subprocess.run([*combine, str(tmp_path / "b.json")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout[out.stdout.index("paired table:") :] == paired[paired.index("paired table:") :]
+    subprocess.run(
+        [*base, "--bots", "random,heuristic,heuristic,heuristic", "--save", str(tmp_path / "c.json")],
+        check=True,
+        capture_output=True,
+    )
+    other = subprocess.run([*combine, str(tmp_path / "c.json")], capture_output=True, text=True)
+    assert other.returncode == 2 and "only the first spec replaced" in other.stderr
+    subprocess.run([*base, "--bots", alone, "--part", "0/2", "--save", str(tmp_path / "d.json")], check=True)
+    fewer = subprocess.run([*combine, str(tmp_path / "d.json")], capture_output=True, text=True)
+    assert fewer.returncode == 2 and "the same deals and seatings" in fewer.stderr

@@ -145,6 +145,9 @@ def test_the_clock_running_out_hands_the_seat_to_a_bot(app_server: Callable[...,
     t, ann, bea = two_people(c)
     hub = hub_of(c)
     wait_for(lambda: t not in hub.tables, "the unwatched table evicted")
+    # From here on the table must stay loaded while the test looks at it: once the bot has played up to
+    # the other person's turn nobody watches it, and a sweep could evict it again before it is seen.
+    hub.settings.evict_turn_based_seconds = 3600.0
     first = stored(c, t).to_move
     token = ann if first == 0 else bea
     expire(c, t)

@@ -446,10 +446,10 @@ def test_bot_moves_are_due_after_a_drawn_delay_whatever_their_options(tmp_path: 
             table = await hub.create(
                 3, {i: "heuristic" for i in range(3)}, name="pace", money_visible=False, turn_seconds=None, hints=False
             )
-            for _ in range(100_000):
-                if table.game.is_over:
-                    break
-                await asyncio.sleep(0)
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 300.0  # a bound on a stuck game, not a timing: the bots think in threads
+            while not table.game.is_over and loop.time() < deadline:
+                await asyncio.sleep(0.001)
             assert table.game.is_over
         finally:
             await hub.stop()

@@ -111,21 +111,31 @@ FOREIGN = {
 
 
 def own_attributes(tree: ast.AST) -> set[str]:
-    """The private names a module gives its own objects: ``x._a =``, class-body names, methods, and
-    names it spells as strings (``__slots__``, a compiled class's field spec)."""
+    """The private names a module gives its own objects: ``self._a =``, methods, class-body names and
+    ``__slots__``. (Setting ``other._a =`` on another module's object does not make ``_a`` one's own.)"""
     out: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and is_self(node.value):
             out.add(node.attr)
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             out.add(node.name)
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-            out.add(node.value)
         elif isinstance(node, ast.ClassDef):
-            out.update(
-                i.target.id for i in node.body if isinstance(i, ast.AnnAssign) and isinstance(i.target, ast.Name)
-            )
+            for item in node.body:
+                if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                    out.add(item.target.id)
+                elif isinstance(item, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == "__slots__" for t in item.targets
+                ):
+                    out.update(
+                        e.value
+                        for e in ast.walk(item.value)
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+                    )
     return {name for name in out if is_private(name)}
+
+
+def is_self(node: ast.expr) -> bool:
+    return isinstance(node, ast.Name) and node.id in ("self", "cls")
 
 
 def private_reads(path: Path) -> list[str]:
@@ -138,7 +148,7 @@ def private_reads(path: Path) -> list[str]:
             isinstance(node, ast.Attribute)
             and is_private(node.attr)
             and node.attr not in own | FOREIGN.keys()
-            and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))  # its own, or a base's
+            and not is_self(node.value)  # its own, or a base class's
         ):
             out.append(f"line {node.lineno}: {ast.unparse(node)}")
     return out
@@ -154,14 +164,14 @@ def test_no_module_reads_another_modules_private_attributes() -> None:
 
 
 def test_the_private_attribute_check_sees_what_it_should(tmp_path: Path) -> None:
-    """It flags ``game._moves`` and ``hub._publish(...)``, and lets a class's own privates, ``__slots__``,
-    methods and ``self._x`` through."""
-    bad = "def f(game, hub):\n    game._moves.append(1)\n    hub._publish()\n"
+    """It flags ``game._moves``, ``hub._publish(...)`` and attaching ``hub._box``, and lets a class's own
+    privates, ``__slots__``, methods and ``self._x`` through."""
+    bad = "def f(game, hub):\n    game._moves.append(1)\n    hub._publish()\n    hub._box = getattr(hub, '_box', 1)\n"
     ok = (
         "class A:\n    __slots__ = ('_b',)\n    _c: int\n    def __init__(self): self._a = 1\n"
         "    def _m(self): pass\n    def copy(self):\n        c = A(); c._b = self._a; c._m(); return c._c\n"
     )
-    for text, expected in ((bad, 2), (ok, 0)):
+    for text, expected in ((bad, 3), (ok, 0)):
         probe = tmp_path / "probe.py"
         probe.write_text(text, encoding="utf-8")
         assert len(private_reads(probe)) == expected, text

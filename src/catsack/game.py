@@ -560,10 +560,7 @@ class Game:
     @property
     def row_owners(self) -> tuple[int | None, ...]:
         """Who placed each row card (R10); ``None`` for the dummy's card."""
-        return self._owners(self._start, len(self._row))
-
-    def _owners(self, start: int, length: int) -> tuple[int | None, ...]:
-        return _row_owners(self._n, start, length)
+        return _row_owners(self._n, self._start, len(self._row))
 
     @property
     def face_up(self) -> int:
@@ -669,7 +666,7 @@ class Game:
             snap[_S_ROUND] + 1,
             start,
             tuple(CARDS[c] for c in row),
-            self._owners(start, len(row)),
+            _row_owners(self._n, start, len(row)),
             buyer if buyer >= 0 else None,
             snap[_S_PRICE] if buyer >= 0 else None,
             chased,

@@ -39,6 +39,7 @@ __all__ = [
     "MOUSE_CARD_MAX",
     "NUM_ACTIONS",
     "PASS_ACTION",
+    "PHASE_INDEX",
     "REWARD_MODES",
     "WON_KINDS",
     "Field",
@@ -73,7 +74,7 @@ BID_OFFSET: Final = 10  # action = BID_OFFSET + total
 MAX_BID: Final = max(TOTAL_MONEY.values())  # 108: nobody can hold more mice (R5)
 NUM_ACTIONS: Final = BID_OFFSET + MAX_BID + 1  # 119
 REWARD_MODES: Final = ("margin", "rank", "win")
-_PHASE_INDEX: Final = {name: i for i, name in enumerate(PHASE_NAMES)}
+PHASE_INDEX: Final = {name: i for i, name in enumerate(PHASE_NAMES)}  # a phase name -> its entry in the phase block
 MOUSE_CARD_MAX: Final = max(max(v) for v in MOUSE_CARDS.values())  # 6 mice (R3)
 WON_KINDS: Final = 8  # seven cats and the rabbit can sit in a won pile; dogs never do (R16)
 
@@ -432,7 +433,7 @@ def encode_observation(view: View, out: ObsArray | None = None) -> ObsArray:
     ones.append(o.start + (view.start - me) % n)
     if view.to_move is not None:
         ones.append(o.to_move + (view.to_move - me) % n)
-    ones.append(o.phase + _PHASE_INDEX[view.phase])
+    ones.append(o.phase + PHASE_INDEX[view.phase])
     out[ones] = 1.0
     out[at] = vals
     return out

@@ -46,19 +46,18 @@ from catsack.constants import CARD_MICE
 from catsack.envs.encoding import (
     MOUSE_CARD_MAX,
     NUM_CARDS,
+    PHASE_INDEX,
     WON_KINDS,
     ObsArray,
     ObsOffsets,
     encode_observation,
     observation_offsets,
 )
-from catsack.game import BIDDING, LAST_CHOICE, OVER, PHASE_NAMES, PLACING, Game
+from catsack.game import BIDDING, LAST_CHOICE, OVER, PLACING, Game
 from catsack.moves import BID, PLACE, Move
 from catsack.setup import BANK_START, MOUSE_CARDS
 
 __all__ = ["Observer"]
-
-_PHASE = {name: i for i, name in enumerate(PHASE_NAMES)}  # Game.phase -> its index in the phase block
 
 
 @cache
@@ -164,7 +163,7 @@ class Observer:
         o = self._o
         n = o.n
         mover = s[2]
-        ph = _PHASE[g.phase]
+        ph = PHASE_INDEX[g.phase]
         kind = move.kind
         if ph == OVER or (ph == PLACING and kind != PLACE):  # the move ended the round
             self._round_end(g, o, ph)
@@ -319,7 +318,7 @@ class Observer:
         if not g.ply:
             self._fresh(g, o)
             return
-        ph = _PHASE[g.phase]
+        ph = PHASE_INDEX[g.phase]
         views = [encode_observation(g.view(seat)) for seat in range(n)]
         # Seat 0's vector is in absolute order. The entries that differ between viewers are
         # read from each viewer's own vector; of the rest only seat 0's money is not public.

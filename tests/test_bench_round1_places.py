@@ -18,3 +18,10 @@ def test_round_one_is_played_from_the_start_player_on_and_every_place_is_counted
         for place, card in placed.items():
             seat = (g.start_player + place) % seats
             assert probe.CARDS.index(card) in g.view(seat).hand
+
+
+def test_kinds_can_be_hidden_from_the_bots() -> None:
+    """``--hide-kinds`` presents every seat as a person (``Bot.meet`` gets ``None`` for each); bots that read
+    no kinds play the same round."""
+    probe = load_bench("round1_places")
+    assert probe.play("random", "heuristic", 4, 2, 1, True) == probe.play("random", "heuristic", 4, 2, 1)

@@ -111,7 +111,8 @@ cats still in hands, :data:`~catsack.bots.expert.spec.FUTURE_SCALE`), ``cheap=K`
 standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_tied`; 0 by default),
 ``dump=X`` (the prior share of the ``dump`` style, a player who hides the card that hurts the buyer most,
 for each player of unknown kind from round 2 on: :data:`~catsack.bots.expert.spec.DUMP_PRIOR`), ``dump1=X``
-(the same in round 1, drawn per player; 0 by default). With a seed the bot and :func:`search` are
+(the same in round 1, drawn per player; 0 by default), ``lead1=X`` (the ``lead`` style's share in round 1's
+prior for players of unknown kind; by default ``lead=read``'s). With a seed the bot and :func:`search` are
 deterministic.
 """
 

@@ -29,7 +29,7 @@ class ExpertBot(Bot):
         self.mistake = opts.mistake
         self.leaders = opts.leaders
         self.bluff = opts.bluff
-        self.dump, self.dump1 = opts.dump, opts.dump1
+        self.dump, self.dump1, self.lead1 = opts.dump, opts.dump1, opts.lead1
         self.cheap = opts.cheap
         self.rng = random.Random(seed)
         if leaf is None:
@@ -69,6 +69,7 @@ class ExpertBot(Bot):
             bluff=self.bluff,
             dump=self.dump,
             dump1=self.dump1,
+            lead1=self.lead1,
         )
         move = pick_with_mistakes(self.last, self.rng, self.mistake)
         return cheapest_tied(self.last, move, self.cheap) if self.cheap > 0 else move

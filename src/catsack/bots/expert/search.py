@@ -32,7 +32,7 @@ from catsack.bots.expert.players import (
     seat_priors,
     styles,
 )
-from catsack.bots.expert.spec import LEADERS, OPPONENT_NOISE, STYLE_PRIORS, TREE_DEPTH, with_dump
+from catsack.bots.expert.spec import LEADERS, OPPONENT_NOISE, STYLE_PRIORS, TREE_DEPTH, with_dump, with_lead
 from catsack.bots.expert.worlds import HiddenCard, StyleDraw, deal_world, hidden_card
 from catsack.bots.heuristic import bid_limit, row_worth, seat_money
 from catsack.bots.ismcts import RootStats, tree_bids, ucb_pick, untried_pick
@@ -102,6 +102,7 @@ def search(
     bluff: float = 0.0,
     dump: float = 0.0,
     dump1: float = 0.0,
+    lead1: float | None = None,
     floor: int = 0,
     min_iterations: int = 0,
 ) -> RootStats:
@@ -126,7 +127,9 @@ def search(
     of unknown kind bluffs where it can (:func:`seat_bluffs`, read from the game by :func:`bluff_chances`;
     the ``expert`` bot's default is :data:`BLUFF_PRIOR`, the search's 0: no bluffs). ``dump`` is the prior share
     of the ``dump`` style (:data:`DUMP_WEIGHTS`) for a player of unknown kind, with the styles read (the
-    search's default 0: no such style), from round 2 on; ``dump1`` the same in round 1. ``floor`` (the analysis)
+    search's default 0: no such style), from round 2 on; ``dump1`` the same in round 1. ``lead1`` (with ``lead="read"``)
+    sets the ``lead`` style's share in round 1's prior for players of unknown kind (:func:`with_lead`; None: the
+    prior's own). ``floor`` (the analysis)
     gives every root move at least that many iterations, so that a move the search likes less is still valued
     with its own later decisions searched (a bot leaves it at 0). With ``seconds``, the search stops at that
     wall-clock budget but never before ``min_iterations`` iterations, and ``iterations`` (if given) still
@@ -147,7 +150,10 @@ def search(
         raise ValueError(f"leaders must be one of {', '.join(LEADERS)}, not {leaders!r}")
     # round 1 has its own share of the dump style (``dump1``, drawn per player: StyleDraw.draw)
     share = dump if view.rounds else dump1
-    prior = with_dump(STYLE_PRIORS[lead], share)
+    shares = STYLE_PRIORS[lead]
+    if lead1 is not None and lead == "read" and not view.rounds:  # round 1: no style read yet
+        shares = with_lead(shares, lead1)
+    prior = with_dump(shares, share)
     n = view.seats
     if players is not None and len(players) != n:
         raise ValueError(f"players names {len(players)} seats, but the view's table has {n}")
@@ -159,7 +165,7 @@ def search(
         aware = seat_awareness(players) if players is not None else [UNKNOWN_AWARE] * n
     table = RoundFacts(
         view,
-        [prior] * n if met is None else seat_priors(met, STYLE_PRIORS[lead], share),
+        [prior] * n if met is None else seat_priors(met, shares, share),
         aware,
         seat_habits(players) if players is not None and read_bids else None,
     )

@@ -78,6 +78,22 @@ DUMP_PRIOR = 0.1
 #: table of dumpers. Off: on seed 101 (kinds hidden, paired against ``dump1=0``) 0.1 gained -1.0 points a game
 #: against three dog-dumpers and -1.1 against three heuristic bots (docs/bots.md, *Dog-dumpers*).
 DUMP1_PRIOR = 0.0
+#: ``expert:lead1=X``: in round 1, the share of the ``lead`` style in the one style drawn for the players of
+#: unknown kind (:class:`catsack.bots.expert.worlds.StyleDraw`), ``rule`` and ``any`` scaled to the rest;
+#: ``None`` (the default) keeps ``lead=read``'s 0.6. Round 1 is the only round in which a player's style
+#: cannot have been read yet, and the one in which it matters most who leads (R5, R12: everyone holds 15
+#: mice). Right behind the start player, a low share makes the expert hide a good cat and expect to buy a
+#: row of the others' good cats for 15, which loses the cat to a start player who leads (docs/bots.md,
+#: *Who leads round 1*).
+LEAD1_SHARE: float | None = None
+
+
+def with_lead(prior: Sequence[float], share: float) -> tuple[float, float, float, float]:
+    """The style shares ``prior`` (:data:`STYLE_PRIORS`, no ``dump`` share yet) with the ``lead`` style's share
+    set to ``share`` and ``rule`` and ``any`` scaled to the rest, keeping their ratio."""
+    others = prior[0] + prior[2]
+    keep = (1.0 - share) / others if others > 0 else 0.0
+    return (prior[0] * keep, share, prior[2] * keep, prior[3])
 
 
 def with_dump(prior: Sequence[float], share: float) -> tuple[float, float, float, float]:
@@ -124,6 +140,7 @@ class Options:
     cheap: float = CHEAP_SE  # standard errors within which the lowest bid tried replaces the pick (0: off)
     dump: float = DUMP_PRIOR  # the prior share of the dump style for a player of unknown kind (the levels: 0)
     dump1: float = DUMP1_PRIOR  # the same in round 1, drawn per player (the levels: 0)
+    lead1: float | None = LEAD1_SHARE  # the lead style's share in round 1's draw (None: lead=read's)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -144,12 +161,13 @@ NUMBERS: dict[str, tuple[float, float]] = {
     "cheap": (0.0, 5.0),
     "dump": (0.0, 0.5),
     "dump1": (0.0, 0.5),
+    "lead1": (0.05, 0.95),
 }
 
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+future=K][+cheap=K][+dump=X][+dump1=X]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+future=K][+cheap=K][+dump=X][+dump1=X][+lead1=X]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -214,7 +232,7 @@ def parse_spec(arg: str | None) -> Options:
             "'styles=draw|mix', 'bluff=X' (0-0.9), 'money=S' (0-3, the hand leaf's purse value), "
             "'future=K' (0-2, the hand leaf's money share of the cats still in hands), "
             "'cheap=K' (0-5 standard errors), 'dump=X' (0-0.5, the dump style's prior share), "
-            "'dump1=X' (0-0.5, the same in round 1) "
+            "'dump1=X' (0-0.5, the same in round 1), 'lead1=X' (0.05-0.95, the lead style's share in round 1) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )

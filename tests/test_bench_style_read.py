@@ -10,7 +10,7 @@ from catsack.bots.expert.players import DUMP, STYLE_KEYS
 
 
 def test_every_round_from_two_on_is_read_for_every_other_seat() -> None:
-    """Nine rounds of four seats (R4, R10): rounds 2-9 read at their start, three seats each; the shares
+    """Nine rounds (R7, R10): rounds 2-9 read at their start, for the three other seats; the shares
     are a distribution with every style kept in (none ruled out for good)."""
     probe = load_bench("style_read")
     read = probe.play("style:dumper", 900, 0.1)

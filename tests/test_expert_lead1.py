@@ -11,11 +11,12 @@ from catsack.bots import make_bot
 from catsack.bots.base import BotSpecError
 from catsack.bots.expert import search
 from catsack.bots.expert.spec import LEAD1_SHARE, STYLE_PRIORS, parse_spec, with_lead
+from catsack.cards import Card
 from catsack.game import Game
 from catsack.moves import PLACE
 
-GOOD_CATS = {0, 1, 2, 3, 4}  # +15 +11 +8 +5 +3 (the card indexes, R2)
-BAD_CARDS = {5, 6, 8, 9}  # -5 -8, the large and the small dog
+GOOD_CATS = {Card.P15, Card.P11, Card.P8, Card.P5, Card.P3}  # R1
+BAD_CARDS = {Card.M5, Card.M8, Card.LARGE_DOG, Card.SMALL_DOG}
 
 
 def test_lead1_option_and_its_default() -> None:

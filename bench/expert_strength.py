@@ -132,6 +132,18 @@ def auto_seating(bots: Sequence[str]) -> str:
     return "rotate" if table[::-1] in rotations else "both"
 
 
+def read_saved(ap: argparse.ArgumentParser, name: str) -> dict[str, Any]:
+    """One file written by ``--save``; a usage error naming the file when it cannot be read or holds
+    something else."""
+    try:
+        data = json.loads(Path(name).read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        ap.error(f"cannot read saved games from {name}: {e}")
+    if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys():
+        ap.error(f"{name} is not a file of games saved with --save")
+    return data
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("preset", nargs="?", choices=sorted(PRESETS), help="a preset table (or give --bots)")
@@ -161,7 +173,7 @@ def main() -> None:
     ap.add_argument("--aivat", action="store_true", help="also print AIVAT-corrected win shares")
     args = ap.parse_args()
     if args.combine:
-        parts = [json.loads(Path(f).read_text()) for f in args.combine]
+        parts = [read_saved(ap, f) for f in args.combine]
         if len({(tuple(p["bots"]), p["seed"], p.get("seating", "rotate")) for p in parts}) != 1:
             ap.error("--combine needs parts of one table, seed and seating")
         games = load_games(parts, "games")
@@ -176,7 +188,7 @@ def main() -> None:
                 ap.error("--combine: every part needs the same --paired spec, or none")
             print_paired_table(bots, parts[0]["seed"], games, others.pop(), load_games(parts, "paired_games"))
         if args.against:
-            theirs = [json.loads(Path(f).read_text()) for f in args.against]
+            theirs = [read_saved(ap, f) for f in args.against]
             other_bots = tuple(theirs[0]["bots"])
             expected = tuple(other_bots[0] if b == bots[0] else b for b in bots)
             if {

@@ -544,3 +544,26 @@ def test_bench_paired_arms_played_apart_compare_as_paired(tmp_path: Path) -> Non
     subprocess.run([*base, "--bots", alone, "--part", "0/2", "--save", str(tmp_path / "d.json")], check=True)
     fewer = subprocess.run([*combine, str(tmp_path / "d.json")], capture_output=True, text=True)
     assert fewer.returncode == 2 and "the same deals and seatings" in fewer.stderr
+
+
+def test_bench_combine_names_a_file_it_cannot_read(tmp_path: Path) -> None:
+    """``--combine`` and ``--against`` answer a missing file, a file that is not JSON, or JSON that is not a
+    saved run with a usage error naming the file, not a traceback."""
+    combine = [sys.executable, str(BENCH / "expert_strength.py"), "--combine"]
+    missing = tmp_path / "missing.json"
+    out = subprocess.run([*combine, str(missing)], capture_output=True, text=True)
+    assert out.returncode == 2 and f"cannot read saved games from {missing}" in out.stderr
+    assert "Traceback" not in out.stderr
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    out = subprocess.run([*combine, str(broken)], capture_output=True, text=True)
+    assert out.returncode == 2 and f"cannot read saved games from {broken}" in out.stderr
+    other = tmp_path / "other.json"
+    other.write_text("[1, 2]")
+    out = subprocess.run([*combine, str(other)], capture_output=True, text=True)
+    assert out.returncode == 2 and f"{other} is not a file of games saved with --save" in out.stderr
+    saved = tmp_path / "saved.json"
+    play = [sys.executable, str(BENCH / "expert_strength.py"), "--bots", "heuristic,random,random", "--games", "3"]
+    subprocess.run([*play, "--save", str(saved)], check=True, capture_output=True)
+    out = subprocess.run([*combine, str(saved), "--against", str(missing)], capture_output=True, text=True)
+    assert out.returncode == 2 and f"cannot read saved games from {missing}" in out.stderr

@@ -107,6 +107,9 @@ from catsack.tournament.runner import GameResult, play_chunk
 from catsack.tournament.schedule import SEATINGS
 from catsack.tournament.stats import summarize
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import round_gain  # a sibling script: the one reader of saved games
+
 PRESETS: dict[str, str] = {
     "strong": "expert,ismcts:strong,ismcts:strong,ismcts:strong",
     "mixed": "expert,expert:strong,heuristic,random",
@@ -133,15 +136,12 @@ def auto_seating(bots: Sequence[str]) -> str:
 
 
 def read_saved(ap: argparse.ArgumentParser, name: str) -> dict[str, Any]:
-    """One file written by ``--save``; a usage error naming the file when it cannot be read or holds
-    something else."""
+    """One file written by ``--save`` (``round_gain.read_saved``); a usage error naming the file when it
+    cannot be read or holds something else."""
     try:
-        data = json.loads(Path(name).read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        ap.error(f"cannot read saved games from {name}: {e}")
-    if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys():
-        ap.error(f"{name} is not a file of games saved with --save")
-    return data
+        return round_gain.read_saved(Path(name))
+    except ValueError as e:
+        ap.error(str(e))
 
 
 def main() -> None:

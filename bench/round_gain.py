@@ -31,7 +31,7 @@ import random
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from catsack.cards import POINTS
 from catsack.game import Game
@@ -247,18 +247,25 @@ def print_purse(config: TournamentConfig, games: list[dict[str, object]]) -> Non
             print(f"  {spec:<24}{mice:>8}{a.placed[spec][b]:>8}{a.good[spec][b]:>8}{own}{other}")
 
 
+def read_saved(f: Path) -> dict[str, Any]:
+    """One file written by ``bench/expert_strength.py --save``; ValueError naming the file when it cannot be
+    read or holds something else (no games among them)."""
+    try:
+        data = json.loads(f.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read saved games from {f}: {e}") from None
+    if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys() or not data["games"]:
+        raise ValueError(f"{f} is not a file of games saved with --save (bench/expert_strength.py)")
+    return data
+
+
 def load_saved(files: list[Path], paired: bool = False) -> tuple[TournamentConfig, list[dict[str, object]]]:
     """The games saved in ``files`` (the parts of one run of ``bench/expert_strength.py --save``) and the
     tournament config that dealt them (with ``paired``, the paired table's games: ``--paired SPEC``);
     ValueError naming a file that cannot be read or holds something else, or files of different runs."""
     loaded = []
     for f in files:
-        try:
-            data = json.loads(f.read_text())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise ValueError(f"cannot read saved games from {f}: {e}") from None
-        if not isinstance(data, dict) or not {"bots", "seed", "games"} <= data.keys() or not data["games"]:
-            raise ValueError(f"{f} is not a file of games saved with bench/expert_strength.py --save")
+        data = read_saved(f)
         if paired:
             if not data.get("paired_games"):
                 raise ValueError(f"{f} holds no paired games: save with bench/expert_strength.py --paired SPEC --save")

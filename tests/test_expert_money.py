@@ -1,17 +1,28 @@
-"""The expert's value of money over the rest of the game (``expert:money=S``, ``leaf.MONEY_GAIN``; and
-``expert:future=K``, ``leaf.future_shares``)."""
+"""The expert's value of money over the rest of the game (``expert:money=S``, ``leaf.MONEY_GAIN``;
+``expert:future=K``, ``leaf.future_shares``; and ``expert:fread=X``, ``future`` scaled by the ``dump`` read)."""
 
 from __future__ import annotations
 
 import itertools
 import math
+import random
 
 import pytest
 
 from catsack.bots.base import BotSpecError, make_bot
 from catsack.bots.expert import HandValue
 from catsack.bots.expert.leaf import HAND_POINTS, MONEY_GAIN, TEMPERATURE, future_shares, purse_values
-from catsack.bots.expert.spec import FUTURE_SCALE, MONEY_SCALE, parse_spec
+from catsack.bots.expert.players import UNKNOWN_AWARE, RoundFacts, dump_read
+from catsack.bots.expert.search import search
+from catsack.bots.expert.spec import (
+    DUMP_PRIOR,
+    FUTURE_READ,
+    FUTURE_SCALE,
+    MONEY_SCALE,
+    STYLE_PRIORS,
+    parse_spec,
+    with_dump,
+)
 from catsack.cards import POINTS
 from catsack.game import Game
 
@@ -96,3 +107,62 @@ def test_the_cats_still_in_hand_go_to_the_seats_by_their_money() -> None:
     g._hands = [h & ~0b11111 for h in g._hands]  # only negative cats, the rabbit and dogs left
     assert future_shares(g, 0.5) == [0.0] * 4
     assert HandValue(0.0, 0.5).all_seats(g) == pytest.approx(plain)
+
+
+def test_fread_option_round_trips_through_the_spec() -> None:
+    assert parse_spec(None).fread == FUTURE_READ
+    assert parse_spec("fread=0.4").fread == 0.4
+    assert make_bot("expert:iters=30+fread=0.4").fread == 0.4  # type: ignore[attr-defined]
+    for bad in ("fread=2", "fread=-0.1", "fread=x", "leaf=learned+fread=0.3"):
+        with pytest.raises(BotSpecError, match="fread"):
+            parse_spec(bad)
+    leaf = HandValue(0.0, 0.6)
+    half = leaf.with_future(0.3)
+    assert half.future == 0.3 and leaf.future == 0.6 and half.money == leaf.money
+
+
+def test_dump_read_is_the_other_seats_mean_dump_share() -> None:
+    table = [(0.5, 0.2, 0.1, 0.2), (0.1, 0.1, 0.1, 0.7), (0.9, 0.0, 0.1, 0.0)]
+    assert dump_read(table, 0) == pytest.approx(0.35)
+    assert dump_read(table, 1) == pytest.approx(0.1)
+    assert dump_read(table[:1], 0) == 0.0
+
+
+def _round(spec: str, seed: int, rounds: int) -> Game:
+    """4 seats, seat 0 a heuristic bot and three ``spec`` players, when round ``rounds + 1`` is under way."""
+    g = Game.new(4, seed=seed)
+    bots = [make_bot("heuristic", seed=seed)] + [make_bot(spec, seed=seed * 10 + s) for s in (1, 2, 3)]
+    while g.to_move is not None and g.round <= rounds:
+        s = g.to_move
+        g.play(bots[s].choose(g.view(s)))
+    return g
+
+
+def test_fread_scales_future_by_the_dump_style_read_from_finished_rounds() -> None:
+    """``fread=X``: the search's ``future`` scale is ``future * min(1, D / X)``, D the ``dump`` share it reads
+    for the other seats from their placements in finished rounds (R14); in round 1 nothing has been read,
+    so the term is off there."""
+    read = with_dump(STYLE_PRIORS["read"], DUMP_PRIOR)
+    for spec in ("style:dumper", "heuristic"):
+        g = _round(spec, 3, rounds=4)
+        seat = g.to_move
+        assert seat is not None and g.round == 5
+        view = g.view(seat)
+        d = dump_read(RoundFacts(view, [read] * 4, [UNKNOWN_AWARE] * 4).style, seat)
+        scale = 0.6 * min(1.0, d / 0.4)
+        asked = search(
+            view, random.Random(5), iterations=120, leaf=HandValue(0.0, 0.6), dump=DUMP_PRIOR, future_read=0.4
+        )
+        fixed = search(view, random.Random(5), iterations=120, leaf=HandValue(0.0, scale), dump=DUMP_PRIOR)
+        assert asked.rewards == fixed.rewards
+        if spec == "style:dumper":
+            assert scale == 0.6  # measured: the dumpers read 0.5 or more by round 5
+        else:
+            assert scale < 0.3  # and heuristic bots less than half of that
+    first = _round("style:dumper", 3, rounds=0)
+    seat = first.to_move
+    assert seat is not None and first.round == 1
+    view = first.view(seat)
+    asked = search(view, random.Random(5), iterations=120, leaf=HandValue(0.0, 0.6), dump=DUMP_PRIOR, future_read=0.4)
+    assert asked.rewards == search(view, random.Random(5), iterations=120, leaf=HandValue(0.0, 0.0)).rewards
+    assert asked.rewards != search(view, random.Random(5), iterations=120, leaf=HandValue(0.0, 0.6)).rewards

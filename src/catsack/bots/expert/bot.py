@@ -31,6 +31,7 @@ class ExpertBot(Bot):
         self.bluff = opts.bluff
         self.dump, self.dump1, self.lead1 = opts.dump, opts.dump1, opts.lead1
         self.cheap = opts.cheap
+        self.fread = opts.fread
         self.rng = random.Random(seed)
         if leaf is None:
             leaf = HandValue(opts.money, opts.future) if opts.leaf == "hand" else LEAVES[opts.leaf]()
@@ -70,6 +71,7 @@ class ExpertBot(Bot):
             dump=self.dump,
             dump1=self.dump1,
             lead1=self.lead1,
+            future_read=self.fread,
         )
         move = pick_with_mistakes(self.last, self.rng, self.mistake)
         return cheapest_tied(self.last, move, self.cheap) if self.cheap > 0 else move

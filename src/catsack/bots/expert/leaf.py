@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Callable, Sequence
 
@@ -86,6 +87,12 @@ class HandValue:
 
     def __call__(self, g: Game, seat: int) -> float:
         return self.all_seats(g)[seat]
+
+    def with_future(self, future: float) -> HandValue:
+        """The same leaf with ``future`` as its scale of :func:`future_shares` (the purse values shared)."""
+        other = copy.copy(self)
+        other.future = future
+        return other
 
     def all_seats(self, g: Game) -> list[float]:
         """Every seat's win probability (they add up to 1)."""

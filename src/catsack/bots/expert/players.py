@@ -386,6 +386,13 @@ def styles(
     return out
 
 
+def dump_read(style: Sequence[Sequence[float]], seat: int) -> float:
+    """The mean share of the ``dump`` style (:func:`styles`) over the seats other than ``seat``: how much the
+    table is read as one that hides its worst cards first and so keeps its good ones for later (``fread``)."""
+    others = [st[DUMP] for s, st in enumerate(style) if s != seat]
+    return sum(others) / len(others) if others else 0.0
+
+
 def _row_owners(n: int, start: int) -> list[int]:
     """Row position -> owner index (index n: the dummy; R10: with 3 seats the dummy's card leads)."""
     if n == 3:

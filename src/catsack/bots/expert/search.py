@@ -19,6 +19,7 @@ from catsack.bots.expert.players import (
     UNKNOWN_AWARE,
     RoundFacts,
     bluff_chances,
+    dump_read,
     honest_move,
     known_kind,
     lock_bid,
@@ -103,6 +104,7 @@ def search(
     dump: float = 0.0,
     dump1: float = 0.0,
     lead1: float | None = None,
+    future_read: float = 0.0,
     floor: int = 0,
     min_iterations: int = 0,
 ) -> RootStats:
@@ -129,7 +131,8 @@ def search(
     of the ``dump`` style (:data:`DUMP_WEIGHTS`) for a player of unknown kind, with the styles read (the
     search's default 0: no such style), from round 2 on; ``dump1`` the same in round 1. ``lead1`` (with ``lead="read"``)
     sets the ``lead`` style's share in round 1's prior for players of unknown kind (:func:`with_lead`; None: the
-    prior's own). ``floor`` (the analysis)
+    prior's own). ``future_read`` > 0 scales a :class:`HandValue` leaf's ``future`` term by the ``dump`` style's
+    mean share read for the other seats, full from that share on (:data:`.spec.FUTURE_READ`). ``floor`` (the analysis)
     gives every root move at least that many iterations, so that a move the search likes less is still valued
     with its own later decisions searched (a bot leaves it at 0). With ``seconds``, the search stops at that
     wall-clock budget but never before ``min_iterations`` iterations, and ``iterations`` (if given) still
@@ -176,6 +179,8 @@ def search(
         table.style = [(prior[RULE] / kept, prior[LEAD] / kept, 0.0, 0.0)] * view.seats
     elif lead != "read":
         table.style = styles(view, prior, table.bids)
+    if future_read > 0.0 and type(value) is HandValue and value.future > 0.0:
+        value = value.with_future(value.future * min(1.0, dump_read(table.style, seat) / future_read))
     if not lock:
         table.lockp = [0.0] * view.seats
     elif lead != "read":

@@ -56,6 +56,13 @@ MONEY_SCALE = 0.0
 #: heuristic bots) and measured on seeds 1 and 2 (docs/bots.md, *Money for the last rounds*). The levels
 #: below ``expert`` leave it out.
 FUTURE_SCALE = 0.6
+#: ``expert:fread=X``: the ``future`` term follows the evidence that good cats are still to come: in each
+#: decision its scale is ``future`` times ``min(1, D / X)``, D the mean share of the ``dump`` style the
+#: search reads for the other seats (:func:`catsack.bots.expert.players.styles`, from the placements of
+#: finished rounds, R14; 0 in round 1, and for seats of a known kind that does not dump). A table that
+#: hides its worst cards first keeps its good ones for the last rows (where ``future`` pays); players
+#: who lead their good cats leave little to come. 0 (the default): the full ``future`` scale always.
+FUTURE_READ = 0.0
 #: ``expert:cheap=K``: when the search's pick is a bid, the lowest bid it tried whose mean margin is within
 #: ``K`` standard errors of the pick's (and that it tried in at least :data:`CHEAP_VISITS` of the pick's
 #: iterations) is played instead: a cheap opening keeps the mice and can still be raised once passes turn
@@ -139,6 +146,7 @@ class Options:
     bluff: float = BLUFF_PRIOR  # the prior chance that a player of unknown kind bluffs (the levels: 0)
     money: float = MONEY_SCALE  # the hand leaf's purse value beyond its points, times leaf.MONEY_GAIN (0: off)
     future: float = FUTURE_SCALE  # the hand leaf's money share of the cat points still in hands, times K (0: off)
+    fread: float = FUTURE_READ  # the dump share read at which ``future`` is full; below it scaled down (0: off)
     cheap: float = CHEAP_SE  # standard errors within which the lowest bid tried replaces the pick (0: off)
     dump: float = DUMP_PRIOR  # the prior share of the dump style for a player of unknown kind (the levels: 0)
     dump1: float = DUMP1_PRIOR  # the same in round 1, drawn per player (the levels: 0)
@@ -160,6 +168,7 @@ NUMBERS: dict[str, tuple[float, float]] = {
     "bluff": (0.0, 0.9),
     "money": (0.0, 3.0),
     "future": (0.0, 2.0),
+    "fread": (0.0, 1.0),
     "cheap": (0.0, 5.0),
     "dump": (0.0, 0.5),
     "dump1": (0.0, 0.5),
@@ -169,7 +178,7 @@ NUMBERS: dict[str, tuple[float, float]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+future=K][+cheap=K][+dump=X][+dump1=X][+lead1=X]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+future=K][+fread=X][+cheap=K][+dump=X][+dump1=X][+lead1=X]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -233,12 +242,13 @@ def parse_spec(arg: str | None) -> Options:
             "fixes the bid habits), 'mistake=X' (0-30 points), 'lock=0|1', 'lead=read|all|0', 'leaders=first|start', "
             "'styles=draw|mix', 'bluff=X' (0-0.9), 'money=S' (0-3, the hand leaf's purse value), "
             "'future=K' (0-2, the hand leaf's money share of the cats still in hands), "
+            "'fread=X' (0-1, the dump share read at which 'future' is full), "
             "'cheap=K' (0-5 standard errors), 'dump=X' (0-0.5, the dump style's prior share), "
             "'dump1=X' (0-0.5, the same in round 1), 'lead1=X' (0.05-0.95, the lead style's share in round 1) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
-    for name in ("money", "future"):
+    for name in ("money", "future", "fread"):
         if getattr(opts, name) and opts.leaf != "hand":
             raise BotSpecError(
                 f"'{name}=...' values the purse in the hand leaf only, not with 'leaf={opts.leaf}' ({arg!r})"

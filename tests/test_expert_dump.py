@@ -25,18 +25,9 @@ from catsack.bots.expert.worlds import StyleDraw
 from catsack.bots.heuristic import seat_money
 from catsack.cards import Card
 from catsack.game import Game
+from expert_tables import after_rounds
 
 READ = with_dump(STYLE_PRIORS["read"], 0.1)
-
-
-def _midgame(spec: str, seed: int, rounds: int = 4) -> Game:
-    """A 4-seat game of seat 0 a heuristic bot and three ``spec`` players, after ``rounds`` finished rounds."""
-    g = Game.new(4, seed=seed)
-    bots = [make_bot("heuristic", seed=seed)] + [make_bot(spec, seed=seed * 10 + s) for s in (1, 2, 3)]
-    while g.to_move is not None and g.round <= rounds:
-        s = g.to_move
-        g.play(bots[s].choose(g.view(s)))
-    return g
 
 
 def test_dump_option_and_its_defaults() -> None:
@@ -68,8 +59,10 @@ def test_the_dump_share_scales_the_other_styles() -> None:
 
 
 def test_dumpers_are_read_as_dumpers_and_honest_players_are_not() -> None:
-    dumpers = [st for seed in range(3) for st in styles(_midgame("style:dumper", seed).view(0), priors=[READ] * 4)[1:]]
-    rule = [st for seed in range(3) for st in styles(_midgame("heuristic", seed).view(0), priors=[READ] * 4)[1:]]
+    dumpers = [
+        st for seed in range(3) for st in styles(after_rounds("style:dumper", seed).view(0), priors=[READ] * 4)[1:]
+    ]
+    rule = [st for seed in range(3) for st in styles(after_rounds("heuristic", seed).view(0), priors=[READ] * 4)[1:]]
     # measured: mean dump share 0.68 for the dog-dumper, 0.04 for the heuristic bot after four rounds
     assert sum(st[DUMP] for st in dumpers) / len(dumpers) > 0.4
     assert sum(st[DUMP] for st in rule) / len(rule) < 0.15
@@ -77,7 +70,7 @@ def test_dumpers_are_read_as_dumpers_and_honest_players_are_not() -> None:
     for st in dumpers + rule:
         assert len(st) == len(STYLE_KEYS) and sum(st) == pytest.approx(1.0) and min(st) > 0.0
     # with no dump share in the prior the style stays out of the reading
-    assert all(st[DUMP] == 0.0 for st in styles(_midgame("style:dumper", 0).view(0)))
+    assert all(st[DUMP] == 0.0 for st in styles(after_rounds("style:dumper", 0).view(0)))
 
 
 def test_a_dumpers_next_face_down_card_is_drawn_from_its_bad_cards() -> None:
@@ -86,7 +79,7 @@ def test_a_dumpers_next_face_down_card_is_drawn_from_its_bad_cards() -> None:
     cards no one has seen it place)."""
     checked = 0
     for seed in range(6):
-        g = _midgame("style:dumper", seed)
+        g = after_rounds("style:dumper", seed)
         view = g.view(0)
         facts = RoundFacts(view, [READ] * 4)
         money = seat_money(view)
@@ -107,7 +100,7 @@ def test_a_dumpers_next_face_down_card_is_drawn_from_its_bad_cards() -> None:
 
 def test_the_search_leaves_dump_out_unless_asked_and_in_round_one() -> None:
     # the expert bot asks for DUMP_PRIOR; search() on its own (the analysis and hints) models no dumpers
-    g = _midgame("style:dumper", 2, rounds=3)
+    g = after_rounds("style:dumper", 2, rounds=3)
     seat = g.to_move
     assert seat is not None
     view = g.view(seat)
@@ -115,7 +108,7 @@ def test_the_search_leaves_dump_out_unless_asked_and_in_round_one() -> None:
     assert a.rewards == search(view, random.Random(7), iterations=150, dump=0.0).rewards
     assert a.rewards != search(view, random.Random(7), iterations=150, dump=0.3).rewards
     # round 1: no one has placed yet, and the lead model already has every player but its leaders dump
-    first = _midgame("style:dumper", 2, rounds=0)
+    first = after_rounds("style:dumper", 2, rounds=0)
     seat = first.to_move
     assert seat is not None and first.round == 1
     view = first.view(seat)
@@ -153,7 +146,7 @@ def test_round_one_draws_the_dump_style_per_player_and_one_other_style_for_all()
 def test_expert_with_the_dump_style_plays_whole_games_from_its_views() -> None:
     # R23: the re-deal test of the expert, with the dump style in its model
     rng = random.Random(3)
-    g = _midgame("style:dumper", 4, rounds=3)
+    g = after_rounds("style:dumper", 4, rounds=3)
     while g.to_move != 0:
         g.play(g.legal_moves()[-1])
     view = g.view(0)

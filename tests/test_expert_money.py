@@ -25,6 +25,7 @@ from catsack.bots.expert.spec import (
 )
 from catsack.cards import POINTS
 from catsack.game import Game
+from expert_tables import after_rounds
 
 
 def test_money_option_round_trips_through_the_spec() -> None:
@@ -128,23 +129,13 @@ def test_dump_read_is_the_other_seats_mean_dump_share() -> None:
     assert dump_read(table[:1], 0) == 0.0
 
 
-def _round(spec: str, seed: int, rounds: int) -> Game:
-    """4 seats, seat 0 a heuristic bot and three ``spec`` players, when round ``rounds + 1`` is under way."""
-    g = Game.new(4, seed=seed)
-    bots = [make_bot("heuristic", seed=seed)] + [make_bot(spec, seed=seed * 10 + s) for s in (1, 2, 3)]
-    while g.to_move is not None and g.round <= rounds:
-        s = g.to_move
-        g.play(bots[s].choose(g.view(s)))
-    return g
-
-
 def test_fread_scales_future_by_the_dump_style_read_from_finished_rounds() -> None:
     """``fread=X``: the search's ``future`` scale is ``future * min(1, D / X)``, D the ``dump`` share it reads
     for the other seats from their placements in finished rounds (R14); in round 1 nothing has been read,
     so the term is off there."""
     read = with_dump(STYLE_PRIORS["read"], DUMP_PRIOR)
     for spec in ("style:dumper", "heuristic"):
-        g = _round(spec, 3, rounds=4)
+        g = after_rounds(spec, 3, rounds=4)
         seat = g.to_move
         assert seat is not None and g.round == 5
         view = g.view(seat)
@@ -159,7 +150,7 @@ def test_fread_scales_future_by_the_dump_style_read_from_finished_rounds() -> No
             assert scale == 0.6  # measured: the dumpers read 0.5 or more by round 5
         else:
             assert scale < 0.3  # and heuristic bots less than half of that
-    first = _round("style:dumper", 3, rounds=0)
+    first = after_rounds("style:dumper", 3, rounds=0)
     seat = first.to_move
     assert seat is not None and first.round == 1
     view = first.view(seat)

@@ -459,7 +459,7 @@ async def until(pred: Any, timeout: float, what: str) -> None:
 
 async def seat_changes(a: ServerProc, b: ServerProc, schema: str, figures: dict[str, Any]) -> None:
     rng = random.Random(4)
-    table = a.create_table(seats=3, bots={"2": "random"}, name="seats")["table"]  # A drives it
+    table = a.create_table(seats=3, bots={"2": "random"}, name="seats")["table"]  # A holds its lease
     watch_b = WsClient(b.ws_url, table, None, label="watch@B")
     await watch_b.connect()
 
@@ -497,19 +497,23 @@ async def seat_changes(a: ServerProc, b: ServerProc, schema: str, figures: dict[
     assert seat_kinds(a, table) == [("human", False), ("human", False), ("bot", False)], "a connected seat was taken"
     figures["moves_while_both_connected"] = bea_a.version
 
-    # Ann leaves; after the grace period the driving process (A) gives her seat to a bot; B learns it,
-    # her token stops working on both processes, and the bot plays her seat from A only.
+    # Ann leaves; after the grace period the driving process gives her seat to a bot; the other learns it,
+    # her token stops working on both processes, and the bot plays her seat from the driver only. The
+    # driver is the lease holder (A, which created the table, hands its lease to B once someone watches
+    # there and no one here); the other process learns of the bot through Redis, a moment later, so both
+    # are awaited before her token is tried on each.
     await ann_b.close()
     t_left = time.monotonic()
     await until(lambda: seat_kinds(b, table)[0] == ("bot", True), 10, "B to show Ann's seat taken by a bot")
     figures["replaced_after_s"] = round(time.monotonic() - t_left, 2)
+    await until(lambda: seat_kinds(a, table)[0] == ("bot", True), 10, "A to show Ann's seat taken by a bot")
     await watch_b.wait(lambda: watch_b.latest is not None and watch_b.latest["players"][0]["kind"] == "bot", 5)
     for p, n in ((a, "A"), (b, "B")):
         back = WsClient(p.ws_url, table, ann, label=f"Ann-again@{n}")
         with pytest.raises(AssertionError, match="replaced"):
             await back.connect()
         await back.close()
-    while True:  # Bea plays on to the end; the bots of seats 0 and 2 move from A
+    while True:  # Bea plays on to the end; the bots of seats 0 and 2 move from the driver
         st = bea_a.latest
         assert st is not None
         if st["table_status"] == "over":

@@ -63,9 +63,10 @@ FUTURE_SCALE = 0.6
 #: hides its worst cards first keeps its good ones for the last rows (where ``future`` pays); players
 #: who lead their good cats leave little to come. 0 (the default): the full ``future`` scale always. Off:
 #: with 0.4 (set from ``bench/style_read.py``'s reads), kinds hidden and paired against the default on
-#: seed 1, it won +0.062 of the games against three heuristic bots and -0.078 against three dog-dumpers
-#: (64 games each, both intervals across zero), as ``future=0`` does: the mice the term keeps in rounds 1
-#: and 2, before a dumper can be read, buy the last rows (docs/bots.md, *Money for the last rounds*).
+#: seed 1, it won +0.062 of the games against three heuristic bots, +0.038 against three ``ismcts:strong``
+#: (156 games) and -0.078 against three dog-dumpers (64 games), every interval across zero, as ``future=0``
+#: does: the mice the term keeps in rounds 1 and 2, before a dumper can be read, buy the last rows
+#: (docs/bots.md, *Money for the last rounds*).
 FUTURE_READ = 0.0
 #: ``expert:cheap=K``: when the search's pick is a bid, the lowest bid it tried whose mean margin is within
 #: ``K`` standard errors of the pick's (and that it tried in at least :data:`CHEAP_VISITS` of the pick's

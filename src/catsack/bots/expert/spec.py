@@ -256,7 +256,8 @@ def parse_spec(arg: str | None) -> Options:
     for name in ("money", "future", "fread"):
         if getattr(opts, name) and opts.leaf != "hand":
             raise BotSpecError(
-                f"'{name}=...' values the purse in the hand leaf only, not with 'leaf={opts.leaf}' ({arg!r})"
+                f"'{name}=...' sets how the hand leaf values the purse; "
+                f"it has no effect with 'leaf={opts.leaf}' ({arg!r})"
             )
     return opts
 

@@ -98,3 +98,69 @@ def test_a_heartbeat_renews_its_own_row_and_names_the_dead(store: Store) -> None
         assert store.heartbeat("B", 2.0, now=103.1, conn=conn) == []  # B is back: alive until 105.1
         assert store.heartbeat("A", 2.0, now=104.0, conn=conn) == []
     assert store.adopt("A", 2.0, dead=["B"], now=104.0) == set()  # B is alive again: nothing to take
+
+
+def test_a_hub_that_has_not_heard_of_a_seat_change_cannot_write_the_old_tokens_move(tmp_path: Path) -> None:
+    """Checklist 8 across processes, without the message that tells of it: hub B gives one seat a new
+    token and another seat to a bot; hub A, which has heard of neither (no Redis here), still holds the
+    old tokens' connections. Their moves are refused as ``replaced`` when A writes them, A learns the
+    seats' new state from the database, those connections become spectators, and no move of theirs is
+    in the record. The seat's new token plays on A."""
+    from catsack.server.hub import Conn
+    from catsack.server.live import hash_token
+    from catsack.server.social import take_over
+
+    url = f"sqlite:///{tmp_path / 'r.db'}"
+
+    async def sink(_text: str) -> None:
+        return None
+
+    async def go() -> None:
+        settings = Settings(database_url=url, bot_delay=0.0, sweep_seconds=3600, lease_seconds=30.0, log_json=False)
+        a, b = Hub(settings), Hub(settings)
+        await a.start()
+        await b.start()
+        try:
+            t = await a.create(3, {}, name="x", money_visible=False, turn_seconds=None, hints=False)
+            for who in ("Ann", "Bea", "Cal"):
+                await a.join(t, who, None)
+            conns = [Conn(sink, seat, None) for seat in range(3)]
+            for c in conns:
+                a.attach(t, c)
+
+            def legal() -> str:
+                return t.game.legal_moves()[0].text
+
+            first = t.game.to_move
+            assert (await a.act(conns[first], "m1", t.version, legal()))["type"] == "ack"
+
+            # B takes over the next seat's link (a person moving to another device) ...
+            second = t.game.to_move
+            other = await b.get(t.id)
+            assert other is not None and other.version == 1
+            new_token = await take_over(b, other, second)
+            answer = await a.act(conns[second], "m2", t.version, legal())
+            assert answer["type"] == "error" and answer["code"] == "replaced", answer
+            assert conns[second].seat is None  # a spectator now
+            assert t.players[second].token_hash == hash_token(new_token) and t.version == 1
+            again = Conn(sink, await a.find_seat(t, new_token), None)
+            a.attach(t, again)
+            assert (await a.act(again, "m3", t.version, legal()))["type"] == "ack"
+
+            # ... and gives the third seat to a bot (its person away, say).
+            third = t.game.to_move
+            assert third not in (first, second)
+            await b.catch_up(other)
+            assert await b.replace(other, third)
+            answer = await a.act(conns[third], "m4", t.version, legal())
+            assert answer["type"] == "error" and answer["code"] == "replaced", answer
+            assert conns[third].seat is None and t.players[third].kind == "bot"
+            loaded = a.store.load(t.id)
+            assert loaded is not None
+            people = [(r.version, r.seat, r.action_id) for r in loaded[2] if r.actor == "human"]
+            assert people == [(1, first, "m1"), (2, second, "m3")]
+        finally:
+            await a.stop()
+            await b.stop()
+
+    asyncio.run(go())

@@ -1071,6 +1071,47 @@ def test_store_one_append_per_version_and_one_claim_per_seat(
 
 
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
+def test_store_writes_a_persons_move_only_while_the_token_holds_the_seat(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Checklist 8 across processes: a person's move carries its token's hash and is written only while
+    that token still holds the seat, in the same statement; a seat another process gave to a bot, or
+    to a new token, refuses it however current the version. Bots' moves carry no token."""
+    from catsack.server.accounts import change_seat_token
+    from catsack.server.store import Append, AppendConflict, SeatRow
+
+    url = f"sqlite:///{tmp_path / 's.db'}" if backend == "sqlite" else request.getfixturevalue("db_schema_url")
+    store = Store(url)
+    tid = "k" + str(random.randrange(10**12))
+    seats = [SeatRow(i, "open", None, None, None, False) for i in range(3)]
+    store.create_table(tid, "x", seats, {}, {"start": 0, "removed": [], "dummy": []}, "open")
+    for i, who in enumerate(("Ann", "Bea", "Cal")):
+        assert store.claim_seat(tid, i, who, f"h{i}")
+    store.append(tid, 1, 0, "place +15", "a1", "human", status="playing", deadline=None, token_hash="h0")
+    with pytest.raises(AppendConflict, match="no longer this token's"):  # someone else's token
+        store.append(tid, 2, 1, "place +11", "b1", "human", status="playing", deadline=None, token_hash="h0")
+    assert change_seat_token(store.engine, tid, 1, "h1-new")  # Bea took her seat over elsewhere
+    with pytest.raises(AppendConflict, match="seat 1 is no longer this token's"):
+        store.append(tid, 2, 1, "place +11", "b1", "human", status="playing", deadline=None, token_hash="h1")
+    store.append(tid, 2, 1, "place +11", "b2", "human", status="playing", deadline=None, token_hash="h1-new")
+    assert store.replace_with_bot(tid, 2, "heuristic")  # Cal's seat went to a bot elsewhere
+    late = Append(tid, 3, 2, "place -8", "c1", "human", "playing", None, 0, token_hash="h2")
+    other = Append(tid, 3, 0, "place +15", "a2", "human", "playing", None, 1, token_hash="h0")
+    [refused] = store.append_batch([late])
+    assert isinstance(refused, AppendConflict)
+    store.append(tid, 3, 2, "place -8", None, "bot", status="playing", deadline=None)  # the bot's move
+    assert isinstance(store.append_batch([other])[0], AppendConflict)  # stale version, right token
+    loaded = store.load(tid)
+    assert loaded is not None
+    assert [(a.version, a.seat, a.action_id, a.actor) for a in loaded[2]] == [
+        (1, 0, "a1", "human"),
+        (2, 1, "b2", "human"),
+        (3, 2, None, "bot"),
+    ]
+    store.close()
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 def test_store_group_commit_refuses_only_the_stale_move(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:

@@ -132,9 +132,14 @@ def test_a_turn_based_table_shows_its_clock_and_is_never_given_to_a_bot_for_bein
     ans = cl.move(st["view"]["legal"][0], version=st["version"])
     assert ans["type"] == "ack"
     cl.ws.__exit__(None, None, None)
-    row = wait_for(lambda: (r := stored(c, t)).version >= 1 and r, "the move stored")
-    game = hub.tables[t].game
-    assert row.to_move == game.to_move
+    # The bot may move right after: compare the stored row with the table once both are at one version.
+    live = hub.tables[t]
+
+    def settled() -> Any:
+        r = stored(c, t)
+        return r.version >= ans["version"] and r.version == live.version and r.to_move == live.game.to_move and r
+
+    row = wait_for(settled, "the move stored, and the stored row naming the seat to move")
     assert json.loads(row.clock)["since"] >= json.loads(stored(c, t).clock)["since"] - 1
 
 

@@ -607,11 +607,14 @@ class Hub:
         for s in seats:
             p = table.players[s.seat]
             if (p.kind, p.name, p.bot, p.token_hash, p.replaced) != (s.kind, s.name, s.bot, s.token_hash, s.replaced):
+                # A bot took the seat, or its person took it over with a new token (elsewhere): the
+                # connections that came with the old token stop being the seat's (checklist 8).
+                dropped = s.kind == "bot" or (p.token_hash is not None and p.token_hash != s.token_hash)
                 p.kind, p.name, p.bot, p.token_hash, p.replaced = s.kind, s.name, s.bot, s.token_hash, s.replaced
                 if s.kind == "human" and p.away_since is None:
                     p.away_since = time.monotonic()
                 changed = True
-                if s.kind == "bot":
+                if dropped:
                     self.drop_seat_connections(table, s.seat)
         if changed:
             table.players_changed()
@@ -841,9 +844,13 @@ class Hub:
 
     def drop_seat_connections(self, table: LiveTable, seat: int) -> None:
         """The seat's token stopped working: tell its connections and turn them into spectators."""
+        if table.players[seat].kind == "bot":
+            message = "A bot now plays your seat; you are watching."
+        else:
+            message = "This seat was taken over with a new link; you are watching here."
         for c in list(table.conns):
             if c.seat == seat:
-                c.push({"type": "error", "code": "replaced", "message": "A bot now plays your seat; you are watching."})
+                c.push({"type": "error", "code": "replaced", "message": message})
                 c.seat = None
                 c.push(Conn.FULL)
 
@@ -910,15 +917,24 @@ class Hub:
         deadline = self._deadline_for(table, game, clock)
         game.undo()
         clock_text = None if clock is None else clock.to_json()
+        # A person's move is written only while their token still holds the seat in the database:
+        # another process may have given it to a bot, or to a new token, and not told us yet.
+        token = table.players[seat].token_hash if actor == "human" else None
         try:
             await self.writer.append(
-                Append(table.id, version, seat, move.text, action_id, actor, status, deadline, to_move, clock_text)
+                Append(
+                    table.id, version, seat, move.text, action_id, actor, status, deadline, to_move, clock_text, token
+                )
             )
         except AppendConflict as exc:
             log.warning("append conflict", extra={"fields": {"table": table.id, "version": version}})
             if self.metrics is not None:
                 self.metrics.append_conflicts.inc()
             await self.catch_up(table)
+            p = table.players[seat]
+            if token is not None and (p.kind != "human" or p.token_hash != token):
+                who = f"a bot ({p.bot})" if p.kind == "bot" else "a new link to it"
+                return ("replaced", f"the move was not made: {who} now plays seat {seat + 1}; you are watching")
             return ("stale", f"{exc}; the table is at version {table.version}")
         except Exception:
             log.exception("database write failed", extra={"fields": {"table": table.id}})

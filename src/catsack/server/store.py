@@ -46,6 +46,7 @@ from sqlalchemy import (
     create_engine,
     delete,
     event,
+    exists,
     insert,
     or_,
     select,
@@ -151,12 +152,29 @@ _HEARTBEAT = (
 )
 
 
+#: A person's move is written only while the seat is still that person's: ``b_token`` (the hash of
+#: the token the move came with) still holds the seat in the same statement. ``None`` for a bot's or a
+#: timer's move. Another process may have given the seat to a bot or to a new token a moment ago,
+#: before this process heard of it (checklist 8 across processes).
+_TOKEN = bindparam("b_token", type_=String)
+_SEAT_STILL_HELD = exists().where(
+    seats_t.c.table_id == bindparam("b_id"),
+    seats_t.c.seat == bindparam("b_seat"),
+    seats_t.c.kind == "human",
+    seats_t.c.token_hash == _TOKEN,
+)
+
 #: A move's change to its table (:meth:`Store.append_batch`), built once: a table moves from version
-#: ``b_prev`` to ``b_version`` only where it is still at ``b_prev``. Executed with one parameter set
-#: per move of a batch, so that a group commit costs two statements however many moves it holds.
+#: ``b_prev`` to ``b_version`` only where it is still at ``b_prev`` (and a person's seat still theirs,
+#: above). Executed with one parameter set per move of a batch, so that a group commit costs two
+#: statements however many moves it holds.
 _APPEND_TABLE = (
     update(tables_t)
-    .where(tables_t.c.id == bindparam("b_id"), tables_t.c.version == bindparam("b_prev"))
+    .where(
+        tables_t.c.id == bindparam("b_id"),
+        tables_t.c.version == bindparam("b_prev"),
+        or_(_TOKEN.is_(None), _SEAT_STILL_HELD),
+    )
     .values(
         version=bindparam("b_version"),
         status=bindparam("b_status"),
@@ -166,6 +184,12 @@ _APPEND_TABLE = (
         clock=bindparam("b_clock"),
     )
 )
+
+
+def _refused(it: Append) -> str:
+    if it.token_hash is None:
+        return f"table {it.table_id} is no longer at version {it.version - 1}"
+    return f"table {it.table_id} is no longer at version {it.version - 1}, or seat {it.seat} is no longer this token's"
 
 
 class _ShortBatch(Exception):
@@ -205,6 +229,9 @@ class Append:
     to_move: int | None = None
     #: A turn-based table's clock after this move (JSON), ``None`` for a real-time table.
     clock: str | None = None
+    #: A person's move: the hash of the token it came with, which must still hold the seat when the
+    #: move is written (``None``: not checked, for bots' and timers' moves).
+    token_hash: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,10 +484,13 @@ class Store:
         *,
         status: str,
         deadline: float | None,
+        token_hash: str | None = None,
     ) -> None:
         """Append move number ``version`` (1-based) in one transaction; raise :class:`AppendConflict`
-        if that version exists already or the table moved on."""
-        error = self.append_batch([Append(table_id, version, seat, move, action_id, actor, status, deadline)])[0]
+        if that version exists already or the table moved on, or (with ``token_hash``) if that token
+        no longer holds the seat."""
+        item = Append(table_id, version, seat, move, action_id, actor, status, deadline, token_hash=token_hash)
+        error = self.append_batch([item])[0]
         if error is not None:
             raise error
 
@@ -480,6 +510,8 @@ class Store:
                 "b_finished": now if it.status == "over" else None,
                 "b_to_move": it.to_move,
                 "b_clock": it.clock,
+                "b_seat": it.seat,
+                "b_token": it.token_hash,
             }
             for it in items
         ]
@@ -512,7 +544,7 @@ class Store:
                 kept = []
                 for it, par, row in zip(items, params, rows, strict=True):
                     if conn.execute(_APPEND_TABLE, par).rowcount != 1:
-                        results.append(AppendConflict(f"table {it.table_id} is no longer at version {it.version - 1}"))
+                        results.append(AppendConflict(_refused(it)))
                         continue
                     results.append(None)
                     kept.append(row)

@@ -90,6 +90,16 @@ def test_future_option_round_trips_through_the_spec() -> None:
             parse_spec(bad)
 
 
+def test_the_learned_leaf_takes_the_hand_leafs_defaults_silently() -> None:
+    """``future`` (and ``fread``, ``money``) are the hand leaf's: naming one with another leaf is an error,
+    but their defaults are no reason to refuse a plain ``leaf=learned``, with or without a budget."""
+    assert parse_spec("leaf=learned").leaf == "learned"
+    bot = make_bot("expert:iters=30+leaf=learned")
+    assert type(bot.leaf).__name__ == "LearnedValue"  # type: ignore[attr-defined]
+    with pytest.raises(BotSpecError, match="future"):
+        parse_spec("leaf=learned+future=0.6")
+
+
 def test_the_cats_still_in_hand_go_to_the_seats_by_their_money() -> None:
     """``future=K``: K times the cat points left in the hands (R10: each is placed in a later row), split
     by the seats' mice (R12: the rich buy); nothing where the cards to come are worth nothing or less."""

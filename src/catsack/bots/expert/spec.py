@@ -189,6 +189,7 @@ def parse_spec(arg: str | None) -> Options:
     Options are joined with ``+``, since tables list their bot specs comma separated.
     """
     opts = Options()
+    given: set[str] = set()  # the numbers the spec names (a default of the hand leaf's terms is no error)
     for part in (arg or "").split("+"):
         text = part.strip()
         if not text or text == "expert":
@@ -231,6 +232,7 @@ def parse_spec(arg: str | None) -> Options:
             bounds = NUMBERS.get(key)
             if sep and bounds is not None and bounds[0] <= float(value) <= bounds[1]:
                 opts = replace(opts, **{key: float(value)})  # type: ignore[arg-type]  # every number is a float field
+                given.add(key)
                 continue
             if sep and key == "noise" and 0 < float(value) <= 30:
                 opts = replace(opts, noise=float(value), read_bids=False)
@@ -254,7 +256,7 @@ def parse_spec(arg: str | None) -> Options:
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )
     for name in ("money", "future", "fread"):
-        if getattr(opts, name) and opts.leaf != "hand":
+        if name in given and getattr(opts, name) and opts.leaf != "hand":
             raise BotSpecError(
                 f"'{name}=...' sets how the hand leaf values the purse; "
                 f"it has no effect with 'leaf={opts.leaf}' ({arg!r})"

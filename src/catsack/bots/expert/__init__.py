@@ -108,8 +108,8 @@ for everyone, or none), ``styles=draw|mix`` (the styles drawn per world, or mixe
 player, the levels' model; an option after a level's name overrides the level's), ``money=S`` (the hand
 leaf's value of a purse beyond its points, 0 by default), ``future=K`` (the hand leaf's money share of the
 cats still in hands, :data:`~catsack.bots.expert.spec.FUTURE_SCALE`), ``fread=X`` (that share scaled by
-the ``dump`` style read for the other seats, full from ``X`` on: :data:`~catsack.bots.expert.spec.FUTURE_READ`;
-0, the default, keeps the full scale), ``cheap=K`` (the lowest bid within ``K``
+the ``dump`` style read for the other seats, full from ``X`` on: :data:`~catsack.bots.expert.spec.FUTURE_READ`,
+0.4 by default; 0 keeps the full scale), ``cheap=K`` (the lowest bid within ``K``
 standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_tied`; 0 by default),
 ``dump=X`` (the prior share of the ``dump`` style, a player who hides the card that hurts the buyer most,
 for each player of unknown kind from round 2 on: :data:`~catsack.bots.expert.spec.DUMP_PRIOR`), ``dump1=X``

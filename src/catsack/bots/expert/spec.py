@@ -61,13 +61,13 @@ FUTURE_SCALE = 0.6
 #: search reads for the other seats (:func:`catsack.bots.expert.players.styles`, from the placements of
 #: finished rounds, R14; 0 in round 1, and for seats of a known kind that does not dump). A table that
 #: hides its worst cards first keeps its good ones for the last rows (where ``future`` pays); players
-#: who lead their good cats leave little to come. 0 (the default): the full ``future`` scale always. Off:
-#: with 0.4 (set from ``bench/style_read.py``'s reads), kinds hidden and paired against the default on
-#: seed 1, it won +0.062 of the games against three heuristic bots, +0.062 against three ``ismcts:strong``
-#: (208 games) and -0.078 against three dog-dumpers (64 games), no interval clear of zero, as ``future=0``
-#: does: the mice the term keeps in rounds 1 and 2, before a dumper can be read, buy the last rows
-#: (docs/bots.md, *Money for the last rounds*).
-FUTURE_READ = 0.0
+#: who lead their good cats leave little to come. 0.4 was set from ``bench/style_read.py``'s reads before
+#: any strength run; kinds hidden, paired against ``fread=0`` (the full scale always) on seed 1, it won
+#: 0.464 of the 400-game row against three ``ismcts:strong`` against 0.405 (paired +0.059 [+0.009,
+#: +0.109]), +0.062 of the games against three heuristic bots and -0.078 against three dog-dumpers (64
+#: games each; 0.375 of those, above the fair share): the mice the term keeps in rounds 1 and 2, before
+#: a dumper can be read, buy the last rows (docs/bots.md, *Money for the last rounds*). 0: off.
+FUTURE_READ = 0.4
 #: ``expert:cheap=K``: when the search's pick is a bid, the lowest bid it tried whose mean margin is within
 #: ``K`` standard errors of the pick's (and that it tried in at least :data:`CHEAP_VISITS` of the pick's
 #: iterations) is played instead: a cheap opening keeps the mice and can still be raised once passes turn

@@ -864,8 +864,11 @@ class Hub:
         if seat is None:
             return error_frame("unauthorized", "spectators cannot move", action_id=action_id)
         async with table.lock:
-            if conn.seat is None:  # replaced while waiting for the lock
-                return error_frame("replaced", "a bot plays this seat now", action_id=action_id)
+            if conn.seat is None:  # replaced, or taken over with a new link, while waiting for the lock
+                who = "a bot" if table.players[seat].kind == "bot" else "a new link to it"
+                return error_frame(
+                    "replaced", f"{who} now plays seat {seat + 1}; you are watching", action_id=action_id
+                )
             done = table.results.get((seat, action_id))
             if done is not None:
                 return {"type": "ack", "action_id": action_id, "version": done}

@@ -131,11 +131,16 @@ def test_a_hub_that_has_not_heard_of_a_seat_change_cannot_write_the_old_tokens_m
             def legal() -> str:
                 return t.game.legal_moves()[0].text
 
-            first = t.game.to_move
+            def to_move() -> int:
+                seat = t.game.to_move
+                assert seat is not None
+                return seat
+
+            first = to_move()
             assert (await a.act(conns[first], "m1", t.version, legal()))["type"] == "ack"
 
             # B takes over the next seat's link (a person moving to another device) ...
-            second = t.game.to_move
+            second = to_move()
             other = await b.get(t.id)
             assert other is not None and other.version == 1
             new_token = await take_over(b, other, second)
@@ -148,7 +153,7 @@ def test_a_hub_that_has_not_heard_of_a_seat_change_cannot_write_the_old_tokens_m
             assert (await a.act(again, "m3", t.version, legal()))["type"] == "ack"
 
             # ... and gives the third seat to a bot (its person away, say).
-            third = t.game.to_move
+            third = to_move()
             assert third not in (first, second)
             await b.catch_up(other)
             assert await b.replace(other, third)
@@ -162,5 +167,89 @@ def test_a_hub_that_has_not_heard_of_a_seat_change_cannot_write_the_old_tokens_m
         finally:
             await a.stop()
             await b.stop()
+
+    asyncio.run(go())
+
+
+def test_a_hello_with_a_link_changed_elsewhere_is_checked_against_the_database(tmp_path: Path, redis_url: str) -> None:
+    """Checklist 8 across processes, at the hello: hub B gives a seat's person a new link and another
+    seat to a bot, and hub A has not heard (each hub listens on a Redis channel of its own here, so
+    the messages never arrive). A token that A still holds in memory is checked against the database
+    on its hello: the old link is refused (``unauthorized``; ``replaced`` for the seat given to the
+    bot) instead of being shown the seat's hand, its open connection becomes a spectator's, and the
+    new link is welcomed. If the database cannot be read, memory answers; a lone process (no Redis)
+    answers a token it holds from memory without a read."""
+    import uuid
+
+    from catsack.server.hub import Conn, TableError
+    from catsack.server.live import hash_token
+    from catsack.server.social import take_over
+    from catsack.server.store import SeatRow
+
+    url = f"sqlite:///{tmp_path / 'h.db'}"
+
+    async def sink(_text: str) -> None:
+        return None
+
+    def settings(channel: str | None) -> Settings:
+        return Settings(
+            database_url=url,
+            bot_delay=0.0,
+            sweep_seconds=3600,
+            lease_seconds=30.0,
+            log_json=False,
+            redis_url=redis_url if channel else None,
+            redis_channel=channel or "catsack:tables",
+        )
+
+    async def refused(hub: Hub, table: object, token: str) -> str:
+        with pytest.raises(TableError) as exc:
+            await hub.find_seat(table, token)  # type: ignore[arg-type]
+        return exc.value.code
+
+    async def go() -> None:
+        a = Hub(settings(f"catsack:test:{uuid.uuid4().hex}"))
+        b = Hub(settings(f"catsack:test:{uuid.uuid4().hex}"))
+        await a.start()
+        await b.start()
+        try:
+            t = await a.create(3, {}, name="x", money_visible=False, turn_seconds=None, hints=False)
+            tokens = [(await a.join(t, who, None))[1] for who in ("Ann", "Bea", "Cal")]
+            old = Conn(sink, 1, None)
+            a.attach(t, old)
+            assert await a.find_seat(t, tokens[1]) == 1  # the database agrees
+
+            other = await b.get(t.id)
+            assert other is not None
+            new_token = await take_over(b, other, 1)
+            assert t.players[1].token_hash == hash_token(tokens[1])  # A has not heard
+            assert await refused(a, t, tokens[1]) == "unauthorized"
+            assert t.players[1].token_hash == hash_token(new_token) and old.seat is None
+            assert await a.find_seat(t, new_token) == 1
+
+            await b.catch_up(other)
+            assert await b.replace(other, 2)
+            assert t.players[2].kind == "human"  # A has not heard
+            assert await refused(a, t, tokens[2]) == "replaced"
+            assert t.players[2].kind == "bot"
+
+            def away(_table_id: str) -> list[SeatRow]:
+                raise OSError("the database is away")
+
+            a.store.seats = away  # type: ignore[method-assign,assignment]
+            assert await a.find_seat(t, tokens[0]) == 0
+        finally:
+            await a.stop()
+            await b.stop()
+
+        lone = Hub(settings(None))
+        await lone.start()
+        try:
+            held = await lone.get(t.id)
+            assert held is not None
+            lone.store.seats = away  # type: ignore[method-assign,assignment]
+            assert await lone.find_seat(held, tokens[0]) == 0
+        finally:
+            await lone.stop()
 
     asyncio.run(go())

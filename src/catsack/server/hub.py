@@ -741,20 +741,43 @@ class Hub:
     # ------------------------------------------------------------------ connections
 
     async def find_seat(self, table: LiveTable, token: str) -> int:
-        """:meth:`seat_for_token`, but a miss first asks the database: the seat may have been joined
-        through another process whose wake-up has not arrived yet (issue 16, defect 3). Only a token
-        that the database knows costs more than that one read."""
+        """:meth:`seat_for_token`, checked against the database where another process may have
+        changed the seat without this one hearing yet (the database is the truth, the message only
+        a wake-up). A miss asks the database: the seat may have been joined through another process
+        (issue 16, defect 3); only a token the database knows costs more than that one read. With
+        several processes a hit asks too: another process may have given the seat to a bot or the
+        seat's person a new link (``take_over``), and the old token must not see the seat's hand
+        meanwhile (checklist 8). A lone process makes every seat change itself, so its hits are
+        answered from memory."""
+        h = hash_token(token)
         try:
-            return self.seat_for_token(table, token)
+            seat = self.seat_for_token(table, token)
         except TableError as exc:
             if exc.code != "unauthorized":
                 raise
-        h = hash_token(token)
-        seats = await asyncio.to_thread(self.store.seats, table.id)
-        if any(s.token_hash is not None and secrets.compare_digest(s.token_hash, h) for s in seats):
+            seats = await asyncio.to_thread(self.store.seats, table.id)
+            if any(s.token_hash is not None and secrets.compare_digest(s.token_hash, h) for s in seats):
+                async with table.lock:
+                    await self.catch_up(table)
+            return self.seat_for_token(table, token)
+        if self.fanout is None:
+            return seat
+        try:
+            seats = await asyncio.to_thread(self.store.seats, table.id)
+        except Exception:  # the database is away: memory answers (the message still tells of a change)
+            log.exception("seat check on hello failed", extra={"fields": {"table": table.id}})
+            return seat
+        held = next((s for s in seats if s.seat == seat), None)
+        if (
+            held is None
+            or held.kind != "human"
+            or held.token_hash is None
+            or not secrets.compare_digest(held.token_hash, h)
+        ):
             async with table.lock:
                 await self.catch_up(table)
-        return self.seat_for_token(table, token)
+            return self.seat_for_token(table, token)
+        return seat
 
     def seat_for_token(self, table: LiveTable, token: str) -> int:
         """The seat ``token`` holds; raise ``unauthorized`` or ``replaced``."""

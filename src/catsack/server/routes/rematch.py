@@ -68,7 +68,7 @@ async def rematch(
             "token_required", "send your seat token as 'Authorization: Bearer <token>' (spectators cannot)", 401
         )
     try:
-        seat = hub.seat_for_token(old, token)
+        seat = await hub.find_seat(old, token)
     except TableError:
         raise Refused("unauthorized", "this token holds no seat at this table", 403) from None
     name = old.players[seat].name or old.names()[seat]

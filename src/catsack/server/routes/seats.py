@@ -47,7 +47,7 @@ async def seat_to_bot(
     hub = hub_of(request)
     token = bearer_token(authorization)
     host = table.options.get("host_seat")
-    if not token or host is None or hub.seat_for_token(table, token) != host:
+    if not token or host is None or await hub.find_seat(table, token) != host:
         raise TableError("not_host", "only the table's host can hand a seat to a bot", 403)
     await hand_seat_to_bot(hub, table, seat)
 
@@ -77,6 +77,6 @@ async def fill_with_bots(
     hub = hub_of(request)
     token = bearer_token(authorization)
     host = table.options.get("host_seat")
-    if not token or host is None or hub.seat_for_token(table, token) != host:
+    if not token or host is None or await hub.find_seat(table, token) != host:
         raise TableError("not_host", "only the table's host can give its open seats to bots", 403)
     return Filled(seats=await hub.seat_bots(table, body.level))

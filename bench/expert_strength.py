@@ -158,7 +158,9 @@ def main() -> None:
         help="rotate: n seatings per deal; both: also the reversed order (2n); auto (default): both where it "
         "seats the table differently",
     )
-    ap.add_argument("--part", help="K/P or K,L,.../P: play only the deals whose number modulo P is listed")
+    ap.add_argument(
+        "--part", type=part_arg, help="K/P or K,L,.../P: play only the deals whose number modulo P is listed"
+    )
     ap.add_argument("--save", help="write the games played to this JSON file (for --combine)")
     ap.add_argument("--combine", nargs="+", metavar="FILE", help="summarise games saved by --save")
     ap.add_argument("--svg", metavar="FILE", help="also draw the win shares with their CIs as an SVG chart")
@@ -230,10 +232,12 @@ def main() -> None:
     t0 = time.perf_counter()
     played = 0
 
+    # With --part only that part's deals are played: count those.
+    total = len(part_deals(config, args.part)) * (config.games // config.deals) * (1 if other is None else 2)
+
     def progress(k: int) -> None:
         nonlocal played
         played += k
-        total = config.games * (1 if other is None else 2)
         print(f"  {played}/{total} games, {time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
 
     games = play(config, args.part, args.jobs, progress)
@@ -260,13 +264,33 @@ def main() -> None:
         print_aivat(bots, args.seed, games, seating, args.hide_kinds)
 
 
+def part_arg(text: str) -> str:
+    """``--part``'s value, checked: K/P or K,L,.../P with every K in 0..P-1."""
+    which, slash, modulus = text.partition("/")
+    try:
+        p = int(modulus)
+        ks = [int(x) for x in which.split(",")]
+    except ValueError:
+        p, ks = 0, []
+    if not slash or p < 1 or not ks or any(not 0 <= k < p for k in ks):
+        raise argparse.ArgumentTypeError(f"{text!r}: give K/P or K,L,.../P with each K from 0 to P-1 (e.g. 0/4)")
+    return text
+
+
+def part_deals(config: TournamentConfig, part: str | None) -> list[int]:
+    """The deals ``--part`` K/P (or K,L,.../P) plays: those whose number modulo P is listed; all without it."""
+    if not part:
+        return list(range(config.deals))
+    which, _, modulus = part.partition("/")
+    keep = {int(x) for x in which.split(",")}
+    return [d for d in range(config.deals) if d % int(modulus) in keep]
+
+
 def play(config: TournamentConfig, part: str | None, jobs: int, progress: Callable[[int], None]) -> list[GameResult]:
     """Play the whole schedule, or with ``part`` (K/P) only the deals whose number modulo P is listed."""
     if not part:
         return run_tournament(config, jobs=jobs, progress=progress).games
-    which, _, modulus = part.partition("/")
-    keep = {int(x) for x in which.split(",")}
-    deals = [d for d in range(config.deals) if d % int(modulus) in keep]
+    deals = part_deals(config, part)
     context = multiprocessing.get_context("forkserver")
     games: list[GameResult] = []
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:

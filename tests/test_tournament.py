@@ -456,7 +456,10 @@ def test_bench_parts_with_both_seatings_combine_to_the_whole_run(tmp_path: Path)
     assert "12 games (2 deals x 6 seatings)" in whole and "seating both" in whole
     for k in (0, 1):
         part = [*run, "--games", "12", "--part", f"{k}/2", "--save", str(tmp_path / f"p{k}.json")]
-        subprocess.run(part, check=True, capture_output=True)
+        done = subprocess.run(part, check=True, capture_output=True, text=True)
+        assert done.stderr.splitlines()[-1].lstrip().startswith("6/6 games")  # the progress counts the part's games
+    bad = subprocess.run([*run, "--games", "12", "--part", "2/2"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "argument --part: '2/2'" in bad.stderr
     saved = json.loads((tmp_path / "p1.json").read_text())
     assert saved["seating"] == "both" and {g["rotation"] for g in saved["games"]} == set(range(6))
     combine = [sys.executable, str(BENCH / "expert_strength.py"), "--combine"]

@@ -182,7 +182,7 @@ def test_a_hello_with_a_link_changed_elsewhere_is_checked_against_the_database(t
     import uuid
 
     from catsack.server.hub import Conn, TableError
-    from catsack.server.live import hash_token
+    from catsack.server.live import LiveTable, hash_token
     from catsack.server.social import take_over
     from catsack.server.store import SeatRow
 
@@ -202,9 +202,9 @@ def test_a_hello_with_a_link_changed_elsewhere_is_checked_against_the_database(t
             redis_channel=channel or "catsack:tables",
         )
 
-    async def refused(hub: Hub, table: object, token: str) -> str:
+    async def refused(hub: Hub, table: LiveTable, token: str) -> str:
         with pytest.raises(TableError) as exc:
-            await hub.find_seat(table, token)  # type: ignore[arg-type]
+            await hub.find_seat(table, token)
         return exc.value.code
 
     async def go() -> None:

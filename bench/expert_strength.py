@@ -264,15 +264,19 @@ def main() -> None:
         print_aivat(bots, args.seed, games, seating, args.hide_kinds)
 
 
-def part_arg(text: str) -> str:
-    """``--part``'s value, checked: K/P or K,L,.../P with every K in 0..P-1."""
+def split_part(text: str) -> tuple[set[int], int]:
+    """``--part`` K/P or K,L,.../P as (the listed Ks, P); 0 for P where the text is not of that form."""
     which, slash, modulus = text.partition("/")
     try:
-        p = int(modulus)
-        ks = [int(x) for x in which.split(",")]
+        return {int(x) for x in which.split(",")}, int(modulus) if slash else 0
     except ValueError:
-        p, ks = 0, []
-    if not slash or p < 1 or not ks or any(not 0 <= k < p for k in ks):
+        return set(), 0
+
+
+def part_arg(text: str) -> str:
+    """``--part``'s value, checked: K/P or K,L,.../P with every K in 0..P-1."""
+    keep, modulus = split_part(text)
+    if modulus < 1 or not keep or any(not 0 <= k < modulus for k in keep):
         raise argparse.ArgumentTypeError(f"{text!r}: give K/P or K,L,.../P with each K from 0 to P-1 (e.g. 0/4)")
     return text
 
@@ -281,9 +285,8 @@ def part_deals(config: TournamentConfig, part: str | None) -> list[int]:
     """The deals ``--part`` K/P (or K,L,.../P) plays: those whose number modulo P is listed; all without it."""
     if not part:
         return list(range(config.deals))
-    which, _, modulus = part.partition("/")
-    keep = {int(x) for x in which.split(",")}
-    return [d for d in range(config.deals) if d % int(modulus) in keep]
+    keep, modulus = split_part(part)
+    return [d for d in range(config.deals) if d % modulus in keep]
 
 
 def play(config: TournamentConfig, part: str | None, jobs: int, progress: Callable[[int], None]) -> list[GameResult]:

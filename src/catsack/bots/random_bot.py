@@ -10,6 +10,7 @@ buys for 1 mouse half of the time.
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
@@ -17,7 +18,7 @@ from catsack.bots.base import Bot, BotSpecError
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
 from catsack.view import View
 
-__all__ = ["RandomBot", "auction_move"]
+__all__ = ["RandomBot", "auction_chances", "auction_move"]
 
 PASS_PROBABILITY = 0.45  # a random bidder stays in a little over half the time
 MONEY_FRACTION = 0.6  # raises above this fraction of the bot's money are rare
@@ -69,3 +70,29 @@ def auction_move(legal: tuple[Move, ...], last: bool, high_bid: int, rand: Calla
     if amount > cap and rand() >= OVER_FRACTION:
         return PASS_MOVE if high_bid + 1 > cap else BIDS[cap]
     return BIDS[amount]
+
+
+#: The chance of each raise step of :func:`auction_move` (1 + int(4 u²) for a uniform u): 1 half of the time.
+STEP_CHANCES = tuple(math.sqrt(k / 4) - math.sqrt((k - 1) / 4) for k in range(1, 5))
+
+
+def auction_chances(high_bid: int, money: int) -> dict[int, float]:
+    """The chance of each move :func:`auction_move` makes at an auction turn (R12, not R15's last choice)
+    where the bot holds ``money`` mice, more than ``high_bid``: per total bid, and under the key 0 a pass.
+    What the expert weighs when it reads from a player's bids whether it plays like this bot
+    (:mod:`catsack.bots.expert.kinds`)."""
+    if money <= high_bid:
+        return {0: 1.0}
+    out: dict[int, float] = {0: PASS_PROBABILITY}
+    stay = 1.0 - PASS_PROBABILITY
+    cap = max(1, int(money * MONEY_FRACTION))
+    for step, chance in enumerate(STEP_CHANCES, start=1):
+        amount = min(high_bid + step, money)
+        p = stay * chance
+        if amount > cap:
+            out[amount] = out.get(amount, 0.0) + p * OVER_FRACTION
+            back = 0 if high_bid + 1 > cap else cap
+            out[back] = out.get(back, 0.0) + p * (1.0 - OVER_FRACTION)
+        else:
+            out[amount] = out.get(amount, 0.0) + p
+    return out

@@ -32,6 +32,7 @@ class ExpertBot(Bot):
         self.dump, self.dump1, self.lead1 = opts.dump, opts.dump1, opts.lead1
         self.cheap = opts.cheap
         self.fread = opts.fread
+        self.read_kinds = opts.read_kinds
         self.rng = random.Random(seed)
         if leaf is None:
             leaf = HandValue(opts.money, opts.future) if opts.leaf == "hand" else LEAVES[opts.leaf]()
@@ -72,6 +73,7 @@ class ExpertBot(Bot):
             dump1=self.dump1,
             lead1=self.lead1,
             future_read=self.fread,
+            read_kinds=self.read_kinds,
         )
         move = pick_with_mistakes(self.last, self.rng, self.mistake)
         return cheapest_tied(self.last, move, self.cheap) if self.cheap > 0 else move

@@ -12,7 +12,7 @@ from catsack.bots.base import BotSpecError
 from catsack.bots.expert.spec import BLUFF_PRIOR, STYLE_PRIORS, parse_spec, with_dump
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, mask_row_value, public_tables
 from catsack.bots.ismcts import SELLER_WEIGHTS, placement_weights
-from catsack.bots.random_bot import auction_move
+from catsack.bots.random_bot import auction_chances, auction_move
 from catsack.constants import UP_AFTER_PASSES
 from catsack.game import Game, RoundResult
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
@@ -70,7 +70,7 @@ KIND_STYLES: dict[str, tuple[float, float, float, float]] = {
 }
 
 
-def _kind(player: str | None) -> str:
+def kind_of(player: str | None) -> str:
     """The bot kind of a seat as met (``ismcts`` for ``ismcts:strong``); ``""`` for a person."""
     return (player or "").partition(":")[0].strip()
 
@@ -83,14 +83,14 @@ def seat_priors(players: Sequence[str | None], default: Sequence[float], dump: f
     unknown = with_dump(default, dump)
     out: list[tuple[float, ...]] = []
     for p in players:
-        kind = _kind(p)
+        kind = kind_of(p)
         out.append(KIND_STYLES[kind] if kind in KIND_STYLES else tuple(default) if kind == "expert" else unknown)
     return out
 
 
 def known_kind(player: str | None) -> bool:
     """Whether :data:`KIND_STYLES` holds a prior for the player seated as ``player``."""
-    return _kind(player) in KIND_STYLES
+    return kind_of(player) in KIND_STYLES
 
 
 UNKNOWN_AWARE = 0.5  # a person's or an unknown bot's chance of seeing that another lead player speaks first
@@ -113,7 +113,7 @@ def seat_awareness(players: Sequence[str | None]) -> list[float]:
     shows it)."""
     out = []
     for p in players:
-        kind = _kind(p)
+        kind = kind_of(p)
         if kind == "expert":
             try:
                 out.append(1.0 if parse_spec((p or "").partition(":")[2]).leaders == "first" else 0.0)
@@ -223,6 +223,7 @@ class RoundFacts:
         priors: Sequence[Sequence[float]] | None = None,
         aware: Sequence[float] | None = None,
         habits: Sequence[tuple[float, float] | None] | None = None,
+        bids: list[list[PastBid]] | None = None,
     ) -> None:
         n = view.seats
         self.n = n
@@ -240,7 +241,8 @@ class RoundFacts:
         # The seats that lead (a bit each; :func:`leaders_of`); drawn styles set them per world (StyleDraw).
         self.leaders = 1 << view.start
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
-        self.bids = _past_bids(view)  # read by styles() and bid_habits() (one walk of the finished rounds)
+        # read by styles() and bid_habits() (one walk of the finished rounds; ``bids``: that walk, made already)
+        self.bids = past_bids(view) if bids is None else bids
         # per seat, the shares of the styles (RULE, LEAD, ANY, DUMP)
         self.style = styles(view, bids=self.bids, priors=priors, aware=aware)
         # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
@@ -257,6 +259,16 @@ class RoundFacts:
         self.own_bids = 0
         # Per seat, the chance that it bluffs where it can (bluff_chances; the search sets it, default none).
         self.bluff = [0.0] * n
+
+    def blend_habits(self, shares: Sequence[float], habits: tuple[float, float]) -> None:
+        """Weigh ``habits`` (offset, spread) into each seat's bid habits with that seat's share in ``shares``
+        (the chance that it bids by a rule whose habits these are: :func:`.kinds.read_kinds`)."""
+        ko, ksd = habits
+        for s, share in enumerate(shares):
+            if share > 0.0:
+                self.offset[s] = share * ko + (1.0 - share) * self.offset[s]
+                self.spread[s] = share * ksd + (1.0 - share) * self.spread[s]
+                self.lik[s] = max(self.spread[s], LIK_FLOOR)
 
     def fix_habits(self, noise: float) -> None:
         """Assume every player's limit is the honest one with ``noise`` (the model before bid_habits;
@@ -320,7 +332,7 @@ def _past_rounds(view: View) -> Iterator[_PastRound]:
 def styles(
     view: View,
     prior: Sequence[float] = STYLE_PRIORS["read"],
-    bids: list[list[_PastBid]] | None = None,
+    bids: list[list[PastBid]] | None = None,
     priors: Sequence[Sequence[float]] | None = None,
     aware: Sequence[float] | None = None,
 ) -> list[tuple[float, float, float, float]]:
@@ -332,7 +344,7 @@ def styles(
     R5, R13, R17), each style gives them a likelihood (:func:`_intent_weights`; ``any``: uniform over
     the cards the player still held). The styles ``rule`` and ``lead`` place alike except where a start
     player is as rich as everyone (round 1, R5); they also differ in bidding: every past bid that could
-    have been a jump to the bid no one still in could top (:func:`_past_bids`) counts with
+    have been a jump to the bid no one still in could top (:func:`past_bids`) counts with
     :data:`LOCK_JUMP`. A style with prior share 0 (for that seat) stays out. Log-likelihoods trail the best
     style by at most :data:`INTENT_CLAMP`, so no style is ruled out for good. ``dump`` places by
     :data:`DUMP_WEIGHTS` in every round, so a player seen hiding its worst cards where the rule expects a
@@ -346,6 +358,26 @@ def styles(
     :func:`seat_awareness`) a ``lead`` player who was not the start player may have led too, with the chance
     :func:`_lead_chance` gives it; on the ``start`` model only the start player leads.
     """
+    logs, actives = style_logs(view, prior, bids, priors, aware)
+    out: list[tuple[float, float, float, float]] = []
+    for ls, active in zip(logs, actives, strict=True):
+        top = max(ls[k] for k in active)
+        ws = [math.exp(max(ls[k] - top, -INTENT_CLAMP)) if k in active else 0.0 for k in STYLE_KEYS]
+        total = sum(ws)
+        out.append((ws[RULE] / total, ws[LEAD] / total, ws[ANY] / total, ws[DUMP] / total))
+    return out
+
+
+def style_logs(
+    view: View,
+    prior: Sequence[float] = STYLE_PRIORS["read"],
+    bids: list[list[PastBid]] | None = None,
+    priors: Sequence[Sequence[float]] | None = None,
+    aware: Sequence[float] | None = None,
+) -> tuple[list[list[float]], list[list[int]]]:
+    """Per seat, the log of each style's prior share times the likelihood of the seat's public record
+    under it (by index, :data:`STYLE_KEYS`; 0 for a style left out), and the styles in its model (a prior
+    share above 0): the evidence :func:`styles` normalises, with the same arguments."""
     log = math.log
     seat_prior = priors if priors is not None else [prior] * view.seats
     actives = [[k for k in STYLE_KEYS if x[k] > 0] for x in seat_prior]
@@ -372,18 +404,12 @@ def styles(
                         like = q * lw[c] / sum(lw[x] for x in choices)
                         logs[o][k] += log(like + (1.0 - q) * fw[c] / sum(fw[x] for x in choices))
     if prior[LEAD] > 0:
-        for s, acts in enumerate(_past_bids(view) if bids is None else bids):
+        for s, acts in enumerate(past_bids(view) if bids is None else bids):
             for act in acts:
                 if act.jump is not None:
                     for k in actives[s]:
                         logs[s][k] += log(LOCK_JUMP[k] if act.jump else 1.0 - LOCK_JUMP[k])
-    out: list[tuple[float, float, float, float]] = []
-    for ls, active in zip(logs, actives, strict=True):
-        top = max(ls[k] for k in active)
-        ws = [math.exp(max(ls[k] - top, -INTENT_CLAMP)) if k in active else 0.0 for k in STYLE_KEYS]
-        total = sum(ws)
-        out.append((ws[RULE] / total, ws[LEAD] / total, ws[ANY] / total, ws[DUMP] / total))
-    return out
+    return logs, actives
 
 
 def dump_read(style: Sequence[Sequence[float]], seat: int) -> float:
@@ -400,8 +426,8 @@ def _row_owners(n: int, start: int) -> list[int]:
     return [(start + k) % n for k in range(n)]
 
 
-class _PastBid(NamedTuple):
-    """One bid or pass of a finished round (:func:`_past_bids`)."""
+class PastBid(NamedTuple):
+    """One bid or pass of a finished round (:func:`past_bids`)."""
 
     limit: float  # the honest limit the player had (public once the round ended, R14)
     low: float  # its real limit was at least this (a bid) ...
@@ -409,10 +435,13 @@ class _PastBid(NamedTuple):
     jump: bool | None  # a jump to the bid no one still in could top (True), a smaller bid when its honest
     # limit reached that bid (False), or no such choice (None): the lock evidence of styles()
     bluff: float | None = None  # the limit of a bluff (BLUFF_PRIOR) where it could have bluffed, else None
+    step: int = 0  # a bid: how far it raised the high bid (a pass: 0)
+    room: int = 0  # the raises it could afford: its money less the high bid (R12)
+    coin: float = 1.0  # the chance of this move under the random bot's rule (random_bot.auction_chances)
 
 
-def _past_bids(view: View) -> list[list[_PastBid]]:
-    """Per seat, its bids and passes of the finished rounds (:class:`_PastBid`).
+def past_bids(view: View) -> list[list[PastBid]]:
+    """Per seat, its bids and passes of the finished rounds (:class:`PastBid`).
 
     The honest limit is :func:`honest_limit` of the seat's expected kept value of the row from what it knew
     when it acted (R23: the face-up cards, its own card, every other card uniform over its owner's cards
@@ -421,7 +450,7 @@ def _past_bids(view: View) -> list[list[_PastBid]]:
     """
     n = view.seats
     up_after = UP_AFTER_PASSES[n]
-    out: list[list[_PastBid]] = [[] for _ in range(n)]
+    out: list[list[PastBid]] = [[] for _ in range(n)]
     for past in _past_rounds(view):
         r = past.result
         owner = _row_owners(n, r.start)
@@ -446,13 +475,17 @@ def _past_bids(view: View) -> list[list[_PastBid]]:
                     public = mask_row_value([1 << c if p < up else unseen[owner[p]] for p, c in enumerate(r.row)])
                     if est < public - BLUFF_GAP:
                         bluff = honest_limit(public, payout, later, n - npass - 1)
+                room = past.money[s] - high
+                coin = auction_chances(high, past.money[s])
                 if is_pass:
-                    out[s].append(_PastBid(limit, -math.inf, high + 1.0, None, bluff))
+                    out[s].append(PastBid(limit, -math.inf, high + 1.0, None, bluff, 0, room, coin[0]))
                 else:
                     bid = int(text[4:])
                     top = lock_bid(past.money, passed, s)
                     chance = high + 2 < top <= past.money[s] and (bid >= top or limit >= top)
-                    out[s].append(_PastBid(limit, float(bid), math.inf, bid >= top if chance else None, bluff))
+                    jump = bid >= top if chance else None
+                    coin_bid = coin.get(bid, 0.0)
+                    out[s].append(PastBid(limit, float(bid), math.inf, jump, bluff, bid - high, room, coin_bid))
             if is_pass:
                 npass += 1
                 passed |= 1 << s
@@ -472,10 +505,10 @@ def seat_bluffs(players: Sequence[str | None] | None, n: int, prior: float = BLU
     :data:`HONEST_KINDS` (public at the table, R23)."""
     if players is None:
         return [prior] * n
-    return [0.0 if _kind(p) in HONEST_KINDS else prior for p in players]
+    return [0.0 if kind_of(p) in HONEST_KINDS else prior for p in players]
 
 
-def bluff_chances(bids: Sequence[Sequence[_PastBid]], priors: Sequence[float]) -> list[float]:
+def bluff_chances(bids: Sequence[Sequence[PastBid]], priors: Sequence[float]) -> list[float]:
     """Per seat, the chance that it bluffs where it can, read from its bids and passes in finished rounds
     (every card was turned up by then, R14, so where it could have bluffed is public): the posterior of
     "bluffs there" against "bids its honest limit", each limit with a spread of :data:`BLUFF_SD` points,
@@ -499,21 +532,21 @@ def bluff_chances(bids: Sequence[Sequence[_PastBid]], priors: Sequence[float]) -
 
 def seat_habits(players: Sequence[str | None]) -> list[tuple[float, float] | None]:
     """Per seat, the bid habits :data:`KIND_HABITS` holds for the kind seated there (public, R23), or ``None``."""
-    return [KIND_HABITS.get(_kind(p)) for p in players]
+    return [KIND_HABITS.get(kind_of(p)) for p in players]
 
 
 def seat_own_bids(players: Sequence[str | None]) -> int:
     """The seats (a bit each) that hold a kind of :data:`OWN_BIDS_KINDS` (public, R23)."""
-    return sum(1 << s for s, p in enumerate(players) if _kind(p) in OWN_BIDS_KINDS)
+    return sum(1 << s for s, p in enumerate(players) if kind_of(p) in OWN_BIDS_KINDS)
 
 
 def bid_habits(
     view: View,
-    bids: list[list[_PastBid]] | None = None,
+    bids: list[list[PastBid]] | None = None,
     habits: Sequence[tuple[float, float] | None] | None = None,
 ) -> tuple[list[float], list[float]]:
     """Per seat, (offset, spread) in points of its bid limit about the honest limit, read from its past
-    bids and passes (:func:`_past_bids`): the posterior means over :data:`HABIT_OFFSETS` x
+    bids and passes (:func:`past_bids`): the posterior means over :data:`HABIT_OFFSETS` x
     :data:`HABIT_SPREADS` under a normal model of the real limit, each action censored (a bid says the
     limit reached it, a pass that it fell short of the next raise).
 
@@ -525,7 +558,7 @@ def bid_habits(
     offsets: list[float] = []
     spreads: list[float] = []
     grid = [(o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS]
-    for s, acts in enumerate(_past_bids(view) if bids is None else bids):
+    for s, acts in enumerate(past_bids(view) if bids is None else bids):
         centre = habits[s] if habits is not None else None
         if centre is not None:
             ko, ksd = centre
@@ -715,7 +748,7 @@ def observed_actions(view: View) -> list[Observed]:
                 out.append(Observed(s, up, -math.inf, float(high + 1), payout, later, n - npass - 1, math.inf))
             else:
                 top = lock_bid(money, passed, s)
-                chance = high + 2 < top <= money[s]  # as in _past_bids: a jump was possible
+                chance = high + 2 < top <= money[s]  # as in past_bids: a jump was possible
                 # its first bid as rich as anyone, the start player too (R5 in round 1, R12)
                 opening = rich and not acted >> s & 1 and money[s] >= max(money)
                 bid_ = float(int(text[4:]))

@@ -9,8 +9,10 @@ import time
 from collections.abc import Iterable, Sequence
 
 from catsack.belief import sample_game
+from catsack.bots.expert.kinds import read_kinds as read_kinds_from
 from catsack.bots.expert.leaf import HandValue, LeafValue, seat_scores
 from catsack.bots.expert.players import (
+    KIND_HABITS,
     LEAD,
     LOCK_ANY,
     ONE_HOT,
@@ -26,6 +28,7 @@ from catsack.bots.expert.players import (
     mixed_weights,
     observed_actions,
     passed_mask,
+    past_bids,
     seat_awareness,
     seat_bluffs,
     seat_habits,
@@ -105,6 +108,7 @@ def search(
     dump1: float = 0.0,
     lead1: float | None = None,
     future_read: float = 0.0,
+    read_kinds: bool = False,
     floor: int = 0,
     min_iterations: int = 0,
 ) -> RootStats:
@@ -132,7 +136,9 @@ def search(
     search's default 0: no such style), from round 2 on; ``dump1`` the same in round 1. ``lead1`` (with ``lead="read"``)
     sets the ``lead`` style's share in round 1's prior for players of unknown kind (:func:`with_lead`; None: the
     prior's own). ``future_read`` > 0 scales a :class:`HandValue` leaf's ``future`` term by the ``dump`` style's
-    mean share read for the other seats, full from that share on (:data:`.spec.FUTURE_READ`). ``floor`` (the analysis)
+    mean share read for the other seats, full from that share on (:data:`.spec.FUTURE_READ`). ``read_kinds`` reads from
+    the finished rounds which players of unknown kind bid by the random bot's or the heuristic's rule
+    (:func:`.kinds.read_kinds`; the ``expert`` bot's default, the search's off). ``floor`` (the analysis)
     gives every root move at least that many iterations, so that a move the search likes less is still valued
     with its own later decisions searched (a bot leaves it at 0). With ``seconds``, the search stops at that
     wall-clock budget but never before ``min_iterations`` iterations, and ``iterations`` (if given) still
@@ -160,6 +166,11 @@ def search(
     n = view.seats
     if players is not None and len(players) != n:
         raise ValueError(f"players names {len(players)} seats, but the view's table has {n}")
+    bids = past_bids(view)  # the finished rounds' bids and passes (R14), for the kinds, styles and habits read
+    rule = None
+    if read_kinds:  # kinds read from play: a seat that bids by the random bot's rule is met as one
+        kinds = read_kinds_from(view, players, bids)
+        players, rule = kinds.players, kinds.rule
     met = players if lead == "read" and read_intent else None  # the table's kinds set the styles' priors
     # leaders=first: who leads round 1 follows from the drawn styles (players.leaders_of), each player's
     # awareness from its kind as met (seat_awareness); a table not met: everyone unsure
@@ -171,7 +182,10 @@ def search(
         [prior] * n if met is None else seat_priors(met, shares, share),
         aware,
         seat_habits(players) if players is not None and read_bids else None,
+        bids,
     )
+    if rule is not None and read_bids:  # a seat that bids by the heuristic's rule: that bot's habits, weighed
+        table.blend_habits(rule, KIND_HABITS["heuristic"])
     if met is not None:  # with the styles read: a random bot drawn ``any`` bids by its own rule
         table.own_bids = seat_own_bids(met)
     if not read_intent:  # the prior without the ``any`` style, for everyone

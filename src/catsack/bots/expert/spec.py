@@ -156,6 +156,7 @@ class Options:
     dump: float = DUMP_PRIOR  # the prior share of the dump style for a player of unknown kind (the levels: 0)
     dump1: float = DUMP1_PRIOR  # the same in round 1, drawn per player (the levels: 0)
     lead1: float | None = LEAD1_SHARE  # the lead style's share in round 1's draw (None: lead=read's)
+    read_kinds: bool = False  # read from play which players of unknown kind bid by a known bot's rule
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -165,6 +166,7 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
     "bids": ("read_bids", "read", "fixed"),
     "lock": ("lock", "1", "0"),
     "styles": ("draw_styles", "draw", "mix"),
+    "kinds": ("read_kinds", "read", "met"),
 }
 
 #: Number options of a spec: key (the Options field of that name) -> (least, most).
@@ -183,7 +185,7 @@ NUMBERS: dict[str, tuple[float, float]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+bluff=X][+money=S][+future=K][+fread=X][+cheap=K][+dump=X][+dump1=X][+lead1=X]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+kinds=read|met][+bluff=X][+money=S][+future=K][+fread=X][+cheap=K][+dump=X][+dump1=X][+lead1=X]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -207,6 +209,7 @@ def parse_spec(arg: str | None) -> Options:
                 dump=0.0,
                 dump1=0.0,
                 future=0.0,
+                read_kinds=False,
             )
             continue
         try:

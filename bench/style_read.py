@@ -8,7 +8,9 @@ round from 2 on it reads each other seat's style from seat 0's view as the exper
 whose kinds are hidden (``expert.players.RoundFacts`` with the prior ``STYLE_PRIORS["read"]``, the
 ``dump`` style's share ``--dump`` and every player's awareness unknown), and prints per round the mean
 shares of the styles ``rule``, ``lead``, ``any`` and ``dump`` and how often the ``dump`` share was
-above 0.3. The evidence is public: every card placed in a finished round was turned up (R14).
+above 0.3; then the kinds read from their bids (``expert:kinds=read``, :func:`catsack.bots.expert.kinds.kind_odds`):
+the mean chance that a seat bids by the heuristic's rule and by the random bot's, and how often each
+reached ``KIND_SURE``. The evidence is public: every card placed in a finished round was turned up (R14).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import statistics
 from concurrent.futures import ProcessPoolExecutor
 
 from catsack.bots import make_bot
+from catsack.bots.expert.kinds import KIND_SURE, kind_odds
 from catsack.bots.expert.players import DUMP, STYLE_KEYS, UNKNOWN_AWARE, RoundFacts
 from catsack.bots.expert.spec import STYLE_PRIORS, with_dump
 from catsack.game import Game
@@ -26,8 +29,12 @@ SEATS = 4
 NAMES = ("rule", "lead", "any", "dump")
 
 
-def play(others: str, seed: int, dump: float) -> dict[int, list[tuple[float, ...]]]:
-    """One game: per round from 2 on, the styles seat 0 reads for seats 1-3 at the round's start."""
+Reading = dict[int, list[tuple[float, ...]]]
+
+
+def play(others: str, seed: int, dump: float) -> tuple[Reading, Reading]:
+    """One game: per round from 2 on, the styles and the kinds' chances (:func:`kind_odds`) seat 0 reads
+    for seats 1-3 at the round's start."""
     g = Game.new(SEATS, seed=seed)
     specs = ["heuristic"] + [others] * (SEATS - 1)
     bots = [make_bot(spec, seed=seed * 10 + s) for s, spec in enumerate(specs)]
@@ -35,7 +42,8 @@ def play(others: str, seed: int, dump: float) -> dict[int, list[tuple[float, ...
         bot.reset(s, SEATS)
         bot.meet([None] * SEATS)  # the kinds hidden, as at a table of people
     prior = with_dump(STYLE_PRIORS["read"], dump)
-    read: dict[int, list[tuple[float, ...]]] = {}
+    read: Reading = {}
+    kinds: Reading = {}
     last = 1
     while (seat := g.to_move) is not None:
         if g.round != last:
@@ -43,8 +51,9 @@ def play(others: str, seed: int, dump: float) -> dict[int, list[tuple[float, ...
             view = g.view(0)
             facts = RoundFacts(view, [prior] * SEATS, [UNKNOWN_AWARE] * SEATS)
             read[g.round] = [tuple(st) for st in facts.style[1:]]
+            kinds[g.round] = [tuple(x) for x in kind_odds(facts.bids)[1:]]
         g.play(bots[seat].choose(g.view(seat)))
-    return read
+    return read, kinds
 
 
 def main() -> None:
@@ -65,11 +74,20 @@ def main() -> None:
         games = [f.result() for f in futures]
     print(f"{args.games} games, seats 1-3 {args.others}, read from seat 0 with the kinds hidden, dump={args.dump}")
     print("round  readings  " + "  ".join(f"{n:>5}" for n in NAMES) + "  dump>0.3")
-    for rnd in sorted({r for game in games for r in game}):
-        rows = [st for game in games for st in game.get(rnd, [])]
+    for rnd in sorted({r for game, _ in games for r in game}):
+        rows = [st for game, _ in games for st in game.get(rnd, [])]
         means = [statistics.mean(st[k] for st in rows) for k in STYLE_KEYS]
         high = sum(st[DUMP] > 0.3 for st in rows) / len(rows)
         print(f"{rnd:>5}  {len(rows):>8}  " + "  ".join(f"{m:5.3f}" for m in means) + f"  {high:8.2f}")
+    print(f"kinds read from the bids (chance of each rule; share of readings at {KIND_SURE} or more)")
+    print("round  readings  heuristic  sure  random  sure")
+    for rnd in sorted({r for _, kinds in games for r in kinds}):
+        rows = [odds for _, kinds in games for odds in kinds.get(rnd, [])]
+        cells = []
+        for k in (0, 1):
+            mean = statistics.mean(x[k] for x in rows)
+            cells.append(f"{mean:9.3f}  {sum(x[k] >= KIND_SURE for x in rows) / len(rows):4.2f}")
+        print(f"{rnd:>5}  {len(rows):>8}  " + "  ".join(cells))
 
 
 if __name__ == "__main__":

@@ -13,8 +13,10 @@ def test_every_round_from_two_on_is_read_for_every_other_seat() -> None:
     """Nine rounds (R7, R10): rounds 2-9 read at their start, for the three other seats; the shares
     are a distribution with every style kept in (none ruled out for good)."""
     probe = load_bench("style_read")
-    read = probe.play("style:dumper", 900, 0.1)
-    assert sorted(read) == list(range(2, 10))
+    read, kinds = probe.play("style:dumper", 900, 0.1)
+    assert sorted(read) == sorted(kinds) == list(range(2, 10))
+    for odds in kinds.values():  # the chances of the heuristic's and the random bot's rule, read from bids
+        assert len(odds) == 3 and all(0.0 <= rule + coin <= 1.0 for rule, coin in odds)
     for shares in read.values():
         assert len(shares) == 3
         for st in shares:
@@ -27,6 +29,6 @@ def test_the_dump_prior_sets_where_the_reading_starts() -> None:
     """The same games (the same public evidence) read with a larger ``dump`` share in the prior give a
     larger reading of the style."""
     probe = load_bench("style_read")
-    low = probe.play("heuristic", 901, 0.05)
-    high = probe.play("heuristic", 901, 0.4)
+    low = probe.play("heuristic", 901, 0.05)[0]
+    high = probe.play("heuristic", 901, 0.4)[0]
     assert sum(st[DUMP] for st in high[2]) > sum(st[DUMP] for st in low[2])

@@ -68,7 +68,8 @@ gave 0.15 instead of 0.29.
 *Who sits at the table.* A bot that has met the table (:meth:`catsack.bots.base.Bot.meet`: each seat's
 bot spec, or ``None`` for a person, as the lobby shows it) starts each player of a known kind from that
 kind's style shares (:data:`catsack.bots.expert.players.KIND_STYLES`), and in round 1 only the players
-of unknown kind share one drawn style.
+of unknown kind share one drawn style. With ``kinds=read`` it also reads from the bids of finished rounds
+which players of unknown kind bid by the heuristic's or the random bot's rule (:mod:`.kinds`).
 
 **2. A whole-game horizon.** Iterations play to the end of the current round
 (every later round starts with fresh placements), then a leaf value gives the
@@ -114,7 +115,8 @@ standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_t
 ``dump=X`` (the prior share of the ``dump`` style, a player who hides the card that hurts the buyer most,
 for each player of unknown kind from round 2 on: :data:`~catsack.bots.expert.spec.DUMP_PRIOR`), ``dump1=X``
 (the same in round 1, drawn per player; 0 by default), ``lead1=X`` (the ``lead`` style's share in round 1's
-prior for players of unknown kind; by default ``lead=read``'s). With a seed the bot and :func:`search` are
+prior for players of unknown kind; by default ``lead=read``'s), ``kinds=met|read`` (the kinds as the table
+shows them, or also read from play: :mod:`.kinds`). With a seed the bot and :func:`search` are
 deterministic.
 """
 

@@ -819,10 +819,14 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
         cleanup.append(w)
     log(f"opening {len(tables) * SEATS} WebSocket connections from {args.workers} generator process(es) ...")
     t0 = time.perf_counter()
+    connect_cpu0 = sum(proc_cpu_seconds(pid) for pid in pids)
     opened = 0
     for w in workers:
         opened += int(w.expect("READY", 900.0).split()[0])
     connect_s = time.perf_counter() - t0
+    # Server CPU (all processes) spent while the seats connected: each connection's hello (the seat
+    # token checked, with several processes against the database) and its first state frame.
+    connect_cpu = sum(proc_cpu_seconds(pid) for pid in pids) - connect_cpu0
     log(f"  {opened} connections open in {connect_s:.1f} s")
     time.sleep(1.0)
     rss_conns = sum_rss(pids)
@@ -896,6 +900,7 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
         "table_setup_seconds": round(create_s, 2),
         "connections": opened,
         "connect_seconds": round(connect_s, 2),
+        "server_cpu_ms_per_connection": round(1000.0 * connect_cpu / max(1, opened), 3),
         "generator_processes": args.workers,
         "compression": args.compression,
         "database": _safe(db_url),
@@ -1087,6 +1092,7 @@ def print_summary(s: dict[str, Any]) -> None:
         ("permessage-deflate", "on" if s["compression"] else "off"),
         ("table setup (HTTP create + 5 joins)", f"{s['table_setup_seconds']:.1f} s"),
         ("connections opened in", f"{s['connect_seconds']:.1f} s"),
+        ("server CPU per connection opened", f"{s['server_cpu_ms_per_connection']:.2f} ms"),
         ("window (after warm-up)", f"{s['window_s']:g} s (warm-up {s['warmup_s']:g} s)"),
         ("offered load", f"{s['offered_actions_per_s']:g} actions/s"),
         ("actions sent in window", f"{s['actions_sent_in_window']} ({s['actions_per_s']:g}/s)"),

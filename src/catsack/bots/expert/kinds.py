@@ -1,29 +1,28 @@
-"""Reading a player's kind from play: a seat whose kind the table does not show that plays exactly by
-one of the fixed rules the expert knows is modelled as that rule's bot.
+"""Reading a player's kind from play (``expert:kinds=read``): a seat whose kind the table does not show
+that bids exactly by one of the fixed rules the expert knows is modelled as bidding so.
 
 A person, an unknown bot, or anyone at a table whose kinds are hidden starts as a *person* in the
 expert's model (:mod:`catsack.bots.expert.players`): a style read from its placements, bid habits read
-from its bids, a chance of bluffing. Some players play by a fixed rule, and the finished rounds show
+from its bids, a chance of bluffing. Some players bid by a fixed rule, and the finished rounds show
 it: every card of a finished row was turned up (R14), so each bid and pass can be set beside the
 honest limit the player had when it made it, and the size of each raise is public (R12). Two rules
 are read so:
 
 ``heuristic``  raises the high bid by exactly one while its honest limit reaches the raise and passes
-               otherwise (:class:`catsack.bots.heuristic.HeuristicBot`), and places by the intent rule
-               (the ``rule`` style);
+               otherwise (:class:`catsack.bots.heuristic.HeuristicBot`);
 ``random``     passes or raises by the random bot's own chances whatever the row holds
-               (:func:`catsack.bots.random_bot.auction_chances`), and places any card (the ``any`` style).
+               (:func:`catsack.bots.random_bot.auction_chances`).
 
-Per seat, the likelihood of its record under each rule is weighed against its likelihood as a person
-(the styles' prior shares and the bid habits' prior grid, each summed over; a raise by one step
-:data:`PERSON_STEP1` of the time), with the prior :data:`KIND_PRIOR` for each rule. A seat whose
-posterior for the random bot's rule reaches :data:`KIND_SURE` is modelled as that bot (its style
-shares, bid habits and own bid rule, :data:`.players.KIND_STYLES`, :data:`.players.KIND_HABITS`,
-:data:`.players.OWN_BIDS_KINDS`); the chance of the heuristic's rule weighs that bot's bid habits into the
-seat's (:meth:`.players.RoundFacts.blend_habits`), and its placements and bluffs are still read as a
-person's. The reading is made anew at every decision from the whole record, so a move against the rule (a
-jump, a bid well over the limit) ends it. Everything read is public; a seat whose kind the table shows
-keeps that kind.
+Per seat, the likelihood of its bids and passes under each rule is weighed against their likelihood as
+a person's (the bid habits' prior grid summed over, and a raise of one step :data:`PERSON_STEP1` of the
+time), with the prior :data:`KIND_PRIOR` for each rule. A seat whose posterior for the random bot's
+rule reaches :data:`KIND_SURE` is modelled as that bot (its style shares, bid habits and own bid rule:
+:data:`.players.KIND_STYLES`, :data:`.players.KIND_HABITS`, :data:`.players.OWN_BIDS_KINDS`); the chance
+of the heuristic's rule weighs that bot's bid habits into the seat's
+(:meth:`.players.RoundFacts.blend_habits`), and its placements and bluffs are still read as a person's.
+The reading is made anew at every decision from the whole record, so a move against the rule (a raise
+by more than one, a bid well over the limit) undoes it. Everything read is public; a seat whose kind
+the table shows keeps that kind.
 """
 
 from __future__ import annotations
@@ -46,7 +45,7 @@ from catsack.bots.expert.players import (
 from catsack.view import View
 
 KIND_PRIOR = 0.05  # the prior chance of each rule for a seat of unknown kind (a person the rest)
-KIND_SURE = 0.9  # the posterior at which a seat is modelled as the rule's bot
+KIND_SURE = 0.9  # the posterior of the random bot's rule at which a seat is met as that bot
 #: points: the spread of the heuristic's limit about the one the expert recomputes from the finished round
 #: (:func:`.players.past_bids`). The two agree: in 1,646 bids and passes of heuristic bots (30 games, seat 0's
 #: view) each had a chance of at least 0.5 under a spread of 1 point (the bid exactly at the limit).

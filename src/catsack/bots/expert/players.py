@@ -358,26 +358,6 @@ def styles(
     :func:`seat_awareness`) a ``lead`` player who was not the start player may have led too, with the chance
     :func:`_lead_chance` gives it; on the ``start`` model only the start player leads.
     """
-    logs, actives = style_logs(view, prior, bids, priors, aware)
-    out: list[tuple[float, float, float, float]] = []
-    for ls, active in zip(logs, actives, strict=True):
-        top = max(ls[k] for k in active)
-        ws = [math.exp(max(ls[k] - top, -INTENT_CLAMP)) if k in active else 0.0 for k in STYLE_KEYS]
-        total = sum(ws)
-        out.append((ws[RULE] / total, ws[LEAD] / total, ws[ANY] / total, ws[DUMP] / total))
-    return out
-
-
-def style_logs(
-    view: View,
-    prior: Sequence[float] = STYLE_PRIORS["read"],
-    bids: list[list[PastBid]] | None = None,
-    priors: Sequence[Sequence[float]] | None = None,
-    aware: Sequence[float] | None = None,
-) -> tuple[list[list[float]], list[list[int]]]:
-    """Per seat, the log of each style's prior share times the likelihood of the seat's public record
-    under it (by index, :data:`STYLE_KEYS`; 0 for a style left out), and the styles in its model (a prior
-    share above 0): the evidence :func:`styles` normalises, with the same arguments."""
     log = math.log
     seat_prior = priors if priors is not None else [prior] * view.seats
     actives = [[k for k in STYLE_KEYS if x[k] > 0] for x in seat_prior]
@@ -409,7 +389,13 @@ def style_logs(
                 if act.jump is not None:
                     for k in actives[s]:
                         logs[s][k] += log(LOCK_JUMP[k] if act.jump else 1.0 - LOCK_JUMP[k])
-    return logs, actives
+    out: list[tuple[float, float, float, float]] = []
+    for ls, active in zip(logs, actives, strict=True):
+        top = max(ls[k] for k in active)
+        ws = [math.exp(max(ls[k] - top, -INTENT_CLAMP)) if k in active else 0.0 for k in STYLE_KEYS]
+        total = sum(ws)
+        out.append((ws[RULE] / total, ws[LEAD] / total, ws[ANY] / total, ws[DUMP] / total))
+    return out
 
 
 def dump_read(style: Sequence[Sequence[float]], seat: int) -> float:

@@ -138,7 +138,7 @@ def search(
     prior's own). ``future_read`` > 0 scales a :class:`HandValue` leaf's ``future`` term by the ``dump`` style's
     mean share read for the other seats, full from that share on (:data:`.spec.FUTURE_READ`). ``read_kinds`` reads from
     the finished rounds which players of unknown kind bid by the random bot's or the heuristic's rule
-    (:func:`.kinds.read_kinds`; the ``expert`` bot's default, the search's off). ``floor`` (the analysis)
+    (:func:`.kinds.read_kinds`; ``expert:kinds=read``, off by default). ``floor`` (the analysis)
     gives every root move at least that many iterations, so that a move the search likes less is still valued
     with its own later decisions searched (a bot leaves it at 0). With ``seconds``, the search stops at that
     wall-clock budget but never before ``min_iterations`` iterations, and ``iterations`` (if given) still

@@ -70,7 +70,7 @@ def test_rule_bidders_and_coin_bidders_are_told_apart() -> None:
 
 def test_one_move_against_the_rule_undoes_its_reading() -> None:
     """A raise by more than one, or a bid well over the honest limit, is one the heuristic never makes."""
-    honest = [PastBid(10.0, float(k % 8 + 1), float("inf"), None, None, 1, 15 - k % 8, 0.1) for k in range(12)]
+    honest = [PastBid(10.0, float(k % 8 + 1), float("inf"), None, None, 1, 15 - k % 8) for k in range(12)]
     rule, _ = kind_odds([honest])[0]
     assert rule > KIND_SURE
     assert kind_odds([[*honest, honest[0]._replace(step=3)]])[0][0] < 0.2

@@ -32,16 +32,15 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from catsack.bots.expert.players import (
-    HABIT_OFFSETS,
-    HABIT_PRIOR_SD,
-    HABIT_SPREADS,
+    HABIT_GRID,
     HONEST_KINDS,
-    MIN_LIKELIHOOD,
     PastBid,
     censored,
+    habit_logs,
     kind_of,
     past_bids,
 )
+from catsack.bots.random_bot import auction_chances
 from catsack.view import View
 
 KIND_PRIOR = 0.05  # the prior chance of each rule for a seat of unknown kind (a person the rest)
@@ -64,21 +63,15 @@ def _logsumexp(xs: Sequence[float]) -> float:
 def _person_bids(acts: Sequence[PastBid]) -> float:
     """The log-likelihood of a seat's bids and passes as a person's: the bid habits' prior grid
     (:func:`.players.bid_habits`) summed over, and the size of each raise."""
-    grid = [(o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS]
-    norm = _logsumexp([p for _, _, p in grid])
-    logs = []
-    for o, sd, prior in grid:
-        ll = prior - norm
-        for act in acts:
-            ll += math.log(max(censored(act.limit + o, sd, act.low, act.high), MIN_LIKELIHOOD))
-        logs.append(ll)
+    norm = _logsumexp([p for _, _, p in HABIT_GRID])
+    logs = habit_logs(acts, HABIT_GRID)
     steps = 0.0
     for act in acts:
         if act.step == 1:
             steps += math.log(PERSON_STEP1)
         elif act.step > 1:
             steps += math.log((1.0 - PERSON_STEP1) / max(1, act.room - 1))
-    return _logsumexp(logs) + steps
+    return _logsumexp(logs) - norm + steps
 
 
 def _rule_bids(acts: Sequence[PastBid]) -> float:
@@ -93,8 +86,15 @@ def _rule_bids(acts: Sequence[PastBid]) -> float:
 
 
 def _coin_bids(acts: Sequence[PastBid]) -> float:
-    """The log-likelihood of a seat's bids and passes under the random bot's rule."""
-    return sum(math.log(max(act.coin, RANDOM_MISS)) for act in acts)
+    """The log-likelihood of a seat's bids and passes under the random bot's rule (its chances at the high
+    bid and the money the seat had then: a pass's ``high`` is the high bid plus one, a bid's ``low`` the
+    bid and ``step`` its raise, ``room`` the money less the high bid)."""
+    ll = 0.0
+    for act in acts:
+        high = int(act.high) - 1 if act.step == 0 else int(act.low) - act.step
+        chances = auction_chances(high, high + act.room)
+        ll += math.log(max(chances.get(0 if act.step == 0 else int(act.low), 0.0), RANDOM_MISS))
+    return ll
 
 
 def kind_odds(bids: Sequence[Sequence[PastBid]]) -> list[tuple[float, float]]:

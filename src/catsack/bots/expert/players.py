@@ -12,7 +12,7 @@ from catsack.bots.base import BotSpecError
 from catsack.bots.expert.spec import BLUFF_PRIOR, STYLE_PRIORS, parse_spec, with_dump
 from catsack.bots.heuristic import MARGIN, OUTLAST_SHARE, apply_round, mask_row_value, public_tables
 from catsack.bots.ismcts import SELLER_WEIGHTS, placement_weights
-from catsack.bots.random_bot import auction_chances, auction_move
+from catsack.bots.random_bot import auction_move
 from catsack.constants import UP_AFTER_PASSES
 from catsack.game import Game, RoundResult
 from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move
@@ -25,6 +25,8 @@ MIN_LIKELIHOOD = 0.02  # floor of one observed action's likelihood (players err;
 HABIT_OFFSETS = (-4.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0)  # points; prior normal about 0 ...
 HABIT_PRIOR_SD = 3.0  # ... with this spread
 HABIT_SPREADS = (0.5, 1.5, 3.0, 5.0, 8.0, 13.0)  # points; prior uniform
+#: The grid of :func:`bid_habits`: (offset, spread, log prior weight) for a player of unknown kind.
+HABIT_GRID = tuple((o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS)
 #: A player's bid habits (offset, spread in points) by the kind of bot seated there (:func:`seat_habits`), the
 #: prior of :func:`bid_habits` for it: a normal prior of spread :data:`KIND_HABIT_SD` about the offset, and of
 #: spread :data:`KIND_HABIT_LOG_SD` about the spread's logarithm. Measured by ``bench/bid_model.py`` (docs/bots.md):
@@ -423,7 +425,6 @@ class PastBid(NamedTuple):
     bluff: float | None = None  # the limit of a bluff (BLUFF_PRIOR) where it could have bluffed, else None
     step: int = 0  # a bid: how far it raised the high bid (a pass: 0)
     room: int = 0  # the raises it could afford: its money less the high bid (R12)
-    coin: float = 1.0  # the chance of this move under the random bot's rule (random_bot.auction_chances)
 
 
 def past_bids(view: View) -> list[list[PastBid]]:
@@ -462,16 +463,14 @@ def past_bids(view: View) -> list[list[PastBid]]:
                     if est < public - BLUFF_GAP:
                         bluff = honest_limit(public, payout, later, n - npass - 1)
                 room = past.money[s] - high
-                coin = auction_chances(high, past.money[s])
                 if is_pass:
-                    out[s].append(PastBid(limit, -math.inf, high + 1.0, None, bluff, 0, room, coin[0]))
+                    out[s].append(PastBid(limit, -math.inf, high + 1.0, None, bluff, 0, room))
                 else:
                     bid = int(text[4:])
                     top = lock_bid(past.money, passed, s)
                     chance = high + 2 < top <= past.money[s] and (bid >= top or limit >= top)
                     jump = bid >= top if chance else None
-                    coin_bid = coin.get(bid, 0.0)
-                    out[s].append(PastBid(limit, float(bid), math.inf, jump, bluff, bid - high, room, coin_bid))
+                    out[s].append(PastBid(limit, float(bid), math.inf, jump, bluff, bid - high, room))
             if is_pass:
                 npass += 1
                 passed |= 1 << s
@@ -543,29 +542,34 @@ def bid_habits(
     """
     offsets: list[float] = []
     spreads: list[float] = []
-    grid = [(o, sd, -0.5 * (o / HABIT_PRIOR_SD) ** 2) for o in HABIT_OFFSETS for sd in HABIT_SPREADS]
     for s, acts in enumerate(past_bids(view) if bids is None else bids):
         centre = habits[s] if habits is not None else None
+        grid_s: Sequence[tuple[float, float, float]] = HABIT_GRID
         if centre is not None:
             ko, ksd = centre
             grid_s = [
                 (o, sd, -0.5 * ((o - ko) / KIND_HABIT_SD) ** 2 - 0.5 * (math.log(sd / ksd) / KIND_HABIT_LOG_SD) ** 2)
-                for o, sd, _ in grid
+                for o, sd, _ in HABIT_GRID
             ]
-        else:
-            grid_s = grid
-        logs = []
-        for o, sd, prior in grid_s:
-            ll = prior
-            for act in acts:
-                ll += math.log(max(censored(act.limit + o, sd, act.low, act.high), MIN_LIKELIHOOD))
-            logs.append(ll)
+        logs = habit_logs(acts, grid_s)
         top = max(logs)
         ws = [math.exp(x - top) for x in logs]
         total = sum(ws)
         offsets.append(sum(w * o for w, (o, _, _) in zip(ws, grid_s, strict=True)) / total)
         spreads.append(sum(w * sd for w, (_, sd, _) in zip(ws, grid_s, strict=True)) / total)
     return offsets, spreads
+
+
+def habit_logs(acts: Sequence[PastBid], grid: Sequence[tuple[float, float, float]]) -> list[float]:
+    """Per grid point (offset, spread, log prior weight), the log prior weight plus the log-likelihood of
+    ``acts`` (a seat's bids and passes, :func:`past_bids`) with its limit that far from the honest one."""
+    logs = []
+    for o, sd, prior in grid:
+        ll = prior
+        for act in acts:
+            ll += math.log(max(censored(act.limit + o, sd, act.low, act.high), MIN_LIKELIHOOD))
+        logs.append(ll)
+    return logs
 
 
 def _place(g: Game, table: RoundFacts, rand: Callable[[], float]) -> Move:

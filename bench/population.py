@@ -1,6 +1,6 @@
 """Population table: every agent against every other at 3, 4 and 5 seats, ranked by alpha-Rank.
 
-    .venv/bin/python bench/population.py --seats 4 --deals 2 --cache pop.json [--agents a,b,c] [--jobs 1]
+    .venv/bin/python bench/population.py --seats 4 --deals 2 --cache pop.json [--agents a,b,c] [--jobs 2]
 
 For each seat count N and each ordered pair of agents (i, j) it plays the duplicate table of one ``i``
 and N - 1 copies of ``j`` (every deal once per rotation, ``catsack.tournament``), and keeps the win
@@ -15,8 +15,10 @@ in a monomorphic population of ``j`` fixes with chance
 populations ranks the agents: the mass each keeps. The table also lists each agent's mean
 invading share ``N f(i | j)`` over the residents (1 = the fair share).
 
-Results are kept in ``--cache`` (JSON, one entry per seat count and pair), so a run can be extended
-with more agents or seat counts, and ``--report`` prints the tables from the cache alone. ``--kinds
+Results are kept in ``--cache`` (JSON, one entry per seat count and pair, written as each pair ends),
+so a run can be stopped, resumed and extended with more agents or seat counts, and ``--report`` prints
+the tables from the cache alone. ``--jobs N`` plays N pairs at once, each in a process of its own (a
+pair's games are deterministic, so the results do not depend on N). ``--kinds
 hidden`` presents every seat as a person (``TournamentConfig.hide_kinds``).
 """
 
@@ -27,6 +29,7 @@ import json
 import math
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
 import numpy as np
@@ -55,14 +58,13 @@ def key(seats: int, mutant: str, resident: str, hidden: bool) -> str:
     return f"{seats}|{mutant}|{resident}|{'hidden' if hidden else 'shown'}"
 
 
-def play_pair(
-    seats: int, mutant: str, resident: str, deals: int, seed: int, jobs: int, hidden: bool
-) -> dict[str, float]:
-    """One mutant among ``seats - 1`` residents on ``deals`` duplicate deals: each one's win share per seat."""
+def play_pair(seats: int, mutant: str, resident: str, deals: int, seed: int, hidden: bool) -> dict[str, float]:
+    """One mutant among ``seats - 1`` residents on ``deals`` duplicate deals: each one's win share per seat
+    (``cpu``: the CPU seconds of this process, which plays every game of the pair)."""
     bots = (mutant, *([resident] * (seats - 1)))
     config = TournamentConfig(bots, games=seats * deals, seed=seed, hide_kinds=hidden)
     t0 = time.process_time()
-    result = run_tournament(config, jobs=jobs)
+    result = run_tournament(config, jobs=1)
     shares = {st.bot: st.win_share for st in result.stats}
     return {
         "mutant": shares[mutant],
@@ -131,13 +133,47 @@ def table(
     return "\n".join(lines)
 
 
+def play_pairs(
+    cache: dict[str, dict[str, float]],
+    path: Path,
+    seats: int,
+    todo: list[tuple[str, str]],
+    args: argparse.Namespace,
+    hidden: bool,
+) -> None:
+    """Play the pairs not in the cache, ``args.jobs`` at a time, saving the cache as each one ends."""
+
+    def done(a: str, b: str, r: dict[str, float]) -> None:
+        cache[key(seats, a, b, hidden)] = r
+        path.write_text(json.dumps(cache, indent=1, sort_keys=True))
+        print(
+            f"  [{len(todo) - left}/{len(todo)}] {seats} seats: {a} among {b}: "
+            f"{r['mutant']:.3f} / {r['resident']:.3f} ({r['cpu']:.0f} s CPU)",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    left = len(todo)
+    if args.jobs <= 1:
+        for a, b in todo:
+            r = play_pair(seats, a, b, args.deals, args.seed, hidden)
+            left -= 1
+            done(a, b, r)
+        return
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(play_pair, seats, a, b, args.deals, args.seed, hidden): (a, b) for a, b in todo}
+        for future in as_completed(futures):
+            left -= 1
+            done(*futures[future], future.result())
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seats", type=int, nargs="+", default=[3, 4, 5])
     ap.add_argument("--agents", help="comma-separated specs (default: every open agent that can be made here)")
     ap.add_argument("--deals", type=int, default=2, help="duplicate deals per pair (each played once per rotation)")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1, help="pairs played at once, each in a process of its own")
     ap.add_argument("--cache", default="population.json", help="JSON file of the pairs played (read and extended)")
     ap.add_argument("--kinds", choices=("shown", "hidden"), default="shown")
     ap.add_argument("--alpha", type=float, default=10.0, help="alpha-Rank's selection strength")
@@ -159,20 +195,8 @@ def main() -> None:
     cache: dict[str, dict[str, float]] = json.loads(path.read_text()) if path.exists() else {}
     for seats in args.seats:
         if not args.report:
-            for a in usable:
-                for b in usable:
-                    k = key(seats, a, b, hidden)
-                    if a == b or k in cache:
-                        continue
-                    cache[k] = play_pair(seats, a, b, args.deals, args.seed, args.jobs, hidden)
-                    path.write_text(json.dumps(cache, indent=1, sort_keys=True))
-                    r = cache[k]
-                    print(
-                        f"  {seats} seats: {a} among {b}: {r['mutant']:.3f} / {r['resident']:.3f} "
-                        f"({r['cpu']:.0f} s CPU)",
-                        file=sys.stderr,
-                        flush=True,
-                    )
+            todo = [(a, b) for a in usable for b in usable if a != b and key(seats, a, b, hidden) not in cache]
+            play_pairs(cache, path, seats, todo, args, hidden)
         have = [a for a in usable if all(key(seats, a, b, hidden) in cache for b in usable if b != a)]
         print(f"\n{seats} seats, kinds {args.kinds}, alpha {args.alpha:g}, population {args.pop}:\n")
         print(table(cache, seats, have, hidden, args.alpha, args.pop))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+import json
+
 import numpy as np
 import pytest
 
@@ -35,3 +38,19 @@ def test_the_table_ranks_from_the_cache() -> None:
                 cache[population.key(3, m, r, False)] = {"mutant": share, "resident": resident, "games": 3}
     text = population.table(cache, 3, agents, False, 10.0, 50)
     assert text.splitlines()[2].startswith("| 1 | `a` |")
+
+
+def test_pairs_played_at_once_give_what_one_at_a_time_gives(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    pairs = [("random", "heuristic"), ("heuristic", "random"), ("heuristic", "style:early")]
+    results = []
+    for jobs in (1, 2):
+        args = argparse.Namespace(jobs=jobs, deals=1, seed=3)
+        cache: dict[str, dict[str, float]] = {}
+        path = tmp_path / f"pop{jobs}.json"
+        population.play_pairs(cache, path, 3, pairs, args, False)
+        assert json.loads(path.read_text()) == cache  # saved as each pair ended
+        results.append({k: (v["mutant"], v["resident"], v["games"]) for k, v in cache.items()})
+    assert results[0] == results[1]
+    assert set(results[0]) == {population.key(3, a, b, False) for a, b in pairs}
+    assert all(games == 3 for _, _, games in results[0].values())
+    assert "[3/3] 3 seats" in capsys.readouterr().err

@@ -29,6 +29,7 @@ import json
 import math
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 
@@ -143,28 +144,25 @@ def play_pairs(
 ) -> None:
     """Play the pairs not in the cache, ``args.jobs`` at a time, saving the cache as each one ends."""
 
-    def done(a: str, b: str, r: dict[str, float]) -> None:
+    def played() -> Iterator[tuple[tuple[str, str], dict[str, float]]]:
+        if args.jobs <= 1:
+            for pair in todo:
+                yield pair, play_pair(seats, *pair, args.deals, args.seed, hidden)
+            return
+        with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+            futures = {pool.submit(play_pair, seats, *pair, args.deals, args.seed, hidden): pair for pair in todo}
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+
+    for n, ((a, b), r) in enumerate(played(), 1):
         cache[key(seats, a, b, hidden)] = r
         path.write_text(json.dumps(cache, indent=1, sort_keys=True))
         print(
-            f"  [{len(todo) - left}/{len(todo)}] {seats} seats: {a} among {b}: "
-            f"{r['mutant']:.3f} / {r['resident']:.3f} ({r['cpu']:.0f} s CPU)",
+            f"  [{n}/{len(todo)}] {seats} seats: {a} among {b}: {r['mutant']:.3f} / {r['resident']:.3f} "
+            f"({r['cpu']:.0f} s CPU)",
             file=sys.stderr,
             flush=True,
         )
-
-    left = len(todo)
-    if args.jobs <= 1:
-        for a, b in todo:
-            r = play_pair(seats, a, b, args.deals, args.seed, hidden)
-            left -= 1
-            done(a, b, r)
-        return
-    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(play_pair, seats, a, b, args.deals, args.seed, hidden): (a, b) for a, b in todo}
-        for future in as_completed(futures):
-            left -= 1
-            done(*futures[future], future.result())
 
 
 def main() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,7 +41,7 @@ def test_the_table_ranks_from_the_cache() -> None:
     assert text.splitlines()[2].startswith("| 1 | `a` |")
 
 
-def test_pairs_played_at_once_give_what_one_at_a_time_gives(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_pairs_played_at_once_give_what_one_at_a_time_gives(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pairs = [("random", "heuristic"), ("heuristic", "random"), ("heuristic", "style:early")]
     results = []
     for jobs in (1, 2):

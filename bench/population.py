@@ -17,7 +17,9 @@ invading share ``N f(i | j)`` over the residents (1 = the fair share).
 
 Results are kept in ``--cache`` (JSON, one entry per seat count and pair, written as each pair ends),
 so a run can be stopped, resumed and extended with more agents or seat counts, and ``--report`` prints
-the tables from the cache alone. ``--jobs N`` plays N pairs at once, each in a process of its own (a
+the tables from the cache alone. Pairs are played in the order of ``--agents``: every pair among
+the first k agents before any pair with the next one, so a run stopped early leaves a whole table of
+the agents listed first. ``--jobs N`` plays N pairs at once, each in a process of its own (a
 pair's games are deterministic, so the results do not depend on N). ``--kinds
 hidden`` presents every seat as a person (``TournamentConfig.hide_kinds``).
 """
@@ -134,6 +136,17 @@ def table(
     return "\n".join(lines)
 
 
+def pairs_to_play(
+    cache: dict[str, dict[str, float]], seats: int, agents: list[str], hidden: bool
+) -> list[tuple[str, str]]:
+    """The ordered pairs (mutant, resident) not in the cache, every pair among the first k agents before
+    any pair with agent k + 1: a run stopped early leaves a whole table of the agents listed first."""
+    return sorted(
+        ((a, b) for a in agents for b in agents if a != b and key(seats, a, b, hidden) not in cache),
+        key=lambda pair: max(agents.index(pair[0]), agents.index(pair[1])),
+    )
+
+
 def play_pairs(
     cache: dict[str, dict[str, float]],
     path: Path,
@@ -193,8 +206,7 @@ def main() -> None:
     cache: dict[str, dict[str, float]] = json.loads(path.read_text()) if path.exists() else {}
     for seats in args.seats:
         if not args.report:
-            todo = [(a, b) for a in usable for b in usable if a != b and key(seats, a, b, hidden) not in cache]
-            play_pairs(cache, path, seats, todo, args, hidden)
+            play_pairs(cache, path, seats, pairs_to_play(cache, seats, usable, hidden), args, hidden)
         have = [a for a in usable if all(key(seats, a, b, hidden) in cache for b in usable if b != a)]
         print(f"\n{seats} seats, kinds {args.kinds}, alpha {args.alpha:g}, population {args.pop}:\n")
         print(table(cache, seats, have, hidden, args.alpha, args.pop))

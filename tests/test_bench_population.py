@@ -55,3 +55,13 @@ def test_pairs_played_at_once_give_what_one_at_a_time_gives(tmp_path: Path, caps
     assert set(results[0]) == {population.key(3, a, b, False) for a, b in pairs}
     assert all(games == 3 for _, _, games in results[0].values())
     assert "[3/3] 3 seats" in capsys.readouterr().err
+
+
+def test_pairs_come_agent_by_agent_so_a_stopped_run_leaves_a_whole_table() -> None:
+    agents = ["a", "b", "c", "d"]
+    cache = {population.key(4, "b", "a", False): {"mutant": 0.25, "resident": 0.25, "games": 4}}
+    todo = population.pairs_to_play(cache, 4, agents, False)
+    assert len(todo) == 4 * 3 - 1 and ("b", "a") not in todo
+    for k in range(2, 5):  # the first pairs of the list complete the table of the first k agents
+        first = {(a, b) for a in agents[:k] for b in agents[:k] if a != b} - {("b", "a")}
+        assert set(todo[: len(first)]) == first

@@ -155,7 +155,7 @@ def play_pairs(
     args: argparse.Namespace,
     hidden: bool,
 ) -> None:
-    """Play the pairs not in the cache, ``args.jobs`` at a time, saving the cache as each one ends."""
+    """Play the pairs of ``todo``, ``args.jobs`` at a time, saving the cache as each one ends."""
 
     def played() -> Iterator[tuple[tuple[str, str], dict[str, float]]]:
         if args.jobs <= 1:

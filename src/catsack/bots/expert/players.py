@@ -60,15 +60,19 @@ DUMP_WEIGHTS = (0.02, 0.03, 0.05, 0.1, 0.2, 2.0, 4.0, 0.5, 4.0, 0.3)
 #: A player's prior style shares by the kind of bot seated there, which everyone at the table sees
 #: (:meth:`catsack.bots.base.Bot.meet`; :func:`seat_priors`): heuristic bots place and raise by the rule
 #: and random bots anyhow; ``ismcts`` bots lead round 1 with their best cats and bid 15 at once (72 of 72
-#: round-1 leads, :data:`LEAD_WEIGHTS`), and their other placements look uniform. Not certainties: the
-#: evidence of the game still moves them. Other kinds, ``expert`` among them, and people get the default
-#: prior: a ``lead`` prior (0.1, 0.8, 0.1) for the expert's own kind did worse in the mixed table (200
+#: round-1 leads, :data:`LEAD_WEIGHTS`), and their other placements look uniform; so do ``dmc`` agents
+#: (as start player they led their +15 or +11 in 134 of 144 deals at 3, 4 and 5 seats and bid 15 at once in
+#: 125, ``bench/round1_places.py --start dmc --others dmc --seats N --deals 48``; read from their
+#: placements with the kinds hidden they are never ``dump``, ``bench/style_read.py --others dmc``). Not
+#: certainties: the evidence of the game still moves them. Other kinds, ``expert`` among them, and people get
+#: the default prior: a ``lead`` prior (0.1, 0.8, 0.1) for the expert's own kind did worse in the mixed table (200
 #: duplicate games, seed 2: expert 0.435 against 0.475, docs/bots.md). Meeting the table raised the expert
 #: there from 0.412 to 0.507 (400 games), mostly in round 1.
 KIND_STYLES: dict[str, tuple[float, float, float, float]] = {
     "heuristic": (0.9, 0.05, 0.05, 0.0),
     "random": (0.05, 0.05, 0.9, 0.0),
     "ismcts": (0.05, 0.85, 0.1, 0.0),
+    "dmc": (0.05, 0.85, 0.1, 0.0),
 }
 
 
@@ -104,6 +108,17 @@ UNKNOWN_AWARE = 0.5  # a person's or an unknown bot's chance of seeing that anot
 START_ONLY = -1.0
 #: The kinds that lead only as the start player (measured for ``ismcts``, above).
 START_ONLY_KINDS = frozenset({"ismcts"})
+#: The awareness of a kind that leads round 1 from the places :data:`ALWAYS_PLACES` after the start player
+#: whoever leads before it, and does not lead from the others. At five seats ``dmc`` placed its +15 from the
+#: first place after a ``dmc`` start player in 38 of 48 deals and from the second in 45 (from the third in
+#: 21, the fourth in 5: a rabbit, mostly), the same behind a heuristic start player, and from the first place
+#: bid 15 at its first turn whenever the start player had not (``bench/round1_places.py --others dmc --seats
+#: 5 --start dmc|heuristic``). A model in which every follower dumps behind a start player who leads let the
+#: expert, as start player, open low on a row of their +15s, which the next ``dmc`` bought for 15.
+ALWAYS = 2.0
+ALWAYS_PLACES = frozenset({1, 2})  # places after the start player (R12's order) from which ALWAYS leads
+#: The kinds (at a number of seats) of :data:`ALWAYS` awareness (measured for ``dmc`` at five, above).
+ALWAYS_KINDS = frozenset({("dmc", 5)})
 
 
 def seat_awareness(players: Sequence[str | None]) -> list[float]:
@@ -111,12 +126,15 @@ def seat_awareness(players: Sequence[str | None]) -> list[float]:
     who speaks before it will lead (:func:`leaders_of`): 1 for an expert spec on ``leaders=first`` (``expert``
     itself), 0 for one on the ``start`` model (the levels below it) and the other kinds :data:`KIND_STYLES` knows,
     :data:`START_ONLY` for the kinds that never lead but as start player (:data:`START_ONLY_KINDS`),
-    :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat holds is public (R23: the lobby
-    shows it)."""
+    :data:`ALWAYS` for those that lead from some places whoever leads before them (:data:`ALWAYS_KINDS`,
+    at the table's number of seats), :data:`UNKNOWN_AWARE` for a person or an unknown bot. What each seat
+    holds is public (R23: the lobby shows it)."""
     out = []
     for p in players:
         kind = kind_of(p)
-        if kind == "expert":
+        if (kind, len(players)) in ALWAYS_KINDS:
+            out.append(ALWAYS)
+        elif kind == "expert":
             try:
                 out.append(1.0 if parse_spec((p or "").partition(":")[2]).leaders == "first" else 0.0)
             except BotSpecError:  # no such expert could sit there; read it as an unknown player
@@ -133,22 +151,28 @@ def leaders_of(drawn: Sequence[int], aware: Sequence[float], money: Sequence[int
     model (:data:`.spec.LEADERS`): when the start player is as rich as anyone (round 1, R5) and of the ``lead``
     style, it alone; else, from the start player on (R12's order), each ``lead`` player as rich as anyone
     leads unless it is aware (``aware`` above 0) and another such player speaks before it, or leads only
-    as start player (:data:`START_ONLY`). A leader leads its best cats and bids what no one still in can
-    top at its first turn (:func:`honest_move`); the ``lead`` players who do not lead dump."""
+    as start player (:data:`START_ONLY`); a player of :data:`ALWAYS` awareness leads from the places
+    :data:`ALWAYS_PLACES` whoever leads before it, the start player too, and is aware elsewhere. A leader
+    leads its best cats and bids what no one still in can top at its first turn (:func:`honest_move`); the
+    ``lead`` players who do not lead dump."""
     n = len(drawn)
     top = max(money)
     if money[start] < top:
         return 0
-    if drawn[start] == LEAD:
-        return 1 << start
-    mask = 0
-    seen = False
+    lead_start = drawn[start] == LEAD
+    mask = 1 << start if lead_start else 0
+    seen = lead_start
     for k in range(1, n):
         s = (start + k) % n
-        if drawn[s] == LEAD and money[s] >= top and aware[s] >= 0:
-            if not seen or not aware[s]:
-                mask |= 1 << s
-            seen = True
+        if drawn[s] != LEAD or money[s] < top or aware[s] < 0:
+            continue
+        if aware[s] >= ALWAYS:
+            leads = k in ALWAYS_PLACES
+        else:  # behind a lead start player no one else leads
+            leads = not lead_start and (not seen or not aware[s])
+        if leads:
+            mask |= 1 << s
+        seen = True
     return mask
 
 
@@ -162,6 +186,8 @@ def _lead_chance(
         return 1.0
     if money[p] < top or aware[p] < 0:
         return 0.0
+    if aware[p] >= ALWAYS and (p - start) % len(priors) in ALWAYS_PLACES:
+        return 1.0  # it leads from there whoever leads before it (and is aware elsewhere)
     naive = 1.0 - priors[start][LEAD]
     first = naive
     k = (start + 1) % len(priors)
@@ -169,7 +195,8 @@ def _lead_chance(
         if money[k] >= top and aware[k] >= 0:  # (a START_ONLY player never leads there)
             first *= 1.0 - priors[k][LEAD]
         k = (k + 1) % len(priors)
-    return aware[p] * first + (1.0 - aware[p]) * naive
+    sure = min(aware[p], 1.0)
+    return sure * first + (1.0 - sure) * naive
 
 
 #: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two

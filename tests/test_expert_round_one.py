@@ -1,0 +1,52 @@
+"""Round 1 at five seats among ``dmc`` agents (R5, R10-R12): the expert reads the kinds at the table.
+
+``dmc`` leads round 1 from the start player's seat and from the first two places behind it, whoever
+leads before it (``expert.players.ALWAYS``): as start player the expert buys the row of their +15s at
+once, and behind a ``dmc`` start player it keeps its good cats out of the row that player buys for 15.
+"""
+
+from __future__ import annotations
+
+from catsack.bots.base import make_bot
+from catsack.game import Game
+from catsack.moves import BID, BIDS, PLACE, Move
+
+SEATS = 5
+GOOD = (0, 1)  # card indexes of the +15 and the +11 (R1)
+
+
+def _round_one(place: int, seed: int) -> list[tuple[int, Move]]:
+    """Round 1 of a 5-seat game, the expert ``place`` seats after a start player, ``dmc`` everywhere else:
+    the expert's moves, each with the high bid before it."""
+    g = Game.new(SEATS, seed=seed)
+    me = (g.start_player + place) % SEATS
+    specs: list[str | None] = ["dmc"] * SEATS
+    specs[me] = "expert:iters=1500"
+    bots = [make_bot(str(spec), seed=seed * 10 + s) for s, spec in enumerate(specs)]
+    for s, bot in enumerate(bots):
+        bot.reset(s, SEATS)
+        bot.meet(specs)
+    mine: list[tuple[int, Move]] = []
+    while g.round == 1:
+        who = g.to_move
+        assert who is not None
+        move = bots[who].choose(g.view(who))
+        if who == me:
+            mine.append((g.high_bid, move))
+        g.play(move)
+    return mine
+
+
+def test_as_start_player_among_dmc_the_expert_leads_and_bids_fifteen_at_once() -> None:
+    for seed in (11, 12):
+        (_, placed), (high, first_bid), *_ = _round_one(0, seed)
+        assert placed.kind == PLACE and placed.arg in GOOD
+        assert high == 0 and first_bid == BIDS[15]  # no one can top it (R12)
+
+
+def test_behind_a_dmc_start_player_the_expert_keeps_its_good_cats() -> None:
+    for seed in (11, 12):
+        moves = _round_one(1, seed)
+        placed = moves[0][1]
+        assert placed.kind == PLACE and placed.arg not in GOOD
+        assert all(m.kind != BID for _, m in moves[1:])  # the start player bid 15: nothing left to bid

@@ -50,3 +50,17 @@ def test_behind_a_dmc_start_player_the_expert_keeps_its_good_cats() -> None:
         placed = moves[0][1]
         assert placed.kind == PLACE and placed.arg not in GOOD
         assert all(m.kind != BID for _, m in moves[1:])  # the start player bid 15: nothing left to bid
+
+
+def test_only_the_shipped_dmc_network_is_met_as_the_dmc_kind() -> None:
+    """The ``dmc`` kind's priors were measured on the shipped self-play network; the exploiter (it opens
+    round 1 with its +8 and bids 7) and other weights are met as unknown players."""
+    from catsack.bots.expert.players import ALWAYS, MEASURED_DMC, UNKNOWN_AWARE, kind_of, known_kind, seat_awareness
+    from catsack.bots.learned import DEFAULT_DMC
+
+    assert DEFAULT_DMC in MEASURED_DMC
+    assert kind_of("dmc") == kind_of(f"dmc:{DEFAULT_DMC}") == "dmc" and known_kind("dmc")
+    assert kind_of("dmc:exploit-v1") == "dmc:exploit-v1" and not known_kind("dmc:exploit-v1")
+    assert kind_of("ismcts:strong") == "ismcts"
+    five = seat_awareness(["dmc", "dmc:exploit-v1", "dmc:dmc-v1", None, "expert"])
+    assert five == [ALWAYS, UNKNOWN_AWARE, ALWAYS, UNKNOWN_AWARE, 1.0]

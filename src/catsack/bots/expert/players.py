@@ -76,9 +76,20 @@ KIND_STYLES: dict[str, tuple[float, float, float, float]] = {
 }
 
 
+#: The ``dmc`` specs that seat the shipped self-play network (:data:`catsack.bots.learned.DEFAULT_DMC`),
+#: whose play the ``dmc`` kind's priors were measured on; other weights (the exploiter ``dmc:exploit-v1``,
+#: which opens round 1 with its +8 and bids 7, or a file) are other players, met as unknown ones.
+MEASURED_DMC = frozenset({"", "dmc-v1"})
+
+
 def kind_of(player: str | None) -> str:
-    """The bot kind of a seat as met (``ismcts`` for ``ismcts:strong``); ``""`` for a person."""
-    return (player or "").partition(":")[0].strip()
+    """The bot kind of a seat as met (``ismcts`` for ``ismcts:strong``); ``""`` for a person. A ``dmc``
+    spec with weights other than :data:`MEASURED_DMC` is its own kind (the whole spec)."""
+    kind, _, arg = (player or "").partition(":")
+    kind = kind.strip()
+    if kind == "dmc" and arg.strip() not in MEASURED_DMC:
+        return (player or "").strip()
+    return kind
 
 
 def seat_priors(players: Sequence[str | None], default: Sequence[float], dump: float = 0.0) -> list[tuple[float, ...]]:

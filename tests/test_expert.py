@@ -651,7 +651,7 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert _lead_chance(priors, only, rich, 2, 2) == 1.0
     assert _lead_chance(priors, [0.0, START_ONLY, 1.0, 0.0], rich, 0, 2) == pytest.approx(0.4)  # start not lead
     # ALWAYS (dmc at five seats) leads from the first two places after the start player, whoever leads
-    # before it, and is aware from the others
+    # before it, and from no other
     rich5 = [15] * 5
     always = [ALWAYS] * 5
     assert leaders_of([LEAD] * 5, always, rich5, 3) == 0b11000 | 0b00001  # start 3, then places 1 (4), 2 (0)
@@ -659,7 +659,7 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert leaders_of([RULE, RULE, RULE, LEAD, LEAD], always, rich5, 0) == 0  # places 3 and 4 do not lead
     assert leaders_of([LEAD] * 5, [ALWAYS, 0.0, ALWAYS, 0.0, 0.0], rich5, 0) == 0b00101  # 1: not behind a leader
     assert _lead_chance([(0.05, 0.85, 0.1)] * 5, always, rich5, 0, 2) == 1.0
-    assert _lead_chance([(0.05, 0.85, 0.1)] * 5, always, rich5, 0, 3) == pytest.approx(0.15 * 0.15 * 0.15)
+    assert _lead_chance([(0.05, 0.85, 0.1)] * 5, always, rich5, 0, 3) == 0.0
 
     players = ["expert:leaders=first", "expert:strong", "expert", "expert:strong+leaders=first", "ismcts:strong", None]
     assert seat_awareness(players) == [1.0, 0.0, 1.0, 1.0, START_ONLY, UNKNOWN_AWARE]

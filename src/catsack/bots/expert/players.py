@@ -120,7 +120,7 @@ START_ONLY = -1.0
 #: The kinds that lead only as the start player (measured for ``ismcts``, above).
 START_ONLY_KINDS = frozenset({"ismcts"})
 #: The awareness of a kind that leads round 1 from the places :data:`ALWAYS_PLACES` after the start player
-#: whoever leads before it, and does not lead from the others. At five seats ``dmc`` placed its +15 from the
+#: whoever leads before it, and never from the others. At five seats ``dmc`` placed its +15 from the
 #: first place after a ``dmc`` start player in 38 of 48 deals and from the second in 45 (from the third in
 #: 21, the fourth in 5: a rabbit, mostly), the same behind a heuristic start player, and from the first place
 #: bid 15 at its first turn whenever the start player had not (``bench/round1_places.py --others dmc --seats
@@ -163,7 +163,7 @@ def leaders_of(drawn: Sequence[int], aware: Sequence[float], money: Sequence[int
     style, it alone; else, from the start player on (R12's order), each ``lead`` player as rich as anyone
     leads unless it is aware (``aware`` above 0) and another such player speaks before it, or leads only
     as start player (:data:`START_ONLY`); a player of :data:`ALWAYS` awareness leads from the places
-    :data:`ALWAYS_PLACES` whoever leads before it, the start player too, and is aware elsewhere. A leader
+    :data:`ALWAYS_PLACES` whoever leads before it, the start player too, and from no other. A leader
     leads its best cats and bids what no one still in can top at its first turn (:func:`honest_move`); the
     ``lead`` players who do not lead dump."""
     n = len(drawn)
@@ -197,8 +197,8 @@ def _lead_chance(
         return 1.0
     if money[p] < top or aware[p] < 0:
         return 0.0
-    if aware[p] >= ALWAYS and (p - start) % len(priors) in ALWAYS_PLACES:
-        return 1.0  # it leads from there whoever leads before it (and is aware elsewhere)
+    if aware[p] >= ALWAYS:  # it leads from those places whoever leads before it, and from no other
+        return 1.0 if (p - start) % len(priors) in ALWAYS_PLACES else 0.0
     naive = 1.0 - priors[start][LEAD]
     first = naive
     k = (start + 1) % len(priors)
@@ -206,8 +206,7 @@ def _lead_chance(
         if money[k] >= top and aware[k] >= 0:  # (a START_ONLY player never leads there)
             first *= 1.0 - priors[k][LEAD]
         k = (k + 1) % len(priors)
-    sure = min(aware[p], 1.0)
-    return sure * first + (1.0 - sure) * naive
+    return aware[p] * first + (1.0 - aware[p]) * naive
 
 
 #: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two

@@ -64,3 +64,18 @@ def test_only_the_shipped_dmc_network_is_met_as_the_dmc_kind() -> None:
     assert kind_of("ismcts:strong") == "ismcts"
     five = seat_awareness(["dmc", "dmc:exploit-v1", "dmc:dmc-v1", None, "expert"])
     assert five == [ALWAYS, UNKNOWN_AWARE, ALWAYS, UNKNOWN_AWARE, 1.0]
+
+
+def test_dmc_is_met_as_a_kind_only_at_the_numbers_of_seats_its_priors_were_measured_at() -> None:
+    """At three seats (where ``dmc`` start players bid 15 at once on 29 of 48 deals) a ``dmc`` seat is met as
+    an unknown player, as before the kind was known; at four and five as the ``dmc`` kind."""
+    from catsack.bots.expert.players import met_as
+
+    assert met_as(["dmc", "expert", "heuristic"]) == [None, "expert", "heuristic"]
+    assert met_as(["dmc", "expert", "dmc:exploit-v1", "ismcts:strong"]) == [
+        "dmc",
+        "expert",
+        "dmc:exploit-v1",
+        "ismcts:strong",
+    ]
+    assert met_as(["dmc", None, "dmc", "dmc", "random"]) == ["dmc", None, "dmc", "dmc", "random"]

@@ -82,6 +82,21 @@ KIND_STYLES: dict[str, tuple[float, float, float, float]] = {
 MEASURED_DMC = frozenset({"", "dmc-v1"})
 
 
+#: The kinds whose priors were measured at some numbers of seats only; at the others they are met as
+#: unknown players (:func:`met_as`). As start player ``dmc`` bid 15 at once on 48 of 48 deals at four and
+#: at five seats but on 29 of 48 at three, and meeting it as a kind that leads at three seats did not help
+#: the expert there (0.426 of 54 games against two ``dmc``, 0.463 met as unknown players, docs/bots.md).
+KIND_SEATS: dict[str, frozenset[int]] = {"dmc": frozenset({4, 5})}
+
+
+def met_as(players: Sequence[str | None]) -> list[str | None]:
+    """The table as the model meets it (:meth:`catsack.bots.base.Bot.meet`): each seat's spec, or ``None``
+    (an unknown player) for a kind whose priors were not measured at this number of seats
+    (:data:`KIND_SEATS`)."""
+    n = len(players)
+    return [None if n not in KIND_SEATS.get(kind_of(p), frozenset({n})) else p for p in players]
+
+
 def kind_of(player: str | None) -> str:
     """The bot kind of a seat as met (``ismcts`` for ``ismcts:strong``); ``""`` for a person. A ``dmc``
     spec with weights other than :data:`MEASURED_DMC` is its own kind (the whole spec)."""

@@ -25,6 +25,7 @@ from catsack.bots.expert.players import (
     honest_move,
     known_kind,
     lock_bid,
+    met_as,
     mixed_weights,
     observed_actions,
     passed_mask,
@@ -166,6 +167,8 @@ def search(
     n = view.seats
     if players is not None and len(players) != n:
         raise ValueError(f"players names {len(players)} seats, but the view's table has {n}")
+    if players is not None:
+        players = met_as(players)
     bids = past_bids(view)  # the finished rounds' bids and passes (R14), for the kinds, styles and habits read
     rule = None
     if read_kinds:  # kinds read from play: a seat that bids by the random bot's rule is met as one

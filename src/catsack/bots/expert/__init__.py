@@ -67,9 +67,11 @@ gave 0.15 instead of 0.29.
 
 *Who sits at the table.* A bot that has met the table (:meth:`catsack.bots.base.Bot.meet`: each seat's
 bot spec, or ``None`` for a person, as the lobby shows it) starts each player of a known kind from that
-kind's style shares (:data:`catsack.bots.expert.players.KIND_STYLES`), and in round 1 only the players
-of unknown kind share one drawn style. With ``kinds=read`` it also reads from the bids of finished rounds
-which players of unknown kind bid by the heuristic's or the random bot's rule (:mod:`.kinds`).
+kind's style shares (:data:`catsack.bots.expert.players.KIND_STYLES`; a kind measured only at some
+numbers of seats is met as an unknown player at the others, :func:`catsack.bots.expert.players.met_as`),
+and in round 1 only the players of unknown kind share one drawn style. With ``kinds=read`` it also reads
+from the bids of finished rounds which players of unknown kind bid by the heuristic's or the random bot's
+rule (:mod:`.kinds`).
 
 **2. A whole-game horizon.** Iterations play to the end of the current round
 (every later round starts with fresh placements), then a leaf value gives the

@@ -657,7 +657,7 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert leaders_of([LEAD] * 5, always, rich5, 3) == 0b11000 | 0b00001  # start 3, then places 1 (4), 2 (0)
     assert leaders_of([RULE, LEAD, LEAD, LEAD, LEAD], always, rich5, 0) == 0b00110
     assert leaders_of([RULE, RULE, RULE, LEAD, LEAD], always, rich5, 0) == 0  # places 3 and 4 do not lead
-    assert leaders_of([LEAD] * 5, [ALWAYS, 0.0, ALWAYS, 0.0, 0.0], rich5, 0) == 0b00101  # 1: not behind a leader
+    assert leaders_of([LEAD] * 5, [ALWAYS, 0.0, ALWAYS, 0.0, 0.0], rich5, 0) == 0b00101  # 1 (aware 0): not behind
     assert _lead_chance([(0.05, 0.85, 0.1)] * 5, always, rich5, 0, 2) == 1.0
     assert _lead_chance([(0.05, 0.85, 0.1)] * 5, always, rich5, 0, 3) == 0.0
 

@@ -94,7 +94,11 @@ def met_as(players: Sequence[str | None]) -> list[str | None]:
     (an unknown player) for a kind whose priors were not measured at this number of seats
     (:data:`KIND_SEATS`)."""
     n = len(players)
-    return [None if n not in KIND_SEATS.get(kind_of(p), frozenset({n})) else p for p in players]
+    out: list[str | None] = []
+    for p in players:
+        seats = KIND_SEATS.get(kind_of(p))
+        out.append(None if seats is not None and n not in seats else p)
+    return out
 
 
 def kind_of(player: str | None) -> str:

@@ -29,7 +29,7 @@ class ExpertBot(Bot):
         self.mistake = opts.mistake
         self.leaders = opts.leaders
         self.bluff = opts.bluff
-        self.dump, self.dump1, self.lead1 = opts.dump, opts.dump1, opts.lead1
+        self.dump, self.dump1, self.lead1, self.always = opts.dump, opts.dump1, opts.lead1, opts.always
         self.cheap = opts.cheap
         self.fread = opts.fread
         self.read_kinds = opts.read_kinds
@@ -72,6 +72,7 @@ class ExpertBot(Bot):
             dump=self.dump,
             dump1=self.dump1,
             lead1=self.lead1,
+            always=self.always,
             future_read=self.fread,
             read_kinds=self.read_kinds,
         )

@@ -176,6 +176,20 @@ def seat_awareness(players: Sequence[str | None]) -> list[float]:
     return out
 
 
+#: The numbers of seats at which a player of unknown kind may be of :data:`ALWAYS` awareness, with the chance
+#: ``expert:always=X`` (:func:`seat_always`): where ``dmc`` was measured leading so (:data:`ALWAYS_KINDS`).
+PERSON_ALWAYS_SEATS = frozenset({5})
+
+
+def seat_always(aware: Sequence[float], share: float) -> list[float]:
+    """Per seat, the chance that the player there, if of the ``lead`` style, is of :data:`ALWAYS` awareness
+    (drawn per world, :class:`.worlds.StyleDraw`): ``share`` for a person or an unknown bot (awareness
+    :data:`UNKNOWN_AWARE`, :func:`seat_awareness`) at a number of seats in :data:`PERSON_ALWAYS_SEATS`, else 0."""
+    if len(aware) not in PERSON_ALWAYS_SEATS:
+        return [0.0] * len(aware)
+    return [share if a == UNKNOWN_AWARE else 0.0 for a in aware]
+
+
 def leaders_of(drawn: Sequence[int], aware: Sequence[float], money: Sequence[int], start: int) -> int:
     """The seats (a bit each) that lead a round whose players' styles are ``drawn``, on the ``first``
     model (:data:`.spec.LEADERS`): when the start player is as rich as anyone (round 1, R5) and of the ``lead``
@@ -207,17 +221,26 @@ def leaders_of(drawn: Sequence[int], aware: Sequence[float], money: Sequence[int
 
 
 def _lead_chance(
-    priors: Sequence[Sequence[float]], aware: Sequence[float], money: Sequence[int], start: int, p: int
+    priors: Sequence[Sequence[float]],
+    aware: Sequence[float],
+    money: Sequence[int],
+    start: int,
+    p: int,
+    always: float = 0.0,
 ) -> float:
     """The chance that seat ``p``, of the ``lead`` style, leads (:func:`leaders_of`), from the others'
-    prior shares of that style and ``p``'s chance of being aware: the evidence of :func:`styles`."""
+    prior shares of that style, ``p``'s chance of being aware and its chance ``always`` of :data:`ALWAYS`
+    awareness (:func:`seat_always`): the evidence of :func:`styles`."""
     top = max(money)
     if p == start:
         return 1.0
     if money[p] < top or aware[p] < 0:
         return 0.0
+    placed = 1.0 if (p - start) % len(priors) in ALWAYS_PLACES else 0.0
     if aware[p] >= ALWAYS:  # it leads from those places whoever leads before it, and from no other
-        return 1.0 if (p - start) % len(priors) in ALWAYS_PLACES else 0.0
+        return placed
+    if always > 0.0:
+        return always * placed + (1.0 - always) * _lead_chance(priors, aware, money, start, p)
     naive = 1.0 - priors[start][LEAD]
     first = naive
     k = (start + 1) % len(priors)
@@ -257,6 +280,7 @@ class RoundFacts:
     with ``styles=draw`` each iteration sets ``style`` and ``lockp`` to its world's drawn styles."""
 
     __slots__ = (
+        "always",
         "aware",
         "bids",
         "bluff",
@@ -282,6 +306,7 @@ class RoundFacts:
         aware: Sequence[float] | None = None,
         habits: Sequence[tuple[float, float] | None] | None = None,
         bids: list[list[PastBid]] | None = None,
+        always: Sequence[float] | None = None,
     ) -> None:
         n = view.seats
         self.n = n
@@ -296,13 +321,15 @@ class RoundFacts:
         self.owner = _row_owners(n, view.start)
         # The ``leaders=first`` model (:data:`.spec.LEADERS`): per seat, the chance that it is aware; None: ``start``.
         self.aware = None if aware is None else tuple(aware)
+        # Per seat, the chance that a ``lead`` player of unsure awareness is of ALWAYS awareness (seat_always).
+        self.always = (0.0,) * n if always is None else tuple(always)
         # The seats that lead (a bit each; :func:`leaders_of`); drawn styles set them per world (StyleDraw).
         self.leaders = 1 << view.start
         self.cache: dict[tuple[int, ...], float] = {}  # (up, seat, *row) -> estimate; likelihoods too
         # read by styles() and bid_habits() (one walk of the finished rounds; ``bids``: that walk, made already)
         self.bids = past_bids(view) if bids is None else bids
         # per seat, the shares of the styles (RULE, LEAD, ANY, DUMP)
-        self.style = styles(view, bids=self.bids, priors=priors, aware=aware)
+        self.style = styles(view, bids=self.bids, priors=priors, aware=aware, always=self.always)
         # Each seat's bid limit about the honest one: (offset, spread) in points (bid_habits), and the
         # spread the bid likelihood uses.
         self.offset, self.spread = bid_habits(view, self.bids, habits)
@@ -393,6 +420,7 @@ def styles(
     bids: list[list[PastBid]] | None = None,
     priors: Sequence[Sequence[float]] | None = None,
     aware: Sequence[float] | None = None,
+    always: Sequence[float] | None = None,
 ) -> list[tuple[float, float, float, float]]:
     """Per seat, the posterior shares of the styles ``rule``, ``lead``, ``any`` and ``dump`` (:data:`RULE`).
 
@@ -414,7 +442,8 @@ def styles(
     its best cats and bids 15 at once; random bots place anything. ``priors`` (per seat, all shares above
     0: :func:`seat_priors`) replaces ``prior`` seat by seat. With ``aware`` (the ``leaders=first`` model,
     :func:`seat_awareness`) a ``lead`` player who was not the start player may have led too, with the chance
-    :func:`_lead_chance` gives it; on the ``start`` model only the start player leads.
+    :func:`_lead_chance` gives it (with ``always``, per seat, its chance of :data:`ALWAYS` awareness:
+    :func:`seat_always`); on the ``start`` model only the start player leads.
     """
     log = math.log
     seat_prior = priors if priors is not None else [prior] * view.seats
@@ -436,7 +465,7 @@ def styles(
                         w = _intent_weights(past.money, o, r.start, k == LEAD)
                         logs[o][k] += log(w[c] / sum(w[x] for x in choices))
                     else:  # it led, or dumped behind a leader (leaders=first)
-                        q = _lead_chance(seat_prior, aware, past.money, r.start, o)
+                        q = _lead_chance(seat_prior, aware, past.money, r.start, o, always[o] if always else 0.0)
                         lw = _intent_weights(past.money, o, r.start, True, 1 << o)
                         fw = _intent_weights(past.money, o, r.start, True, 0)
                         like = q * lw[c] / sum(lw[x] for x in choices)

@@ -30,6 +30,7 @@ from catsack.bots.expert.players import (
     observed_actions,
     passed_mask,
     past_bids,
+    seat_always,
     seat_awareness,
     seat_bluffs,
     seat_habits,
@@ -108,6 +109,7 @@ def search(
     dump: float = 0.0,
     dump1: float = 0.0,
     lead1: float | None = None,
+    always: float = 0.0,
     future_read: float = 0.0,
     read_kinds: bool = False,
     floor: int = 0,
@@ -136,7 +138,9 @@ def search(
     of the ``dump`` style (:data:`DUMP_WEIGHTS`) for a player of unknown kind, with the styles read (the
     search's default 0: no such style), from round 2 on; ``dump1`` the same in round 1. ``lead1`` (with ``lead="read"``)
     sets the ``lead`` style's share in round 1's prior for players of unknown kind (:func:`with_lead`; None: the
-    prior's own). ``future_read`` > 0 scales a :class:`HandValue` leaf's ``future`` term by the ``dump`` style's
+    prior's own). ``always`` (with ``leaders=first``) is the chance that a player of unknown kind drawn ``lead`` leads
+    from the first places after the start player whoever leads before it, at five seats (:func:`.players.seat_always`).
+    ``future_read`` > 0 scales a :class:`HandValue` leaf's ``future`` term by the ``dump`` style's
     mean share read for the other seats, full from that share on (:data:`.spec.FUTURE_READ`). ``read_kinds`` reads from
     the finished rounds which players of unknown kind bid by the random bot's or the heuristic's rule
     (:func:`.kinds.read_kinds`; ``expert:kinds=read``, off by default). ``floor`` (the analysis)
@@ -186,6 +190,7 @@ def search(
         aware,
         seat_habits(players) if players is not None and read_bids else None,
         bids,
+        None if aware is None else seat_always(aware, always),
     )
     if rule is not None and read_bids:  # a seat that bids by the heuristic's rule: that bot's habits, weighed
         table.blend_habits(rule, KIND_HABITS["heuristic"])

@@ -101,6 +101,12 @@ DUMP1_PRIOR = 0.0
 #: three dog-dumpers (64 games, interval below zero).
 LEAD1_SHARE: float | None = None
 
+#: ``expert:always=X``: at five seats, the chance that a player of unknown kind drawn ``lead`` in round 1 leads
+#: from the first two places after the start player whoever leads before it, as ``dmc`` does there
+#: (:data:`catsack.bots.expert.players.ALWAYS`), drawn per player and world (:func:`.players.seat_always`).
+#: 0: such players lead only as :data:`.players.UNKNOWN_AWARE` has it.
+ALWAYS_SHARE = 0.0
+
 
 def with_lead(prior: Sequence[float], share: float) -> tuple[float, float, float, float]:
     """The style shares ``prior`` (:data:`STYLE_PRIORS`, no ``dump`` share yet) with the ``lead`` style's share
@@ -156,6 +162,7 @@ class Options:
     dump: float = DUMP_PRIOR  # the prior share of the dump style for a player of unknown kind (the levels: 0)
     dump1: float = DUMP1_PRIOR  # the same in round 1, drawn per player (the levels: 0)
     lead1: float | None = LEAD1_SHARE  # the lead style's share in round 1's draw (None: lead=read's)
+    always: float = ALWAYS_SHARE  # at five seats, a person's chance of leading from places 1-2 whoever leads
     read_kinds: bool = False  # read from play which players of unknown kind bid by a known bot's rule
 
 
@@ -180,12 +187,13 @@ NUMBERS: dict[str, tuple[float, float]] = {
     "dump": (0.0, 0.5),
     "dump1": (0.0, 0.5),
     "lead1": (0.05, 0.95),
+    "always": (0.0, 1.0),
 }
 
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+kinds=read|met][+bluff=X][+money=S][+future=K][+fread=X][+cheap=K][+dump=X][+dump1=X][+lead1=X]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+kinds=read|met][+bluff=X][+money=S][+future=K][+fread=X][+cheap=K][+dump=X][+dump1=X][+lead1=X][+always=X]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -254,7 +262,8 @@ def parse_spec(arg: str | None) -> Options:
             "'future=K' (0-2, the hand leaf's money share of the cats still in hands), "
             "'fread=X' (0-1, the dump share read at which 'future' is full), "
             "'cheap=K' (0-5 standard errors), 'dump=X' (0-0.5, the dump style's prior share), "
-            "'dump1=X' (0-0.5, the same in round 1), 'lead1=X' (0.05-0.95, the lead style's share in round 1) "
+            "'dump1=X' (0-0.5, the same in round 1), 'lead1=X' (0.05-0.95, the lead style's share in round 1), "
+            "'always=X' (0-1, at five seats a person's chance of leading from the places behind the start player) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from catsack.bots.expert.players import (
+    ALWAYS,
     ANY,
     DUMP,
     LEAD,
@@ -44,10 +45,24 @@ class StyleDraw:
     start player who opens with 1 where the lead style would have bid what no one can top makes the
     ``rule`` worlds likelier, and the modelled players then move in the drawn style (:meth:`apply`).
     With the ``leaders=first`` model (``table.aware`` set) the world's leaders follow from its styles
-    (:func:`leaders_of`), each player of unsure awareness drawn aware with its chance.
+    (:func:`leaders_of`), each player of unsure awareness drawn aware with its chance (or, at five seats,
+    of :data:`ALWAYS` awareness with its chance of it: :func:`.players.seat_always`).
     """
 
-    __slots__ = ("aware", "cum", "group", "jump", "lead_round", "lock_by", "money", "seat", "shown", "start", "watched")
+    __slots__ = (
+        "always",
+        "aware",
+        "cum",
+        "group",
+        "jump",
+        "lead_round",
+        "lock_by",
+        "money",
+        "seat",
+        "shown",
+        "start",
+        "watched",
+    )
 
     def __init__(
         self,
@@ -71,6 +86,7 @@ class StyleDraw:
         # that card, over the largest of the three); the draw weighs them like the hidden cards
         self.shown: list[tuple[int, tuple[float, ...]]] = []
         self.aware = table.aware
+        self.always = table.always
         self.money: tuple[int, ...] = ()  # each seat's money at the round's start (R24), set by see()
         self.start = 0
         self.lead_round = False  # the start player as rich as anyone (round 1, R5): leaders matter
@@ -124,8 +140,17 @@ class StyleDraw:
         if aware is None or not self.lead_round:  # (outside a lead round the mask changes nothing)
             out.append(1 << self.start)
         else:
-            # an unsure ``lead`` player is drawn aware (1) or not (0); the others keep their value, START_ONLY too
-            sure = [a if a <= 0.0 or a >= 1.0 or out[s] != LEAD else float(rand() < a) for s, a in enumerate(aware)]
+            # an unsure ``lead`` player is drawn of ALWAYS awareness with its chance of it (seat_always), else
+            # aware (1) or not (0); the others keep their value, START_ONLY too
+            always = self.always
+            sure = [
+                a
+                if a <= 0.0 or a >= 1.0 or out[s] != LEAD
+                else ALWAYS
+                if always[s] > 0.0 and rand() < always[s]
+                else float(rand() < a)
+                for s, a in enumerate(aware)
+            ]
             out.append(leaders_of(out, sure, self.money, self.start))
         return tuple(out)
 

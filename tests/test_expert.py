@@ -12,7 +12,7 @@ from catsack.bots.base import BotSpecError, make_bot, play_game
 from catsack.bots.expert import ITERATIONS, LEVELS, ExpertBot, HandValue, pick_with_mistakes, search, softmax_win
 from catsack.bots.expert.players import RoundFacts
 from catsack.game import Game
-from catsack.moves import BID, BIDS, PASS_MOVE, Move, bid
+from catsack.moves import BID, BIDS, PASS_MOVE, PLACE, Move, bid
 
 SPEC = "expert:iters=25"  # small budgets: behaviour, not strength, is tested here
 
@@ -673,6 +673,50 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert make_bot("expert:leaders=start").leaders == "start"  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"leaders=first\|start"):
         make_bot("expert:leaders=all")
+
+
+def test_people_at_five_seats_may_lead_from_the_places_behind_the_start_player() -> None:
+    """``expert:always=X``: at five seats a person (unknown awareness) drawn ``lead`` is of ALWAYS awareness
+    with chance X in each world, and the evidence of its placements mixes the two models alike."""
+    from catsack.bots.expert.players import ALWAYS, LEAD, UNKNOWN_AWARE, _lead_chance, seat_always
+    from catsack.bots.expert.worlds import StyleDraw
+
+    people5 = [UNKNOWN_AWARE] * 5
+    assert seat_always(people5, 0.4) == [0.4] * 5
+    assert seat_always([UNKNOWN_AWARE] * 4, 0.4) == [0.0] * 4  # measured at five seats only
+    assert seat_always([ALWAYS, 1.0, UNKNOWN_AWARE, 0.0, -1.0], 0.4) == [
+        0.0,
+        0.0,
+        0.4,
+        0.0,
+        0.0,
+    ]  # known kinds keep theirs
+    priors = [(0.25, 0.6, 0.15, 0.0)] * 5
+    rich5 = [15] * 5
+    unsure = _lead_chance(priors, people5, rich5, 0, 2)
+    assert 0.0 < unsure < 1.0
+    assert _lead_chance(priors, people5, rich5, 0, 2, 0.4) == pytest.approx(0.4 + 0.6 * unsure)  # place 2
+    assert _lead_chance(priors, people5, rich5, 0, 3, 0.4) == pytest.approx(
+        0.6 * _lead_chance(priors, people5, rich5, 0, 3)
+    )
+    assert _lead_chance(priors, people5, rich5, 0, 2, 0.0) == unsure
+
+    # worlds of a table of people all drawn ``lead`` (round 1, kinds hidden): with always=1 the start player and
+    # places 1 and 2 lead in every world; with 0 never all three (behind a lead start player no one leads)
+    g = Game.new(5, seed=3)
+    while g.to_move != (g.start_player + 3) % 5:
+        g.play(next(m for m in g.legal_moves() if m.kind == PLACE))
+    view = g.view(g.to_move)
+    start = g.start_player
+    three = sum(1 << (start + k) % 5 for k in (0, 1, 2))
+    for share, want in ((1.0, 1.0), (0.0, 0.0)):
+        table = RoundFacts(view, [(0.0, 1.0, 0.0, 0.0)] * 5, people5, always=seat_always(people5, share))
+        draw = StyleDraw(table, view.seat, frozenset(), [1.0] * 4, False, [])
+        draw.see(view, table)
+        rand = random.Random(1).random
+        worlds = [draw.draw(rand) for _ in range(200)]
+        assert all(w[:-1] == (LEAD,) * 5 for w in worlds)
+        assert sum(w[-1] == three for w in worlds) / len(worlds) == want
 
 
 def test_round_one_worlds_have_a_searcher_on_the_old_model_lead_before_the_expert() -> None:

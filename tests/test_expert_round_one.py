@@ -15,17 +15,19 @@ SEATS = 5
 GOOD = (0, 1)  # card indexes of the +15 and the +11 (R1)
 
 
-def _round_one(place: int, seed: int) -> list[tuple[int, Move]]:
-    """Round 1 of a 5-seat game, the expert ``place`` seats after a start player, ``dmc`` everywhere else:
-    the expert's moves, each with the high bid before it."""
+def _round_one(
+    place: int, seed: int, expert: str = "expert:iters=1500", hidden: bool = False
+) -> list[tuple[int, Move]]:
+    """Round 1 of a 5-seat game, the ``expert`` spec ``place`` seats after a start player, ``dmc`` everywhere
+    else (with ``hidden``, every seat met as a person): the expert's moves, each with the high bid before it."""
     g = Game.new(SEATS, seed=seed)
     me = (g.start_player + place) % SEATS
     specs: list[str | None] = ["dmc"] * SEATS
-    specs[me] = "expert:iters=1500"
+    specs[me] = expert
     bots = [make_bot(str(spec), seed=seed * 10 + s) for s, spec in enumerate(specs)]
     for s, bot in enumerate(bots):
         bot.reset(s, SEATS)
-        bot.meet(specs)
+        bot.meet([None] * SEATS if hidden else specs)
     mine: list[tuple[int, Move]] = []
     while g.round == 1:
         who = g.to_move
@@ -42,6 +44,16 @@ def test_as_start_player_among_dmc_the_expert_leads_and_bids_fifteen_at_once() -
         (_, placed), (high, first_bid), *_ = _round_one(0, seed)
         assert placed.kind == PLACE and placed.arg in GOOD
         assert high == 0 and first_bid == BIDS[15]  # no one can top it (R12)
+
+
+def test_with_the_kinds_hidden_always_makes_the_start_player_bid_fifteen_at_once() -> None:
+    """``expert:always=X``: with the kinds hidden the table's players may lead from the places behind the start
+    player, as ``dmc`` does, so the expert as start player buys its row at once (at full budget with
+    ``always=0.5`` on 12 of 12 deals, the default opening with 1 to 7 on 12 of 12: docs/bots.md)."""
+    for seed in (11, 12):
+        (_, placed), (high, first_bid), *_ = _round_one(0, seed, "expert:iters=1500+always=0.5", hidden=True)
+        assert placed.kind == PLACE and placed.arg in GOOD
+        assert high == 0 and first_bid == BIDS[15]
 
 
 def test_behind_a_dmc_start_player_the_expert_keeps_its_good_cats() -> None:

@@ -117,7 +117,9 @@ standard errors of the search's pick, :func:`~catsack.bots.expert.bot.cheapest_t
 ``dump=X`` (the prior share of the ``dump`` style, a player who hides the card that hurts the buyer most,
 for each player of unknown kind from round 2 on: :data:`~catsack.bots.expert.spec.DUMP_PRIOR`), ``dump1=X``
 (the same in round 1, drawn per player; 0 by default), ``lead1=X`` (the ``lead`` style's share in round 1's
-prior for players of unknown kind; by default ``lead=read``'s), ``kinds=met|read`` (the kinds as the table
+prior for players of unknown kind; by default ``lead=read``'s), ``always=X`` (at five seats, the chance
+that a player of unknown kind leads round 1 from the two places behind the start player, as ``dmc`` does;
+0 by default: :data:`~catsack.bots.expert.spec.ALWAYS_SHARE`), ``kinds=met|read`` (the kinds as the table
 shows them, or also read from play: :mod:`.kinds`). With a seed the bot and :func:`search` are
 deterministic.
 """

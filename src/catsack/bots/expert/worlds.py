@@ -142,15 +142,11 @@ class StyleDraw:
         else:
             # an unsure ``lead`` player is drawn of ALWAYS awareness with its chance of it (seat_always), else
             # aware (1) or not (0); the others keep their value, START_ONLY too
-            always = self.always
-            sure = [
-                a
-                if a <= 0.0 or a >= 1.0 or out[s] != LEAD
-                else ALWAYS
-                if always[s] > 0.0 and rand() < always[s]
-                else float(rand() < a)
-                for s, a in enumerate(aware)
-            ]
+            sure = list(aware)
+            for s, a in enumerate(aware):
+                if 0.0 < a < 1.0 and out[s] == LEAD:
+                    chance = self.always[s]
+                    sure[s] = ALWAYS if chance > 0.0 and rand() < chance else float(rand() < a)
             out.append(leaders_of(out, sure, self.money, self.start))
         return tuple(out)
 

@@ -684,13 +684,8 @@ def test_people_at_five_seats_may_lead_from_the_places_behind_the_start_player()
     people5 = [UNKNOWN_AWARE] * 5
     assert seat_always(people5, 0.4) == [0.4] * 5
     assert seat_always([UNKNOWN_AWARE] * 4, 0.4) == [0.0] * 4  # measured at five seats only
-    assert seat_always([ALWAYS, 1.0, UNKNOWN_AWARE, 0.0, -1.0], 0.4) == [
-        0.0,
-        0.0,
-        0.4,
-        0.0,
-        0.0,
-    ]  # known kinds keep theirs
+    known = [ALWAYS, 1.0, UNKNOWN_AWARE, 0.0, -1.0]  # the known kinds keep their awareness
+    assert seat_always(known, 0.4) == [0.0, 0.0, 0.4, 0.0, 0.0]
     priors = [(0.25, 0.6, 0.15, 0.0)] * 5
     rich5 = [15] * 5
     unsure = _lead_chance(priors, people5, rich5, 0, 2)

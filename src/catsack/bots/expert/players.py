@@ -239,8 +239,6 @@ def _lead_chance(
     placed = 1.0 if (p - start) % len(priors) in ALWAYS_PLACES else 0.0
     if aware[p] >= ALWAYS:  # it leads from those places whoever leads before it, and from no other
         return placed
-    if always > 0.0:
-        return always * placed + (1.0 - always) * _lead_chance(priors, aware, money, start, p)
     naive = 1.0 - priors[start][LEAD]
     first = naive
     k = (start + 1) % len(priors)
@@ -248,7 +246,8 @@ def _lead_chance(
         if money[k] >= top and aware[k] >= 0:  # (a START_ONLY player never leads there)
             first *= 1.0 - priors[k][LEAD]
         k = (k + 1) % len(priors)
-    return aware[p] * first + (1.0 - aware[p]) * naive
+    unsure = aware[p] * first + (1.0 - aware[p]) * naive
+    return always * placed + (1.0 - always) * unsure
 
 
 #: Per style, the chance of a jump to the bid no one still in can top, when that bid was more than two

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 
 from catsack.bots.base import Bot, forced_move
 from catsack.bots.expert.leaf import LEAVES, HandValue, LeafValue
+from catsack.bots.expert.memory import Recalled, TableMemory
+from catsack.bots.expert.players import LEAD
 from catsack.bots.expert.search import search
-from catsack.bots.expert.spec import CHEAP_VISITS, parse_spec
+from catsack.bots.expert.spec import CHEAP_VISITS, STYLE_PRIORS, parse_spec
 from catsack.bots.ismcts import RootStats
 from catsack.moves import BID, Move
 from catsack.view import View
@@ -33,6 +35,10 @@ class ExpertBot(Bot):
         self.cheap = opts.cheap
         self.fread = opts.fread
         self.read_kinds = opts.read_kinds
+        # expert:memory=1: what the table's earlier games showed (a sitting: this object kept from game to game)
+        self.memory = TableMemory() if opts.memory else None
+        self.recalled: Recalled | None = None  # what the memory set for this game
+        self.seen: View | None = None  # the last view of this game (read into the memory at the next reset)
         self.rng = random.Random(seed)
         if leaf is None:
             leaf = HandValue(opts.money, opts.future) if opts.leaf == "hand" else LEAVES[opts.leaf]()
@@ -42,15 +48,32 @@ class ExpertBot(Bot):
         self.min_iterations = 0  # with ``seconds``: iterations searched however soon the time is up (search())
 
     def reset(self, seat: int, seats: int) -> None:
+        if self.memory is not None and self.seen is not None:
+            self.memory.read(self.seen, self.players)  # the game just played, as this seat last saw it
+        self.seen = None
         self.players = None
+        self.recall()
 
     def meet(self, players: Sequence[str | None]) -> None:
         self.players = tuple(players)
+        if self.memory is not None:
+            self.memory.meet(self.players)  # another table forgets what this one showed
+            self.recall()
+
+    def recall(self) -> None:
+        """Set :attr:`recalled` from the memory (``None``: the bot's own options)."""
+        if self.memory is None:
+            return
+        lead1 = STYLE_PRIORS["read"][LEAD] if self.lead1 is None else self.lead1
+        self.recalled = self.memory.recall(lead1, self.always, self.dump, self.dump1)
 
     def choose(self, view: View) -> Move:
+        if self.memory is not None:
+            self.seen = view
         only = forced_move(view)
         if only is not None:
             return only
+        mem = self.recalled
         self.last = search(
             view,
             self.rng,
@@ -69,10 +92,10 @@ class ExpertBot(Bot):
             leaders=self.leaders,
             min_iterations=self.min_iterations,
             bluff=self.bluff,
-            dump=self.dump,
-            dump1=self.dump1,
-            lead1=self.lead1,
-            always=self.always,
+            dump=self.dump if mem is None else mem.dump,
+            dump1=self.dump1 if mem is None else mem.dump1,
+            lead1=self.lead1 if mem is None else mem.lead1,
+            always=self.always if mem is None else mem.always,
             future_read=self.fread,
             read_kinds=self.read_kinds,
         )

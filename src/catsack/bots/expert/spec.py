@@ -164,6 +164,7 @@ class Options:
     lead1: float | None = LEAD1_SHARE  # the lead style's share in round 1's draw (None: lead=read's)
     always: float = ALWAYS_SHARE  # at five seats, a person's chance of leading from places 1-2 whoever leads
     read_kinds: bool = False  # read from play which players of unknown kind bid by a known bot's rule
+    memory: bool = False  # keep what a table's earlier games showed (a bot kept from game to game: .memory)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).
@@ -174,6 +175,7 @@ SWITCHES: dict[str, tuple[str, str, str]] = {
     "lock": ("lock", "1", "0"),
     "styles": ("draw_styles", "draw", "mix"),
     "kinds": ("read_kinds", "read", "met"),
+    "memory": ("memory", "1", "0"),
 }
 
 #: Number options of a spec: key (the Options field of that name) -> (least, most).
@@ -193,7 +195,7 @@ NUMBERS: dict[str, tuple[float, float]] = {
 
 def parse_spec(arg: str | None) -> Options:
     """``[easy|normal|strong|iters=N|time=S][+leaf=hand|learned][+depth=D][+infer=0|1][+intent=read|fixed][+bids=read|fixed]
-    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+kinds=read|met][+bluff=X][+money=S][+future=K][+fread=X][+cheap=K][+dump=X][+dump1=X][+lead1=X][+always=X]``;
+    [+noise=X][+mistake=X][+lock=0|1][+lead=read|all|0][+leaders=first|start][+styles=draw|mix][+kinds=read|met][+memory=0|1][+bluff=X][+money=S][+future=K][+fread=X][+cheap=K][+dump=X][+dump1=X][+lead1=X][+always=X]``;
     empty: the defaults.
 
     Options are joined with ``+``, since tables list their bot specs comma separated.
@@ -218,6 +220,7 @@ def parse_spec(arg: str | None) -> Options:
                 dump1=0.0,
                 future=0.0,
                 read_kinds=False,
+                memory=False,
             )
             continue
         try:
@@ -263,7 +266,8 @@ def parse_spec(arg: str | None) -> Options:
             "'fread=X' (0-1, the dump share read at which 'future' is full), "
             "'cheap=K' (0-5 standard errors), 'dump=X' (0-0.5, the dump style's prior share), "
             "'dump1=X' (0-0.5, the same in round 1), 'lead1=X' (0.05-0.95, the lead style's share in round 1), "
-            "'always=X' (0-1, at five seats a person's chance of leading from the places behind the start player) "
+            "'always=X' (0-1, at five seats a person's chance of leading from the places behind the start player), "
+            "'memory=0|1' (keep what a table's earlier games showed) "
             f"or 'leaf=' one of {', '.join(LEAVES)}, "
             "joined with '+' (e.g. 'expert:iters=800+leaf=learned')"
         )

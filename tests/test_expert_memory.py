@@ -1,0 +1,130 @@
+"""``expert:memory=1``: what a table's earlier games showed, read from public facts only (R14, R23)."""
+
+from __future__ import annotations
+
+import pytest
+
+from catsack.bots.base import BotSpecError, make_bot, play_game
+from catsack.bots.expert import ExpertBot
+from catsack.bots.expert.memory import PSEUDO_COUNT, TableMemory
+from catsack.bots.expert.spec import DUMP_PRIOR, parse_spec
+from catsack.bots.heuristic import HeuristicBot
+from catsack.cards import Card
+from catsack.game import Game
+from catsack.moves import PLACE, Move
+from catsack.view import View
+
+
+class FirstCard(HeuristicBot):
+    """The heuristic bot, except that in round 1 it places ``card`` if it holds it (R10)."""
+
+    def __init__(self, card: int) -> None:
+        super().__init__()
+        self.card = card
+
+    def choose(self, view: View) -> Move:
+        move = Move(PLACE, self.card)
+        if not view.rounds and view.phase == "placement" and move in view.legal:
+            return move
+        return super().choose(view)
+
+
+def _finished(seats: int, cards: list[int], seed: int, start: int = 0) -> Game:
+    """A game whose seats place ``cards[s]`` in round 1 where they hold it, then play as heuristic bots."""
+    game = Game.new(seats, seed=seed, start=start)
+    return play_game(game, [FirstCard(c) for c in cards])
+
+
+def _holds(game: Game, seat: int, card: int) -> bool:
+    first = game.view(seat).rounds[0]
+    return dict(zip(first.owners, first.row, strict=True))[seat] == card
+
+
+def test_memory_is_an_expert_option_the_levels_leave_off() -> None:
+    assert parse_spec("memory=1").memory and not parse_spec("").memory
+    assert not parse_spec("memory=1+strong").memory  # a level after it sets the level's model
+    with pytest.raises(BotSpecError, match="memory=0\\|1"):
+        parse_spec("memory=2")
+
+
+def test_nothing_is_recalled_before_a_game_was_read() -> None:
+    memory = TableMemory()
+    memory.meet([None] * 4)
+    assert memory.recall(0.6, 0.0, 0.1, 0.0) is None
+
+
+def test_round_one_leads_behind_a_start_player_who_led_are_counted_at_five_seats() -> None:
+    # the start player (seat 0) leads its +15; the two places behind it place their +15 as well (dmc's way)
+    cards = [Card.P15, Card.P15, Card.P15, Card.LARGE_DOG, Card.M8]
+    for seed in range(40):
+        game = _finished(5, cards, seed)
+        if all(_holds(game, s, c) for s, c in enumerate(cards)):
+            break
+    else:
+        pytest.fail("no deal in which every seat held its round-1 card")
+    memory = TableMemory()
+    memory.meet([None] * 5)
+    memory.read(game.view(4), [None] * 5)  # seat 4's view: seats 0-3 are of unknown kind to it
+    assert (memory.starts, memory.start_leads) == (1, 1)
+    assert (memory.follows, memory.follow_leads) == (2, 2)
+    assert memory.players == 4
+    recalled = memory.recall(0.6, 0.0, DUMP_PRIOR, 0.0)
+    assert recalled is not None and recalled.games == 1
+    assert recalled.lead1 == pytest.approx((PSEUDO_COUNT * 0.6 + 1) / (PSEUDO_COUNT + 1))
+    assert recalled.always == pytest.approx(2 / (PSEUDO_COUNT + 2))
+
+
+def test_the_seats_whose_kind_the_table_shows_are_not_read() -> None:
+    cards = [Card.P3, Card.LARGE_DOG, Card.M8, Card.M5]
+    game = _finished(4, cards, seed=3)
+    memory = TableMemory()
+    players = ["heuristic", None, "heuristic", None]
+    memory.meet(players)
+    memory.read(game.view(3), players)  # only seat 1 is unknown to seat 3
+    assert memory.players == 1 and memory.starts == 0 and memory.follows == 0
+
+
+def test_players_who_dump_raise_the_dump_share_and_lower_round_ones_lead_share() -> None:
+    memory = TableMemory()
+    memory.meet([None] * 4)
+    for seed in range(3):
+        game = play_game(
+            Game.new(4, seed=seed, start=1),
+            [make_bot("heuristic")] + [make_bot("style:dumper", seed=s) for s in (1, 2, 3)],
+        )
+        memory.read(game.view(0), [None] * 4)
+    recalled = memory.recall(0.6, 0.0, DUMP_PRIOR, 0.0)
+    assert recalled is not None
+    assert recalled.dump > 0.3 and recalled.dump1 > 0.3  # read from 9 dumpers' placements
+    assert recalled.lead1 < 0.6  # dumper start players do not lead their +15 or +11
+
+
+def test_another_table_forgets() -> None:
+    memory = TableMemory()
+    memory.meet([None] * 4)
+    memory.read(_finished(4, [Card.P15] * 4, seed=1).view(0), [None] * 4)
+    memory.meet([None, None, None, None])
+    assert memory.games == 1  # the same table: kept
+    memory.meet([None, "heuristic", None, None])
+    assert memory.games == 0 and memory.recall(0.6, 0.0, 0.1, 0.0) is None
+    memory.read(_finished(5, [Card.P15] * 5, seed=1).view(0), None)
+    memory.meet([None] * 5)
+    assert memory.games == 0
+
+
+def test_the_first_game_of_a_sitting_is_played_as_without_memory_and_the_next_recalls() -> None:
+    specs = ["expert:iters=40+memory=1", "expert:iters=40"]
+    moves = []
+    kept = []
+    for spec in specs:
+        bots = [make_bot(spec, seed=7), make_bot("heuristic"), make_bot("style:dumper", seed=2), make_bot("heuristic")]
+        game = play_game(Game.new(4, seed=5), bots, hide_kinds=True)
+        moves.append([m.text for m in game.moves])
+        kept.append(bots)
+    assert moves[0] == moves[1]  # nothing to recall in the first game: every move the same
+    bot = kept[0][0]
+    assert isinstance(bot, ExpertBot) and bot.recalled is None
+    play_game(Game.new(4, seed=6), kept[0], hide_kinds=True)  # the second game of the sitting
+    assert bot.memory is not None and bot.memory.games == 1
+    assert bot.recalled is not None and bot.recalled.games == 1
+    assert not isinstance(kept[1][0], ExpertBot) or kept[1][0].memory is None

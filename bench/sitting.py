@@ -8,10 +8,11 @@ A sitting is ``--games`` games on fresh deals, played by the same bots in the sa
 (``expert:memory=1``, :mod:`catsack.bots.expert.memory`) can use it in the later ones. Each of the
 ``--sittings`` is played once per rotation of the seats (the first bot in every seat), and, with
 ``--against SPEC``, again with ``SPEC`` in the first bot's place on the same deals, bots and seeds: the
-two arms are paired sitting by sitting. It prints the first bot's win share (R22: ties split) and its
-margin over the table's mean score (R21) by the game's number in the sitting, and for the games after
-the first (where a memory can act) the paired differences with 95% bootstrap intervals over the
-sittings (each sitting's rotations resampled together).
+two arms are paired sitting by sitting (each rotation a sitting of its own). It prints the first bot's
+win share (R22: ties split) and its margin over the table's mean score (R21) by the game's number in
+the sitting, and for the games after the first (where a memory can act) the paired differences with
+95% bootstrap intervals over the sittings. ``--save`` writes the results after every sitting, and
+``--report FILE`` prints the tables of a saved run, finished or not.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ import json
 import os
 import random
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
+from typing import Any
 
 from catsack.bots import make_bot
 from catsack.bots.base import play_game
@@ -60,23 +62,73 @@ def cpu_since(t0: os.times_result) -> float:
 
 
 def bootstrap(diffs: list[float], rng: random.Random, reps: int = 4000) -> tuple[float, float]:
-    """95% percentile interval of the mean of ``diffs`` (one value per sitting)."""
+    """95% percentile interval of the mean of ``diffs`` (one value per sitting; the rotations of one sitting
+    share its deals, so the interval is a little narrower than one over independent deals would be)."""
     k = len(diffs)
     means = sorted(sum(diffs[rng.randrange(k)] for _ in range(k)) / k for _ in range(reps))
     return means[int(0.025 * reps)], means[int(0.975 * reps) - 1]
 
 
+def report(saved: dict[str, Any]) -> None:
+    """Print the tables of a run (:func:`main`'s ``--save`` file), finished or not: only the sittings played in
+    every arm count."""
+    bots, against, games = saved["bots"], saved.get("against"), saved["games"]
+    arms = ["first", "against"] if against else ["first"]
+    got = {(x["arm"], x["sitting"], x["rotation"]): [tuple(g) for g in x["games"]] for x in saved["results"]}
+    units = sorted({(i, r) for _, i, r in got if all((a, i, r) in got for a in arms)})
+    print(
+        f"{', '.join(bots)}: {len(units)} sittings of {saved['sittings'] * len(bots)} (each rotation of the seats a "
+        f"sitting) x {games} games, seed {saved['seed']}{', kinds hidden' if saved['hide_kinds'] else ''}"
+        f"{'' if saved.get('complete') else ' (unfinished run)'}; {saved.get('cpu', 0):.0f} s CPU"
+    )
+    if not units:
+        return
+    for arm in arms:
+        spec = bots[0] if arm == "first" else against
+        print(f"\n{spec}: win share and margin by game of the sitting")
+        for g in range(games):
+            wins = [got[arm, i, r][g][0] for i, r in units]
+            margins = [got[arm, i, r][g][1] for i, r in units]
+            print(f"  game {g + 1}: {sum(wins) / len(wins):.3f}  {sum(margins) / len(margins):+.2f}")
+        later = [got[arm, i, r][g] for i, r in units for g in range(1, games)]
+        if later:
+            print(
+                f"  games 2-{games}: {sum(w for w, _ in later) / len(later):.3f}  "
+                f"{sum(m for _, m in later) / len(later):+.2f}  ({len(later)} games)"
+            )
+    if not against:
+        return
+    same = sum(got["first", i, r][0] == got["against", i, r][0] for i, r in units)
+    print(f"\ngame 1 (nothing to recall yet) the same in both arms in {same} of {len(units)} sittings")
+    if games > 1:
+        rng = random.Random(saved["seed"])
+        print(f"\n{bots[0]} over {against}, games 2-{games}, paired by sitting [95% CI; sittings resampled]:")
+        for label, idx in (("win share", 0), ("margin", 1)):
+            diffs = [
+                sum(got["first", i, r][g][idx] - got["against", i, r][g][idx] for g in range(1, games)) / (games - 1)
+                for i, r in units
+            ]
+            lo, hi = bootstrap(diffs, rng)
+            print(f"  {label}: {sum(diffs) / len(diffs):+.3f} [{lo:+.3f}, {hi:+.3f}]")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--bots", required=True, help="comma-separated specs, one per seat; the first is measured")
+    ap.add_argument("--bots", help="comma-separated specs, one per seat; the first is measured")
     ap.add_argument("--against", help="the spec played in the first bot's place on the same sittings (paired)")
     ap.add_argument("--sittings", type=int, default=8, help="sittings, each played once per rotation of the seats")
     ap.add_argument("--games", type=int, default=5, help="games per sitting")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--hide-kinds", action="store_true", help="present every seat to the bots as a person")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("--save", type=Path, help="write every game's result (JSON)")
+    ap.add_argument("--save", type=Path, help="write every game's result (JSON), after each sitting")
+    ap.add_argument("--report", type=Path, metavar="FILE", help="print the tables of a saved run (finished or not)")
     args = ap.parse_args()
+    if args.report is not None:
+        report(json.loads(args.report.read_text()))
+        return
+    if not args.bots:
+        sys.exit("give --bots (or --report FILE)")
     bots = [b.strip() for b in args.bots.split(",")]
     if not 3 <= len(bots) <= 5:
         sys.exit(f"--bots names {len(bots)} seats; a table has 3 to 5 (R4)")
@@ -86,69 +138,36 @@ def main() -> None:
         make_bot(spec).close()  # a bad spec fails here, with its message
     n = len(bots)
     arms = {"first": bots} | ({"against": [args.against, *bots[1:]]} if args.against else {})
-    jobs = [(arm, i, r) for arm in arms for i in range(args.sittings) for r in range(n)]
+    jobs = [(arm, i, r) for i in range(args.sittings) for r in range(n) for arm in arms]  # the arms side by side
     t0 = os.times()
-    results: dict[tuple[str, int, int], list[Game_]] = {}
+    saved: dict[str, Any] = {
+        "bots": bots,
+        "against": args.against,
+        "seed": args.seed,
+        "games": args.games,
+        "sittings": args.sittings,
+        "hide_kinds": args.hide_kinds,
+        "complete": False,
+        "results": [],
+    }
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {
-            job: pool.submit(play_sitting, arms[job[0]], args.seed, job[1], job[2], args.games, args.hide_kinds)
+            pool.submit(play_sitting, arms[job[0]], args.seed, job[1], job[2], args.games, args.hide_kinds): job
             for job in jobs
         }
-        for done, (job, fut) in enumerate(futures.items(), 1):
-            results[job] = fut.result()
+        for done, fut in enumerate(as_completed(futures), 1):
+            arm, i, r = futures[fut]
+            saved["results"].append({"arm": arm, "sitting": i, "rotation": r, "games": fut.result()})
+            saved["cpu"] = cpu_since(t0)
+            if args.save:
+                args.save.write_text(json.dumps(saved))
             print(f"\r  {done}/{len(jobs)} sittings", end="", file=sys.stderr, flush=True)
     print(file=sys.stderr)
-    table = ", ".join(bots)
-    print(
-        f"{table}: {args.sittings} sittings x {n} rotations x {args.games} games, seed {args.seed}"
-        f"{', kinds hidden' if args.hide_kinds else ''} ({cpu_since(t0):.0f} s CPU)"
-    )
-    for arm, specs in arms.items():
-        print(f"\n{specs[0]}: win share and margin by game of the sitting")
-        for g in range(args.games):
-            wins = [results[arm, i, r][g][0] for i in range(args.sittings) for r in range(n)]
-            margins = [results[arm, i, r][g][1] for i in range(args.sittings) for r in range(n)]
-            print(f"  game {g + 1}: {sum(wins) / len(wins):.3f}  {sum(margins) / len(margins):+.2f}")
-        later = [results[arm, i, r][g] for i in range(args.sittings) for r in range(n) for g in range(1, args.games)]
-        if later:
-            print(
-                f"  games 2-{args.games}: {sum(w for w, _ in later) / len(later):.3f}  "
-                f"{sum(m for _, m in later) / len(later):+.2f}  ({len(later)} games)"
-            )
-    if args.against:
-        same = sum(
-            results["first", i, r][0] == results["against", i, r][0] for i in range(args.sittings) for r in range(n)
-        )
-        print(f"\ngame 1 (nothing to recall yet) the same in both arms in {same} of {args.sittings * n} sittings")
-    if args.against and args.games > 1:
-        rng = random.Random(args.seed)
-        print(f"\n{bots[0]} over {args.against}, games 2-{args.games}, paired by sitting [95% CI]:")
-        for label, idx in (("win share", 0), ("margin", 1)):
-            diffs = [
-                sum(
-                    results["first", i, r][g][idx] - results["against", i, r][g][idx]
-                    for r in range(n)
-                    for g in range(1, args.games)
-                )
-                / (n * (args.games - 1))
-                for i in range(args.sittings)
-            ]
-            lo, hi = bootstrap(diffs, rng)
-            print(f"  {label}: {sum(diffs) / len(diffs):+.3f} [{lo:+.3f}, {hi:+.3f}]")
+    saved["complete"] = True
+    saved["cpu"] = cpu_since(t0)
     if args.save:
-        args.save.write_text(
-            json.dumps(
-                {
-                    "bots": bots,
-                    "against": args.against,
-                    "seed": args.seed,
-                    "games": args.games,
-                    "sittings": args.sittings,
-                    "hide_kinds": args.hide_kinds,
-                    "results": [{"arm": a, "sitting": i, "rotation": r, "games": results[a, i, r]} for a, i, r in jobs],
-                }
-            )
-        )
+        args.save.write_text(json.dumps(saved))
+    report(saved)
 
 
 if __name__ == "__main__":

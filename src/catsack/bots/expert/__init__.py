@@ -120,7 +120,9 @@ for each player of unknown kind from round 2 on: :data:`~catsack.bots.expert.spe
 prior for players of unknown kind; by default ``lead=read``'s), ``always=X`` (at five seats, the chance
 that a player of unknown kind leads round 1 from the two places behind the start player, as ``dmc`` does;
 0 by default: :data:`~catsack.bots.expert.spec.ALWAYS_SHARE`), ``kinds=met|read`` (the kinds as the table
-shows them, or also read from play: :mod:`.kinds`). With a seed the bot and :func:`search` are
+shows them, or also read from play: :mod:`.kinds`), ``memory=0|1`` (a bot kept from game to game at one
+table reads from each finished game who led round 1 and who dumped, and sets ``lead1``, ``always`` and
+``dump`` for the next: :mod:`.memory`; off by default). With a seed the bot and :func:`search` are
 deterministic.
 """
 

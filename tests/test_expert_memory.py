@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import json
+import time
+from types import SimpleNamespace
+
 import pytest
 
 from catsack.bots.base import BotSpecError, make_bot, play_game
 from catsack.bots.expert import ExpertBot
-from catsack.bots.expert.memory import PSEUDO_COUNT, TableMemory
+from catsack.bots.expert.memory import PSEUDO_COUNT, TableMemory, remembers
 from catsack.bots.expert.spec import DUMP_PRIOR, parse_spec
 from catsack.bots.heuristic import HeuristicBot
 from catsack.cards import Card
@@ -128,3 +132,90 @@ def test_the_first_game_of_a_sitting_is_played_as_without_memory_and_the_next_re
     assert bot.memory is not None and bot.memory.games == 1
     assert bot.recalled is not None and bot.recalled.games == 1
     assert not isinstance(kept[1][0], ExpertBot) or kept[1][0].memory is None
+
+
+def _read_memory() -> TableMemory:
+    memory = TableMemory()
+    memory.meet([None] * 4)
+    for seed in range(2):
+        memory.read(_finished(4, [Card.P15, Card.LARGE_DOG, Card.M8, Card.P15], seed=seed).view(2), [None] * 4)
+    return memory
+
+
+def test_a_memory_is_kept_as_plain_json_values_and_read_back() -> None:
+    memory = _read_memory()
+    again = TableMemory.from_state(json.loads(json.dumps(memory.state())))
+    assert again.state() == memory.state()
+    assert again.recall(0.6, 0.0, 0.1, 0.0) == memory.recall(0.6, 0.0, 0.1, 0.0)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"games": "2"}, "'games' must be a whole number"),
+        ({"games": True}, "'games' must be a whole number"),
+        ({"dumped": -1.0}, "'dumped' must be from 0"),
+        ({"starts": 10**9}, "'starts' must be from 0"),
+        ({"start_leads": 5, "starts": 1}, "more leads than chances"),
+        ({"dumped": 9.0, "players": 1}, "more dumping than players"),
+        ({"table": [7, []]}, "'table' must be"),
+        ({"table": [4, [1]]}, "'table' must be"),
+    ],
+)
+def test_a_memory_that_cannot_be_read_is_refused_with_what_is_wrong(change: dict[str, object], message: str) -> None:
+    state = _read_memory().state() | change
+    with pytest.raises(ValueError, match=message):
+        TableMemory.from_state(state)
+    with pytest.raises(ValueError, match="an object"):
+        TableMemory.from_state([1, 2])
+
+
+def test_remembers_names_the_expert_specs_that_keep_a_memory() -> None:
+    assert remembers("expert:memory=1") and remembers(" expert : memory=1 ")
+    assert not remembers("expert:memory=0") and not remembers("heuristic") and not remembers("expert:bogus=1")
+
+
+def test_a_bot_given_a_memory_recalls_it_and_one_without_memory_ignores_it() -> None:
+    memory = _read_memory()
+    bot = ExpertBot("iters=20+memory=1", seed=1)
+    bot.reset(0, 4)
+    bot.meet([None] * 4)
+    assert bot.recalled is None
+    bot.remember(memory)
+    assert bot.recalled == memory.recall(0.6, 0.0, DUMP_PRIOR, 0.0)
+    other = ExpertBot("iters=20", seed=1)
+    other.reset(0, 4)
+    other.meet([None] * 4)
+    other.remember(memory)
+    assert other.memory is None and other.recalled is None
+
+
+def test_a_rematch_carries_what_each_remembering_bot_read_at_the_finished_table() -> None:
+    from catsack.server.rematch import carried_memory
+
+    game = _finished(4, [Card.P15, Card.LARGE_DOG, Card.M8, Card.P15], seed=1)
+    kinds = [None, "expert:memory=1", "heuristic", "expert"]
+    old = SimpleNamespace(options={}, kinds=kinds, game=game)
+    carried = carried_memory(old, {1: "expert:memory=1", 2: "heuristic", 3: "expert"})  # type: ignore[arg-type]
+    assert list(carried) == ["1"]  # the one bot that keeps a memory
+    first = TableMemory.from_state(carried["1"])
+    assert first.games == 1 and first.players == 1  # seat 0, the person, is the one player of unknown kind
+    again = carried_memory(SimpleNamespace(options={"memory": carried}, kinds=kinds, game=game), {1: "expert:memory=1"})  # type: ignore[arg-type]
+    assert TableMemory.from_state(again["1"]).games == 2  # the table before that one counts too
+    bad = carried_memory(
+        SimpleNamespace(options={"memory": {"1": {"games": -1}}}, kinds=kinds, game=game), {1: "expert:memory=1"}
+    )  # type: ignore[arg-type]
+    assert TableMemory.from_state(bad["1"]).games == 1  # a memory that cannot be read starts over
+
+
+def test_the_thinking_process_plays_with_the_memory_it_is_given_or_without_a_bad_one() -> None:
+    from catsack.server.think_worker import bot_move
+
+    game = Game.new(4, seed=3)
+    seat = game.to_move
+    assert seat is not None
+    view = game.view(seat)
+    state = _read_memory().state()
+    for memory in (state, {"games": "many"}, None):
+        text = bot_move("expert:iters=20+memory=1", 1, seat, 4, [None] * 4, view, time.time() + 5.0, 20, memory)
+        assert Move.parse(text) in view.legal

@@ -1123,7 +1123,8 @@ class Hub:
         t0 = time.perf_counter()
         if spec.startswith(_THREAD_BOTS):
             deadline = self.pace.wall(until)
-            text = await self.thinkers.move(spec, seat, table.row.seats, table.kinds, view, deadline)
+            memory = (table.options.get("memory") or {}).get(str(seat))  # read at the tables before a rematch
+            text = await self.thinkers.move(spec, seat, table.row.seats, table.kinds, view, deadline, memory)
             move = Move.parse(text)
         else:
             move = self._bot(table, seat, spec).choose(view)

@@ -21,12 +21,13 @@ from typing import Any
 from sqlalchemy import Column, Engine, Float, String, Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
+from catsack.bots.expert.memory import TableMemory, remembers
 from catsack.server.hub import SEATABLE_BOTS, Hub, LiveTable, TableError
 from catsack.server.store import metadata
 from catsack.server.turnbased import TurnBased
 from catsack.setup import Setup
 
-__all__ = ["RematchStore", "Rematches", "rematches_t"]
+__all__ = ["RematchStore", "Rematches", "carried_memory", "rematches_t"]
 
 rematches_t = Table(
     "rematches",
@@ -86,6 +87,7 @@ class Rematches:
             for i, p in enumerate(old.players):
                 if p.kind == "bot" and not p.replaced and p.bot is not None and p.bot in SEATABLE_BOTS:
                     bots[i] = p.bot
+            memory = carried_memory(old, bots)
             start = (old.game.setup.start + 1) % n
             setup = Setup.deal(n, random.Random(secrets.randbits(128)), start=start)
             opts = old.options
@@ -98,7 +100,9 @@ class Rematches:
                 hints=bool(opts.get("hints")),
                 setup=setup,
                 # A rated or private table's rematch is rated or private too; the host stays the host.
-                extra_options={k: opts[k] for k in ("rated", "private", "host_seat") if k in opts},
+                # What the bots that keep a table memory read from this table's game (and the ones before).
+                extra_options={k: opts[k] for k in ("rated", "private", "host_seat") if k in opts}
+                | ({"memory": memory} if memory else {}),
                 turn_based=TurnBased.of(opts),  # and a turn-based table's rematch is turn-based
             )
             linked = await self.hub.writer.run(self.store.link, old.id, table.id)
@@ -109,6 +113,28 @@ class Rematches:
             return other, False
         old.broadcast(offer(table.id, by))
         return table, True
+
+
+def carried_memory(old: LiveTable, bots: dict[int, str]) -> dict[str, dict[str, Any]]:
+    """Per bot seat (its number as text) that keeps a table memory (:func:`catsack.bots.expert.memory.remembers`),
+    what it knew at the finished table ``old`` and read from its game, for the rematch: the game as that seat
+    saw it at its end (its finished rounds, every card of them turned up, R14; R23), nothing of another
+    seat's hand. A memory kept with ``old`` that cannot be read starts over."""
+    earlier = old.options.get("memory")
+    earlier = earlier if isinstance(earlier, dict) else {}
+    kinds = old.kinds
+    out: dict[str, dict[str, Any]] = {}
+    for seat, spec in bots.items():
+        if not remembers(spec):
+            continue
+        try:
+            memory = TableMemory.from_state(earlier[str(seat)]) if str(seat) in earlier else TableMemory()
+        except ValueError:
+            memory = TableMemory()
+        memory.meet(kinds)
+        memory.read(old.game.view(seat), kinds)
+        out[str(seat)] = memory.state()
+    return out
 
 
 def offer(next_id: str, by: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ process boundary), a seed, and a wall-clock deadline (epoch seconds, the same cl
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import sys
@@ -50,21 +51,28 @@ def bot_move(
     view: View,
     deadline: float,
     min_iterations: int,
+    memory: dict[str, Any] | None = None,
 ) -> str:
     """The move (its text) of the bot ``spec`` at ``view``. An ``expert`` without a time option of its own
     searches until ``deadline`` but at least ``min_iterations`` iterations, and at most its level's
     iterations; other bots keep their own budgets. A forced move (one legal option) of a searching bot
     searches exactly as a move with a choice would, its result unused: on a busy machine a search can end
     after the move was due, and a forced move must not come sooner then than a chosen one (R23, R24:
-    a forced pass tells that the bot cannot outbid)."""
+    a forced pass tells that the bot cannot outbid). ``memory`` is what an expert that keeps a table memory
+    (``memory=1``) read from the table's earlier games (:meth:`catsack.bots.expert.memory.TableMemory.state`,
+    kept with a rematch); one that cannot be read is left out."""
     from catsack.bots import ismcts
     from catsack.bots.base import make_bot
     from catsack.bots.expert import ITERATIONS, ExpertBot, search
+    from catsack.bots.expert.memory import TableMemory
 
     bot = make_bot(spec, seed=seed)
     bot.reset(seat, seats)
     bot.meet(players)
     try:
+        if isinstance(bot, ExpertBot) and memory is not None:
+            with contextlib.suppress(ValueError):  # (only this server writes it) then the game goes on without it
+                bot.remember(TableMemory.from_state(memory))
         if isinstance(bot, ExpertBot):
             if bot.seconds is None:
                 cap = bot.iterations if bot.iterations is not None else ITERATIONS[seats]

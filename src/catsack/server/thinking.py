@@ -160,14 +160,22 @@ class Thinkers:
             self.waiting[kind] -= 1
 
     async def move(
-        self, spec: str, seat: int, seats: int, players: Sequence[str | None], view: View, deadline: float
+        self,
+        spec: str,
+        seat: int,
+        seats: int,
+        players: Sequence[str | None],
+        view: View,
+        deadline: float,
+        memory: dict[str, Any] | None = None,
     ) -> str:
-        """The bot ``spec``'s move at ``view`` (its text), searched until ``deadline`` (epoch seconds)."""
+        """The bot ``spec``'s move at ``view`` (its text), searched until ``deadline`` (epoch seconds); ``memory``:
+        what the bot read from the table's earlier games (:func:`catsack.server.think_worker.bot_move`)."""
         seed = secrets.randbits(32)
         floor = self.settings.think_min_iterations
         self.waiting["bots"] += 1
         deadline = self.shared_deadline("bots", deadline)
-        return await self._run("bots", bot_move, spec, seed, seat, seats, list(players), view, deadline, floor)
+        return await self._run("bots", bot_move, spec, seed, seat, seats, list(players), view, deadline, floor, memory)
 
     def hint_slot(self) -> bool:
         """Take one of this process's hint slots; ``False`` when all are busy."""

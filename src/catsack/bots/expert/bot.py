@@ -60,6 +60,16 @@ class ExpertBot(Bot):
             self.memory.meet(self.players)  # another table forgets what this one showed
             self.recall()
 
+    def remember(self, memory: TableMemory) -> None:
+        """Play the next games with ``memory`` (what the table's earlier games showed, kept elsewhere: a server keeps
+        it with a rematch), if this bot keeps a memory (``memory=1``); call it after :meth:`meet`."""
+        if self.memory is None:
+            return
+        self.memory = memory
+        if self.players is not None:
+            memory.meet(self.players)
+        self.recall()
+
     def recall(self) -> None:
         """Set :attr:`recalled` from the memory (``None``: the bot's own options)."""
         if self.memory is None:

@@ -2,11 +2,13 @@
 
 A bot that plays several games at one table (a sitting: the same :class:`~catsack.bots.base.Bot` objects
 given to :func:`catsack.bots.base.play_game` game after game, each game opened with ``reset`` and
-``meet``) can read, from each finished game, how that table's players of unknown kind placed their cards.
-Everything read here was public when the game was played: every card placed in a finished round was
-turned up, with who placed it (R14, R23), and the expert keeps nothing of its own hand. Three facts are
-read, each counted over the players of unknown kind (people, or every seat when the kinds are hidden)
-and pooled over the table, since the seats of a sitting need not keep their places:
+``meet``; or a server's rematch, :func:`catsack.server.rematch.carried_memory`) can read, from each
+finished game, how that table's players of unknown kind placed their cards. Everything read here was
+public when the game was played: every card placed in a finished round was turned up, with who placed it
+(R14, R23), and the expert keeps nothing of its own hand. Three facts are read, each counted over the
+players of unknown kind (people, bots of a kind the model has no prior for, or every seat when the kinds
+are hidden; never the expert's own kind) and pooled over the table, since the seats of a sitting need
+not keep their places:
 
 * **Who leads round 1 as start player**: whether the start player's round-1 card was its +15 or +11.
   In the next games it sets round 1's share of the ``lead`` style (``lead1``): people who open with a
@@ -28,26 +30,34 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from catsack.bots.expert.players import (
     ALWAYS_PLACES,
     DUMP,
     PERSON_ALWAYS_SEATS,
+    kind_of,
     known_kind,
     met_as,
     seat_priors,
     styles,
 )
-from catsack.bots.expert.spec import DUMP_PRIOR, STYLE_PRIORS
+from catsack.bots.expert.spec import DUMP_PRIOR, STYLE_PRIORS, parse_spec
 from catsack.cards import Card
+from catsack.errors import CatsackError
 from catsack.view import View
 
-__all__ = ["LEAD_CARDS", "PSEUDO_COUNT", "Recalled", "TableMemory"]
+__all__ = ["COUNTS", "LEAD_CARDS", "PSEUDO_COUNT", "Recalled", "TableMemory", "remembers"]
 
 #: How many observations of the option's own value each estimate starts with.
 PSEUDO_COUNT = 2.0
 #: A start player who placed one of these in round 1 led it (``lead`` style, R11: it is the card shown).
 LEAD_CARDS = frozenset({Card.P15, Card.P11})
+
+
+#: The counts a memory keeps (:meth:`TableMemory.state`), each a number of at most :data:`MAX_COUNT`.
+COUNTS = ("games", "starts", "start_leads", "follows", "follow_leads", "players", "dumped")
+MAX_COUNT = 10**6
 
 
 @dataclass(frozen=True)
@@ -78,6 +88,44 @@ class TableMemory:
         self.players = 0  # unknown players read at a game's end ...
         self.dumped = 0.0  # ... and the sum of their ``dump`` shares
 
+    def state(self) -> dict[str, Any]:
+        """The memory as plain JSON values (a server keeps it with a table's rematch: :meth:`from_state`)."""
+        out: dict[str, Any] = {name: getattr(self, name) for name in COUNTS}
+        out["table"] = None if self.table is None else [self.table[0], list(self.table[1])]
+        return out
+
+    @classmethod
+    def from_state(cls, data: object) -> TableMemory:
+        """The memory :meth:`state` gave; raise ``ValueError`` naming what is wrong with anything else."""
+        if not isinstance(data, dict):
+            raise ValueError(f"a table memory is an object, not {type(data).__name__}")
+        memory = cls()
+        for name in COUNTS:
+            value = data.get(name)
+            whole = name != "dumped"
+            if isinstance(value, bool) or not isinstance(value, int if whole else (int, float)):
+                raise ValueError(f"table memory: {name!r} must be a {'whole ' if whole else ''}number, not {value!r}")
+            if not 0 <= value <= MAX_COUNT:
+                raise ValueError(f"table memory: {name!r} must be from 0 to {MAX_COUNT}, not {value!r}")
+            setattr(memory, name, value)
+        if not memory.start_leads <= memory.starts or not memory.follow_leads <= memory.follows:
+            raise ValueError("table memory: more leads than chances to lead")
+        if memory.dumped > memory.players:
+            raise ValueError("table memory: more dumping than players read")
+        table = data.get("table")
+        if table is not None:
+            ok = isinstance(table, list) and len(table) == 2 and isinstance(table[0], int) and 3 <= table[0] <= 5
+            kinds = table[1] if ok else None
+            if (
+                not ok
+                or not isinstance(kinds, list)
+                or len(kinds) > table[0]
+                or not all(isinstance(k, str) for k in kinds)
+            ):
+                raise ValueError(f"table memory: 'table' must be [seats, [known kinds]], not {table!r}")
+            memory.table = (table[0], tuple(kinds))
+        return memory
+
     def meet(self, players: Sequence[str | None]) -> None:
         """The table of the next game (:meth:`catsack.bots.base.Bot.meet`): another number of seats or other
         known kinds at it make another table, and what was read is forgotten."""
@@ -94,7 +142,7 @@ class TableMemory:
         if not view.rounds or view.seat is None:
             return
         met = met_as(players) if players is not None and len(players) == n else [None] * n
-        unknown = [s != view.seat and not known_kind(met[s]) for s in range(n)]
+        unknown = [s != view.seat and not known_kind(met[s]) and kind_of(met[s]) != "expert" for s in range(n)]
         self.games += 1
         first = view.rounds[0]
         cards = dict(zip(first.owners, first.row, strict=True))
@@ -133,3 +181,14 @@ class TableMemory:
             dump1=mean(dump1, self.dumped, self.players),
             games=self.games,
         )
+
+
+def remembers(spec: str) -> bool:
+    """Whether the bot ``spec`` keeps a table memory: an ``expert`` spec with ``memory=1`` (the default's)."""
+    kind, _, arg = spec.strip().partition(":")
+    if kind.strip() != "expert":
+        return False
+    try:
+        return parse_spec(arg).memory
+    except CatsackError:  # no such bot could sit at a table
+        return False

@@ -1,0 +1,53 @@
+"""``bench/sitting.py``: several games in a row at one table, the same bot objects kept from game to game."""
+
+from __future__ import annotations
+
+import random
+
+from bench_modules import load_bench
+from catsack.bots import make_bot
+from catsack.bots.base import play_game
+from catsack.game import Game
+from catsack.setup import Setup
+from catsack.tournament.schedule import derive_seed
+
+
+def test_a_sitting_is_its_deals_played_in_a_row_with_the_first_bot_in_the_rotated_seat() -> None:
+    sitting = load_bench("sitting")
+    bots = ["heuristic", "random", "style:dumper", "random"]
+    got = sitting.play_sitting(bots, 3, 1, 2, 2, False)
+    assert len(got) == 2
+    # the same games by hand: seat s holds bots[(s - rotation) % n], the same objects in every game (a
+    # random bot's draws go on from one game to the next), and game g is the sitting's g-th deal
+    made = [make_bot(bots[(s - 2) % 4], seed=derive_seed(3, "bot", 1, 2, s)) for s in range(4)]
+    for g, (win, margin) in enumerate(got):
+        setup = Setup.deal(4, random.Random(derive_seed(3, "deal", 1, g)))
+        game = play_game(Game(setup), made)
+        scores = game.scores()
+        assert margin == scores[2] - sum(scores) / 4  # the first bot sits at seat 2 (the rotation)
+        assert win == (1 / len(game.winners()) if 2 in game.winners() else 0.0)
+    assert sitting.play_sitting(bots, 3, 1, 2, 2, False) == got  # reproducible from the seed
+
+
+def test_the_report_pairs_the_arms_sitting_by_sitting_and_skips_unfinished_ones(capsys: object) -> None:
+    sitting = load_bench("sitting")
+    results = [
+        {"arm": "first", "sitting": 0, "rotation": 0, "games": [[1.0, 5.0], [1.0, 4.0]]},
+        {"arm": "against", "sitting": 0, "rotation": 0, "games": [[1.0, 5.0], [0.0, -2.0]]},
+        {"arm": "first", "sitting": 0, "rotation": 1, "games": [[0.0, -1.0], [0.5, 2.0]]},  # no 'against' yet
+    ]
+    saved = {
+        "bots": ["a", "b", "c"],
+        "against": "z",
+        "seed": 1,
+        "games": 2,
+        "sittings": 1,
+        "hide_kinds": True,
+        "results": results,
+    }
+    sitting.report(saved)
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert "1 sittings of 3" in out and "unfinished run" in out and "kinds hidden" in out
+    assert "game 1 (nothing to recall yet) the same in both arms in 1 of 1 sittings" in out
+    assert "win share: +1.000 [+1.000, +1.000]" in out  # game 2 only: 1.0 - 0.0
+    assert "margin: +6.000 [+6.000, +6.000]" in out  # 4.0 - (-2.0)

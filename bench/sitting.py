@@ -10,8 +10,9 @@ A sitting is ``--games`` games on fresh deals, played by the same bots in the sa
 ``--against SPEC``, again with ``SPEC`` in the first bot's place on the same deals, bots and seeds: the
 two arms are paired sitting by sitting (each rotation a sitting of its own). It prints the first bot's
 win share (R22: ties split) and its margin over the table's mean score (R21) by the game's number in
-the sitting, and for the games after the first (where a memory can act) the paired differences with
-95% bootstrap intervals over the sittings. ``--save`` writes the results after every sitting, and
+the sitting (with, for a first bot that keeps a table memory, the mean of what it recalled for that
+game), and for the games after the first (where a memory can act) the paired differences with 95%
+bootstrap intervals over the sittings. ``--save`` writes the results after every sitting, and
 ``--report FILE`` prints the tables of a saved run, finished or not.
 """
 
@@ -33,10 +34,16 @@ from catsack.setup import Setup
 from catsack.tournament.schedule import derive_seed
 
 Game_ = tuple[float, float]  # the first bot's (win share, margin) in one game
+#: What a table memory sets for a game, as the report prints it by game of the sitting.
+RECALLED = ("lead1", "always", "dump", "dump1")
 
 
-def play_sitting(bots: list[str], seed: int, sitting: int, rotation: int, games: int, hide: bool) -> list[Game_]:
-    """One sitting: the bots of ``bots`` (the first at seat ``rotation``) play ``games`` deals in a row."""
+def play_sitting(
+    bots: list[str], seed: int, sitting: int, rotation: int, games: int, hide: bool, recalled: list[Any] | None = None
+) -> list[Game_]:
+    """One sitting: the bots of ``bots`` (the first at seat ``rotation``) play ``games`` deals in a row. With
+    ``recalled`` (a list), each game appends what the first bot's table memory set for it (``lead1``,
+    ``always``, ``dump``, ``dump1``, :class:`catsack.bots.expert.memory.Recalled`), or ``None``."""
     n = len(bots)
     seats = [bots[(s - rotation) % n] for s in range(n)]
     made = [make_bot(spec, seed=derive_seed(seed, "bot", sitting, rotation, s)) for s, spec in enumerate(seats)]
@@ -49,10 +56,21 @@ def play_sitting(bots: list[str], seed: int, sitting: int, rotation: int, games:
             winners = game.winners()
             win = 1.0 / len(winners) if rotation in winners else 0.0
             out.append((win, scores[rotation] - sum(scores) / n))
+            if recalled is not None:
+                mem = getattr(made[rotation], "recalled", None)  # set when the game began (Bot.reset)
+                recalled.append(None if mem is None else {k: getattr(mem, k) for k in RECALLED})
     finally:
         for bot in made:
             bot.close()
     return out
+
+
+def play_job(
+    bots: list[str], seed: int, sitting: int, rotation: int, games: int, hide: bool
+) -> tuple[list[Game_], list[Any]]:
+    """:func:`play_sitting`, with what the first bot recalled in each game."""
+    recalled: list[Any] = []
+    return play_sitting(bots, seed, sitting, rotation, games, hide, recalled), recalled
 
 
 def cpu_since(t0: os.times_result) -> float:
@@ -75,6 +93,7 @@ def report(saved: dict[str, Any]) -> None:
     bots, against, games = saved["bots"], saved.get("against"), saved["games"]
     arms = ["first", "against"] if against else ["first"]
     got = {(x["arm"], x["sitting"], x["rotation"]): [tuple(g) for g in x["games"]] for x in saved["results"]}
+    recalled = {(x["arm"], x["sitting"], x["rotation"]): x.get("recalled") for x in saved["results"]}
     units = sorted({(i, r) for _, i, r in got if all((a, i, r) in got for a in arms)})
     print(
         f"{', '.join(bots)}: {len(units)} sittings of {saved['sittings'] * len(bots)} (each rotation of the seats a "
@@ -89,7 +108,11 @@ def report(saved: dict[str, Any]) -> None:
         for g in range(games):
             wins = [got[arm, i, r][g][0] for i, r in units]
             margins = [got[arm, i, r][g][1] for i, r in units]
-            print(f"  game {g + 1}: {sum(wins) / len(wins):.3f}  {sum(margins) / len(margins):+.2f}")
+            line = f"  game {g + 1}: {sum(wins) / len(wins):.3f}  {sum(margins) / len(margins):+.2f}"
+            mems = [m[g] for i, r in units if (m := recalled.get((arm, i, r))) and len(m) > g and m[g]]
+            if mems:  # what the first bot's table memory set for this game, its mean over the sittings
+                line += "   recalled: " + ", ".join(f"{k} {sum(x[k] for x in mems) / len(mems):.2f}" for k in RECALLED)
+            print(line)
         later = [got[arm, i, r][g] for i, r in units for g in range(1, games)]
         if later:
             print(
@@ -152,12 +175,13 @@ def main() -> None:
     }
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {
-            pool.submit(play_sitting, arms[job[0]], args.seed, job[1], job[2], args.games, args.hide_kinds): job
+            pool.submit(play_job, arms[job[0]], args.seed, job[1], job[2], args.games, args.hide_kinds): job
             for job in jobs
         }
         for done, fut in enumerate(as_completed(futures), 1):
             arm, i, r = futures[fut]
-            saved["results"].append({"arm": arm, "sitting": i, "rotation": r, "games": fut.result()})
+            games, recalled = fut.result()
+            saved["results"].append({"arm": arm, "sitting": i, "rotation": r, "games": games, "recalled": recalled})
             saved["cpu"] = cpu_since(t0)
             if args.save:
                 args.save.write_text(json.dumps(saved))

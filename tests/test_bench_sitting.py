@@ -51,3 +51,25 @@ def test_the_report_pairs_the_arms_sitting_by_sitting_and_skips_unfinished_ones(
     assert "game 1 (nothing to recall yet) the same in both arms in 1 of 1 sittings" in out
     assert "win share: +1.000 [+1.000, +1.000]" in out  # game 2 only: 1.0 - 0.0
     assert "margin: +6.000 [+6.000, +6.000]" in out  # 4.0 - (-2.0)
+
+
+def test_what_a_remembering_first_bot_recalled_is_kept_by_game_and_reported(capsys: object) -> None:
+    sitting = load_bench("sitting")
+    bots = ["expert:iters=20+memory=1", "style:dumper", "heuristic"]
+    games, recalled = sitting.play_job(bots, 1, 0, 0, 2, True)
+    assert len(games) == 2 and recalled[0] is None  # nothing to recall in a sitting's first game
+    assert set(recalled[1]) == set(sitting.RECALLED) and 0.05 <= recalled[1]["lead1"] <= 0.95
+    assert sitting.play_job(["heuristic", *bots[1:]], 1, 0, 0, 2, True)[1] == [None, None]  # no memory
+    saved = {
+        "bots": bots,
+        "against": None,
+        "seed": 1,
+        "games": 2,
+        "sittings": 1,
+        "hide_kinds": True,
+        "complete": True,
+        "results": [{"arm": "first", "sitting": 0, "rotation": 0, "games": games, "recalled": recalled}],
+    }
+    sitting.report(saved)
+    out = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert f"recalled: lead1 {recalled[1]['lead1']:.2f}" in out

@@ -16,6 +16,7 @@ from catsack.bots.heuristic import HeuristicBot
 from catsack.cards import Card
 from catsack.game import Game
 from catsack.moves import PLACE, Move
+from catsack.server.live import LiveTable, Player
 from catsack.view import View
 
 
@@ -190,22 +191,49 @@ def test_a_bot_given_a_memory_recalls_it_and_one_without_memory_ignores_it() -> 
     assert other.memory is None and other.recalled is None
 
 
+class _Finished(SimpleNamespace):
+    """A finished server table as :func:`catsack.server.rematch.carried_memory` reads it: its options, seats,
+    kinds and game, with the server's own :class:`~catsack.server.live.LiveTable` rules for whom a memory
+    speaks of."""
+
+    people = LiveTable.people
+    memory_for = LiveTable.memory_for
+
+
+def _table(game: Game, kinds: list[str | None], options: dict[str, object], people: list[str]) -> _Finished:
+    names = iter(people)
+    players = [Player("bot", bot=k) if k else Player("human", name=next(names)) for k in kinds]
+    return _Finished(options=options, kinds=kinds, game=game, players=players)
+
+
 def test_a_rematch_carries_what_each_remembering_bot_read_at_the_finished_table() -> None:
     from catsack.server.rematch import carried_memory
 
     game = _finished(4, [Card.P15, Card.LARGE_DOG, Card.M8, Card.P15], seed=1)
-    kinds = [None, "expert:memory=1", "heuristic", "expert"]
-    old = SimpleNamespace(options={}, kinds=kinds, game=game)
-    carried = carried_memory(old, {1: "expert:memory=1", 2: "heuristic", 3: "expert"})  # type: ignore[arg-type]
+    kinds: list[str | None] = [None, "expert:memory=1", "heuristic", "expert:memory=0"]
+    bots = {1: "expert:memory=1", 2: "heuristic", 3: "expert:memory=0"}
+    carried = carried_memory(_table(game, kinds, {}, ["ann"]), bots)  # type: ignore[arg-type]
     assert list(carried) == ["1"]  # the one bot that keeps a memory
     first = TableMemory.from_state(carried["1"])
     assert first.games == 1 and first.players == 1  # seat 0, the person, is the one player of unknown kind
-    again = carried_memory(SimpleNamespace(options={"memory": carried}, kinds=kinds, game=game), {1: "expert:memory=1"})  # type: ignore[arg-type]
-    assert TableMemory.from_state(again["1"]).games == 2  # the table before that one counts too
-    bad = carried_memory(
-        SimpleNamespace(options={"memory": {"1": {"games": -1}}}, kinds=kinds, game=game), {1: "expert:memory=1"}
-    )  # type: ignore[arg-type]
-    assert TableMemory.from_state(bad["1"]).games == 1  # a memory that cannot be read starts over
+    kept = {"memory": carried, "memory_people": ["ann"]}  # as the rematch keeps it
+    again = carried_memory(_table(game, kinds, kept, ["ann"]), bots)  # type: ignore[arg-type]
+    assert TableMemory.from_state(again["1"]).games == 2  # the same person's table before counts too
+    other = carried_memory(_table(game, kinds, kept, ["bob"]), bots)  # type: ignore[arg-type]
+    assert TableMemory.from_state(other["1"]).games == 1  # another person: what ann showed is not bob's
+    bad = {"memory": {"1": {"games": -1}}, "memory_people": ["ann"]}
+    assert TableMemory.from_state(carried_memory(_table(game, kinds, bad, ["ann"]), bots)["1"]).games == 1  # type: ignore[arg-type]
+
+
+def test_a_rematch_table_gives_its_bots_the_memory_only_while_the_same_people_play() -> None:
+    game = Game.new(4, seed=2)
+    kinds: list[str | None] = [None, "expert:memory=1", None, "heuristic"]
+    state = _read_memory().state()
+    kept = {"memory": {"1": state}, "memory_people": ["ann", "bob"]}
+    assert _table(game, kinds, kept, ["bob", "ann"]).memory_for(1) == state  # the seats' order does not matter
+    assert _table(game, kinds, kept, ["ann", "cy"]).memory_for(1) is None  # cy took bob's seat
+    assert _table(game, kinds, kept, ["bob", "ann"]).memory_for(3) is None  # no memory kept for that seat
+    assert _table(game, kinds, {"memory": "x", "memory_people": ["ann", "bob"]}, ["ann", "bob"]).memory_for(1) is None
 
 
 def test_the_thinking_process_plays_with_the_memory_it_is_given_or_without_a_bad_one() -> None:

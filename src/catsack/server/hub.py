@@ -1123,7 +1123,7 @@ class Hub:
         t0 = time.perf_counter()
         if spec.startswith(_THREAD_BOTS):
             deadline = self.pace.wall(until)
-            memory = (table.options.get("memory") or {}).get(str(seat))  # read at the tables before a rematch
+            memory = table.memory_for(seat)  # read at the tables before a rematch, from the people seated now
             text = await self.thinkers.move(spec, seat, table.row.seats, table.kinds, view, deadline, memory)
             move = Move.parse(text)
         else:

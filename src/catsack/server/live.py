@@ -293,6 +293,22 @@ class LiveTable:
         return seat_kinds(self.players)
 
     @property
+    def people(self) -> list[str]:
+        """The names of the persons seated here (sorted; a seat a bot took over counts as its person's): whom
+        the table memory of this table's bots speaks of (:meth:`memory_for`)."""
+        return sorted(p.name or "" for p in self.players if p.kind == "human")
+
+    def memory_for(self, seat: int) -> dict[str, Any] | None:
+        """What the bot at ``seat`` read at the tables before this rematch (``options["memory"]``, kept with it by
+        :func:`catsack.server.rematch.carried_memory`), if the persons seated now are the ones it was read from
+        (``options["memory_people"]``); ``None`` otherwise: other people are not those players."""
+        memory = self.options.get("memory")
+        if not isinstance(memory, dict) or self.options.get("memory_people") != self.people:
+            return None
+        mine = memory.get(str(seat))
+        return mine if isinstance(mine, dict) else None
+
+    @property
     def status(self) -> str:
         if self.game.is_over:
             return "over"

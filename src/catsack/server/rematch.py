@@ -102,7 +102,7 @@ class Rematches:
                 # A rated or private table's rematch is rated or private too; the host stays the host.
                 # What the bots that keep a table memory read from this table's game (and the ones before).
                 extra_options={k: opts[k] for k in ("rated", "private", "host_seat") if k in opts}
-                | ({"memory": memory} if memory else {}),
+                | ({"memory": memory, "memory_people": old.people} if memory else {}),
                 turn_based=TurnBased.of(opts),  # and a turn-based table's rematch is turn-based
             )
             linked = await self.hub.writer.run(self.store.link, old.id, table.id)
@@ -119,16 +119,18 @@ def carried_memory(old: LiveTable, bots: dict[int, str]) -> dict[str, dict[str, 
     """Per bot seat (its number as text) that keeps a table memory (:func:`catsack.bots.expert.memory.remembers`),
     what it knew at the finished table ``old`` and read from its game, for the rematch: the game as that seat
     saw it at its end (its finished rounds, every card of them turned up, R14; R23), nothing of another
-    seat's hand. A memory kept with ``old`` that cannot be read starts over."""
-    earlier = old.options.get("memory")
-    earlier = earlier if isinstance(earlier, dict) else {}
+    seat's hand. What it knew is what it read at the tables before, if their people are ``old``'s
+    (:meth:`~catsack.server.live.LiveTable.memory_for`); a memory kept with ``old`` that cannot be read starts
+    over. The rematch keeps it with ``memory_people`` (:attr:`~catsack.server.live.LiveTable.people`), so its
+    bots use it only while the same people play."""
     kinds = old.kinds
     out: dict[str, dict[str, Any]] = {}
     for seat, spec in bots.items():
         if not remembers(spec):
             continue
+        earlier = old.memory_for(seat)
         try:
-            memory = TableMemory.from_state(earlier[str(seat)]) if str(seat) in earlier else TableMemory()
+            memory = TableMemory.from_state(earlier) if earlier is not None else TableMemory()
         except ValueError:
             memory = TableMemory()
         memory.meet(kinds)

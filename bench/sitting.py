@@ -1,6 +1,6 @@
 """Sittings: several games in a row at one table, the same bot objects from game to game.
 
-    .venv/bin/python bench/sitting.py --bots expert:memory=1,dmc,dmc,dmc,dmc --against expert \\
+    .venv/bin/python bench/sitting.py --bots expert,dmc,dmc,dmc,dmc --against expert:memory=0 \\
         --sittings 8 --games 5 --seed 1 [--hide-kinds] [--jobs 2] [--save FILE]
 
 A sitting is ``--games`` games on fresh deals, played by the same bots in the same seats with

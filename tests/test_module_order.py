@@ -13,7 +13,7 @@ import catsack
 
 PACKAGE = Path(catsack.__file__).resolve().parent
 #: The expert's modules, lowest first: each may import only those before it.
-EXPERT_ORDER = ("leaf", "spec", "players", "kinds", "worlds", "search", "bot")
+EXPERT_ORDER = ("leaf", "spec", "players", "kinds", "worlds", "search", "memory", "bot")
 
 
 def imported(path: Path) -> set[str]:

@@ -45,8 +45,9 @@ def _holds(game: Game, seat: int, card: int) -> bool:
     return dict(zip(first.owners, first.row, strict=True))[seat] == card
 
 
-def test_memory_is_an_expert_option_the_levels_leave_off() -> None:
-    assert parse_spec("memory=1").memory and not parse_spec("").memory
+def test_memory_is_an_expert_option_on_by_default_that_the_levels_leave_off() -> None:
+    assert parse_spec("").memory and parse_spec("memory=1").memory and not parse_spec("memory=0").memory
+    assert not any(parse_spec(level).memory for level in ("easy", "normal", "strong"))
     assert not parse_spec("memory=1+strong").memory  # a level after it sets the level's model
     with pytest.raises(BotSpecError, match="memory=0\\|1"):
         parse_spec("memory=2")
@@ -118,7 +119,7 @@ def test_another_table_forgets() -> None:
 
 
 def test_the_first_game_of_a_sitting_is_played_as_without_memory_and_the_next_recalls() -> None:
-    specs = ["expert:iters=40+memory=1", "expert:iters=40"]
+    specs = ["expert:iters=40+memory=1", "expert:iters=40+memory=0"]
     moves = []
     kept = []
     for spec in specs:
@@ -172,8 +173,9 @@ def test_a_memory_that_cannot_be_read_is_refused_with_what_is_wrong(change: dict
 
 
 def test_remembers_names_the_expert_specs_that_keep_a_memory() -> None:
-    assert remembers("expert:memory=1") and remembers(" expert : memory=1 ")
-    assert not remembers("expert:memory=0") and not remembers("heuristic") and not remembers("expert:bogus=1")
+    assert remembers("expert:memory=1") and remembers(" expert : memory=1 ") and remembers("expert")
+    assert not remembers("expert:memory=0") and not remembers("expert:strong") and not remembers("heuristic")
+    assert not remembers("expert:bogus=1")
 
 
 def test_a_bot_given_a_memory_recalls_it_and_one_without_memory_ignores_it() -> None:
@@ -184,7 +186,7 @@ def test_a_bot_given_a_memory_recalls_it_and_one_without_memory_ignores_it() -> 
     assert bot.recalled is None
     bot.remember(memory)
     assert bot.recalled == memory.recall(0.6, 0.0, DUMP_PRIOR, 0.0)
-    other = ExpertBot("iters=20", seed=1)
+    other = ExpertBot("iters=20+memory=0", seed=1)
     other.reset(0, 4)
     other.meet([None] * 4)
     other.remember(memory)

@@ -122,7 +122,7 @@ that a player of unknown kind leads round 1 from the two places behind the start
 0 by default: :data:`~catsack.bots.expert.spec.ALWAYS_SHARE`), ``kinds=met|read`` (the kinds as the table
 shows them, or also read from play: :mod:`.kinds`), ``memory=0|1`` (a bot kept from game to game at one
 table reads from each finished game who led round 1 and who dumped, and sets ``lead1``, ``always`` and
-``dump`` for the next: :mod:`.memory`; off by default). With a seed the bot and :func:`search` are
+``dump`` for the next: :mod:`.memory`; on by default, off for the levels). With a seed the bot and :func:`search` are
 deterministic.
 """
 

@@ -164,7 +164,7 @@ class Options:
     lead1: float | None = LEAD1_SHARE  # the lead style's share in round 1's draw (None: lead=read's)
     always: float = ALWAYS_SHARE  # at five seats, a person's chance of leading from places 1-2 whoever leads
     read_kinds: bool = False  # read from play which players of unknown kind bid by a known bot's rule
-    memory: bool = False  # keep what a table's earlier games showed (a bot kept from game to game: .memory)
+    memory: bool = True  # keep what a table's earlier games showed (a bot kept from game to game: .memory; levels: off)
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).

@@ -24,30 +24,32 @@ import os
 import random
 import sys
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from catsack.bots import make_bot
 from catsack.bots.base import play_game
+from catsack.bots.expert.memory import Recalled
 from catsack.game import Game
 from catsack.setup import Setup
 from catsack.tournament.schedule import derive_seed
 
 Game_ = tuple[float, float]  # the first bot's (win share, margin) in one game
-#: What a table memory sets for a game, as the report prints it by game of the sitting.
-RECALLED = ("lead1", "always", "dump", "dump1")
+#: What a table memory sets for a game (the options of :class:`Recalled`), as the report prints it by game.
+RECALLED = tuple(f.name for f in fields(Recalled) if f.name != "games")
 
 
 def play_sitting(
-    bots: list[str], seed: int, sitting: int, rotation: int, games: int, hide: bool, recalled: list[Any] | None = None
-) -> list[Game_]:
-    """One sitting: the bots of ``bots`` (the first at seat ``rotation``) play ``games`` deals in a row. With
-    ``recalled`` (a list), each game appends what the first bot's table memory set for it (``lead1``,
-    ``always``, ``dump``, ``dump1``, :class:`catsack.bots.expert.memory.Recalled`), or ``None``."""
+    bots: list[str], seed: int, sitting: int, rotation: int, games: int, hide: bool
+) -> tuple[list[Game_], list[dict[str, float] | None]]:
+    """One sitting: the bots of ``bots`` (the first at seat ``rotation``) play ``games`` deals in a row. Per game,
+    the first bot's result and what its table memory set for that game (:data:`RECALLED`), or ``None``."""
     n = len(bots)
     seats = [bots[(s - rotation) % n] for s in range(n)]
     made = [make_bot(spec, seed=derive_seed(seed, "bot", sitting, rotation, s)) for s, spec in enumerate(seats)]
     out: list[Game_] = []
+    recalled: list[dict[str, float] | None] = []
     try:
         for g in range(games):
             setup = Setup.deal(n, random.Random(derive_seed(seed, "deal", sitting, g)))
@@ -56,21 +58,12 @@ def play_sitting(
             winners = game.winners()
             win = 1.0 / len(winners) if rotation in winners else 0.0
             out.append((win, scores[rotation] - sum(scores) / n))
-            if recalled is not None:
-                mem = getattr(made[rotation], "recalled", None)  # set when the game began (Bot.reset)
-                recalled.append(None if mem is None else {k: getattr(mem, k) for k in RECALLED})
+            mem = getattr(made[rotation], "recalled", None)  # set when the game began (Bot.reset)
+            recalled.append(None if mem is None else {k: getattr(mem, k) for k in RECALLED})
     finally:
         for bot in made:
             bot.close()
-    return out
-
-
-def play_job(
-    bots: list[str], seed: int, sitting: int, rotation: int, games: int, hide: bool
-) -> tuple[list[Game_], list[Any]]:
-    """:func:`play_sitting`, with what the first bot recalled in each game."""
-    recalled: list[Any] = []
-    return play_sitting(bots, seed, sitting, rotation, games, hide, recalled), recalled
+    return out, recalled
 
 
 def cpu_since(t0: os.times_result) -> float:
@@ -175,7 +168,7 @@ def main() -> None:
     }
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = {
-            pool.submit(play_job, arms[job[0]], args.seed, job[1], job[2], args.games, args.hide_kinds): job
+            pool.submit(play_sitting, arms[job[0]], args.seed, job[1], job[2], args.games, args.hide_kinds): job
             for job in jobs
         }
         for done, fut in enumerate(as_completed(futures), 1):

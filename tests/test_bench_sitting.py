@@ -15,7 +15,7 @@ from catsack.tournament.schedule import derive_seed
 def test_a_sitting_is_its_deals_played_in_a_row_with_the_first_bot_in_the_rotated_seat() -> None:
     sitting = load_bench("sitting")
     bots = ["heuristic", "random", "style:dumper", "random"]
-    got = sitting.play_sitting(bots, 3, 1, 2, 2, False)
+    got, _ = sitting.play_sitting(bots, 3, 1, 2, 2, False)
     assert len(got) == 2
     # the same games by hand: seat s holds bots[(s - rotation) % n], the same objects in every game (a
     # random bot's draws go on from one game to the next), and game g is the sitting's g-th deal
@@ -26,7 +26,7 @@ def test_a_sitting_is_its_deals_played_in_a_row_with_the_first_bot_in_the_rotate
         scores = game.scores()
         assert margin == scores[2] - sum(scores) / 4  # the first bot sits at seat 2 (the rotation)
         assert win == (1 / len(game.winners()) if 2 in game.winners() else 0.0)
-    assert sitting.play_sitting(bots, 3, 1, 2, 2, False) == got  # reproducible from the seed
+    assert sitting.play_sitting(bots, 3, 1, 2, 2, False)[0] == got  # reproducible from the seed
 
 
 def test_the_report_pairs_the_arms_sitting_by_sitting_and_skips_unfinished_ones(capsys: object) -> None:
@@ -56,10 +56,10 @@ def test_the_report_pairs_the_arms_sitting_by_sitting_and_skips_unfinished_ones(
 def test_what_a_remembering_first_bot_recalled_is_kept_by_game_and_reported(capsys: object) -> None:
     sitting = load_bench("sitting")
     bots = ["expert:iters=20+memory=1", "style:dumper", "heuristic"]
-    games, recalled = sitting.play_job(bots, 1, 0, 0, 2, True)
+    games, recalled = sitting.play_sitting(bots, 1, 0, 0, 2, True)
     assert len(games) == 2 and recalled[0] is None  # nothing to recall in a sitting's first game
     assert set(recalled[1]) == set(sitting.RECALLED) and 0.05 <= recalled[1]["lead1"] <= 0.95
-    assert sitting.play_job(["heuristic", *bots[1:]], 1, 0, 0, 2, True)[1] == [None, None]  # no memory
+    assert sitting.play_sitting(["heuristic", *bots[1:]], 1, 0, 0, 2, True)[1] == [None, None]  # no memory
     saved = {
         "bots": bots,
         "against": None,

@@ -236,6 +236,9 @@ def test_a_rematch_table_gives_its_bots_the_memory_only_while_the_same_people_pl
     assert _table(game, kinds, kept, ["ann", "cy"]).memory_for(1) is None  # cy took bob's seat
     assert _table(game, kinds, kept, ["bob", "ann"]).memory_for(3) is None  # no memory kept for that seat
     assert _table(game, kinds, {"memory": "x", "memory_people": ["ann", "bob"]}, ["ann", "bob"]).memory_for(1) is None
+    taken = _table(game, kinds, kept, ["ann", "bob"])
+    taken.players[2] = Player("bot", name="bob", bot="expert:easy", replaced=True)  # a bot took over bob's seat
+    assert taken.memory_for(1) == state  # bob still played this table: the memory is still of ann and bob
 
 
 def test_the_thinking_process_plays_with_the_memory_it_is_given_or_without_a_bad_one() -> None:

@@ -296,7 +296,7 @@ class LiveTable:
     def people(self) -> list[str]:
         """The names of the persons seated here (sorted; a seat a bot took over counts as its person's): whom
         the table memory of this table's bots speaks of (:meth:`memory_for`)."""
-        return sorted(p.name or "" for p in self.players if p.kind == "human")
+        return sorted(p.name or "" for p in self.players if p.kind == "human" or p.replaced)
 
     def memory_for(self, seat: int) -> dict[str, Any] | None:
         """What the bot at ``seat`` read at the tables before this rematch (``options["memory"]``, kept with it by

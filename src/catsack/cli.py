@@ -24,6 +24,24 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from catsack import __version__
+
+        typer.echo(f"catsack {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_print_version, is_eager=True, help="Print catsack's version and exit."),
+    ] = False,
+) -> None:
+    """Felix: The Cat in the Sack — replay records, watch bots, play, run tournaments."""
+
+
 def _read_record(path: str) -> Record:
     """The record in ``path`` ('-': stdin), read through the loader's size cap: a larger file (or
     ``/dev/zero``) is never read whole (issue 16, defect 9)."""

@@ -3,6 +3,7 @@ tournament on the server (accounts taking their seats over, bots, a withdrawal, 
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -161,14 +162,10 @@ def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[...,
     for round_no in (1, 2):
         info = wait_for(
             f"round {round_no}",
-            # The round number moves first, then its tables are made and seated one by one.
-            lambda n=round_no: (
-                (d := c.get(f"/api/tournaments/{t['id']}").json())["round"] == n
-                and len(d["tables"]) == 2
-                and all(tb["status"] != "open" for tb in d["tables"])
-                and d
-            ),
+            # A round is published (its number moves) once its tables are made and seated.
+            lambda n=round_no: (d := c.get(f"/api/tournaments/{t['id']}").json())["round"] == n and d,
         )
+        assert all(tb["status"] != "open" for tb in info["tables"])
         assert (
             len(info["tables"]) == 2 and sum(p["kind"] == "filler" for tb in info["tables"] for p in tb["players"]) == 1
         )
@@ -199,6 +196,47 @@ def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[...,
     after = c.get(f"/api/tournaments/{t['id']}").json()
     gone = next(e for e in after["entries_list"] if e["entry"] == 5)
     assert gone["name"] == "deleted player" and gone["profile"] is None
+
+
+def test_a_round_is_listed_only_once_every_listed_seat_is_bound(server: Callable[..., TestClient]) -> None:
+    """ "Play at table N" works the moment a round's tables are listed: each person's seat is bound to
+    their account before the round is published. Four people poll the tournament and take over every
+    table listed as theirs while round 1 is seated, with every table and seat write slowed down (a
+    round published before its seats were bound would be caught in that window)."""
+    c = server(write_delay=0.05)
+    people = {name: account(c, name) for name in ("Ann", "Ben", "Cid", "Dan")}
+    body = {"name": "Quick", "seats": 3, "rounds": 1, "bots": ["random", "random"]}
+    t = people["Ann"].post("/api/tournaments", json=body, headers=ORIGIN).json()
+    for name in ("Ben", "Cid", "Dan"):
+        assert people[name].post(f"/api/tournaments/{t['id']}/enter", headers=ORIGIN).status_code == 200
+    taken: dict[str, int] = {}  # who -> takeovers that worked
+    refused: list[tuple[str, int, str]] = []
+    stop = threading.Event()
+
+    def poll(name: str) -> None:
+        who = people[name]
+        while not stop.is_set():
+            for tb in who.get(f"/api/tournaments/{t['id']}").json()["tables"]:
+                if not tb["mine"]:
+                    continue
+                r = who.post(f"/api/tables/{tb['game']}/takeover", headers=ORIGIN)
+                if r.status_code == 200:
+                    taken[name] = taken.get(name, 0) + 1
+                else:
+                    refused.append((name, r.status_code, r.text))
+
+    with ThreadPoolExecutor(len(people)) as pool:
+        polling = [pool.submit(poll, name) for name in people]
+        try:
+            assert people["Ann"].post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
+            wait_for("every person's table listed and taken", lambda: len(taken) == len(people) or refused)
+        finally:
+            stop.set()
+        for done in polling:
+            done.result()
+    assert refused == [], refused
+    info = c.get(f"/api/tournaments/{t['id']}").json()
+    assert info["round"] == 1 and len(info["tables"]) == 2 and all(tb["status"] == "playing" for tb in info["tables"])
 
 
 def test_a_deleted_accounts_name_leaves_its_tournament_entries(server: Callable[..., TestClient]) -> None:

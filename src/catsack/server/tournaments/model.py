@@ -19,6 +19,7 @@ from typing import Any
 from sqlalchemy import (
     Boolean,
     Column,
+    Connection,
     Engine,
     Float,
     Index,
@@ -304,8 +305,10 @@ class Tournaments:
             )
         return res.rowcount == 1
 
-    def next_round(self, tid: str, was: int) -> bool:
-        """Move the running tournament from round ``was`` to ``was + 1``; ``False`` if another did."""
+    def next_round(self, tid: str, was: int, then: Callable[[Connection], object] | None = None) -> bool:
+        """Move the running tournament from round ``was`` to ``was + 1`` (publish it); ``False`` if another
+        did. ``then`` runs in the same transaction when this call moved it, so what it writes (the round's
+        mails) is written exactly once, with the round."""
         with self.engine.begin() as conn:
             res = conn.execute(
                 update(tournaments_t)
@@ -314,6 +317,8 @@ class Tournaments:
                 )
                 .values(current_round=was + 1)
             )
+            if res.rowcount == 1 and then is not None:
+                then(conn)
         return res.rowcount == 1
 
     def finish(self, tid: str, status: str = "finished") -> bool:
@@ -325,24 +330,28 @@ class Tournaments:
             )
         return res.rowcount == 1
 
-    def add_table(self, tid: str, round_no: int, table_no: int, seating: Sequence[int | None]) -> TableSlot:
-        """The slot of a round's table: made now (with a fresh table id) or the one made before."""
+    def add_tables(self, tid: str, round_no: int, seatings: Sequence[Sequence[int | None]]) -> list[TableSlot]:
+        """The slots of a round's tables (numbered from 1): all made now, with fresh table ids, in one
+        transaction, or all those another process (or an earlier try) made before: a round is never
+        seated half one way and half another."""
         try:
             with self.engine.begin() as conn:
                 conn.execute(
-                    insert(tournament_tables_t).values(
-                        tournament_id=tid,
-                        round=round_no,
-                        table_no=table_no,
-                        table_id=secrets.token_urlsafe(6),
-                        seating=json.dumps(list(seating)),
-                    )
+                    insert(tournament_tables_t),
+                    [
+                        {
+                            "tournament_id": tid,
+                            "round": round_no,
+                            "table_no": table_no,
+                            "table_id": secrets.token_urlsafe(6),
+                            "seating": json.dumps(list(seating)),
+                        }
+                        for table_no, seating in enumerate(seatings, start=1)
+                    ],
                 )
         except IntegrityError:
             pass
-        slot = next((s for s in self.tables(tid, round_no) if s.table_no == table_no), None)
-        assert slot is not None
-        return slot
+        return self.tables(tid, round_no)
 
     def record_round(self, tid: str, round_no: int, scores: Sequence[RoundScore]) -> bool:
         """Store a round's results once; ``False`` if they were stored already."""

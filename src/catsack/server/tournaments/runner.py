@@ -101,15 +101,12 @@ async def advance(hub: Hub, tid: str) -> None:
             return
         if t.status != "running":
             return
-        if t.current_round == 0:
-            if await asyncio.to_thread(store.next_round, tid, 0):
-                t = await asyncio.to_thread(store.get, tid)
-                assert t is not None
-            else:
-                return
+        if t.current_round == 0:  # started, round 1 not published yet (a step cut short)
+            await _next_round(hub, t)
+            return
         r = t.current_round
         slots = await asyncio.to_thread(store.tables, tid, r)
-        if not slots:
+        if not slots:  # published before its tables were made (by a server of an earlier release)
             await _seat_round(hub, t, r)
             return
         finished = True
@@ -130,10 +127,7 @@ async def advance(hub: Hub, tid: str) -> None:
             if await asyncio.to_thread(store.finish, tid):
                 log.info("tournament finished", extra={"fields": {"tournament": tid, "rounds": r}})
             return
-        if await asyncio.to_thread(store.next_round, tid, r):
-            nxt = await asyncio.to_thread(store.get, tid)
-            assert nxt is not None
-            await _seat_round(hub, nxt, r + 1)
+        await _next_round(hub, t)
 
 
 async def start_now(hub: Hub, t: Tournament) -> bool:
@@ -153,12 +147,39 @@ async def start(hub: Hub, t: Tournament) -> bool:
         return False
     if not await asyncio.to_thread(store.start, t.id):
         return False
-    if await asyncio.to_thread(store.next_round, t.id, 0):
-        fresh = await asyncio.to_thread(store.get, t.id)
-        assert fresh is not None
-        await _seat_round(hub, fresh, 1)
+    fresh = await asyncio.to_thread(store.get, t.id)
+    assert fresh is not None
+    await _next_round(hub, fresh)
     log.info("tournament started", extra={"fields": {"tournament": t.id, "entries": len(entries)}})
     return True
+
+
+async def _next_round(hub: Hub, t: Tournament) -> None:
+    """Seat the round after ``t.current_round`` and then publish it (the caller holds the lock).
+
+    Publishing is the step that moves ``current_round``: the pages list a round's tables and
+    players take their seats from then on. So every table of the round is made and every person's
+    seat bound to their account first, and a player never sees a table whose seat is not theirs yet
+    (a step cut short is done again by the next :func:`advance`; nobody saw the round meanwhile)."""
+    store = tournaments_of(hub)
+    round_no = t.current_round + 1
+    slots = await _seat_round(hub, t, round_no)
+    if slots is None:  # nobody left to seat
+        await asyncio.to_thread(store.finish, t.id)
+        return
+    for slot in slots:
+        row = await asyncio.to_thread(hub.store.table, slot.table_id)
+        if row is None or row.status == "open":  # a seat could not be bound: the next sweep tries again
+            log.warning(
+                "tournament round not published: a table is not seated",
+                extra={"fields": {"tournament": t.id, "round": round_no, "table": slot.table_id}},
+            )
+            return
+    if await asyncio.to_thread(store.next_round, t.id, t.current_round):
+        log.info(
+            "tournament round published",
+            extra={"fields": {"tournament": t.id, "round": round_no, "tables": len(slots)}},
+        )
 
 
 def _active(hub: Hub, t: Tournament, round_no: int) -> list[Entry]:
@@ -203,18 +224,21 @@ def _order(hub: Hub, t: Tournament, round_no: int) -> tuple[list[int], dict[froz
     return order, dict(met)
 
 
-async def _seat_round(hub: Hub, t: Tournament, round_no: int) -> None:
-    order, met = await asyncio.to_thread(_order, hub, t, round_no)
-    if not order:
-        await asyncio.to_thread(tournaments_of(hub).finish, t.id)
-        return
-    tables = pair_round(order, t.seats, met, round_no)
-    for table_no, seating in enumerate(tables, start=1):
-        slot = await asyncio.to_thread(tournaments_of(hub).add_table, t.id, round_no, table_no, seating)
-        await _open_table(hub, t, round_no, table_no, slot.seating, slot.table_id)
-    log.info(
-        "tournament round seated", extra={"fields": {"tournament": t.id, "round": round_no, "tables": len(tables)}}
-    )
+async def _seat_round(hub: Hub, t: Tournament, round_no: int) -> list[TableSlot] | None:
+    """Make the tables of ``round_no`` (the slots once, then each table) and bind every person's seat
+    to their account; the round's slots, or ``None`` when nobody is left to seat."""
+    store = tournaments_of(hub)
+    slots = await asyncio.to_thread(store.tables, t.id, round_no)
+    if not slots:
+        order, met = await asyncio.to_thread(_order, hub, t, round_no)
+        if not order:
+            return None
+        seatings = pair_round(order, t.seats, met, round_no)
+        slots = await asyncio.to_thread(store.add_tables, t.id, round_no, seatings)
+    for slot in slots:
+        await _open_table(hub, t, round_no, slot.table_no, slot.seating, slot.table_id)
+    log.info("tournament round seated", extra={"fields": {"tournament": t.id, "round": round_no, "tables": len(slots)}})
+    return slots
 
 
 async def _open_table(
@@ -342,8 +366,9 @@ async def withdraw_entry(hub: Hub, t: Tournament, entry: int) -> None:
     """A player leaves a running tournament: withdrawn now, and a bot plays their current seat out."""
     store = tournaments_of(hub)
     await asyncio.to_thread(store.withdraw, t.id, entry, t.current_round)
-    for slot in await asyncio.to_thread(store.tables, t.id, t.current_round):
-        if entry in slot.seating:
+    # The current round's table, and the next round's if it is being seated right now (not published yet).
+    for slot in await asyncio.to_thread(store.tables, t.id):
+        if slot.round >= t.current_round and entry in slot.seating:
             table = await hub.get(slot.table_id)
             if table is not None and table.status == "playing":
                 seat = slot.seating.index(entry)

@@ -118,6 +118,35 @@ def test_standings_and_tie_breaks_by_hand() -> None:
     assert [r.round for r in table[0].rounds] == [1, 2]
 
 
+def test_a_withdrawn_player_keeps_what_he_played_and_ranks_below_stayers_level_with_him() -> None:
+    """A seat abandoned to a bot earns nothing: no points, no win, and the bot's game score is not the
+    player's (no tie-break from it). Level on points and wins, players who stayed rank first. Worked out
+    by hand (entry: score; "abandoned" marks the seat a bot took over, with what the bot scored):
+
+    Round 1: table 1 = 1 (20), 2 (10), 3 (35) -> 1, 0, 2 (3 wins); table 2 = 4 (30), 5 (-4), 6 (-6) -> 2, 1, 0.
+    Round 2: table 1 = 3 (abandoned, the bot 50), 4 (12), 1 (8): the bot's seat is first, so 4 gets 1
+    and 1 gets 0, and 3 gets nothing; table 2 = 6 (15), 2 (5), 5 (-10) -> 2, 1, 0 (6 wins).
+    Totals (points, wins, score): 4: 3, 1, 42; 6: 2, 1, 9; 3: 2, 1, 35 (not 85), withdrawn; 1: 1, 0, 28;
+    2: 1, 0, 15; 5: 1, 0, -14. 6 and 3 are level on points and wins: 6 stayed and ranks first,
+    although 3's own score is higher.
+    """
+    r1 = score_round([seats((1, 20, 0), (2, 10, 0), (3, 35, 0)), seats((4, 30, 0), (5, -4, 0), (6, -6, 0))], round_no=1)
+    abandoned = [SeatResult(3, 0, 50, 0, abandoned=True), SeatResult(4, 1, 12, 0), SeatResult(1, 2, 8, 0)]
+    r2 = score_round([abandoned, seats((6, 15, 0), (2, 5, 0), (5, -10, 0))], round_no=2)
+    table = standings([1, 2, 3, 4, 5, 6], [r1, r2], withdrawn={3})
+    assert [(s.entry, s.points, s.wins, s.score, s.withdrawn) for s in table] == [
+        (4, 3.0, 1.0, 42, False),
+        (6, 2.0, 1.0, 9, False),
+        (3, 2.0, 1.0, 35, True),
+        (1, 1.0, 0.0, 28, False),
+        (2, 1.0, 0.0, 15, False),
+        (5, 1.0, 0.0, -14, False),
+    ]
+    # The abandoned game stays in the player's results (place 1 at the table: the bot's), worth nothing.
+    played = [(r.round, r.place, r.points, r.abandoned) for r in table[2].rounds]
+    assert played == [(1, 1, 2.0, False), (2, 1, 0.0, True)]
+
+
 # ---------------------------------------------------------------------- on the server
 
 pytest.importorskip("fastapi")
@@ -265,6 +294,8 @@ def test_a_player_who_leaves_is_withdrawn_and_earns_nothing(server: Callable[...
     done = wait_for("the end", lambda: (d := c.get(f"/api/tournaments/{t['id']}").json())["status"] == "finished" and d)
     row = next(r for r in done["standings"] if r["name"] == "Ann")
     assert row["withdrawn"] == 1 and row["points"] == 0 and [g["abandoned"] for g in row["rounds"]] == [True]
+    # What the bot scored at her seat is not hers, and she ranks below the bots who played on.
+    assert row["score"] == 0 and done["standings"][-1]["name"] == "Ann"
     assert all(len(r["rounds"]) == 2 for r in done["standings"] if r["name"] != "Ann")
     assert c.get("/api/users/ann").json()["reputation"]["abandoned"] == 1
 

@@ -251,7 +251,7 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
             partial = score_round([r for _, r in done], round_no=t.current_round)
             rounds.append([dataclasses.replace(x, table=done[x.table - 1][0]) for x in partial])
             provisional = True
-    table = standings([e.entry for e in entries], rounds)
+    table = standings([e.entry for e in entries], rounds, {e.entry for e in entries if e.withdrawn is not None})
     mine = None if viewer is None else next((e.entry for e in entries if e.user_id == viewer.id), None)
 
     names = _account_names(hub.store.engine, [e.user_id for e in entries if e.user_id is not None])
@@ -276,7 +276,7 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
     rank = 0
     for i, st in enumerate(table, start=1):
         prev = table[i - 2] if i > 1 else None
-        if prev is None or prev.key()[:3] != st.key()[:3]:
+        if prev is None or prev.key()[:4] != st.key()[:4]:
             rank = i
         e = by_entry[st.entry]
         standing_rows.append(

@@ -218,7 +218,8 @@ def _order(hub: Hub, t: Tournament, round_no: int) -> tuple[list[int], dict[froz
     active = [e.entry for e in _active(hub, t, round_no)]
     entries = store.entries(t.id)
     results = store.results(t.id)
-    table = standings([e.entry for e in entries], [results[r] for r in sorted(results)])
+    withdrawn = {e.entry for e in entries if e.withdrawn is not None}
+    table = standings([e.entry for e in entries], [results[r] for r in sorted(results)], withdrawn)
     order = [s.entry for s in table if s.entry in active]
     met = meetings([s.seating for s in store.tables(t.id) if s.round < round_no])
     return order, dict(met)

@@ -31,15 +31,19 @@ seats are not compared with; a player compared with nobody (one table, or only
 fillers elsewhere) gets its rank points instead.
 
 *Standings and tie-breaks.* Total points, then table wins (a first place shared by
-``k`` players counts ``1/k``), then the sum of game scores, then the entry number
-(who entered first).
+``k`` players counts ``1/k``), then players who stayed before players who withdrew, then
+the sum of game scores, then the entry number (who entered first).
+
+*Withdrawn players.* A game whose seat was abandoned to a bot counts for nothing: no
+points, no win, and what the bot scored is not the player's, so it is left out of the
+score sum. Games played before withdrawing keep what they earned.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -94,10 +98,12 @@ class Standing:
     points: float = 0.0
     wins: float = 0.0
     score: int = 0
+    withdrawn: bool = False
     rounds: list[RoundScore] = field(default_factory=list)
 
-    def key(self) -> tuple[float, float, int, int]:
-        return (-round(self.points, 9), -round(self.wins, 9), -self.score, self.entry)
+    def key(self) -> tuple[float, float, bool, int, int]:
+        """The sort key, best first; equal in its first four places, two entries share a rank."""
+        return (-round(self.points, 9), -round(self.wins, 9), self.withdrawn, -self.score, self.entry)
 
 
 def places(results: Sequence[SeatResult]) -> list[int]:
@@ -163,9 +169,12 @@ def score_round(
     return out
 
 
-def standings(entries: Sequence[int], rounds: Sequence[Sequence[RoundScore]]) -> list[Standing]:
-    """The standings after ``rounds``, best first (points, table wins, game score, entry number)."""
-    table = {e: Standing(e) for e in entries}
+def standings(
+    entries: Sequence[int], rounds: Sequence[Sequence[RoundScore]], withdrawn: Collection[int] = ()
+) -> list[Standing]:
+    """The standings after ``rounds``, best first (points, table wins, stayed before ``withdrawn``, game
+    score without abandoned games, entry number)."""
+    table = {e: Standing(e, withdrawn=e in withdrawn) for e in entries}
     for scores in rounds:
         for s in scores:
             st = table.get(s.entry)
@@ -173,7 +182,8 @@ def standings(entries: Sequence[int], rounds: Sequence[Sequence[RoundScore]]) ->
                 continue
             st.points += s.points
             st.wins += s.win
-            st.score += s.score
+            if not s.abandoned:  # the stand-in bot's score is not the player's
+                st.score += s.score
             st.rounds.append(s)
     return sorted(table.values(), key=Standing.key)
 

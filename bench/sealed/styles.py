@@ -1,0 +1,197 @@
+"""Hand-written held-out styles: players unlike any in the training league, deciding from their view only.
+
+Each departs from the heuristic bot's row estimate and bid limit (:mod:`catsack.bots.heuristic`, R12,
+R13, R16) in a way the league's parametric space (:mod:`catsack.bots.personas`) has no parameter for:
+
+=========== ==================================================================================
+``grudge``  plays against the score leader: pushes up the price while the leader holds the high
+            bid (up to 6 points over its own limit, never while it would be left alone with the
+            row), and dumps its worst card whenever the leader is a likely buyer
+``jumper``  opens every auction it enters with a jump to 60% of its limit, then raises a mouse at
+            a time only up to 2 below its limit; places the card that changes the row least
+``tilt``    plays its standing: 8 points or more behind the best other score it gambles (5 over
+            its limit, places as a buyer), 8 or more ahead it sits tight (4 under, places as a
+            seller), in between it plays the heuristic's rule
+``counter`` believes that rich players hide good cards and poor ones bad: each face-down card
+            of a player richer than the table's mean counts 3 points more, of a poorer one 3
+            less; bids in steps of 2
+``turncoat`` the heuristic's rule in the first game of a sitting, ``grudge`` and ``jumper``
+            together from the second game on (the same bot object kept from game to game)
+=========== ==================================================================================
+
+None was fitted to anything; they are deterministic given their view (no random draws).
+"""
+
+from __future__ import annotations
+
+import math
+
+from catsack.bots.base import Bot, BotSpecError, forced_move
+from catsack.bots.heuristic import (
+    bid_limit,
+    plans_to_buy,
+    row_masks,
+    row_worth,
+    seat_money,
+    unseen_cards,
+    values_with_each_card,
+)
+from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
+from catsack.view import View
+
+__all__ = ["STYLES", "SealedBot"]
+
+STYLES = ("grudge", "jumper", "tilt", "counter", "turncoat")
+GRUDGE_OVER = 6.0
+JUMP_SHARE = 0.6
+JUMP_AFTER = 2.0
+TILT_GAP = 8
+TILT_GAMBLE = 5.0
+TILT_TIGHT = 4.0
+COUNTER_SHIFT = 3.0
+
+
+def _scores(view: View) -> list[int]:
+    money = seat_money(view)
+    return [m + p for m, p in zip(money, view.cat_points, strict=True)]
+
+
+def _leader(view: View) -> int | None:
+    """The other seat with the best score (R21; the lowest seat number on ties), ``None`` if the viewer leads."""
+    assert view.seat is not None
+    scores = _scores(view)
+    best = max(range(view.seats), key=lambda s: (scores[s], -s))
+    return None if best == view.seat else best
+
+
+def _standing(view: View) -> int:
+    """The viewer's score minus the best other score."""
+    assert view.seat is not None
+    scores = _scores(view)
+    return scores[view.seat] - max(s for k, s in enumerate(scores) if k != view.seat)
+
+
+class SealedBot(Bot):
+    """One of :data:`STYLES` (spec ``sealed:NAME``, registered only by the held-out benchmark)."""
+
+    def __init__(self, arg: str | None = None, *, seed: int | None = None) -> None:
+        name = (arg or "").strip()
+        if name not in STYLES:
+            raise BotSpecError(f"unknown sealed style {name!r}: use one of {', '.join(STYLES)}")
+        self.style = name
+        self.games = 0  # games begun with this object (a sitting keeps it)
+
+    def reset(self, seat: int, seats: int) -> None:
+        self.games += 1
+
+    def _mode(self) -> str:
+        if self.style != "turncoat":
+            return self.style
+        return "heuristic" if self.games <= 1 else "turned"
+
+    def choose(self, view: View) -> Move:
+        only = forced_move(view)
+        if only is not None:
+            return only
+        if view.legal[0].kind == PLACE:
+            return self._place(view)
+        return self._auction(view)
+
+    # ------------------------------------------------------------------ placing (R10, R11)
+
+    def _place(self, view: View) -> Move:
+        assert view.seat is not None
+        mode = self._mode()
+        pool = unseen_cards(view, view.seat)
+        with_card = values_with_each_card(row_masks(view))
+        average = sum(with_card[c] for c in pool) / len(pool)
+        gain = [(with_card[m.arg] - average, m.arg, m) for m in view.legal]
+        best = max(gain, key=lambda t: (t[0], -t[1]))[2]
+        worst = min(gain, key=lambda t: (t[0], t[1]))[2]
+        quiet = min(gain, key=lambda t: (abs(t[0]), t[1]))[2]
+        if view.seats > 3 and view.start == view.seat:  # R11: its card is shown at once
+            return quiet
+        buyer = plans_to_buy(view)
+        if mode == "jumper":
+            return quiet
+        if mode in ("grudge", "turned"):
+            leader = _leader(view)
+            if leader is not None:
+                money = seat_money(view)
+                if money[leader] >= max(money) - 2:  # the leader is a likely buyer: hurt that row
+                    return worst
+        if mode == "tilt":
+            standing = _standing(view)
+            if standing <= -TILT_GAP:
+                return best
+            if standing >= TILT_GAP:
+                return worst
+        return best if buyer else worst
+
+    # ------------------------------------------------------------------ bidding (R12-R15)
+
+    def _worth(self, view: View) -> float:
+        worth = row_worth(view)
+        if self.style != "counter":
+            return worth
+        assert view.seat is not None
+        money = seat_money(view)
+        mean = sum(money) / len(money)
+        for rc in view.row:
+            if rc.card is None and rc.owner is not None and rc.owner != view.seat:
+                worth += COUNTER_SHIFT if money[rc.owner] > mean else -COUNTER_SHIFT if money[rc.owner] < mean else 0.0
+        return worth
+
+    def _auction(self, view: View) -> Move:
+        assert view.seat is not None
+        legal = view.legal
+        worth = self._worth(view)
+        if view.phase == "last choice":  # R15
+            return legal[0] if legal[0].kind == BID and worth > 1 else PASS_MOVE
+        mode = self._mode()
+        limit = bid_limit(view, worth)
+        step = 1
+        if mode == "counter":
+            step = 2
+        if mode == "tilt":
+            standing = _standing(view)
+            if standing <= -TILT_GAP:
+                limit += TILT_GAMBLE
+            elif standing >= TILT_GAP:
+                limit -= TILT_TIGHT
+        if mode in ("grudge", "turned"):
+            leader = _leader(view)
+            others_in = sum(1 for s, p in enumerate(view.passed) if not p and s != view.seat)
+            if leader is not None and view.high_bidder == leader and others_in >= 2:
+                limit += GRUDGE_OVER
+        if legal[0].kind != BID:
+            return PASS_MOVE
+        most = legal[-2].amount  # all its money (R12)
+        if mode in ("jumper", "turned"):
+            entered = any(s == view.seat and t.startswith("bid") for s, t in self._this_round(view))
+            if not entered:
+                jump = math.floor(JUMP_SHARE * limit)
+                if jump > view.high_bid and jump <= most:
+                    return bid(jump)
+            limit -= JUMP_AFTER
+        raise_to = view.high_bid + step
+        if raise_to > most:
+            raise_to = view.high_bid + 1
+        if raise_to <= limit and raise_to <= most:
+            return bid(raise_to)
+        return PASS_MOVE
+
+    @staticmethod
+    def _this_round(view: View) -> list[tuple[int, str]]:
+        """This round's moves so far (the history since the round's first placement)."""
+        out: list[tuple[int, str]] = []
+        placements = 0
+        need = view.seats  # placements of this round's players (the dummy's card is no move)
+        for s, text in reversed(view.history):
+            out.append((s, text))
+            if text.startswith("place"):
+                placements += 1
+                if placements == need:
+                    break
+        out.reverse()
+        return out

@@ -74,6 +74,7 @@ BOT_KINDS: dict[str, str] = {
     "policy": "catsack.learn.bot:PolicyBot",
     "dmc": "catsack.bots.learned:DMCBot",
     "style": "catsack.bots.styles:StyleBot",
+    "persona": "catsack.bots.personas:PersonaBot",
 }
 
 

@@ -323,6 +323,30 @@ class NumbaVectorGame(VectorGame):
         self._k.value_bot_actions(rs, out, scratch, *self._state())
         return out
 
+    def persona_actions(self, traits: npt.ArrayLike, u: npt.ArrayLike, where: npt.ArrayLike | None = None) -> IntArray:
+        """Every selected game's move of a league persona for its seat to move (0 elsewhere and once over).
+
+        ``traits`` is ``(num_games, seats, NUM_TRAITS)``: each seat's persona (:class:`catsack.bots.personas.Traits`
+        values, in ``TRAITS`` order); ``u`` is ``(num_games, NUM_UNIFORMS)`` uniform numbers, the decision's draws.
+        The move is :func:`catsack.bots.personas.persona_move` from the mover's view (R23), compiled.
+        """
+        from catsack.bots.personas import NUM_TRAITS, NUM_UNIFORMS
+        from catsack.envs import _persona_kernels as pk
+
+        N = self.num_games
+        t = np.ascontiguousarray(traits, np.float64)
+        draws = np.ascontiguousarray(u, np.float64)
+        if t.shape != (N, self.seats, NUM_TRAITS):
+            raise ValueError(f"traits must have the shape ({N}, {self.seats}, {NUM_TRAITS}), not {t.shape}")
+        if draws.shape != (N, NUM_UNIFORMS):
+            raise ValueError(f"u must have the shape ({N}, {NUM_UNIFORMS}), not {draws.shape}")
+        sel = np.ones(N, np.bool_) if where is None else np.ascontiguousarray(self._games_where(where))
+        out = np.zeros(N, np.int64)
+        masks = np.zeros(pk.MASK_SLOTS, np.int64)
+        st = np.zeros((pk.SCRATCH_ROWS, pk.STAT_COLS), np.float64)
+        pk.persona_actions(t, draws, sel, out, masks, st, *self._state())
+        return out
+
     def _random_bot_choice(self, u: npt.NDArray[np.float64]) -> IntArray:
         out = np.empty(self.num_games, np.int64)
         self._k.random_bot_actions(np.ascontiguousarray(u, np.float64), out, *self._policy_state())

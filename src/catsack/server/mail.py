@@ -45,6 +45,7 @@ from urllib.parse import quote, urlsplit
 from sqlalchemy import (
     Boolean,
     Column,
+    Connection,
     Engine,
     Float,
     ForeignKey,
@@ -77,10 +78,11 @@ __all__ = [
     "mail_enabled",
     "notify_challenge",
     "notify_follow",
-    "notify_tournament",
     "notify_turn",
     "public_url",
     "queue_missed_turns",
+    "queue_tournament_round",
+    "tournament_recipients",
 ]
 
 log = logging.getLogger("catsack.server")
@@ -530,7 +532,8 @@ _TEXT = {
         "friend.body": "Hello {name},\n\n{from} now follows you on catsack: {profile}\n\n"
         "Follow back or block from {friends}",
         "tournament.subject": "catsack: round {round} of {tournament} starts",
-        "tournament.body": "Hello {name},\n\nround {round} of {tournament} starts now. Your table:\n{link}",
+        "tournament.body": "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
+        "Your seat waits {wait} for you to come; after that a bot plays it and you leave the tournament.",
         "pace.days": "turn-based, {n} h per move",
         "pace.live": "real time",
         "footer": "\n\n--\nNo more mails of this kind: {unsubscribe}\nSettings: {settings}",
@@ -560,7 +563,8 @@ _TEXT = {
         "friend.body": "Hallo {name},\n\n{from} folgt dir jetzt auf catsack: {profile}\n\n"
         "Zurückfolgen oder blockieren unter {friends}",
         "tournament.subject": "catsack: Runde {round} von {tournament} beginnt",
-        "tournament.body": "Hallo {name},\n\nRunde {round} von {tournament} beginnt jetzt. Dein Tisch:\n{link}",
+        "tournament.body": "Hallo {name},\n\nRunde {round} von {tournament} beginnt jetzt. Dein Tisch, {table}:\n"
+        "{link}\n\nDein Platz wartet {wait} auf dich; danach spielt ein Bot ihn, und du scheidest aus dem Turnier aus.",
         "pace.days": "rundenbasiert, {n} h pro Zug",
         "pace.live": "Echtzeit",
         "footer": "\n\n--\nKeine Mails dieser Art mehr: {unsubscribe}\nEinstellungen: {settings}",
@@ -628,6 +632,25 @@ def _turn_lines(engine: Engine, user_id: int, tables: list[str], base: str, lang
     return lines
 
 
+def _still_seated(engine: Engine, user_id: int, table_id: str) -> bool:
+    """Whether the account still holds its (person's) seat at a table in play."""
+    with engine.connect() as conn:
+        found = conn.execute(
+            select(seats_t.c.kind)
+            .select_from(
+                seat_users_t.join(
+                    seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
+                ).join(tables_t, tables_t.c.id == seat_users_t.c.table_id)
+            )
+            .where(
+                seat_users_t.c.user_id == user_id,
+                seat_users_t.c.table_id == table_id,
+                tables_t.c.status.in_(("open", "playing")),
+            )
+        ).scalar()
+    return found == "human"
+
+
 def render(engine: Engine, settings: Settings, mail: Queued, to: Address | None) -> EmailMessage | None:
     """The message for a queued mail, made now (a turn mail lists only games still waiting for the
     player); ``None`` when there is nothing left to say or the address no longer wants it."""
@@ -675,11 +698,19 @@ def render(engine: Engine, settings: Settings, mail: Queued, to: Address | None)
         subject = text["friend.subject"].format(**{"from": who})
         body = text["friend.body"].format(**{"from": who}, profile=f"{base}/u/{quote(who)}", **fields)
     elif mail.kind == "tournament":
+        assert mail.user_id is not None
+        if not _still_seated(engine, mail.user_id, str(p.get("table_id", ""))):
+            return None  # the round is over, or a bot has the seat by now
         subject = text["tournament.subject"].format(round=int(p["round"]), tournament=_safe(p["tournament"]))
         link = p.get("link", "/games")
         link = link if urlsplit(link).scheme in ("http", "https") else base + "/" + str(link).lstrip("/")
         body = text["tournament.body"].format(
-            round=int(p["round"]), tournament=_safe(p["tournament"]), link=link, **fields
+            round=int(p["round"]),
+            tournament=_safe(p["tournament"]),
+            table=int(p.get("table", 0)),
+            link=link,
+            wait=duration(float(p.get("wait", 0)), lang),
+            **fields,
         )
     else:
         return None
@@ -940,15 +971,28 @@ async def notify_follow(hub: Hub, followed: Account, follower: Account) -> None:
         await asyncio.to_thread(box.enqueue, followed.id, "friend", {"from": follower.name})
 
 
-def notify_tournament(
-    engine: Engine, settings: Settings, user_ids: list[int], tournament: str, round_no: int, links: dict[int, str]
-) -> int:
-    """Queue "round starting" mails for a tournament's players who want them (``links``: each
-    player's table path or URL); how many were queued. Synchronous: call it in a worker thread."""
+def tournament_recipients(engine: Engine, settings: Settings, user_ids: Sequence[int]) -> set[int]:
+    """The accounts of ``user_ids`` that a "round starts" mail reaches (mail is on, and a verified
+    address wants tournament mails). Synchronous: call it in a worker thread."""
     if not mail_enabled(settings):
-        return 0
-    box = Mailbox(engine)
-    return sum(
-        box.enqueue(u, "tournament", {"tournament": tournament, "round": round_no, "link": links.get(u, "/games")})
-        for u in user_ids
-    )
+        return set()
+    return {u for u, a in Mailbox(engine).addresses(sorted(set(user_ids))).items() if a.wants("tournament")}
+
+
+def queue_tournament_round(conn: Connection, mails: Sequence[tuple[int, dict[str, Any]]]) -> int:
+    """Queue "round starts" mails, ``(account, payload)`` each, in the caller's transaction: the one
+    that publishes the round, so each is written once, with the round. The payload says the
+    tournament's name, the round, the table's number, its link (``/t/{table}``) and how long the seat
+    waits (``wait``, seconds): nothing of any deal. How many were queued."""
+    now = time.time()
+    rows = conn.execute(select(emails_t).where(emails_t.c.user_id.in_(sorted({u for u, _ in mails})))).all()
+    found = {
+        r.user_id: Address(r.user_id, r.address, bool(r.verified), json.loads(r.prefs), r.unsubscribe) for r in rows
+    }
+    queued = 0
+    for user_id, payload in mails:
+        to = found.get(user_id)
+        if to is not None and to.wants("tournament"):
+            Mailbox._enqueue(conn, user_id, "tournament", to.address, payload, now, now)
+            queued += 1
+    return queued

@@ -56,6 +56,9 @@ class Settings(BaseSettings):
     hint_max_running: int = Field(default=4, ge=1)
     #: A joined player without a live connection for this long is replaced by a bot.
     grace_seconds: float = Field(default=120.0, ge=0.0)
+    #: A tournament player mailed that a round starts keeps the seat this long from the round's start
+    #: when they have not come yet, instead of ``grace_seconds`` (docs/tournaments.md).
+    tournament_wait_seconds: float = Field(default=600.0, ge=0.0)
     #: Level of the bot that replaces an absent player or plays when a turn timer runs out.
     standin_bot: str = "heuristic"
     #: Largest client frame accepted, in bytes; larger ones close the connection (1009).

@@ -10,8 +10,12 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
+# The train extra asks for torch>=2.4,<3; the development environment takes the release the trainer is
+# checked with (pip takes its CPU build where an index provides one).
+TORCH ?= torch==2.13.0
+
 install: $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]" $(if $(findstring train,$(EXTRAS)),"$(TORCH)")
 
 run: $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[server,tui]"

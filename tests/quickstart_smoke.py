@@ -60,7 +60,8 @@ def main(bin_dir: Path, workdir: Path) -> int:
             if proc.poll() is not None:
                 raise SystemExit(f"catsack serve exited with {proc.returncode}:\n{log_path.read_text()[-3000:]}")
             try:
-                if call("GET", "/health").get("status") == "ok":
+                health = call("GET", "/health")
+                if health.get("status") == "ok":
                     break
             except OSError:
                 pass
@@ -90,6 +91,7 @@ def main(bin_dir: Path, workdir: Path) -> int:
     errors = [line for line in log_path.read_text().splitlines() if '"level": "error"' in line or "Traceback" in line]
     if errors:
         raise SystemExit("the server logged errors:\n" + "\n".join(errors[:20]))
+    print("health ok: version", health["version"])
     print("rated game ok:", json.dumps(game))
     return 0
 

@@ -33,11 +33,12 @@ from catsack.record import (
     write_record,
 )
 from catsack.summary import summarize
+from repository import repository_file
 
 DATA = Path(__file__).parent / "data"
 # A reference record is a NAME.json with its NAME.expected.json (other helpers keep data in subfolders).
 RECORDS = sorted(p.with_name(p.name.removesuffix(".expected.json") + ".json") for p in DATA.glob("*.expected.json"))
-RECORDS_MD = Path(__file__).resolve().parents[1] / "docs" / "records.md"
+RECORDS_MD = "docs/records.md"
 
 
 def expected_of(path: Path) -> dict[str, Any]:
@@ -96,7 +97,7 @@ def test_rules_md_example_is_illegal_at_move_4_seat_3() -> None:
 
 def test_records_md_example_plays() -> None:
     """The example record in docs/records.md is legal and replays to its last move."""
-    text = RECORDS_MD.read_text(encoding="utf-8")
+    text = repository_file(RECORDS_MD).read_text(encoding="utf-8")
     block = re.search(r"```json\n(.*?)```", text, re.DOTALL)
     assert block is not None
     rec = record_from_obj(json.loads(block.group(1)))

@@ -1,8 +1,9 @@
-"""The rules for players (docs/rules.md, docs/rules.de.md) and the ``/rules`` page made from them.
+"""The rules for players (catsack.rulebook's en.md and de.md) and the pages made from them.
 
 Every rule number the code and tests cite is defined in both texts, the
-package ships the very same files, the worked dog examples agree with the
-engine (R16), and the page renders in English and German without any script.
+documentation's rules pages (docs/rules.md, docs/rules.de.md) include the very
+same files, the worked dog examples agree with the engine (R16), and the
+``/rules`` page renders in English and German without any script.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from catsack.rulebook import (
     image,
     source,
 )
+from repository import ROOT, repository_file
 
-ROOT = Path(__file__).resolve().parent.parent
-DOCS = {"en": ROOT / "docs" / "rules.md", "de": ROOT / "docs" / "rules.de.md"}
+DOCS = {"en": "docs/rules.md", "de": "docs/rules.de.md"}
 ALL_RULES = list(range(1, 25))
 _CITED = re.compile(r"\bR(\d{1,3})\b")
 _TEXT_SUFFIXES = {".py", ".js", ".html", ".css", ".tcss", ".md", ".json", ".txt", ".toml", ".cfg", ".yml", ".yaml"}
@@ -49,12 +50,12 @@ def _text_files(*roots: Path) -> Iterator[Path]:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_each_rule_is_defined_once(lang: str) -> None:
     """R1–R24 are each defined exactly once, in both languages (the numbers are the same everywhere)."""
-    defined = defined_rules(DOCS[lang].read_text(encoding="utf-8"))
+    defined = defined_rules(source(lang))
     assert sorted(defined) == ALL_RULES, sorted(defined)
 
 
 def test_every_cited_rule_exists_in_the_rules_text() -> None:
-    """Every ``R<n>`` cited anywhere in src/ and tests/ is a rule of docs/rules.md and of the German text."""
+    """Every ``R<n>`` cited anywhere in src/ and tests/ is a rule of the English and of the German text."""
     cited: dict[int, Path] = {}
     for path in _text_files(ROOT / "src", ROOT / "tests"):
         try:
@@ -65,13 +66,13 @@ def test_every_cited_rule_exists_in_the_rules_text() -> None:
             cited.setdefault(int(m.group(1)), path)
     assert len(cited) > 20  # the scan found the citations
     for lang in LANGUAGES:
-        defined = set(defined_rules(DOCS[lang].read_text(encoding="utf-8")))
+        defined = set(defined_rules(source(lang)))
         missing = {f"R{n}": str(p.relative_to(ROOT)) for n, p in cited.items() if n not in defined}
-        assert not missing, f"cited but not in {DOCS[lang].name}: {missing}"
+        assert not missing, f"cited but not in the {lang} rules text: {missing}"
 
 
 def test_no_pointer_to_the_team_reference_file() -> None:
-    """The project stands on its own: no docstring or page sends readers to ../shared (issue 13)."""
+    """The project stands on its own: no docstring or page sends readers to ../shared."""
     roots = [ROOT / d for d in ("src", "tests", "docs", "bench", "examples") if (ROOT / d).is_dir()]
     offenders = []
     for path in _text_files(*roots):
@@ -86,36 +87,48 @@ def test_no_pointer_to_the_team_reference_file() -> None:
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_the_package_ships_the_docs_themselves(lang: str) -> None:
-    """catsack.rulebook's texts and pictures are docs/ (symbolic links), byte for byte."""
-    assert source(lang) == DOCS[lang].read_text(encoding="utf-8")
-    pictures = sorted((ROOT / "docs" / "img" / lang).glob("card-*.svg"))
-    assert len(pictures) == 11  # ten card faces and the back
-    for picture in pictures:
-        assert image(lang, picture.name) == picture.read_bytes()
-    assert image(lang, "../rules.md") is None and image(lang, "card-nope.svg") is None
+def test_the_package_holds_each_text_and_its_pictures(lang: str) -> None:
+    """The texts and card pictures are the package's own files (no links out of it): every picture
+    the text shows is there, and nothing outside ``img/<lang>/`` can be asked for."""
     packaged = resources.files("catsack.rulebook")
     assert (packaged / f"{lang}.md").is_file()
+    pictures = sorted(p.name for p in (packaged / "img" / lang).iterdir() if p.name.startswith("card-"))
+    assert len(pictures) == 11  # ten card faces and the back
+    shown = set(re.findall(rf"\]\(img/{lang}/(card-\w+\.svg)\)", source(lang)))
+    assert shown <= set(pictures), shown - set(pictures)
+    for name in pictures:
+        picture = image(lang, name)
+        assert picture is not None and picture.startswith(b"<svg"), name
+    assert image(lang, "../en.md") is None and image(lang, "card-nope.svg") is None
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_docs_rules_pages_include_the_package_texts(lang: str) -> None:
+    """docs/rules.md and docs/rules.de.md are the package's texts, included (one source per language)."""
+    page = repository_file(DOCS[lang]).read_text(encoding="utf-8")
+    assert page.startswith(f"```{{include}} ../src/catsack/rulebook/{lang}.md\n"), page[:200]
 
 
 def test_card_pictures_come_from_the_browser_card_art(tmp_path: Path) -> None:
-    """docs/img is what docs/img/make_cards.mjs makes from static/cards.js today (needs node)."""
+    """The rulebook's img/ is what scripts/make_cards.mjs makes from static/cards.js today (needs node)."""
+    script = repository_file("scripts/make_cards.mjs")
     node = shutil.which("node")
     if node is None:
         pytest.skip("node is not installed")
-    subprocess.run([node, str(ROOT / "docs" / "img" / "make_cards.mjs"), str(tmp_path)], check=True, timeout=60)
+    subprocess.run([node, str(script), str(tmp_path)], check=True, timeout=60)
+    packaged = resources.files("catsack.rulebook") / "img"
     for lang in LANGUAGES:
         made = sorted(p.name for p in (tmp_path / lang).iterdir())
-        assert made == sorted(p.name for p in (ROOT / "docs" / "img" / lang).glob("card-*.svg"))
+        assert made == sorted(p.name for p in (packaged / lang).iterdir())
         for name in made:
-            assert (tmp_path / lang / name).read_bytes() == (ROOT / "docs" / "img" / lang / name).read_bytes(), (
-                f"docs/img/{lang}/{name} is out of date: run node docs/img/make_cards.mjs"
+            assert (tmp_path / lang / name).read_bytes() == (packaged / lang / name).read_bytes(), (
+                f"rulebook/img/{lang}/{name} is out of date: run node scripts/make_cards.mjs"
             )
 
 
 def test_both_languages_have_the_same_structure() -> None:
     """The same rules in the same order and the same worked examples, so the texts cannot drift apart."""
-    en, de = (DOCS[lang].read_text(encoding="utf-8") for lang in ("en", "de"))
+    en, de = (source(lang) for lang in ("en", "de"))
     assert defined_rules(en) == defined_rules(de)
     assert [(e.row, e.written) for e in dog_examples(en)] == [(e.row, e.written) for e in dog_examples(de)]
     assert en.count("\n## ") == de.count("\n## ")

@@ -344,9 +344,10 @@ def test_play_games_with_python_policies(seats: int) -> None:
 def test_docs_example_runs(capsys: pytest.CaptureFixture[str]) -> None:
     """The example of docs/envs.md, "Compiled engine" (fenced ``py`` so the numba-free doc tests leave it alone)."""
     import re
-    from pathlib import Path
 
-    text = (Path(__file__).resolve().parent.parent / "docs" / "envs.md").read_text(encoding="utf-8")
+    from repository import repository_file
+
+    text = repository_file("docs/envs.md").read_text(encoding="utf-8")
     section = text.split("### Compiled engine (numba)", 1)[1].split("\n## ", 1)[0]
     examples = re.findall(r"```py\n(.*?)```", section, flags=re.S)
     assert len(examples) == 1

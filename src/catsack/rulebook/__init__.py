@@ -1,11 +1,11 @@
 """The rules for players, one text per language, shipped with the package.
 
-The English text is ``docs/rules.md`` and the German one ``docs/rules.de.md``;
-``en.md``, ``de.md`` and ``img/`` in this package are symbolic links to them
-(``docs/img`` holds the card pictures), so the repository's documentation and
-the server's ``/rules`` page (:mod:`catsack.rulebook.page`) are made from the
-same files, and building the package copies their contents. Rule numbers
-R1–R24 are the ones code and tests cite.
+``en.md`` and ``de.md`` here are the rules texts themselves (``img/<lang>/`` holds
+their card pictures, made by ``scripts/make_cards.mjs``). The server's ``/rules``
+page (:mod:`catsack.rulebook.page`), the terminal's "How to play" and the
+documentation's rules pages (``docs/rules.md`` and ``docs/rules.de.md`` include
+these files) are all made from them. Rule numbers R1–R24 are the ones code and
+tests cite.
 
 Nothing here needs an optional dependency; rendering HTML does (markdown-it-py,
 the ``server`` extra).

@@ -1,7 +1,7 @@
-// Writes the card pictures used by docs/rules.md, docs/rules.de.md and the /rules page:
-// one SVG file per card and language (the labels of R, LD and SD differ in German).
+// Writes the card pictures of the rules text (catsack.rulebook: the /rules page and the docs' rules
+// pages): one SVG file per card and language (the labels of R, LD and SD differ in German).
 //
-//   node docs/img/make_cards.mjs [DIR]      (DIR defaults to this script's folder; writes DIR/en, DIR/de)
+//   node scripts/make_cards.mjs [DIR]      (DIR defaults to src/catsack/rulebook/img; writes DIR/en, DIR/de)
 //
 // The pictures are the browser client's own card art (src/catsack/server/static/cards.js, with
 // the labels of static/i18n/<lang>.json), made standalone: the few colour rules they need are
@@ -14,8 +14,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const staticDir = join(here, "..", "..", "src", "catsack", "server", "static");
-const out = process.argv[2] ?? here;
+const staticDir = join(here, "..", "src", "catsack", "server", "static");
+const out = process.argv[2] ?? join(here, "..", "src", "catsack", "rulebook", "img");
 const LANGS = ["en", "de"];
 
 /** cards.js for one language: its i18n import replaced by a module holding that catalogue. */
@@ -23,8 +23,14 @@ async function cardsModule(lang) {
   const catalogue = readFileSync(join(staticDir, "i18n", `${lang}.json`), "utf8");
   const i18n =
     `const c = ${catalogue};\n` +
+    `const lists = new Intl.ListFormat(${JSON.stringify(lang)}, { type: "conjunction" });\n` +
+    `const plurals = new Intl.PluralRules(${JSON.stringify(lang)});\n` +
+    "export function list(items) {\n" +
+    "  return lists.format(items.map(String));\n" +
+    "}\n" +
     "export function t(key, params = {}) {\n" +
-    "  const v = c[key] ?? key;\n" +
+    "  let v = c[key] ?? key;\n" +
+    "  if (typeof v === 'object') v = v[plurals.select(Number(params.n))] ?? v.other;\n" +
     "  return v.replace(/\\{(\\w+)\\}/g, (w, n) => (n in params ? String(params[n]) : w));\n" +
     "}\n";
   const source = readFileSync(join(staticDir, "cards.js"), "utf8").replace(

@@ -339,11 +339,12 @@ def print_paired_table(
     print_paired(bots[0], other[0], bots, games, paired)
 
 
-def print_paired(
-    first: str, other: str, bots: Sequence[str], games: list[GameResult], paired: list[GameResult]
-) -> None:
-    """The first spec's paired margin, score and win share (R22, ties split) over ``other`` in the same seats
-    of the same games."""
+def paired_figures(
+    first: str, bots: Sequence[str], games: list[GameResult], paired: list[GameResult]
+) -> dict[str, Any]:
+    """The first spec's paired margin, score and win share (R22, ties split) over the spec in its seats in
+    ``paired`` (the same deals and seatings), each (mean, CI low, CI high) with a bootstrap over deals; and
+    the numbers of games and deals compared."""
     by_key = {(g.deal, g.rotation): g for g in paired}
     margin: dict[int, list[float]] = defaultdict(list)
     score: dict[int, list[float]] = defaultdict(list)
@@ -363,12 +364,26 @@ def print_paired(
             wa = 1.0 / len(a.winners) if seat in a.winners else 0.0
             wb = 1.0 / len(b.winners) if seat in b.winners else 0.0
             wins[a.deal].append(wa - wb)
-    m, mlo, mhi = _boot(list(margin.values()))
-    sc, slo, shi = _boot(list(score.values()), 1)
-    w, wlo, whi = _boot(list(wins.values()), 2)
-    games_n = sum(map(len, margin.values()))
+    return {
+        "margin": _boot(list(margin.values())),
+        "score": _boot(list(score.values()), 1),
+        "win": _boot(list(wins.values()), 2),
+        "games": sum(map(len, margin.values())),
+        "deals": len(margin),
+    }
+
+
+def print_paired(
+    first: str, other: str, bots: Sequence[str], games: list[GameResult], paired: list[GameResult]
+) -> None:
+    """The first spec's paired margin, score and win share (R22, ties split) over ``other`` in the same seats
+    of the same games."""
+    f = paired_figures(first, bots, games, paired)
+    m, mlo, mhi = f["margin"]
+    sc, slo, shi = f["score"]
+    w, wlo, whi = f["win"]
     print(
-        f"  paired over {other} in its seats ({games_n} games, {len(margin)} deals): margin {m:+.2f} "
+        f"  paired over {other} in its seats ({f['games']} games, {f['deals']} deals): margin {m:+.2f} "
         f"[{mlo:+.2f}, {mhi:+.2f}], score {sc:+.2f} [{slo:+.2f}, {shi:+.2f}] points a game, "
         f"win share {w:+.3f} [{wlo:+.3f}, {whi:+.3f}]"
     )

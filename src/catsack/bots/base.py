@@ -69,6 +69,7 @@ BOT_KINDS: dict[str, str] = {
     "heuristic": "catsack.bots.heuristic:HeuristicBot",
     "ismcts": "catsack.bots.ismcts:ISMCTSBot",
     "expert": "catsack.bots.expert:ExpertBot",
+    "classic": "catsack.bots.expert:ExpertBot",
     "external": "catsack.protocol.external:ExternalBot",
     "openspiel-ismcts": "catsack.envs.openspiel_bot:OpenSpielISMCTSBot",
     "policy": "catsack.learn.bot:PolicyBot",

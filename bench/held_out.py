@@ -1,0 +1,252 @@
+"""The held-out benchmark: a bot against every sealed opponent (``bench/sealed``), kinds hidden, paired.
+
+    .venv/bin/python bench/held_out.py play expert --seats 4 --deals 16 --out DIR [--only NAME,...]
+    .venv/bin/python bench/held_out.py mixed expert --frozen classic --seats 4 --deals 8 --out DIR
+    .venv/bin/python bench/held_out.py report DIR --hero expert --frozen classic [--json FILE]
+
+``play`` seats the bot with ``n - 1`` copies of each held-out opponent (``sealed.draws.HELD_OUT``) at ``n``
+seats, every seat presented to every bot as a person (``--hide-kinds`` of ``bench/expert_strength.py``:
+nothing tells the bot who sits there), on fresh duplicate deals (``--seed``; the benchmark's own seed, no
+training or tuning reads it), each deal once with the bot in every seat (with three equal opponents the
+rotations are both orders round the table). The heuristic bot plays the same deals and seatings in the
+bot's seat (the opponents' seeds the same): the paired arm. Every table is saved after each deal to
+``DIR/<bot>__<opponent>__<seats>.json`` (``bench/expert_strength.py --save``'s format, so ``--combine``
+reads it), and a run that is stopped goes on from the last saved deal.
+
+``mixed`` plays, for each held-out style, the table bot, ``--frozen``, heuristic, opponent, both orders
+round the table (8 seatings a deal at four seats): is the bot first?
+
+``report`` prints, per opponent and seat count: the bot's win share (R22, ties split) [95% bootstrap CI
+over deals], its paired margin over the heuristic bot in its seat, and over ``--frozen`` in its seat where
+that bot's run of the same table is saved in ``DIR`` (its games are the same deals and seatings); then the
+mixed tables. ``--json`` also writes the figures (the results table of docs/bots.md is made from such files
+by ``bench/results_table.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import expert_strength as es  # a sibling script: duplicate deals, paired margins, bootstraps
+import sealed
+from sealed.draws import HELD_OUT
+
+from catsack.tournament import TournamentConfig
+from catsack.tournament.runner import GameResult, play_chunk
+from catsack.tournament.stats import summarize
+
+PAIRED = "heuristic"
+STYLES = [o for o in HELD_OUT if o.startswith("sealed:")]
+
+
+def table_file(out: Path, hero: str, opponent: str, seats: int, kind: str = "") -> Path:
+    name = f"{hero}__{opponent}__{seats}{kind}"
+    return out / (re.sub(r"[^A-Za-z0-9_.=+-]", "_", name) + ".json")
+
+
+def load(path: Path) -> dict[str, Any] | None:
+    if not path.exists():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def games_of(data: dict[str, Any], field: str = "games") -> list[GameResult]:
+    return es.load_games([data], field) if field in data else []
+
+
+def play_table(
+    bots: tuple[str, ...], seed: int, deals: int, seating: str, path: Path, paired: str | None
+) -> dict[str, Any]:
+    """Play (or go on playing) one table deal by deal, saving after each; return the saved data."""
+    n = len(bots)
+    per = n * (2 if seating == "both" else 1)
+    config = TournamentConfig(bots, games=deals * per, seed=seed, keep_moves=True, seating=seating, hide_kinds=True)
+    other = None
+    if paired is not None:
+        other = TournamentConfig(
+            tuple(paired if b == bots[0] else b for b in bots),
+            games=deals * per,
+            seed=seed,
+            keep_moves=True,
+            seating=seating,
+            hide_kinds=True,
+        )
+    data = load(path) or {
+        "bots": list(bots),
+        "seed": seed,
+        "seating": seating,
+        "hide_kinds": True,
+        "elapsed": 0.0,
+        "cpu": 0.0,
+        "games": [],
+    }
+    if other is not None:
+        data.setdefault("paired_bots", list(other.bots))
+        data.setdefault("paired_games", [])
+    done = {g["deal"] for g in data["games"]}
+    for deal in range(deals):
+        if deal in done:
+            continue
+        t0, c0 = time.perf_counter(), time.process_time()
+        data["games"] += [asdict(g) for g in play_chunk(config, [deal])]
+        if other is not None:
+            data["paired_games"] += [asdict(g) for g in play_chunk(other, [deal])]
+        data["elapsed"] += time.perf_counter() - t0
+        data["cpu"] += time.process_time() - c0
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data))
+        tmp.replace(path)
+        print(f"  {path.name}: deal {deal + 1}/{deals}, {data['cpu']:.0f} s CPU", file=sys.stderr, flush=True)
+    return data
+
+
+def share(bots: tuple[str, ...], games: list[GameResult], seed: int, spec: str) -> tuple[float, float, float]:
+    for st in summarize(bots, games, seed=seed, ratings=False):
+        if st.bot == spec:
+            return st.win_share, *st.win_share_ci
+    raise ValueError(f"{spec} is not at the table {bots}")
+
+
+def figures(out: Path, hero: str, frozen: str | None, opponent: str, seats: int) -> dict[str, Any] | None:
+    data = load(table_file(out, hero, opponent, seats))
+    if data is None or not data["games"]:
+        return None
+    bots = tuple(data["bots"])
+    games = games_of(data)
+    row: dict[str, Any] = {
+        "opponent": opponent,
+        "seats": seats,
+        "deals": len({g.deal for g in games}),
+        "games": len(games),
+        "seed": data["seed"],
+        "win": share(bots, games, data["seed"], hero),
+        "cpu": data.get("cpu", 0.0),
+    }
+    paired = games_of(data, "paired_games")
+    if paired:
+        row["over_heuristic"] = es.paired_figures(hero, bots, games, paired)
+    theirs = load(table_file(out, frozen, opponent, seats)) if frozen else None
+    if theirs is not None and frozen is not None:
+        mine = {(g.deal, g.rotation) for g in games}
+        other = [g for g in games_of(theirs) if (g.deal, g.rotation) in mine]
+        if other:
+            row["over_frozen"] = es.paired_figures(hero, bots, games, other)
+            row["frozen_win"] = share(tuple(theirs["bots"]), other, data["seed"], frozen)
+    return row
+
+
+def mixed_figures(out: Path, hero: str, frozen: str, opponent: str, seats: int) -> dict[str, Any] | None:
+    data = load(table_file(out, hero, opponent, seats, "-mixed"))
+    if data is None or not data["games"]:
+        return None
+    bots = tuple(data["bots"])
+    games = games_of(data)
+    stats = summarize(bots, games, seed=data["seed"], ratings=False)
+    return {
+        "opponent": opponent,
+        "seats": seats,
+        "deals": len({g.deal for g in games}),
+        "games": len(games),
+        "shares": {st.bot: (st.win_share, *st.win_share_ci) for st in stats},
+        "first": max(stats, key=lambda st: st.win_share).bot,
+    }
+
+
+def fmt(t: tuple[float, float, float], digits: int = 2, sign: bool = True) -> str:
+    s = "+" if sign else ""
+    return f"{t[0]:{s}.{digits}f} [{t[1]:{s}.{digits}f}, {t[2]:{s}.{digits}f}]"
+
+
+def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_json: Path | None) -> None:
+    rows = []
+    print(f"{hero} against the held-out set, kinds hidden (paired: the same deals and seatings)")
+    print("opponent | seats | deals | win share [CI] | paired margin over heuristic [CI] | over frozen [CI]")
+    for seats in seats_list:
+        for opponent in HELD_OUT:
+            row = figures(out, hero, frozen, opponent, seats)
+            if row is None:
+                continue
+            rows.append(row)
+            over_h = fmt(row["over_heuristic"]["margin"]) if "over_heuristic" in row else "-"
+            over_f = fmt(row["over_frozen"]["margin"]) if "over_frozen" in row else "-"
+            print(
+                f"{opponent} | {seats} | {row['deals']} | {fmt(row['win'], 3, False)} | {over_h} | {over_f}"
+                + (f" (frozen wins {row['frozen_win'][0]:.3f})" if "frozen_win" in row else "")
+            )
+    mixed = []
+    if frozen:
+        for seats in seats_list:
+            for opponent in STYLES:
+                m = mixed_figures(out, hero, frozen, opponent, seats)
+                if m is None:
+                    continue
+                mixed.append(m)
+                shares = ", ".join(f"{b} {v[0]:.3f}" for b, v in m["shares"].items())
+                print(f"mixed with {opponent}, {seats} seats, {m['deals']} deals: {shares}; first: {m['first']}")
+    met = [r for r in rows if r["seats"] == 4 and "over_heuristic" in r]
+    if met:
+        ok = sum(1 for r in met if r["over_heuristic"]["margin"][1] > 0)
+        print(f"target, 4 seats: paired margin over heuristic above zero with its CI: {ok} of {len(met)} opponents")
+    for s in (3, 5):
+        these = [r for r in rows if r["seats"] == s and "over_heuristic" in r]
+        if these:
+            ok = sum(1 for r in these if r["over_heuristic"]["margin"][0] >= 0)
+            print(f"target, {s} seats: paired margin over heuristic not below zero: {ok} of {len(these)} opponents")
+    if mixed:
+        print(f"target, mixed tables: first at {sum(1 for m in mixed if m['first'] == hero)} of {len(mixed)}")
+    if as_json is not None:
+        as_json.write_text(json.dumps({"hero": hero, "frozen": frozen, "rows": rows, "mixed": mixed}, indent=1) + "\n")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("what", choices=("play", "mixed", "report"))
+    ap.add_argument("spec", nargs="?", help="the bot to measure (play, mixed), or the results folder (report)")
+    ap.add_argument("--out", type=Path, help="the results folder (play, mixed)")
+    ap.add_argument("--seats", default="4", help="seat counts, comma separated")
+    ap.add_argument("--deals", type=int, default=16)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", default="", help="play only these opponents (comma separated)")
+    ap.add_argument("--hero", help="report: the bot measured")
+    ap.add_argument("--frozen", help="the frozen expert's spec (mixed tables; report: paired over it)")
+    ap.add_argument("--no-paired", action="store_true", help="play: leave out the heuristic bot's paired arm")
+    ap.add_argument("--json", type=Path, help="report: also write the figures here")
+    args = ap.parse_args()
+    sealed.register()
+    seats_list = [int(s) for s in args.seats.split(",")]
+    if args.what == "report":
+        if not args.spec or not args.hero:
+            ap.error("report needs the results folder and --hero")
+        report(Path(args.spec), args.hero, args.frozen, seats_list, args.json)
+        return
+    if not args.spec or args.out is None:
+        ap.error(f"{args.what} needs the bot's spec and --out")
+    args.out.mkdir(parents=True, exist_ok=True)
+    only = [o for o in args.only.split(",") if o]
+    for seats in seats_list:
+        for opponent in only or (HELD_OUT if args.what == "play" else STYLES):
+            if args.what == "play":
+                bots = (args.spec, *[opponent] * (seats - 1))
+                path = table_file(args.out, args.spec, opponent, seats)
+                play_table(bots, args.seed, args.deals, "rotate", path, None if args.no_paired else PAIRED)
+            else:
+                if not args.frozen:
+                    ap.error("mixed needs --frozen")
+                if seats < 4:
+                    continue  # the mixed table seats the bot, the frozen expert, the heuristic bot and opponents
+                bots = (args.spec, args.frozen, "heuristic", *[opponent] * (seats - 3))
+                path = table_file(args.out, args.spec, opponent, seats, "-mixed")
+                play_table(bots, args.seed, args.deals, "both", path, None)
+
+
+if __name__ == "__main__":
+    main()

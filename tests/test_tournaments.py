@@ -300,6 +300,53 @@ def test_a_player_who_leaves_is_withdrawn_and_earns_nothing(server: Callable[...
     assert c.get("/api/users/ann").json()["reputation"]["abandoned"] == 1
 
 
+def test_a_round_mails_its_players_once_and_waits_for_them(server: Callable[..., TestClient]) -> None:
+    """The "round starts" mail reaches exactly the players who want it, once (a repeated tournament step
+    sends nothing more), with their table's link and the wait, and nothing of the deal. A mailed player
+    who has not come keeps the seat for the stated wait, where the others lose theirs after the grace
+    period; once the wait is over, the seat goes to a bot like any other (the sweep's clock is moved on)."""
+    from catsack.server.tournaments.runner import advance
+    from mail_sink import mail_settings, smtp_sink
+    from test_days import CARD, hub_of, sender_of, verified
+
+    wait = 3600.0
+    with smtp_sink() as (sink, port):
+        c = server(**mail_settings(port), grace_seconds=0.2, tournament_wait_seconds=wait)
+        ann, ben, cid = account(c, "Ann"), account(c, "Ben"), account(c, "Cid")
+        verified(ann, sink, "ann@example.org")
+        verified(ben, sink, "ben@example.org")
+        assert ben.post("/api/mail/prefs", json={"tournament": False}, headers=ORIGIN).status_code == 200
+        body = {"name": "Evening", "seats": 3, "rounds": 1, "bots": ["random"] * 3}
+        t = ann.post("/api/tournaments", json=body, headers=ORIGIN).json()
+        for who in (ben, cid):
+            assert who.post(f"/api/tournaments/{t['id']}/enter", headers=ORIGIN).status_code == 200
+        assert ann.post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
+        hub = hub_of(c)
+        c.portal.call(advance, hub, t["id"])  # a repeated step (another process's sweep, a restart)
+        c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]
+
+        def entries() -> dict[str, Any]:
+            return {e["name"]: e for e in c.get(f"/api/tournaments/{t['id']}").json()["entries_list"]}
+
+        # Ben (no tournament mails) and Cid (no address) lose their seats after the grace period.
+        wait_for("Ben and Cid withdrawn", lambda: entries()["Ben"]["withdrawn"] and entries()["Cid"]["withdrawn"])
+        assert entries()["Ann"]["withdrawn"] is None
+        c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]
+        mails = [m for m in sink.messages if "round 1" in m["Subject"]]
+        assert [m["To"] for m in mails] == ["ann@example.org"], [(m["To"], m["Subject"]) for m in sink.messages]
+        text = mails[0].get_content()
+        mine = next(tb for tb in ann.get(f"/api/tournaments/{t['id']}").json()["tables"] if tb["mine"])
+        assert mails[0]["Subject"] == "catsack: round 1 of Evening starts"
+        assert f"http://testserver/t/{mine['game']}" in text and f"Your table, {mine['table']}" in text
+        assert "waits 1 h 0 min" in text and not CARD.search(text.split("\n--\n")[0]), text
+        # The wait is over (the sweep's clock moved past it): the seat goes to a bot, Ann is withdrawn.
+        c.portal.call(hub.sweep, time.monotonic() + wait + 1)
+        wait_for("Ann withdrawn", lambda: entries()["Ann"]["withdrawn"])
+        c.portal.call(advance, hub, t["id"])
+        c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]
+        assert len([m for m in sink.messages if "round 1" in m["Subject"]]) == 1
+
+
 def test_duplicate_rounds_deal_alike_and_hide_until_scored(server: Callable[..., TestClient]) -> None:
     c = server()
     ann = account(c, "Ann")

@@ -1249,6 +1249,9 @@ class Hub:
                     wall = time.time()
                     for seat in away:
                         last = seen.get(seat)
+                        since = table.players[seat].away_since
+                        if last is None and since is not None and now - since < arrival_wait(table, seat):
+                            continue  # mailed to come and not come yet: the seat waits longer
                         if last is None or wall - last >= s.grace_seconds:
                             await self.replace(table, seat)
             idle = now - table.touched
@@ -1389,6 +1392,15 @@ class Hub:
 
 
 _background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done
+
+
+def arrival_wait(table: LiveTable, seat: int) -> float:
+    """How long ``seat`` is kept for a person who has not come to the table yet: a tournament table
+    waits ``wait_seconds`` for the players it mailed (``wait_seats``), any other seat nothing beyond
+    the grace period."""
+    if seat in (table.options.get("wait_seats") or ()):
+        return float(table.options.get("wait_seconds") or 0.0)
+    return 0.0
 
 
 def _one_seat(seat: int | None) -> TableError:

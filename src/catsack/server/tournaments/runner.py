@@ -27,10 +27,14 @@ import logging
 import random
 import time
 from collections import OrderedDict
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import Connection
 
 from catsack.game import Game
 from catsack.server.live import setup_from_json
+from catsack.server.mail import queue_tournament_round, tournament_recipients
 from catsack.server.store import Store
 from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, Tournaments
 from catsack.server.tournaments.swiss import (
@@ -167,6 +171,8 @@ async def _next_round(hub: Hub, t: Tournament) -> None:
     if slots is None:  # nobody left to seat
         await asyncio.to_thread(store.finish, t.id)
         return
+    entries = {e.entry: e for e in await asyncio.to_thread(store.entries, t.id)}
+    mails: list[tuple[int, dict[str, Any]]] = []
     for slot in slots:
         row = await asyncio.to_thread(hub.store.table, slot.table_id)
         if row is None or row.status == "open":  # a seat could not be bound: the next sweep tries again
@@ -175,10 +181,27 @@ async def _next_round(hub: Hub, t: Tournament) -> None:
                 extra={"fields": {"tournament": t.id, "round": round_no, "table": slot.table_id}},
             )
             return
-    if await asyncio.to_thread(store.next_round, t.id, t.current_round):
+        # The players the table waits for (_open_table) are the ones mailed: the same list.
+        for seat in row.options.get("wait_seats") or ():
+            entry = entries.get(slot.seating[seat]) if seat < len(slot.seating) and slot.seating[seat] else None
+            if entry is not None and entry.user_id is not None:
+                payload = {
+                    "tournament": t.name,
+                    "round": round_no,
+                    "table": slot.table_no,
+                    "table_id": slot.table_id,
+                    "link": f"/t/{slot.table_id}",
+                    "wait": float(row.options.get("wait_seconds") or 0.0),
+                }
+                mails.append((entry.user_id, payload))
+
+    def mail(conn: Connection) -> None:
+        queue_tournament_round(conn, mails)
+
+    if await asyncio.to_thread(store.next_round, t.id, t.current_round, mail if mails else None):
         log.info(
             "tournament round published",
-            extra={"fields": {"tournament": t.id, "round": round_no, "tables": len(slots)}},
+            extra={"fields": {"tournament": t.id, "round": round_no, "tables": len(slots), "mails": len(mails)}},
         )
 
 
@@ -236,16 +259,28 @@ async def _seat_round(hub: Hub, t: Tournament, round_no: int) -> list[TableSlot]
             return None
         seatings = pair_round(order, t.seats, met, round_no)
         slots = await asyncio.to_thread(store.add_tables, t.id, round_no, seatings)
+    entries = {e.entry: e for e in await asyncio.to_thread(store.entries, t.id)}
+    people = [e.user_id for e in entries.values() if e.user_id is not None]
+    mailed = await asyncio.to_thread(tournament_recipients, hub.store.engine, hub.settings, people)
     for slot in slots:
-        await _open_table(hub, t, round_no, slot.table_no, slot.seating, slot.table_id)
+        await _open_table(hub, t, round_no, slot.table_no, slot.seating, slot.table_id, mailed)
     log.info("tournament round seated", extra={"fields": {"tournament": t.id, "round": round_no, "tables": len(slots)}})
     return slots
 
 
 async def _open_table(
-    hub: Hub, t: Tournament, round_no: int, table_no: int, seating: list[int | None], table_id: str
+    hub: Hub,
+    t: Tournament,
+    round_no: int,
+    table_no: int,
+    seating: list[int | None],
+    table_id: str,
+    mailed: Collection[int] = (),
 ) -> None:
-    """Make the table of a slot (if it is not there yet) and seat its people (those not seated yet)."""
+    """Make the table of a slot (if it is not there yet) and seat its people (those not seated yet).
+    The accounts in ``mailed`` are told by mail that the round starts, and the new table waits for
+    them (``wait_seats``): they keep the seat ``tournament_wait_seconds`` instead of the grace period
+    while they have not come (the hub's sweep)."""
     from catsack.server.hub import TableError
 
     entries = {e.entry: e for e in await asyncio.to_thread(tournaments_of(hub).entries, t.id)}
@@ -267,6 +302,14 @@ async def _open_table(
         }
         if t.duplicate:
             options["embargo"] = {"tournament": t.id, "round": round_no}
+        waits = [
+            seat
+            for seat, entry in enumerate(seating)
+            if entry is not None and entries[entry].user_id is not None and entries[entry].user_id in mailed
+        ]
+        if waits and hub.settings.tournament_wait_seconds > 0:
+            options["wait_seats"] = waits
+            options["wait_seconds"] = hub.settings.tournament_wait_seconds
         try:
             table = await hub.create(
                 t.seats,

@@ -29,7 +29,17 @@ from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
-from server_procs import need_postgres, need_redis, postgres_schema  # noqa: E402
+from server_procs import need_postgres, need_redis, postgres_schema, stop_all  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_process_outlives_the_tests() -> Iterator[None]:
+    """Whatever a test or fixture left running (servers, nginx, Redis started through server_procs)
+    is killed when the session ends; what was found is printed, since each should have stopped its own."""
+    yield
+    left = stop_all()
+    if left:
+        print(f"\nstopped processes that tests left running: {left}")
 
 
 @pytest.fixture

@@ -14,11 +14,19 @@
 
 Servers run with the current interpreter and environment (so ``PYTHONPATH`` reaches them) and with
 their working directory in the test's tmp_path: nothing is written into the repository.
+
+No process outlives its test: every child is started by :func:`spawn`, in a process group of its own,
+and kept in a list. A start that fails stops what it started before raising; ``stop`` ends the whole
+group (the server's worker processes too); and :func:`stop_all`, which tests/conftest.py calls when the
+session ends (and Python calls at exit, for the bench scripts), kills whatever is still running.
+Start-up waits for a condition (``/health`` answers, a port accepts); :data:`START_BOUND` only bounds a
+failure, and is generous because a loaded machine starts a server slowly.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import itertools
 import json
@@ -44,16 +52,21 @@ __all__ = [
     "POSTGRES_URL",
     "PROTOCOL",
     "REDIS_URL",
+    "START_BOUND",
     "Nginx",
     "ServerProc",
     "WsClient",
     "free_port",
+    "kill_group",
     "need_postgres",
     "need_program",
     "need_redis",
     "postgres_schema",
     "private_redis",
     "services_required",
+    "spawn",
+    "stop_all",
+    "stop_group",
 ]
 
 PROTOCOL = "catsack-ws/1"
@@ -62,6 +75,78 @@ OPENSSL = "/usr/bin/openssl"
 SITE = Path(__file__).resolve().parent.parent / "deploy" / "nginx" / "catsack.conf"
 POSTGRES_URL = os.environ.get("CATSACK_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("CATSACK_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+#: Seconds a start may take before it counts as failed: it bounds a failure only (a start waits for
+#: its condition, and a server on a loaded machine can take a minute to answer).
+START_BOUND = 180.0
+
+
+# ---------------------------------------------------------------------- child processes
+
+#: Every child started by :func:`spawn` (stopped by :func:`stop_all` at the latest).
+_CHILDREN: list[subprocess.Popen[bytes]] = []
+
+
+def spawn(cmd: list[str], **kw: Any) -> subprocess.Popen[bytes]:
+    """Start ``cmd`` in a process group of its own (a kill reaches it and whatever it started, and the
+    test's own group is left alone) and keep it for :func:`stop_all`."""
+    proc: subprocess.Popen[bytes] = subprocess.Popen(cmd, start_new_session=True, **kw)
+    _CHILDREN.append(proc)
+    return proc
+
+
+def _killpg(proc: subprocess.Popen[bytes], sig: int) -> None:
+    # Only while the leader has not been waited for (alive, or a zombie): its pid, the group's id, cannot
+    # have been given to an unrelated process then.
+    if proc.returncode is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, sig)
+
+
+def _exited(proc: subprocess.Popen[bytes]) -> bool:
+    """Whether ``proc`` has exited, without waiting for it (so its group id stays reserved)."""
+    if proc.returncode is not None:
+        return True
+    try:
+        return os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True
+
+
+def kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGKILL to ``proc``'s whole process group, then reap it."""
+    _killpg(proc, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        proc.wait(10)
+
+
+def stop_group(proc: subprocess.Popen[bytes], grace: float = 5.0) -> None:
+    """A clean stop of ``proc`` (SIGTERM to it alone: it ends what it started itself), then SIGKILL to
+    whatever of its process group is left (itself after ``grace`` seconds, stray workers), then reap it."""
+    if proc.returncode is not None:
+        return
+    if not _exited(proc):
+        with contextlib.suppress(ProcessLookupError):
+            proc.send_signal(signal.SIGTERM)
+        end = time.monotonic() + grace
+        while not _exited(proc) and time.monotonic() < end:
+            time.sleep(0.02)
+    kill_group(proc)
+
+
+def stop_all() -> list[str]:
+    """Kill every child still running (a test or a fixture that did not stop its own); what was found."""
+    left = []
+    for proc in _CHILDREN:
+        if proc.poll() is None:
+            left.append(" ".join(str(a) for a in proc.args[:4]) if isinstance(proc.args, list) else str(proc.args))
+            kill_group(proc)
+    _CHILDREN[:] = [p for p in _CHILDREN if p.poll() is None]
+    return left
+
+
+atexit.register(stop_all)
 
 
 def free_port() -> int:
@@ -138,26 +223,25 @@ def private_redis(tmp_path: Path) -> Iterator[str]:
             pytest.fail("redis-server is not installed, and CATSACK_REQUIRE_SERVICES=1 demands it")
         pytest.skip("redis-server is not installed (needed to start a private Redis)")
     port = free_port()
-    proc = subprocess.Popen(
+    proc = spawn(
         [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", str(tmp_path)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
     try:
         url = f"redis://127.0.0.1:{port}/0"
-        end = time.monotonic() + 10
+        end = time.monotonic() + START_BOUND
         while True:
             try:
                 _ping(url)
                 break
             except Exception as exc:
-                if time.monotonic() > end:
+                if proc.poll() is not None or time.monotonic() > end:
                     raise AssertionError(f"the private redis-server on port {port} does not answer: {exc}") from exc
                 time.sleep(0.05)
         yield url
     finally:
-        proc.terminate()
-        proc.wait(5)
+        stop_group(proc)
 
 
 def _ping(url: str) -> None:
@@ -218,26 +302,30 @@ class ServerProc:
     def ws_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/ws"
 
-    def start(self, timeout: float = 30.0) -> ServerProc:
-        """Start the process and wait until ``/health`` answers (raise with the log tail if not)."""
+    def start(self, timeout: float = START_BOUND) -> ServerProc:
+        """Start the process and wait until ``/health`` answers (raise with the log tail if not, after
+        stopping the process: a failed start leaves nothing running)."""
         assert self.proc is None or self.proc.poll() is not None, "already running"
         self.starts += 1
         with self.log_path.open("ab") as log:
             log.write(f"===== start {self.starts} of {self.name} on port {self.port} =====\n".encode())
             log.flush()
-            self.proc = subprocess.Popen(
+            self.proc = spawn(
                 [sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
                 cwd=self.workdir,
                 env=self.env,
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,  # its own process group: a kill reaches it alone
             )
-        self.wait_healthy(timeout)
+        try:
+            self.wait_healthy(timeout)
+        except BaseException:
+            kill_group(self.proc)
+            raise
         return self
 
-    def wait_healthy(self, timeout: float = 30.0) -> None:
+    def wait_healthy(self, timeout: float = START_BOUND) -> None:
         end = time.monotonic() + timeout
         last: object = None
         while time.monotonic() < end:
@@ -262,15 +350,9 @@ class ServerProc:
             self.kills += 1
 
     def stop(self) -> None:
-        """A clean stop (SIGTERM, then SIGKILL after 5 s)."""
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait(5)
+        """A clean stop (SIGTERM, then SIGKILL after 5 s), of the server and its worker processes."""
+        if self.proc is not None:
+            stop_group(self.proc)
 
     def tail(self, lines: int = 40) -> str:
         try:
@@ -386,27 +468,25 @@ class Nginx:
         ]
         check = subprocess.run([*cmd, "-t"], capture_output=True, text=True)
         assert check.returncode == 0, f"nginx -t refused the configuration:\n{check.stderr}"
-        self.proc = subprocess.Popen(
-            [*cmd, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
-        )
-        end = time.monotonic() + 10
-        while True:
-            try:
-                httpx.get(f"https://127.0.0.1:{self.port}/health", verify=False, timeout=2)
-                return self
-            except httpx.HTTPError:
-                if self.proc.poll() is not None or time.monotonic() > end:
-                    raise AssertionError(f"nginx did not start:\n{self.tail()}") from None
-                time.sleep(0.05)
+        self.proc = spawn([*cmd, "-g", "daemon off;"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        end = time.monotonic() + START_BOUND
+        try:
+            while True:
+                try:
+                    httpx.get(f"https://127.0.0.1:{self.port}/health", verify=False, timeout=2)
+                    return self
+                except httpx.HTTPError:
+                    if self.proc.poll() is not None or time.monotonic() > end:
+                        raise AssertionError(f"nginx did not start:\n{self.tail()}") from None
+                    time.sleep(0.05)
+        except BaseException:
+            kill_group(self.proc)
+            raise
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
+        """nginx and its workers (SIGTERM: a fast shutdown; SIGKILL after 5 s)."""
+        if self.proc is not None:
+            stop_group(self.proc)
 
     def tail(self) -> str:
         path = self.folder / "error.log"

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from server_procs import need_redis, private_redis
+from server_procs import need_redis, private_redis, spawn
 
 pytest.importorskip("redis", reason="redis is not installed")
 pytestmark = pytest.mark.services
@@ -122,11 +122,11 @@ def test_messages_wait_while_redis_is_away(tmp_path: Path) -> None:
 
                 exe = shutil.which("redis-server")
                 assert exe is not None
-                subprocess.Popen(
+                # Through spawn: stopped at the end of the test run even if the shutdown below never runs.
+                spawn(
                     [exe, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
                     stdout=subprocess.DEVNULL,
                     stderr=subprocess.DEVNULL,
-                    start_new_session=True,
                 )
                 await asyncio.sleep(0.3)
 

@@ -216,11 +216,12 @@ def test_sigterm_ends_the_analysis_workers(tmp_path: object) -> None:
     import urllib.request
     from pathlib import Path
 
+    from server_procs import START_BOUND
     from test_browser import Server
 
     server = Server(Path(str(tmp_path)), {"CATSACK_ANALYSIS_LEVEL": "iters=5000"})
-    server.start()
     try:
+        server.start()
 
         def call(path: str, body: object = None) -> object:
             data = None if body is None else json.dumps(body).encode()
@@ -230,7 +231,7 @@ def test_sigterm_ends_the_analysis_workers(tmp_path: object) -> None:
                 return json.load(answer)
 
         table = call("/api/tables", {"seats": 3, "bots": {str(i): "random" for i in range(3)}})["table"]  # type: ignore[index]
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + START_BOUND  # bounds a failure only: each wait is for a condition
         while call(f"/api/tables/{table}")["status"] != "over":  # type: ignore[index]
             assert time.monotonic() < deadline
             time.sleep(0.05)
@@ -241,12 +242,14 @@ def test_sigterm_ends_the_analysis_workers(tmp_path: object) -> None:
             assert time.monotonic() < deadline
             workers = _children(server.proc.pid)
             time.sleep(0.05)
+        server.proc.terminate()  # SIGTERM to the server alone, as systemd stops it: it must end its workers
+        server.proc.wait(START_BOUND)
+        deadline = time.monotonic() + START_BOUND
+        while any(_alive(pid) for pid in workers):
+            assert time.monotonic() < deadline, f"workers still running after SIGTERM: {workers}"
+            time.sleep(0.05)
     finally:
-        server.stop()  # SIGTERM
-    deadline = time.monotonic() + 30
-    while any(_alive(pid) for pid in workers):
-        assert time.monotonic() < deadline, f"workers still running after SIGTERM: {workers}"
-        time.sleep(0.05)
+        server.stop()  # whatever happened: nothing of it stays running
 
 
 # ---------------------------------------------------------------------- defects 3 and 9: private games, costly reads

@@ -4,6 +4,7 @@ page and the site's styles, so the rules stay readable without a connection."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from fastapi import APIRouter
@@ -51,7 +52,8 @@ async def service_worker() -> Response:
         for lang in LANGUAGES
         for name in sorted(set(re.findall(r"card-[A-Za-z0-9]+\.svg", source(lang))))
     ]
-    text = path.read_text(encoding="utf-8").replace("/*RULES_PICTURES*/[]", repr(pictures).replace("'", '"'))
+    text = path.read_text(encoding="utf-8").replace("/*RULES_PICTURES*/[]", json.dumps(pictures))
+    text = text.replace('/*RULES_LANGUAGES*/["en"]', json.dumps(list(LANGUAGES)))
     return Response(
         text,
         media_type="text/javascript",

@@ -13,17 +13,20 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from catsack.locales import LANGUAGES
+
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 STATIC = Path(__file__).resolve().parents[1] / "src" / "catsack" / "server" / "static"
+#: Every language's browser catalogue, by code (the languages are catsack.locales').
 CATALOGUES: dict[str, dict[str, Any]] = {
-    lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8")) for lang in ("en", "de")
+    lang: json.loads((STATIC / "i18n" / f"{lang}.json").read_text("utf-8")) for lang in LANGUAGES
 }
 WORD = re.compile(r"[A-Za-zÀ-ÖØ-öø-ÿ]+")
 
 # Text on the page that no catalogue holds: the language picker's names, bot specs in tooltips.
-NOT_TRANSLATED = {"deutsch", "english", "heuristic", "random", "ismcts", "easy", "strong", "docs"}
+NOT_TRANSLATED = {"deutsch", "english", "français", "heuristic", "random", "ismcts", "easy", "strong", "docs"}
 
 
 def values(value: Any) -> list[str]:

@@ -454,14 +454,14 @@ def test_hints(people: Callable[..., Player], artifacts: Path) -> None:
 
     page.click("#hint-button")
     page.wait_for_selector("#hint-panel:not([hidden]) .hint-values li")
-    best = page.inner_text("#hint-panel .hint-best strong")
+    best = str(page.get_attribute("#hint-panel .hint-best strong", "data-move"))
     assert best in _hand(ann)  # placement (R10): the best move places a card of our hand
     values = page.locator("#hint-panel .hint-values li")
     assert values.count() >= 1
     # Every value is a number of points; the best move's row is marked.
     shown = [float(v) for v in page.locator("#hint-panel .hint-value").all_inner_texts()]
     assert len(shown) == values.count()
-    assert page.locator("#hint-panel .hint-values li.best .hint-move").inner_text() == best
+    assert page.locator("#hint-panel .hint-values li.best .hint-move").get_attribute("data-move") == best
     page.screenshot(path=str(artifacts / "hints.png"), full_page=True)
 
     # The hint belongs to its version: a move hides it; the H key asks again on the next turn.
@@ -470,7 +470,7 @@ def test_hints(people: Callable[..., Player], artifacts: Path) -> None:
     page.wait_for_selector("#hint-panel", state="hidden")
     page.locator("body").press("h")
     page.wait_for_selector("#hint-panel:not([hidden]) .hint-best strong")
-    again = page.inner_text("#hint-panel .hint-best strong")
+    again = str(page.get_attribute("#hint-panel .hint-best strong", "data-move"))
     legal: list[str] = page.evaluate(
         "[...document.querySelectorAll('.hand-card:not([disabled]), .quick-bid, #pass-button:not([disabled])')]"
         ".map(b => b.dataset.move ?? (b.dataset.bid ? 'bid ' + b.dataset.bid : 'pass'))"

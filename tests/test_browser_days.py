@@ -263,6 +263,10 @@ def test_installable_with_a_service_worker_and_the_rules_offline(people: Callabl
     assert "R23" in page.content() and "Wer weiß was" in page.content()
     page.goto(player.base + "/games")
     assert "You are offline" in page.content() and "Keine Verbindung" in page.content()
+    # /rules without ?lang= offline: the reader's chosen language (the pages' cookie), not English.
+    player.context.add_cookies([{"name": "catsack_lang", "value": "de", "url": player.base}])
+    page.goto(player.base + "/rules")
+    assert "Wer weiß was" in page.content()
     player.context.set_offline(False)
 
 

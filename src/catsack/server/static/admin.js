@@ -3,10 +3,10 @@
 // may see it; everyone else is shown the refusal in their language.
 
 import { api, fill, h } from "/static/api.js";
-import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, num, t, translatePage } from "/static/i18n.js";
 
 const $ = (id) => document.getElementById(id);
-const percent = (x) => String(Math.round(x * 100));
+const percent = (x) => num(Math.round(x * 100));
 
 function say(text) {
   $("banner").textContent = text;

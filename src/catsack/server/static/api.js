@@ -1,6 +1,6 @@
 // HTTP helpers and the seat tokens kept in localStorage.
 
-import { t } from "/static/i18n.js";
+import { date, t } from "/static/i18n.js";
 
 const TOKEN_PREFIX = "catsack:seat:";
 const NAME_KEY = "catsack:name";
@@ -182,7 +182,7 @@ export function ago(iso) {
   if (seconds < 60) return t("ago.now");
   if (seconds < 3600) return t("ago.min", { n: Math.round(seconds / 60) });
   if (seconds < 86400) return t("ago.h", { n: Math.round(seconds / 3600) });
-  return new Date(then).toLocaleDateString(document.documentElement.lang);
+  return date(then);
 }
 
 /** Replace an element's children, skipping null/false (replaceChildren would show them as text). */

@@ -3,12 +3,17 @@
 // Every picture is built from constants and catalogue labels only (never from received
 // text), so the markup can be inserted as HTML safely.
 
-import { t } from "/static/i18n.js";
+import { list, t } from "/static/i18n.js";
 
 /** The spoken name of a card token: "cat +15", "rabbit", "large dog" (in the page's language). */
 export function cardName(token) {
   if (token === "R" || token === "LD" || token === "SD") return t(`card.${token}`);
   return t("card.cat", { value: token.replace("-", "−") });
+}
+
+/** Cards named in a sentence: "cat +11, rabbit and large dog" (or "nothing"), in the page's language. */
+export function cardNames(tokens) {
+  return tokens.length ? list(tokens.map(cardName)) : t("nothing");
 }
 
 /** The short label printed on a card: the cat's value, or the page language's letter(s) for R, LD, SD. */

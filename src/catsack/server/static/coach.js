@@ -7,8 +7,9 @@
 // and goes on explaining what happens.
 
 import { fill, h } from "/static/api.js";
-import { cardLabel } from "/static/cards.js";
+import { cardLabel, cardName } from "/static/cards.js";
 import { mice, t } from "/static/i18n.js";
+import { announce } from "/static/live.js";
 import { moveText } from "/static/render.js";
 
 const KEY_PREFIX = "catsack:learn:";
@@ -103,8 +104,8 @@ export class Coach {
     for (const ev of frame.events ?? []) {
       switch (ev.kind) {
         case "Revealed":
-          if (ev.position === 0) this.push("first_reveal", { card: cardLabel(ev.card), name: ev.owner === null ? t("dummy") : names[ev.owner] });
-          else if (passed) this.push("reveal_after_pass", { card: cardLabel(ev.card), n: ev.position + 1 });
+          if (ev.position === 0) this.push("first_reveal", { card: cardName(ev.card), name: ev.owner === null ? t("dummy") : names[ev.owner] });
+          else if (passed) this.push("reveal_after_pass", { card: cardName(ev.card), n: ev.position + 1 });
           break;
         case "Passed":
           passed = true;
@@ -150,6 +151,7 @@ export class Coach {
       document.body.dataset.coachSeen = this.lesson.seen.join(" ");
     }
     this.draw();
+    if (step) announce(`${t(`coach.${step.id}.title`)}. ${t(`coach.${step.id}`, step.params)}`, "coach");
     const spot = step && document.querySelector(spotOf(step.id, this.view));
     spot?.scrollIntoView?.({ block: "nearest", behavior: "smooth" });
   }

@@ -1,8 +1,8 @@
 // One sentence per public event (R10-R22), in the page's language, from the event's
 // fields (hub.event_dict): the server's English `text` is not shown.
 
-import { cardLabel } from "/static/cards.js";
-import { mice, t } from "/static/i18n.js";
+import { cardLabel, cardName, cardNames } from "/static/cards.js";
+import { list, mice, t } from "/static/i18n.js";
 
 function ordinal(position) {
   return t(`ordinal.${position}`);
@@ -18,7 +18,7 @@ export function describeEvent(event, names) {
     case "Placed":
       return t("ev.placed", { name: names[event.seat], nth: ordinal(event.position) });
     case "Revealed":
-      return t("ev.revealed", { nth: ordinal(event.position), owner: who(event.owner, names), card: cardLabel(event.card) });
+      return t("ev.revealed", { nth: ordinal(event.position), owner: who(event.owner, names), card: cardName(event.card) });
     case "BidMade":
       return t("ev.bid", { name: names[event.seat], total: event.total });
     case "Passed":
@@ -32,8 +32,7 @@ export function describeEvent(event, names) {
     case "DogsCancel":
       return t("ev.dogsCancel", { n: event.dogs.length });
     case "Bought": {
-      const got = event.cards.length ? event.cards.map(cardLabel).join(" ") : t("nothing");
-      return t("ev.bought", { name: names[event.seat], mice: mice(event.price), cards: got });
+      return t("ev.bought", { name: names[event.seat], mice: mice(event.price), cards: cardNames(event.cards) });
     }
     case "RoundVoid":
       return t("ev.void", { name: names[event.seat], round: event.round });
@@ -42,7 +41,7 @@ export function describeEvent(event, names) {
     case "RoundStarted":
       return t("ev.roundStarted", { round: event.round, name: names[event.start] });
     case "GameOver": {
-      const won = event.winners.map((s) => names[s]).join(t("and"));
+      const won = list(event.winners.map((s) => names[s]));
       return event.winners.length === 1 ? t("ev.gameOverOne", { name: won }) : t("ev.gameOverShared", { names: won });
     }
     default:

@@ -1,81 +1,140 @@
-// The page's language: one catalogue per language (static/i18n/<lang>.json), the browser's
-// language by default, and a picker whose choice is kept in localStorage and in the
-// `catsack_lang` cookie (the server's /rules page reads the cookie).
+// The page's language and its texts: the one loader of every page's catalogue.
 //
-// Every visible string of the lobby and table pages comes from the catalogue: HTML
-// elements name their key in data-i18n (text), data-i18n-title, data-i18n-placeholder
-// and data-i18n-aria-label; scripts call t(key, params).
+// The languages come from the server (/i18n/languages.json, made from catsack.locales), each with
+// its catalogue static/i18n/<code>.json. The language is ?lang= in the address, then the reader's
+// choice (kept in localStorage and in the `catsack_lang` cookie, which the server's pages read),
+// then the browser's languages, then the server's default. A key missing from a catalogue shows the
+// English text, never the key.
+//
+// Every visible string comes from the catalogue: HTML elements name their key in data-i18n (text),
+// data-i18n-title, data-i18n-placeholder and data-i18n-aria-label; scripts call t(key, params).
+// Numbers are written by the locale (Intl.NumberFormat: num()), dates and times by Intl.DateTimeFormat
+// (date(), time()), lists by Intl.ListFormat (list()), and a text that depends on a count {n} is a
+// plural entry {one, other, ...} whose form Intl.PluralRules picks.
 
-export const LANGUAGES = { en: "English", de: "Deutsch" };
 const STORE_KEY = "catsack:lang";
 const COOKIE = "catsack_lang";
+// Used only when the server's list cannot be read (offline): English alone.
+const FALLBACK_LIST = { languages: [{ code: "en", name: "English" }], default: "en", chosen: "en" };
+
+async function fetchJson(path) {
+  const response = await fetch(path);
+  if (!response.ok) throw new Error(`${path}: ${response.status}`);
+  return response.json();
+}
+
+let served = FALLBACK_LIST;
+try {
+  served = await fetchJson("/i18n/languages.json");
+} catch {
+  // offline or an older server: English only
+}
+
+/** Every language a page can be read in: {code: name}, in the server's order. */
+export const LANGUAGES = Object.fromEntries(served.languages.map(({ code, name }) => [code, name]));
+
+function known(value) {
+  return typeof value === "string" && Object.hasOwn(LANGUAGES, value) ? value : null;
+}
 
 function stored() {
   try {
-    const value = window.localStorage.getItem(STORE_KEY);
-    if (value in LANGUAGES) return value;
+    const value = known(window.localStorage.getItem(STORE_KEY));
+    if (value) return value;
   } catch {
     // storage disabled: the cookie still remembers
   }
   const cookie = document.cookie.split("; ").find((c) => c.startsWith(`${COOKIE}=`));
-  const value = cookie?.slice(COOKIE.length + 1);
-  return value in LANGUAGES ? value : null;
+  return known(cookie?.slice(COOKIE.length + 1));
 }
 
 function fromBrowser() {
-  for (const tag of navigator.languages ?? [navigator.language ?? "en"]) {
-    const base = String(tag).toLowerCase().split("-")[0];
-    if (base in LANGUAGES) return base;
+  for (const tag of navigator.languages ?? [navigator.language ?? ""]) {
+    const base = known(String(tag).toLowerCase().split("-")[0]);
+    if (base) return base;
   }
-  return "en";
+  return null;
 }
 
 /** The language in use: ?lang= in the address, then the remembered choice, then the browser's. */
 function chooseLanguage() {
-  const asked = new URLSearchParams(window.location.search).get("lang");
-  if (asked in LANGUAGES) {
+  const asked = known(new URLSearchParams(window.location.search).get("lang"));
+  if (asked) {
     remember(asked);
     return asked;
   }
-  return stored() ?? fromBrowser();
+  return stored() ?? fromBrowser() ?? known(served.chosen) ?? known(served.default) ?? "en";
 }
 
-function remember(lang) {
+function remember(code) {
   try {
-    window.localStorage.setItem(STORE_KEY, lang);
+    window.localStorage.setItem(STORE_KEY, code);
   } catch {
     // no storage: the cookie is enough
   }
-  document.cookie = `${COOKIE}=${lang}; path=/; max-age=31536000; SameSite=Lax`;
+  document.cookie = `${COOKIE}=${code}; path=/; max-age=31536000; SameSite=Lax`;
 }
 
 export const lang = chooseLanguage();
 
-async function load(code) {
-  const response = await fetch(`/static/i18n/${code}.json`);
-  if (!response.ok) throw new Error(`catalogue ${code}: ${response.status}`);
-  return response.json();
-}
-
 let catalogue = {};
 let fallback = {};
 try {
-  fallback = await load("en");
-  catalogue = lang === "en" ? fallback : await load(lang);
+  fallback = await fetchJson("/static/i18n/en.json");
+  catalogue = lang === "en" ? fallback : await fetchJson(`/static/i18n/${lang}.json`);
 } catch {
   catalogue = fallback; // a missing catalogue shows English rather than keys
 }
 document.documentElement.lang = lang;
 
+const plurals = new Intl.PluralRules(lang);
+// Grouping from five digits on ("12,345", "12.345", "12 345"): ratings and scores stay "1500".
+const numbers = new Intl.NumberFormat(lang, { maximumFractionDigits: 2, useGrouping: "min2" });
+const lists = new Intl.ListFormat(lang, { type: "conjunction" });
+
+/** A number in the page's language; with `digits`, exactly that many decimals ("2.5", "2,5"). */
+export function num(value, digits = null) {
+  const n = Number(value);
+  if (!Number.isFinite(n)) return String(value);
+  if (digits === null) return numbers.format(n);
+  return new Intl.NumberFormat(lang, { minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: "min2" }).format(n);
+}
+
+/** A date (a Date, an ISO string or milliseconds) in the page's language; `options` as Intl.DateTimeFormat's. */
+export function date(value, options = { dateStyle: "medium" }) {
+  const d = value instanceof Date ? value : new Date(value);
+  return Number.isNaN(d.getTime()) ? "" : new Intl.DateTimeFormat(lang, options).format(d);
+}
+
+/** A time of day in the page's language ("14:05", "2:05 PM"). */
+export function time(value = new Date()) {
+  return date(value, { timeStyle: "short" });
+}
+
+/** "Ann, Bea and Cy" in the page's language. */
+export function list(items) {
+  return lists.format(items.map(String));
+}
+
+/** The form of a plural entry for the count `n` (Intl.PluralRules), else its `other` form. */
+function pluralForm(value, n) {
+  const form = Number.isFinite(Number(n)) ? plurals.select(Number(n)) : "other";
+  return value[form] ?? value.other;
+}
+
 /**
- * The text for `key` with {name} placeholders filled from `params`. A value may be
- * {one, other}: `params.n === 1` picks `one`.
+ * The text for `key` with {name} placeholders filled from `params`; numbers are written by the
+ * locale. A value may be a plural entry ({one, other, ...}) chosen by `params.n`.
  */
 export function t(key, params = {}) {
   let value = catalogue[key] ?? fallback[key];
   if (value === undefined) return key;
-  if (typeof value === "object") value = params.n === 1 ? value.one : value.other;
-  return value.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  if (typeof value === "object") value = pluralForm(value, params.n);
+  return value.replace(/\{(\w+)\}/g, (whole, name) => {
+    if (!(name in params)) return whole;
+    const param = params[name];
+    return typeof param === "number" ? num(param) : String(param);
+  });
 }
 
 function has(key) {
@@ -128,7 +187,7 @@ function problemText(problem) {
   return `${label}: ${has(why) ? t(why, problem?.params ?? {}) : t("err.why.bad_value")}`;
 }
 
-/** "1 mouse" / "3 mice" in the page's language. */
+/** "1 mouse" / "3 mice" in the page's language (a count whose plural the language's rules pick). */
 export function mice(n) {
   return t("mice", { n });
 }
@@ -151,6 +210,7 @@ export function languagePicker() {
   for (const [code, name] of Object.entries(LANGUAGES)) {
     const option = document.createElement("option");
     option.value = code;
+    option.lang = code; // a screen reader says each language's name in that language
     option.textContent = name;
     option.selected = code === lang;
     select.append(option);

@@ -1,7 +1,7 @@
 // The leaderboard: people and bot levels on one rating scale, best first.
 
 import { api, h } from "/static/api.js";
-import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, num, t, translatePage } from "/static/i18n.js";
 
 translatePage();
 document.title = `${t("acct.leaderboard")} — ${t("brand")}`;
@@ -18,7 +18,7 @@ try {
         h("td", {}, r.profile ? h("a", { href: r.profile }, r.name) : h("span", { title: r.name }, t(`bot.${r.name}`))),
         h("td", {}, String(r.rating)),
         h("td", {}, String(r.games)),
-        h("td", {}, String(Math.round(r.wins * 100) / 100)),
+        h("td", {}, num(r.wins)),
       ),
     ),
   );

@@ -1,7 +1,7 @@
 // The lobby: open tables, recent games, and the form that creates a table.
 
 import { ago, api, ApiError, h, loadName, saveName, saveSeat, seatLabel, storedSeats, forgetSeat } from "/static/api.js";
-import { errorText, lang, languagePicker, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, t, time, translatePage } from "/static/i18n.js";
 import { BOT_LEVELS, seatNames, seatTitles } from "/static/render.js";
 import { currentAccount } from "/static/session.js";
 
@@ -151,7 +151,7 @@ async function refreshOpen() {
       tableItem(tb, h("a", { class: "button small", href: `/t/${encodeURIComponent(tb.table)}` }, t("lobby.join"))),
     );
     list.replaceChildren(...(items.length ? items : [h("li", { class: "muted" }, t("lobby.noOpen"))]));
-    $("open-updated").textContent = t("lobby.updated", { time: new Date().toLocaleTimeString(lang) });
+    $("open-updated").textContent = t("lobby.updated", { time: time() });
     showBanner("");
   } catch (err) {
     showBanner(t("lobby.loadFailed", { detail: errorText(err) }));

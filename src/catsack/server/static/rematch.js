@@ -5,6 +5,7 @@
 
 import { api, h, saveSeat } from "/static/api.js";
 import { errorText, t } from "/static/i18n.js";
+import { announce } from "/static/live.js";
 
 const POLL_MS = 5000;
 
@@ -28,7 +29,8 @@ export async function playAgain(tableId, seat, button) {
       button.disabled = false;
       const text = errorText(err);
       button.title = text;
-      button.after(h("span", { class: "form-error", role: "alert" }, ` ${text}`));
+      button.after(h("span", { class: "form-error" }, ` ${text}`));
+      announce(text);
     }
   }
 }

@@ -5,9 +5,9 @@
 // final scores and cat points.
 
 import { fill, h } from "/static/api.js";
-import { cardBackSVG, cardFaceSVG, cardKindClass, cardLabel, cardName } from "/static/cards.js";
+import { cardBackSVG, cardFaceSVG, cardKindClass, cardLabel, cardName, cardNames } from "/static/cards.js";
 import { purchasePreview } from "/static/dogs.js";
-import { lang, mice, t } from "/static/i18n.js";
+import { lang, list, mice, num, t } from "/static/i18n.js";
 
 export function statusLabel(status) {
   return ["connected", "away", "bot", "open"].includes(status) ? t(`status.${status}`) : status;
@@ -296,6 +296,27 @@ function multisetMinus(items, remove) {
   });
 }
 
+/** What happened in the previous round, in words: who bought it for how much and what they won,
+ * what the dogs did, what went back to the box (R16, R17, R19); "" before the first round ends. */
+export function lastRoundText(view, names) {
+  const last = view.rounds.at(-1);
+  if (!last) return "";
+  const kept = multisetMinus(last.row, last.won);
+  const parts = [];
+  if (last.void) parts.push(t("last.void", { round: last.number }));
+  else {
+    parts.push(t("last.bought", { round: last.number, name: names[last.buyer], mice: mice(last.price), cards: cardNames(last.won) }));
+    const dogs = last.chased.filter((c) => c === "LD" || c === "SD");
+    const cat = last.chased.find((c) => c !== "LD" && c !== "SD");
+    if (dogs.length >= 2) parts.push(t("last.dogsCancel", { n: dogs.length }));
+    else if (dogs.length === 1 && cat) parts.push(t("last.dogChase", { dog: t(`dog.${dogs[0]}`), cat: cardLabel(cat) }));
+    else if (dogs.length === 1) parts.push(t("last.dogAlone", { dog: t(`dog.${dogs[0]}`) }));
+    const gone = last.row.filter((_, i) => !kept[i]);
+    if (gone.length) parts.push(t("last.gone", { cards: cardNames(gone) }));
+  }
+  return parts.join(" ");
+}
+
 /** The previous round: its row with what was won and what went back to the box (R16, R17, R19).
  * Its dog outcome is told here, under the round's number, and nowhere else (papercut 3). */
 export function drawLastRound(container, view, names, titles) {
@@ -307,23 +328,9 @@ export function drawLastRound(container, view, names, titles) {
   container.hidden = false;
   container.dataset.round = String(last.number);
   const kept = multisetMinus(last.row, last.won);
-  const cards = (list) => list.map(cardLabel).join(" ");
-  const parts = [];
-  if (last.void) parts.push(t("last.void", { round: last.number }));
-  else {
-    const won = last.won.length ? cards(last.won) : t("nothing");
-    parts.push(t("last.bought", { round: last.number, name: names[last.buyer], mice: mice(last.price), cards: won }));
-    const dogs = last.chased.filter((c) => c === "LD" || c === "SD");
-    const cat = last.chased.find((c) => c !== "LD" && c !== "SD");
-    if (dogs.length >= 2) parts.push(t("last.dogsCancel", { n: dogs.length }));
-    else if (dogs.length === 1 && cat) parts.push(t("last.dogChase", { dog: t(`dog.${dogs[0]}`), cat: cardLabel(cat) }));
-    else if (dogs.length === 1) parts.push(t("last.dogAlone", { dog: t(`dog.${dogs[0]}`) }));
-    const gone = last.row.filter((_, i) => !kept[i]);
-    if (gone.length) parts.push(t("last.gone", { cards: cards(gone) }));
-  }
   fill(container, 
     h("h3", { class: "label" }, t("last.title", { round: last.number })),
-    h("p", { class: "last-summary" }, parts.join(" ")),
+    h("p", { class: "last-summary" }, lastRoundText(view, names)),
     h(
       "ol",
       { class: "row small-row" },
@@ -346,11 +353,9 @@ export function drawLastRound(container, view, names, titles) {
   );
 }
 
-/** The purchase preview (R16): what buying the row now would bring, from its face-up cards. */
-export function drawPreview(container, view) {
-  const show = (view.phase === "bidding" || view.phase === "last choice") && view.row.length > 0;
-  container.hidden = !show;
-  if (!show) return;
+/** The purchase preview in words (R16): what the dogs would do, what the buyer keeps, how many cards
+ * are still face down ("" when nothing is hidden). */
+export function previewText(view) {
   const p = purchasePreview(view);
   const mode = p.exact ? "exact" : "partial";
   const dogs = p.dogs;
@@ -362,8 +367,17 @@ export function drawPreview(container, view) {
     dogText = t(`preview.${mode}.chase`, { dog: dogName(dogs[0]), cat: cardLabel(p.chased[1]) });
   else if (dogs.length === 1) dogText = t(`preview.${mode}.alone`, { dog: dogName(dogs[0]) });
   else dogText = t(`preview.${mode}.noDog`);
-  const keeps = p.kept.length ? p.kept.map(cardLabel).join(" ") : t("nothing");
   const points = p.kept.reduce((sum, c) => sum + (c === "R" ? 0 : Number(c)), 0);
+  const keeps = t(p.exact ? "preview.keeps" : "preview.keepsSoFar", { cards: cardNames(p.kept), points: String(points).replace("-", "−") });
+  return { p, dogs: dogText, keeps, hidden: p.exact ? "" : t("preview.hidden", { n: p.hidden }) };
+}
+
+/** The purchase preview (R16): what buying the row now would bring, from its face-up cards. */
+export function drawPreview(container, view) {
+  const show = (view.phase === "bidding" || view.phase === "last choice") && view.row.length > 0;
+  container.hidden = !show;
+  if (!show) return;
+  const { p, dogs: dogText, keeps, hidden } = previewText(view);
   container.dataset.exact = p.exact ? "yes" : "no";
   container.dataset.kept = p.kept.join(" ");
   fill(container, 
@@ -372,11 +386,11 @@ export function drawPreview(container, view) {
     h(
       "p",
       { class: "preview-keeps" },
-      t(p.exact ? "preview.keeps" : "preview.keepsSoFar", { cards: keeps, points: String(points).replace("-", "−") }),
+      keeps,
       " ",
       p.kept.map((c) => h("span", { class: `chip ${cardKindClass(c)}`, "aria-hidden": "true" }, cardLabel(c))),
     ),
-    p.exact ? null : h("p", { class: "preview-hidden muted" }, t("preview.hidden", { n: p.hidden })),
+    hidden ? h("p", { class: "preview-hidden muted" }, hidden) : null,
   );
 }
 
@@ -417,7 +431,7 @@ export function drawFinal(container, view, names, { recordUrl, onMyRecord }) {
     h(
       "p",
       { class: "winners" },
-      winners.length > 1 ? t("final.shared", { names: winners.join(t("and")) }) : t("final.wins", { name: winners[0] ?? t("nobody") }),
+      winners.length > 1 ? t("final.shared", { names: list(winners) }) : t("final.wins", { name: winners[0] ?? t("nobody") }),
     ),
     h(
       "table",
@@ -449,7 +463,7 @@ export function drawFinal(container, view, names, { recordUrl, onMyRecord }) {
 }
 
 function percent(p) {
-  return `${Math.round(p * 100)}%`;
+  return new Intl.NumberFormat(lang, { style: "percent" }).format(p);
 }
 
 /** The strong bot's suggestion: best move, value per move, and per hidden row card its likely tokens. */
@@ -458,7 +472,8 @@ export function moveText(move) {
   if (!move) return "—";
   if (move.startsWith("place ")) {
     const token = move.slice(6);
-    return t("move.place", { card: /^[+-]/.test(token) ? token : cardLabel(token) });
+    // A cat by its value; a rabbit or a dog by its name, in the case the language's verb takes.
+    return /^[+-]/.test(token) ? t("move.place", { card: cardLabel(token) }) : t(`move.place${token}`);
   }
   if (move.startsWith("bid ")) return t("move.bid", { n: move.slice(4) });
   return move === "pass" ? t("move.pass") : move;
@@ -494,8 +509,8 @@ export function drawHint(container, hint, view, names) {
           h(
             "span",
             { class: "hint-figure" },
-            h("span", { class: "hint-value" }, value.toFixed(1)),
-            move in noise ? h("span", { class: "hint-noise" }, ` ±${noise[move].toFixed(1)}`) : null,
+            h("span", { class: "hint-value" }, num(value, 1)),
+            move in noise ? h("span", { class: "hint-noise" }, ` ±${num(noise[move], 1)}`) : null,
           ),
         ),
       ),

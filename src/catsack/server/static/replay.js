@@ -8,7 +8,7 @@
 
 import { api, ApiError, errorFrom, h, loadSeat } from "/static/api.js";
 import { cardKindClass, cardLabel, cardName } from "/static/cards.js";
-import { errorText, languagePicker, mice, rulesUrl, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, mice, num, rulesUrl, t, translatePage } from "/static/i18n.js";
 import {
   botSpec,
   cardElement,
@@ -111,7 +111,7 @@ function phaseName(phase) {
 }
 
 function pointsText(value) {
-  return value.toFixed(1);
+  return num(value, 1);
 }
 
 function hashParams() {
@@ -592,7 +592,7 @@ function drawSummary() {
     h(
       "dl",
       { class: "summary-facts" },
-      fact(t("replay.summary.perDecision"), s.lost_per_decision.toFixed(2), { id: "accuracy" }),
+      fact(t("replay.summary.perDecision"), num(s.lost_per_decision, 2), { id: "accuracy" }),
       fact(t("replay.summary.lost"), pointsText(s.lost)),
       fact(t("replay.summary.agreed"), t("replay.summary.agreedOf", { n: s.agreed, total: s.decisions })),
       fact(t("replay.summary.inaccuracies", { mark: MARKS.inaccuracy }), String(s.inaccuracy), {}, "flag-inaccuracy"),

@@ -5,6 +5,7 @@
 
 import { api, h } from "/static/api.js";
 import { errorText, t } from "/static/i18n.js";
+import { announce } from "/static/live.js";
 
 function storage() {
   try {
@@ -35,7 +36,7 @@ export class Chat {
     this.seat = null;
     this.muted = new Set(loadJson(`catsack:mute:${table}`, []));
     this.messages = [];
-    this.list = h("ol", { id: "chat-log", class: "chat-log", "aria-live": "polite" });
+    this.list = h("ol", { id: "chat-log", class: "chat-log" });
     this.input = h("input", {
       id: "chat-input",
       maxlength: 200,
@@ -69,7 +70,12 @@ export class Chat {
   receive(frame) {
     if (frame.history) this.messages = [];
     const seen = new Set(this.messages.map((m) => m.n));
-    for (const m of frame.messages ?? []) if (!seen.has(m.n)) this.messages.push(m);
+    for (const m of frame.messages ?? []) {
+      if (seen.has(m.n)) continue;
+      this.messages.push(m);
+      // A new message of someone else is said once (the page's one live region); the history is not.
+      if (!frame.history && m.seat !== this.seat && !this.muted.has(m.seat)) announce(t("chat.said", { name: m.name, text: m.text }), "chat");
+    }
     this.messages.sort((a, b) => a.n - b.n);
     this.draw();
   }

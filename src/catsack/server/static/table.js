@@ -13,6 +13,8 @@ import { describeEvent } from "/static/events.js";
 import { currentAccount } from "/static/session.js";
 import { Chat, handToBotButton, TurnAlerts } from "/static/social.js";
 import { errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
+import { announce } from "/static/live.js";
+import { TextTable } from "/static/textmode.js";
 import {
   BOT_LEVELS,
   drawFinal,
@@ -53,12 +55,14 @@ const state = {
   loggedVersion: -1,
   statesSeen: 0,
   connection: "idle",
+  turnSaid: null, // the version whose "your turn" was last announced
 };
 let connection = null;
 let joinTimer = null;
 // Issue 15: the chat panel and the turn alerts (made in start()), the logged-in account or null.
 let chat = null;
 let alerts = null;
+let textTable = null;
 let account;
 // Hooks for page add-ons (the guided game's coach): frameHooks get each state frame after it
 // is drawn, drawHooks run after every redraw of the controls.
@@ -77,6 +81,7 @@ function showBanner(text, { kind = "error", actions = [], autoHideMs = 0 } = {})
   $("banner-text").textContent = text;
   $("banner-actions").replaceChildren(...actions);
   banner.hidden = false;
+  announce(text);
   clearTimeout(showBanner.timer);
   if (autoHideMs) showBanner.timer = setTimeout(hideBanner, autoHideMs);
 }
@@ -205,6 +210,7 @@ async function takeSeat(seat) {
   if (!name) {
     error.textContent = t("join.nameFirst");
     error.hidden = false;
+    announce(error.textContent);
     $("join-name").focus();
     return;
   }
@@ -216,6 +222,7 @@ async function takeSeat(seat) {
   } catch (err) {
     error.textContent = t("join.failed", { n: seat + 1, detail: errorText(err) });
     error.hidden = false;
+    announce(error.textContent);
     refreshJoinPanel();
   }
 }
@@ -302,6 +309,7 @@ function handleFrame(frame) {
       state.hintPending = false;
       if (frame.version === state.version) state.hint = frame;
       render();
+      if (state.hint === frame) announce(`${t("hint.best")} ${moveText(frame.best)}`, "hint");
       // Below the hand on a laptop's screen the panel would open under the fold (papercut 4).
       if (state.hint === frame) $("hint-panel").scrollIntoView({ block: "nearest" });
       break;
@@ -314,8 +322,14 @@ function applyState(frame) {
   const animate = state.statesSeen > 0 && (frame.events?.length ?? 0) <= MAX_ANIMATED_EVENTS;
   state.statesSeen += 1;
   const eventNames = seatNames(frame.players ?? state.players, frame.view?.seats ?? 0);
+  // The first frame carries the game so far: logged, not read out; later events are said once each.
+  const say = state.statesSeen > 1;
   for (const event of frame.events ?? []) {
-    if (event.version > state.loggedVersion || state.loggedVersion < 0) appendLog(describeEvent(event, eventNames), event.kind);
+    if (event.version > state.loggedVersion || state.loggedVersion < 0) {
+      const text = describeEvent(event, eventNames);
+      appendLog(text, event.kind);
+      if (say) announce(text, "event");
+    }
   }
   if (frame.events?.length) state.loggedVersion = Math.max(state.loggedVersion, ...frame.events.map((e) => e.version));
   state.version = frame.version;
@@ -329,6 +343,10 @@ function applyState(frame) {
   render();
   if (animate) animateEvents(frame.events ?? []);
   alerts?.update(myTurn());
+  if (myTurn() && state.turnSaid !== state.version) {
+    state.turnSaid = state.version;
+    announce(statusText(state.view, names()), "turn");
+  }
   for (const hook of frameHooks) hook(frame, state);
 }
 
@@ -425,6 +443,7 @@ async function fillWithBots() {
   } catch (err) {
     error.textContent = t("wait.failed", { detail: errorText(err) });
     error.hidden = false;
+    announce(error.textContent);
   } finally {
     button.disabled = false;
   }
@@ -706,9 +725,10 @@ function statusText(view, seatNamesList) {
   if (view.seat === null) return t("status.watching", { name: mover });
   if (state.pending) return t("status.sending", { move: moveText(state.pending.move) });
   if (!myTurn()) return t("status.waitingFor", { name: mover });
-  const keys = TOUCH ? "" : "Keys";
-  if (view.phase === "placement") return t(`status.place${keys}`);
-  if (view.phase === "last choice") return t("status.lastChoice");
+  // The text table names its commands, a keyboard its keys; a touch screen neither.
+  const keys = textTable?.on ? "Text" : TOUCH ? "" : "Keys";
+  if (view.phase === "placement") return t(`status.place${keys}`, { n: view.hand.length });
+  if (view.phase === "last choice") return t(keys === "Text" ? "status.lastChoiceText" : "status.lastChoice");
   const bids = legalBids(view);
   return bids.length ? t(`status.bid${keys}`, { min: Math.min(...bids) }) : t(`status.cannotBid${keys}`);
 }
@@ -789,6 +809,15 @@ function renderControls() {
 
   drawTimer();
   for (const hook of drawHooks) hook();
+  textTable?.draw();
+}
+
+/** The turn timer and the clock in words, for the text table's "clock" ("" without either). */
+function clockText() {
+  const parts = [];
+  if (!$("timer-box").hidden) parts.push(`${t("board.timer")}: ${$("timer").textContent}`);
+  if (!$("clock-box").hidden) parts.push(`${t("days.clock")}: ${$("clock-banks").textContent}`);
+  return parts.join(". ");
 }
 
 /** Under R15's last choice the whole row is face up: say exactly what 1 mouse buys. */
@@ -984,6 +1013,20 @@ async function start() {
   $("pass-button").addEventListener("click", () => sendMove("pass"));
   $("fill-button").addEventListener("click", fillWithBots);
   $("hint-button").addEventListener("click", askHint);
+  textTable = new TextTable({
+    root: $("text-table"),
+    toggle: $("text-toggle"),
+    page: {
+      view: () => state.view,
+      names,
+      myTurn,
+      pending: () => Boolean(state.pending),
+      statusText: () => (state.view ? statusText(state.view, names()) : t("status.connectingTable")),
+      clockText,
+      send: sendMove,
+    },
+    onToggle: () => renderControls(),
+  });
   document.addEventListener("keydown", onKey);
   setInterval(drawTimer, 500);
 

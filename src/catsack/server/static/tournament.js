@@ -2,7 +2,7 @@
 // round's tables (watch links, and "Play" for the viewer's own seat), and the entry buttons.
 
 import { api, h, saveSeat } from "/static/api.js";
-import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, num, t, translatePage } from "/static/i18n.js";
 import { botLevelName } from "/static/render.js";
 import { currentAccount } from "/static/session.js";
 
@@ -20,7 +20,7 @@ function who(p) {
 }
 
 function fmt(x) {
-  return String(Math.round(x * 100) / 100);
+  return num(x);
 }
 
 function resultText(r) {

@@ -6,7 +6,7 @@
 // language, as `catsack analyse` does). Every text on screen is from the page language's catalogue.
 
 import { api, ApiError, fill, h } from "/static/api.js";
-import { errorText, lang, languagePicker, mice, rulesUrl, t, translatePage } from "/static/i18n.js";
+import { errorText, lang, languagePicker, mice, num, rulesUrl, t, translatePage } from "/static/i18n.js";
 import { botSpec, cardElement, drawHint, drawMouseCards, drawRow, drawSeats, moveText, seatNames, seatTitles } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -156,7 +156,7 @@ async function choose(move) {
   box.className = `train-verdict ${v.solved ? "solved" : "missed"}`;
   const head = v.solved
     ? t(move === v.best ? "train.solvedBest" : "train.solvedEqual", { move: moveText(move) })
-    : t("train.missed", { move: moveText(move), best: moveText(v.best), lost: v.lost.toFixed(1) });
+    : t("train.missed", { move: moveText(move), best: moveText(v.best), lost: num(v.lost, 1) });
   const figures = h("div", { class: "decision-values" });
   drawHint(figures, { ...v, sentences: {} }, { ...p.view, seat: p.seat }, state.names);
   const played = v.played && v.played !== move ? h("p", { class: "muted" }, t("train.inGame", { move: moveText(v.played) })) : null;

@@ -414,9 +414,15 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
 
 def site_config(upstreams: list[int], https_port: int, http_port: int, cert: Path, key: Path) -> str:
     """The repository's site file with this machine's ports and certificate: nothing else changes (both
-    upstream blocks, round robin and by table, list the same processes)."""
+    upstream blocks, round robin and by table, list the same processes, each with the file's parameters)."""
     text = SITE.read_text()
-    servers = "".join(f"    server 127.0.0.1:{p} max_fails=1 fail_timeout=5s;\n" for p in upstreams)
+
+    def servers(block: re.Match[str]) -> str:
+        # The file's own parameters of a process (max_fails, fail_timeout...), for each of this test's ports.
+        params = re.match(r"    server 127\.0\.0\.1:\d+([^\n]*)\n", block.group(0))
+        assert params is not None
+        return "".join(f"    server 127.0.0.1:{p}{params.group(1)}\n" for p in upstreams)
+
     text, n = re.subn(
         r"(?m)^    server 127\.0\.0\.1:\d+[^\n]*\n(?:    server 127\.0\.0\.1:\d+[^\n]*\n)*", servers, text
     )

@@ -7,13 +7,13 @@ a test keeps the two in step.
 
 Actions (119 for every seat count):
 
-====== ===========================================
-index  move
-====== ===========================================
-0..9   ``place <card>``, cards in canonical order (``+15 +11 +8 +5 +3 -5 -8 R LD SD``)
-10     ``pass``
+======= ===========================================
+index   move
+======= ===========================================
+0..9    ``place <card>``, cards in canonical order (``+15 +11 +8 +5 +3 -5 -8 R LD SD``)
+10      ``pass``
 11..118 ``bid 1`` .. ``bid 108`` (action ``10 + total``; R15's buy is ``bid 1`` = 11)
-====== ===========================================
+======= ===========================================
 
 Seats in the observation are relative to the viewer: relative seat 0 is the
 viewer, 1 the next seat clockwise, and so on (R4).
@@ -42,6 +42,7 @@ __all__ = [
     "PHASE_INDEX",
     "REWARD_MODES",
     "WON_KINDS",
+    "ActionError",
     "Field",
     "LegalEntry",
     "ObsOffsets",

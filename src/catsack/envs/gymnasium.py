@@ -156,6 +156,13 @@ class FelixEnv(gym.Env[ObsArray, np.int64]):
         return self._observe(), self._info()
 
     def step(self, action: Any) -> tuple[ObsArray, float, bool, bool, dict[str, Any]]:
+        """Play the learner's ``action``, then the bots' moves until the learner is to move again or the
+        game ends: ``(observation, reward, terminated, truncated, info)``, as Gymnasium's ``Env.step``.
+
+        An in-range action that is not legal now is replaced by the lowest legal one and costs
+        ``illegal_penalty`` (``info`` reports ``illegal_action`` and ``played``); a value that is no
+        action at all raises :class:`~catsack.envs.encoding.ActionError`.
+        """
         g = self._game
         if g is None:
             raise RuntimeError("call reset() before step()")

@@ -70,7 +70,7 @@ _BY_TOKEN: dict[str, Card] = {t: Card(i) for i, t in enumerate(TOKENS)}
 
 
 def parse_card(text: object) -> Card:
-    """Return the card for a canonical token; raise :class:`ParseError` quoting the text."""
+    """Return the card for a canonical token; raise :class:`~catsack.errors.ParseError` quoting the text."""
     card = _BY_TOKEN.get(text) if isinstance(text, str) else None
     if card is None:
         raise ParseError(f"not a card token: {text!r} (expected one of {' '.join(TOKENS)})")

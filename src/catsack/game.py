@@ -238,7 +238,7 @@ class Game:
     True
     >>> g.play(g.legal_moves()[0])
 
-    ``play`` checks the move and raises :class:`IllegalMoveError`; ``push``
+    ``play`` checks the move and raises :class:`~catsack.errors.IllegalMoveError`; ``push``
     skips the checks for code that picked its move from :meth:`legal_moves`.
     """
 
@@ -554,7 +554,7 @@ class Game:
 
     @property
     def row_indexes(self) -> tuple[int, ...]:
-        """:attr:`row` as :class:`Card` indexes (0-9): the compact form for search code."""
+        """:attr:`row` as :class:`~catsack.cards.Card` indexes (0-9): the compact form for search code."""
         return tuple(self._row)
 
     @property
@@ -771,10 +771,10 @@ class Game:
     # ------------------------------------------------------------------ moves
 
     def play(self, move: Move | str) -> None:
-        """Play ``move`` (a :class:`Move` or its text) for the seat to move, checking it.
+        """Play ``move`` (a :class:`~catsack.moves.Move` or its text) for the seat to move, checking it.
 
         Raises :class:`~catsack.errors.ParseError` for bad text and
-        :class:`IllegalMoveError` naming the move, seat, phase and reason.
+        :class:`~catsack.errors.IllegalMoveError` naming the move, seat, phase and reason.
         The checks cost a few comparisons, so search code uses this too
         (``push`` is the same method under python-chess's name).
         """
@@ -1180,7 +1180,7 @@ class Game:
         self._legal = self._find_legal()
 
     def hand_mask(self, seat: int) -> int:
-        """``seat``'s hand as a bit per card (bit ``i`` for :class:`Card` index ``i``; hidden, R23): the
+        """``seat``'s hand as a bit per card (bit ``i`` for :class:`~catsack.cards.Card` index ``i``; hidden, R23): the
         compact form of :meth:`hand` for search code."""
         return self._hands[seat]
 

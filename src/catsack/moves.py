@@ -115,7 +115,7 @@ _BY_TEXT: dict[str, Move] = {m.text: m for m in PLACES + BIDS[1:] + (PASS_MOVE,)
 
 
 def place(card: Card | str) -> Move:
-    """The move placing ``card`` (a :class:`Card` or its token)."""
+    """The move placing ``card`` (a :class:`~catsack.cards.Card` or its token)."""
     if isinstance(card, str):
         card = parse_card(card)
     return PLACES[card]
@@ -129,7 +129,7 @@ def bid(total: int) -> Move:
 
 
 def parse_move(text: object) -> Move:
-    """Parse canonical move text; raise :class:`ParseError` quoting the text."""
+    """Parse canonical move text; raise :class:`~catsack.errors.ParseError` quoting the text."""
     move = _BY_TEXT.get(text) if isinstance(text, str) else None
     if move is not None:
         return move

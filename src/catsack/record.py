@@ -63,7 +63,7 @@ class Record:
         return self.redacted_for is not None
 
     def setup(self) -> Setup:
-        """The record's setup; raises :class:`RecordError` if it breaks R4–R9 or is redacted."""
+        """The record's setup; raises :class:`~catsack.errors.RecordError` if it breaks R4–R9 or is redacted."""
         if self.is_redacted:
             raise self._error("a redacted record hides part of the setup and cannot be replayed")
         try:
@@ -77,9 +77,9 @@ class Record:
             raise self._error(f"bad setup: {exc}") from exc
 
     def to_game(self, *, upto: int | None = None, events: bool = False) -> Game:
-        """Replay the record (or its first ``upto`` moves) into a :class:`Game`.
+        """Replay the record (or its first ``upto`` moves) into a :class:`~catsack.game.Game`.
 
-        An illegal move raises :class:`RecordError` naming the move number
+        An illegal move raises :class:`~catsack.errors.RecordError` naming the move number
         (1-based), the seat and the reason.
         """
         game = Game(self.setup(), events=events)

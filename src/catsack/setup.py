@@ -28,7 +28,7 @@ __all__ = [
 
 
 def check_seats(seats: object) -> int:
-    """Return ``seats`` if it is 3, 4 or 5 (R4); raise :class:`SetupError` otherwise."""
+    """Return ``seats`` if it is 3, 4 or 5 (R4); raise :class:`~catsack.errors.SetupError` otherwise."""
     if type(seats) is not int or seats not in SEAT_COUNTS:
         raise SetupError(f"seats must be 3, 4 or 5 (R4), not {seats!r}")
     return seats

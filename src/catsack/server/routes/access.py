@@ -1,9 +1,11 @@
-"""Who may read a finished game, and how often anyone may ask for expensive reads (issue 29, defects 3 and 9).
+"""Who may read a finished game, and how often anyone may ask for expensive reads.
 
-A private table is reachable by its invite link while it is played (its players share the link), but once
-it is over its game (replay, record, analysis, a profile's list of games) is shown to its own players only:
-a browser that holds one of its seat tokens, or an account bound to one of its seats. Everyone else is
-answered 403 ``private_game``.
+What a request may read of a table's game is :mod:`catsack.server.gameaccess`'s decision; here it is
+asked for an HTTP request: the seat its token holds, else the seat bound to its logged-in account. A
+private table is reachable by its invite link while it is played (its players share the link), but once
+it is over its game (replay, record, analysis, a profile's list of games) is shown to its own players
+only; everyone else is answered 403 ``private_game``. A duplicate tournament round's tables answer 403
+``embargoed`` to everyone but each seat's own player until the round is scored.
 
 Reads that cost the server real work (a profile, a replay, a record, the export, the leaderboard) spend a
 token of a per-address bucket (``CATSACK_EXPENSIVE_GETS_PER_SECOND`` and ``..._BURST``): a few clients
@@ -12,21 +14,22 @@ asking for them in a loop can no longer multiply every table's latency.
 
 from __future__ import annotations
 
-import asyncio
 import math
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fastapi import Request
 
 from catsack.server.accounts import Account
+from catsack.server.gameaccess import Access, game_access
 from catsack.server.hub import Player, hash_token
 from catsack.server.limits import AddressBuckets, scope_address
-from catsack.server.routes.accounts import account_of, accounts_of
+from catsack.server.routes.accounts import account_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.store import SeatRow, TableRow
 
-__all__ = ["expensive_read", "is_private", "may_read", "must_read", "token_seat"]
+__all__ = ["expensive_read", "is_private", "must_read", "table_access", "token_seat"]
 
 
 def is_private(row: TableRow) -> bool:
@@ -48,26 +51,28 @@ def token_seat(seats: Seats, token: str) -> int | None:
     return None
 
 
-async def may_read(request: Request, row: TableRow, seats: Seats, token: str = "") -> bool:
-    """Whether this request may read the game of ``row``: always for a public table; for a private one,
-    only a player's (its seat ``token``, or the logged-in account bound to one of its seats)."""
-    if not is_private(row) or token_seat(seats, token) is not None:
-        return True
-    account: Account | None = await account_of(request)
-    if account is None:
-        return False
-    seat = await asyncio.to_thread(accounts_of(request).seat_of, account, row.id)
-    return seat is not None
+async def table_access(
+    request: Request, *, status: str, options: Mapping[str, Any], seats: Seats, token: str = "", seat: int | None = None
+) -> Access:
+    """What this request may read of a table's game (:func:`catsack.server.gameaccess.game_access`): its
+    reader holds ``seat`` (checked by the caller) or the seat whose ``token`` it sent, or the seat bound to
+    its logged-in account (looked up only where it matters: a private game or an embargoed round)."""
+    if seat is None:
+        seat = token_seat(seats, token)
+    account_id = None
+    if seat is None and (options.get("private") or options.get("embargo")):
+        account: Account | None = await account_of(request)
+        account_id = None if account is None else account.id
+    return await game_access(
+        hub_of(request), status=status, options=options, seats=seats, seat=seat, account_id=account_id
+    )
 
 
 async def must_read(request: Request, row: TableRow, seats: Seats, token: str = "") -> None:
-    """:func:`may_read`, or 403 ``private_game``."""
-    if not await may_read(request, row, seats, token):
-        raise Refused(
-            "private_game",
-            "this game was private: only its players can open it (log in, or use the browser you played in)",
-            403,
-        )
+    """Refuse (``private_game``, ``embargoed``, ``not_over``) unless this request may read the whole game of
+    ``row``."""
+    access = await table_access(request, status=row.status, options=row.options, seats=seats, token=token)
+    access.need_whole()
 
 
 def _buckets(request: Request) -> AddressBuckets:

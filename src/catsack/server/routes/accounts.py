@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.record import dumps_record
 from catsack.server.accounts import DELETED_NAME, PASSWORD_MAX, Account, AccountError, Accounts, name_key
+from catsack.server.gameaccess import game_access
 from catsack.server.hub import Hub, LiveTable, hash_token
 from catsack.server.limits import LoginThrottle, scope_address
 from catsack.server.ratings import Ratings, display
@@ -301,16 +302,22 @@ async def delete_account(request: Request, body: Password, account: Annotated[Ac
 
 @router.get("/api/account/games.zip", responses={200: {"content": {"application/zip": {}}}})
 async def export_games(request: Request, account: Annotated[Account, Depends(logged_in)]) -> Response:
-    """Every finished game of the account as ``catsack/1`` records, one JSON file each, in a zip."""
+    """Every finished game of the account as ``catsack/1`` records, one JSON file each, in a zip: the
+    whole record of each game the account may read whole, else its own seat's redacted record (a
+    duplicate tournament round still played at other tables: :mod:`catsack.server.gameaccess`)."""
     hub = hub_of(request)
     games = await asyncio.to_thread(accounts_of(request).games, account, finished_only=True)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for table_id, _seat in games:
+        for table_id, seat in games:
             table = await hub.get(table_id)
             if table is None or not table.game.is_over:
                 continue
-            zf.writestr(f"catsack-{table_id}.json", dumps_record(table.record()))
+            access = await game_access(hub, status=table.status, options=table.options, seats=table.players, seat=seat)
+            if access.whole is None:
+                zf.writestr(f"catsack-{table_id}.json", dumps_record(table.record()))
+            elif access.seat is not None:
+                zf.writestr(f"catsack-{table_id}-seat{access.seat}.json", dumps_record(table.record(access.seat)))
     return Response(
         buf.getvalue(),
         media_type="application/zip",

@@ -7,8 +7,10 @@ recent games with links to their replay. Bot levels have a rating too
 (``/api/leaderboard`` lists them beside the people).
 
 A private game is listed (and its table named in the rating history) only to
-its own players: the account itself, or a logged-in viewer who sat at it
-(issue 29, defect 3); it still counts in the figures, which name no game.
+its own players: the account itself, or a logged-in viewer who sat at it; it
+still counts in the figures, which name no game. A game of a duplicate
+tournament round that is still played at other tables is neither listed nor
+counted until the round is scored (:mod:`catsack.server.gameaccess`).
 A finished game's scores never change, so they are computed once per game and
 kept (:class:`FinishedScores`); a profile costs a few reads, not one replay per
 game, and profiles and the leaderboard are expensive reads, budgeted per
@@ -31,6 +33,7 @@ from sqlalchemy import select
 
 from catsack.game import Game
 from catsack.server.accounts import Account, Accounts, seat_users_t
+from catsack.server.gameaccess import decide, embargo_open
 from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json, unknown_bot
 from catsack.server.ratings import Ratings
 from catsack.server.reputation import reputation
@@ -118,6 +121,7 @@ class _Played:
     private: bool
     finished: float | None
     replaced: bool  # a bot took the seat over before the end
+    options: dict[str, Any]
 
 
 def _played(store: Store, account: Account) -> list[_Played]:
@@ -134,10 +138,12 @@ def _played(store: Store, account: Account) -> list[_Played]:
     )
     with store.engine.connect() as conn:
         rows = conn.execute(q).all()
-    return [
-        _Played(r.table_id, int(r.seat), bool(json.loads(r.options).get("private")), r.finished, bool(r.replaced))
-        for r in rows
-    ]
+    out = []
+    for r in rows:
+        options = json.loads(r.options)
+        private = bool(options.get("private"))
+        out.append(_Played(r.table_id, int(r.seat), private, r.finished, bool(r.replaced), options))
+    return out
 
 
 def _sat_at(store: Store, viewer: Account, table_ids: list[str]) -> set[str]:
@@ -177,26 +183,39 @@ def _names(store: Store, table_ids: list[str]) -> dict[str, list[str]]:
 
 
 def _profile(
-    store: Store, scores_cache: FinishedScores, ratings: Ratings, account: Account, viewer: Account | None
+    store: Store,
+    scores_cache: FinishedScores,
+    ratings: Ratings,
+    account: Account,
+    viewer: Account | None,
+    games: list[_Played],
+    closed: set[str],
 ) -> dict[str, Any]:
+    """The profile of ``account`` as ``viewer`` sees it; ``games``: the account's finished games, ``closed``:
+    those of a duplicate round still played elsewhere (:mod:`catsack.server.gameaccess`: neither listed
+    nor counted until the round is scored)."""
     key = f"user:{account.id}"
     summary = ratings.summary(key)  # before the history: a game rated meanwhile shows in both or only there
-    games = _played(store, account)
     history = ratings.history(key)
     # The private games the viewer may see listed: all of them for the account itself, else those it sat at.
     private = [g.table_id for g in games if g.private]
     private += sorted(_private_tables(store, [h["table"] for h in history]) - set(private))
     if viewer is not None and viewer.id == account.id:
-        shown_private = set(private)
+        sat = set(private)
     else:
-        shown_private = _sat_at(store, viewer, private) if viewer is not None else set()
-    hidden = set(private) - shown_private
+        sat = _sat_at(store, viewer, private) if viewer is not None else set()
+    hidden = (set(private) - sat) | closed
     played = 0
     wins = 0.0
     score_sum = 0.0
     margin_sum = 0.0
     recent: list[tuple[_Played, Outcome]] = []
     for g in games:
+        access = decide(
+            over=True, private=g.private, embargoed=g.table_id in closed, seat=g.seat if g.table_id in sat else None
+        )
+        if access.closed:
+            continue
         outcome = scores_cache.get(store, g.table_id)
         if outcome is None:
             continue
@@ -208,7 +227,7 @@ def _profile(
             wins += 1.0 / len(winners)
         score_sum += scores[g.seat]
         margin_sum += scores[g.seat] - sum(scores) / len(scores)
-        if len(recent) < RECENT_GAMES and g.table_id not in hidden:
+        if len(recent) < RECENT_GAMES and access.whole is None:
             recent.append((g, outcome))
     names = _names(store, [g.table_id for g, _ in recent])
     return {
@@ -249,8 +268,12 @@ async def profile(request: Request, name: str) -> dict[str, Any]:
     if account is None:
         raise Refused("unknown_player", f"no player named {name[:40]!r}", 404, params={"name": name[:40]})
     viewer = await account_of(request)
-    store = hub_of(request).store
-    return await asyncio.to_thread(_profile, store, _scores_of(request), ratings_of(request), account, viewer)
+    hub = hub_of(request)
+    games = await asyncio.to_thread(_played, hub.store, account)
+    closed = {g.table_id for g in games if await embargo_open(hub, g.options)}
+    return await asyncio.to_thread(
+        _profile, hub.store, _scores_of(request), ratings_of(request), account, viewer, games, closed
+    )
 
 
 def _leaderboard(accounts: Accounts, ratings: Ratings, limit: int) -> list[dict[str, Any]]:

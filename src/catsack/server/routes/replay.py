@@ -1,14 +1,13 @@
-"""Replays and post-game analysis (issue 14): the replay page, its data, record uploads, analyses.
+"""Replays and post-game analysis: the replay page, its data, record uploads, analyses.
 
-Who may see what (R23): a finished game from every perspective, everything
-included; an unfinished table only from the seat whose token is sent, and
-only that seat's views (what it was shown while playing). Analyses only once
-the game is over. A finished private game only to its own players (its seat
-token, or an account bound to a seat: :mod:`catsack.server.routes.access`).
-An uploaded full record shows everything (its sender holds it all anyway); a
-redacted one only its seat's views. A finished game's replay is answered from
-its cache before the game is rebuilt, and replays are expensive reads
-(budgeted per address).
+Who may see what (R23), as :mod:`catsack.server.gameaccess` decides for every route: a finished game
+from every perspective, everything included; an unfinished table only from the seat whose token is
+sent, and only that seat's views (what it was shown while playing). Analyses only once the game is
+over. A finished private game only to its own players (its seat token, or an account bound to a
+seat), and a duplicate tournament round's tables to nobody but each seat's own player until the round
+is scored. An uploaded full record shows everything (its sender holds it all anyway); a redacted one
+only its seat's views. A finished game's replay is answered from its cache before the game is
+rebuilt, and replays are expensive reads (budgeted per address).
 """
 
 from __future__ import annotations
@@ -34,7 +33,7 @@ from catsack.server.hub import hash_token, seat_names, setup_from_json
 from catsack.server.limits import scope_address
 from catsack.server.live import stored_record
 from catsack.server.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
-from catsack.server.routes.access import expensive_read, must_read
+from catsack.server.routes.access import expensive_read, must_read, table_access, token_seat
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.store import SeatRow, Store, TableRow
@@ -120,16 +119,12 @@ def _load_game(store: Store, table_id: str) -> tuple[TableRow, list[SeatRow], Ga
 
 
 async def _table_game(request: Request, table_id: str) -> tuple[TableRow, list[SeatRow], Game]:
+    """The table's game rebuilt from the database; the caller has asked :func:`table_access` first."""
     if not 1 <= len(table_id) <= 32:
         raise Refused("unknown_table", f"no table {table_id[:40]!r}", 404)
     found = await asyncio.to_thread(_load_game, hub_of(request).store, table_id)
     if found is None:
         raise Refused("unknown_table", f"no table {table_id!r}", 404)
-    if found[0].options.get("embargo"):  # a duplicate tournament round still being played elsewhere
-        from catsack.server.tournaments.runner import embargoed
-
-        if await embargoed(hub_of(request), found[0].options):
-            raise Refused("embargoed", "this round's deal is still being played at other tables: look later", 403)
     return found
 
 
@@ -217,21 +212,26 @@ async def table_replay(
     """Every frame of a table's game from one perspective (see docs/protocol.md, "Replays")."""
     row, seats = await _table_rows(request, table_id)
     over = row.status == "over"
-    holder = None if over else _token_seat(seats, authorization)
-    if over:  # every perspective, for everyone who may read the game (a seat's token is not needed)
-        await must_read(request, row, seats, _bearer(authorization))
+    token = _bearer(authorization)
+    holder = token_seat(seats, token) if over else _token_seat(seats, authorization)
+    access = await table_access(request, status=row.status, options=row.options, seats=seats, seat=holder)
+    refusal = access.whole
+    if refusal is None:  # every perspective, for everyone who may read the game (no token needed)
         allowed = available_perspectives(row.seats, full=True)
-    elif holder is None:
+    elif access.seat is not None:  # a seat's own perspective is always its player's
+        allowed = available_perspectives(row.seats, full=False, only=access.seat)
+    elif over or access.closed:
+        raise refusal
+    else:
         raise Refused(
             "replay_not_over",
             "the game is not over: only a seat's own replay is available, with its token (Authorization: Bearer)",
             409,
         )
-    else:
-        allowed = available_perspectives(row.seats, full=False, only=holder)
     chosen = _perspective(perspective, allowed)
     cache: ReplayCache = request.app.state.replay_cache
-    if over and (hit := cache.get((row.id, chosen))) is not None:  # before any rebuilding (issue 29, defect 9)
+    whole = over and access.whole is None
+    if whole and (hit := cache.get((row.id, chosen))) is not None:  # before any rebuilding
         return Response(hit, media_type="application/json")
     row, seats, game = await _table_game(request, table_id)
     if game.is_over != over:  # it ended meanwhile: ask again
@@ -252,7 +252,7 @@ async def table_replay(
 
     async with request.app.state.replay_builds:
         body = await asyncio.to_thread(build)
-    if game.is_over:
+    if whole and game.is_over:  # only what everyone who may read the game gets
         cache.put((row.id, chosen), body)
     return Response(body, media_type="application/json")
 

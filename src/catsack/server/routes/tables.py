@@ -10,9 +10,10 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from catsack.record import dumps_record
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, unknown_bot
+from catsack.server.gameaccess import game_access
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, LiveTable, TableError, iso_time, seat_names, unknown_bot
 from catsack.server.lobby import open_table_ids
-from catsack.server.routes.access import expensive_read, must_read
+from catsack.server.routes.access import expensive_read, table_access
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
 from catsack.server.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS, TurnBased
@@ -216,6 +217,8 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
     for row, seats in rows:
         if row.options.get("private"):
             continue
+        if (await game_access(h, status=row.status, options=row.options, seats=seats)).watch is not None:
+            continue  # a duplicate round still played elsewhere
         names = seat_names(seats)
         players = [
             PlayerOut(
@@ -250,7 +253,10 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
 
 @router.get("/api/tables/{table_id}", response_model=TableOut)
 async def get_table(request: Request, table_id: str) -> TableOut:
-    return _table_out((await live_table(request, table_id)).public())
+    """The table as its page shows it (not a duplicate round's table still under embargo, but to its players)."""
+    table = await live_table(request, table_id)
+    await _watchable(request, table, None)
+    return _table_out(table.public())
 
 
 @router.post("/api/tables/{table_id}/join", response_model=Joined)
@@ -273,17 +279,14 @@ async def table_state(
     token = bearer_token(authorization)
     seat = await hub_of(request).find_seat(table, token) if token else None
     if seat is None:
-        await _not_embargoed(request, table)
+        await _watchable(request, table, None)
     return Response(table.state_text(seat, None), media_type="application/json")
 
 
-async def _not_embargoed(request: Request, table: Any) -> None:
-    """Refuse a spectator's look at a duplicate tournament round's table before the round is scored."""
-    if table.options.get("embargo"):
-        from catsack.server.tournaments.runner import embargoed
-
-        if await embargoed(hub_of(request), table.options):
-            raise Refused("embargoed", "this round's deal is still being played at other tables: look later", 403)
+async def _watchable(request: Request, table: LiveTable, seat: int | None) -> None:
+    """Refuse a look at what a spectator sees where the game is closed to this request (an embargoed round)."""
+    access = await table_access(request, status=table.status, options=table.options, seats=table.players, seat=seat)
+    access.need_watch()
 
 
 @router.get(
@@ -300,8 +303,10 @@ async def full_record(
     table = await live_table(request, table_id)
     if not table.game.is_over:
         raise Refused("not_over", "the game is not over: only a seat's redacted record can be downloaded", 409)
-    await must_read(request, table.row, table.players, bearer_token(authorization))
-    await _not_embargoed(request, table)
+    access = await table_access(
+        request, status=table.status, options=table.options, seats=table.players, token=bearer_token(authorization)
+    )
+    access.need_whole()
     return record_response(dumps_record(table.record()), f"catsack-{table.id}.json")
 
 

@@ -13,22 +13,25 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import math
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
 
 from catsack.game import Game
 from catsack.moves import Move
-from catsack.server.hub import setup_from_json
+from catsack.server.gameaccess import game_access
+from catsack.server.hub import Hub, setup_from_json
 from catsack.server.limits import AddressBuckets, scope_address
 from catsack.server.live import seat_names
 from catsack.server.routes.accounts import account_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
-from catsack.server.store import Store
+from catsack.server.store import Store, tables_t
 from catsack.server.training import answer, harvest
 from catsack.server.training_store import DIFFICULTIES, SOURCES, THEMES, TrainingStore
 
@@ -71,6 +74,32 @@ def _choices(values: dict[str, Any]) -> list[str]:
     return sorted(values, key=lambda text: (Move.parse(text).kind, Move.parse(text).arg))
 
 
+def _options(store: Store, table_ids: list[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """Each table's status and options (one query)."""
+    if not table_ids:
+        return {}
+    with store.engine.connect() as conn:
+        rows = conn.execute(
+            select(tables_t.c.id, tables_t.c.status, tables_t.c.options).where(tables_t.c.id.in_(table_ids))
+        ).all()
+    return {r.id: (r.status, json.loads(r.options)) for r in rows}
+
+
+async def _readable(hub: Hub, games: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The account's games (table, seat) whose whole game it may read now (:mod:`catsack.server.gameaccess`):
+    a duplicate round still played elsewhere gives no training position until it is scored."""
+    found = await asyncio.to_thread(_options, hub.store, [t for t, _ in games])
+    out = []
+    for table_id, seat in games:
+        if table_id not in found:
+            continue
+        status, options = found[table_id]
+        access = await game_access(hub, status=status, options=options, seats=(), seat=seat)
+        if access.whole is None:
+            out.append((table_id, seat))
+    return out
+
+
 def _own_positions(store: Store, user_id: int, games: list[tuple[str, int]]) -> None:
     harvest(store.engine, games, user_id, lambda table_id: _load(store, table_id))
 
@@ -105,6 +134,7 @@ async def list_positions(
         from catsack.server.routes.accounts import accounts_of
 
         games = await asyncio.to_thread(accounts_of(request).games, account, finished_only=True, limit=HARVEST_GAMES)
+        games = await _readable(hub_of(request), games)
         await hub_of(request).writer.run(_own_positions, store, account.id, games)
     found = await asyncio.to_thread(training.listing, source=source, user_id=user_id, theme=theme, limit=LIST_LIMIT)
     items = [p.summary() for p in found if difficulty is None or p.difficulty == difficulty]

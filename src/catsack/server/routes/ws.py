@@ -23,6 +23,7 @@ import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.websockets import WebSocketState
 
+from catsack.server.gameaccess import game_access
 from catsack.server.hub import PROTOCOL, Conn, Hub, TableError
 from catsack.server.limits import RateLimit, scope_address
 from catsack.server.routes.deps import ws_hub
@@ -258,11 +259,11 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit, path_table: str | No
             except TableError as exc:
                 await _refuse(hub, ws, _bad(exc.code, exc.message))
                 continue
-        if seat is None and table.options.get("embargo"):
-            from catsack.server.tournaments.runner import embargoed
-
-            if await embargoed(hub, table.options):  # a duplicate deal still being played elsewhere
-                await _refuse(hub, ws, _bad("embargoed", "this round's deal is still being played: watch it later"))
+        if seat is None:  # a spectator: not at a duplicate round's table still under embargo
+            access = await game_access(hub, status=table.status, options=table.options, seats=(), seat=None)
+            if access.watch is not None:
+                why = "this round's deal is still being played: watch it later"
+                await _refuse(hub, ws, _bad(access.watch.code, why))
                 continue
         conn = Conn(ws.send_text, seat, since, record=hub.record_frames)
         name = None if seat is None else table.names()[seat]

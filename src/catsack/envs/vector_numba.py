@@ -347,6 +347,50 @@ class NumbaVectorGame(VectorGame):
         pk.persona_actions(t, draws, sel, out, masks, st, *self._state())
         return out
 
+    def history_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64], npt.NDArray[np.float64]]:
+        """Fresh arrays for :meth:`track_history`: the round's notes, the game's sums, the sums kept for a sitting."""
+        from catsack.envs import history_layout as hl
+
+        N, n = self.num_games, self.seats
+        return np.zeros((N, n, 5), np.int64), np.zeros((N, n, hl.NUM_SUMS)), np.zeros((N, n, hl.NUM_SUMS))
+
+    def track_history(
+        self,
+        actions: npt.ArrayLike,
+        notes: npt.NDArray[np.int64],
+        sums: npt.NDArray[np.float64],
+        kept: npt.NDArray[np.float64],
+        where: npt.ArrayLike | None = None,
+    ) -> None:
+        """Before ``actions`` are played (where ``where``): note them, and add each round that they end to every
+        seat's public sums (:mod:`catsack.envs.history_layout`); once the round numbered ``SITTING_ROUNDS`` ends,
+        copy the sums to ``kept``. Arrays from :meth:`history_arrays`; zero a game's rows when it is dealt anew."""
+        from catsack.envs import _history_kernels as hk
+
+        a = np.ascontiguousarray(actions, np.int64)
+        sel = np.ones(self.num_games, np.bool_) if where is None else np.ascontiguousarray(self._games_where(where))
+        hk.track(a, sel, notes, sums, kept, *self._state())
+
+    def history_features(
+        self,
+        out: ObsArray,
+        col: int,
+        sums: npt.NDArray[np.float64],
+        sitting: npt.NDArray[np.float64],
+        games: npt.NDArray[np.int64],
+        seats: npt.ArrayLike | None = None,
+    ) -> None:
+        """``out[:, col:]``: each game's history block (:func:`catsack.learn.history.history_block`) for one seat
+        (each game's seat to move by default), from the game's ``sums``, the sitting's ``sitting`` and ``games``."""
+        from catsack.envs import _history_kernels as hk
+
+        N = self.num_games
+        if seats is None:
+            v = np.where(self._phase == OVER, 0, self._to_move)
+        else:
+            v = np.ascontiguousarray(np.broadcast_to(np.asarray(seats), (N,)), np.int64)
+        hk.history_features(v, out, col, sums, sitting, np.ascontiguousarray(games, np.int64), *self._state())
+
     def _random_bot_choice(self, u: npt.NDArray[np.float64]) -> IntArray:
         out = np.empty(self.num_games, np.int64)
         self._k.random_bot_actions(np.ascontiguousarray(u, np.float64), out, *self._policy_state())

@@ -2,9 +2,9 @@
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-EXTRAS ?= dev,tui,stats,server,rl,openspiel,ray,fast,train
+EXTRAS ?= dev,docs,tui,stats,server,rl,openspiel,ray,fast,train
 
-.PHONY: run demo test test-fast lint typecheck pytest bench install clean
+.PHONY: run demo test test-fast lint typecheck pytest bench install docs dist clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,17 @@ test-fast: install
 
 bench: install
 	$(BIN)/python bench/engine.py
+
+# The documentation site: the pages of docs/ (Markdown, MyST) and the API reference (autodoc) into
+# build/docs/html, every warning an error. SPHINXOPTS=-n also reports docstring references that do
+# not resolve.
+SPHINXOPTS ?=
+docs: install
+	$(BIN)/sphinx-build -E -W --keep-going $(SPHINXOPTS) -b html docs build/docs/html
+
+# The release files: the sdist and the wheel built from it, into dist/.
+dist: install
+	$(BIN)/python -m build --outdir dist .
 
 clean:
 	rm -rf $(VENV) build dist src/*.egg-info .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -1,11 +1,13 @@
-"""Schema migrations, backups and retention of the server's database (issue 16).
+"""Schema migrations, backups and retention of the server's database.
 
 - A database made by the code from before migrations (its DDL is copied below, as ``OLD``) holding
   games in play and a finished one is refused by a server that may not upgrade, then brought to the
   newest revision by ``catsack db upgrade``; its games load move for move, play on to the end through
   the hub, and the finished game's record still downloads. On SQLite and on PostgreSQL (a schema of
   its own there).
-- The migrations build the same tables, columns and keys as the store's metadata.
+- The migrations build exactly the schema the models describe (Alembic's own comparison, the one its
+  autogenerate uses), on SQLite and on PostgreSQL; the revisions keep their deployed ids and order,
+  and a new one is numbered after the last.
 - ``catsack db backup`` copies a SQLite database that is being written to; the copy opens and is whole.
 - Retention deletes (and archives) only finished games past the limit.
 """
@@ -13,8 +15,12 @@
 from __future__ import annotations
 
 import asyncio
+import importlib
 import json
+import pkgutil
+import pprint
 import random
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -46,8 +52,9 @@ from typer.testing import CliRunner
 from catsack.cli import app as cli_app
 from catsack.game import Game
 from catsack.record import dumps_record, loads_record
+from catsack.server import migrations
 from catsack.server.hub import Conn, Hub, hash_token, setup_to_json
-from catsack.server.migrations import SchemaError, head, prepare
+from catsack.server.migrations import BASELINE, SchemaError, head, prepare
 from catsack.server.retention import prune
 from catsack.server.settings import Settings
 from catsack.server.store import Store, make_engine, metadata
@@ -250,30 +257,107 @@ def test_upgrade_of_a_database_made_before_migrations(old_db: str) -> None:
         store.close()
 
 
-def test_migrations_build_the_store_schema(tmp_path: Path) -> None:
-    """The revisions, run from an empty database, give the tables, columns, keys that the store's
-    metadata describes (what the code reads and writes)."""
-    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
-    assert prepare(engine) == "created"
-    assert prepare(engine) == "current"
-    migrated = inspect(engine)
-    names = set(migrated.get_table_names())
-    assert {"tables", "seats", "actions", "table_leases", "alembic_version"} <= names
-    for name, table in metadata.tables.items():
-        if name not in names:
-            continue  # a table another module registers, from a revision it ships
-        cols = {c["name"]: c for c in migrated.get_columns(name)}
-        assert set(cols) == {c.name for c in table.columns}, name
-        for c in table.columns:
-            assert cols[c.name]["nullable"] == c.nullable, (name, c.name)
-            assert type(cols[c.name]["type"]).__name__.upper() in str(c.type).upper() or str(
-                cols[c.name]["type"]
-            ).upper().startswith(str(c.type).upper().split("(")[0]), (name, c.name, cols[c.name]["type"], c.type)
-        pk = migrated.get_pk_constraint(name)["constrained_columns"]
-        assert sorted(pk) == sorted(c.name for c in table.primary_key.columns), name
-        fks = {(tuple(f["constrained_columns"]), f["referred_table"]) for f in migrated.get_foreign_keys(name)}
-        assert fks == {((fk.parent.name,), fk.column.table.name) for fk in table.foreign_keys}, name
+# ---------------------------------------------------------------------- the revisions and the models
+
+#: The revisions as deployed databases have them, in the order they apply (their ids never change;
+#: ``catsack.server.migrations`` says why the numbers are out of order).
+DEPLOYED = ("0001", "0002", "0003", "0004", "0009", "0008", "0007", "0005", "0011", "0012")
+MIGRATIONS = Path(migrations.__file__).parent
+
+
+def _apply_order() -> list[tuple[str, str | None, str]]:
+    """``(revision, down_revision, file name)`` from the base to the head, read from ``versions/``."""
+    from alembic.script import ScriptDirectory
+
+    scripts = ScriptDirectory(str(MIGRATIONS))
+    assert len(scripts.get_bases()) == 1 and len(scripts.get_heads()) == 1, "the revisions must form one chain"
+    chain = [(str(s.revision), s.down_revision, Path(s.path).name) for s in scripts.walk_revisions()]
+    return chain[::-1]
+
+
+def test_revisions_keep_their_ids_and_new_ones_are_numbered_after_the_last() -> None:
+    """The deployed revisions apply in their order under their ids; every revision after them takes a
+    number above every number before it, and each file is named ``NNNN_what.py`` after its revision."""
+    chain = _apply_order()
+    assert chain[0][0] == BASELINE and chain[0][1] is None
+    assert tuple(rev for rev, _, _ in chain[: len(DEPLOYED)]) == DEPLOYED
+    highest = 0
+    for i, (rev, down, name) in enumerate(chain):
+        assert re.fullmatch(r"\d{4}", rev), f"{name}: revision ids are four digits, not {rev!r}"
+        assert re.fullmatch(rf"{rev}_[a-z0-9_]+\.py", name), f"{name}: the file of revision {rev} is {rev}_what.py"
+        assert down == (chain[i - 1][0] if i else None), f"{name}: down_revision {down!r} is not the revision before it"
+        if i >= len(DEPLOYED):
+            assert int(rev) > highest, (
+                f"{name}: a new revision takes the next number after the highest so far ({highest:04d})"
+            )
+        highest = max(highest, int(rev))
+    assert chain[-1][0] == head()
+    shipped = sorted(p.name for p in (MIGRATIONS / "versions").glob("[0-9]*.py"))
+    assert shipped == sorted(name for _, _, name in chain), "a file in versions/ is not in the chain"
+
+
+def _models() -> MetaData:
+    """The models' metadata with every table registered: each server module that defines tables adds
+    them to :data:`catsack.server.store.metadata` when it is imported, so import them all."""
+    import catsack.server
+
+    for module in pkgutil.walk_packages(catsack.server.__path__, "catsack.server."):
+        if not module.name.startswith("catsack.server.migrations"):  # env.py runs Alembic on import
+            importlib.import_module(module.name)
+    return metadata
+
+
+def _schema_differences(engine: Engine) -> list[object]:
+    """What Alembic's autogenerate would change to make the database's schema the models': tables,
+    columns, types, nullability, server defaults, keys, indexes and unique constraints."""
+    from alembic.autogenerate import compare_metadata
+    from alembic.migration import MigrationContext
+
+    models = _models()
+    with engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True, "compare_server_default": True})
+        return list(compare_metadata(context, models))
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty database URL (SQLite file, or a PostgreSQL schema of its own)."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'm.db'}"
+    else:
+        with postgres_schema() as (url, _schema):
+            yield url
+
+
+def test_migrations_give_exactly_the_schema_of_the_models(empty_db: str) -> None:
+    """The revisions, run from an empty database, give the schema the models describe, with no
+    difference at all: a table, column, key or index the models have and no revision makes (or the
+    other way round) fails here."""
+    engine = make_engine(empty_db)
+    try:
+        assert prepare(engine) == "created"
+        assert prepare(engine) == "current"
+        assert {"tables", "seats", "actions", "alembic_version"} <= set(inspect(engine).get_table_names())
+        differences = _schema_differences(engine)
+        assert not differences, "the migrated schema differs from the models:\n" + pprint.pformat(differences)
+    finally:
+        engine.dispose()
+
+
+def test_the_comparison_sees_a_difference(tmp_path: Path) -> None:
+    """The comparison above is not empty by construction: a column and an index the models lack, and a
+    table they have that is missing, are all reported."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'd.db'}")
+    prepare(engine)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("ALTER TABLE actions ADD COLUMN stray INTEGER")
+        conn.exec_driver_sql("CREATE INDEX stray_index ON seats (name)")
+        conn.exec_driver_sql("DROP TABLE chat")
+    found = _schema_differences(engine)
     engine.dispose()
+    kinds = {(d[0], getattr(d[-1], "name", None)) for d in found if isinstance(d, tuple)}
+    assert ("remove_column", "stray") in kinds and ("remove_index", "stray_index") in kinds, found
+    assert ("add_table", "chat") in kinds, found
 
 
 def test_a_database_newer_than_the_code_is_refused(tmp_path: Path) -> None:

@@ -5,6 +5,31 @@ Revisions live in ``versions/`` and ship with the package. ``0001`` is the schem
 revisions add to it. A database made by that older code has the tables but no
 ``alembic_version`` row: it is *stamped* at ``0001`` and then upgraded.
 
+The revisions apply in this order (each file's ``down_revision`` names the one before it):
+
+======== ===================================================================================
+revision what it adds
+======== ===================================================================================
+``0001`` the baseline: tables, seats, actions
+``0002`` table leases and seat presence (several processes)
+``0003`` accounts, sessions, seats bound to accounts, ratings, chat
+``0004`` stored post-game analyses; a finished table's rematch
+``0009`` training positions
+``0008`` play over days: turn-based clocks, mail, follows, blocks, challenges, last seen
+``0007`` fair ratings (history, reverts), reputation, tournaments; one seat per account
+``0005`` a heartbeat row per server process
+``0011`` counted training answers
+``0012`` which process claimed a mail it is sending
+======== ===================================================================================
+
+The numbers up to ``0011`` do not follow that order: those revisions were written side by
+side and chained when they were merged, and their ids are stored in deployed databases
+(``alembic_version``), so they never change. A new revision takes the next number after the
+highest one (``0013`` after ``0012``), names the current head as its ``down_revision``, and
+its file is ``NNNN_what.py``; ``tests/test_migrations.py`` checks the chain and that the
+migrated schema is exactly what the models (the ``Table`` definitions on
+:data:`catsack.server.store.metadata`) describe, on SQLite and on PostgreSQL.
+
 :func:`prepare` is what the server runs on start: an empty database gets every revision
 in turn (the migrations are the one definition of the schema), a database at the
 newest revision is used as it is, an older one is upgraded when ``upgrade`` is true and

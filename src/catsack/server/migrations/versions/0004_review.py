@@ -1,4 +1,4 @@
-"""Review (issue 14): stored post-game analyses, and which table is a finished table's rematch.
+"""Review: stored post-game analyses, and which table is a finished table's rematch.
 
 Revision ID: 0004
 Revises: 0003

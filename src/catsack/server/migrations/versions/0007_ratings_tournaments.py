@@ -1,4 +1,4 @@
-"""Fair ratings, reputation and tournaments (issue 30).
+"""Fair ratings, reputation and tournaments.
 
 - ``tournaments``, ``tournament_entries``, ``tournament_tables``, ``tournament_results``: Swiss
   tournaments (catsack.server.tournaments.model).
@@ -6,7 +6,7 @@
   seats abandoned to a bot (rated last); ``rated_games`` records a revert.
 - ``seat_outcomes``: per account seat, finished or abandoned (reputation).
 - ``seat_users`` gets a unique key on ``(table_id, user_id)``: one account, one seat per table. A
-  database in which an account holds several seats of one table (the defect this fixes) keeps the
+  database in which an account holds several seats of one table keeps the
   binding of the lowest seat; the others become guest seats (their games and ratings stay).
 
 Revision ID: 0007

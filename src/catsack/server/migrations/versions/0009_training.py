@@ -1,4 +1,4 @@
-"""Training (issue 32): the positions players retry, from the mistakes the analysis found.
+"""Training: the positions players retry, from the mistakes the analysis found.
 
 Revision ID: 0009
 Revises: 0004

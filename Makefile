@@ -26,8 +26,8 @@ demo: $(BIN)/python
 	$(BIN)/catsack demo
 
 lint: install
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench docs/conf.py
+	$(BIN)/ruff format --check src tests bench docs/conf.py
 
 typecheck: install
 	$(BIN)/mypy --strict

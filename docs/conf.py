@@ -26,7 +26,6 @@ exclude_patterns: list[str] = []
 # The pages are read on the forge as well as here: links to headings are written as the forge's
 # anchors ("#a-round"), which these generate for headings down to ####.
 myst_heading_anchors = 4
-myst_enable_extensions = ["colon_fence"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"

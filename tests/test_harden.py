@@ -3,6 +3,7 @@ the attacker tried it. SQLite and PostgreSQL where a database is involved."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -33,10 +34,13 @@ def _login(c: TestClient, name: str, password: str) -> int:
 
 def test_wrong_passwords_from_one_address_do_not_lock_the_owner_out(app_server: Callable[..., TestClient]) -> None:
     """Five wrong passwords (and more) for a name from one address, then the owner's right password from
-    another address: logged in. The guessing address itself waits."""
+    another address: logged in. The guessing address itself waits. The budgets' clock stands still (it is
+    injected): however slowly the requests go, no budget fills up again meanwhile."""
     c = app_server()
+    c.app.state.budgets.clock = FakeClock()  # type: ignore[attr-defined]
     register(c, "Owner")
-    attacker = browser(c, client=("203.0.113.7", 4000))
+    c.post("/api/account/logout", headers=ORIGIN)
+    attacker = browser(c, client=("203.0.113.9", 5000))
     codes = [_login(attacker, "Owner", f"guess {i}") for i in range(8)]
     assert codes[:5] == [401] * 5 and codes[-1] == 429, codes
     owner = browser(c, client=("198.51.100.2", 5000))
@@ -45,8 +49,10 @@ def test_wrong_passwords_from_one_address_do_not_lock_the_owner_out(app_server: 
 
 @pytest.mark.parametrize("how", ["password", "delete"])
 def test_password_change_and_deletion_are_throttled(app_server: Callable[..., TestClient], how: str) -> None:
-    """``POST /api/account/password`` and ``DELETE /api/account`` test the password: 429 after a few wrong ones."""
+    """``POST /api/account/password`` and ``DELETE /api/account`` test the password: 429 after a few wrong
+    ones (on an injected clock that stands still, so the answer never depends on how fast they went)."""
     c = app_server()
+    c.app.state.budgets.clock = FakeClock()  # type: ignore[attr-defined]
     register(c, "Victim")
     codes = []
     for i in range(12):
@@ -59,37 +65,43 @@ def test_password_change_and_deletion_are_throttled(app_server: Callable[..., Te
     assert c.get("/api/account").json()["name"] == "Victim"  # still there, still logged in
 
 
-def test_login_throttle_budgets() -> None:
-    """Per (name, address): five failures, then one per 10 s. Per name over all addresses: once spent,
-    each address gets one failure per 5 minutes, and a fresh address (the owner's) may still try."""
-    from catsack.server.limits import LoginThrottle
+async def _login_budgets(clock: FakeClock) -> None:
+    from catsack.server.budgets import Budgets, LoginThrottle
 
-    clock = FakeClock()
-    t = LoginThrottle(clock=clock)
+    t = LoginThrottle(Budgets(clock=clock))
     for _ in range(5):
-        assert t.attempt("ann", "a") == 0
-        t.failed("ann", "a")
-    assert t.attempt("ann", "a") > 0
-    assert t.attempt("bob", "a") == 0  # another name from the same address
-    assert t.attempt("ann", "b") == 0  # the same name from another address
-    clock.now += 10.0
-    assert t.attempt("ann", "a") == 0
+        assert await t.attempt("ann", "a") == 0
+        await t.failed("ann", "a")
+    assert await t.attempt("ann", "a") > 0
+    assert await t.attempt("bob", "a") == 0  # another name from the same address
+    assert await t.attempt("ann", "b") == 0  # the same name from another address
+    clock.now += 600.0  # two windows of the pair budget later
+    assert await t.attempt("ann", "a") == 0
     # A distributed attack: the name's budget (30 failures) spent from many addresses.
     for i in range(30):
-        t.failed("cleo", f"bot{i}")
-    assert t.attempt("cleo", "owner's new address") == 0  # the owner still gets in
-    t.failed("cleo", "bot99")  # a fresh attacking address: one guess, then minutes
-    assert t.attempt("cleo", "bot99") > 60
-    clock.now += 300.0
-    assert t.attempt("cleo", "bot99") == 0
+        await t.failed("cleo", f"bot{i}")
+    assert await t.attempt("cleo", "owner's new address") == 0  # the owner still gets in
+    await t.failed("cleo", "bot99")  # a fresh attacking address: one guess, then minutes
+    assert await t.attempt("cleo", "bot99") > 60
+    clock.now += 600.0
+    assert await t.attempt("cleo", "bot99") == 0
+
+
+def test_login_throttle_budgets() -> None:
+    """Per (name, address): five failures, then a wait. Per name over all addresses: once spent, each
+    address gets one failure per few minutes, and a fresh address (the owner's) may still try."""
+    asyncio.run(_login_budgets(FakeClock()))
+
+
+async def _sprayed(clock: FakeClock) -> list[float]:
+    from catsack.server.budgets import Budgets, LoginThrottle
+
+    t = LoginThrottle(Budgets(clock=clock))
+    return [await t.attempt(f"name{i}", "sprayer") for i in range(25)]
 
 
 def test_login_throttle_counts_attempts_per_address() -> None:
-    from catsack.server.limits import LoginThrottle
-
-    clock = FakeClock()
-    t = LoginThrottle(clock=clock)
-    waits = [t.attempt(f"name{i}", "sprayer") for i in range(25)]
+    waits = asyncio.run(_sprayed(FakeClock()))
     assert waits[:20] == [0.0] * 20 and all(w > 0 for w in waits[20:])
 
 

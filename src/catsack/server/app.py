@@ -10,7 +10,7 @@ import asyncio
 import gc
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -21,6 +21,7 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import catsack
+from catsack.server.budgets import Budgets
 from catsack.server.headers import SecurityHeaders
 from catsack.server.hub import Hub, TableError
 from catsack.server.limits import AddressBuckets, HttpGuard
@@ -71,10 +72,14 @@ HTTP_ERROR_CODES = {
 }
 
 
-def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> FastAPI:
-    """The ASGI application. ``settings`` default to the ``CATSACK_*`` environment."""
+def create_app(
+    settings: Settings | None = None, *, hub: Hub | None = None, clock: Callable[[], float] | None = None
+) -> FastAPI:
+    """The ASGI application. ``settings`` default to the ``CATSACK_*`` environment; ``clock`` (epoch
+    seconds) is the security budgets' (:mod:`catsack.server.budgets`; tests pass a fake one)."""
     settings = settings or Settings()
     metrics = Metrics() if settings.metrics else None
+    budgets = Budgets.for_settings(settings, clock=clock or time.time)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -140,6 +145,7 @@ def create_app(settings: Settings | None = None, *, hub: Hub | None = None) -> F
         "(see docs/protocol.md).",
         lifespan=lifespan,
     )
+    app.state.budgets = budgets
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:

@@ -52,7 +52,7 @@ EMBARGOED = "embargoed"
 
 
 def _embargoed() -> TableError:
-    return TableError(EMBARGOED, "this round's deal is still being played at other tables: look later", 403)
+    return TableError("embargoed", "this round's deal is still being played at other tables: look later", 403)
 
 
 def _private() -> TableError:

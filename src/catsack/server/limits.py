@@ -1,6 +1,6 @@
-"""Abuse limits: frame budgets per connection, request budgets per address, password guesses, body
-sizes, and the client address behind trusted proxies (checklist 14; issue 16, defects 5, 6 and 7;
-issue 29, defects 1 and 9)."""
+"""Abuse limits: frame budgets per connection, request budgets per address, body sizes, and the client
+address behind trusted proxies (checklist 14). The security budgets (password guesses, resets,
+verification mails, registrations) are :mod:`catsack.server.budgets`'s, shared between processes."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from catsack.server.validate import is_table_id, table_id_problem
 if TYPE_CHECKING:
     from catsack.server.metrics import Metrics
 
-__all__ = ["AddressBuckets", "HttpGuard", "LoginThrottle", "RateLimit", "client_address", "scope_address"]
+__all__ = ["AddressBuckets", "HttpGuard", "RateLimit", "client_address", "scope_address"]
 
 Clock = Callable[[], float]
 _MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
@@ -97,64 +97,6 @@ class AddressBuckets:
         for a in full:
             del self.buckets[a]
         self._next_prune = now + 60.0
-
-
-class LoginThrottle:
-    """Budgets for password guesses that no stranger can turn against an account's owner (issue 29, defect 1).
-
-    A budget per account name shared by every address let anyone lock any account: five wrong
-    passwords from anywhere, and the owner's right one was refused from everywhere. Here:
-
-    * every address has a budget of attempts over all names (``per_address``: spraying one
-      password over many names);
-    * every (name, address) pair has a budget of *failures* (``per_pair``): an address that keeps
-      guessing one name waits, and nobody else does;
-    * every name has a budget of failures over all addresses (``per_name``). Spent, the name is
-      under a distributed attack, and each pair's budget shrinks to ``alarmed`` (one failure per
-      few minutes per address). The owner trying from a new address still gets in at the first
-      try, while a thousand attacking addresses get a thousand guesses per few minutes, not per
-      second.
-
-    Only failures spend the pair and name budgets, so a right password never costs the owner
-    anything. The budgets live in the process (with several processes each keeps its own).
-    """
-
-    def __init__(
-        self,
-        *,
-        per_address: tuple[float, int] = (1 / 3, 20),
-        per_pair: tuple[float, int] = (1 / 10, 5),
-        per_name: tuple[float, int] = (1 / 10, 30),
-        alarmed: tuple[float, int] = (1 / 300, 1),
-        clock: Clock = time.monotonic,
-    ) -> None:
-        self.by_address = AddressBuckets(*per_address, clock=clock)
-        self.by_pair = AddressBuckets(*per_pair, clock=clock)
-        self.by_name = AddressBuckets(*per_name, clock=clock)
-        self.alarmed = AddressBuckets(*alarmed, clock=clock)
-
-    @staticmethod
-    def _pair(name: str, address: str) -> str:
-        return f"{name}\x00{address}"
-
-    def attempt(self, name: str, address: str) -> float:
-        """Spend one attempt of ``address`` at ``name`` (a comparison key): 0.0 if it may try now, else
-        the seconds to wait (nothing is spent then but the address's attempt)."""
-        wait = self.by_address.take(address)
-        if wait > 0:
-            return wait
-        pair = self._pair(name, address)
-        wait = self.by_pair.wait(pair)
-        if self.by_name.wait(name) > 0:  # under attack from many addresses: the small budget too
-            wait = max(wait, self.alarmed.wait(pair))
-        return wait
-
-    def failed(self, name: str, address: str) -> None:
-        """Count a wrong password of ``address`` for ``name``."""
-        pair = self._pair(name, address)
-        self.by_pair.take(pair)
-        self.by_name.take(name)
-        self.alarmed.take(pair)
 
 
 def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:

@@ -5,10 +5,12 @@ Every state change authenticated by that cookie must come from this site:
 its ``Origin`` (or, lacking one, ``Referer``) must name the host the request
 was sent to, else 403 ``csrf`` — a form on another site cannot act for a
 logged-in player. Every request that tests a password (login, password
-change, account deletion) is throttled by :class:`~catsack.server.limits.LoginThrottle`:
+change, account deletion) is throttled by :class:`~catsack.server.budgets.LoginThrottle`:
 per address, and wrong passwords per (name, address) and per name, in a way
 that never refuses the owner's right password from an address nobody guessed
-from. An unknown name and a wrong password get the same 401 answer.
+from; registrations spend a budget per address. With Redis configured every
+process spends from the same budgets. An unknown name and a wrong password get
+the same 401 answer.
 """
 
 from __future__ import annotations
@@ -26,11 +28,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.record import dumps_record
 from catsack.server.accounts import DELETED_NAME, PASSWORD_MAX, Account, AccountError, Accounts, name_key
+from catsack.server.budgets import REGISTRATIONS_PER_CLIENT, LoginThrottle
 from catsack.server.gameaccess import game_access
 from catsack.server.hub import Hub, LiveTable, hash_token
-from catsack.server.limits import LoginThrottle, scope_address
+from catsack.server.limits import scope_address
 from catsack.server.ratings import Ratings, display
-from catsack.server.routes.deps import Refused, hub_of
+from catsack.server.routes.deps import Refused, budgets_of, hub_of
 from catsack.server.settings import Network
 from catsack.server.social import check_guest_name, check_reputation
 
@@ -40,6 +43,7 @@ __all__ = [
     "accounts_of",
     "check_origin",
     "join_as",
+    "retry_later",
     "router",
     "seat_ratings",
     "set_session",
@@ -93,16 +97,16 @@ class AccountOut(BaseModel):
 class _State:
     """Per-app account services, made on first use from the hub's database engine."""
 
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: Hub, logins: LoginThrottle) -> None:
         self.accounts = Accounts(hub.store.engine)
         self.ratings = Ratings(hub.store.engine)
-        self.logins = LoginThrottle()
+        self.logins = logins
 
 
 def _state(request: Request) -> _State:
     st: _State | None = getattr(request.app.state, "accounts", None)
     if st is None:
-        st = request.app.state.accounts = _State(hub_of(request))
+        st = request.app.state.accounts = _State(hub_of(request), LoginThrottle(budgets_of(request)))
     return st
 
 
@@ -181,32 +185,40 @@ def _address(request: Request) -> str:
     return scope_address(request.scope, hub_of(request).settings.proxy_networks())
 
 
-def _throttle(request: Request, name: str) -> str:
+def retry_later(message: str, wait: float) -> dict[str, Any]:
+    """The rest of a 429 :class:`Refused` for a spent budget (``Refused(code, **retry_later(...))``):
+    ``message``, and the ``wait`` in whole seconds as ``Retry-After`` and ``params``."""
+    seconds = max(1, math.ceil(wait))
+    return {
+        "message": f"{message}; try again in {seconds} s",
+        "status": 429,
+        "params": {"seconds": seconds},
+        "headers": {"Retry-After": str(seconds)},
+    }
+
+
+async def _throttle(request: Request, name: str) -> str:
     """Spend one password attempt at ``name`` from this request's address, or 429; the throttle's key
     for :func:`_failed`."""
     key = name_key(name)[:64]
-    wait = _state(request).logins.attempt(key, _address(request))
+    wait = await _state(request).logins.attempt(key, _address(request))
     if wait > 0:
-        seconds = max(1, math.ceil(wait))
-        raise Refused(
-            "too_many_logins",
-            f"too many login attempts; try again in {seconds} s",
-            429,
-            params={"seconds": seconds},
-            headers={"Retry-After": str(seconds)},
-        )
+        raise Refused("too_many_logins", **retry_later("too many login attempts", wait))
     return key
 
 
-def _failed(request: Request, key: str) -> None:
-    _state(request).logins.failed(key, _address(request))
+async def _failed(request: Request, key: str) -> None:
+    await _state(request).logins.failed(key, _address(request))
 
 
 @router.post("/api/account/register", status_code=201, response_model=AccountOut)
 async def register(request: Request, response: Response, body: Credentials) -> AccountOut:
     """Create an account and log in. Names: 3-24 letters, digits, ``-_.``; bot levels are reserved."""
     check_origin(request)
-    _throttle(request, body.name)
+    await _throttle(request, body.name)
+    wait = await budgets_of(request).spend(REGISTRATIONS_PER_CLIENT, _address(request))
+    if wait > 0:
+        raise Refused("rate_limited", **retry_later("too many new accounts from your address", wait))
     accounts = accounts_of(request)
     account = await asyncio.to_thread(accounts.register, body.name, body.password)
     token = await asyncio.to_thread(accounts.new_session, account)
@@ -218,11 +230,11 @@ async def register(request: Request, response: Response, body: Credentials) -> A
 async def login(request: Request, response: Response, body: Credentials) -> AccountOut:
     """Log in; the answer to an unknown name and to a wrong password is the same."""
     check_origin(request)
-    key = _throttle(request, body.name)
+    key = await _throttle(request, body.name)
     accounts = accounts_of(request)
     account = await asyncio.to_thread(accounts.authenticate, body.name, body.password)
     if account is None:
-        _failed(request, key)
+        await _failed(request, key)
         raise AccountError("login_failed", "wrong name or password", 401)
     token = await asyncio.to_thread(accounts.new_session, account)
     _set_session(request, response, token)
@@ -263,12 +275,12 @@ async def change_password(
 ) -> Response:
     """Change the password; every session of the account ends, and this one gets a new cookie."""
     accounts = accounts_of(request)
-    key = _throttle(request, account.name)
+    key = await _throttle(request, account.name)
     try:
         await asyncio.to_thread(accounts.change_password, account, body.old, body.new)
     except AccountError as exc:
         if exc.code == "wrong_password":
-            _failed(request, key)
+            await _failed(request, key)
         raise
     token = await asyncio.to_thread(accounts.new_session, account)
     response = Response(status_code=204)
@@ -280,13 +292,13 @@ async def change_password(
 async def delete_account(request: Request, body: Password, account: Annotated[Account, Depends(changing)]) -> Response:
     """Delete the account (password required). Its games stay, under "deleted player"."""
     accounts = accounts_of(request)
-    key = _throttle(request, account.name)
+    key = await _throttle(request, account.name)
     games = await asyncio.to_thread(accounts.games, account)
     try:
         await asyncio.to_thread(accounts.delete, account, body.password)
     except AccountError as exc:
         if exc.code == "wrong_password":
-            _failed(request, key)
+            await _failed(request, key)
         raise
     hub = hub_of(request)
     for table_id, seat in games:  # tables in memory show the new name at once; other processes reload it

@@ -7,15 +7,22 @@ from collections.abc import Mapping
 from fastapi import HTTPException, Request, WebSocket
 from fastapi.responses import Response
 
+from catsack.server.budgets import Budgets
 from catsack.server.hub import Hub, LiveTable, TableError
 from catsack.server.validate import TOKEN_MAX, is_table_id, is_token, table_id_problem
 
-__all__ = ["Refused", "bearer_token", "hub_of", "live_table", "record_response", "ws_hub"]
+__all__ = ["Refused", "bearer_token", "budgets_of", "hub_of", "live_table", "record_response", "ws_hub"]
 
 
 def hub_of(request: Request) -> Hub:
     h: Hub = request.app.state.hub
     return h
+
+
+def budgets_of(request: Request) -> Budgets:
+    """The app's security budgets (:mod:`catsack.server.budgets`)."""
+    b: Budgets = request.app.state.budgets
+    return b
 
 
 def ws_hub(ws: WebSocket) -> Hub:

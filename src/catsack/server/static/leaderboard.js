@@ -26,3 +26,4 @@ try {
   // The refusal in the page's language, where the table would be.
   board.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "form-error", role: "alert" }, errorText(err))));
 }
+document.body.dataset.ready = "yes";

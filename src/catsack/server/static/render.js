@@ -98,9 +98,16 @@ export function cardElement(token, { faceDown = false, small = false, label } = 
   if (token) classes.push(cardKindClass(token));
   else classes.push("back");
   if (faceDown) classes.push("own-face-down");
+  // label "": the picture is decoration of a control that names the card itself (a hand card's button).
+  const named = label !== "";
   return h(
     "span",
-    { class: classes.join(" "), role: "img", "aria-label": label ?? (token ? cardName(token) : t("card.faceDown")) },
+    {
+      class: classes.join(" "),
+      role: named ? "img" : null,
+      "aria-label": named ? (label ?? (token ? cardName(token) : t("card.faceDown"))) : null,
+      "aria-hidden": named ? null : "true",
+    },
     h("span", { class: "card-inner", html: token ? cardFaceSVG(token) : cardBackSVG() }),
     faceDown ? h("span", { class: "face-down-tag", "aria-hidden": "true" }, t("card.faceDownTag")) : null,
   );
@@ -161,7 +168,7 @@ function seatPanel(view, seat, player, names, titles, { isMe }) {
     won.length
       ? h(
           "div",
-          { class: "won", "aria-label": t("seat.won", { cards: won.map(cardName).join(", ") }) },
+          { class: "won", role: "img", "aria-label": t("seat.won", { cards: cardNames(won) }) },
           won.map((c) => h("span", { class: `chip ${cardKindClass(c)}`, "aria-hidden": "true" }, cardLabel(c))),
         )
       : null,

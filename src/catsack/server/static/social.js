@@ -36,7 +36,8 @@ export class Chat {
     this.seat = null;
     this.muted = new Set(loadJson(`catsack:mute:${table}`, []));
     this.messages = [];
-    this.list = h("ol", { id: "chat-log", class: "chat-log" });
+    // Focusable, so that a keyboard can scroll it; named by the panel's title.
+    this.list = h("ol", { id: "chat-log", class: "chat-log", tabindex: "0", "aria-label": t("chat.title") });
     this.input = h("input", {
       id: "chat-input",
       maxlength: 200,

@@ -15,6 +15,7 @@ pytest.importorskip("sqlalchemy")
 pytest.importorskip("fastapi")
 
 from catsack.server.hub import Hub
+from catsack.server.leases import Heartbeat
 from catsack.server.settings import Settings
 from catsack.server.store import Store
 
@@ -251,5 +252,111 @@ def test_a_hello_with_a_link_changed_elsewhere_is_checked_against_the_database(t
             assert await lone.find_seat(held, tokens[0]) == 0
         finally:
             await lone.stop()
+
+    asyncio.run(go())
+
+
+# ---------------------------------------------------------------------- a dead process found by its closed connection
+
+
+def heartbeat(url: str, holder: str) -> Heartbeat:
+    """A heartbeat that is beaten by hand (its thread never started), with an hour's lease: only its
+    closed connection can tell it died within the test."""
+    store = Store(url)
+    return Heartbeat(store, holder, 3600.0, 0.3, asyncio.new_event_loop(), lambda dead: None)
+
+
+def test_a_killed_process_is_found_dead_by_its_closed_connection_long_before_its_heartbeat_runs_out(
+    db_schema_url: str,
+) -> None:
+    """PostgreSQL: a process's connection closes when it dies, and with it its liveness lock; the other
+    processes find it dead at their next beat or the one after (not when its hour-long heartbeat runs out),
+    end its heartbeat and can adopt its tables. A live process is never found dead, not even after its
+    connection broke and came back (the database restarted) between two looks."""
+    a, b, c = (heartbeat(db_schema_url, h) for h in ("a0a0a0a0a0a0", "b1b1b1b1b1b1", "c2c2c2c2c2c2"))
+    for _ in range(4):  # everyone alive, beating in turn: nobody is dead
+        assert a.beat() == [] and b.beat() == [] and c.beat() == []
+    # B's connection breaks and comes back (a new connection, the lock taken again) between A's looks.
+    assert b._conn is not None
+    b._conn.invalidate()
+    b._conn = None
+    assert b.beat() == [] and a.beat() == [] and c.beat() == []
+    # C is killed: its connection closes without a word. A finds it within two of its beats, B likewise.
+    assert c._conn is not None
+    c._conn.invalidate()
+    found = [a.beat() for _ in range(2)]
+    assert ["c2c2c2c2c2c2"] in found, found
+    assert b.beat() == ["c2c2c2c2c2c2"]  # its heartbeat was ended: dead for everyone now
+    store = a.store
+    assert store.take_leases("b1b1b1b1b1b1", ["t"], 3600.0) == {"t"}
+    adopted = store.adopt("a0a0a0a0a0a0", 3600.0, ["b1b1b1b1b1b1"])
+    assert adopted == set()  # B is alive: its tables stay its own
+    for hb in (a, b, c):
+        hb.stop()
+        hb.store.close()
+
+
+def test_a_process_of_an_earlier_release_is_judged_by_its_heartbeat_alone(db_schema_url: str) -> None:
+    """A process that never held a liveness lock is not found dead for want of one."""
+    a = heartbeat(db_schema_url, "a0a0a0a0a0a0")
+    old = heartbeat(db_schema_url, "0d0d0d0d0d0d")
+    old.locks = False  # beats without taking the lock, as before
+    for _ in range(4):
+        assert old.beat() == [] and a.beat() == []
+    for hb in (a, old):
+        hb.stop()
+        hb.store.close()
+
+
+def test_a_process_taking_a_table_over_counts_the_bots_delay_from_when_the_turn_began(tmp_path: Path) -> None:
+    """A bot's move is due its delay after its turn began. A process that takes a table over (here: loads
+    it after the process driving it stopped) reads when that was from the log, so a turn that began a
+    minute ago is played at once, not a whole delay after the take-over; the moves after it keep the delay.
+    The pace's clock and sleep are injected: nothing waits."""
+    from sqlalchemy import update
+
+    from catsack.server.store import actions_t
+    from catsack.server.thinking import Pace
+
+    url = f"sqlite:///{tmp_path / 'turn.db'}"
+    now = [1000.0]
+    slept: list[tuple[float, int]] = []  # (seconds, the table's version then)
+    never = asyncio.Event()  # the second sleep never ends: the game stops there
+
+    async def go() -> None:
+        first = Hub(Settings(database_url=url, bot_delay=0.01, bot_delay_jitter=0.0, log_json=False))
+        await first.start()
+        try:
+            table = await first.create(
+                3, {s: "random" for s in range(3)}, name="x", money_visible=False, turn_seconds=None, hints=False
+            )
+            while table.version < 3:
+                await asyncio.sleep(0.001)
+        finally:
+            await first.stop()
+        version = first.store.table(table.id).version  # type: ignore[union-attr]
+        with first.store.engine.begin() as conn:  # the last move was made a minute ago
+            conn.execute(
+                update(actions_t).where(actions_t.c.table_id == table.id).values(created=actions_t.c.created - 60.0)
+            )
+        second = Hub(Settings(database_url=url, bot_delay=5.0, bot_delay_jitter=0.0, log_json=False))
+
+        async def sleep(seconds: float) -> None:
+            slept.append((seconds, second.tables[table.id].version))
+            now[0] += seconds
+            if len(slept) > 1:
+                await never.wait()
+
+        second.pace = Pace(5.0, 0.0, 0.6, clock=lambda: now[0], sleep=sleep)
+        await second.start()
+        try:
+            for _ in range(2000):  # a bound on a stuck table, not a timing
+                if len(slept) >= 2:
+                    break
+                await asyncio.sleep(0.005)
+            # The first move after the take-over slept not at all; the next ones wait the whole delay.
+            assert slept[:2] == [(5.0, version + 1), (5.0, version + 2)], (version, slept)
+        finally:
+            await second.stop()
 
     asyncio.run(go())

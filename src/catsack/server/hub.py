@@ -278,7 +278,7 @@ class Hub:
                 self.fanout.publish({"k": "driver", "t": table.id})
             if catch_up:
                 await self.catch_up(table)
-            self._schedule(table)
+            self._schedule(table, resume=True)
 
     async def _lease_keeper(self) -> None:
         """Tell the heartbeat thread the event loop is alive, and sync the leases now and then
@@ -497,6 +497,8 @@ class Hub:
             clock=clock if isinstance(clock, str) else None,
         )
         table.touched = time.monotonic()
+        began = msg.get("b")
+        table.turn_began = float(began) if isinstance(began, int | float) else time.time()
         table.broadcast_state()
         self._schedule(table)
         return True
@@ -568,7 +570,7 @@ class Hub:
                 self.store.take_leases, self.process_id, [table_id], self.settings.lease_seconds
             )
             table.driver = table_id in held
-        self._schedule(table)
+        self._schedule(table, resume=True)
         return table
 
     def _build(self, row: TableRow, seats: list[SeatRow], actions: list[ActionRow]) -> LiveTable:
@@ -594,6 +596,7 @@ class Hub:
             table.game.play(a.move)
             if a.action_id is not None:
                 table.results[(a.seat, a.action_id)] = a.version
+            table.turn_began = a.created
 
     async def catch_up(self, table: LiveTable) -> None:
         """Read what other processes appended (or seat changes) and tell our connections (the
@@ -979,6 +982,7 @@ class Hub:
         if action_id is not None:
             table.results[(seat, action_id)] = version
         table.touched = time.monotonic()
+        table.turn_began = time.time()
         table.broadcast_state()
         if self.metrics is not None:
             self.metrics.moves.labels(actor).inc()
@@ -998,6 +1002,7 @@ class Hub:
                     "st": status,
                     "d": deadline,
                     "c": clock_text,
+                    "b": table.turn_began,
                 }
             )
         if clock is not None and not nxt.is_over:
@@ -1090,10 +1095,11 @@ class Hub:
         except Exception:  # a mail never stops a game
             log.exception("turn notification failed", extra={"fields": {"table": table.id}})
 
-    def _schedule(self, table: LiveTable) -> None:
+    def _schedule(self, table: LiveTable, *, resume: bool = False) -> None:
         """Start whatever moves the game on by itself: a bot's move or a turn timer. Only the process
         holding the table's lease does (defect 4 of issue 16: otherwise every process holding a table
-        computed every bot move, and all but one lost the append race)."""
+        computed every bot move, and all but one lost the append race). ``resume``: the table was just
+        loaded or taken over, and its turn began before (a bot's delay counts from then)."""
         if table.task is not None and not table.task.done() and table.task is not asyncio.current_task():
             table.task.cancel()
         table.task = None
@@ -1102,7 +1108,7 @@ class Hub:
             return
         p = table.players[seat]
         if p.kind == "bot":
-            table.task = asyncio.create_task(self._bot_turn(table, seat, table.version))
+            table.task = asyncio.create_task(self._bot_turn(table, seat, table.version, resume))
         elif p.kind == "human" and table.row.deadline is not None:
             table.task = asyncio.create_task(self._timer_turn(table, seat, table.version, table.row.deadline))
 
@@ -1132,10 +1138,14 @@ class Hub:
             self.metrics.bot_think.labels(spec).observe(time.perf_counter() - t0)
         return move
 
-    async def _bot_turn(self, table: LiveTable, seat: int, version: int) -> None:
+    async def _bot_turn(self, table: LiveTable, seat: int, version: int, resume: bool = False) -> None:
         # When the move is due is drawn before anything of the view is read, and the search ends before
-        # then: a forced move and a move with a choice are due alike (R23, R24; thinking.Pace).
+        # then: a forced move and a move with a choice are due alike (R23, R24; thinking.Pace). A process
+        # that has just taken the table over (``resume``) counts the delay from when the turn began, as
+        # the log or the last message tells: the table does not stand still a whole bot delay more.
         plan = self.pace.plan()
+        if resume and table.turn_began is not None:
+            plan = plan.resumed(plan.start - max(0.0, time.time() - table.turn_began))
         try:
             spec = table.players[seat].bot or self.settings.standin_bot
             try:

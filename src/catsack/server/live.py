@@ -260,6 +260,9 @@ class LiveTable:
     task: asyncio.Task[None] | None = None
     bots: dict[int, Bot] = field(default_factory=dict)
     touched: float = field(default_factory=time.monotonic)
+    #: Epoch seconds the current turn began (the last move's commit; ``None``: not known, as before the
+    #: first move). A bot's move is due a delay after it, also in a process that took the table over.
+    turn_began: float | None = None
     #: This process holds the table's lease: it runs the bots and timers; otherwise it only relays.
     driver: bool = False
     #: Messages from other processes waiting for the table's lock (catsack.server.fanout), in order.

@@ -255,6 +255,8 @@ class ActionRow:
     move: str
     action_id: str | None
     actor: str
+    #: Epoch seconds the move was committed (when the next seat's turn began).
+    created: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -755,7 +757,7 @@ class Store:
             return (
                 _table_row(row),
                 [_seat_row(s) for s in seats],
-                [ActionRow(a.version, a.seat, a.move, a.action_id, a.actor) for a in actions],
+                [ActionRow(a.version, a.seat, a.move, a.action_id, a.actor, a.created) for a in actions],
             )
 
     def actions_since(self, table_id: str, version: int) -> list[ActionRow]:
@@ -765,7 +767,7 @@ class Store:
                 .where(actions_t.c.table_id == table_id, actions_t.c.version > version)
                 .order_by(actions_t.c.version)
             )
-            return [ActionRow(a.version, a.seat, a.move, a.action_id, a.actor) for a in rows]
+            return [ActionRow(a.version, a.seat, a.move, a.action_id, a.actor, a.created) for a in rows]
 
     def changes(self, table_id: str, version: int) -> tuple[list[ActionRow], list[SeatRow], TableRow | None]:
         """What a process catching up on a table reads: the actions after ``version``, the seats and
@@ -776,7 +778,7 @@ class Store:
                 .where(actions_t.c.table_id == table_id, actions_t.c.version > version)
                 .order_by(actions_t.c.version)
             )
-            found = [ActionRow(a.version, a.seat, a.move, a.action_id, a.actor) for a in actions]
+            found = [ActionRow(a.version, a.seat, a.move, a.action_id, a.actor, a.created) for a in actions]
             seat_rows = [_seat_row(r) for r in conn.execute(_seats_query(table_id))]
             row = conn.execute(select(tables_t).where(tables_t.c.id == table_id)).first()
             return found, seat_rows, None if row is None else _table_row(row)

@@ -56,6 +56,13 @@ class Plan:
     think_until: float
     due: float
 
+    def resumed(self, began: float) -> Plan:
+        """This plan for a turn that began at ``began``, earlier than the plan's start (a process took a
+        table over from one that died, and read when the turn began): the same delay, counted from then,
+        so the move is due that much sooner, at once if the delay has passed."""
+        shift = max(0.0, self.start - began)
+        return Plan(self.start - shift, self.think_until - shift, self.due - shift)
+
 
 class Pace:
     """When a bot's moves are due: drawn from a fixed distribution that never sees the bot's view.

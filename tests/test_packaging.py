@@ -11,7 +11,10 @@ tests/test_quickstart_install.py installs that wheel in a fresh virtualenv and s
 from __future__ import annotations
 
 import importlib.metadata
+import re
 import stat
+import subprocess
+import sys
 import tarfile
 import tomllib
 import zipfile
@@ -126,3 +129,43 @@ def test_what_the_sdist_and_the_wheel_hold(release: tuple[Path, Path]) -> None:
     assert "catsack/py.typed" in inside and "catsack/server/static/index.html" in inside
     assert any(n.startswith("catsack/server/migrations/versions/0001") for n in inside)
     assert not any(n.startswith(("tests/", "docs/", "bench/")) for n in inside)
+
+
+# The tests that read files the sdist leaves out (docs/, scripts/).
+READ_THE_REPOSITORY = (
+    "tests/test_rules_doc.py::test_the_docs_rules_pages_include_the_package_texts",
+    "tests/test_rules_doc.py::test_card_pictures_come_from_the_browser_card_art",
+    "tests/test_records.py::test_records_md_example_plays",
+    "tests/test_envs_encoding.py::test_docs_tables_match_the_layout",
+    "tests/test_envs_encoding.py::test_docs_examples_run",
+    "tests/test_vector_numba.py::test_docs_example_runs",
+)
+
+
+@pytest.mark.slow
+def test_the_sdist_tests_collect_and_skip_what_they_cannot_read(release: tuple[Path, Path], tmp_path: Path) -> None:
+    """Unpacked, the sdist's whole test suite collects, and the tests that read docs/ or scripts/ skip
+    there with the reason instead of failing."""
+    sdist, _ = release
+    with tarfile.open(sdist) as tar:
+        tar.extractall(tmp_path, filter="data")
+    (root,) = tmp_path.iterdir()
+    pytest_args = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"]
+    collected = subprocess.run(
+        [*pytest_args, "--collect-only", "-q"], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
+    ran = subprocess.run(
+        [*pytest_args, "-rs", *READ_THE_REPOSITORY], cwd=root, capture_output=True, text=True, timeout=600
+    )
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    skipped = re.findall(r"^SKIPPED \[(\d+)\] .*: (\S+) is not in the sdist", ran.stdout, flags=re.M)
+    assert sum(int(n) for n, _ in skipped) >= len(READ_THE_REPOSITORY), ran.stdout[-3000:]
+    assert {path for _, path in skipped} == {
+        "docs/rules.md",
+        "docs/rules.de.md",
+        "scripts/make_cards.mjs",
+        "docs/records.md",
+        "docs/envs.md",
+    }, ran.stdout[-3000:]
+    assert " passed" not in ran.stdout.splitlines()[-1], ran.stdout[-3000:]

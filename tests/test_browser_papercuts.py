@@ -109,6 +109,9 @@ def test_quick_play_waits_visibly_and_the_host_starts_with_bots(
     assert page.is_visible("#waiting") and page.is_visible("#fill-button")
     for started in ("#round-badge", "#board", "#hand", "#bid-form"):
         assert not page.is_visible(started), started
+    # Nor do the seats: nobody is "to move", no hand is counted, nobody starts before every seat is taken.
+    assert page.locator("#seats .seat").count() == 3
+    assert page.locator("#seats .fact, #seats .tag.start").count() == 0
     page.screenshot(path=str(artifacts / "quick-play-waiting.png"))
     page.select_option("#fill-level", "random")
     page.click("#fill-button")
@@ -235,3 +238,69 @@ def test_end_screen_names_no_pending_high_bid_and_bots_read_friendly(
     page.wait_for_selector("#seat-setup select")
     footer = page.inner_text("footer")
     assert "R23" not in footer and "/docs" not in footer and "API" not in footer, footer
+
+
+# ---------------------------------------------------------------------- the pages' findings of a review
+
+
+def test_my_games_badge_on_every_page_of_an_account(people: Callable[..., Player], server: str) -> None:  # noqa: F811
+    """The My games link (with its badge) was missing from the tournaments, training, reset and fair-play pages."""
+    from test_browser_accounts import register, unique
+
+    ann = people(viewport={"width": 1280, "height": 900})
+    register(ann, unique("Badge"))
+    for path in ("/tournaments", "/training", "/reset", "/admin/fairplay", "/", "/games"):
+        ann.page.goto(server + path)
+        ann.page.wait_for_selector("#mygames-link", state="attached")
+
+
+def test_training_on_a_fresh_install_says_how_positions_come(people: Callable[..., Player]) -> None:  # noqa: F811
+    """/training opened on an empty "bot games" list on a fresh install; now it opens on whichever list has
+    positions, and with none says how they come."""
+    from browser_i18n import CATALOGUES
+
+    player = people(viewport={"width": 1280, "height": 900})
+    player.page.goto(player.base + "/training")
+    player.page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
+    assert player.page.inner_text("#train-empty") == CATALOGUES["en"]["train.emptyAll"]
+    assert player.errors == [] or all("401" in e or "Failed to load" in e for e in player.errors), player.errors
+
+
+def test_unknown_profile_shows_its_error_alone(people: Callable[..., Player]) -> None:  # noqa: F811
+    """An unknown player's profile showed an empty skeleton (rating, games, charts) under its error."""
+    player = people(viewport={"width": 1280, "height": 900})
+    player.page.goto(player.base + "/u/nobody-of-that-name")
+    player.page.wait_for_selector("#banner:not([hidden])")
+    for part in (".stats", "#chart", "main h2"):  # the rating's list, its chart, "Recent games"
+        assert player.page.locator(f"{part}:visible").count() == 0, part
+
+
+def test_guided_game_has_no_invite_link_or_chat(people: Callable[..., Player]) -> None:  # noqa: F811
+    """The guided game (/learn) offered an invite link and a chat, though nobody else can join it."""
+    from test_browser_learn import start_learning
+
+    ann = people(viewport={"width": 1280, "height": 900})
+    start_learning(ann)
+    ann.page.wait_for_selector("#coach:not([hidden])")
+    assert not ann.page.is_visible("#invite-button") and not ann.page.is_visible("#chat-panel")
+
+
+def test_words_numbers_and_plurals_by_the_locale(people: Callable[..., Player]) -> None:  # noqa: F811
+    """Moves name their cards in words, in the case the language needs ("lege den großen Hund", never
+    "place LD"); decimals, plurals and lists come from Intl in each language."""
+    said = {}
+    for lang in ("en", "de", "fr"):
+        player = people(viewport={"width": 800, "height": 600})
+        player.page.goto(f"{player.base}/?lang={lang}")
+        player.page.wait_for_selector("#seat-setup select")
+        said[lang] = player.page.evaluate(
+            """async () => {
+              const r = await import("/static/render.js");
+              const i = await import("/static/i18n.js");
+              return [r.moveText("place LD"), r.moveText("place -8"), i.num(2.5, 1), i.t("mice", { n: 0 }),
+                      i.t("mice", { n: 1 }), i.list(["Ann", "Bea", "Cy"])];
+            }"""
+        )
+    assert said["en"] == ["place the large dog", "place −8", "2.5", "0 mice", "1 mouse", "Ann, Bea, and Cy"]
+    assert said["de"] == ["lege den großen Hund", "lege −8", "2,5", "0 Mäuse", "1 Maus", "Ann, Bea und Cy"]
+    assert said["fr"] == ["poser le grand chien", "poser −8", "2,5", "0 souris", "1 souris", "Ann, Bea et Cy"]

@@ -165,6 +165,7 @@ def test_whole_game_through_the_text_table(people: Callable[..., Player], artifa
     assert final.startswith("1. ") and "Ann" in final, final
     assert ear.type("bid 5") == en["status.over"]
     assert page.locator("#final").is_visible()
+    assert page.locator("#final .button.primary:visible").count() == 1  # one gold button: "Play again"
     assert live_regions(ann) == 1
     page.screenshot(path=str(artifacts / "text-table-end.png"), full_page=True)
     assert ann.errors == []

@@ -2,7 +2,7 @@
 // here, no library), recent games with links to their replay.
 
 import { ago, api, h } from "/static/api.js";
-import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { errorText, languagePicker, num, t, translatePage } from "/static/i18n.js";
 import { playerName } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -60,12 +60,13 @@ async function main() {
     banner.hidden = false;
     return;
   }
+  for (const id of ["p-stats", "p-history", "p-recent"]) $(id).hidden = false;
   $("player-name").textContent = p.name;
   $("p-rating").textContent = String(p.rating);
   $("p-games").textContent = String(p.games);
   $("p-wins").textContent = String(p.wins);
-  $("p-score").textContent = p.average_score === null ? "–" : String(p.average_score);
-  $("p-margin").textContent = p.average_margin === null ? "–" : (p.average_margin > 0 ? "+" : "") + p.average_margin;
+  $("p-score").textContent = p.average_score === null ? "–" : num(p.average_score);
+  $("p-margin").textContent = p.average_margin === null ? "–" : (p.average_margin > 0 ? "+" : "") + num(p.average_margin);
   const rep = p.reputation ?? { finished: 0, abandoned: 0 };
   $("p-reputation").textContent = t("acct.reputationText", { finished: rep.finished, abandoned: rep.abandoned });
   $("chart").replaceChildren(

@@ -66,17 +66,20 @@ export function addReviewButtons(final, tableId, seat) {
     h("a", { class: "button", id: "replay-link", href: `/replay/${encodeURIComponent(tableId)}` }, t("review.replay")),
   );
   if (seat?.token) {
-    const again = h("button", { class: "button primary", type: "button", id: "play-again" }, t("review.playAgain"));
+    // One gold button: "Play again", or joining the rematch once someone made it.
+    const again = h("button", { class: offer ? "button" : "button primary", type: "button", id: "play-again" }, t("review.playAgain"));
     again.addEventListener("click", () => playAgain(tableId, seat, again));
     links.prepend(again);
   }
   watchRematch(final, tableId, seat);
   if (offer) {
     const by = offer.by ? t("review.wantsAgain", { name: offer.by }) : t("review.newGame");
+    if (!offer.said) announce(by, "notice");
+    offer.said = true;
     final.append(
       h(
         "p",
-        { class: "final-links rematch-offer", id: "rematch-offer", role: "status" },
+        { class: "final-links rematch-offer", id: "rematch-offer" },
         h("span", {}, by),
         seat?.token
           ? h("button", { class: "button primary small", type: "button", onclick: (e) => playAgain(tableId, seat, e.currentTarget) }, t("review.join"))

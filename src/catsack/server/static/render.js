@@ -117,10 +117,11 @@ function fact(kind, label, value, title) {
   return h("span", { class: `fact ${kind}`, title }, h("span", { class: "fact-label" }, label), " ", h("b", {}, value));
 }
 
-function seatPanel(view, seat, player, names, titles, { isMe }) {
+function seatPanel(view, seat, player, names, titles, { isMe, waiting }) {
   const passed = view.passed[seat];
   const bid = view.bids[seat];
-  const toMove = view.to_move === seat;
+  // Before every seat is taken nothing has started: nobody is to move and no hand is dealt yet.
+  const toMove = !waiting && view.to_move === seat;
   const money = view.money[seat];
   const status = player?.status ?? "open";
   const won = view.won[seat];
@@ -154,9 +155,9 @@ function seatPanel(view, seat, player, names, titles, { isMe }) {
       player?.guest ? h("span", { class: "tag guest", title: t("seat.guestTitle") }, t("seat.guest")) : null,
       isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
       h("span", { class: `tag status ${status}` }, statusLabel(status)),
-      view.start === seat ? h("span", { class: "tag start", title: t("help.start") }, t("seat.starts")) : null,
+      !waiting && view.start === seat ? h("span", { class: "tag start", title: t("help.start") }, t("seat.starts")) : null,
     ),
-    h(
+    waiting ? null : h(
       "div",
       { class: "seat-facts" },
       fact("money", t("seat.mice"), money === null ? "?" : String(money), money === null ? t("seat.moneySecret") : t("seat.money")),
@@ -175,8 +176,9 @@ function seatPanel(view, seat, player, names, titles, { isMe }) {
   );
 }
 
-/** The players' panels, starting with the seat after ours so we are last (closest to our hand). */
-export function drawSeats(container, view, players, names, titles) {
+/** The players' panels, starting with the seat after ours so we are last (closest to our hand);
+ * `waiting`: the table still has open seats (names and who is online only). */
+export function drawSeats(container, view, players, names, titles, { waiting = false } = {}) {
   const order = [];
   const first = view.seat === null ? 0 : (view.seat + 1) % view.seats;
   for (let i = 0; i < view.seats; i += 1) order.push((first + i) % view.seats);
@@ -188,7 +190,7 @@ export function drawSeats(container, view, players, names, titles) {
         players?.find((p) => p.seat === seat),
         names,
         titles,
-        { isMe: seat === view.seat },
+        { isMe: seat === view.seat, waiting },
       ),
     ),
   );
@@ -464,7 +466,8 @@ export function drawFinal(container, view, names, { recordUrl, onMyRecord }) {
       { class: "final-links" },
       h("a", { class: "button", href: recordUrl, download: "" }, t("final.record")),
       onMyRecord ? h("button", { class: "button", type: "button", onclick: onMyRecord }, t("final.myRecord")) : null,
-      h("a", { class: "button primary", href: "/" }, t("backToLobby")),
+      // One gold button on the end screen: "Play again" (rematch.js); the lobby is a plain way out.
+      h("a", { class: "button", href: "/" }, t("backToLobby")),
     ),
   );
 }

@@ -653,7 +653,7 @@ function render() {
   badge.textContent = view.phase === "over" ? t("badge.over") : t("badge.round", { round: view.round });
   $("board").hidden = waiting;
 
-  drawSeats($("seats"), view, state.players, seatNamesList, seatTitleList);
+  drawSeats($("seats"), view, state.players, seatNamesList, seatTitleList, { waiting });
   drawHostButtons();
   drawRow($("row"), view, seatNamesList, seatTitleList);
   drawMouseCards($("mouse-cards"), view);
@@ -1052,6 +1052,9 @@ async function startCoach() {
   const { Coach, lessonOf } = await import("/static/coach.js");
   const lesson = lessonOf(tableId);
   if (!lesson) return;
+  // The guided game is the learner's alone with its bots: nobody to invite or chat with.
+  $("invite-button").hidden = true;
+  $("chat-panel").hidden = true;
   const coach = new Coach({ tableId, lesson, panel: $("coach"), names });
   frameHooks.push((frame) => coach.onFrame(frame, state));
   drawHooks.push(() => coach.draw());

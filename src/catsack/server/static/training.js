@@ -191,10 +191,22 @@ async function start() {
     $("banner").hidden = true;
   });
   const { source, id } = params();
-  $("train-source").value = source === "pool" || source === "own" ? source : "pool";
   for (const select of ["train-source", "train-theme", "train-difficulty"]) $(select).addEventListener("change", loadList);
   $("train-next").addEventListener("click", nextPosition);
-  await loadList();
+  if (source === "pool" || source === "own") {
+    $("train-source").value = source;
+    await loadList();
+  } else {
+    // Opened without a source: the reader's own mistakes first, else the bot games' (a fresh install
+    // has neither, and then says how the list fills up).
+    $("train-source").value = "own";
+    await loadList();
+    if (!state.positions.length) {
+      $("train-source").value = "pool";
+      await loadList();
+    }
+    if (!state.positions.length) $("train-empty").textContent = t("train.emptyAll");
+  }
   if (id) await openPosition(id);
   document.body.dataset.loaded = "yes";
 }

@@ -12,6 +12,10 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("sqlalchemy")
+
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+
 pytest.importorskip("fastapi")
 
 from catsack.server.hub import Hub
@@ -360,3 +364,29 @@ def test_a_process_taking_a_table_over_counts_the_bots_delay_from_when_the_turn_
             await second.stop()
 
     asyncio.run(go())
+
+
+def test_a_statement_that_fails_keeps_the_connection_and_its_lock(db_schema_url: str) -> None:
+    """A beat whose statement fails on a connection that still works keeps that connection, and the
+    liveness lock on it: the other processes do not take the process for dead."""
+    a, b = heartbeat(db_schema_url, "a0a0a0a0a0a0"), heartbeat(db_schema_url, "b1b1b1b1b1b1")
+    for _ in range(3):
+        assert a.beat() == [] and b.beat() == []
+    kept = b._conn
+    real = b.store.heartbeat
+
+    def failing(*args: object, **kw: object) -> list[str]:
+        assert b._conn is not None
+        b._conn.execute(text("SELECT 1 / 0"))  # an error from the database, the connection intact
+        return []
+
+    b.store.heartbeat = failing  # type: ignore[method-assign]
+    with pytest.raises(DBAPIError):
+        b.beat()
+    assert b._conn is kept
+    b.store.heartbeat = real  # type: ignore[method-assign]
+    for _ in range(3):
+        assert a.beat() == [] and b.beat() == []
+    for hb in (a, b):
+        hb.stop()
+        hb.store.close()

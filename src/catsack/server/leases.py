@@ -34,6 +34,7 @@ import time
 from collections.abc import Callable
 
 from sqlalchemy import Connection, func, select, text, update
+from sqlalchemy.exc import DBAPIError
 
 from catsack.server.store import Store, processes_t
 
@@ -119,11 +120,18 @@ class Heartbeat:
             dead = self.store.heartbeat(self.holder, self.seconds, now, conn=self._conn)
             if self.locks:
                 dead += [h for h in self._lock_lost(self._conn, now) if h not in dead]
-        except Exception:
-            conn, self._conn = self._conn, None  # a new connection next time (the database restarted?)
-            if conn is not None:
+        except Exception as exc:
+            # A statement that failed on a connection that still works keeps it (and the lock on it, so no
+            # other process takes this one for dead); a lost connection is made again at the next beat.
+            lost = not isinstance(exc, DBAPIError) or exc.connection_invalidated
+            if lost or (self._conn is not None and self._conn.invalidated):
+                conn, self._conn = self._conn, None
+                if conn is not None:
+                    with contextlib.suppress(Exception):
+                        conn.close()
+            elif self._conn is not None:
                 with contextlib.suppress(Exception):
-                    conn.close()
+                    self._conn.rollback()
             raise
         self.beats += 1
         return dead

@@ -1,6 +1,7 @@
-"""Self-play throughput of the dmc pipeline: games per CPU-second with the network deciding every move.
+"""Self-play throughput: games per CPU-second of the dmc pipeline and of the learned expert's league training.
 
     PYTHONPATH=src python bench/selfplay_speed.py [--seats 3,4,5] [--games 8192] [--hidden 256,256] [--train]
+    PYTHONPATH=src python bench/selfplay_speed.py --league [--seats 4] [--iterations 4] [--ray 1,2]
 
 Every seat of every game is the network (a :class:`catsack.learn.qnet.QNet`,
 epsilon-greedy, recording training rows as in training), on the compiled
@@ -10,6 +11,13 @@ and torch limited to one thread). ``--train`` also times whole training
 iterations of :mod:`catsack.learn.dmc` (play and fit, needs PyTorch). The
 load average is printed beside the figures: on a shared machine, compare
 figures of one run only.
+
+``--league`` times whole iterations of :mod:`catsack.learn.league_train` instead (league play on the
+compiled engine, personas and the history tracker included, and the PyTorch fit of all four heads), at the
+trainer's defaults, with the exploiters' phases and quick evaluations left out: games per CPU-second of
+play and fit together (this process's CPU). ``--ray 1,2`` then plays the same iteration's games on that
+many Ray actors (one CPU each) and prints the games per second of wall time and the speed-up over the
+first count: run it on an otherwise quiet machine, and read the load average printed beside it.
 """
 
 from __future__ import annotations
@@ -46,7 +54,13 @@ def main() -> None:
     p.add_argument("--lanes", type=int, default=1024)
     p.add_argument("--hidden", default="256,256")
     p.add_argument("--train", action="store_true", help="also time training iterations (needs PyTorch)")
+    p.add_argument("--league", action="store_true", help="time the learned expert's league training instead")
+    p.add_argument("--iterations", type=int, default=4)
+    p.add_argument("--ray", default="", help="with --league: actor counts to compare, e.g. 1,2")
     args = p.parse_args()
+    if args.league:
+        league(args)
+        return
     single_thread_blas()
     hidden = [int(h) for h in args.hidden.split(",")]
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; hidden {hidden}, lanes {args.lanes}")
@@ -75,6 +89,43 @@ def main() -> None:
                 trainer.step()
             cpu = time.process_time() - t0
             print(f"{n} seats: training (play + fit) {4 * 512 / cpu:,.0f} games per CPU-second")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+def league(args: argparse.Namespace) -> None:
+    from catsack.learn.league_train import TrainConfig, Trainer
+
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    for n in (int(s) for s in args.seats.split(",")):
+        config = TrainConfig(seats=(n,), games=10**9, seed=1, eval_every=0, exploit_every=0)
+        trainer = Trainer(config)
+        trainer.step()  # compile / load the kernels; the first snapshot
+        t0 = time.process_time()
+        for _ in range(args.iterations):
+            trainer.step()
+        cpu = time.process_time() - t0
+        games = args.iterations * config.batch_games
+        print(
+            f"{n} seats: league training (play + fit) {games / cpu:,.0f} games per CPU-second "
+            f"({games} games, {cpu:.1f} CPU-s, hidden {config.hidden})"
+        )
+        counts = [int(k) for k in args.ray.split(",") if k]
+        first = None
+        for k in counts:
+            timed = Trainer(TrainConfig(seats=(n,), games=10**9, seed=1, actors=k, chunks=k, eval_every=0))
+            seat = timed.seats[n]
+            from catsack.learn.league_train import export_net
+
+            learner = export_net(n, seat.net)
+            jobs = timed.jobs(n, learner, [], [], config.league(), 512 * k, 0)
+            timed.pool().play(jobs)
+            t0 = time.perf_counter()
+            for _ in range(args.iterations):
+                timed.pool().play(jobs)
+            wall = time.perf_counter() - t0
+            rate = args.iterations * 512 * k / wall
+            first = first or rate
+            print(f"{n} seats: {k} Ray actor(s): {rate:,.0f} self-play games per wall-second, x{rate / first:.2f}")
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

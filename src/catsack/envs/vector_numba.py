@@ -64,6 +64,7 @@ from catsack.cards import CARDS
 from catsack.constants import UP_AFTER_PASSES
 from catsack.envs.encoding import (
     NUM_ACTIONS,
+    PASS_ACTION,
     REWARD_MODES,
     ObsArray,
     action_to_move,
@@ -71,7 +72,7 @@ from catsack.envs.encoding import (
     observation_size,
 )
 from catsack.envs.vector import BoolArray, IntArray, VectorGame
-from catsack.game import OVER, ROUNDS, Game
+from catsack.game import LAST_CHOICE, OVER, ROUNDS, Game
 from catsack.setup import BANK_START, MOUSE_CARDS, TOTAL_MONEY, Setup, check_seats
 
 __all__ = [
@@ -390,6 +391,66 @@ class NumbaVectorGame(VectorGame):
         else:
             v = np.ascontiguousarray(np.broadcast_to(np.asarray(seats), (N,)), np.int64)
         hk.history_features(v, out, col, sums, sitting, np.ascontiguousarray(games, np.int64), *self._state())
+
+    def table_features(
+        self,
+        out: ObsArray,
+        sums: npt.NDArray[np.float64],
+        sitting: npt.NDArray[np.float64],
+        games: npt.NDArray[np.int64],
+    ) -> ObsArray:
+        """``out`` (``(num_games, learn_feature_size + history_size)`` float32, C-contiguous): each game's mover's
+        :meth:`learn_features` followed by its history block (:meth:`history_features`), written in place:
+        the learned ``expert``'s input (:func:`catsack.learn.tablenet.table_features`, R23)."""
+        from catsack.envs import _history_kernels as hk
+        from catsack.envs.history_layout import history_size
+
+        N = self.num_games
+        base = learn_feature_size(self.seats)
+        if out.shape != (N, base + history_size(self.seats)) or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ValueError(f"out must be a C-contiguous float32 array of {N} rows of table features")
+        v = np.where(self._phase == OVER, 0, self._to_move)
+        if self._oc is None:
+            o = self._o
+            fields = [getattr(o, name) for name in self._k.OBS_FIELDS]
+            self._oc = np.array([*fields, len(self._cards), self._dummy_seat, *self._cards], np.int64)
+        self._k.observe(v, out, self._oc, self._tm, *self._state())
+        self._k.learn_extras(v, out, self._o.size, self._tm, *self._state())
+        hk.history_features(v, out, base, sums, sitting, np.ascontiguousarray(games, np.int64), *self._state())
+        return out
+
+    def hidden_row_cards(self, seats: npt.ArrayLike | None = None) -> IntArray:
+        """``(num_games, row length)``: each row card hidden from one seat (each game's seat to move by default),
+        -1 at the other positions. The truth, for training targets: never for a seat (R23)."""
+        N = self.num_games
+        v = self._to_move if seats is None else np.broadcast_to(np.asarray(seats, np.int64), (N,))
+        n = self.seats
+        d = 1 if n == 3 else 0
+        p = np.arange(self._row_len)[None, :]
+        owner = (self._start[:, None] + p - d) % n
+        hidden = (p >= d) & (p < self._placed[:, None]) & (p >= self._up[:, None]) & (owner != v[:, None])
+        hidden &= (self._phase != OVER)[:, None]
+        out: IntArray = np.where(hidden, self._row, -1)
+        return out
+
+    def nearest_abstract(self, actions: npt.ArrayLike) -> IntArray:
+        """The abstract action (:mod:`catsack.learn.fast_features`) standing for each game's action by its mover, a
+        bid between the raise steps going to the nearest step (ties to the smaller raise; R12), -1 once over."""
+        a = np.asarray(actions, np.int64)
+        N = self.num_games
+        rows = np.arange(N)
+        high = self._high
+        mover = np.where(self._to_move >= 0, self._to_move, 0)
+        money = self._money[rows, mover]
+        steps = np.array([1, 2, 4, 7], np.int64)
+        bids = np.concatenate([high[:, None] + steps[None, :], money[:, None]], axis=1)
+        legal = bids <= money[:, None]
+        legal[:, 4] &= ~np.isin(money - high, steps)
+        gap = np.where(legal, np.abs(bids - (a - PASS_ACTION)[:, None]), 1 << 30)
+        out = np.where(a > PASS_ACTION, PASS_ACTION + 1 + np.argmin(gap, axis=1), a)
+        out = np.where(self._phase == LAST_CHOICE, np.where(a > PASS_ACTION, PASS_ACTION + 1, PASS_ACTION), out)
+        result: IntArray = np.where(self._phase == OVER, -1, out)
+        return result
 
     def _random_bot_choice(self, u: npt.NDArray[np.float64]) -> IntArray:
         out = np.empty(self.num_games, np.int64)

@@ -1,0 +1,332 @@
+"""League play on the compiled engine: a learner against a broad, growing population, thousands of games a CPU-second.
+
+Many games run side by side in one :class:`~catsack.envs.vector_numba.NumbaVectorGame`. Each lane plays a
+*sitting*: a few games in a row at one table (:data:`LeagueConfig.sitting`: the chance that a finished game's
+table plays another), whose players' public history carries from game to game
+(:class:`catsack.learn.history.Sitting`, kept by the compiled tracker). At a sitting's start every seat draws
+a role (:data:`ROLES`, weights :attr:`LeagueConfig.roles`):
+
+=============  ==================================================================================
+role           who plays the seat
+=============  ==================================================================================
+``learner``    the network being trained, epsilon-greedy in its Q head; its decisions become rows
+               (exactly one seat of every game)
+``self``       the same network, greedy, recording nothing
+``snapshot``   a frozen past copy of the learner (one of the league's networks)
+``exploiter``  a network trained to beat a frozen learner, then frozen (PSRO / AlphaStar's exploiters)
+``persona``    a parametric opponent (:mod:`catsack.bots.personas`), its traits drawn per sitting and,
+               with chance :attr:`LeagueConfig.switch`, anew at each later game of it (a player who
+               changes style between games)
+``value``      the ``heuristic`` bot's rule (a persona with every trait off)
+``random``     catsack's random bot
+``fixed``      the shipped ``dmc`` agent (``dmc-v1``), greedy
+=============  ==================================================================================
+
+Every network reads :func:`catsack.learn.tablenet.table_features` (the seat's view and the public history,
+R23), computed by the engine's kernels. Rows for training: the learner's decisions (features, abstract action,
+the seat's final return, and the row cards hidden from it, for the belief head) and, for the opponent model,
+a share of the other players' decisions (features and the abstract action nearest their move;
+:meth:`~catsack.envs.vector_numba.NumbaVectorGame.nearest_abstract`), random players left out.
+All randomness flows from ``rng`` and ``seed``: one generator state gives the same games.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from catsack.bots.personas import NUM_TRAITS, NUM_UNIFORMS, OFF_SHARE, RANGES, TRAITS
+from catsack.envs.vector_numba import NumbaVectorGame
+from catsack.learn.fast_features import NUM_ABSTRACT, feature_size
+from catsack.learn.mlp import mixed_return
+from catsack.learn.qnet import QNet, greedy
+from catsack.learn.tablenet import TableNet, input_size, row_length
+
+__all__ = [
+    "BEHAVIOUR_EXCLUDED",
+    "ROLES",
+    "Behaviour",
+    "LeagueConfig",
+    "LearnerRows",
+    "Results",
+    "draw_trait_table",
+    "play_league",
+]
+
+ROLES: Final = ("learner", "self", "snapshot", "exploiter", "persona", "value", "random", "fixed")
+# role codes in the lanes' table: the built-in players, then NET + k for the league's network k
+LEARNER: Final = 0
+PERSONA: Final = 1
+VALUE: Final = 2
+RANDOM: Final = 3
+FIXED: Final = 4
+NET: Final = 5
+BEHAVIOUR_EXCLUDED: Final = (LEARNER, RANDOM)
+
+DEFAULT_ROLES: Final = {
+    "self": 0.15,
+    "snapshot": 0.2,
+    "exploiter": 0.1,
+    "persona": 0.4,
+    "value": 0.1,
+    "random": 0.02,
+    "fixed": 0.03,
+}
+F32 = npt.NDArray[np.float32]
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass
+class LeagueConfig:
+    """Who plays the seats, and how the sittings run."""
+
+    roles: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_ROLES))
+    sitting: float = 0.5  # the chance that a finished game's table plays another game (up to MAX_GAMES)
+    switch: float = 0.3  # the chance that a persona draws new traits for a sitting's next game
+    epsilon: float = 0.05
+    behaviour: float = 0.25  # the share of the other players' decisions kept for the opponent model
+    lanes: int = 1024
+
+
+MAX_GAMES: Final = 5
+
+
+@dataclass
+class LearnerRows:
+    """The learner's decisions: features, abstract action, final return, hidden row cards (-1: none), game, seat."""
+
+    x: F32
+    action: I64
+    ret: F32
+    belief: npt.NDArray[np.int8]
+    game: I64
+    seat: I64
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+
+@dataclass
+class Behaviour:
+    """Other players' decisions: features and the abstract action nearest their move."""
+
+    x: F32
+    action: I64
+
+    def __len__(self) -> int:
+        return len(self.x)
+
+
+@dataclass
+class Results:
+    """Per game (in the order they started): each seat's role code, win share (R22) and margin (R21)."""
+
+    roles: I64
+    win: F32
+    margin: F32
+
+    def share(self, code: int) -> tuple[float, int]:
+        mine = self.roles == code
+        count = int(mine.sum())
+        return (float(self.win[mine].mean()) if count else float("nan")), count
+
+
+def draw_trait_table(rng: np.random.Generator, shape: tuple[int, ...]) -> npt.NDArray[np.float64]:
+    """Personas' traits for ``shape`` seats, as :func:`catsack.bots.personas.draw_traits` draws them."""
+    lo = np.array([RANGES[t][0] for t in TRAITS])
+    hi = np.array([RANGES[t][1] for t in TRAITS])
+    on = rng.random((*shape, NUM_TRAITS)) >= OFF_SHARE
+    value = lo + (hi - lo) * rng.random((*shape, NUM_TRAITS))
+    out: npt.NDArray[np.float64] = np.where(on, value, 0.0)
+    return out
+
+
+def _draw_roles(
+    rng: np.random.Generator, count: int, n: int, weights: Mapping[str, float], snapshots: int, exploiters: int,
+    fixed: bool,
+) -> I64:  # fmt: skip
+    """Role codes for ``count`` tables: one learner seat each, the others drawn from ``weights``."""
+    w = dict(weights)
+    if not snapshots:
+        w.pop("snapshot", None)
+    if not exploiters:
+        w.pop("exploiter", None)
+    if not fixed:
+        w.pop("fixed", None)
+    names = [r for r in ROLES if r != "learner" and w.get(r, 0.0) > 0]
+    if not names:
+        names, probs = ["self"], np.ones(1)
+    else:
+        probs = np.array([w[r] for r in names], np.float64)
+    picks = rng.choice(len(names), size=(count, n), p=probs / probs.sum())
+    out = np.zeros((count, n), np.int64)
+    for k, name in enumerate(names):
+        here = picks == k
+        if name == "self":
+            out[here] = NET
+        elif name == "snapshot":
+            out[here] = NET + 1 + rng.integers(0, snapshots, size=int(here.sum()))
+        elif name == "exploiter":
+            out[here] = NET + 1 + snapshots + rng.integers(0, exploiters, size=int(here.sum()))
+        else:
+            out[here] = {"persona": PERSONA, "value": VALUE, "random": RANDOM, "fixed": FIXED}[name]
+    out[np.arange(count), rng.integers(0, n, size=count)] = LEARNER
+    return out
+
+
+def play_league(
+    seats: int,
+    games: int,
+    learner: TableNet,
+    snapshots: Sequence[TableNet],
+    exploiters: Sequence[TableNet],
+    *,
+    config: LeagueConfig,
+    rng: np.random.Generator,
+    seed: int,
+    fixed: QNet | None = None,
+    roles: I64 | None = None,
+    record: bool = True,
+) -> tuple[LearnerRows, Behaviour, Results]:
+    """Play ``games`` league games; ``roles`` (``(games, seats)`` codes) fixes the tables instead of drawing them
+    (evaluation: sittings off then). Returns the learner's rows, the others' decisions and every game's results."""
+    n = seats
+    f0 = feature_size(n)
+    size = input_size(n)
+    R = row_length(n)
+    nets: list[TableNet] = [learner, *snapshots, *exploiters]
+    N = min(config.lanes, games)
+    vg = NumbaVectorGame(N, n, seed=seed)
+    notes, sums, kept = vg.history_arrays()
+    sitting = np.zeros_like(sums)
+    played = np.zeros(N, np.int64)  # the sitting's games before this one
+    if roles is None:
+        table = _draw_roles(rng, N, n, config.roles, len(snapshots), len(exploiters), fixed is not None)
+    else:
+        table = np.asarray(roles, np.int64)[:N].copy()
+    traits = np.where((table == VALUE)[:, :, None], 0.0, draw_trait_table(rng, (N, n)))
+    lane_game = np.arange(N, dtype=np.int64)
+    game_roles = np.zeros((games, n), np.int64)
+    game_roles[:N] = table
+    started = N
+    x = np.zeros((N, size), np.float32)
+    win = np.zeros((games, n), np.float32)
+    margin = np.zeros((games, n), np.float32)
+    rows_x: list[F32] = []
+    rows_a: list[I64] = []
+    rows_b: list[npt.NDArray[np.int8]] = []
+    rows_g: list[I64] = []
+    rows_s: list[I64] = []
+    beh_x: list[F32] = []
+    beh_a: list[I64] = []
+    live = np.ones(N, np.bool_)
+    sitting_on = roles is None and config.sitting > 0
+    while live.any():
+        vg.table_features(x, sums, sitting, played)
+        mask, counts = vg.abstract_mask()
+        mover = np.where(live, vg.to_move, 0)
+        who = table[np.arange(N), mover]
+        choice = live & (counts > 1)
+        abstract = np.argmax(mask, axis=1)
+        movers = np.unique(who[choice & ((who >= NET) | (who == LEARNER))]).tolist()
+        for k in movers:
+            idx = np.flatnonzero(choice & (who == k))
+            net = learner if k == LEARNER else nets[k - NET]
+            m = mask[idx]
+            a = greedy(net.q(x[idx]), m)
+            if k == LEARNER:
+                if config.epsilon > 0:
+                    explore = np.flatnonzero(rng.random(len(idx)) < config.epsilon)
+                    if len(explore):
+                        keys = rng.random((len(explore), NUM_ABSTRACT)) * m[explore]
+                        a[explore] = np.argmax(keys, axis=1)
+                if record:
+                    rows_x.append(x[idx].copy())
+                    rows_a.append(a)
+                    rows_b.append(vg.hidden_row_cards()[idx].astype(np.int8))
+                    rows_g.append(lane_game[idx])
+                    rows_s.append(mover[idx])
+            abstract[idx] = a
+        fixed_idx = np.flatnonzero(choice & (who == FIXED))
+        if fixed is not None and len(fixed_idx):
+            abstract[fixed_idx] = greedy(fixed.forward(x[fixed_idx, :f0]), mask[fixed_idx])
+        actions = vg.abstract_to_actions(abstract)
+        persona = live & ((who == PERSONA) | (who == VALUE))  # a value bidder: a persona with every trait off
+        if persona.any():
+            u = rng.random((N, NUM_UNIFORMS))
+            actions = np.where(persona, vg.persona_actions(traits, u, where=persona), actions)
+        rand = live & (who == RANDOM)
+        if rand.any():
+            actions = np.where(rand, vg.random_bot_actions(rng), actions)
+        if record and config.behaviour > 0:
+            keep = choice & ~np.isin(who, BEHAVIOUR_EXCLUDED) & (rng.random(N) < config.behaviour)
+            if keep.any():
+                idx = np.flatnonzero(keep)
+                beh_x.append(x[idx].copy())
+                beh_a.append(vg.nearest_abstract(actions)[idx])  # (cheap: a few array operations)
+        vg.track_history(actions, notes, sums, kept, where=live)
+        ended = vg.step(actions, where=live)
+        if not ended.any():
+            continue
+        idx = np.flatnonzero(ended)
+        done = lane_game[idx]
+        scores = vg.scores()[idx]
+        points = vg.cat_points()[idx]
+        key = scores * 4096 + points  # R22: score, then cat points; the tied share the win
+        best = key == key.max(axis=1, keepdims=True)
+        win[done] = best / best.sum(axis=1, keepdims=True)
+        margin[done] = scores - scores.mean(axis=1, keepdims=True)
+        fresh = idx[: max(0, games - started)]
+        live[idx[len(fresh) :]] = False
+        if not len(fresh):
+            continue
+        redeal = np.zeros(N, np.bool_)
+        redeal[fresh] = True
+        vg.reset(redeal)
+        go_on = np.zeros(len(fresh), np.bool_)
+        if sitting_on:
+            go_on = (rng.random(len(fresh)) < config.sitting) & (played[fresh] + 1 < MAX_GAMES)
+        cont, new = fresh[go_on], fresh[~go_on]
+        sitting[cont] += kept[cont]
+        played[cont] += 1
+        switch = rng.random((len(cont), n)) < config.switch
+        redrawn = draw_trait_table(rng, (len(cont), n))
+        traits[cont] = np.where(switch[:, :, None], redrawn, traits[cont])
+        sitting[new] = 0.0
+        played[new] = 0
+        if len(new):
+            if roles is None:
+                table[new] = _draw_roles(rng, len(new), n, config.roles, len(snapshots), len(exploiters),
+                                         fixed is not None)  # fmt: skip
+            else:
+                table[new] = np.asarray(roles, np.int64)[started : started + len(new)]
+            traits[new] = draw_trait_table(rng, (len(new), n))
+        traits[fresh] = np.where((table[fresh] == VALUE)[:, :, None], 0.0, traits[fresh])
+        for arr in (notes, sums, kept):
+            arr[fresh] = 0
+        order = np.concatenate([cont, new])
+        lane_game[order] = np.arange(started, started + len(order))
+        game_roles[started : started + len(order)] = table[order]
+        started += len(order)
+    empty_x = np.zeros((0, size), np.float32)
+    if rows_x:
+        gx, sx = np.concatenate(rows_g), np.concatenate(rows_s)
+        learner_rows = LearnerRows(
+            np.concatenate(rows_x),
+            np.concatenate(rows_a),
+            mixed_return(win[gx, sx], margin[gx, sx]),
+            np.concatenate(rows_b),
+            gx,
+            sx,
+        )
+    else:
+        z = np.zeros(0, np.int64)
+        learner_rows = LearnerRows(empty_x, z, np.zeros(0, np.float32), np.zeros((0, R), np.int8), z, z)
+    behaviour = (
+        Behaviour(np.concatenate(beh_x), np.concatenate(beh_a)) if beh_x else Behaviour(empty_x, np.zeros(0, np.int64))
+    )
+    return learner_rows, behaviour, Results(game_roles, win, margin)

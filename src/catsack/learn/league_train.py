@@ -1,0 +1,622 @@
+"""Train the learned ``expert`` against a growing league: self-play actors (local, or Ray), a PyTorch learner.
+
+    python -m catsack.learn.league_train --seats 3,4,5 --games 2000000 --seed 1 --out runs/expert \\
+        --export expert-v1.npz [--actors 2] [--ray-address auto] [--device cpu]
+
+Needs the ``train`` extra (PyTorch, imported here only) and the compiled engine (``fast``); ``--actors N``
+with N >= 1 plays on Ray (the ``ray`` extra): on this machine by default, on a cluster with
+``--ray-address``. Each iteration, per seat count, the actors play ``--batch-games`` league games
+(:func:`catsack.learn.league.play_league`: one learner seat per game; the others snapshots of it, exploiters,
+personas drawn per sitting, value bidders, random bots, the shipped ``dmc`` agent; sittings of a few games
+whose history carries over) and the learner fits that seat count's :class:`~catsack.learn.tablenet.TableNet`
+on the new rows, one pass, no replay:
+
+- the Q head by Deep Monte Carlo: squared error of ``Q(s, a)`` of the abstract action taken against the
+  seat's final return (win share plus a small margin term, :func:`catsack.learn.mlp.mixed_return`);
+- the value head on the same return;
+- the belief head: cross-entropy of each row card hidden from the learner (the engine knows it);
+- the behaviour head, the opponent model: cross-entropy of the other players' moves (personas, snapshots,
+  exploiters, value bidders, ``dmc``), from their own features.
+
+Every ``--snapshot-every`` iterations the learner joins the league as a frozen snapshot (the last
+``--keep-snapshots`` kept); every ``--exploit-every`` iterations an **exploiter** starts from the learner and
+trains ``--exploit-iterations`` iterations against a table of the frozen learner alone, then joins the league
+(the last ``--keep-exploiters`` kept): the league grows with what beats the learner (PSRO, AlphaStar).
+
+Reproducible: every game's randomness comes from a generator seeded by (``--seed``, iteration, seat count,
+chunk; ``--chunks`` of them an iteration), so the same games are played whether the chunks run here or on
+any number of Ray actors, and torch's
+generator (minibatch order; one torch thread) is seeded by ``--seed``. Resumable: ``OUT/checkpoint.pt``
+(every ``--checkpoint-every`` iterations and at the end) keeps the networks, Adam's state, the league's
+networks, torch's generator, the counters and the log; ``--resume OUT/checkpoint.pt --games N`` continues
+to the very weights an uninterrupted run reaches.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from catsack.learn.blas import single_thread_blas
+from catsack.learn.league import DEFAULT_ROLES, LEARNER, PERSONA, ROLES, VALUE, LeagueConfig, play_league
+from catsack.learn.qnet import QNet, load_dmc
+from catsack.learn.tablenet import TableNet, head_sizes, input_size, row_length, save_table
+
+__all__ = ["TrainConfig", "Trainer", "main"]
+
+CHECKPOINT_FORMAT: Final = "catsack-table-checkpoint/1"
+EVAL_SEED: Final = 900_000  # the quick evaluation's deals never come from the training generators
+EVAL_TABLES: Final = ("value", "persona")
+
+
+def import_torch() -> Any:
+    """PyTorch, or ``ImportError`` naming the extra that installs it."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(f"training needs PyTorch: pip install 'catsack[train]' ({exc})") from exc
+    return torch
+
+
+@dataclass
+class TrainConfig:
+    """Everything that decides a training run (kept in its checkpoints and exported weights)."""
+
+    seats: tuple[int, ...] = (4,)
+    games: int = 100_000  # per seat count, the exploiters' games included
+    batch_games: int = 1024
+    seed: int = 0
+    hidden: tuple[int, ...] = (192, 128)
+    lr: float = 3e-4
+    minibatch: int = 1024
+    roles: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_ROLES))
+    sitting: float = 0.5
+    switch: float = 0.3
+    epsilon: float = 0.05
+    behaviour: float = 0.1
+    lanes: int = 1024
+    snapshot_every: int = 10
+    keep_snapshots: int = 6
+    exploit_every: int = 40  # 0: no exploiters
+    exploit_iterations: int = 8
+    keep_exploiters: int = 4
+    fixed: str = "dmc-v1"  # the league's ``fixed`` player ("" for none)
+    init: str = ""  # table weights to start from
+    chunks: int = 2  # an iteration's games are played in this many chunks, each from its own generator
+    actors: int = 0  # Ray actors that play the chunks (0: this process); the games do not depend on it
+    ray_address: str = ""
+    device: str = "cpu"
+    eval_every: int = 10
+    eval_games: int = 512
+    loss_value: float = 0.5
+    loss_belief: float = 0.2
+    loss_behaviour: float = 0.5
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TrainConfig:
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in data.items() if k in known}
+        for k in ("seats", "hidden"):
+            if k in kw:
+                kw[k] = tuple(kw[k])
+        return cls(**kw)
+
+    def league(self) -> LeagueConfig:
+        return LeagueConfig(dict(self.roles), self.sitting, self.switch, self.epsilon, self.behaviour, self.lanes)
+
+
+def make_torch_net(seats: int, hidden: Sequence[int]) -> Any:
+    """The torch network a :class:`TableNet` mirrors: Linear layers with ReLU between them."""
+    torch = import_torch()
+    sizes = [input_size(seats), *hidden]
+    layers: list[Any] = []
+    for a, b in itertools.pairwise(sizes):
+        layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
+    layers.append(torch.nn.Linear(sizes[-1], sum(head_sizes(seats))))
+    return torch.nn.Sequential(*layers)
+
+
+def export_net(seats: int, net: Any) -> TableNet:
+    """The numpy :class:`TableNet` with the torch network's weights (float32 copies)."""
+    linear = [m for m in net if hasattr(m, "weight")]
+    return TableNet(
+        seats,
+        [m.weight.detach().cpu().numpy().T.copy() for m in linear],
+        [m.bias.detach().cpu().numpy().copy() for m in linear],
+    )
+
+
+def load_into(net: Any, table: TableNet) -> None:
+    """Copy a :class:`TableNet`'s weights into the torch network of the same shape."""
+    torch = import_torch()
+    linear = [m for m in net if hasattr(m, "weight")]
+    if len(linear) != len(table.weights):
+        raise ValueError(f"the weights have {len(table.weights)} layers, the network {len(linear)}")
+    with torch.no_grad():
+        for m, w, b in zip(linear, table.weights, table.biases, strict=True):
+            if tuple(m.weight.shape) != (w.shape[1], w.shape[0]):
+                raise ValueError(f"a layer {tuple(w.shape)} does not fit {tuple(m.weight.shape)}")
+            m.weight.copy_(torch.from_numpy(w.T.copy()))
+            m.bias.copy_(torch.from_numpy(b))
+
+
+def _arrays(net: TableNet) -> dict[str, np.ndarray]:
+    return net.to_arrays("n")
+
+
+def _net(seats: int, arrays: Mapping[str, np.ndarray]) -> TableNet:
+    return TableNet.from_arrays(seats, arrays, "n")
+
+
+def play_chunk(
+    seats: int, games: int, learner: Mapping[str, np.ndarray], snapshots: Sequence[Mapping[str, np.ndarray]],
+    exploiters: Sequence[Mapping[str, np.ndarray]], league: LeagueConfig, key: Sequence[int], fixed: str,
+) -> tuple[Any, Any, Any]:  # fmt: skip
+    """One actor's share of an iteration: ``games`` league games from the generator seeded by ``key``."""
+    single_thread_blas()
+    rng = np.random.default_rng(list(key))
+    seed = int(rng.integers(0, 2**62))
+    return play_league(
+        seats,
+        games,
+        _net(seats, learner),
+        [_net(seats, a) for a in snapshots],
+        [_net(seats, a) for a in exploiters],
+        config=league,
+        rng=rng,
+        seed=seed,
+        fixed=load_dmc(fixed).net(seats) if fixed else None,
+    )
+
+
+class _Actors:
+    """Where the chunks are played: in this process, or on Ray actors (local, or a cluster by address)."""
+
+    def __init__(self, count: int, address: str) -> None:
+        self.count = count
+        self.remote: list[Any] = []
+        if count >= 1:
+            try:
+                import ray
+            except ImportError as exc:
+                raise ImportError(f"--actors needs Ray: pip install 'catsack[ray]' ({exc})") from exc
+            if not ray.is_initialized():
+                ray.init(address=address or None, num_cpus=None if address else count, log_to_driver=False)
+            worker = ray.remote(num_cpus=1)(_Worker)
+            self.remote = [worker.remote() for _ in range(count)]
+
+    def play(self, jobs: list[tuple[Any, ...]]) -> list[tuple[Any, Any, Any]]:
+        if not self.remote:
+            return [play_chunk(*job) for job in jobs]
+        import ray
+
+        refs = [self.remote[k % len(self.remote)].play.remote(*job) for k, job in enumerate(jobs)]
+        return list(ray.get(refs))
+
+
+class _Worker:
+    """A Ray actor: plays chunks (its process keeps the compiled kernels warm)."""
+
+    def play(self, *job: Any) -> tuple[Any, Any, Any]:
+        return play_chunk(*job)
+
+
+@dataclass
+class _Seat:
+    """The learner of one seat count, its optimiser, and the league's frozen networks."""
+
+    net: Any
+    opt: Any
+    snapshots: list[TableNet] = field(default_factory=list)
+    exploiters: list[TableNet] = field(default_factory=list)
+
+
+class Trainer:
+    """A training run: :meth:`run` plays and fits iteration by iteration; :meth:`save` / :meth:`load` checkpoint it."""
+
+    def __init__(self, config: TrainConfig) -> None:
+        torch = import_torch()
+        torch.set_num_threads(1)
+        single_thread_blas()
+        self.config = c = config
+        torch.manual_seed(c.seed)
+        self.device = torch.device(c.device)
+        self.seats: dict[int, _Seat] = {}
+        init = None
+        if c.init:
+            from catsack.learn.tablenet import load_table
+
+            init = load_table(c.init)
+        for n in c.seats:
+            net = make_torch_net(n, c.hidden)
+            if init is not None:
+                load_into(net, init.net(n))
+            net.to(self.device)
+            self.seats[n] = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr))
+        self.iteration = 0
+        self.games_played = dict.fromkeys(c.seats, 0)
+        self.rows_seen = dict.fromkeys(c.seats, 0)
+        self.cpu = 0.0
+        self.log: list[dict[str, Any]] = []
+        self.fixed: QNet | None = None
+        self.actors: _Actors | None = None
+
+    # ------------------------------------------------------------------ one iteration
+
+    def jobs(self, n: int, learner: TableNet, snapshots: list[TableNet], exploiters: list[TableNet],
+              league: LeagueConfig, games: int, tag: int) -> list[tuple[Any, ...]]:  # fmt: skip
+        c = self.config
+        chunks = max(1, c.chunks)
+        sizes = [games // chunks + (1 if k < games % chunks else 0) for k in range(chunks)]
+        learner_a = _arrays(learner)
+        snaps = [_arrays(s) for s in snapshots]
+        expl = [_arrays(e) for e in exploiters]
+        return [
+            (n, size, learner_a, snaps, expl, league, (c.seed, self.iteration, n, tag, k), c.fixed)
+            for k, size in enumerate(sizes)
+            if size > 0
+        ]
+
+    def _fit(self, seat: _Seat, n: int, rows: Any, behaviour: Any) -> dict[str, float]:
+        torch = import_torch()
+        c = self.config
+        dev = self.device
+        x = torch.from_numpy(rows.x).to(dev)
+        a = torch.from_numpy(rows.action).to(dev)
+        y = torch.from_numpy(rows.ret).to(dev)
+        bel = torch.from_numpy(rows.belief.astype(np.int64)).to(dev)
+        bx = torch.from_numpy(behaviour.x).to(dev)
+        ba = torch.from_numpy(behaviour.action).to(dev)
+        q_n, v_n, b_n, _ = head_sizes(n)
+        R = row_length(n)
+        totals = {"q": 0.0, "value": 0.0, "belief": 0.0, "behaviour": 0.0}
+        steps = 0
+        order = torch.randperm(len(x))
+        border = torch.randperm(len(bx)) if len(bx) else None
+        per = max(1, -(-len(x) // c.minibatch))
+        bsize = -(-len(bx) // per) if len(bx) else 0
+        for k in range(0, len(x), c.minibatch):
+            idx = order[k : k + c.minibatch]
+            out = seat.net(x[idx])
+            q = out[:, :q_n].gather(1, a[idx, None])[:, 0]
+            loss_q = torch.mean((q - y[idx]) ** 2)
+            loss_v = torch.mean((out[:, q_n] - y[idx]) ** 2)
+            logits = out[:, q_n + v_n : q_n + v_n + b_n].reshape(-1, R, 10)
+            target = bel[idx]
+            hidden = target >= 0
+            loss_b = (
+                torch.nn.functional.cross_entropy(logits[hidden], target[hidden])
+                if bool(hidden.any())
+                else torch.zeros((), device=dev)
+            )
+            loss = loss_q + c.loss_value * loss_v + c.loss_belief * loss_b
+            loss_h = torch.zeros((), device=dev)
+            if border is not None and bsize:
+                j = steps * bsize
+                bidx = border[j : j + bsize]
+                if len(bidx):
+                    bout = seat.net(bx[bidx])[:, q_n + v_n + b_n :]
+                    loss_h = torch.nn.functional.cross_entropy(bout, ba[bidx])
+                    loss = loss + c.loss_behaviour * loss_h
+            seat.opt.zero_grad()
+            loss.backward()
+            seat.opt.step()
+            for name, value in (("q", loss_q), ("value", loss_v), ("belief", loss_b), ("behaviour", loss_h)):
+                totals[name] += float(value.detach())
+            steps += 1
+        return {k: round(v / max(steps, 1), 5) for k, v in totals.items()}
+
+    def pool(self) -> _Actors:
+        if self.actors is None:
+            self.actors = _Actors(self.config.actors, self.config.ray_address)
+        return self.actors
+
+    def _train_on(self, n: int, seat: _Seat, snapshots: list[TableNet], exploiters: list[TableNet],
+                  league: LeagueConfig, games: int, tag: int) -> dict[str, Any]:  # fmt: skip
+        """Play ``games`` with ``seat``'s network as the learner against these league networks, and fit it."""
+        learner = export_net(n, seat.net.cpu())
+        seat.net.to(self.device)
+        results = self.pool().play(self.jobs(n, learner, snapshots, exploiters, league, games, tag))
+        rows = _concat([r[0] for r in results])
+        behaviour = _concat([r[1] for r in results])
+        losses = self._fit(seat, n, rows, behaviour)
+        win = np.concatenate([r[2].win for r in results])
+        roles = np.concatenate([r[2].roles for r in results])
+        share = float(win[roles == LEARNER].mean()) if (roles == LEARNER).any() else float("nan")
+        self.games_played[n] += len(win)
+        self.rows_seen[n] += len(rows)
+        return {"games": self.games_played[n], "rows": len(rows), "share": round(share, 4), **losses}
+
+    def step(self) -> dict[str, Any]:
+        """One iteration for every seat count that has games left (an exploiter's phase when one is due)."""
+        torch = import_torch()
+        c = self.config
+        t0 = time.process_time()
+        self.iteration += 1
+        line: dict[str, Any] = {"iteration": self.iteration}
+        for n in c.seats:
+            if self.games_played[n] >= c.games:
+                continue
+            seat = self.seats[n]
+            games = min(c.batch_games, c.games - self.games_played[n])
+            line[f"s{n}"] = self._train_on(n, seat, seat.snapshots, seat.exploiters, c.league(), games, 0)
+            if c.exploit_every and self.iteration % c.exploit_every == 0:
+                line[f"s{n}"]["exploiter"] = self._exploit(n, seat, torch)
+        if self.iteration % c.snapshot_every == 0:
+            for n in c.seats:
+                seat = self.seats[n]
+                seat.snapshots.append(export_net(n, seat.net.cpu()))
+                seat.net.to(self.device)
+                del seat.snapshots[: -c.keep_snapshots]
+        if c.eval_every and self.iteration % c.eval_every == 0:
+            line["eval"] = self.evaluate()
+        line["cpu_s"] = round(time.process_time() - t0, 2)
+        self.cpu += time.process_time() - t0
+        self.log.append(line)
+        return line
+
+    def _exploit(self, n: int, seat: _Seat, torch: Any) -> dict[str, Any]:
+        """Train an exploiter against the frozen learner alone, then add it to the league."""
+        c = self.config
+        frozen = export_net(n, seat.net.cpu())
+        seat.net.to(self.device)
+        net = make_torch_net(n, c.hidden)
+        load_into(net, frozen)
+        net.to(self.device)
+        exploiter = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr))
+        league = replace(c.league(), roles={"snapshot": 1.0}, sitting=0.0)
+        last: dict[str, Any] = {}
+        for k in range(c.exploit_iterations):
+            last = self._train_on(n, exploiter, [frozen], [], league, c.batch_games, 1 + k)
+        seat.exploiters.append(export_net(n, exploiter.net.cpu()))
+        del seat.exploiters[: -c.keep_exploiters]
+        return {"share": last.get("share"), "league": len(seat.exploiters)}
+
+    def evaluate(self) -> dict[str, float]:
+        """Per seat count and table: the greedy learner's win share in one seat (rotated) against three value
+        bidders, and against personas, on the same deals every time (:data:`EVAL_SEED`)."""
+        out: dict[str, float] = {}
+        quiet = replace(self.config.league(), epsilon=0.0, sitting=0.0, behaviour=0.0)
+        for n in self.config.seats:
+            net = export_net(n, self.seats[n].net.cpu())
+            self.seats[n].net.to(self.device)
+            count = self.config.eval_games
+            for table in EVAL_TABLES:
+                roles = np.full((count, n), VALUE if table == "value" else PERSONA, np.int64)
+                roles[np.arange(count), np.arange(count) % n] = LEARNER
+                rng = np.random.default_rng(EVAL_SEED)
+                _, _, res = play_league(
+                    n, count, net, [], [], config=quiet, rng=rng, seed=EVAL_SEED, roles=roles, record=False
+                )
+                out[f"s{n}-{table}"] = round(res.share(LEARNER)[0], 4)
+        return out
+
+    def done(self) -> bool:
+        return all(self.games_played[n] >= self.config.games for n in self.config.seats)
+
+    def run(self, *, minutes: float | None = None, out: Path | None = None, checkpoint_every: int = 5,
+            quiet: bool = False) -> None:  # fmt: skip
+        """Iterate until every seat count has played its games (or ``minutes`` of CPU time have passed)."""
+        start = self.cpu
+        while not self.done():
+            if minutes is not None and self.cpu - start > 60 * minutes:
+                break
+            line = self.step()
+            if not quiet:
+                print(json.dumps(line), flush=True)
+            if out is not None and self.iteration % checkpoint_every == 0:
+                self.save(out / "checkpoint.pt")
+        if out is not None:
+            self.save(out / "checkpoint.pt")
+
+    # ------------------------------------------------------------------ checkpoints and export
+
+    def nets(self) -> dict[int, TableNet]:
+        out = {}
+        for n, s in self.seats.items():
+            out[n] = export_net(n, s.net.cpu())
+            s.net.to(self.device)
+        return out
+
+    def save(self, path: Path) -> None:
+        """Write the checkpoint (networks, Adam, the league's networks, torch's generator, counters, log)."""
+        torch = import_torch()
+        path.parent.mkdir(parents=True, exist_ok=True)
+
+        def frozen(nets: list[TableNet]) -> list[dict[str, Any]]:
+            return [{k: torch.from_numpy(v) for k, v in _arrays(t).items()} for t in nets]
+
+        state = {
+            "format": CHECKPOINT_FORMAT,
+            "config": json.dumps(self.config.to_json()),
+            "iteration": self.iteration,
+            "games_played": json.dumps({str(k): v for k, v in self.games_played.items()}),
+            "rows_seen": json.dumps({str(k): v for k, v in self.rows_seen.items()}),
+            "cpu": self.cpu,
+            "log": json.dumps(self.log),
+            "torch_rng": torch.get_rng_state(),
+            "seats": {
+                str(n): {
+                    "net": s.net.state_dict(),
+                    "opt": s.opt.state_dict(),
+                    "snapshots": frozen(s.snapshots),
+                    "exploiters": frozen(s.exploiters),
+                }
+                for n, s in self.seats.items()
+            },
+        }
+        tmp = path.with_suffix(".tmp")
+        torch.save(state, tmp)
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path, *, games: int | None = None, actors: int | None = None) -> Trainer:
+        """A trainer where the checkpoint left off (``games``: a new total per seat count)."""
+        torch = import_torch()
+        try:
+            state = torch.load(path, weights_only=True)
+        except (OSError, RuntimeError, EOFError) as exc:
+            raise ValueError(f"cannot read checkpoint {str(path)!r}: {exc}") from exc
+        if not isinstance(state, dict) or state.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"{str(path)!r} is not a {CHECKPOINT_FORMAT} checkpoint")
+        config = TrainConfig.from_json(json.loads(state["config"]))
+        if games is not None:
+            config.games = games
+        if actors is not None:
+            config.actors = actors
+        trainer = cls(config)
+        trainer.iteration = int(state["iteration"])
+        trainer.games_played = {int(k): v for k, v in json.loads(state["games_played"]).items()}
+        trainer.rows_seen = {int(k): v for k, v in json.loads(state["rows_seen"]).items()}
+        trainer.cpu = float(state["cpu"])
+        trainer.log = json.loads(state["log"])
+        torch.set_rng_state(state["torch_rng"])
+        for n, s in trainer.seats.items():
+            saved = state["seats"][str(n)]
+            s.net.load_state_dict(saved["net"])
+            s.opt.load_state_dict(saved["opt"])
+            s.snapshots = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["snapshots"]]
+            s.exploiters = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["exploiters"]]
+        return trainer
+
+    def export(self, path: Path, *, command: str = "") -> None:
+        """Write the networks as float16 weights with the command, configuration, counters and log."""
+        meta = {
+            "command": command,
+            "config": self.config.to_json(),
+            "iterations": self.iteration,
+            "games": {str(k): v for k, v in self.games_played.items()},
+            "rows": {str(k): v for k, v in self.rows_seen.items()},
+            "cpu_s": round(self.cpu, 1),
+            "log": self.log[-20:],
+        }
+        save_table(path, self.nets(), meta)
+        path.with_suffix(".json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+
+
+def _concat(parts: Sequence[Any]) -> Any:
+    """Rows of several chunks as one (the same dataclass, every array concatenated)."""
+    first = parts[0]
+    kw = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(first)}
+    return type(first)(**kw)
+
+
+def _tuple(text: str, what: str) -> tuple[int, ...]:
+    try:
+        return tuple(int(t) for t in text.split(",") if t.strip())
+    except ValueError:
+        raise SystemExit(f"{what} must be comma-separated integers, not {text!r}") from None
+
+
+def parse_roles(text: str) -> dict[str, float]:
+    """``persona=0.5,snapshot=0.3,...`` -> weight per role (:data:`catsack.learn.league.ROLES`, not ``learner``)."""
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        try:
+            weight = float(value)
+        except ValueError:
+            weight = -1.0
+        if not sep or name not in ROLES or name == "learner" or weight < 0:
+            raise SystemExit(f"--roles: {part!r} is not ROLE=WEIGHT with ROLE one of {', '.join(ROLES[1:])}")
+        out[name] = weight
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command line (``python -m catsack.learn.league_train --help``)."""
+    d = TrainConfig()
+    p = argparse.ArgumentParser(prog="python -m catsack.learn.league_train", description=__doc__.split("\n\n")[0])
+    p.add_argument("--seats", default="4", help="seat counts, comma separated (default 4)")
+    p.add_argument("--games", type=int, default=d.games, help="games per seat count, the exploiters' included")
+    p.add_argument("--minutes", type=float, default=None, help="also stop after this much CPU time")
+    p.add_argument("--batch-games", type=int, default=d.batch_games)
+    p.add_argument("--hidden", default=",".join(map(str, d.hidden)))
+    p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--minibatch", type=int, default=d.minibatch)
+    p.add_argument("--roles", default=",".join(f"{k}={v}" for k, v in DEFAULT_ROLES.items()))
+    p.add_argument("--sitting", type=float, default=d.sitting, help="chance that a table plays another game")
+    p.add_argument("--switch", type=float, default=d.switch, help="chance that a persona changes style then")
+    p.add_argument("--epsilon", type=float, default=d.epsilon)
+    p.add_argument("--behaviour", type=float, default=d.behaviour, help="share of others' decisions kept")
+    p.add_argument("--lanes", type=int, default=d.lanes)
+    p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
+    p.add_argument("--keep-snapshots", type=int, default=d.keep_snapshots)
+    p.add_argument("--exploit-every", type=int, default=d.exploit_every, help="0: no exploiters")
+    p.add_argument("--exploit-iterations", type=int, default=d.exploit_iterations)
+    p.add_argument("--keep-exploiters", type=int, default=d.keep_exploiters)
+    p.add_argument("--fixed", default=d.fixed, help="dmc weights of the league's fixed player ('' for none)")
+    p.add_argument("--init", default="", help="table weights to start from")
+    p.add_argument("--chunks", type=int, default=d.chunks, help="game chunks per iteration (own generators)")
+    p.add_argument("--actors", type=int, default=0, help="Ray actors (0: play in this process)")
+    p.add_argument("--ray-address", default="", help="a Ray cluster's address (default: start Ray here)")
+    p.add_argument("--device", default="cpu", help="the learner's torch device (cpu, cuda)")
+    p.add_argument("--eval-every", type=int, default=d.eval_every)
+    p.add_argument("--eval-games", type=int, default=d.eval_games)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", type=Path, default=None, help="folder for checkpoint.pt")
+    p.add_argument("--checkpoint-every", type=int, default=5)
+    p.add_argument("--resume", type=Path, default=None, help="a checkpoint.pt to continue (with a new --games)")
+    p.add_argument("--export", type=Path, default=None, help="write the weights here (.npz, float16)")
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args(argv)
+    try:
+        if args.resume is not None:
+            trainer = Trainer.load(args.resume, games=args.games, actors=args.actors)
+        else:
+            config = TrainConfig(
+                seats=_tuple(args.seats, "--seats"),
+                games=args.games,
+                batch_games=args.batch_games,
+                seed=args.seed,
+                hidden=_tuple(args.hidden, "--hidden"),
+                lr=args.lr,
+                minibatch=args.minibatch,
+                roles=parse_roles(args.roles),
+                sitting=args.sitting,
+                switch=args.switch,
+                epsilon=args.epsilon,
+                behaviour=args.behaviour,
+                lanes=args.lanes,
+                chunks=args.chunks,
+                snapshot_every=args.snapshot_every,
+                keep_snapshots=args.keep_snapshots,
+                exploit_every=args.exploit_every,
+                exploit_iterations=args.exploit_iterations,
+                keep_exploiters=args.keep_exploiters,
+                fixed=args.fixed,
+                init=args.init,
+                actors=args.actors,
+                ray_address=args.ray_address,
+                device=args.device,
+                eval_every=args.eval_every,
+                eval_games=args.eval_games,
+            )
+            trainer = Trainer(config)
+    except (ValueError, ImportError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    out = args.out or (args.resume.parent if args.resume is not None else None)
+    trainer.run(minutes=args.minutes, out=out, checkpoint_every=args.checkpoint_every, quiet=args.quiet)
+    if args.export is not None:
+        trainer.export(args.export, command=" ".join(["python -m catsack.learn.league_train", *(argv or sys.argv[1:])]))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""League training of the learned expert: league games, the network's heads, a tiny run reproduced and resumed."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), "catsack-numba-cache"))
+pytest.importorskip("numba", reason="the compiled engine needs numba (the extra 'fast')")
+torch = pytest.importorskip("torch", reason="training needs PyTorch (the extra 'train')")
+
+from catsack.game import Game  # noqa: E402
+from catsack.learn.history import Sitting  # noqa: E402
+from catsack.learn.league import LEARNER, NET, PERSONA, LeagueConfig, play_league  # noqa: E402
+from catsack.learn.league_train import TrainConfig, Trainer, export_net, make_torch_net  # noqa: E402
+from catsack.learn.tablenet import TableNet, input_size, load_table, row_length, table_features  # noqa: E402
+
+pytestmark = pytest.mark.slow  # the kernels compile once (cached), then each test takes seconds
+
+
+def _net(seats: int, seed: int = 0) -> TableNet:
+    torch.manual_seed(seed)
+    return export_net(seats, make_torch_net(seats, (32, 16)))
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_league_games_give_rows_for_every_head(seats: int) -> None:
+    learner = _net(seats)
+    config = LeagueConfig(lanes=16, behaviour=0.5)
+    rows, behaviour, results = play_league(
+        seats, 40, learner, [_net(seats, 1)], [_net(seats, 2)], config=config, rng=np.random.default_rng(1), seed=1
+    )
+    assert results.roles.shape == (40, seats)
+    assert ((results.roles == LEARNER).sum(axis=1) == 1).all()  # one learner seat a game
+    assert np.allclose(results.win.sum(axis=1), 1.0)  # R22: the win is shared out
+    assert np.allclose(results.margin.sum(axis=1), 0.0, atol=1e-4)
+    assert rows.x.shape == (len(rows), input_size(seats)) and rows.belief.shape == (len(rows), row_length(seats))
+    assert (rows.belief >= -1).all() and (rows.belief < 10).all() and (rows.belief >= 0).any()
+    assert len(behaviour) > 0 and ((behaviour.action >= 0) & (behaviour.action < 16)).all()
+    assert set(np.unique(results.roles)) > {LEARNER, PERSONA}
+    assert (results.roles >= NET).any()
+
+
+def test_the_numpy_network_is_the_torch_network() -> None:
+    net = make_torch_net(4, (32, 16))
+    g = Game.new(4, seed=3)
+    x = table_features(g.view(g.to_move), Sitting(4))  # type: ignore[arg-type]
+    with torch.no_grad():
+        expected = net(torch.from_numpy(x[None, :])).numpy()
+    assert np.allclose(export_net(4, net).forward(x[None, :]), expected, atol=1e-5)
+
+
+def _config(**kw: object) -> TrainConfig:
+    base = dict(seats=(3,), games=128, batch_games=32, hidden=(24, 16), lanes=32, minibatch=64, snapshot_every=1,
+                exploit_every=2, exploit_iterations=1, eval_every=2, eval_games=12, seed=5, fixed="")  # fmt: skip
+    base.update(kw)
+    return TrainConfig(**base)  # type: ignore[arg-type]
+
+
+def test_a_tiny_run_is_reproduced_and_resumed(tmp_path: Path) -> None:
+    whole = Trainer(_config())
+    whole.run(quiet=True)
+    assert whole.iteration == 3 and whole.games_played[3] == 128  # the exploiter's games count too
+    assert len(whole.seats[3].exploiters) == 1 and whole.seats[3].snapshots
+    assert "eval" in whole.log[1] and "exploiter" in whole.log[1]["s3"]
+    first = Trainer(_config(games=64))
+    first.run(quiet=True, out=tmp_path)
+    resumed = Trainer.load(tmp_path / "checkpoint.pt", games=128)
+    resumed.run(quiet=True)
+    for a, b in zip(whole.nets()[3].weights, resumed.nets()[3].weights, strict=True):
+        assert np.array_equal(a, b)
+    whole.export(tmp_path / "w.npz", command="test")
+    loaded = load_table(tmp_path / "w.npz").net(3)
+    assert all(np.allclose(a, b, atol=1e-2) for a, b in zip(loaded.weights, whole.nets()[3].weights, strict=True))

@@ -94,9 +94,9 @@ TRANSACTIONAL = ("verify", "reset")
 ADDRESS_MAX = 254
 VERIFY_SECONDS = 2 * 86400
 RESET_SECONDS = 3600
-#: Verification mails one account may cause per day, and reset mails per address per day.
+#: Verification mails one account may cause per day (the budgets per mailbox and per client address are
+#: ``catsack.server.budgets``'s).
 VERIFY_PER_DAY = 5
-RESET_PER_DAY = 5
 #: A row left ``sending`` this long (its sender died) is sent again.
 STALE_SECONDS = 600.0
 #: Attempts before a mail is given up (about two days of retries).
@@ -326,17 +326,19 @@ class Mailbox:
 
     # ------------------------------------------------------------------ password reset
 
-    def request_reset(self, address: str, now: float | None = None) -> bool:
-        """Queue a reset link for the account whose *verified* address this is. ``True`` if one was
-        queued; the caller answers the same either way (nobody learns which addresses are known)."""
+    def request_reset(self, address: str, now: float | None = None) -> int:
+        """Queue a reset link for the account whose *verified* address this is: the number of links
+        queued. An address verified on several accounts (possible only before an address could be
+        verified on one account at a time) gets one link per account, each mail naming its account. How
+        often anyone may ask is the caller's budget (``catsack.server.budgets``), checked before it
+        answers; nothing here refuses a request silently."""
         try:
             address = check_address(address)
         except AccountError:
-            return False
+            return 0
         now = time.time() if now is None else now
-        token = secrets.token_urlsafe(32)
         with self.engine.begin() as conn:
-            r = conn.execute(
+            rows = conn.execute(
                 select(emails_t.c.user_id, emails_t.c.address, users_t.c.name)
                 .select_from(emails_t.join(users_t, users_t.c.id == emails_t.c.user_id))
                 .where(
@@ -344,27 +346,17 @@ class Mailbox:
                     emails_t.c.verified.is_(True),
                     users_t.c.deleted.is_(False),
                 )
-            ).first()
-            if r is None:
-                return False
-            recent = conn.execute(
-                select(func.count())
-                .select_from(mail_queue_t)
-                .where(
-                    mail_queue_t.c.user_id == r.user_id,
-                    mail_queue_t.c.kind == "reset",
-                    mail_queue_t.c.created > now - 86400,
+                .order_by(emails_t.c.user_id)
+            ).all()
+            for r in rows:
+                token = secrets.token_urlsafe(32)
+                conn.execute(
+                    insert(password_resets_t).values(
+                        token_hash=_hash(token), user_id=r.user_id, created=now, expires=now + RESET_SECONDS, used=False
+                    )
                 )
-            ).scalar_one()
-            if recent >= RESET_PER_DAY:
-                return False
-            conn.execute(
-                insert(password_resets_t).values(
-                    token_hash=_hash(token), user_id=r.user_id, created=now, expires=now + RESET_SECONDS, used=False
-                )
-            )
-            self._enqueue(conn, r.user_id, "reset", r.address, {"token": token, "name": r.name}, now, now)
-        return True
+                self._enqueue(conn, r.user_id, "reset", r.address, {"token": token, "name": r.name}, now, now)
+        return len(rows)
 
     def reset_password(self, token: str, password: str, hasher: Any, now: float | None = None) -> int:
         """Set a new password with a reset token (once; it expires): every session of the account ends.

@@ -1,16 +1,19 @@
 """E-mail over HTTP: an account's address and preferences, the verification and unsubscribe links,
 and the password reset by a verified address.
 
-A reset request gets the same answer whether or not the address belongs to an account, and is
-limited per address and per client address. Unsubscribing is one click: the mail program's
-button posts to the link (RFC 8058), and the link in the text opens a page with one button.
+A reset request gets the same answer whether or not the address belongs to an account, given before
+the address is looked up; it spends budgets per client address and per address asked for
+(:mod:`catsack.server.budgets`, shared by every process through Redis), and a refused one says that no
+mail is sent. Verification mails spend budgets per address over every account and per client address.
+Unsubscribing is one click: the mail program's button posts to the link (RFC 8058), and the link in the
+text opens a page with one button.
 """
 
 from __future__ import annotations
 
 import asyncio
 import html
-import math
+import logging
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -18,19 +21,25 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.server.accounts import PASSWORD_MAX, Account, AccountError
-from catsack.server.limits import AddressBuckets, scope_address
-from catsack.server.mail import ADDRESS_MAX, KINDS, Mailbox, address_key, mail_enabled
-from catsack.server.routes.accounts import accounts_of, changing, check_origin, logged_in, set_session
-from catsack.server.routes.deps import Refused, hub_of
+from catsack.server.budgets import (
+    ADDRESS_CHANGES_PER_CLIENT,
+    RESET_ALARMED,
+    RESET_PER_CLIENT,
+    RESET_PER_RECIPIENT,
+    RESET_PER_RECIPIENT_AND_CLIENT,
+    VERIFY_PER_RECIPIENT,
+)
+from catsack.server.limits import scope_address
+from catsack.server.mail import ADDRESS_MAX, KINDS, Mailbox, address_key, check_address, mail_enabled
+from catsack.server.routes.accounts import accounts_of, changing, check_origin, logged_in, retry_later, set_session
+from catsack.server.routes.deps import Refused, budgets_of, hub_of
 from catsack.server.routes.pages import page
 
-__all__ = ["router"]
+__all__ = ["reset_lookups", "router"]
 
 router = APIRouter()
 
-#: Reset requests: per address asked for, and per client address.
-RESET_PER_ADDRESS = (1 / 600, 3)
-RESET_PER_CLIENT = (1 / 60, 10)
+log = logging.getLogger("catsack.server")
 
 
 def mailbox_of(request: Request) -> Mailbox:
@@ -47,6 +56,10 @@ def _enabled(request: Request) -> bool:
 def _need_mail(request: Request) -> None:
     if not _enabled(request):
         raise Refused("mail_off", "this server does not send e-mail (no SMTP settings)", 409)
+
+
+def _client(request: Request) -> str:
+    return scope_address(request.scope, hub_of(request).settings.proxy_networks())
 
 
 def _lang(request: Request) -> str:
@@ -112,9 +125,24 @@ async def mine(request: Request, account: Annotated[Account, Depends(logged_in)]
 async def set_address(
     request: Request, body: AddressBody, account: Annotated[Account, Depends(changing)]
 ) -> dict[str, Any]:
-    """Add or change the address: a verification link is mailed to it (at most 5 a day)."""
+    """Add or change the address: a verification link is mailed to it (at most 5 a day per account, 3 a day
+    per address over every account, 10 address changes a day per client address)."""
     _need_mail(request)
-    await asyncio.to_thread(mailbox_of(request).set_address, account, body.address, _lang(request))
+    address = check_address(body.address)
+    budgets = budgets_of(request)
+    wait = await budgets.spend(ADDRESS_CHANGES_PER_CLIENT, _client(request))
+    if wait > 0:
+        raise Refused("rate_limited", **retry_later("too many address changes from your address", wait))
+    mailbox = address_key(address)
+    wait = await budgets.spend(VERIFY_PER_RECIPIENT, mailbox)
+    if wait > 0:
+        why = f"this address was sent {VERIFY_PER_RECIPIENT.amount} verification mails today: no more"
+        raise Refused("too_many_mails", **retry_later(why, wait))
+    try:
+        await asyncio.to_thread(mailbox_of(request).set_address, account, address, _lang(request))
+    except AccountError:
+        await budgets.refund(VERIFY_PER_RECIPIENT, mailbox)  # no mail went
+        raise
     return await _out(request, account)
 
 
@@ -192,36 +220,52 @@ async def unsubscribe(
 
 # ---------------------------------------------------------------------- password reset
 
+#: Reset lookups queued and not done yet (kept so that they are not collected half-way).
+reset_lookups: set[asyncio.Task[None]] = set()
 
-def _reset_buckets(request: Request) -> tuple[AddressBuckets, AddressBuckets]:
-    found: tuple[AddressBuckets, AddressBuckets] | None = getattr(request.app.state, "reset_buckets", None)
-    if found is None:
-        found = request.app.state.reset_buckets = (
-            AddressBuckets(*RESET_PER_ADDRESS),
-            AddressBuckets(*RESET_PER_CLIENT),
-        )
-    return found
+
+async def _look_up_and_mail(mailbox: Mailbox, address: str) -> None:
+    try:
+        await asyncio.to_thread(mailbox.request_reset, address)
+    except Exception:  # the database is away: the person asks again (their answer could not tell)
+        log.exception("password reset lookup failed")
+
+
+async def _reset_budgets(request: Request, mailbox_key: str) -> None:
+    """Spend this request's budgets, or refuse it (429, ``Retry-After``) saying that no mail is sent. The
+    budgets are kept by the address asked for, whether an account has it or not, so a refusal tells
+    nothing of which addresses are known; a stranger spending a mailbox's budget from addresses of their
+    own cannot stop its owner's request from another address (docs/deploy.md, "Security budgets")."""
+    budgets = budgets_of(request)
+    client = _client(request)
+    wait = await budgets.spend(RESET_PER_CLIENT, client)
+    if wait > 0:
+        raise Refused("rate_limited", **retry_later("too many reset requests from your address: no mail is sent", wait))
+    pair = f"{mailbox_key}\x00{client}"
+    wait = await budgets.spend(RESET_PER_RECIPIENT_AND_CLIENT, pair)
+    if wait > 0:
+        why = "too many reset requests for this address from yours: no mail is sent (look for the last one)"
+        raise Refused("rate_limited", **retry_later(why, wait))
+    if await budgets.spend(RESET_PER_RECIPIENT, mailbox_key) > 0:  # asked for from many addresses: one each
+        wait = await budgets.spend(RESET_ALARMED, pair)
+        if wait > 0:
+            why = "this address was sent many reset links lately: no mail is sent (look for the last one)"
+            raise Refused("rate_limited", **retry_later(why, wait))
 
 
 @router.post("/api/account/reset", status_code=202)
 async def request_reset(request: Request, body: ResetRequest) -> dict[str, str]:
     """Mail a single-use link (valid one hour) for a new password to the account whose verified address
-    this is. The answer is the same whether or not the address is known."""
+    this is. The answer is the same whether or not the address is known, and comes before anything is
+    looked up: the lookup and the mail are queued, so the time of the answer tells nothing either. A
+    request that its budgets refuse is answered 429 saying that no mail is sent."""
     check_origin(request)
     _need_mail(request)
-    by_address, by_client = _reset_buckets(request)
-    client = scope_address(request.scope, hub_of(request).settings.proxy_networks())
-    wait = max(by_client.take(client), by_address.take(address_key(body.address.strip())[:ADDRESS_MAX]))
-    if wait > 0:
-        seconds = max(1, math.ceil(wait))
-        raise Refused(
-            "rate_limited",
-            f"too many reset requests; try again in {seconds} s",
-            429,
-            params={"seconds": seconds},
-            headers={"Retry-After": str(seconds)},
-        )
-    await asyncio.to_thread(mailbox_of(request).request_reset, body.address)
+    address = body.address.strip()
+    await _reset_budgets(request, address_key(address)[:ADDRESS_MAX])
+    task = asyncio.create_task(_look_up_and_mail(mailbox_of(request), address))
+    reset_lookups.add(task)
+    task.add_done_callback(reset_lookups.discard)
     return {"detail": "if that address belongs to an account and is verified, a link is on its way"}
 
 

@@ -156,6 +156,9 @@ class Settings(BaseSettings):
     #: there first (``<table>.json``).
     retention_days: float = Field(default=0.0, ge=0.0)
     retention_archive_dir: str | None = None
+    #: The game database's folder (docs/database.md): finished months' dumps are written there once,
+    #: for every process sharing it and across restarts. Unset: a temporary folder of the process.
+    gamedb_dir: str | None = None
     #: Account names (comma-separated) that may open the operator's pages (``/admin/fairplay``: the
     #: soft-play report and rating reverts). Empty: nobody; the command line needs no account.
     admin_accounts: str = ""

@@ -10,16 +10,18 @@ import time
 from pathlib import Path
 
 from catsack.game import Game
-from catsack.record import dumps_record
+from catsack.record import Record, dumps_record
 from catsack.server.store import Store
 
-__all__ = ["archive_record", "prune"]
+__all__ = ["archive_record", "full_record", "prune"]
 
 DAY = 86400.0
 
 
-def archive_record(store: Store, table_id: str) -> str | None:
-    """The full catsack/1 record of a stored game (``None`` if there is no such table)."""
+def full_record(store: Store, table_id: str) -> Record | None:
+    """The full catsack/1 record of a stored game, rebuilt from its setup and action log, with the keys
+    the public record route gives it (table, event, date, agents); ``None`` if there is no such table.
+    Whether anyone may read it is :mod:`catsack.server.gameaccess`'s to decide."""
     from catsack.server.hub import iso_time, setup_from_json
     from catsack.server.live import stored_record
 
@@ -30,7 +32,13 @@ def archive_record(store: Store, table_id: str) -> str | None:
     game = Game(setup_from_json(row.seats, row.setup))
     for a in actions:
         game.play(a.move)
-    return dumps_record(stored_record(row, seats, game, event=row.name, date=iso_time(row.created)))
+    return stored_record(row, seats, game, event=row.name, date=iso_time(row.created))
+
+
+def archive_record(store: Store, table_id: str) -> str | None:
+    """The full catsack/1 record of a stored game as JSON text (``None`` if there is no such table)."""
+    record = full_record(store, table_id)
+    return None if record is None else dumps_record(record)
 
 
 def prune(

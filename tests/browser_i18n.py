@@ -75,3 +75,29 @@ def assert_all_german(page: Page, names: set[str], where: str) -> None:
     vocabulary = german_words() | NOT_TRANSLATED | {n.lower() for n in names}
     bad = [(w, text) for text in visible_texts(page) for w in WORD.findall(text) if w.lower() not in vocabulary]
     assert bad == [], f"{where}: words outside the German catalogue: {bad[:8]}"
+
+
+def words_of(lang: str) -> set[str]:
+    """Every word of ``lang``'s browser catalogue, lower case, placeholders left out."""
+    strings = [s for v in CATALOGUES[lang].values() for s in values(v)]
+    return {w.lower() for text in strings for w in WORD.findall(re.sub(r"\{\w+\}", " ", text))}
+
+
+#: A catalogue key shown as it is ("lobby.create"): a text the page forgot to look up.
+RAW_KEY = re.compile(r"^[a-z]+(?:\.[A-Za-z:_]+)+$")
+
+
+def assert_in_language(page: Page, lang: str, names: set[str], where: str) -> None:
+    """No raw catalogue key on the page, and no visible word outside ``lang``'s catalogue (names and a few
+    tokens aside): nothing left in English on a page read in another language."""
+    texts = visible_texts(page)
+    raw = [text for text in texts if RAW_KEY.match(text.strip()) and text.strip() in CATALOGUES["en"]]
+    assert raw == [], f"{where}: raw catalogue keys: {raw[:8]}"
+    if lang == "en":
+        return
+    vocabulary = words_of(lang) | NOT_TRANSLATED | {n.lower() for n in names}
+    if lang == "de":
+        vocabulary |= german_words()
+    # Single letters are keys (<kbd>B</kbd>) and card letters, not words of a language.
+    bad = [(w, text) for text in texts for w in WORD.findall(text) if len(w) > 1 and w.lower() not in vocabulary]
+    assert bad == [], f"{where}: words outside the {lang} catalogue: {bad[:8]}"

@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
+from browser_i18n import CATALOGUES, WORD, assert_in_language
 from catsack.locales import LANGUAGES
+from catsack.rulebook import LANGUAGES as RULES_LANGUAGES
 from test_browser import Player, browser, people, server  # noqa: F401  (fixtures)
 from test_browser_accounts import PASSWORD, unique
 
@@ -106,7 +108,8 @@ def test_every_page_passes_axe(
     scheme: str,
 ) -> None:
     """No serious or critical axe-core violation on any page, logged in, in this language and theme; the
-    table page in play and finished too."""
+    table page in play and finished too. And no page shows a raw catalogue key or a word outside its
+    language's catalogue."""
     player_locale = {"en": "en-US", "de": "de-DE", "fr": "fr-FR"}.get(lang, lang)
     player = people(
         viewport={"width": 1280, "height": 900},
@@ -115,22 +118,30 @@ def test_every_page_passes_axe(
         storage_state=json.loads(world["state"]),
     )
     found: dict[str, list[str]] = {}
+    # Names on these pages are no language: the account's ("Axe<digits>x<digits>"), the tournament's, the table's.
+    names = {w for n in ("Friday", world["name"], "nobody" + world["name"], world["table"]) for w in WORD.findall(n)}
+    # The open tables of the other languages' runs, named in their language ("Table de Axe").
+    names |= {w for c in CATALOGUES.values() for w in WORD.findall(c["lobby.defaultTable"])}
     for what, (path, ready) in PAGES.items():
         address = path.format(**world)
         if what == "rules":
             address += f"?lang={lang}"
-        found[what] = scan(player, address, ready, lang if what != "rules" or lang in ("en", "de") else "en")
+        found[what] = scan(player, address, ready, lang if what != "rules" or lang in RULES_LANGUAGES else "en")
+        if what != "rules":  # the rules page is the rulebook's, in the languages it is written in
+            assert_in_language(player.page, lang, names, what)
 
     # The table in play (a guest's seat, the board, the hand) and finished (watched).
     guest = people(viewport={"width": 1280, "height": 900}, color_scheme=scheme, locale=player_locale)
     guest.create_table("Axe", ["heuristic", "heuristic", "heuristic"])
     guest.wait_turn_or_end()
     found["table in play"] = violations(guest.page)
+    assert_in_language(guest.page, lang, names, "table in play")
     page = player.page
     page.goto(f"{player.base}/t/{world['table']}")
     page.click("#watch-button")
     page.wait_for_selector("#final:not([hidden])")
     found["table finished"] = violations(page)
+    assert_in_language(page, lang, names, "table finished")
     bad = {what: v for what, v in found.items() if v}
     assert bad == {}, f"{lang}, {scheme}: {json.dumps(bad, indent=1, ensure_ascii=False)}"
 

@@ -398,10 +398,12 @@ class NumbaVectorGame(VectorGame):
         sums: npt.NDArray[np.float64],
         sitting: npt.NDArray[np.float64],
         games: npt.NDArray[np.int64],
+        seats: npt.ArrayLike | None = None,
     ) -> ObsArray:
-        """``out`` (``(num_games, learn_feature_size + history_size)`` float32, C-contiguous): each game's mover's
-        :meth:`learn_features` followed by its history block (:meth:`history_features`), written in place:
-        the learned ``expert``'s input (:func:`catsack.learn.tablenet.table_features`, R23)."""
+        """``out`` (``(num_games, learn_feature_size + history_size)`` float32, C-contiguous): for one seat per game
+        (each game's seat to move by default) its :meth:`learn_features` followed by its history block
+        (:meth:`history_features`), written in place: the learned ``expert``'s input
+        (:func:`catsack.learn.tablenet.table_features`, R23)."""
         from catsack.envs import _history_kernels as hk
         from catsack.envs.history_layout import history_size
 
@@ -409,7 +411,10 @@ class NumbaVectorGame(VectorGame):
         base = learn_feature_size(self.seats)
         if out.shape != (N, base + history_size(self.seats)) or out.dtype != np.float32 or not out.flags.c_contiguous:
             raise ValueError(f"out must be a C-contiguous float32 array of {N} rows of table features")
-        v = np.where(self._phase == OVER, 0, self._to_move)
+        if seats is None:
+            v = np.where(self._phase == OVER, 0, self._to_move)
+        else:
+            v = np.ascontiguousarray(np.broadcast_to(np.asarray(seats), (N,)), np.int64)
         if self._oc is None:
             o = self._o
             fields = [getattr(o, name) for name in self._k.OBS_FIELDS]

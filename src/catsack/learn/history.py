@@ -27,7 +27,7 @@ from catsack.envs import history_layout as H
 from catsack.setup import START_MONEY
 from catsack.view import View
 
-__all__ = ["Sitting", "history_block", "history_sums", "stats"]
+__all__ = ["Sitting", "history_block", "history_sums", "round_notes", "stats"]
 
 F32 = npt.NDArray[np.float32]
 Sums = list[list[float]]
@@ -118,6 +118,37 @@ def history_sums(view: View, rounds: int | None = None) -> Sums:
         if r.buyer is not None and r.price is not None:
             money[r.buyer] -= r.price
     return sums
+
+
+def round_notes(view: View) -> list[list[int]]:
+    """Per seat, what the current round has shown so far, as the compiled tracker notes it: highest bid, whether
+    it has moved in the auction, opened with a bid, jumped, placed with a likely buyer's money (R10-R12)."""
+    n = view.seats
+    money = [START_MONEY] * n
+    k = 0
+    for r in view.rounds:
+        k = _round_moves(view.history, k, n)[1]
+        for s, amount in r.payouts:
+            money[s] += amount
+        if r.buyer is not None and r.price is not None:
+            money[r.buyer] -= r.price
+    notes = [[0, 0, 0, 0, 0] for _ in range(n)]
+    high = 0
+    for s, text in view.history[k:]:
+        if text.startswith("place"):
+            rich = money[s] >= H.BUY_MIN and money[s] >= max(money[u] for u in range(n) if u != s) - H.BUY_GAP
+            notes[s][4] = 1 if rich else 0
+        else:
+            note = notes[s]
+            if text != "pass":
+                b = int(text.split()[1])
+                if not note[1]:
+                    note[2] = 1
+                    note[3] = 1 if b >= high + H.JUMP else 0
+                note[0] = max(note[0], b)
+                high = b
+            note[1] = 1
+    return notes
 
 
 def stats(h: Sequence[float]) -> list[float]:

@@ -1,0 +1,332 @@
+"""The learned ``expert``: a network that reads the table, and a short search at the table that uses it.
+
+At each decision with a choice the bot (:class:`ExpertAgent`) reads its view (R23) and the players' public
+history (:func:`catsack.learn.tablenet.table_features`: each player's face-down cards so far, its bids against
+what the rows turned out to hold, its jumps and purchases, and at a continuing table the same over the
+sitting's earlier games), and its network (:class:`~catsack.learn.tablenet.TableNet`, trained against a
+league by :mod:`catsack.learn.league_train`) gives four heads: Q of each abstract action, the value of the
+position, a belief over every row card hidden from it, and a model of how another player, read from that
+player's own view, would act.
+
+Then it searches (:func:`search`): the ``top`` actions best in Q are each played out in ``worlds`` hidden
+worlds dealt from the belief head (each face-down row card drawn from the belief given its owner's history,
+restricted to the cards of its set nobody has seen, R7, R23; the rest of each hand uniform), all of them side
+by side on the compiled engine: every other player moves by the network's model of it (the behaviour head,
+from its own view of that world: what it could know), the bot's own later decisions greedily by Q, to the end
+of the round, where the value head (or, after round 9, the game's result, R20-R22) scores the bot's seat. The
+move played is the best mean, the Q head's estimate counting as ``prior`` worlds. The search's noise is the
+spread of its worlds; :func:`search` can also play the worlds with other opponent models (the league's
+personas, the bot's own policy for everyone), and the analysis shows the spread across them too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Final
+
+import numpy as np
+import numpy.typing as npt
+
+from catsack.bots.base import Bot, BotSpecError, forced_move
+from catsack.bots.personas import NUM_UNIFORMS
+from catsack.cards import CARDS, Card
+from catsack.envs.encoding import move_to_action
+from catsack.envs.vector_numba import NumbaVectorGame
+from catsack.learn.blas import single_thread_blas
+from catsack.learn.fast_features import abstract_legal, abstract_to_move, nearest_abstract
+from catsack.learn.history import Sitting, history_sums, round_notes
+from catsack.learn.league import draw_trait_table
+from catsack.learn.mlp import mixed_return
+from catsack.learn.tablenet import TableNet, TableWeights, load_table, table_features
+from catsack.moves import Move, parse_move
+from catsack.setup import Setup
+from catsack.view import HIDDEN_PLACE, View
+
+__all__ = ["DEFAULT_WEIGHTS", "OPPONENTS", "ExpertAgent", "SearchResult", "deal_worlds", "search"]
+
+DEFAULT_WEIGHTS: Final = "expert-v1"
+WORLDS: Final = 24  # hidden worlds per candidate action
+TOP: Final = 3  # candidate actions searched (best in Q first)
+PRIOR: Final = 6.0  # the Q head's estimate counts as this many worlds
+OPPONENTS: Final = ("model", "persona", "self")
+
+F32 = npt.NDArray[np.float32]
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """What the search found for each candidate move: its mean return over the worlds (win share plus a small
+    margin term), the standard error of that mean, its mean margin at the end of the round in points, the
+    margin's standard error, and the Q head's estimate; ``worlds`` per candidate."""
+
+    moves: tuple[Move, ...]
+    returns: tuple[float, ...]
+    return_se: tuple[float, ...]
+    margins: tuple[float, ...]
+    margin_se: tuple[float, ...]
+    q: tuple[float, ...]
+    worlds: int
+
+    def best(self, prior: float = PRIOR) -> Move:
+        """The move of the best mean return, the Q head's estimate counting as ``prior`` worlds."""
+        w = self.worlds
+        scores = [(w * r + prior * q) / (w + prior) for r, q in zip(self.returns, self.q, strict=True)]
+        return self.moves[int(np.argmax(scores))]
+
+
+def deal_worlds(
+    view: View, belief: F32, rng: np.random.Generator, count: int
+) -> tuple[list[Setup], list[dict[int, int]]]:
+    """``count`` deals consistent with ``view``: each face-down row card drawn from ``belief`` (probabilities per
+    row position and card) among the cards of its owner's set that the view has not shown, the owner's removed
+    card uniform among the rest (R7), with three seats the dummy's unseen cards shuffled (R8). Returns the setups
+    and, per world, the card each seat's hidden placement stands for."""
+    n = view.seats
+    me = view.seat
+    assert me is not None and view.removed is not None
+    placed: list[set[int]] = [set() for _ in range(n)]
+    hidden_at: dict[int, int] = {}
+    for s, text in view.history:
+        if text.startswith("place ") and text != HIDDEN_PLACE:
+            placed[s].add(int(parse_move(text).card))
+    for p, rc in enumerate(view.row):
+        if rc.card is None and rc.owner is not None:
+            hidden_at[rc.owner] = p
+    seen_dummy: list[int] = []
+    if n == 3:
+        seen_dummy = [int(r.row[0]) for r in view.rounds]
+        if not view.is_over and view.row and view.row[0].card is not None:
+            seen_dummy.append(int(view.row[0].card))
+    setups: list[Setup] = []
+    hidden: list[dict[int, int]] = []
+    for _ in range(count):
+        removed: list[Card] = []
+        cards: dict[int, int] = {}
+        for j in range(n):
+            if j == me:
+                removed.append(view.removed)
+                continue
+            pool = [c for c in range(10) if c not in placed[j]]
+            if j in hidden_at:
+                w = belief[hidden_at[j], pool].astype(np.float64)
+                total = w.sum()
+                w = w / total if total > 0 else np.full(len(pool), 1.0 / len(pool))
+                c = pool[int(rng.choice(len(pool), p=w))]
+                pool.remove(c)
+                cards[j] = c
+            removed.append(CARDS[pool[int(rng.integers(len(pool)))]])
+        dummy: tuple[Card, ...] = ()
+        if n == 3:
+            rest = [c for c in range(10) if c not in seen_dummy]
+            rng.shuffle(rest)
+            dummy = tuple(CARDS[c] for c in [*seen_dummy, *rest[: 9 - len(seen_dummy)]])
+        setups.append(Setup(n, view.first_start, tuple(removed), dummy))
+        hidden.append(cards)
+    return setups, hidden
+
+
+def _softmax(z: F32) -> F32:
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    out: F32 = e / e.sum(axis=-1, keepdims=True)
+    return out
+
+
+def search(
+    view: View,
+    net: TableNet,
+    rng: np.random.Generator,
+    *,
+    sitting: Sitting | None = None,
+    worlds: int = WORLDS,
+    top: int = TOP,
+    opponents: str = "model",
+    consider: Iterable[Move] = (),
+) -> SearchResult:
+    """Play the ``top`` abstract actions best in Q (and the moves of ``consider``) out to the end of the round in
+    ``worlds`` worlds each (see the module docs); ``opponents`` is how the other players move there: ``model``
+    (the behaviour head), ``persona`` (a persona of the league drawn per world), ``self`` (the Q head, greedy)."""
+    if opponents not in OPPONENTS:
+        raise ValueError(f"opponents must be one of {', '.join(OPPONENTS)}, not {opponents!r}")
+    me = view.seat
+    if me is None or view.to_move != me or not view.legal:
+        raise ValueError(f"search needs the view of the seat to move (seat {me}, to move {view.to_move})")
+    n = view.seats
+    x = table_features(view, sitting)
+    heads = net.heads(x[None, :])
+    legal = abstract_legal(view)
+    q = heads.q[0]
+    order = [int(a) for a in np.argsort(-np.where(legal, q, -np.inf)) if legal[a]]
+    cands = order[:top]
+    for wanted in consider:
+        if wanted in view.legal:
+            a = nearest_abstract(view, wanted)
+            if a not in cands:
+                cands.append(a)
+    K = len(cands)
+    belief = _softmax(heads.belief[0])
+    setups, hidden = deal_worlds(view, belief, rng, worlds)
+    lanes = K * worlds
+    vg = NumbaVectorGame.from_setups([setups[w] for _ in range(K) for w in range(worlds)])
+    assert isinstance(vg, NumbaVectorGame)
+    template = [(s, text) for s, text in view.history]
+    for s, text in template:
+        if text == HIDDEN_PLACE:
+            acts = np.array([hidden[w][s] for _ in range(K) for w in range(worlds)], np.int64)
+        else:
+            acts = np.full(lanes, move_to_action(parse_move(text)), np.int64)
+        vg.step(acts)
+    sums = np.broadcast_to(np.asarray(history_sums(view), np.float64), (lanes, n, len(history_sums(view)[0]))).copy()
+    notes = np.broadcast_to(np.asarray(round_notes(view), np.int64), (lanes, n, 5)).copy()
+    kept = np.zeros_like(sums)
+    table = np.asarray((sitting or Sitting(n)).sums, np.float64)
+    sit = np.broadcast_to(table, sums.shape).copy()
+    games = np.full(lanes, (sitting or Sitting(n)).games, np.int64)
+    first = np.repeat(np.asarray(cands, np.int64), worlds)
+    traits = draw_trait_table(rng, (lanes, n)) if opponents == "persona" else None
+    r0 = view.round
+    x_all = np.zeros((lanes, x.shape[0]), np.float32)
+    active = np.ones(lanes, np.bool_)
+    step = 0
+    while active.any():
+        mask, counts = vg.abstract_mask()
+        abstract = np.argmax(mask, axis=1)
+        if step == 0:
+            abstract = first.copy()
+        else:
+            vg.table_features(x_all, sums, sit, games)
+            mover = vg.to_move
+            choice = np.flatnonzero(active & (counts > 1))
+            if len(choice):
+                out = net.heads(x_all[choice])
+                m = mask[choice]
+                mine = mover[choice] == me
+                if opponents == "self":
+                    pick = np.argmax(np.where(m, out.q, -np.inf), axis=1)
+                else:
+                    p = np.where(m, _softmax(np.where(m, out.behaviour, -1e9)), 0.0)
+                    c = np.cumsum(p, axis=1)
+                    u = rng.random(len(choice))[:, None] * c[:, -1:]
+                    pick = np.minimum(np.argmax(c > u, axis=1), 15)
+                    pick = np.where(mine, np.argmax(np.where(m, out.q, -np.inf), axis=1), pick)
+                abstract[choice] = pick
+        actions = vg.abstract_to_actions(abstract)
+        if traits is not None and step > 0:
+            theirs = active & (vg.to_move != me)
+            if theirs.any():
+                u = rng.random((lanes, NUM_UNIFORMS))
+                actions = np.where(theirs, vg.persona_actions(traits, u, where=theirs), actions)
+        vg.track_history(actions, notes, sums, kept, where=active)
+        vg.step(actions, where=active)
+        step += 1
+        active &= ~vg.terminated & (vg.round == r0)
+    # score each lane from the bot's seat
+    over = vg.terminated
+    scores = vg.scores().astype(np.float64)
+    margin = scores[:, me] - scores.mean(axis=1)
+    ret = np.zeros(lanes, np.float64)
+    if over.any():
+        key = scores * 4096 + vg.cat_points()
+        best = key == key.max(axis=1, keepdims=True)
+        win = best[:, me] / best.sum(axis=1)
+        ret[over] = mixed_return(win, margin)[over]
+    if (~over).any():
+        vg.table_features(x_all, sums, sit, games, seats=me)
+        idx = np.flatnonzero(~over)
+        ret[idx] = net.heads(x_all[idx]).value
+    R = ret.reshape(K, worlds)
+    M = margin.reshape(K, worlds)
+    se = R.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(K)
+    mse = M.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(K)
+    moves = tuple(abstract_to_move(view, a) for a in cands)
+    return SearchResult(
+        moves,
+        tuple(float(v) for v in R.mean(axis=1)),
+        tuple(float(v) for v in se),
+        tuple(float(v) for v in M.mean(axis=1)),
+        tuple(float(v) for v in mse),
+        tuple(float(q[a]) for a in cands),
+        worlds,
+    )
+
+
+@cache
+def _weights(name: str) -> TableWeights:
+    single_thread_blas()
+    return load_table(name)
+
+
+def parse_agent(arg: str | None) -> tuple[str, int, int, bool]:
+    """``expert[:worlds=W][+top=K][+search=0|1][+weights=NAME]`` -> (weights, worlds, top, search)."""
+    weights, worlds, top, on = DEFAULT_WEIGHTS, WORLDS, TOP, True
+    for part in (arg or "").split("+"):
+        text = part.strip()
+        if not text:
+            continue
+        key, sep, value = text.partition("=")
+        if sep and key == "worlds" and value.isdigit() and 2 <= int(value) <= 4096:
+            worlds = int(value)
+        elif sep and key == "top" and value.isdigit() and 1 <= int(value) <= 16:
+            top = int(value)
+        elif sep and key == "search" and value in ("0", "1"):
+            on = value == "1"
+        elif sep and key == "weights" and value:
+            weights = value
+        else:
+            raise BotSpecError(
+                f"bad expert option {text!r} in {arg!r}: use 'worlds=W' (2-4096), 'top=K' (1-16), 'search=0|1' "
+                "or 'weights=NAME', joined with '+'"
+            )
+    return weights, worlds, top, on
+
+
+class ExpertAgent(Bot):
+    """The learned ``expert``: the table network's Q, refined by a short search with its belief and opponent model."""
+
+    def __init__(self, arg: str | None = None, *, seed: int | None = None) -> None:
+        name, self.worlds, self.top, self.searching = parse_agent(arg)
+        try:
+            self.weights = _weights(name)
+        except ValueError as exc:
+            raise BotSpecError(f"expert: {exc}") from exc
+        self.rng = np.random.default_rng(seed)
+        self.sitting: Sitting | None = None
+        self.seen: View | None = None  # the last view of this game (read into the sitting at the next reset)
+        self.last: SearchResult | None = None
+        self.players: tuple[str | None, ...] | None = None
+
+    def reset(self, seat: int, seats: int) -> None:
+        try:
+            self.weights.net(seats)
+        except ValueError as exc:
+            raise BotSpecError(f"expert: {exc}") from exc
+        if self.sitting is None or self.sitting.seats != seats:
+            self.sitting = Sitting(seats)
+        elif self.seen is not None and self.seen.seats == seats:
+            self.sitting.add(self.seen)  # the game just played, as this seat last saw it
+        self.seen = None
+
+    def meet(self, players: Sequence[str | None]) -> None:
+        """A table of other players forgets what the last one showed."""
+        if self.players is not None and self.players != tuple(players):
+            self.sitting = Sitting(len(players))
+        self.players = tuple(players)
+
+    def choose(self, view: View) -> Move:
+        self.seen = view
+        only = forced_move(view)
+        if only is not None:
+            return only
+        net = self.weights.net(view.seats)
+        sitting = self.sitting if self.sitting is not None and self.sitting.seats == view.seats else None
+        legal = abstract_legal(view)
+        if not self.searching or int(legal.sum()) == 1:
+            x = table_features(view, sitting)
+            q = net.q(x[None, :])[0]
+            return abstract_to_move(view, int(np.argmax(np.where(legal, q, -np.inf))))
+        self.last = search(view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top)
+        return self.last.best()

@@ -1,0 +1,123 @@
+"""The learned expert at the table: worlds dealt from its belief fit the view (R23), its search plays legal
+moves, and what it cannot see does not change its move."""
+
+from __future__ import annotations
+
+import os
+import random
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("NUMBA_CACHE_DIR", os.path.join(tempfile.gettempdir(), "catsack-numba-cache"))
+pytest.importorskip("numba", reason="the compiled engine needs numba (the extra 'fast')")
+
+import itertools
+
+from catsack.bots import make_bot
+from catsack.bots.base import BOT_KINDS, play_game
+from catsack.game import Game
+from catsack.learn.agent import ExpertAgent, deal_worlds, search
+from catsack.learn.tablenet import TableNet, head_sizes, input_size, row_length, save_table
+from catsack.view import HIDDEN_PLACE
+from redeal import redealt_views
+
+pytestmark = pytest.mark.slow  # the compiled kernels load once, then each test takes a second or two
+
+
+def _net(seats: int, seed: int) -> TableNet:
+    rng = np.random.default_rng(seed)
+    sizes = [input_size(seats), 24, sum(head_sizes(seats))]
+    ws = [(rng.standard_normal((a, b)) / np.sqrt(a)).astype(np.float32) for a, b in itertools.pairwise(sizes)]
+    return TableNet(seats, ws, [np.zeros(b, np.float32) for b in sizes[1:]])
+
+
+@pytest.fixture(scope="module")
+def weights(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("w") / "tiny.npz"
+    save_table(path, {n: _net(n, n) for n in (3, 4, 5)}, {"command": "test"}, half=False)
+    return path
+
+
+def _positions(seats: int, seed: int, count: int) -> list[Game]:
+    rng = random.Random(seed)
+    g = Game.new(seats, seed=seed)
+    bots = [make_bot("persona", seed=seed + s) for s in range(seats)]
+    for s, b in enumerate(bots):
+        b.reset(s, seats)
+    out = []
+    while not g.is_over:
+        s = g.to_move
+        assert s is not None
+        if len(g.view(s).legal) > 1 and rng.random() < 0.2 and len(out) < count:
+            out.append(g.clone())
+        g.play(bots[s].choose(g.view(s)))
+    return out
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_worlds_replay_to_the_same_view(seats: int) -> None:
+    rng = np.random.default_rng(seats)
+    for g in _positions(seats, seats, 6):
+        view = g.view(g.to_move)  # type: ignore[arg-type]
+        belief = rng.random((row_length(seats), 10)).astype(np.float32)
+        setups, hidden = deal_worlds(view, belief, rng, 4)
+        for setup, cards in zip(setups, hidden, strict=True):
+            world = Game(setup)
+            for s, text in view.history:
+                world.play(f"place {['+15', '+11', '+8', '+5', '+3', '-5', '-8', 'R', 'LD', 'SD'][cards[s]]}"
+                           if text == HIDDEN_PLACE else text)  # fmt: skip
+            assert world.view(view.seat) == view  # type: ignore[arg-type]
+
+
+def test_a_certain_belief_is_what_the_worlds_hold() -> None:
+    for g in _positions(4, 9, 12):
+        view = g.view(g.to_move)  # type: ignore[arg-type]
+        hidden = [(p, rc.owner) for p, rc in enumerate(view.row) if rc.card is None and rc.owner is not None]
+        if not hidden:
+            continue
+        belief = np.full((4, 10), 1e-9, np.float32)
+        for p, owner in hidden:
+            truth = int(g.clone().view(owner).row[p].card)  # type: ignore[arg-type]
+            belief[p, truth] = 1.0
+        _, cards = deal_worlds(view, belief, np.random.default_rng(0), 8)
+        for p, owner in hidden:
+            assert {w[owner] for w in cards} == {int(g.view(owner).row[p].card)}  # type: ignore[arg-type]
+
+
+def test_the_agent_plays_legal_games(weights: Path) -> None:
+    BOT_KINDS.setdefault("expert-test", "catsack.learn.agent:ExpertAgent")
+    for seats in (3, 4, 5):
+        bots = [make_bot(f"expert-test:weights={weights}+worlds=4+top=2", seed=1)] + [
+            make_bot("persona", seed=s) for s in range(seats - 1)
+        ]
+        g = play_game(Game.new(seats, seed=seats), bots)
+        assert g.is_over
+        agent = bots[0]
+        assert isinstance(agent, ExpertAgent) and agent.last is not None
+    BOT_KINDS.pop("expert-test")
+
+
+def test_search_values_every_candidate_and_the_move_considered(weights: Path) -> None:
+    net = _net(4, 4)
+    for g in _positions(4, 21, 5):
+        view = g.view(g.to_move)  # type: ignore[arg-type]
+        played = view.legal[-1]
+        for opponents in ("model", "persona", "self"):
+            r = search(view, net, np.random.default_rng(3), worlds=5, top=2, opponents=opponents, consider=[played])
+            assert set(r.moves) <= set(view.legal) and len(r.moves) >= 2
+            assert all(np.isfinite(r.returns)) and all(se >= 0 for se in r.return_se)
+            assert r.best() in r.moves
+
+
+def test_the_move_does_not_depend_on_hidden_cards(weights: Path) -> None:
+    rng = random.Random(2)
+    for seats in (3, 4, 5):
+        for view, other in redealt_views(_positions(seats, 30 + seats, 3), rng):
+            a = ExpertAgent(f"weights={weights}+worlds=6", seed=4)
+            b = ExpertAgent(f"weights={weights}+worlds=6", seed=4)
+            a.reset(view.seat or 0, seats)
+            b.reset(view.seat or 0, seats)
+            assert a.choose(view) == b.choose(other)

@@ -208,6 +208,22 @@ class Queued:
     message_id: str
 
 
+def _verified_elsewhere(conn: Any, key: str, user_id: int) -> bool:
+    """Whether an account other than ``user_id`` (not deleted) has the address ``key`` verified: an address
+    is verified on one account at a time, so that a password reset by mail names one account."""
+    found = conn.execute(
+        select(emails_t.c.user_id)
+        .select_from(emails_t.join(users_t, users_t.c.id == emails_t.c.user_id))
+        .where(
+            emails_t.c.address_key == key,
+            emails_t.c.verified.is_(True),
+            emails_t.c.user_id != user_id,
+            users_t.c.deleted.is_(False),
+        )
+    ).first()
+    return found is not None
+
+
 class Mailbox:
     """Addresses, preferences, reset tokens and the send queue (``engine`` is the store's)."""
 
@@ -234,7 +250,8 @@ class Mailbox:
 
     def set_address(self, account: Account, address: str, lang: str, now: float | None = None) -> str:
         """Give the account this (unverified) address; the verification token to mail to it. At most
-        :data:`VERIFY_PER_DAY` verification mails per account and day (a stranger's inbox is not a target)."""
+        :data:`VERIFY_PER_DAY` verification mails per account and day (a stranger's inbox is not a target);
+        an address verified on another account is refused (``address_taken``, 409)."""
         address = check_address(address)
         now = time.time() if now is None else now
         token = secrets.token_urlsafe(24)
@@ -251,6 +268,10 @@ class Mailbox:
             if sent >= VERIFY_PER_DAY:
                 raise AccountError(
                     "too_many_mails", f"at most {VERIFY_PER_DAY} verification mails a day; try again tomorrow", 429
+                )
+            if _verified_elsewhere(conn, address_key(address), account.id):
+                raise AccountError(
+                    "address_taken", "this address is verified on another account: remove it there first", 409
                 )
             old = conn.execute(select(emails_t.c.prefs).where(emails_t.c.user_id == account.id)).first()
             prefs = json.loads(old.prefs) if old is not None else {k: True for k in KINDS}
@@ -273,18 +294,24 @@ class Mailbox:
         return token
 
     def verify(self, token: str, now: float | None = None) -> int | None:
-        """Mark the address whose verification link holds ``token`` verified; its account id, or ``None``."""
+        """Mark the address whose verification link holds ``token`` verified; its account id, or ``None``
+        for a link that is not valid; :class:`AccountError` ``address_taken`` when another account has
+        verified the address since."""
         if not isinstance(token, str) or not 1 <= len(token) <= 128:
             return None
         now = time.time() if now is None else now
         with self.engine.begin() as conn:
             r = conn.execute(
-                select(emails_t.c.user_id).where(
+                select(emails_t.c.user_id, emails_t.c.address_key).where(
                     emails_t.c.verify_hash == _hash(token), emails_t.c.verify_expires > now
                 )
             ).first()
             if r is None:
                 return None
+            if _verified_elsewhere(conn, r.address_key, r.user_id):  # verified on another account meanwhile
+                raise AccountError(
+                    "address_taken", "this address is verified on another account: remove it there first", 409
+                )
             conn.execute(
                 update(emails_t)
                 .where(emails_t.c.user_id == r.user_id)

@@ -163,7 +163,10 @@ async def set_prefs(request: Request, body: Prefs, account: Annotated[Account, D
 @router.get("/mail/verify", include_in_schema=False)
 async def verify(request: Request, t: Annotated[str, Query(max_length=128)] = "") -> Response:
     """The link in a verification mail: mark the address verified, then show the account page."""
-    user = await asyncio.to_thread(mailbox_of(request).verify, t)
+    try:
+        user = await asyncio.to_thread(mailbox_of(request).verify, t)
+    except AccountError as exc:  # verified on another account since this link was sent
+        return RedirectResponse(f"/account?mail={exc.code}", status_code=303)
     return RedirectResponse(f"/account?mail={'verified' if user is not None else 'bad_link'}", status_code=303)
 
 

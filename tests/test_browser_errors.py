@@ -126,7 +126,8 @@ def test_oversized_request_in_german(people: Callable[..., Player]) -> None:  # 
         page.click("#create-button")
     error = page.locator("#create-error")
     error.wait_for(state="visible")
-    assert error.inner_text() == fill("lobby.createFailed", detail=fill("err.too_large", bytes=65536))
+    # The number as German writes it (Intl.NumberFormat groups from five digits on).
+    assert error.inner_text() == fill("lobby.createFailed", detail=fill("err.too_large", bytes="65.536"))
     page.fill("#table-name", "")  # the 70,000 x's are no language
     assert_all_german(
         page, {"Ida", "Ann", "Cara", "Stammtisch"}, "oversized request"

@@ -145,8 +145,9 @@ class Settings(BaseSettings):
     ws_compression: bool = False
     #: Several processes (docs/deploy.md): one process drives each table's bots and timers, the holder
     #: of its lease in the database. A lease is valid while its holder's heartbeat (one row per process,
-    #: renewed every sixth of this many seconds) is; when a process dies, another takes its tables over
-    #: within about this many seconds.
+    #: renewed every sixth of this many seconds) is; when a process stops beating, another takes its
+    #: tables over within about this many seconds (one that dies is found sooner on PostgreSQL: its
+    #: closed connection drops a lock, catsack.server.leases).
     lease_seconds: float = Field(default=2.0, gt=0.0)
     #: On start, bring an older database schema to the newest revision (Alembic). When false the
     #: server refuses an older schema and ``catsack db upgrade`` must be run first (docs/deploy.md).

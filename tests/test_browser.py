@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from server_procs import START_BOUND, kill_group, spawn, stop_group
+
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
@@ -91,17 +93,19 @@ class Server:
         self.log_path = workdir / "server.log"
         self.proc: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
+    def start(self, timeout: float = START_BOUND) -> None:
+        """Start the server and wait until ``/health`` answers; a start that fails (the process exits, or
+        ``timeout`` passes: a bound on a failure only) stops the process before the test fails."""
         _SERVERS[self.base] = self
         with self.log_path.open("ab") as log:
-            self.proc = subprocess.Popen(
+            self.proc = spawn(  # a process group of its own, stopped at the end of the session at the latest
                 [sys.executable, "-m", "catsack", "serve", "--host", "127.0.0.1", "--port", str(self.port)],
                 env=self.env,
                 cwd=self.workdir,
                 stdout=log,
                 stderr=subprocess.STDOUT,
             )
-        deadline = time.monotonic() + 20
+        deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
                 pytest.fail(f"catsack serve exited with {self.proc.returncode}:\n{self.log_tail()}")
@@ -112,7 +116,8 @@ class Server:
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(f"catsack serve did not answer /health within 20 s:\n{self.log_tail()}")
+                kill_group(self.proc)
+                pytest.fail(f"catsack serve did not answer /health within {timeout:g} s:\n{self.log_tail()}")
             time.sleep(0.1)
 
     def kill(self) -> None:
@@ -122,14 +127,9 @@ class Server:
             self.proc.wait()
 
     def stop(self) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            return
-        self.proc.terminate()
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        """SIGTERM to the server (it ends its workers), then SIGKILL to whatever of its group is left."""
+        if self.proc is not None:
+            stop_group(self.proc)
 
     def log_tail(self) -> str:
         return self.log_path.read_text(errors="replace")[-3000:]

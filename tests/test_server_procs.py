@@ -75,3 +75,14 @@ def test_stop_all_kills_what_a_test_left_running() -> None:
     wait_gone(child)
     assert stop_all() == []
     assert os.getpgid(0) != proc.pid  # the test's own process group was never the child's
+
+
+def test_a_browser_tests_server_that_fails_to_start_is_stopped(tmp_path: Path) -> None:
+    """The browser tests' server (test_browser.Server) likewise: a start that fails stops the process."""
+    from test_browser import Server
+
+    server = Server(tmp_path)
+    with pytest.raises(pytest.fail.Exception, match="did not answer"):
+        server.start(timeout=0.0)
+    assert server.proc is not None and server.proc.returncode is not None
+    wait_gone(server.proc.pid)

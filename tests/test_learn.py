@@ -20,9 +20,9 @@ from catsack.learn.features import (
     feature_names,
     move_to_abstract,
 )
-from catsack.learn.mlp import MLP, Adam, Batch
+from catsack.learn.mlp import MLP, Batch
 from catsack.learn.model import DEFAULT_WEIGHTS, WEIGHTS_DIR, WeightsError, load_nets
-from catsack.learn.train import TrainConfig, Trainer, main, parse_league
+from catsack.learn.train import TorchFit, TrainConfig, Trainer, main, parse_league
 from catsack.record import record_from_obj
 
 FIXTURE = Path(__file__).parent / "data" / "learn_fixture.json"
@@ -107,46 +107,30 @@ def test_r12_raises_and_all_in() -> None:
     assert texts == ["pass", "bid 4", "bid 5", "bid 7", "bid 10", "bid 15"]
 
 
-def test_backward_pass_matches_finite_differences() -> None:
-    rng = np.random.default_rng(0)
-    net = MLP.create(7, (5, 4), rng)
-    net.params = [p.astype(np.float64) + 0.1 * rng.standard_normal(p.shape) for p in net.params]  # type: ignore[misc]
-    batch = Batch(
-        rng.standard_normal((6, 7)),  # type: ignore[arg-type]
-        rng.random(6),  # type: ignore[arg-type]
-        rng.standard_normal(6) * 20,  # type: ignore[arg-type]
-        np.array([-1, 3, 0, 15, -1, 2]),
-    )
+def test_the_torch_layers_are_the_numpy_network() -> None:
+    pytest.importorskip("torch", reason="training needs PyTorch (the extra 'train')")
+    import torch
 
-    def total() -> float:
-        losses, _ = net.loss_and_grads(batch)
-        return losses["win"] + 0.5 * losses["margin"] + losses["q"]  # mlp.LOSS_WEIGHTS
-
-    _, grads = net.loss_and_grads(batch)
-    for p, g in zip(net.params, grads, strict=True):
-        num = np.zeros_like(p)
-        for j in range(p.size):
-            idx = np.unravel_index(j, p.shape)
-            old = p[idx]
-            p[idx] = old + 1e-6
-            up = total()
-            p[idx] = old - 1e-6
-            num[idx] = (up - total()) / 2e-6
-            p[idx] = old
-        assert np.abs(num - g).max() < 1e-6
+    net = MLP.create(7, (5, 4), np.random.default_rng(0))
+    fit = TorchFit(net, 1e-3)
+    x = np.random.default_rng(1).standard_normal((6, 7)).astype(np.float32)
+    with torch.no_grad():
+        assert np.allclose(fit.net(torch.from_numpy(x)).numpy(), net.forward(x), atol=1e-5)
+    assert all(np.array_equal(a, b) for a, b in zip(fit.params(), net.params, strict=True))
 
 
 def test_adam_fits_a_simple_target() -> None:
+    pytest.importorskip("torch", reason="training needs PyTorch (the extra 'train')")
     rng = np.random.default_rng(1)
     net = MLP.create(3, (16,), rng)
     x = rng.random((256, 3)).astype(np.float32)
     win = (x[:, 0] > 0.5).astype(np.float32)
-    batch = Batch(x, win, np.zeros(256, np.float32), np.full(256, -1))
-    adam = Adam(lr=1e-2)
-    first = net.loss_and_grads(batch)[0]["win"]
+    batch = Batch(x, win, np.zeros(256, np.float32), np.array([-1] * 128 + [3] * 128))
+    fit = TorchFit(net, 1e-2)
+    first = fit.step(batch)
     for _ in range(200):
-        adam.step(net.params, net.loss_and_grads(batch)[1])
-    assert net.loss_and_grads(batch)[0]["win"] < 0.5 * first
+        last = fit.step(batch)
+    assert last["win"] < 0.5 * first["win"] and last["q"] < first["q"]
 
 
 def test_parse_league() -> None:

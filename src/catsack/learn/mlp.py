@@ -1,4 +1,4 @@
-"""A small multilayer perceptron in numpy: forward pass, hand-written backward pass and Adam.
+"""The learned evaluation's multilayer perceptron in numpy: its layout, forward pass and parameter arrays.
 
 One network per seat count maps a feature vector to ``2 + 16`` outputs:
 
@@ -10,14 +10,15 @@ One network per seat count maps a feature vector to ``2 + 16`` outputs:
   (:mod:`catsack.learn.features`), the expected :func:`mixed_return` after
   taking ``a``, regressed on Monte-Carlo returns (Deep Monte Carlo).
 
-Inference needs numpy only; training uses the same module.
+Inference needs numpy only. Training (:mod:`catsack.learn.train`) fits the same layers with PyTorch and
+copies them back here.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
@@ -25,7 +26,7 @@ import numpy.typing as npt
 
 from catsack.learn.features import NUM_ABSTRACT
 
-__all__ = ["MARGIN_SCALE", "MARGIN_WEIGHT", "MLP", "NUM_OUTPUTS", "Adam", "Batch", "mixed_return"]
+__all__ = ["LOSS_WEIGHTS", "MARGIN_SCALE", "MARGIN_WEIGHT", "MLP", "NUM_OUTPUTS", "Batch", "mixed_return"]
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
@@ -94,45 +95,6 @@ class MLP:
                 np.maximum(h, 0.0, out=h)
         return h
 
-    def loss_and_grads(self, batch: Batch) -> tuple[dict[str, float], list[F32]]:
-        """Losses per head and the gradient of their weighted sum with respect to every parameter."""
-        acts = [batch.x]
-        h = batch.x
-        last = len(self.params) - 2
-        for i in range(0, len(self.params), 2):
-            h = h @ self.params[i] + self.params[i + 1]
-            if i < last:
-                h = np.maximum(h, 0.0)
-                acts.append(h)
-        out = h
-        b = len(batch)
-        g = np.zeros_like(out)
-        # Win share: cross-entropy with soft targets (a shared win is a fraction, R22).
-        z = out[:, 0]
-        p = 1.0 / (1.0 + np.exp(-np.clip(z, -30.0, 30.0)))
-        eps = 1e-7
-        win_loss = float(-np.mean(batch.win * np.log(p + eps) + (1 - batch.win) * np.log(1 - p + eps)))
-        g[:, 0] = LOSS_WEIGHTS["win"] * (p - batch.win) / b
-        dm = out[:, 1] - batch.margin / MARGIN_SCALE
-        margin_loss = float(0.5 * np.mean(dm * dm))
-        g[:, 1] = LOSS_WEIGHTS["margin"] * dm / b
-        rows = np.flatnonzero(batch.action >= 0)
-        q_loss = 0.0
-        if len(rows):
-            cols = 2 + batch.action[rows]
-            target = mixed_return(batch.win[rows], batch.margin[rows])
-            dq = out[rows, cols] - target
-            q_loss = float(0.5 * np.mean(dq * dq))
-            g[rows, cols] = LOSS_WEIGHTS["q"] * dq / len(rows)
-        grads: list[F32] = [np.empty(0, np.float32)] * len(self.params)
-        for i in range(len(self.params) - 2, -1, -2):
-            a = acts[i // 2]
-            grads[i] = (a.T @ g).astype(np.float32)
-            grads[i + 1] = g.sum(axis=0).astype(np.float32)
-            if i:
-                g = (g @ self.params[i].T) * (a > 0)
-        return {"win": win_loss, "margin": margin_loss, "q": q_loss}, grads
-
     def to_arrays(self, prefix: str) -> dict[str, F32]:
         return {f"{prefix}/p{i}": p for i, p in enumerate(self.params)}
 
@@ -144,46 +106,3 @@ class MLP:
         if not params or len(params) % 2:
             raise ValueError(f"no complete network under {prefix!r} (found {len(params)} arrays)")
         return cls(params)
-
-
-@dataclass
-class Adam:
-    """Adam (Kingma & Ba) over a list of parameter arrays, with its moments kept for checkpoints."""
-
-    lr: float = 1e-3
-    beta1: float = 0.9
-    beta2: float = 0.999
-    eps: float = 1e-8
-    t: int = 0
-    m: list[F32] = field(default_factory=list)
-    v: list[F32] = field(default_factory=list)
-
-    def step(self, params: list[F32], grads: list[F32]) -> None:
-        if not self.m:
-            self.m = [np.zeros_like(p) for p in params]
-            self.v = [np.zeros_like(p) for p in params]
-        self.t += 1
-        c1 = 1.0 - self.beta1**self.t
-        c2 = 1.0 - self.beta2**self.t
-        for p, g, m, v in zip(params, grads, self.m, self.v, strict=True):
-            m *= self.beta1
-            m += (1.0 - self.beta1) * g
-            v *= self.beta2
-            v += (1.0 - self.beta2) * (g * g)
-            p -= (self.lr * (m / c1) / (np.sqrt(v / c2) + self.eps)).astype(np.float32)
-
-    def to_arrays(self, prefix: str) -> dict[str, npt.NDArray[np.generic]]:
-        out: dict[str, npt.NDArray[np.generic]] = {f"{prefix}/t": np.array(self.t, np.int64)}
-        for i, (m, v) in enumerate(zip(self.m, self.v, strict=True)):
-            out[f"{prefix}/m{i}"] = m
-            out[f"{prefix}/v{i}"] = v
-        return out
-
-    @classmethod
-    def from_arrays(cls, arrays: Mapping[str, npt.NDArray[np.generic]], prefix: str, lr: float) -> Adam:
-        m: list[F32] = []
-        v: list[F32] = []
-        while f"{prefix}/m{len(m)}" in arrays:
-            m.append(np.asarray(arrays[f"{prefix}/m{len(m)}"], np.float32))
-            v.append(np.asarray(arrays[f"{prefix}/v{len(v)}"], np.float32))
-        return cls(lr=lr, t=int(np.asarray(arrays[f"{prefix}/t"])), m=m, v=v)

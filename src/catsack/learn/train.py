@@ -4,7 +4,8 @@
 
 Each iteration plays ``--batch-games`` games per seat count
 (:func:`catsack.learn.selfplay.play_batch`), then fits the network of that
-seat count on the new rows for ``--epochs`` passes with Adam: the win-share
+seat count on the new rows for ``--epochs`` passes with PyTorch's Adam (the
+``train`` extra; play stays numpy, :class:`catsack.learn.mlp.MLP`): the win-share
 and margin heads on every row, the Q head of the action taken on the
 learner's rows (regressed on the seat's final mixed return: Monte-Carlo
 targets, no bootstrapping). An exponential moving average of the weights
@@ -32,7 +33,7 @@ import numpy as np
 
 from catsack.learn.blas import single_thread_blas
 from catsack.learn.features import feature_size
-from catsack.learn.mlp import MLP, Adam, Batch
+from catsack.learn.mlp import LOSS_WEIGHTS, MARGIN_SCALE, MLP, NUM_OUTPUTS, Batch, mixed_return
 from catsack.learn.model import save_nets
 from catsack.learn.selfplay import ROLES, play_batch, sample_roles
 
@@ -107,6 +108,99 @@ class TrainConfig:
         return cls(**d)
 
 
+def import_torch() -> Any:
+    """PyTorch, or ``ImportError`` naming the extra that installs it."""
+    try:
+        import torch
+    except ImportError as exc:
+        raise ImportError(f"training needs PyTorch: pip install 'catsack[train]' ({exc})") from exc
+    torch.set_num_threads(1)  # deterministic, and fair on a shared machine
+    return torch
+
+
+class TorchFit:
+    """One seat count's network as PyTorch layers (a copy of an :class:`MLP`) and its Adam; the numpy MLP plays."""
+
+    def __init__(self, net: MLP, lr: float) -> None:
+        torch = import_torch()
+        self.torch = torch
+        sizes = [net.inputs, *net.hidden, NUM_OUTPUTS]
+        layers: list[Any] = []
+        for k in range(len(sizes) - 1):
+            layers.append(torch.nn.Linear(sizes[k], sizes[k + 1]))
+            if k < len(sizes) - 2:
+                layers.append(torch.nn.ReLU())
+        self.net = torch.nn.Sequential(*layers)
+        self.linear = [m for m in self.net if hasattr(m, "weight")]
+        with torch.no_grad():
+            for k, m in enumerate(self.linear):
+                m.weight.copy_(torch.from_numpy(net.params[2 * k].T.copy()))
+                m.bias.copy_(torch.from_numpy(net.params[2 * k + 1].copy()))
+        self.opt = torch.optim.Adam(self.net.parameters(), lr=lr)
+
+    def step(self, batch: Batch) -> dict[str, float]:
+        """One Adam step on ``batch``: the win head's cross-entropy with soft targets (R22: a shared win is a
+        fraction), the margin head's and the taken actions' Q squared errors (:data:`LOSS_WEIGHTS`)."""
+        torch = self.torch
+        F = torch.nn.functional
+        out = self.net(torch.from_numpy(np.ascontiguousarray(batch.x, np.float32)))
+        win = torch.from_numpy(np.asarray(batch.win, np.float32))
+        win_loss = F.binary_cross_entropy_with_logits(out[:, 0], win)
+        dm = out[:, 1] - torch.from_numpy(np.asarray(batch.margin, np.float32)) / MARGIN_SCALE
+        margin_loss = 0.5 * torch.mean(dm * dm)
+        rows = np.flatnonzero(batch.action >= 0)
+        q_loss = torch.zeros(())
+        if len(rows):
+            target = torch.from_numpy(mixed_return(batch.win[rows], batch.margin[rows]))
+            q = out[torch.from_numpy(rows), torch.from_numpy(2 + batch.action[rows])]
+            q_loss = 0.5 * torch.mean((q - target) ** 2)
+        loss = LOSS_WEIGHTS["win"] * win_loss + LOSS_WEIGHTS["margin"] * margin_loss + LOSS_WEIGHTS["q"] * q_loss
+        self.opt.zero_grad()
+        loss.backward()
+        self.opt.step()
+        return {"win": float(win_loss.detach()), "margin": float(margin_loss.detach()), "q": float(q_loss.detach())}
+
+    def params(self) -> list[np.ndarray]:
+        """The layers as an :class:`MLP`'s parameters (float32 copies)."""
+        out: list[np.ndarray] = []
+        for m in self.linear:
+            out += [m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()]
+        return out
+
+    def to_arrays(self, prefix: str) -> dict[str, np.ndarray]:
+        """Adam's step count and moments, in the MLP's layout."""
+        state = self.opt.state_dict()["state"]
+        params = list(self.net.parameters())
+        out: dict[str, np.ndarray] = {f"{prefix}/t": np.array(int(state[0]["step"]) if state else 0, np.int64)}
+        for i, p in enumerate(params):
+            s = state.get(i)
+            m = s["exp_avg"].numpy() if s else np.zeros(tuple(p.shape), np.float32)
+            v = s["exp_avg_sq"].numpy() if s else np.zeros(tuple(p.shape), np.float32)
+            out[f"{prefix}/m{i}"] = m.T.copy() if m.ndim == 2 else m.copy()
+            out[f"{prefix}/v{i}"] = v.T.copy() if v.ndim == 2 else v.copy()
+        return out
+
+    def load_arrays(self, arrays: Mapping[str, np.ndarray], prefix: str) -> None:
+        """Adam's state back from :meth:`to_arrays`."""
+        torch = self.torch
+        t = int(np.asarray(arrays[f"{prefix}/t"]))
+        if not t:
+            return
+        params = list(self.net.parameters())
+        sd = self.opt.state_dict()
+        state = {}
+        for i, _ in enumerate(params):
+            m = np.asarray(arrays[f"{prefix}/m{i}"], np.float32)
+            v = np.asarray(arrays[f"{prefix}/v{i}"], np.float32)
+            state[i] = {
+                "step": torch.tensor(float(t)),
+                "exp_avg": torch.from_numpy(m.T.copy() if m.ndim == 2 else m.copy()),
+                "exp_avg_sq": torch.from_numpy(v.T.copy() if v.ndim == 2 else v.copy()),
+            }
+        sd["state"] = state
+        self.opt.load_state_dict(sd)
+
+
 class Trainer:
     """A training run's whole state: networks, optimisers, snapshots, generator, counters."""
 
@@ -114,7 +208,7 @@ class Trainer:
         self.config = config
         self.rng = np.random.default_rng(config.seed)
         self.nets = {n: MLP.create(feature_size(n), config.hidden, self.rng) for n in config.seats}
-        self.adams = {n: Adam(lr=config.lr) for n in config.seats}
+        self.fits = {n: TorchFit(net, config.lr) for n, net in self.nets.items()}
         # Monte-Carlo targets are noisy (one game's 0/1 outcome), so the trained weights wander from one
         # iteration to the next; their exponential moving average plays far more steadily (Polyak averaging).
         self.averaged = {n: net.copy() for n, net in self.nets.items()}
@@ -137,8 +231,8 @@ class Trainer:
             for lo in range(0, len(order), cfg.minibatch):
                 idx = order[lo : lo + cfg.minibatch]
                 mb = Batch(batch.x[idx], batch.win[idx], batch.margin[idx], batch.action[idx])
-                losses, grads = net.loss_and_grads(mb)
-                self.adams[n].step(net.params, grads)
+                losses = self.fits[n].step(mb)
+                net.params = self.fits[n].params()
                 for avg, p in zip(self.averaged[n].params, net.params, strict=True):
                     avg *= cfg.ema
                     avg += (1.0 - cfg.ema) * p
@@ -194,7 +288,7 @@ class Trainer:
         for n, net in self.nets.items():
             arrays.update(net.to_arrays(f"net/s{n}"))
             arrays.update(self.averaged[n].to_arrays(f"avg/s{n}"))
-            arrays.update(self.adams[n].to_arrays(f"adam/s{n}"))
+            arrays.update(self.fits[n].to_arrays(f"adam/s{n}"))
         for k, snap in enumerate(self.snapshots):
             for n, net in snap.items():
                 arrays.update(net.to_arrays(f"snap{k}/s{n}"))
@@ -233,7 +327,8 @@ class Trainer:
         for n in config.seats:
             self.nets[n] = MLP.from_arrays(arrays, f"net/s{n}")
             self.averaged[n] = MLP.from_arrays(arrays, f"avg/s{n}")
-            self.adams[n] = Adam.from_arrays(arrays, f"adam/s{n}", config.lr)
+            self.fits[n] = TorchFit(self.nets[n], config.lr)
+            self.fits[n].load_arrays(arrays, f"adam/s{n}")
         self.snapshots = [
             {n: MLP.from_arrays(arrays, f"snap{k}/s{n}") for n in config.seats} for k in range(state["snapshots"])
         ]

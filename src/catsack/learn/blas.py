@@ -22,7 +22,7 @@ def single_thread_blas() -> bool:
     if _LIMITS:
         return _LIMITS[0] is not None
     try:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import threadpool_limits  # type: ignore[import-untyped,unused-ignore]
     except ImportError:
         _LIMITS.append(None)
         return False

@@ -87,7 +87,11 @@ def main(bin_dir: Path, workdir: Path) -> int:
             raise SystemExit(f"the bots were not rated: {board}")
     finally:
         proc.terminate()
-        proc.wait(timeout=20)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # it must not outlive the check
+            proc.kill()
+            proc.wait(timeout=20)
     errors = [line for line in log_path.read_text().splitlines() if '"level": "error"' in line or "Traceback" in line]
     if errors:
         raise SystemExit("the server logged errors:\n" + "\n".join(errors[:20]))

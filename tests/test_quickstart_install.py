@@ -25,6 +25,7 @@ import pytest
 
 import catsack
 from repository import ROOT, build_release
+from server_procs import kill_group, spawn
 
 pytestmark = [
     pytest.mark.slow,
@@ -55,14 +56,19 @@ def test_the_wheel_with_the_quickstart_extras_serves_and_rates_a_game(tmp_path: 
         [str(bin_dir / "catsack"), "--version"], env=env, cwd=work, capture_output=True, text=True, timeout=60
     )
     assert version.stdout == f"catsack {catsack.__version__}\n", version.stdout + version.stderr
-    run = subprocess.run(
+    # The smoke script and the server it starts share a process group of their own: whatever happens
+    # (a timeout, a failed assertion), the group is killed, so no server outlives the test.
+    smoke = spawn(
         [str(bin_dir / "python"), str(ROOT / "tests" / "quickstart_smoke.py"), str(bin_dir), str(work)],
         env=env,
         cwd=work,
-        capture_output=True,
-        text=True,
-        timeout=300,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    assert f"health ok: version {catsack.__version__}\n" in run.stdout
-    assert "rated game ok" in run.stdout
+    try:
+        out, err = (b.decode(errors="replace") for b in smoke.communicate(timeout=300))
+    finally:
+        kill_group(smoke)
+    assert smoke.returncode == 0, out[-3000:] + err[-3000:]
+    assert f"health ok: version {catsack.__version__}\n" in out
+    assert "rated game ok" in out

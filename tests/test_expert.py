@@ -61,7 +61,7 @@ def test_expert_levels_are_the_search_at_rising_budgets() -> None:
     """``expert:easy|normal|strong`` (the lobby's Easy, Normal, Strong) differ from ``expert`` in budget,
     mistakes and round 1's model of who leads (``leaders=start``)."""
     bots = [make_bot(f"expert:{level}") for level in ("easy", "normal", "strong")]
-    got = [(b.iterations, b.mistake, b.leaders) for b in bots]  # type: ignore[attr-defined]
+    got = [(b.iterations, b.mistake, b.options.leaders) for b in bots]  # type: ignore[attr-defined]
     assert got == [LEVELS[k] for k in ("easy", "normal", "strong")]
     budgets = [lv.iterations for lv in LEVELS.values()]
     assert budgets == sorted(budgets) and budgets[-1] < min(ITERATIONS.values())
@@ -302,8 +302,8 @@ def test_a_jump_to_the_bid_no_one_can_top_reads_as_the_lead_style() -> None:
 
 def test_intent_option_fixes_every_players_trust() -> None:
     """``intent=fixed`` assumes no player places at random (the placement model before styles)."""
-    assert make_bot("expert:iters=5+intent=fixed").read_intent is False  # type: ignore[attr-defined]
-    assert make_bot("expert:iters=5").read_intent is True  # type: ignore[attr-defined]
+    assert make_bot("expert:iters=5+intent=fixed").options.read_intent is False  # type: ignore[attr-defined]
+    assert make_bot("expert:iters=5").options.read_intent is True  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"intent=read\|fixed"):
         make_bot("expert:intent=maybe")
     g = Game.new(4, seed=3)
@@ -392,7 +392,7 @@ def test_lock_bid_is_what_no_other_player_still_in_can_top() -> None:
     assert honest_move(g, table, [0.0] * 4, random.Random(1).random) == BIDS[15]
     table.lockp = [0.0] * 4  # one of the rule's style (or lock=0)
     assert honest_move(g, table, [0.0] * 4, random.Random(1).random) in (BIDS[1], BIDS[2])
-    assert make_bot("expert:lock=0").lock is False  # type: ignore[attr-defined]
+    assert make_bot("expert:lock=0").options.lock is False  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"lock=0\|1"):
         make_bot("expert:lock=2")
 
@@ -407,9 +407,9 @@ def test_round_one_placement_model_has_the_leader_lead_and_the_others_sell() -> 
     assert _intent_weights([15, 15, 15, 15], 3, 2, True) == SELLER_WEIGHTS
     assert _intent_weights([15, 15, 15, 15], 3, 2, False) == BUYER_WEIGHTS
     assert _intent_weights([10, 20, 12, 11], 1, 0, True) == BUYER_WEIGHTS  # the leader is not the richest
-    assert make_bot("expert:lead=0").lead == "0"  # type: ignore[attr-defined]
-    assert make_bot("expert:lead=all").lead == "all"  # type: ignore[attr-defined]
-    assert make_bot("expert").lead == "read"  # type: ignore[attr-defined]
+    assert make_bot("expert:lead=0").options.lead == "0"  # type: ignore[attr-defined]
+    assert make_bot("expert:lead=all").options.lead == "all"  # type: ignore[attr-defined]
+    assert make_bot("expert").options.lead == "read"  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"lead=read\|all\|0"):
         make_bot("expert:lead=1")
 
@@ -666,11 +666,11 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert seat_awareness(["heuristic", "expert:leaders=first+leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
     assert seat_awareness(["dmc", "expert", "dmc", "dmc", "heuristic"]) == [ALWAYS, 1.0, ALWAYS, ALWAYS, 0.0]
     assert seat_awareness(["dmc", "expert", "dmc", "dmc"]) == [0.0, 1.0, 0.0, 0.0]  # measured at five seats only
-    assert make_bot("expert").leaders == "first"  # type: ignore[attr-defined]
+    assert make_bot("expert").options.leaders == "first"  # type: ignore[attr-defined]
     for level in ("easy", "normal", "strong"):  # the levels keep the ``start`` model, unless told
-        assert make_bot(f"expert:{level}").leaders == "start"  # type: ignore[attr-defined]
-    assert make_bot("expert:strong+leaders=first").leaders == "first"  # type: ignore[attr-defined]
-    assert make_bot("expert:leaders=start").leaders == "start"  # type: ignore[attr-defined]
+        assert make_bot(f"expert:{level}").options.leaders == "start"  # type: ignore[attr-defined]
+    assert make_bot("expert:strong+leaders=first").options.leaders == "first"  # type: ignore[attr-defined]
+    assert make_bot("expert:leaders=start").options.leaders == "start"  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"leaders=first\|start"):
         make_bot("expert:leaders=all")
 

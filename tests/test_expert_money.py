@@ -123,7 +123,7 @@ def test_the_cats_still_in_hand_go_to_the_seats_by_their_money() -> None:
 def test_fread_option_round_trips_through_the_spec() -> None:
     assert parse_spec(None).fread == FUTURE_READ
     assert parse_spec("fread=0.4").fread == 0.4
-    assert make_bot("expert:iters=30+fread=0.4").fread == 0.4  # type: ignore[attr-defined]
+    assert make_bot("expert:iters=30+fread=0.4").options.fread == 0.4  # type: ignore[attr-defined]
     for bad in ("fread=2", "fread=-0.1", "fread=x", "leaf=learned+fread=0.3"):
         with pytest.raises(BotSpecError, match="fread"):
             parse_spec(bad)

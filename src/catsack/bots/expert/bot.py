@@ -24,17 +24,12 @@ class ExpertBot(Bot):
     """Search with honest opponents, a whole-game leaf value and a win-share reward; ``expert``."""
 
     def __init__(self, arg: str | None = None, *, seed: int | None = None, leaf: LeafValue | None = None) -> None:
-        opts = parse_spec(arg)
-        self.iterations, self.seconds, self.depth, self.infer = opts.iterations, opts.seconds, opts.depth, opts.infer
-        self.read_intent, self.read_bids, self.noise = opts.read_intent, opts.read_bids, opts.noise
-        self.lock, self.lead, self.draw_styles = opts.lock, opts.lead, opts.draw_styles
-        self.mistake = opts.mistake
-        self.leaders = opts.leaders
-        self.bluff = opts.bluff
-        self.dump, self.dump1, self.lead1, self.always = opts.dump, opts.dump1, opts.lead1, opts.always
-        self.cheap = opts.cheap
-        self.fread = opts.fread
-        self.read_kinds = opts.read_kinds
+        #: everything the spec set (:class:`~catsack.bots.expert.spec.Options`); the search's model is its part
+        self.options = opts = parse_spec(arg)
+        # the budget, apart: a server's thinking process sets a wall-clock budget and a floor of iterations
+        self.iterations, self.seconds = opts.iterations, opts.seconds
+        self.min_iterations = 0  # with ``seconds``: iterations searched however soon the time is up (search())
+        self.mistake, self.cheap = opts.mistake, opts.cheap
         # expert:memory=1: what the table's earlier games showed (a sitting: this object kept from game to game)
         self.memory = TableMemory() if opts.memory else None
         self.recalled: Recalled | None = None  # what the memory set for this game
@@ -45,7 +40,6 @@ class ExpertBot(Bot):
         self.leaf = leaf
         self.last: RootStats | None = None
         self.players: tuple[str | None, ...] | None = None  # the table as met (Bot.meet), for the style priors
-        self.min_iterations = 0  # with ``seconds``: iterations searched however soon the time is up (search())
 
     def reset(self, seat: int, seats: int) -> None:
         if self.memory is not None and self.seen is not None:
@@ -74,8 +68,9 @@ class ExpertBot(Bot):
         """Set :attr:`recalled` from the memory (``None``: the bot's own options)."""
         if self.memory is None:
             return
-        lead1 = STYLE_PRIORS["read"][LEAD] if self.lead1 is None else self.lead1
-        self.recalled = self.memory.recall(lead1, self.always, self.dump, self.dump1)
+        o = self.options
+        lead1 = STYLE_PRIORS["read"][LEAD] if o.lead1 is None else o.lead1
+        self.recalled = self.memory.recall(lead1, o.always, o.dump, o.dump1)
 
     def choose(self, view: View) -> Move:
         if self.memory is not None:
@@ -83,31 +78,15 @@ class ExpertBot(Bot):
         only = forced_move(view)
         if only is not None:
             return only
-        mem = self.recalled
         self.last = search(
             view,
             self.rng,
             iterations=self.iterations,
             seconds=self.seconds,
             leaf=self.leaf,
-            depth=self.depth,
-            infer=self.infer,
-            read_intent=self.read_intent,
-            read_bids=self.read_bids,
-            noise=self.noise,
-            lock=self.lock,
-            lead=self.lead,
-            draw_styles=self.draw_styles,
             players=self.players,
-            leaders=self.leaders,
             min_iterations=self.min_iterations,
-            bluff=self.bluff,
-            dump=self.dump if mem is None else mem.dump,
-            dump1=self.dump1 if mem is None else mem.dump1,
-            lead1=self.lead1 if mem is None else mem.lead1,
-            always=self.always if mem is None else mem.always,
-            future_read=self.fread,
-            read_kinds=self.read_kinds,
+            model=self.options.model(self.recalled),
         )
         move = pick_with_mistakes(self.last, self.rng, self.mistake)
         return cheapest_tied(self.last, move, self.cheap) if self.cheap > 0 else move

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from catsack.bots.base import BotSpecError
 from catsack.bots.expert.leaf import DEFAULT_LEAF, LEAVES
@@ -138,8 +138,33 @@ LEVELS: dict[str, Level] = {"easy": Level(150, 4.0), "normal": Level(600, 1.5), 
 
 
 @dataclass(frozen=True)
+class Model:
+    """The search's model of the table: every option that shapes the worlds it deals and how its players move.
+
+    The fields are :func:`catsack.bots.expert.search.search`'s model options (documented there); a bare search
+    models honest players (``bluff``, ``dump`` 0), the ``expert`` bot passes its own (:meth:`Options.model`)."""
+
+    depth: int = TREE_DEPTH
+    infer: bool = True
+    read_intent: bool = True
+    read_bids: bool = True
+    noise: float = OPPONENT_NOISE
+    lock: bool = True
+    lead: str = "read"
+    draw_styles: bool = True
+    leaders: str = "first"
+    bluff: float = 0.0
+    dump: float = 0.0
+    dump1: float = 0.0
+    lead1: float | None = None
+    always: float = 0.0
+    future_read: float = 0.0
+    read_kinds: bool = False
+
+
+@dataclass(frozen=True)
 class Options:
-    """What an ``expert:...`` spec sets: the budget, the leaf value's name and the tree depth."""
+    """Everything an ``expert:...`` spec sets: the budget, the leaf, the mistakes, and the search's model."""
 
     iterations: int | None = None  # None (and no seconds): ITERATIONS for the table's seat count
     seconds: float | None = None
@@ -165,6 +190,29 @@ class Options:
     always: float = ALWAYS_SHARE  # at five seats, a person's chance of leading from places 1-2 whoever leads
     read_kinds: bool = False  # read from play which players of unknown kind bid by a known bot's rule
     memory: bool = True  # keep what a table's earlier games showed (a bot kept from game to game: .memory; levels: off)
+
+    def model(self, recalled: Any = None) -> Model:
+        """The search's model these options ask for; ``recalled`` (a table memory's
+        :class:`~catsack.bots.expert.memory.Recalled`) overrides the round-1 and dump shares it sets."""
+        mem = recalled
+        return Model(
+            depth=self.depth,
+            infer=self.infer,
+            read_intent=self.read_intent,
+            read_bids=self.read_bids,
+            noise=self.noise,
+            lock=self.lock,
+            lead=self.lead,
+            draw_styles=self.draw_styles,
+            leaders=self.leaders,
+            bluff=self.bluff,
+            dump=self.dump if mem is None else mem.dump,
+            dump1=self.dump1 if mem is None else mem.dump1,
+            lead1=self.lead1 if mem is None else mem.lead1,
+            always=self.always if mem is None else mem.always,
+            future_read=self.fread,
+            read_kinds=self.read_kinds,
+        )
 
 
 #: On/off options of a spec: key -> (the Options field, the value that turns it on, the one that turns it off).

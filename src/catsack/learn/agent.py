@@ -161,12 +161,8 @@ def search(
     legal = abstract_legal(view)
     q = heads.q[0]
     order = [int(a) for a in np.argsort(-np.where(legal, q, -np.inf)) if legal[a]]
-    cands = order[:top]
-    for wanted in consider:
-        if wanted in view.legal:
-            a = nearest_abstract(view, wanted)
-            if a not in cands:
-                cands.append(a)
+    cands = [abstract_to_move(view, a) for a in order[:top]]
+    cands += [m for m in dict.fromkeys(consider) if m in view.legal and m not in cands]
     K = len(cands)
     belief = _softmax(heads.belief[0])
     setups, hidden = deal_worlds(view, belief, rng, worlds)
@@ -186,7 +182,7 @@ def search(
     table = np.asarray((sitting or Sitting(n)).sums, np.float64)
     sit = np.broadcast_to(table, sums.shape).copy()
     games = np.full(lanes, (sitting or Sitting(n)).games, np.int64)
-    first = np.repeat(np.asarray(cands, np.int64), worlds)
+    first = np.repeat(np.asarray([move_to_action(m) for m in cands], np.int64), worlds)
     traits = draw_trait_table(rng, (lanes, n)) if opponents == "persona" else None
     r0 = view.round
     x_all = np.zeros((lanes, x.shape[0]), np.float32)
@@ -195,9 +191,7 @@ def search(
     while active.any():
         mask, counts = vg.abstract_mask()
         abstract = np.argmax(mask, axis=1)
-        if step == 0:
-            abstract = first.copy()
-        else:
+        if step > 0:
             vg.table_features(x_all, sums, sit, games)
             mover = vg.to_move
             choice = np.flatnonzero(active & (counts > 1))
@@ -214,7 +208,7 @@ def search(
                     pick = np.minimum(np.argmax(c > u, axis=1), 15)
                     pick = np.where(mine, np.argmax(np.where(m, out.q, -np.inf), axis=1), pick)
                 abstract[choice] = pick
-        actions = vg.abstract_to_actions(abstract)
+        actions = vg.abstract_to_actions(abstract) if step > 0 else first
         if traits is not None and step > 0:
             theirs = active & (vg.to_move != me)
             if theirs.any():
@@ -242,14 +236,13 @@ def search(
     M = margin.reshape(K, worlds)
     se = R.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(K)
     mse = M.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(K)
-    moves = tuple(abstract_to_move(view, a) for a in cands)
     return SearchResult(
-        moves,
+        tuple(cands),
         tuple(float(v) for v in R.mean(axis=1)),
         tuple(float(v) for v in se),
         tuple(float(v) for v in M.mean(axis=1)),
         tuple(float(v) for v in mse),
-        tuple(float(q[a]) for a in cands),
+        tuple(float(q[nearest_abstract(view, m)]) for m in cands),
         worlds,
     )
 

@@ -37,18 +37,21 @@ def test_the_operator_reviews_a_pair_and_reverts_a_game(
     browser: Any,  # noqa: F811
     own_server: Callable[..., Server],  # noqa: F811
     artifacts: Path,  # noqa: F811
+    tmp_path: Path,
 ) -> None:
     pytest.importorskip("openskill")
     from playwright.sync_api import expect
 
     from catsack.server.store import Store
 
-    srv = own_server(CATSACK_ADMIN_ACCOUNTS="cat")
-    store = Store(srv.env["CATSACK_DATABASE_URL"])
+    # The operators are bound to their accounts when the server starts: the accounts exist first.
+    url = f"sqlite:///{tmp_path / 'admin.db'}"
+    store = Store(url)
     try:
         seed_rated_games(store)
     finally:
         store.close()
+    srv = own_server(CATSACK_ADMIN_ACCOUNTS="cat", CATSACK_DATABASE_URL=url)
 
     ann = Player(browser, srv.base, viewport={"width": 1280, "height": 900}, locale="en-US")
     cat = Player(browser, srv.base, viewport={"width": 390, "height": 844}, locale="de-DE", is_mobile=True)

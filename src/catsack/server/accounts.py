@@ -55,9 +55,11 @@ __all__ = [
     "Account",
     "AccountError",
     "Accounts",
+    "OperatorError",
     "change_seat_token",
     "check_name",
     "check_password",
+    "operator_ids",
 ]
 
 NAME_MIN = 3
@@ -122,6 +124,10 @@ seat_users_t = Table(
     Column("seat", Integer, primary_key=True),
     Column("user_id", Integer, ForeignKey("users.id"), nullable=False, index=True),
 )
+
+
+class OperatorError(RuntimeError):
+    """``CATSACK_ADMIN_ACCOUNTS`` names an account that does not exist: the server does not start."""
 
 
 class AccountError(TableError):
@@ -229,6 +235,12 @@ class Accounts:
                 )
                 user_id = int(res.inserted_primary_key[0])  # type: ignore[index]
         except IntegrityError:
+            with self.engine.connect() as conn:
+                retired = conn.execute(select(users_t.c.deleted).where(users_t.c.name_key == name_key(name))).scalar()
+            if retired:  # a deleted operator's name stays theirs: nobody may take it and pass for them
+                raise AccountError(
+                    "reserved_name", f"the name {name!r} is reserved", 409, params={"name": name}
+                ) from None
             raise AccountError("name_taken", f"the name {name!r} is taken", 409, params={"name": name}) from None
         return Account(user_id, name, now)
 
@@ -279,9 +291,10 @@ class Accounts:
             # Every other session ends: a changed password is often a stolen one.
             conn.execute(delete(sessions_t).where(sessions_t.c.user_id == account.id))
 
-    def delete(self, account: Account, password: str) -> None:
+    def delete(self, account: Account, password: str, *, retire_name: bool = False) -> None:
         """Delete the account: its name and password go, its games and tournament entries stay under
-        "deleted player"."""
+        "deleted player". With ``retire_name`` (an operator's account) its name can never be registered
+        again: whoever took it could pass for the operator."""
         if self.authenticate(account.name, password) is None:
             raise AccountError("wrong_password", "the password is wrong", 403)
         with self.engine.begin() as conn:
@@ -306,7 +319,12 @@ class Accounts:
             conn.execute(
                 update(users_t)
                 .where(users_t.c.id == account.id)
-                .values(name=DELETED_NAME, name_key=f"#deleted-{account.id}", password_hash="", deleted=True)
+                .values(
+                    name=DELETED_NAME,
+                    name_key=name_key(account.name) if retire_name else f"#deleted-{account.id}",
+                    password_hash="",
+                    deleted=True,
+                )
             )
 
     # ------------------------------------------------------------------ sessions
@@ -392,3 +410,25 @@ class Accounts:
             q = q.where(tables_t.c.status == "over")
         with self.engine.connect() as conn:
             return [(r.table_id, int(r.seat)) for r in conn.execute(q).all()]
+
+
+def operator_ids(accounts: Accounts, names: frozenset[str]) -> frozenset[int]:
+    """The accounts of the operators named in ``CATSACK_ADMIN_ACCOUNTS``, bound once when the server starts:
+    operator rights belong to these accounts, never to whoever holds a name later. A listed name that no
+    account holds raises :class:`OperatorError` (the server does not start): the name must be registered
+    first, or taken out of the setting (docs/deploy.md, "Settings")."""
+    ids = []
+    missing = []
+    for name in sorted(names):
+        found = accounts.by_name(name)
+        if found is None:
+            missing.append(name)
+        else:
+            ids.append(found.id)
+    if missing:
+        listed = ", ".join(repr(n) for n in missing)
+        raise OperatorError(
+            f"CATSACK_ADMIN_ACCOUNTS names {listed}, which no account holds: register the account first and "
+            "start the server again, or take the name out of the setting"
+        )
+    return frozenset(ids)

@@ -290,12 +290,14 @@ async def change_password(
 
 @router.delete("/api/account", status_code=204)
 async def delete_account(request: Request, body: Password, account: Annotated[Account, Depends(changing)]) -> Response:
-    """Delete the account (password required). Its games stay, under "deleted player"."""
+    """Delete the account (password required). Its games stay, under "deleted player"; an operator's name
+    is never free again."""
     accounts = accounts_of(request)
     key = await _throttle(request, account.name)
     games = await asyncio.to_thread(accounts.games, account)
+    operator = account.id in getattr(request.app.state, "operators", frozenset())
     try:
-        await asyncio.to_thread(accounts.delete, account, body.password)
+        await asyncio.to_thread(accounts.delete, account, body.password, retire_name=operator)
     except AccountError as exc:
         if exc.code == "wrong_password":
             await _failed(request, key)

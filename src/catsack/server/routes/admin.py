@@ -2,6 +2,9 @@
 (:mod:`catsack.server.fairplay`, as ``catsack admin fairplay`` prints it) with its evidence, and a
 button that takes a game's rating changes back (as ``catsack admin revert``).
 
+The operators are accounts, bound when the server starts: each name in ``CATSACK_ADMIN_ACCOUNTS`` must
+belong to an account then, or the server does not start; a deleted operator's name is never free again.
+
 ``GET /admin/fairplay`` is the page; ``GET /api/admin/fairplay`` the report (``?all=true``: every pair,
 not only those that stand out); ``POST /api/admin/games/{id}/revert`` reverts one rated game. Anyone
 else gets 403 ``not_admin`` (401 when not logged in); with the setting empty, nobody is an operator.
@@ -11,13 +14,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from catsack.server.accounts import Account, AccountError, Accounts, name_key
+from catsack.server.accounts import Account, AccountError, Accounts, OperatorError, operator_ids
 from catsack.server.fairplay import MIN_GAP, MIN_TURNS, MIN_Z, report
 from catsack.server.ratings import RatingError, Ratings
 from catsack.server.routes.accounts import account_of, check_origin
@@ -25,23 +30,46 @@ from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.validate import is_table_id
 
-__all__ = ["REPORT_GAMES", "operator", "router"]
+__all__ = ["REPORT_GAMES", "operator", "operators_of", "router"]
 
 log = logging.getLogger("catsack.server")
-
-router = APIRouter()
 
 #: The newest rated games the page's report reads (as the command's default ``--limit``).
 REPORT_GAMES = 5000
 
 
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    """Bind the operators named in ``CATSACK_ADMIN_ACCOUNTS`` to their accounts as the server starts; a
+    listed name that no account holds stops the start (:func:`~catsack.server.accounts.operator_ids`)."""
+    hub = app.state.hub
+    try:
+        app.state.operators = await asyncio.to_thread(
+            operator_ids, Accounts(hub.store.engine), hub.settings.admin_names()
+        )
+    except OperatorError as exc:
+        log.error("operators not bound", extra={"fields": {"why": str(exc)}})
+        raise
+    yield
+
+
+router = APIRouter(lifespan=_lifespan)
+
+
+def operators_of(request: Request) -> frozenset[int]:
+    """The operators' account ids, bound when the server started."""
+    found: frozenset[int] = request.app.state.operators
+    return found
+
+
 async def operator(request: Request) -> Account:
-    """The logged-in account, if ``CATSACK_ADMIN_ACCOUNTS`` names it (401 for a guest, 403 otherwise)."""
+    """The logged-in account, if it is one that ``CATSACK_ADMIN_ACCOUNTS`` named when the server started
+    (401 for a guest, 403 otherwise). The account, not the name: a name freed or taken later is nobody's
+    operator."""
     account = await account_of(request)
     if account is None:
         raise AccountError("not_logged_in", "log in first", 401)
-    allowed = {name_key(n) for n in hub_of(request).settings.admin_names()}
-    if name_key(account.name) not in allowed:
+    if account.id not in operators_of(request):
         raise Refused("not_admin", "this page is for the server's operators (CATSACK_ADMIN_ACCOUNTS)", 403)
     return account
 

@@ -1,4 +1,4 @@
-"""``catsack db``: the server's database: schema version and upgrade, backups, retention."""
+"""``catsack db``: the server's database: schema version and upgrade, backups, retention, the game database's dumps."""
 
 from __future__ import annotations
 
@@ -9,6 +9,9 @@ import typer
 
 if TYPE_CHECKING:
     from sqlalchemy import Engine
+
+    from catsack.server.gamedb import Dump
+    from catsack.server.store import Store
 
 DB_HELP = "SQLAlchemy URL [env CATSACK_DATABASE_URL, sqlite:///catsack.db]; e.g. postgresql+psycopg://user@host/db."
 DbUrl = Annotated[str | None, typer.Option("--database-url", help=DB_HELP)]
@@ -33,7 +36,7 @@ def _engine(url: str) -> Engine:
 
 def register(app: typer.Typer) -> None:
     """Add the ``db`` command group to ``app``."""
-    db = typer.Typer(help="The server's database: schema upgrade, backup, retention of finished games.")
+    db = typer.Typer(help="The server's database: schema upgrade, backup, retention, the game database's dumps.")
     app.add_typer(db, name="db")
 
     @db.command()
@@ -125,6 +128,73 @@ def register(app: typer.Typer) -> None:
             store.close()
         where = f", records in {archive}" if archive is not None else ""
         typer.echo(f"deleted {n} finished game{'s' if n != 1 else ''} older than {days:g} days{where}")
+
+    @db.command()
+    def dump(
+        folder: Annotated[
+            Path, typer.Argument(help="Where to write the dumps (made if missing); the server's CATSACK_GAMEDB_DIR.")
+        ],
+        database_url: DbUrl = None,
+        quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    ) -> None:
+        """Write the game database: every finished public game, one gzip file of catsack/1 records a month.
+
+        Complete months are written once and kept; the current month (so far) again at each run. SHA256SUMS
+        lists the files with their checksums; docs/database.md says what goes in."""
+        from catsack.server.store import Store
+
+        if folder.exists() and not folder.is_dir():
+            typer.echo(f"{folder} is not a folder", err=True)
+            raise typer.Exit(2)
+        store = Store(_url(database_url), upgrade=False)
+        try:
+            dumps = write_game_dumps(store, folder, quiet=quiet)
+        finally:
+            store.close()
+        for d in dumps:
+            games = f"{d.games} game{'s' if d.games != 1 else ''}"
+            state = "" if d.complete else " (so far)"
+            typer.echo(f"{d.name}: {games}, {d.size} bytes{state}, sha256 {d.sha256}")
+        typer.echo(f"wrote {len(dumps)} dump{'s' if len(dumps) != 1 else ''} and SHA256SUMS to {folder}")
+
+
+def write_game_dumps(store: Store, folder: Path, *, quiet: bool = True) -> list[Dump]:
+    """What ``catsack db dump`` does: the game database's dumps of ``store`` written to ``folder``, with a
+    progress bar of the games read (on stderr) unless ``quiet``."""
+    import asyncio
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from catsack.server.gamedb import GameDatabase, write_dumps
+    from catsack.server.hub import Hub
+    from catsack.server.settings import Settings
+
+    folder.mkdir(parents=True, exist_ok=True)
+    # The hub only lends its store and the read-access check (an embargo asks the tournaments): never started.
+    hub = Hub(Settings(database_url=store.url), store)
+    db = GameDatabase(hub, folder, refresh_seconds=0.0)
+    progress = Progress(
+        TextColumn("[bold]games"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=quiet,
+    )
+    with progress:
+        task = progress.add_task("games", total=0)
+
+        def advance(done: int, more: int) -> None:
+            if more:
+                progress.update(task, total=(progress.tasks[0].total or 0) + more)
+            if done:
+                progress.advance(task, done)
+
+        dumps = asyncio.run(write_dumps(db, advance))
+    db.folder.write_sums(dumps)
+    return dumps
 
 
 def sqlite_backup(source: Path, target: Path) -> int:

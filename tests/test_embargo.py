@@ -5,6 +5,7 @@ of the app's OpenAPI schema and every other route it has, so a new route cannot 
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import time
@@ -209,6 +210,8 @@ NOT_IN_SCHEMA = {
     "/tournaments",
     "/tournaments/{tid}",
     "/admin/fairplay",
+    "/database",
+    "/database/explorer",
     "/mail/verify",
     "/mail/unsubscribe",
     "/manifest.webmanifest",
@@ -247,7 +250,10 @@ def json_values(body: Any) -> Iterator[Any]:
 
 
 def documents(content: bytes, media: str) -> list[Any]:
-    """The JSON documents of an answer: itself, or each file of a zip."""
+    """The JSON documents of an answer: itself, each file of a zip, or each line of gzip-compressed JSON
+    lines (the game database's dumps)."""
+    if "gzip" in media:
+        return [json.loads(line) for line in gzip.decompress(content).splitlines()]
     if "zip" in media:
         with zipfile.ZipFile(io.BytesIO(content)) as zf:
             return [json.loads(zf.read(n)) for n in zf.namelist()]
@@ -320,6 +326,7 @@ def _requests(
             "tid": rnd.tid,
             "challenge_id": "nosuch",
             "q": rnd.at_done[0],
+            "month": time.strftime("%Y-%m", time.gmtime()),  # the game database's current month
         }
         url = path
         query: dict[str, Any] = {}

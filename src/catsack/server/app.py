@@ -31,6 +31,7 @@ from catsack.server.problems import field_problems
 from catsack.server.routes import (
     accounts,
     admin,
+    database,
     friends,
     health,
     learn,
@@ -213,6 +214,7 @@ def create_app(
     app.include_router(pwa.router)
     app.include_router(tournaments.router)
     app.include_router(admin.router)
+    app.include_router(database.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

@@ -32,13 +32,18 @@ try {
         h("th", { scope: "row" }, d.complete ? d.month : t("db.soFar", { month: d.month })),
         h("td", { class: "db-games" }, num(d.games)),
         h("td", { class: "db-size", title: t("db.bytes", { n: d.bytes }), "data-bytes": String(d.bytes) }, size(d.bytes)),
-        h("td", {}, h("a", { href: d.url, download: d.file, class: "db-file" }, h("code", {}, d.file))),
-        h("td", {}, h("code", { class: "db-sha" }, d.sha256)),
+        h(
+          "td",
+          { class: "db-file-cell" },
+          h("a", { href: d.url, download: d.file, class: "db-file" }, h("code", {}, d.file)),
+          h("span", { class: "db-sha-label" }, t("db.sha")),
+          h("code", { class: "db-sha" }, d.sha256),
+        ),
       ),
     ),
   );
   if (listing.games === 0) summary.textContent = t("db.empty");
 } catch (err) {
-  body.replaceChildren(h("tr", {}, h("td", { colspan: 5, class: "form-error", role: "alert" }, errorText(err))));
+  body.replaceChildren(h("tr", {}, h("td", { colspan: 4, class: "form-error", role: "alert" }, errorText(err))));
 }
 document.body.dataset.ready = "yes";

@@ -65,6 +65,7 @@ function box(stats, x, y, height, kind, label) {
     svg("line", { class: "ex-whisker", x1: x(stats.max), x2: x(stats.max), y1: y + 2, y2: y + height - 2 }),
     svg("rect", { class: "ex-iqr", x: left, y, width: Math.max(2, x(stats.q3) - left), height, rx: 2 }),
     svg("line", { class: "ex-median", x1: x(stats.median), x2: x(stats.median), y1: y - 2, y2: y + height + 2 }),
+    svg("circle", { class: "ex-dot", cx: x(stats.median), cy: mid, r: 4 }),
   );
 }
 
@@ -72,10 +73,12 @@ function draw(groups, seats, buyer) {
   const rows = CARDS.map((card) => groups.find((g) => g.seats === seats && g.card === card));
   const cells = rows.map((g) => g.buyers[buyer]);
   const { lo, hi, step } = axis(cells);
-  const width = 640;
-  const left = 118;
-  const right = 64;
-  const top = 34;
+  // One unit of the drawing is one pixel of the page: the labels keep their size on a phone.
+  const width = Math.max(300, Math.round(chart.parentElement.clientWidth || 640));
+  const narrow = width < 520;
+  const left = narrow ? 92 : 118;
+  const right = narrow ? 48 : 64;
+  const top = narrow ? 52 : 34;
   const rowHeight = 44;
   const height = top + rows.length * rowHeight + 40;
   const x = (v) => left + ((v - lo) / (hi - lo)) * (width - left - right);
@@ -85,11 +88,13 @@ function draw(groups, seats, buyer) {
     parts.push(svg("text", { class: "ex-tick", x: x(v), y: height - 20, "text-anchor": "middle" }, num(v)));
   }
   parts.push(svg("text", { class: "ex-axis", x: (left + width - right) / 2, y: height - 4, "text-anchor": "middle" }, t("ex.axis")));
+  // The legend: side by side, or one under the other on a narrow page.
+  const second = narrow ? { x: 8, y: 26 } : { x: left + 250, y: 8 };
   parts.push(
-    svg("rect", { class: "ex-iqr ex-price-swatch", x: left, y: 8, width: 14, height: 12, rx: 2 }),
-    svg("text", { class: "ex-legend", x: left + 20, y: 18 }, t("ex.price")),
-    svg("rect", { class: "ex-iqr ex-kept-swatch", x: left + 250, y: 8, width: 14, height: 12, rx: 2 }),
-    svg("text", { class: "ex-legend", x: left + 270, y: 18 }, t("ex.kept")),
+    svg("rect", { class: "ex-iqr ex-price-swatch", x: narrow ? 8 : left, y: 8, width: 14, height: 12, rx: 2 }),
+    svg("text", { class: "ex-legend", x: (narrow ? 8 : left) + 20, y: 18 }, t("ex.price")),
+    svg("rect", { class: "ex-iqr ex-kept-swatch", x: second.x, y: second.y, width: 14, height: 12, rx: 2 }),
+    svg("text", { class: "ex-legend", x: second.x + 20, y: second.y + 10 }, t("ex.kept")),
   );
   rows.forEach((group, i) => {
     const cell = cells[i];
@@ -152,6 +157,11 @@ try {
     document.body.dataset.buyer = buyer;
   };
   form.addEventListener("change", show);
+  let resizing = null;
+  window.addEventListener("resize", () => {
+    clearTimeout(resizing);
+    resizing = setTimeout(show, 150);
+  });
   show();
 } catch (err) {
   summary.replaceChildren(h("span", { class: "form-error", role: "alert" }, errorText(err)));

@@ -1,5 +1,5 @@
 """The text table in the browser: a whole game played by typed commands alone, read from the page's one
-live region, in English and in French (catsack.locales).
+live region, in English and in French (catsack.locales); the replay stepped through by commands.
 
 Playwright drives Debian's Chromium against a real `catsack serve` (the fixtures of tests/test_browser.py;
 bots move at once). The test never clicks the drawn table: it types into the text table's command line
@@ -137,7 +137,7 @@ def test_whole_game_through_the_text_table(people: Callable[..., Player], artifa
     said once, reading commands answer on demand, and unknown or illegal commands get a clear answer."""
     en = CATALOGUES["en"]
     ann = people(viewport={"width": 1100, "height": 850})
-    ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"])
+    table = ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"])
     page = ann.page
     page.click("#text-toggle")
     expect_on = page.locator("#text-toggle")
@@ -168,6 +168,19 @@ def test_whole_game_through_the_text_table(people: Callable[..., Player], artifa
     assert page.locator("#final .button.primary:visible").count() == 1  # one gold button: "Play again"
     assert live_regions(ann) == 1
     page.screenshot(path=str(artifacts / "text-table-end.png"), full_page=True)
+
+    # The replay has the text table too (still switched on: the choice is kept), stepping by commands.
+    page.goto(f"{ann.base}/replay/{table}")
+    page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
+    assert page.get_attribute("#text-toggle", "aria-pressed") == "true"
+    ear = Listener(ann)
+    assert ear.type("start") == en["replay.status.start"]
+    assert ear.type("next").startswith("Move 1 of ")
+    assert ear.type("row").startswith(("The row: 1, ", en["text.rowEmpty"]))
+    assert ear.type("end").endswith(en["status.over"])
+    assert ear.type("place 1") == en["text.replayMoves"]
+    assert "next" in ear.type("help")
+    assert live_regions(ann) == 1
     assert ann.errors == []
 
 

@@ -9,6 +9,8 @@
 import { api, ApiError, errorFrom, h, loadSeat } from "/static/api.js";
 import { cardKindClass, cardLabel, cardName } from "/static/cards.js";
 import { errorText, languagePicker, mice, num, rulesUrl, t, translatePage } from "/static/i18n.js";
+import { announce } from "/static/live.js";
+import { TextTable } from "/static/textmode.js";
 import {
   botSpec,
   cardElement,
@@ -46,9 +48,12 @@ const state = {
 
 // ---------------------------------------------------------------- small helpers
 
+let textTable = null;
+
 function showBanner(text) {
   $("banner-text").textContent = text;
   $("banner").hidden = false;
+  announce(text);
 }
 
 function hideBanner() {
@@ -187,13 +192,17 @@ async function load(perspective, ply) {
 
 // ---------------------------------------------------------------- stepping
 
-function goto(ply) {
+function goto(ply, { say = true } = {}) {
   const data = state.data;
-  if (!data) return;
+  if (!data) return "";
   state.ply = Math.max(0, Math.min(data.plies, Number(ply) || 0));
   drawFrame();
   drawChat();
   writeHash();
+  // Each step is said once (the page's one live region); the text table says it as its answer instead.
+  const status = $("status-line").textContent;
+  if (say) announce(status, "step");
+  return status;
 }
 
 /** The table's chat as it stood at this move (issue 15): always as text, never as markup. */
@@ -291,6 +300,7 @@ function drawFrame() {
   }
   if (view.phase === "over") status += ` · ${t("status.over")}`;
   $("status-line").textContent = status;
+  textTable?.draw();
 
   for (const item of document.querySelectorAll("#timeline li.current")) item.classList.remove("current");
   const current = document.querySelector(`#timeline li[data-ply="${state.ply}"]`);
@@ -721,6 +731,7 @@ async function openFile(file) {
   if (file.size > 64 * 1024) {
     error.textContent = t("replay.upload.tooLarge", { name: file.name });
     error.hidden = false;
+    announce(error.textContent);
     return;
   }
   state.upload = { text: await file.text(), name: file.name };
@@ -730,6 +741,7 @@ async function openFile(file) {
     state.upload = null;
     error.textContent = t("replay.upload.failed", { detail: errorText(err) });
     error.hidden = false;
+    announce(error.textContent);
     $("upload-panel").hidden = false;
     $("replay").hidden = true;
   }
@@ -779,6 +791,28 @@ async function start() {
     fetchAnalysis(true);
   });
   document.addEventListener("keydown", onKey);
+  const stepTo = (ply) => goto(ply, { say: false });
+  textTable = new TextTable({
+    root: $("text-table"),
+    toggle: $("text-toggle"),
+    help: "text.helpReplay",
+    page: {
+      view: () => state.data?.frames[state.ply] ?? null,
+      names,
+      myTurn: () => false,
+      pending: () => false,
+      statusText: () => $("status-line").textContent,
+      clockText: () => "",
+      handsText: () => ($("hands").hidden ? "" : $("hands-list").innerText.replace(/\s*\n\s*/g, "; ")),
+    },
+    extra: {
+      next: () => stepTo(state.ply + 1),
+      back: () => stepTo(state.ply - 1),
+      start: () => stepTo(0),
+      end: () => stepTo(state.data?.plies ?? 0),
+      move: (arg) => stepTo(Number.parseInt(arg, 10)),
+    },
+  });
   window.addEventListener("hashchange", () => {
     const { ply, view } = hashParams();
     const wanted = parsePerspective(view) ?? state.data?.perspectives[0] ?? null;

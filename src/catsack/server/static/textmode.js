@@ -43,9 +43,9 @@ function rememberChoice(on) {
 }
 
 /** word -> command: the English words, then the page language's (which win where they differ). */
-function vocabulary() {
-  const words = new Map(COMMANDS.map((c) => [c, c]));
-  for (const command of COMMANDS) {
+function vocabulary(commands = COMMANDS) {
+  const words = new Map(commands.map((c) => [c, c]));
+  for (const command of commands) {
     for (const word of t(`text.cmd.${command}`).split("|")) if (fold(word)) words.set(fold(word), command);
   }
   return words;
@@ -76,15 +76,19 @@ export function cardOf(arg, hand) {
 
 export class TextTable {
   /**
-   * `root`: the text table's section; `page`: the table page's accessors {view(), names(), players(),
-   * myTurn(), pending(), statusText(), clockText(), send(move)}; `onToggle(on)` redraws the page.
+   * `root`: the text table's section; `page`: the page's accessors {view(), names(), myTurn(), pending(),
+   * statusText(), clockText(), send(move)} (a replay has no send: nobody moves there); `extra`: more
+   * commands by name, each a function of the typed argument that returns its answer (the replay's
+   * next, back, start, end); `help`: the help's catalogue key; `onToggle(on)` redraws the page.
    */
-  constructor({ root, toggle, page, onToggle }) {
+  constructor({ root, toggle, page, onToggle, extra = {}, help = "text.help" }) {
     this.root = root;
     this.page = page;
     this.toggle = toggle;
     this.onToggle = onToggle;
-    this.words = vocabulary();
+    this.extra = extra;
+    this.help = help;
+    this.words = vocabulary([...COMMANDS, ...Object.keys(extra)]);
     this.state = root.querySelector("#text-state");
     this.history = root.querySelector("#text-history");
     this.input = root.querySelector("#text-command");
@@ -153,6 +157,10 @@ export class TextTable {
       return;
     }
     const names = this.page.names();
+    if (Object.hasOwn(this.extra, parsed.command)) {
+      this.say(this.extra[parsed.command](parsed.arg));
+      return;
+    }
     switch (parsed.command) {
       case "place":
       case "bid":
@@ -164,7 +172,7 @@ export class TextTable {
         this.say(this.rowText(view, { preview: true }));
         break;
       case "hand":
-        this.say(view.seat === null ? t("text.watching") : this.handText(view));
+        this.say(view.seat === null ? (this.page.handsText?.() || t("text.watching")) : this.handText(view));
         break;
       case "money":
         this.say(this.moneyText(view, { everyone: true }));
@@ -188,13 +196,14 @@ export class TextTable {
         this.say(lastRoundText(view, names) || t("text.noLast"));
         break;
       default:
-        this.say(t("text.help"));
+        this.say(t(this.help));
         break;
     }
   }
 
   /** Check a move command against the view and send it, or say why it cannot be played. */
   move(command, arg, view) {
+    if (!this.page.send) return this.say(t("text.replayMoves"));
     if (view.seat === null) return this.say(t("text.watching"));
     if (view.phase === "over") return this.say(t("status.over"));
     if (!this.page.myTurn()) {

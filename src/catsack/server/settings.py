@@ -73,9 +73,12 @@ class Settings(BaseSettings):
     rate_window_seconds: float = Field(default=10.0, gt=0)
     #: Live WebSocket connections allowed from one client address.
     max_connections_per_address: int = Field(default=64, ge=1)
-    #: WebSocket connections that have not said a good hello yet, per process and per client address:
-    #: a socket that never says hello holds memory for up to 10 s, so many of them are refused early.
-    max_pending_connections: int = Field(default=256, ge=1)
+    #: WebSocket connections that have not said a good hello yet (each holds memory for up to 10 s). Per
+    #: process, sized by memory: one holds 22 to 32 KiB (bench/silent_sockets.py: 1,500 of them grow a
+    #: process by 46 MiB, 3,000 by 66 MiB), so 2,048 hold at most about 64 MiB; when they are that many, the
+    #: oldest is closed to make room for the newest. Per client address: more are refused at the handshake (503,
+    #: ``Retry-After``). A reconnect that proves its seat counts against neither (catsack.server.pending).
+    max_pending_connections: int = Field(default=2048, ge=1)
     max_pending_per_address: int = Field(default=16, ge=1)
     #: Mutating HTTP requests (POST, PUT, PATCH, DELETE) per client address: a token bucket of this
     #: rate and burst; over it the answer is 429 with ``Retry-After``.

@@ -21,21 +21,22 @@ from typing import Any
 
 import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from fastapi.responses import Response
 from starlette.websockets import WebSocketState
 
 from catsack.server.gameaccess import game_access
 from catsack.server.hub import PROTOCOL, Conn, Hub, TableError
 from catsack.server.limits import RateLimit, scope_address
+from catsack.server.pending import HELLO_TIMEOUT, PendingSockets, proves_seat
 from catsack.server.routes.deps import ws_hub
 from catsack.server.settings import Settings
 from catsack.server.social import chat, chat_history
 from catsack.server.validate import TOKEN_MAX, is_action_id, is_table_id, is_token, table_id_problem
 
-__all__ = ["parse_frame", "router", "serve_socket"]
+__all__ = ["HELLO_TIMEOUT", "parse_frame", "pending_of", "router", "serve_socket"]
 
 log = logging.getLogger("catsack.server")
 
-HELLO_TIMEOUT = 10.0
 
 router = APIRouter()
 
@@ -106,20 +107,50 @@ async def _receive_text(ws: WebSocket, settings: Settings) -> str | None:
     return str(data)
 
 
+def pending_of(hub: Hub) -> PendingSockets:
+    """This process's sockets waiting for their hello (:mod:`catsack.server.pending`)."""
+    s = hub.settings
+    return hub.service(PendingSockets, lambda: PendingSockets(s.max_pending_connections, s.max_pending_per_address))
+
+
+def _proves_seat(hub: Hub, ws: WebSocket, path_table: str | None) -> bool:
+    """Whether the handshake proves a seat at the table in its path (``?seat=``), by a table this process holds."""
+    proof = ws.query_params.get("seat", "")
+    table = hub.tables.get(path_table) if path_table is not None and proof else None
+    return table is not None and proves_seat(table.players, proof)
+
+
+async def _refuse_busy(ws: WebSocket, retry: int) -> None:
+    """Refuse a handshake: 503 with ``Retry-After`` where the server can answer one with HTTP, else accept
+    and close with 1013 (``busy``)."""
+    if "websocket.http.response" in ws.scope.get("extensions", {}):
+        body = {"detail": "too many connections waiting for their hello from your address", "code": "busy"}
+        await ws.send_denial_response(
+            Response(orjson.dumps(body), 503, {"Retry-After": str(retry)}, media_type="application/json")
+        )
+        return
+    await ws.accept()
+    await _send_direct(ws, _bad("busy", f"too many connections waiting from your address: try again in {retry} s"))
+    await _close(ws, 1013, "busy")
+
+
 async def serve_socket(hub: Hub, ws: WebSocket, path_table: str | None = None) -> None:
     """One WebSocket, from accept to close. ``path_table``: the table named in the URL (``/ws/{table}``),
     which the hello must name too."""
     settings = hub.settings
     addr = scope_address(ws.scope, settings.proxy_networks())
-    # Sockets that never say hello cost memory until HELLO_TIMEOUT: bounded per process as well as per
-    # address (issue 29, defect 10), and refused before the upgrade, which costs least.
-    if hub.pending >= settings.max_pending_connections or (
-        hub.pending_addresses.get(addr, 0) >= settings.max_pending_per_address
-    ):
+    pending = pending_of(hub)
+    # Sockets that never say hello cost memory until HELLO_TIMEOUT: bounded per address (refused before
+    # the upgrade, which costs least) and per process (the oldest is closed to make room), except for a
+    # reconnect that proves its seat (catsack.server.pending).
+    exempt = _proves_seat(hub, ws, path_table)
+    retry = None if exempt else pending.refusal(addr)
+    if retry is not None:
         hub.sockets_dropped += 1
         if hub.metrics is not None:
             hub.metrics.error("busy")
-        await _close(ws, 1013, "too many connections waiting for their hello")
+        with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
+            await _refuse_busy(ws, retry)
         return
     await ws.accept()
     if hub.addresses.get(addr, 0) >= settings.max_connections_per_address:
@@ -127,20 +158,20 @@ async def serve_socket(hub: Hub, ws: WebSocket, path_table: str | None = None) -
         await _close(ws, 1013, "too many connections")
         return
     hub.addresses[addr] = hub.addresses.get(addr, 0) + 1
-    hub.pending += 1
-    hub.pending_addresses[addr] = hub.pending_addresses.get(addr, 0) + 1
-    pending = True
+    waiting: int | None = None
+    if not exempt:
+        waiting, evicted = pending.admit(addr, lambda: _close(ws, 1013, "busy: a newer connection needed the room"))
+        for old in evicted:
+            hub.sockets_dropped += 1
+            if hub.metrics is not None:
+                hub.metrics.error("busy")
+            await old.close()
     conn: Conn | None = None
     limit = RateLimit(settings.rate_per_second, settings.rate_burst, window=settings.rate_window_seconds)
 
     def greeted() -> None:
-        nonlocal pending
-        if pending:
-            pending = False
-            hub.pending -= 1
-            hub.pending_addresses[addr] -= 1
-            if hub.pending_addresses[addr] <= 0:
-                del hub.pending_addresses[addr]
+        if waiting is not None:
+            pending.release(waiting)
 
     try:
         conn = await _hello(hub, ws, limit, path_table)

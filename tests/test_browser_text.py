@@ -206,3 +206,34 @@ def test_whole_game_in_french_by_text(people: Callable[..., Player]) -> None:  #
     assert ear.type("scores").startswith("1. ")
     assert page.inner_text("#round-badge") == fr["badge.over"]
     assert cyd.errors == []
+
+
+def test_commands_in_every_language(people: Callable[..., Player]) -> None:  # noqa: F811
+    """The text table's words in German and French (any case, with or without accents), the English words in
+    every language, and cards named by place, value, letters or name."""
+    said = {}
+    for lang in ("en", "de", "fr"):
+        player = people(viewport={"width": 800, "height": 600})
+        player.page.goto(f"{player.base}/?lang={lang}")
+        player.page.wait_for_selector("#seat-setup select")
+        said[lang] = player.page.evaluate(
+            """async () => {
+              const m = await import("/static/textmode.js");
+              const hand = ["+11", "LD", "-5", "R"];
+              const lines = ["place 2", "Lege 3", "POSE +11", "biete 7", "mise 7", "passe", "rangee", "rangée",
+                             "Hilfe", "aide", "tanz"];
+              const cards = ["2", "-5", "−5", "großer Hund", "grand chien", "lapin", "large dog", "9"];
+              const parsed = (l) => { const p = m.parseCommand(l); return p.command ? `${p.command} ${p.arg}`.trim()
+                                                                                     : `? ${p.unknown}`; };
+              return [lines.map(parsed), cards.map((a) => m.cardOf(a, hand))];
+            }"""
+        )
+    unknown = ["? Lege", "? POSE", "? biete", "? mise", "? passe", "? rangee", "? rangée", "? Hilfe", "? aide"]
+    assert said["en"][0] == ["place 2", *unknown, "? tanz"]
+    assert said["de"][0] == ["place 2", "place 3", "? POSE", "bid 7", "? mise", "pass", "? rangee", "? rangée",
+                             "help", "? aide", "? tanz"]  # fmt: skip
+    assert said["fr"][0] == ["place 2", "? Lege", "place +11", "? biete", "bid 7", "pass", "row", "row", "? Hilfe",
+                             "help", "? tanz"]  # fmt: skip
+    assert said["en"][1] == ["LD", "-5", "-5", None, None, None, "LD", None]
+    assert said["de"][1] == ["LD", "-5", "-5", "LD", None, None, "LD", None]
+    assert said["fr"][1] == ["LD", "-5", "-5", None, "LD", "R", "LD", None]

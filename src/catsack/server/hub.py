@@ -1406,9 +1406,9 @@ _background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept refe
 
 def arrival_wait(table: LiveTable, seat: int) -> float:
     """How long ``seat`` is kept for a person who has not come to the table yet: a tournament table
-    waits ``wait_seconds`` for the players it mailed (``wait_seats``), any other seat nothing beyond
+    waits ``wait_seconds`` for the players it mailed (``mailed_seats``), any other seat nothing beyond
     the grace period."""
-    if seat in (table.options.get("wait_seats") or ()):
+    if seat in (table.options.get("mailed_seats") or ()):
         return float(table.options.get("wait_seconds") or 0.0)
     return 0.0
 

@@ -181,8 +181,8 @@ async def _next_round(hub: Hub, t: Tournament) -> None:
                 extra={"fields": {"tournament": t.id, "round": round_no, "table": slot.table_id}},
             )
             return
-        # The players the table waits for (_open_table) are the ones mailed: the same list.
-        for seat in row.options.get("wait_seats") or ():
+        # The players mailed are the ones the table waits for (_open_table): one list, kept with the table.
+        for seat in row.options.get("mailed_seats") or ():
             entry = entries.get(slot.seating[seat]) if seat < len(slot.seating) and slot.seating[seat] else None
             if entry is not None and entry.user_id is not None:
                 payload = {
@@ -191,7 +191,8 @@ async def _next_round(hub: Hub, t: Tournament) -> None:
                     "table": slot.table_no,
                     "table_id": slot.table_id,
                     "link": f"/t/{slot.table_id}",
-                    "wait": float(row.options.get("wait_seconds") or 0.0),
+                    # How long the seat is kept for them: the wait, or the grace period if that is longer.
+                    "wait": max(float(row.options.get("wait_seconds") or 0.0), hub.settings.grace_seconds),
                 }
                 mails.append((entry.user_id, payload))
 
@@ -279,7 +280,7 @@ async def _open_table(
 ) -> None:
     """Make the table of a slot (if it is not there yet) and seat its people (those not seated yet).
     The accounts in ``mailed`` are told by mail that the round starts, and the new table waits for
-    them (``wait_seats``): they keep the seat ``tournament_wait_seconds`` instead of the grace period
+    them (``mailed_seats``): they keep the seat ``tournament_wait_seconds`` instead of the grace period
     while they have not come (the hub's sweep)."""
     from catsack.server.hub import TableError
 
@@ -302,13 +303,13 @@ async def _open_table(
         }
         if t.duplicate:
             options["embargo"] = {"tournament": t.id, "round": round_no}
-        waits = [
+        told = [
             seat
             for seat, entry in enumerate(seating)
             if entry is not None and entries[entry].user_id is not None and entries[entry].user_id in mailed
         ]
-        if waits and hub.settings.tournament_wait_seconds > 0:
-            options["wait_seats"] = waits
+        if told:
+            options["mailed_seats"] = told
             options["wait_seconds"] = hub.settings.tournament_wait_seconds
         try:
             table = await hub.create(

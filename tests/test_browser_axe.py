@@ -8,6 +8,7 @@ Playwright drives Debian's Chromium against a real `catsack serve` (the fixtures
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -17,7 +18,7 @@ import pytest
 from browser_i18n import CATALOGUES, WORD, assert_in_language
 from catsack.locales import LANGUAGES
 from catsack.rulebook import LANGUAGES as RULES_LANGUAGES
-from test_browser import Player, browser, people, server  # noqa: F401  (fixtures)
+from test_browser import Player, browser, people, server, skip_or_fail  # noqa: F401  (fixtures)
 from test_browser_accounts import PASSWORD, unique
 
 pytestmark = pytest.mark.slow
@@ -45,6 +46,8 @@ PAGES: dict[str, tuple[str, str]] = {
 
 def violations(page: Any) -> list[str]:
     """axe-core's serious and critical violations of the page as it is now, one line each."""
+    if importlib.util.find_spec("axe_playwright_python") is None:
+        skip_or_fail("axe-playwright-python is not installed (pip install -e '.[dev]')")
     from axe_playwright_python.sync_playwright import Axe
 
     results = Axe().run(page)

@@ -110,8 +110,10 @@ class Budgets:
         if settings.redis_url:
             from limits.aio.storage import RedisStorage
 
+            url = settings.redis_url
+            url = f"redis+{url}" if url.startswith("unix://") else url  # the library's name for a Unix socket
             storage = RedisStorage(
-                f"async+{settings.redis_url}",
+                f"async+{url}",
                 implementation="redispy",
                 key_prefix=f"{settings.redis_channel}:budgets",
                 socket_timeout=1.0,

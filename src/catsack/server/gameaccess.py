@@ -21,9 +21,11 @@ Two things close a game beyond that:
 
 :func:`decide` is the rule; :func:`game_access` gathers what it needs (the reader's seat, whether the
 round is still embargoed). Routes answer a refusal with its code (``embargoed``, ``private_game``,
-``not_over``); writers leave the game out. What is left out of this check, because it serialises no
-game: the mails (whose turn it is at which table, sent to the seat's own account) and the My games
-feed (a bare "changed").
+``not_over``); writers leave the game out (the export writes the seat's redacted record instead, the
+profile, the finished list and the training harvest skip the game). Left out of this check, because
+they show nothing but what a seat's own player may always see: My games (the reader's own seats: whose
+turn, names, times), the mails (whose turn it is at which table, to the seat's own account) and the My
+games feed (a bare "changed"). ``tests/test_embargo.py`` walks every route of the app during an embargo.
 """
 
 from __future__ import annotations

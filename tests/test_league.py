@@ -67,6 +67,7 @@ def test_a_tiny_run_is_reproduced_and_resumed(tmp_path: Path) -> None:
     assert whole.iteration == 3 and whole.games_played[3] == 128  # the exploiter's games count too
     assert len(whole.seats[3].exploiters) == 1 and whole.seats[3].snapshots
     assert "eval" in whole.log[1] and "exploiter" in whole.log[1]["s3"]
+    assert whole.seats[3].best is not None  # the averaged weights that evaluated best are what it exports
     first = Trainer(_config(games=64))
     first.run(quiet=True, out=tmp_path)
     resumed = Trainer.load(tmp_path / "checkpoint.pt", games=128)

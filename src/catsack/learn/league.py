@@ -68,11 +68,11 @@ NET: Final = 5
 BEHAVIOUR_EXCLUDED: Final = (LEARNER, RANDOM)
 
 DEFAULT_ROLES: Final = {
-    "self": 0.15,
-    "snapshot": 0.2,
+    "self": 0.1,
+    "snapshot": 0.15,
     "exploiter": 0.1,
-    "persona": 0.4,
-    "value": 0.1,
+    "persona": 0.45,
+    "value": 0.15,
     "random": 0.02,
     "fixed": 0.03,
 }

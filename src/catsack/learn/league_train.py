@@ -18,8 +18,12 @@ on the new rows, one pass, no replay:
 - the behaviour head, the opponent model: cross-entropy of the other players' moves (personas, snapshots,
   exploiters, value bidders, ``dmc``), from their own features.
 
-Every ``--snapshot-every`` iterations the learner joins the league as a frozen snapshot (the last
-``--keep-snapshots`` kept); every ``--exploit-every`` iterations an **exploiter** starts from the learner and
+An exponential moving average of the learner's weights (``--ema`` per step, Polyak averaging: Monte-Carlo
+targets are noisy and the raw weights wander) is what joins the league, is evaluated and is exported; the raw
+weights act. Every ``--eval-every`` iterations the averaged learner plays one seat against value bidders and
+against personas on fixed deals, and the averaged weights of the best mean so far are kept: the run exports
+those. Every ``--snapshot-every`` iterations the averaged learner joins the league as a frozen snapshot (the
+last ``--keep-snapshots`` kept); every ``--exploit-every`` iterations an **exploiter** starts from the learner and
 trains ``--exploit-iterations`` iterations against a table of the frozen learner alone, then joins the league
 (the last ``--keep-exploiters`` kept): the league grows with what beats the learner (PSRO, AlphaStar).
 
@@ -76,7 +80,8 @@ class TrainConfig:
     batch_games: int = 1024
     seed: int = 0
     hidden: tuple[int, ...] = (192, 128)
-    lr: float = 3e-4
+    lr: float = 2e-4
+    ema: float = 0.995  # decay per step of the averaged weights that join the league, are evaluated and exported
     minibatch: int = 1024
     roles: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_ROLES))
     sitting: float = 0.5
@@ -126,6 +131,16 @@ def make_torch_net(seats: int, hidden: Sequence[int]) -> Any:
         layers += [torch.nn.Linear(a, b), torch.nn.ReLU()]
     layers.append(torch.nn.Linear(sizes[-1], sum(head_sizes(seats))))
     return torch.nn.Sequential(*layers)
+
+
+def _averaged(net: Any) -> Any:
+    """A copy of ``net`` to hold its averaged weights."""
+    import copy
+
+    avg = copy.deepcopy(net)
+    for p in avg.parameters():
+        p.requires_grad_(False)
+    return avg
 
 
 def export_net(seats: int, net: Any) -> TableNet:
@@ -219,8 +234,11 @@ class _Seat:
 
     net: Any
     opt: Any
+    avg: Any = None  # the averaged weights (a torch network of the same shape)
     snapshots: list[TableNet] = field(default_factory=list)
     exploiters: list[TableNet] = field(default_factory=list)
+    best: TableNet | None = None  # the averaged weights that evaluated best so far
+    best_score: float = -1.0
 
 
 class Trainer:
@@ -244,7 +262,7 @@ class Trainer:
             if init is not None:
                 load_into(net, init.net(n))
             net.to(self.device)
-            self.seats[n] = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr))
+            self.seats[n] = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr), _averaged(net))
         self.iteration = 0
         self.games_played = dict.fromkeys(c.seats, 0)
         self.rows_seen = dict.fromkeys(c.seats, 0)
@@ -313,6 +331,10 @@ class Trainer:
             seat.opt.zero_grad()
             loss.backward()
             seat.opt.step()
+            if seat.avg is not None:
+                with torch.no_grad():
+                    for mean, now in zip(seat.avg.parameters(), seat.net.parameters(), strict=True):
+                        mean.mul_(c.ema).add_(now.detach(), alpha=1.0 - c.ema)
             for name, value in (("q", loss_q), ("value", loss_v), ("belief", loss_b), ("behaviour", loss_h)):
                 totals[name] += float(value.detach())
             steps += 1
@@ -357,8 +379,7 @@ class Trainer:
         if self.iteration % c.snapshot_every == 0:
             for n in c.seats:
                 seat = self.seats[n]
-                seat.snapshots.append(export_net(n, seat.net.cpu()))
-                seat.net.to(self.device)
+                seat.snapshots.append(self.averaged(n))
                 del seat.snapshots[: -c.keep_snapshots]
         if c.eval_every and self.iteration % c.eval_every == 0:
             line["eval"] = self.evaluate()
@@ -370,12 +391,11 @@ class Trainer:
     def _exploit(self, n: int, seat: _Seat, torch: Any) -> dict[str, Any]:
         """Train an exploiter against the frozen learner alone, then add it to the league."""
         c = self.config
-        frozen = export_net(n, seat.net.cpu())
-        seat.net.to(self.device)
+        frozen = self.averaged(n)
         net = make_torch_net(n, c.hidden)
         load_into(net, frozen)
         net.to(self.device)
-        exploiter = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr))
+        exploiter = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr), None)
         league = replace(c.league(), roles={"snapshot": 1.0}, sitting=0.0)
         last: dict[str, Any] = {}
         for k in range(c.exploit_iterations):
@@ -384,14 +404,21 @@ class Trainer:
         del seat.exploiters[: -c.keep_exploiters]
         return {"share": last.get("share"), "league": len(seat.exploiters)}
 
+    def averaged(self, n: int) -> TableNet:
+        """The averaged weights of seat count ``n`` as a numpy network."""
+        seat = self.seats[n]
+        out = export_net(n, seat.avg.cpu())
+        seat.avg.to(self.device)
+        return out
+
     def evaluate(self) -> dict[str, float]:
-        """Per seat count and table: the greedy learner's win share in one seat (rotated) against three value
-        bidders, and against personas, on the same deals every time (:data:`EVAL_SEED`)."""
+        """Per seat count and table: the averaged learner's greedy win share in one seat (rotated) against three
+        value bidders, and against personas, on the same deals every time (:data:`EVAL_SEED`). The averaged
+        weights of the best mean of the two tables so far are kept (:meth:`nets` exports them)."""
         out: dict[str, float] = {}
         quiet = replace(self.config.league(), epsilon=0.0, sitting=0.0, behaviour=0.0)
         for n in self.config.seats:
-            net = export_net(n, self.seats[n].net.cpu())
-            self.seats[n].net.to(self.device)
+            net = self.averaged(n)
             count = self.config.eval_games
             for table in EVAL_TABLES:
                 roles = np.full((count, n), VALUE if table == "value" else PERSONA, np.int64)
@@ -401,6 +428,10 @@ class Trainer:
                     n, count, net, [], [], config=quiet, rng=rng, seed=EVAL_SEED, roles=roles, record=False
                 )
                 out[f"s{n}-{table}"] = round(res.share(LEARNER)[0], 4)
+            score = sum(out[f"s{n}-{t}"] for t in EVAL_TABLES) / len(EVAL_TABLES)
+            seat = self.seats[n]
+            if score > seat.best_score:
+                seat.best, seat.best_score = net, score
         return out
 
     def done(self) -> bool:
@@ -424,11 +455,8 @@ class Trainer:
     # ------------------------------------------------------------------ checkpoints and export
 
     def nets(self) -> dict[int, TableNet]:
-        out = {}
-        for n, s in self.seats.items():
-            out[n] = export_net(n, s.net.cpu())
-            s.net.to(self.device)
-        return out
+        """What a run exports: per seat count the averaged weights that evaluated best, else the averaged ones."""
+        return {n: s.best if s.best is not None else self.averaged(n) for n, s in self.seats.items()}
 
     def save(self, path: Path) -> None:
         """Write the checkpoint (networks, Adam, the league's networks, torch's generator, counters, log)."""
@@ -450,7 +478,10 @@ class Trainer:
             "seats": {
                 str(n): {
                     "net": s.net.state_dict(),
+                    "avg": s.avg.state_dict(),
                     "opt": s.opt.state_dict(),
+                    "best": frozen([s.best] if s.best is not None else []),
+                    "best_score": s.best_score,
                     "snapshots": frozen(s.snapshots),
                     "exploiters": frozen(s.exploiters),
                 }
@@ -486,7 +517,10 @@ class Trainer:
         for n, s in trainer.seats.items():
             saved = state["seats"][str(n)]
             s.net.load_state_dict(saved["net"])
+            s.avg.load_state_dict(saved["avg"])
             s.opt.load_state_dict(saved["opt"])
+            s.best = next((_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["best"]), None)
+            s.best_score = float(saved["best_score"])
             s.snapshots = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["snapshots"]]
             s.exploiters = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["exploiters"]]
         return trainer
@@ -548,6 +582,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--batch-games", type=int, default=d.batch_games)
     p.add_argument("--hidden", default=",".join(map(str, d.hidden)))
     p.add_argument("--lr", type=float, default=d.lr)
+    p.add_argument("--ema", type=float, default=d.ema, help="decay of the averaged weights per step")
     p.add_argument("--minibatch", type=int, default=d.minibatch)
     p.add_argument("--roles", default=",".join(f"{k}={v}" for k, v in DEFAULT_ROLES.items()))
     p.add_argument("--sitting", type=float, default=d.sitting, help="chance that a table plays another game")
@@ -586,6 +621,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seed=args.seed,
                 hidden=_tuple(args.hidden, "--hidden"),
                 lr=args.lr,
+                ema=args.ema,
                 minibatch=args.minibatch,
                 roles=parse_roles(args.roles),
                 sitting=args.sitting,

@@ -324,6 +324,33 @@ def test_a_new_process_reads_the_written_months(world: World, tmp_path: Path) ->
     assert october is not None and october.sha256 == first["2026-10"]["sha256"] and october.games == 1
 
 
+def test_a_month_another_process_wrote_whole_meanwhile_is_served_from_its_file(world: World) -> None:
+    """One process lists December from its days; another, an hour into January, writes December whole and
+    removes the days' files; the first answers December's download from the new file."""
+    score_round(world.store, world.tid)
+    world.clock.now = at("2026-12-31 23:00")
+    assert next(d for d in world.listing()["dumps"] if d["month"] == "2026-12")["complete"] is False
+    later = GameDatabase(world.db.hub, world.folder, clock=lambda: at("2027-01-01 01:00"))
+    december = world.c.portal.call(later.dump, "2026-12")  # type: ignore[union-attr]
+    assert december is not None and december.complete
+    assert not list((world.folder / "days").glob("2026-12-*"))
+    data = world.download("2026-12")
+    assert data == (world.folder / "catsack-2026-12.jsonl.gz").read_bytes()
+    assert [r["table"] for r in lines(data)] == ["dec1", "decemb", "dec2"]
+
+
+def test_a_removed_month_is_written_again_with_the_same_bytes(world: World) -> None:
+    """A complete month's files removed by hand are built again from the database at the next download,
+    byte for byte the same (nothing in a dump depends on when it was written)."""
+    before = {d["month"]: d for d in world.listing()["dumps"]}
+    first = world.download("2026-10")
+    for name in ("catsack-2026-10.jsonl.gz", "catsack-2026-10.json"):
+        (world.folder / name).unlink()
+    assert world.download("2026-10") == first
+    assert hashlib.sha256(first).hexdigest() == before["2026-10"]["sha256"]
+    assert (world.folder / "catsack-2026-10.jsonl.gz").is_file()
+
+
 def test_an_empty_current_month_is_a_valid_empty_gzip(tmp_path: Path) -> None:
     """Before any game the listing holds the current month alone, with no games, as an empty gzip file."""
     with app_for(tmp_path) as c:

@@ -486,9 +486,11 @@ class GameDatabase:
         return await self._fresh(progress)
 
     async def dump(self, month: str, *, again: bool = False) -> Dump | None:
-        """``month``'s dump (``None``: none listed); ``again``: look at the open days now (a file went)."""
+        """``month``'s dump (``None``: none listed); ``again``: look at the folder and the open days now (a file
+        went: another process wrote the month whole, or an operator removed it)."""
         if again:
             self._listing = None
+            self._complete.pop(month, None)
         return next((d for d in (await self._fresh(None)).dumps if d.month == month), None)
 
     async def _fresh(self, progress: Progress | None) -> Listing:

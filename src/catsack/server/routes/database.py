@@ -140,19 +140,24 @@ async def download(
     headers = _headers(dump)
     if if_none_match is not None and _matches(if_none_match, headers["ETag"]):
         return Response(status_code=304, headers=headers)
-    if dump.complete and dump.path is not None:
-        return FileResponse(dump.path, media_type="application/gzip", filename=dump.name, headers=headers)
     try:
-        parts = dump.open()
-    except FileNotFoundError:  # another process wrote the month whole meanwhile: ask again
+        return _file(dump, headers)
+    except FileNotFoundError:  # another process wrote the month whole meanwhile (or a file was removed)
         dump = await db.dump(month, again=True)
         if dump is None:
             raise Refused("no_dump", f"no dump for {month}", 404, params={"month": month}) from None
-        headers = _headers(dump)
-        if dump.complete and dump.path is not None:
-            return FileResponse(dump.path, media_type="application/gzip", filename=dump.name, headers=headers)
-        parts = dump.open()
-    headers["Content-Length"] = str(dump.size)
+        return _file(dump, _headers(dump))
+
+
+def _file(dump: Dump, headers: dict[str, str]) -> Response:
+    """The dump's bytes: a complete month's file as it is (ranges, a day's caching), else streamed from its
+    days, each file opened before the answer starts (:class:`FileNotFoundError` if one went)."""
+    if dump.complete and dump.path is not None:
+        if not dump.path.is_file():
+            raise FileNotFoundError(dump.path)
+        return FileResponse(dump.path, media_type="application/gzip", filename=dump.name, headers=headers)
+    parts = dump.open()
+    headers = {**headers, "Content-Length": str(dump.size)}
     headers["Content-Disposition"] = f'attachment; filename="{dump.name}"'
     return StreamingResponse(chunks(parts), media_type="application/gzip", headers=headers)
 

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shlex
+import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -205,6 +208,38 @@ def test_analysis_flags_decisions_on_the_timeline(pages: Callable[..., Page], se
     again.select_option("#analysis-seat", "1")
     again.wait_for_function("() => document.body.dataset.analysis === 'done'")
     assert again.locator("#timeline li.flag").count() == len(flagged)
+
+
+def test_analysis_command_line_analyses_the_seat_shown(
+    pages: Callable[..., Page], server: str, finished: str, tmp_path: Path
+) -> None:
+    """The command under the analysis summary, run on the table's record, analyses the same seat with
+    the same numbers: the page counts seats from 0 as the API does, the command line from 1 (R4)."""
+    seat = 2
+    answer = analysed(server, finished, seat)
+    page = pages()
+    page.goto(f"{server}/replay/{finished}")
+    page.wait_for_function("() => document.body.dataset.loaded === 'yes'")
+    page.select_option("#analysis-seat", str(seat))
+    page.wait_for_function("() => document.body.dataset.analysis === 'done'")
+    words = shlex.split(page.inner_text("#analysis-summary code"))
+    assert words[:3] == ["catsack", "analyse", "RECORD"], words
+    record = tmp_path / "game.json"
+    with urllib.request.urlopen(f"{server}/api/tables/{finished}/record", timeout=10) as got:
+        record.write_bytes(got.read())
+    out = subprocess.run(
+        [sys.executable, "-m", "catsack", "analyse", str(record), *words[3:], "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    cli = [json.loads(line) for line in out.splitlines()]
+
+    def numbers(decisions: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+        return [(d["ply"], d["best"], d["values"]) for d in decisions]
+
+    assert numbers(cli) == numbers(answer["result"]["decisions"])
 
 
 def test_upload_a_record_file(pages: Callable[..., Page], server: str, finished: str, tmp_path: Path) -> None:

@@ -592,6 +592,12 @@ function fact(term, value, valueAttrs = {}, kind = null) {
   return h("div", kind ? { class: kind } : {}, h("dt", {}, term), h("dd", valueAttrs, value));
 }
 
+/** The command line that repeats an analysis: `catsack analyse` counts seats from 1 (R4), the API from 0. */
+function analyseCommand(a) {
+  const level = a.level && a.level !== "default" ? ` --level ${a.level}` : "";
+  return `catsack analyse RECORD --seat ${a.seat + 1} --seed ${a.seed}${level}`;
+}
+
 function drawSummary() {
   const a = state.analysis;
   const s = a.summary;
@@ -615,11 +621,7 @@ function drawSummary() {
       t("replay.summary.explain", { inaccuracy: a.thresholds.inaccuracy, mistake: a.thresholds.mistake, blunder: a.thresholds.blunder }),
       " ",
       ...tNodes("replay.summary.command", {
-        command: h(
-          "code",
-          {},
-          `catsack analyse RECORD --seat ${a.seat} --seed ${a.seed}` + (a.level && a.level !== "default" ? ` --level ${a.level}` : ""),
-        ),
+        command: h("code", {}, analyseCommand(a)),
       }),
     ),
     ...(s.mistake + s.blunder > 0

@@ -48,12 +48,14 @@ def test_database_page_lists_each_dump_with_the_files_size_and_checksum(
     games: list[str],
     artifacts: Path,  # noqa: F811
 ) -> None:
-    """At a phone's size: the current month is listed with the three games; the size and SHA-256 shown are
-    those of the file the link downloads, which holds the three games' records; the link to the explorer
-    leads to a chart of ten cards whose numbers of games are the server's figures."""
+    """At a phone's size, from the lobby's footer: the current month is listed with the three games; the size
+    and SHA-256 shown are those of the file the link downloads, which holds the three games' records; the
+    link to the explorer leads to a chart of ten cards whose numbers of games are the server's figures."""
     ann = people(viewport=PHONE, accept_downloads=True)
     page = ann.page
-    page.goto(f"{ann.base}/database")
+    page.goto(f"{ann.base}/")
+    page.click("footer a[href='/database']")  # the lobby's way in
+    page.wait_for_url("**/database")
     page.wait_for_selector("body[data-ready='yes']")
     row = page.locator("#dumps tr").first
     assert row.get_attribute("data-complete") == "no"

@@ -121,3 +121,24 @@ def test_the_move_does_not_depend_on_hidden_cards(weights: Path) -> None:
             a.reset(view.seat or 0, seats)
             b.reset(view.seat or 0, seats)
             assert a.choose(view) == b.choose(other)
+
+
+def test_the_appraisal_holds_the_spread_between_opponent_models() -> None:
+    from catsack.learn.agent import OPPONENTS, appraise
+
+    net = _net(4, 7)
+    for g in _positions(4, 44, 3):
+        view = g.view(g.to_move)  # type: ignore[arg-type]
+        a = appraise(view, net, np.random.default_rng(1), worlds=6, consider=[view.legal[0]])
+        assert set(a.by_model) == set(OPPONENTS) and view.legal[0] in a.moves
+        for k in range(len(a.moves)):
+            means = [a.by_model[o][k] for o in OPPONENTS]
+            assert a.values[k] == pytest.approx(sum(means) / len(means))
+            assert a.noise[k] >= float(np.std(means)) - 1e-9  # never surer than the models agree
+
+
+def test_the_kind_expert_names_the_learned_or_the_classic_expert() -> None:
+    from catsack.bots.strongest import is_agent
+
+    assert is_agent(None) and is_agent("worlds=8+top=2") and is_agent("weights=x.npz")
+    assert not is_agent("strong") and not is_agent("iters=900") and not is_agent("worlds=8+bluff=0")

@@ -45,7 +45,16 @@ from catsack.moves import Move, parse_move
 from catsack.setup import Setup
 from catsack.view import HIDDEN_PLACE, View
 
-__all__ = ["DEFAULT_WEIGHTS", "OPPONENTS", "ExpertAgent", "SearchResult", "deal_worlds", "search"]
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "OPPONENTS",
+    "Appraisal",
+    "ExpertAgent",
+    "SearchResult",
+    "appraise",
+    "deal_worlds",
+    "search",
+]
 
 DEFAULT_WEIGHTS: Final = "expert-v1"
 WORLDS: Final = 24  # hidden worlds per candidate action
@@ -323,3 +332,50 @@ class ExpertAgent(Bot):
             return abstract_to_move(view, int(np.argmax(np.where(legal, q, -np.inf))))
         self.last = search(view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top)
         return self.last.best()
+
+
+@dataclass(frozen=True)
+class Appraisal:
+    """Every candidate move valued under each opponent model (:data:`OPPONENTS`): its mean margin at the end of
+    the round in points over all of them, and a noise that holds the search's own (the standard error of the
+    mean over its worlds) and the spread between the models; ``by_model`` keeps each model's means."""
+
+    moves: tuple[Move, ...]
+    values: tuple[float, ...]
+    noise: tuple[float, ...]
+    worlds: int
+    by_model: dict[str, tuple[float, ...]]
+
+
+def appraise(
+    view: View,
+    net: TableNet,
+    rng: np.random.Generator,
+    *,
+    sitting: Sitting | None = None,
+    worlds: int = WORLDS,
+    consider: Iterable[Move] = (),
+) -> Appraisal:
+    """Value every legal abstract action (and the moves of ``consider``) under each opponent model: the
+    analysis's view of a decision. A move whose value rests on reading the others (the models disagree about
+    it) gets a wide noise, so it is not shown as certain."""
+    results = [
+        search(view, net, rng, sitting=sitting, worlds=worlds, top=16, opponents=o, consider=consider)
+        for o in OPPONENTS
+    ]
+    moves = results[0].moves
+    for r in results[1:]:
+        if r.moves != moves:  # the same view and network give the same candidates
+            raise AssertionError("the opponent models were asked about different moves")
+    means = np.array([r.margins for r in results])
+    errors = np.array([r.margin_se for r in results])
+    k = len(results)
+    within = np.sqrt((errors**2).sum(axis=0)) / k  # the standard error of the mean of k independent means
+    between = means.std(axis=0)  # how far the models disagree
+    return Appraisal(
+        moves,
+        tuple(float(v) for v in means.mean(axis=0)),
+        tuple(float(v) for v in np.hypot(within, between)),
+        worlds * k,
+        {o: tuple(float(v) for v in r.margins) for o, r in zip(OPPONENTS, results, strict=True)},
+    )

@@ -1,4 +1,4 @@
-"""Post-game analysis benchmark (issue 14): how long a seat's analysis takes, and what it does to live tables.
+"""Post-game analysis benchmark: how long a seat's analysis takes, and what it does to live tables.
 
 Three measurements:
 

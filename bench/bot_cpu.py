@@ -6,7 +6,7 @@ Positions are decisions with more than one legal move, drawn from games the heur
 against itself (deals and picks fixed by ``--seed``). Each spec decides every position from that
 seat's view (R23), timed with ``time.process_time`` (CPU time of this process, so other load on a
 shared machine counts little). Prints, per spec, the mean, median and p95 CPU seconds per decision
-and the ratio of its mean to the first spec's. Issue 17 compares ``expert`` with OpenSpiel's ISMCTS
+and the ratio of its mean to the first spec's. To compare ``expert`` with OpenSpiel's ISMCTS
 "at equal CPU time per move": choose ``sims`` so the means match, then seat both in
 ``bench/expert_strength.py --bots``.
 """
@@ -50,9 +50,11 @@ def main() -> None:
     ap.add_argument("--positions", type=int, default=60)
     ap.add_argument("--seats", type=int, default=4)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--result", metavar="FILE", help="also write the figures (for bench/results_table.py)")
     args = ap.parse_args()
     views = positions(args.positions, args.seats, args.seed)
     first: float | None = None
+    rows: list[dict[str, object]] = []
     print(f"{len(views)} positions, {args.seats} seats, seed {args.seed}")
     for spec in args.specs:
         bot = make_bot(spec, seed=args.seed)
@@ -70,6 +72,21 @@ def main() -> None:
             f"{spec:<36} mean {mean:.3f} s  median {statistics.median(cpu):.3f} s  p95 {p95:.3f} s  "
             f"x{mean / first:.2f} of the first"
         )
+        rows.append({"spec": spec, "mean": mean, "p95": p95, "ratio": mean / first})
+    if args.result:
+        import json
+        import os
+        from pathlib import Path
+
+        result = {
+            "kind": "cpu",
+            "command": "python bench/bot_cpu.py " + " ".join(sys.argv[1:]),
+            "load": [round(x, 2) for x in os.getloadavg()],
+            "positions": len(views),
+            "seats": args.seats,
+            "rows": rows,
+        }
+        Path(args.result).write_text(json.dumps(result, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@
 Plays whole games in which every seat is the expert bot with the given options (``expert``, or
 an ``expert:...`` spec's options, e.g. ``iters=N``, ``time=S`` or ``styles=mix``) and times every
 decision with more than one legal move with ``time.process_time`` (CPU time of this process, so
-other load on a shared machine counts less than in wall time). Issue 17 target: p95 <= 0.5 s per
+other load on a shared machine counts less than in wall time). Target: p95 <= 0.5 s per
 decision on one core (measured with the level's iterations per seat count, ``--games 1 --seed 2
 --meet``, one process alone on the 2-core machine: p95 0.428 / 0.477 / 0.396 s with 3 / 4 / 5 seats).
 ``--meet``: the bot first meets a table of its own kind (``Bot.meet``), as every bot does at a

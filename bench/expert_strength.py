@@ -3,7 +3,7 @@
     .venv/bin/python bench/expert_strength.py PRESET [--games N] [--seed 1] [--jobs 1] [--seating auto]
     .venv/bin/python bench/expert_strength.py --bots expert,expert:strong,heuristic,random --games 200
 
-Presets (issue 17 targets):
+Presets (and the targets they were made for):
 
 =================  ================================================  =========  ==================
 preset             table (one spec per seat)                         games      target
@@ -40,7 +40,7 @@ margin, and the *junk buys*: purchases of a row whose kept cats (after
 R16's dogs) are worth <= -10 points, for <= 2 mice, per 100 seat-games of that spec; also the
 mean price paid and kept value per row bought. Then, head to head, the first spec's share of
 games in which it finished ahead of each other spec (R22's ranking, ties half), with a bootstrap CI
-over deals: issue 17's comparison with ``openspiel-ismcts`` seated 1 vs 1 beside two heuristic bots is
+over deals: the comparison with ``openspiel-ismcts`` seated 1 vs 1 beside two heuristic bots is
 
     .venv/bin/python bench/expert_strength.py openspiel --games 96
 
@@ -173,6 +173,9 @@ def main() -> None:
         help="with --combine: saved parts of the same table with another first spec; print the paired comparison",
     )
     ap.add_argument("--aivat", action="store_true", help="also print AIVAT-corrected win shares")
+    ap.add_argument(
+        "--result", metavar="FILE", help="also write a small summary (for bench/results_table.py) with the command"
+    )
     args = ap.parse_args()
     if args.combine:
         parts = [read_saved(ap, f) for f in args.combine]
@@ -260,6 +263,8 @@ def main() -> None:
     report(bots, args.seed, games, elapsed, f"{args.jobs} job(s)", args.svg, seating, args.hide_kinds)
     if paired is not None and other is not None:
         print_paired_table(bots, args.seed, games, other.bots, paired)
+    if args.result:
+        write_result(args.result, bots, args.seed, games, other.bots if other is not None else None, paired)
     if args.aivat:
         print_aivat(bots, args.seed, games, seating, args.hide_kinds)
 
@@ -387,6 +392,35 @@ def print_paired(
         f"[{mlo:+.2f}, {mhi:+.2f}], score {sc:+.2f} [{slo:+.2f}, {shi:+.2f}] points a game, "
         f"win share {w:+.3f} [{wlo:+.3f}, {whi:+.3f}]"
     )
+
+
+def write_result(
+    path: str,
+    bots: Sequence[str],
+    seed: int,
+    games: list[GameResult],
+    other: Sequence[str] | None,
+    paired: list[GameResult] | None,
+) -> None:
+    """A small summary of a run for ``bench/results_table.py``: the command, the load average, each spec's win
+    share and margin with their CIs, the first spec's head-to-head shares and its paired figures."""
+    import os
+
+    stats = summarize(tuple(bots), games, seed=seed, ratings=False)
+    out: dict[str, Any] = {
+        "kind": "strength",
+        "command": "python bench/expert_strength.py " + " ".join(sys.argv[1:]),
+        "load": [round(x, 2) for x in os.getloadavg()],
+        "bots": list(bots),
+        "games": len(games),
+        "deals": len({g.deal for g in games}),
+        "shares": {st.bot: [st.win_share, *st.win_share_ci] for st in stats},
+        "margins": {st.bot: [st.mean_margin, *st.mean_margin_ci] for st in stats},
+    }
+    if paired is not None and other is not None:
+        out["paired_over"] = other[0]
+        out["paired"] = paired_figures(bots[0], bots, games, paired)
+    Path(path).write_text(json.dumps(out, indent=1) + "\n")
 
 
 def print_aivat(bots: tuple[str, ...], seed: int, games: list[GameResult], seating: str, hide: bool) -> None:

@@ -4,7 +4,7 @@
 
 Plays whole games in which every seat is the ISMCTS bot at the given level and
 times every decision with more than one legal move (trivial ones are free).
-Issue 3 target: >= 10,000 iterations/s at ``strong`` and p95 decision time <= 0.5 s
+Target: >= 10,000 iterations/s at ``strong`` and p95 decision time <= 0.5 s
 (measured: ``--games 2`` at strong = 3,500 iterations: 16,737 iterations/s, p95 0.369 s,
 max 0.396 s, shared 2-core machine; at 2,000 iterations 18,113/s, p95 0.217 s; 9,100/s
 before this session's speed work).

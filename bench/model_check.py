@@ -19,7 +19,7 @@ a large regret on moves the search rated alike points to a wrong model of some p
 that in round 2 the searching levels passed rows that the heuristic bot then bought
 for a few mice (docs/bots.md, *Bid habits by kind*).
 
-``--analysis`` checks the post-game analysis instead of the bot's pick (issue 32): the same positions are
+``--analysis`` checks the post-game analysis instead of the bot's pick: the same positions are
 analysed as ``catsack analyse`` does (:func:`catsack.bots.analysis.analyse_view`, the table met), and for
 every move it valued it prints the value with its noise beside the real gain. It counts the *false
 alarms*: moves the analysis classes an inaccuracy or worse (a gap beyond the noise and at least 3 points)

@@ -204,7 +204,18 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
     if mixed:
         print(f"target, mixed tables: first at {sum(1 for m in mixed if m['first'] == hero)} of {len(mixed)}")
     if as_json is not None:
-        as_json.write_text(json.dumps({"hero": hero, "frozen": frozen, "rows": rows, "mixed": mixed}, indent=1) + "\n")
+        import os
+
+        data = {
+            "kind": "held_out",
+            "command": "python bench/held_out.py " + " ".join(sys.argv[1:]),
+            "load": [round(x, 2) for x in os.getloadavg()],
+            "hero": hero,
+            "frozen": frozen,
+            "rows": rows,
+            "mixed": mixed,
+        }
+        as_json.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def main() -> None:

@@ -57,6 +57,7 @@ def main() -> None:
     p.add_argument("--league", action="store_true", help="time the learned expert's league training instead")
     p.add_argument("--iterations", type=int, default=4)
     p.add_argument("--ray", default="", help="with --league: actor counts to compare, e.g. 1,2")
+    p.add_argument("--result", help="with --league: also write the figures (for bench/results_table.py)")
     args = p.parse_args()
     if args.league:
         league(args)
@@ -93,8 +94,9 @@ def main() -> None:
 
 
 def league(args: argparse.Namespace) -> None:
-    from catsack.learn.league_train import TrainConfig, Trainer
+    from catsack.learn.league_train import TrainConfig, Trainer, export_net
 
+    rows: list[dict[str, str]] = []
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for n in (int(s) for s in args.seats.split(",")):
         config = TrainConfig(seats=(n,), games=10**9, seed=1, eval_every=0, exploit_every=0)
@@ -109,13 +111,13 @@ def league(args: argparse.Namespace) -> None:
             f"{n} seats: league training (play + fit) {games / cpu:,.0f} games per CPU-second "
             f"({games} games, {cpu:.1f} CPU-s, hidden {config.hidden})"
         )
+        rows.append({"what": f"league training, play and fit, {n} seats", "figure": f"{games / cpu:,.0f} games/CPU-s"})
+
         counts = [int(k) for k in args.ray.split(",") if k]
         first = None
         for k in counts:
             timed = Trainer(TrainConfig(seats=(n,), games=10**9, seed=1, actors=k, chunks=k, eval_every=0))
             seat = timed.seats[n]
-            from catsack.learn.league_train import export_net
-
             learner = export_net(n, seat.net)
             jobs = timed.jobs(n, learner, [], [], config.league(), 512 * k, 0)
             timed.pool().play(jobs)
@@ -126,7 +128,20 @@ def league(args: argparse.Namespace) -> None:
             rate = args.iterations * 512 * k / wall
             first = first or rate
             print(f"{n} seats: {k} Ray actor(s): {rate:,.0f} self-play games per wall-second, x{rate / first:.2f}")
+            rows.append(
+                {"what": f"league self-play on {k} Ray actor(s), {n} seats", "figure": f"×{rate / first:.2f} of one"}
+            )
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if args.result:
+        import json
+
+        result = {
+            "kind": "selfplay",
+            "command": "PYTHONPATH=src python bench/selfplay_speed.py " + " ".join(sys.argv[1:]),
+            "load": [round(x, 2) for x in os.getloadavg()],
+            "rows": rows,
+        }
+        Path(args.result).write_text(json.dumps(result, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,126 @@
+"""The results table of docs/bots.md, made from saved result files so a figure cannot drift from its run.
+
+    .venv/bin/python bench/results_table.py [bench/results] [--write docs/bots.md]
+
+Reads every ``*.json`` of the folder (default ``bench/results``), each written by a benchmark's
+``--result`` / ``--json`` option: ``bench/expert_strength.py --result`` (a table's win shares and paired
+margins), ``bench/held_out.py report --json`` (the held-out set), ``bench/bot_cpu.py --result`` (CPU per
+decision), ``bench/selfplay_speed.py --result`` (training throughput). Prints one Markdown table, a row per
+figure with the command that reproduces it and the load average it ran at; with ``--write FILE`` it replaces
+the part of ``FILE`` between the lines ``<!-- results:begin -->`` and ``<!-- results:end -->``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+BEGIN = "<!-- results:begin -->"
+END = "<!-- results:end -->"
+DEFAULT = Path(__file__).resolve().parent / "results"
+
+
+def ci(t: Sequence[float], digits: int = 2, sign: bool = True) -> str:
+    s = "+" if sign else ""
+    return f"{t[0]:{s}.{digits}f} [{t[1]:{s}.{digits}f}, {t[2]:{s}.{digits}f}]"
+
+
+def load(data: Sequence[float]) -> str:
+    return f"{data[0]:.1f}" if data else "?"
+
+
+def strength_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    bots = r["bots"]
+    first = bots[0]
+    others = sorted(set(bots[1:]), key=bots.index)
+    what = f"`{first}` against {', '.join(f'`{o}`' for o in others)} ({len(bots)} seats, {r['games']} games)"
+    fig = f"win share {ci(r['shares'][first], 3, False)}"
+    for o in others:
+        fig += f"; `{o}` {r['shares'][o][0]:.3f}"
+    if "paired" in r:
+        fig += f"; paired margin over `{r['paired_over']}` {ci(r['paired']['margin'])}"
+    return [(what, fig, f"`{r['command']}` (load {load(r['load'])})")]
+
+
+def held_out_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    out = []
+    hero, frozen = r["hero"], r.get("frozen")
+    cmd = f"`{r.get('command', 'python bench/held_out.py')}` (load {load(r.get('load', []))})"
+    for row in r["rows"]:
+        what = f"`{hero}`, held-out `{row['opponent']}` ×{row['seats'] - 1} ({row['deals']} deals, kinds hidden)"
+        fig = f"win share {ci(row['win'], 3, False)}"
+        if "over_heuristic" in row:
+            fig += f"; paired margin over `heuristic` {ci(row['over_heuristic']['margin'])}"
+        if "over_frozen" in row and frozen:
+            fig += f"; over `{frozen}` {ci(row['over_frozen']['margin'])}"
+        out.append((what, fig, cmd))
+    for m in r.get("mixed", []):
+        shares = ", ".join(f"`{b}` {v[0]:.3f}" for b, v in m["shares"].items())
+        out.append((f"mixed table with held-out `{m['opponent']}` ({m['deals']} deals, both orders)", shares, cmd))
+    return out
+
+
+def cpu_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    first = r["rows"][0]["spec"]
+    out = []
+    for row in r["rows"]:
+        what = f"CPU per decision of `{row['spec']}` ({r['seats']} seats, {r['positions']} positions)"
+        fig = f"mean {row['mean']:.3f} s, p95 {row['p95']:.3f} s, ×{row['ratio']:.2f} of `{first}`"
+        out.append((what, fig, f"`{r['command']}` (load {load(r['load'])})"))
+    return out
+
+
+def selfplay_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(row["what"], row["figure"], f"`{r['command']}` (load {load(r['load'])})") for row in r["rows"]]
+
+
+READERS = {"strength": strength_rows, "held_out": held_out_rows, "cpu": cpu_rows, "selfplay": selfplay_rows}
+
+
+def table(folder: Path) -> str:
+    """The Markdown table of every result file in ``folder`` (by file name)."""
+    rows: list[tuple[str, str, str]] = []
+    for path in sorted(folder.glob("*.json")):
+        data = json.loads(path.read_text())
+        reader = READERS.get(data.get("kind", ""))
+        if reader is None:
+            raise ValueError(f"{path.name}: not a result file (kind {data.get('kind')!r})")
+        rows += reader(data)
+    lines = ["| result | figure [95% CI] | command |", "| --- | --- | --- |"]
+    lines += [f"| {a} | {b} | {c} |" for a, b, c in rows]
+    return "\n".join(lines) + "\n"
+
+
+def write(path: Path, text: str) -> None:
+    """Replace what lies between :data:`BEGIN` and :data:`END` in ``path`` with ``text``."""
+    doc = path.read_text()
+    if BEGIN not in doc or END not in doc:
+        raise ValueError(f"{path} has no {BEGIN} ... {END} lines")
+    head, rest = doc.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("folder", nargs="?", type=Path, default=DEFAULT)
+    ap.add_argument("--write", type=Path, help="replace the results part of this Markdown file")
+    args = ap.parse_args(argv)
+    try:
+        text = table(args.folder)
+        if args.write:
+            write(args.write, text)
+    except (ValueError, OSError, KeyError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if not args.write:
+        print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""bench/results_table.py: the docs' results table is made from saved result files, one row per figure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench_modules import load_bench
+
+results_table = load_bench("results_table")
+
+
+def test_rows_come_from_result_files_and_replace_the_marked_part(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    folder.mkdir()
+    (folder / "a.json").write_text(
+        json.dumps(
+            {
+                "kind": "cpu",
+                "command": "python bench/bot_cpu.py ismcts:strong expert",
+                "load": [1.5, 1.0, 1.0],
+                "positions": 60,
+                "seats": 4,
+                "rows": [
+                    {"spec": "ismcts:strong", "mean": 0.3, "p95": 0.4, "ratio": 1.0},
+                    {"spec": "expert", "mean": 0.06, "p95": 0.1, "ratio": 0.2},
+                ],
+            }
+        )
+    )
+    (folder / "b.json").write_text(
+        json.dumps(
+            {
+                "kind": "strength",
+                "command": "python bench/expert_strength.py --bots expert,heuristic,heuristic,heuristic",
+                "load": [2.0, 2.0, 2.0],
+                "bots": ["expert", "heuristic", "heuristic", "heuristic"],
+                "games": 64,
+                "deals": 16,
+                "shares": {"expert": [0.5, 0.4, 0.6], "heuristic": [0.17, 0.1, 0.2]},
+                "margins": {"expert": [5.0, 3.0, 7.0], "heuristic": [-1.7, -2.0, -1.0]},
+                "paired_over": "classic",
+                "paired": {"margin": [1.5, -0.5, 3.5], "score": [1, 0, 2], "win": [0.1, 0.0, 0.2]},
+            }
+        )
+    )
+    text = results_table.table(folder)
+    lines = text.splitlines()
+    assert len(lines) == 2 + 3
+    assert "×0.20 of `ismcts:strong`" in lines[3] and "(load 1.5)" in lines[3]
+    assert "paired margin over `classic` +1.50 [-0.50, +3.50]" in lines[4]
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"# Bots\n\n{results_table.BEGIN}\nold\n{results_table.END}\n\nmore\n")
+    assert results_table.main([str(folder), "--write", str(doc)]) == 0
+    assert doc.read_text() == f"# Bots\n\n{results_table.BEGIN}\n{text}{results_table.END}\n\nmore\n"
+
+
+def test_a_file_of_another_kind_is_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "x.json").write_text('{"kind": "poem"}')
+    assert results_table.main([str(tmp_path)]) == 2
+    assert "x.json" in capsys.readouterr().err

@@ -77,3 +77,14 @@ def test_a_tiny_run_is_reproduced_and_resumed(tmp_path: Path) -> None:
     whole.export(tmp_path / "w.npz", command="test")
     loaded = load_table(tmp_path / "w.npz").net(3)
     assert all(np.allclose(a, b, atol=1e-2) for a, b in zip(loaded.weights, whole.nets()[3].weights, strict=True))
+
+
+def test_an_exploiter_run_trains_against_the_given_weights(tmp_path: Path) -> None:
+    target = Trainer(_config(games=32, exploit_every=0, eval_every=0))
+    target.run(quiet=True)
+    target.export(tmp_path / "target.npz")
+    run = Trainer(_config(games=64, exploit_every=0, eval_every=0, opponents=str(tmp_path / "target.npz"),
+                          roles={"exploiter": 1.0}))  # fmt: skip
+    assert len(run.seats[3].exploiters) == 1
+    run.run(quiet=True)
+    assert run.log[-1]["s3"]["games"] == 64

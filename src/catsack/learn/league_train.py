@@ -96,6 +96,7 @@ class TrainConfig:
     keep_exploiters: int = 4
     fixed: str = "dmc-v1"  # the league's ``fixed`` player ("" for none)
     init: str = ""  # table weights to start from
+    opponents: str = ""  # table weights that fill the league's exploiter role from the start (an exploiter's run)
     chunks: int = 2  # an iteration's games are played in this many chunks, each from its own generator
     actors: int = 0  # Ray actors that play the chunks (0: this process); the games do not depend on it
     ray_address: str = ""
@@ -257,12 +258,19 @@ class Trainer:
             from catsack.learn.tablenet import load_table
 
             init = load_table(c.init)
+        against = None
+        if c.opponents:
+            from catsack.learn.tablenet import load_table
+
+            against = load_table(c.opponents)
         for n in c.seats:
             net = make_torch_net(n, c.hidden)
             if init is not None:
                 load_into(net, init.net(n))
             net.to(self.device)
             self.seats[n] = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr), _averaged(net))
+            if against is not None:
+                self.seats[n].exploiters.append(against.net(n))
         self.iteration = 0
         self.games_played = dict.fromkeys(c.seats, 0)
         self.rows_seen = dict.fromkeys(c.seats, 0)
@@ -597,6 +605,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--keep-exploiters", type=int, default=d.keep_exploiters)
     p.add_argument("--fixed", default=d.fixed, help="dmc weights of the league's fixed player ('' for none)")
     p.add_argument("--init", default="", help="table weights to start from")
+    p.add_argument(
+        "--opponents",
+        default="",
+        help="table weights in the league's exploiter role from the start (train against them)",
+    )
     p.add_argument("--chunks", type=int, default=d.chunks, help="game chunks per iteration (own generators)")
     p.add_argument("--actors", type=int, default=0, help="Ray actors (0: play in this process)")
     p.add_argument("--ray-address", default="", help="a Ray cluster's address (default: start Ray here)")
@@ -637,6 +650,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 keep_exploiters=args.keep_exploiters,
                 fixed=args.fixed,
                 init=args.init,
+                opponents=args.opponents,
                 actors=args.actors,
                 ray_address=args.ray_address,
                 device=args.device,

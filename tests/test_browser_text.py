@@ -104,6 +104,8 @@ def play_by_text(player: Player, cat: dict[str, Any]) -> Listener:
         if re.match(nobody, said):
             ear.send(word["buy"])
         elif found := bid_from.search(said):
+            # The state summary (plain text, not announced) shows the bids while the auction runs.
+            assert cat["text.bids"].split("{")[0].strip() in player.page.inner_text("#text-state")
             lowest = int(found.group(1))
             ear.send(f"{word['bid']} {lowest}" if lowest <= 2 else word["pass"])
         elif said.startswith(placing):

@@ -124,6 +124,7 @@ export class TextTable {
       return;
     }
     const lines = [this.page.statusText(), this.turnText(view), this.rowText(view)];
+    if (view.phase === "bidding" || view.phase === "last choice") lines.push(this.bidsText(view));
     if (view.seat !== null && view.phase !== "over") lines.push(this.handText(view), this.moneyText(view));
     if (view.phase === "over") lines.push(this.scoresText(view));
     const last = lastRoundText(view, this.page.names());

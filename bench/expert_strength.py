@@ -308,7 +308,7 @@ def play(config: TournamentConfig, part: str | None, jobs: int, progress: Callab
     return games
 
 
-def _boot(per_deal: Sequence[Sequence[float]], seed: int = 0) -> tuple[float, float, float]:
+def boot_mean(per_deal: Sequence[Sequence[float]], seed: int = 0) -> tuple[float, float, float]:
     """Mean and 95% percentile bootstrap interval over deals."""
     sums = [sum(d) for d in per_deal]
     counts = [len(d) for d in per_deal]
@@ -370,9 +370,9 @@ def paired_figures(
             wb = 1.0 / len(b.winners) if seat in b.winners else 0.0
             wins[a.deal].append(wa - wb)
     return {
-        "margin": _boot(list(margin.values())),
-        "score": _boot(list(score.values()), 1),
-        "win": _boot(list(wins.values()), 2),
+        "margin": boot_mean(list(margin.values())),
+        "score": boot_mean(list(score.values()), 1),
+        "win": boot_mean(list(wins.values()), 2),
         "games": sum(map(len, margin.values())),
         "deals": len(margin),
     }

@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/held_out.py play expert --seats 4 --deals 16 --out DIR [--only NAME,...]
     .venv/bin/python bench/held_out.py mixed expert --frozen classic --seats 4 --deals 8 --out DIR
+    .venv/bin/python bench/held_out.py sitting expert --sittings 8 --games 2 --out DIR
     .venv/bin/python bench/held_out.py report DIR --hero expert --frozen classic [--json FILE]
 
 ``play`` seats the bot with ``n - 1`` copies of each held-out opponent (``sealed.draws.HELD_OUT``) at ``n``
@@ -15,6 +16,11 @@ reads it), and a run that is stopped goes on from the last saved deal.
 
 ``mixed`` plays, for each held-out style, the table bot, ``--frozen``, heuristic, opponent, both orders
 round the table (8 seatings a deal at four seats): is the bot first?
+
+``sitting`` plays sittings (``bench/sitting.py``: several games in a row with the same bot objects) of the bot
+among three of the held-out sitting opponent (``sealed.draws.SITTING``, which changes style from a sitting's
+second game on), each sitting once per rotation, and the heuristic bot in its place on the same sittings; saved
+to ``DIR/<bot>__sitting.json`` after each sitting.
 
 ``report`` prints, per opponent and seat count: the bot's win share (R22, ties split) [95% bootstrap CI
 over deals], its paired margin over the heuristic bot in its seat, and over ``--frozen`` in its seat where
@@ -37,7 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expert_strength as es  # a sibling script: duplicate deals, paired margins, bootstraps
 import sealed
-from sealed.draws import HELD_OUT
+from sealed.draws import HELD_OUT, SITTING
 
 from catsack.tournament import TournamentConfig
 from catsack.tournament.runner import GameResult, play_chunk
@@ -107,6 +113,50 @@ def play_table(
         tmp.replace(path)
         print(f"  {path.name}: deal {deal + 1}/{deals}, {data['cpu']:.0f} s CPU", file=sys.stderr, flush=True)
     return data
+
+
+def play_sittings(hero: str, seed: int, sittings: int, games: int, path: Path) -> dict[str, Any]:
+    """Sittings of ``hero`` (and of the heuristic bot in its place) among three :data:`SITTING` opponents."""
+    import sitting as st  # a sibling script
+
+    data = load(path) or {"bots": [hero, SITTING, SITTING, SITTING], "seed": seed, "games": games, "results": []}
+    done = {(x["arm"], x["sitting"], x["rotation"]) for x in data["results"]}
+    for i in range(sittings):
+        for r in range(4):
+            for arm, first in (("first", hero), ("against", PAIRED)):
+                if (arm, i, r) in done:
+                    continue
+                c0 = time.process_time()
+                got, _ = st.play_sitting([first, SITTING, SITTING, SITTING], seed, i, r, games, True)
+                data["results"].append({"arm": arm, "sitting": i, "rotation": r, "games": got})
+                data["cpu"] = data.get("cpu", 0.0) + time.process_time() - c0
+                path.write_text(json.dumps(data))
+        print(f"  {path.name}: sitting {i + 1}/{sittings}, {data.get('cpu', 0):.0f} s CPU", file=sys.stderr, flush=True)
+    return data
+
+
+def sitting_figures(out: Path, hero: str) -> dict[str, Any] | None:
+    """The hero's results in the sittings' later games, and paired over the heuristic bot by sitting."""
+    data = load(table_file(out, hero, "sitting", 4))
+    if data is None:
+        return None
+    got = {(x["arm"], x["sitting"], x["rotation"]): x["games"] for x in data["results"]}
+    units = sorted({(i, r) for a, i, r in got if ("first", i, r) in got and ("against", i, r) in got})
+    if not units or data["games"] < 2:
+        return None
+    later = range(1, data["games"])
+    win = [sum(got["first", u[0], u[1]][g][0] for g in later) / len(later) for u in units]
+    dm = [
+        sum(got["first", u[0], u[1]][g][1] - got["against", u[0], u[1]][g][1] for g in later) / len(later)
+        for u in units
+    ]
+    return {
+        "opponent": SITTING,
+        "sittings": len(units),
+        "games": data["games"],
+        "win": es.boot_mean([[w] for w in win]),
+        "over_heuristic": {"margin": es.boot_mean([[d] for d in dm], 1)},
+    }
 
 
 def share(bots: tuple[str, ...], games: list[GameResult], seed: int, spec: str) -> tuple[float, float, float]:
@@ -192,6 +242,12 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
                 mixed.append(m)
                 shares = ", ".join(f"{b} {v[0]:.3f}" for b, v in m["shares"].items())
                 print(f"mixed with {opponent}, {seats} seats, {m['deals']} deals: {shares}; first: {m['first']}")
+    sat = sitting_figures(out, hero)
+    if sat is not None:
+        print(
+            f"sittings with {sat['opponent']} ({sat['sittings']} sittings, games 2-{sat['games']}): win share "
+            f"{fmt(sat['win'], 3, False)}, paired margin over heuristic {fmt(sat['over_heuristic']['margin'])}"
+        )
     met = [r for r in rows if r["seats"] == 4 and "over_heuristic" in r]
     if met:
         ok = sum(1 for r in met if r["over_heuristic"]["margin"][1] > 0)
@@ -214,13 +270,14 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
             "frozen": frozen,
             "rows": rows,
             "mixed": mixed,
+            "sitting": sat,
         }
         as_json.write_text(json.dumps(data, indent=1) + "\n")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("play", "mixed", "report"))
+    ap.add_argument("what", choices=("play", "mixed", "sitting", "report"))
     ap.add_argument("spec", nargs="?", help="the bot to measure (play, mixed), or the results folder (report)")
     ap.add_argument("--out", type=Path, help="the results folder (play, mixed)")
     ap.add_argument("--seats", default="4", help="seat counts, comma separated")
@@ -230,6 +287,8 @@ def main() -> None:
     ap.add_argument("--hero", help="report: the bot measured")
     ap.add_argument("--frozen", help="the frozen expert's spec (mixed tables; report: paired over it)")
     ap.add_argument("--no-paired", action="store_true", help="play: leave out the heuristic bot's paired arm")
+    ap.add_argument("--sittings", type=int, default=8, help="sitting: sittings, each once per rotation")
+    ap.add_argument("--games", type=int, default=2, help="sitting: games per sitting")
     ap.add_argument("--json", type=Path, help="report: also write the figures here")
     args = ap.parse_args()
     sealed.register()
@@ -242,6 +301,9 @@ def main() -> None:
     if not args.spec or args.out is None:
         ap.error(f"{args.what} needs the bot's spec and --out")
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.what == "sitting":
+        play_sittings(args.spec, args.seed, args.sittings, args.games, table_file(args.out, args.spec, "sitting", 4))
+        return
     only = [o for o in args.only.split(",") if o]
     for seats in seats_list:
         for opponent in only or (HELD_OUT if args.what == "play" else STYLES):

@@ -58,6 +58,12 @@ def held_out_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         if "over_frozen" in row and frozen:
             fig += f"; over `{frozen}` {ci(row['over_frozen']['margin'])}"
         out.append((what, fig, cmd))
+    sat = r.get("sitting")
+    if sat:
+        what = f"`{hero}` in sittings with held-out `{sat['opponent']}` ×3 ({sat['sittings']} sittings, later games)"
+        over = ci(sat["over_heuristic"]["margin"])
+        fig = f"win share {ci(sat['win'], 3, False)}; paired margin over `heuristic` {over}"
+        out.append((what, fig, cmd))
     for m in r.get("mixed", []):
         shares = ", ".join(f"`{b}` {v[0]:.3f}" for b, v in m["shares"].items())
         out.append((f"mixed table with held-out `{m['opponent']}` ({m['deals']} deals, both orders)", shares, cmd))

@@ -142,3 +142,18 @@ def test_the_kind_expert_names_the_learned_or_the_classic_expert() -> None:
 
     assert is_agent(None) and is_agent("worlds=8+top=2") and is_agent("weights=x.npz")
     assert not is_agent("strong") and not is_agent("iters=900") and not is_agent("worlds=8+bluff=0")
+
+
+def test_a_forced_move_can_be_thought_over_like_a_choice(weights: Path) -> None:
+    g = Game.new(4, seed=1)
+    bots = [make_bot("persona", seed=s) for s in range(4)]
+    for s, b in enumerate(bots):
+        b.reset(s, 4)
+    while len(g.view(g.to_move).legal) != 1:  # type: ignore[arg-type]
+        s = g.to_move
+        assert s is not None
+        g.play(bots[s].choose(g.view(s)))
+    agent = ExpertAgent(f"weights={weights}+worlds=4", seed=1)
+    agent.reset(g.to_move or 0, 4)
+    agent.think(g.view(g.to_move))  # type: ignore[arg-type]  # searches, though only one move is legal
+    assert agent.choose(g.view(g.to_move)) == g.view(g.to_move).legal[0]  # type: ignore[arg-type]

@@ -318,6 +318,14 @@ class ExpertAgent(Bot):
             self.sitting = Sitting(len(players))
         self.players = tuple(players)
 
+    def think(self, view: View) -> None:
+        """Search ``view`` as a decision with a choice would be searched, the result unused: a server plays a forced
+        move (one legal option) no sooner than a chosen one, so the time it takes tells nothing (R23, R24)."""
+        if self.searching:
+            net = self.weights.net(view.seats)
+            sitting = self.sitting if self.sitting is not None and self.sitting.seats == view.seats else None
+            search(view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top)
+
     def choose(self, view: View) -> Move:
         self.seen = view
         only = forced_move(view)

@@ -193,3 +193,22 @@ def test_table_tab_order(people: Callable[..., Player]) -> None:  # noqa: F811
     )
     assert all(n and n.startswith("Place ") for n in names), names
     assert ann.errors == []
+
+
+def test_dark_theme_keeps_text_on_the_felt_light(people: Callable[..., Player]) -> None:  # noqa: F811
+    """axe cannot judge text on gradients (the wooden bar, the felt): in the dark theme that text stays light
+    and the light cards' text stays dark."""
+    ann = people(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"])
+    assert ann.wait_turn_or_end()
+    luminance: dict[str, float] = ann.page.evaluate(
+        """sels => Object.fromEntries(sels.map(sel => {
+             const [r, g, b] = getComputedStyle(document.querySelector(sel)).color.match(/\\d+/g).map(Number)
+               .map(c => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; });
+             return [sel, 0.2126 * r + 0.7152 * g + 0.0722 * b];
+           }))""",
+        [".brand-text", "#table-title", "#my-money", "#bank", "#start-player", ".turn-alerts label", ".mouse-value"],
+    )
+    dark = {".mouse-value"}
+    assert all(v > 0.6 for k, v in luminance.items() if k not in dark), luminance
+    assert all(luminance[k] < 0.1 for k in dark), luminance

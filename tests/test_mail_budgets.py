@@ -130,6 +130,16 @@ def test_a_strangers_reset_requests_do_not_stop_the_owners(app: TestClient) -> N
     strangers_then_owner([app])
 
 
+def test_one_address_spelled_otherwise_spends_the_same_reset_budget(app: TestClient) -> None:
+    """Case and Unicode compatibility forms (a fullwidth letter) name the same mailbox, and its budget."""
+    verified_account(app, "Owner", "owner@example.org")
+    stranger = from_address(app, "203.0.113.1")
+    spellings = ["owner@example.org", "OWNER@example.org", "\uff4fwner@example.org", "Owner@Example.Org"]
+    codes = [ask_reset(stranger, s).status_code for s in spellings]
+    assert codes == [202, 202, 202, 429], codes
+    wait_for("three mails", lambda: queued(app, "reset", "owner@example.org") == 3)
+
+
 def test_two_processes_keep_one_reset_budget(redis_url: str, tmp_path: Path) -> None:
     """The same with two server processes' apps on one database and one Redis: the budgets are the
     deployment's, not each process's (before, six requests were accepted and five mailed)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
+import unicodedata
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -265,7 +266,9 @@ async def request_reset(request: Request, body: ResetRequest) -> dict[str, str]:
     check_origin(request)
     _need_mail(request)
     address = body.address.strip()
-    await _reset_budgets(request, address_key(address)[:ADDRESS_MAX])
+    # The budget's key is the address as the lookup compares it (NFKC, case-folded): spelling one address
+    # in other Unicode forms spends the same budget.
+    await _reset_budgets(request, address_key(unicodedata.normalize("NFKC", address))[:ADDRESS_MAX])
     task = asyncio.create_task(_look_up_and_mail(mailbox_of(request), address))
     reset_lookups.add(task)
     task.add_done_callback(reset_lookups.discard)

@@ -41,6 +41,8 @@ PAGES: dict[str, tuple[str, str]] = {
     "admin": ("/admin/fairplay", "#denied:not([hidden])"),
     "reset": ("/reset", "#ask-form"),
     "leaderboard": ("/leaderboard", "body[data-ready='yes']"),
+    "database": ("/database", "body[data-ready='yes']"),
+    "explorer": ("/database/explorer", "body[data-ready='yes']"),
 }
 
 

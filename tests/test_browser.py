@@ -15,6 +15,7 @@ CATSACK_REQUIRE_SERVICES=1 asks for them to fail instead.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -495,6 +496,8 @@ def test_reconnect_after_server_restart(
     """kill -9 and a restart on the same port and database: the page reconnects by itself and play goes on."""
     srv = own_server()
     ann = people(base=srv.base, viewport={"width": 1100, "height": 850})
+    sockets: list[str] = []
+    ann.page.on("websocket", lambda ws: sockets.append(ws.url))
     table = ann.create_table("Ann", ["heuristic", "heuristic"])
     assert ann.wait_turn_or_end()
     ann.act()  # one acknowledged move must survive the crash
@@ -521,6 +524,11 @@ def test_reconnect_after_server_restart(
     assert _hand(ann) == hand
     assert page.is_hidden("#banner")
     assert _table(ann, table)["version"] == int(ann.body("version"))
+    # Each socket of a seat holder proves its seat in the URL (the SHA-256 of its token, which the server
+    # keeps): a reconnect is never counted among the sockets waiting for their hello.
+    token = json.loads(page.evaluate(f"localStorage.getItem('catsack:seat:{table}')"))["token"]
+    proof = hashlib.sha256(token.encode()).hexdigest()
+    assert len(sockets) >= 2 and all(url.endswith(f"/ws/{table}?seat={proof}") for url in sockets), sockets
     ann.act()
     assert int(ann.body("version")) > version
     page.screenshot(path=str(artifacts / "reconnect-resumed.png"), full_page=True)

@@ -214,6 +214,9 @@ def test_password_reset_by_email(
         register(ann, name)
         verify_address(ann, box, "reset@example.org")
         page = ann.page
+        # A verification link refused because another account confirmed the address first says so.
+        page.goto(srv.base + "/account?mail=address_taken")
+        expect(page.locator("#banner")).to_contain_text("confirmed on another account", timeout=WAIT_MS)
         page.click("#logout")
         expect(page.locator("#guest")).to_be_visible(timeout=WAIT_MS)
         page.click("#forgot-link")

@@ -31,6 +31,9 @@ export class TableConnection {
     this.retryTimer = null;
     this.pingTimer = null;
     this.stopped = false;
+    this.opening = false;
+    this.proof = "";
+    this.proofOf = null;
   }
 
   get isOpen() {
@@ -69,11 +72,39 @@ export class TableConnection {
     return true;
   }
 
-  open() {
+  /**
+   * The SHA-256 of the seat token (hex), which the server keeps for the seat: sent in the URL, it lets a
+   * reconnect skip the cap on sockets waiting for their hello (it proves nothing else: the hello's token
+   * does). Empty without a token, or where the page has no Web Crypto (plain HTTP on another host).
+   */
+  async seatProof() {
+    const token = this.token();
+    if (!token || !globalThis.crypto?.subtle) return "";
+    if (this.proofOf !== token) {
+      const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+      this.proof = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+      this.proofOf = token;
+    }
+    return this.proof;
+  }
+
+  async open() {
     this.retryTimer = null;
+    if (this.opening) return;
+    this.opening = true;
+    let proof = "";
+    try {
+      proof = await this.seatProof();
+    } catch {
+      proof = ""; // no proof: the socket counts as a newcomer's
+    } finally {
+      this.opening = false;
+    }
+    if (this.stopped || this.socket) return;
     const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
     // The table is in the URL: a proxy sends every connection of a table to the same server process.
-    const socket = new WebSocket(`${scheme}//${window.location.host}/ws/${encodeURIComponent(this.table)}`);
+    const query = proof ? `?seat=${proof}` : "";
+    const socket = new WebSocket(`${scheme}//${window.location.host}/ws/${encodeURIComponent(this.table)}${query}`);
     this.socket = socket;
     this.onStatus("connecting");
     socket.addEventListener("open", () => {

@@ -70,3 +70,4 @@ if (!member.hidden) load();
 const mail = new URLSearchParams(window.location.search).get("mail");
 if (mail === "verified") say(t("days.addressVerified"), true);
 else if (mail === "bad_link") say(t("days.badLink"));
+else if (mail) say(errorText({ code: mail, message: "" })); // a link refused for a reason (address_taken)

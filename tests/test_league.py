@@ -88,3 +88,13 @@ def test_an_exploiter_run_trains_against_the_given_weights(tmp_path: Path) -> No
     assert len(run.seats[3].exploiters) == 1
     run.run(quiet=True)
     assert run.log[-1]["s3"]["games"] == 64
+
+
+def test_a_table_of_one_kind_shares_its_personas_draw() -> None:
+    from catsack.learn.league import table_traits
+
+    rng = np.random.default_rng(3)
+    one = table_traits(rng, 50, 4, 1.0)
+    assert (one == one[:, :1]).all()
+    own = table_traits(rng, 50, 4, 0.0)
+    assert (own != own[:, :1]).any(axis=(1, 2)).all()

@@ -14,9 +14,10 @@ role           who plays the seat
 ``self``       the same network, greedy, recording nothing
 ``snapshot``   a frozen past copy of the learner (one of the league's networks)
 ``exploiter``  a network trained to beat a frozen learner, then frozen (PSRO / AlphaStar's exploiters)
-``persona``    a parametric opponent (:mod:`catsack.bots.personas`), its traits drawn per sitting and,
-               with chance :attr:`LeagueConfig.switch`, anew at each later game of it (a player who
-               changes style between games)
+``persona``    a parametric opponent (:mod:`catsack.bots.personas`), its traits drawn per sitting (with
+               chance :attr:`LeagueConfig.same` one draw for all the table's personas: a table of one
+               kind) and, with chance :attr:`LeagueConfig.switch`, anew at each later game of it (a
+               player who changes style between games)
 ``value``      the ``heuristic`` bot's rule (a persona with every trait off)
 ``random``     catsack's random bot
 ``fixed``      the shipped ``dmc`` agent (``dmc-v1``), greedy
@@ -55,6 +56,7 @@ __all__ = [
     "Results",
     "draw_trait_table",
     "play_league",
+    "table_traits",
 ]
 
 ROLES: Final = ("learner", "self", "snapshot", "exploiter", "persona", "value", "random", "fixed")
@@ -87,6 +89,7 @@ class LeagueConfig:
     roles: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_ROLES))
     sitting: float = 0.5  # the chance that a finished game's table plays another game (up to MAX_GAMES)
     switch: float = 0.3  # the chance that a persona draws new traits for a sitting's next game
+    same: float = 0.5  # the chance that a sitting's personas share one draw (a table of one kind)
     epsilon: float = 0.05
     behaviour: float = 0.25  # the share of the other players' decisions kept for the opponent model
     lanes: int = 1024
@@ -142,6 +145,15 @@ def draw_trait_table(rng: np.random.Generator, shape: tuple[int, ...]) -> npt.ND
     on = rng.random((*shape, NUM_TRAITS)) >= OFF_SHARE
     value = lo + (hi - lo) * rng.random((*shape, NUM_TRAITS))
     out: npt.NDArray[np.float64] = np.where(on, value, 0.0)
+    return out
+
+
+def table_traits(rng: np.random.Generator, count: int, n: int, same: float) -> npt.NDArray[np.float64]:
+    """Personas for ``count`` tables: each seat its own draw, or with chance ``same`` one draw for the table."""
+    own = draw_trait_table(rng, (count, n))
+    shared = np.repeat(draw_trait_table(rng, (count, 1)), n, axis=1)
+    one = rng.random(count) < same
+    out: npt.NDArray[np.float64] = np.where(one[:, None, None], shared, own)
     return out
 
 
@@ -208,7 +220,7 @@ def play_league(
         table = _draw_roles(rng, N, n, config.roles, len(snapshots), len(exploiters), fixed is not None)
     else:
         table = np.asarray(roles, np.int64)[:N].copy()
-    traits = np.where((table == VALUE)[:, :, None], 0.0, draw_trait_table(rng, (N, n)))
+    traits = np.where((table == VALUE)[:, :, None], 0.0, table_traits(rng, N, n, config.same))
     lane_game = np.arange(N, dtype=np.int64)
     game_roles = np.zeros((games, n), np.int64)
     game_roles[:N] = table
@@ -294,7 +306,7 @@ def play_league(
         sitting[cont] += kept[cont]
         played[cont] += 1
         switch = rng.random((len(cont), n)) < config.switch
-        redrawn = draw_trait_table(rng, (len(cont), n))
+        redrawn = table_traits(rng, len(cont), n, config.same)
         traits[cont] = np.where(switch[:, :, None], redrawn, traits[cont])
         sitting[new] = 0.0
         played[new] = 0
@@ -304,7 +316,7 @@ def play_league(
                                          fixed is not None)  # fmt: skip
             else:
                 table[new] = np.asarray(roles, np.int64)[started : started + len(new)]
-            traits[new] = draw_trait_table(rng, (len(new), n))
+            traits[new] = table_traits(rng, len(new), n, config.same)
         traits[fresh] = np.where((table[fresh] == VALUE)[:, :, None], 0.0, traits[fresh])
         for arr in (notes, sums, kept):
             arr[fresh] = 0

@@ -86,6 +86,7 @@ class TrainConfig:
     roles: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_ROLES))
     sitting: float = 0.5
     switch: float = 0.3
+    same: float = 0.5
     epsilon: float = 0.05
     behaviour: float = 0.1
     lanes: int = 1024
@@ -120,7 +121,9 @@ class TrainConfig:
         return cls(**kw)
 
     def league(self) -> LeagueConfig:
-        return LeagueConfig(dict(self.roles), self.sitting, self.switch, self.epsilon, self.behaviour, self.lanes)
+        return LeagueConfig(
+            dict(self.roles), self.sitting, self.switch, self.same, self.epsilon, self.behaviour, self.lanes
+        )
 
 
 def make_torch_net(seats: int, hidden: Sequence[int]) -> Any:
@@ -595,6 +598,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--roles", default=",".join(f"{k}={v}" for k, v in DEFAULT_ROLES.items()))
     p.add_argument("--sitting", type=float, default=d.sitting, help="chance that a table plays another game")
     p.add_argument("--switch", type=float, default=d.switch, help="chance that a persona changes style then")
+    p.add_argument("--same", type=float, default=d.same, help="chance that a sitting's personas share one draw")
     p.add_argument("--epsilon", type=float, default=d.epsilon)
     p.add_argument("--behaviour", type=float, default=d.behaviour, help="share of others' decisions kept")
     p.add_argument("--lanes", type=int, default=d.lanes)
@@ -639,6 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 roles=parse_roles(args.roles),
                 sitting=args.sitting,
                 switch=args.switch,
+                same=args.same,
                 epsilon=args.epsilon,
                 behaviour=args.behaviour,
                 lanes=args.lanes,

@@ -24,6 +24,7 @@ from catsack.belief import BeliefError, card_beliefs, sample_game
 from catsack.cards import CARDS, TOKENS
 from catsack.errors import CatsackError
 from catsack.setup import TOTAL_MONEY
+from catsack.view import SEAT_FIELDS
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
@@ -278,6 +279,29 @@ def test_view_equals_the_plain_reference_everywhere(seats: int) -> None:
                 replay.play(m)
                 if len(replay.rounds) > done:
                     round_ply = ply + 1
+
+
+@pytest.mark.parametrize("seats", [3, 4, 5])
+def test_r23_only_the_seat_fields_differ_between_viewers(seats: int) -> None:
+    # A server encodes everything but SEAT_FIELDS once for every receiver of a state (R23, R24): each other
+    # key of to_dict must be the same for every seat and a spectator, and seat_dict gives the rest.
+    differed: set[str] = set()
+    for seed in range(3):
+        g, _ = play_to(seats, 300 + seed, 200)
+        replay = Game(g.setup)
+        for m in [*g.moves, None]:
+            for show in (False, True):
+                views = [replay.view(seat, show_money=show) for seat in viewers(seats)]
+                dicts = [v.to_dict() for v in views]
+                assert [k for k in dicts[0] if k in SEAT_FIELDS] == list(SEAT_FIELDS)
+                shared = {k: v for k, v in dicts[0].items() if k not in SEAT_FIELDS}
+                for v, d in zip(views, dicts, strict=True):
+                    assert {k: x for k, x in d.items() if k not in SEAT_FIELDS} == shared
+                    assert list(v.seat_dict().items()) == [(k, d[k]) for k in SEAT_FIELDS]
+                    differed.update(k for k in SEAT_FIELDS if d[k] != dicts[0][k])
+            if m is not None:
+                replay.play(m)
+    assert differed == set(SEAT_FIELDS)  # none of them is the same for everyone
 
 
 def test_view_is_a_frozen_value() -> None:

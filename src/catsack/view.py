@@ -20,9 +20,15 @@ from catsack.moves import Move
 if TYPE_CHECKING:
     from catsack.game import Game, RoundResult
 
-__all__ = ["HIDDEN_PLACE", "RowCard", "View", "make_view", "won_piles"]
+__all__ = ["HIDDEN_PLACE", "SEAT_FIELDS", "RowCard", "View", "make_view", "won_piles"]
 
 HIDDEN_PLACE = "place ?"  # a placement whose card the viewer may not see
+
+#: The fields of a view (and keys of :meth:`View.to_dict`), in that order, that depend on who looks
+#: (R23): the seat, its hand and removed card, the row with its own face-down card, its money (R24),
+#: the history with its own placement, and its legal moves. Every other field is the same in every
+#: view of one game state, a spectator's included: a server encodes those once for all receivers.
+SEAT_FIELDS = ("seat", "hand", "removed", "row", "money", "history", "legal")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,10 +101,6 @@ class View:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict using the canonical text tokens."""
-
-        def tok(c: Card | None) -> str | None:
-            return None if c is None else c.token
-
         return {
             "seat": self.seat,
             "seats": self.seats,
@@ -108,8 +110,8 @@ class View:
             "start": self.start,
             "first_start": self.first_start,
             "hand": [c.token for c in self.hand],
-            "removed": tok(self.removed),
-            "row": [{"owner": r.owner, "card": tok(r.card), "face_up": r.face_up} for r in self.row],
+            "removed": _token(self.removed),
+            "row": [{"owner": r.owner, "card": _token(r.card), "face_up": r.face_up} for r in self.row],
             "mouse_cards": list(self.mouse_cards),
             "mouse_card_mice": list(self.mouse_card_mice),
             "next_payout": self.next_payout,
@@ -129,6 +131,23 @@ class View:
             "scores": None if self.scores is None else list(self.scores),
             "winners": list(self.winners),
         }
+
+    def seat_dict(self) -> dict[str, Any]:
+        """The :data:`SEAT_FIELDS` entries of :meth:`to_dict`, in its order and form: what this view
+        holds that another viewer's view of the same game state may not."""
+        return {
+            "seat": self.seat,
+            "hand": [c.token for c in self.hand],
+            "removed": _token(self.removed),
+            "row": [{"owner": r.owner, "card": _token(r.card), "face_up": r.face_up} for r in self.row],
+            "money": list(self.money),
+            "history": [[s, t] for s, t in self.history],
+            "legal": [m.text for m in self.legal],
+        }
+
+
+def _token(card: Card | None) -> str | None:
+    return None if card is None else card.token
 
 
 def round_to_dict(r: RoundResult) -> dict[str, Any]:

@@ -22,7 +22,7 @@ pytest.importorskip("argon2")
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, select, update
 
-from catsack.server.mail import STALE_SECONDS, Mailbox, mail_queue_t, queue_missed_turns
+from catsack.server.mail import FOLLOW_MAIL_SECONDS, STALE_SECONDS, Mailbox, mail_queue_t, queue_missed_turns
 from catsack.server.store import seats_t, tables_t
 from mail_sink import Sink, mail_settings, smtp_sink
 from test_turn_based import TB, stored, wait_for
@@ -431,6 +431,39 @@ def test_follow_search_block_and_what_a_follower_sees(app_server: Callable[..., 
     # Follows are limited per account.
     codes = [ann.post("/api/friends/follow", json={"name": "Bea"}, headers=ORIGIN).status_code for _ in range(40)]
     assert codes.count(429) > 0
+
+
+def test_a_follower_is_mailed_once_a_week_however_often_they_refollow(
+    app_server: Callable[..., TestClient], sink: tuple[Sink, int]
+) -> None:
+    """Ten follow/unfollow cycles mail the followed account once; after FOLLOW_MAIL_SECONDS (a week) a
+    follow mails again, and another follower is announced on their own."""
+    box, port = sink
+    c = app_server(**mail_settings(port))
+    register(c, "Ann")
+    verified(c, box, "ann@example.org")
+    bea, cid = browser(c), browser(c)
+    register(bea, "Bea")
+    register(cid, "Cid")
+
+    def follow_mails(messages: list[Any]) -> list[str]:
+        return [str(m["Subject"]) for m in messages if m["To"] == "ann@example.org" and "follows you" in m["Subject"]]
+
+    def sent() -> None:
+        c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]  # whatever the poll interval
+
+    for _ in range(10):
+        assert bea.post("/api/friends/follow", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+        assert bea.post("/api/friends/unfollow", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+    assert cid.post("/api/friends/follow", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+    sent()
+    mails = box.wait(lambda ms: len(follow_mails(ms)) >= 2 and follow_mails(ms), "the two followers' mails")
+    assert sorted(mails) == ["catsack: Bea follows you", "catsack: Cid follows you"], mails
+    with hub_of(c).store.engine.begin() as conn:  # a week and a second later
+        conn.execute(update(mail_queue_t).values(created=mail_queue_t.c.created - FOLLOW_MAIL_SECONDS - 1))
+    assert bea.post("/api/friends/follow", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+    sent()
+    box.wait(lambda ms: len(follow_mails(ms)) == 3, "Bea's mail a week later")
 
 
 def test_a_challenge_accepted_makes_the_table_and_a_decline_ends_one(

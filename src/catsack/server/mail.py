@@ -3,8 +3,9 @@ sender that empties it over SMTP.
 
 - **Addresses.** An account may add one address; it is used only once verified by the link mailed
   to it. Per kind (:data:`KINDS`: your turn in a turn-based game, an invitation, a tournament round
-  starting, a new follower) the account says whether it wants mail. Every mail carries a one-click
-  unsubscribe (RFC 8058 ``List-Unsubscribe-Post`` and a link in the text).
+  starting, a new follower) the account says whether it wants mail; a follower is announced once a
+  week at most (:data:`FOLLOW_MAIL_SECONDS`), however often they unfollow and follow again. Every
+  mail carries a one-click unsubscribe (RFC 8058 ``List-Unsubscribe-Post`` and a link in the text).
 - **The queue** (``mail_queue``) is written in the database before anything is sent. The sender
   claims a due row (``pending`` → ``sending``, one process wins), sends it, and marks it ``sent``;
   an SMTP failure puts it back with a growing delay, so an outage loses nothing. A crash between
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
     from catsack.server.settings import Settings
 
 __all__ = [
+    "FOLLOW_MAIL_SECONDS",
     "KINDS",
     "MailSender",
     "Mailbox",
@@ -97,6 +99,8 @@ RESET_SECONDS = 3600
 #: Verification mails one account may cause per day (the budgets per mailbox and per client address are
 #: ``catsack.server.budgets``'s).
 VERIFY_PER_DAY = 5
+#: One follower's "follows you" mail goes to an account at most once in this time (a week).
+FOLLOW_MAIL_SECONDS = 7 * 86400.0
 #: A row left ``sending`` this long (its sender died) is sent again.
 STALE_SECONDS = 600.0
 #: Attempts before a mail is given up (about two days of retries).
@@ -437,13 +441,37 @@ class Mailbox:
             )
         )
 
-    def enqueue(self, user_id: int, kind: str, payload: dict[str, Any], after: float | None = None) -> bool:
-        """Queue a mail of ``kind`` to the account, if it has a verified address that wants this kind."""
+    def enqueue(
+        self,
+        user_id: int,
+        kind: str,
+        payload: dict[str, Any],
+        after: float | None = None,
+        *,
+        once_within: float | None = None,
+    ) -> bool:
+        """Queue a mail of ``kind`` to the account, if it has a verified address that wants this kind.
+        With ``once_within`` (seconds), nothing is queued when the same mail (kind and payload) was
+        queued to the account within that time. Whether a mail was queued."""
         found = self.address(user_id)
         if found is None or not found.wants(kind):
             return False
         now = time.time()
+        text = json.dumps(payload)
         with self.engine.begin() as conn:
+            if once_within is not None:
+                earlier = conn.execute(
+                    select(mail_queue_t.c.id)
+                    .where(
+                        mail_queue_t.c.user_id == user_id,
+                        mail_queue_t.c.kind == kind,
+                        mail_queue_t.c.payload == text,
+                        mail_queue_t.c.created > now - once_within,
+                    )
+                    .limit(1)
+                ).first()
+                if earlier is not None:
+                    return False
             self._enqueue(conn, user_id, kind, found.address, payload, now, now if after is None else after)
         return True
 
@@ -985,9 +1013,12 @@ async def notify_challenge(hub: Hub, challenge: Challenge) -> None:
 
 
 async def notify_follow(hub: Hub, followed: Account, follower: Account) -> None:
+    """Tell ``followed`` that ``follower`` follows them, at most once per :data:`FOLLOW_MAIL_SECONDS`
+    per follower: unfollowing and following again does not mail again."""
     box = _box(hub)
     if box is not None:
-        await asyncio.to_thread(box.enqueue, followed.id, "friend", {"from": follower.name})
+        payload = {"from": follower.name}
+        await asyncio.to_thread(box.enqueue, followed.id, "friend", payload, once_within=FOLLOW_MAIL_SECONDS)
 
 
 def tournament_recipients(engine: Engine, settings: Settings, user_ids: Sequence[int]) -> set[int]:

@@ -21,6 +21,7 @@ class Sink:
 
     def __init__(self) -> None:
         self.messages: list[EmailMessage] = []
+        self.raw: list[bytes] = []  # each message's bytes as the SMTP server received them
         self.refuse = False  # an outage: answer every message with a temporary failure
         self.lock = threading.Lock()
 
@@ -31,6 +32,7 @@ class Sink:
         assert isinstance(msg, EmailMessage)
         with self.lock:
             self.messages.append(msg)
+            self.raw.append(bytes(envelope.content))
         return "250 OK"
 
     def to(self, address: str) -> list[EmailMessage]:

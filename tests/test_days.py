@@ -123,6 +123,46 @@ def test_address_verification_preferences_and_one_click_unsubscribe(
     assert r.status_code == 429 and r.json()["code"] == "too_many_mails"
 
 
+def test_mail_headers_arrive_unencoded_for_one_click_unsubscribe(
+    app_server: Callable[..., TestClient], sink: tuple[Sink, int]
+) -> None:
+    """The bytes the SMTP server receives: ``List-Unsubscribe`` is the link in angle brackets on one
+    line (RFC 2369; not RFC 2047 encoded words, which mail programs do not offer as an unsubscribe),
+    with ``List-Unsubscribe-Post: List-Unsubscribe=One-Click`` (RFC 8058) and the mail's language in
+    ``Content-Language``; the link, posted as a mail program does, unsubscribes."""
+    box, port = sink
+    c = app_server(**mail_settings(port))
+    register(c, "Ann")
+    c.cookies.set("catsack_lang", "de")  # the mails' language is the page's when the address is added
+    assert c.post("/api/mail/address", json={"address": "ann@example.org"}, headers=ORIGIN).status_code == 200
+    c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]  # whatever the poll interval
+    (confirm,) = box.wait(lambda ms: ms, "the verification mail")
+    assert c.get(link_in(confirm, "/mail/verify"), follow_redirects=False).status_code == 303
+    bea = browser(c)
+    register(bea, "Bea")
+    assert bea.post("/api/friends/follow", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+    c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]  # whatever the poll interval
+    box.wait(lambda ms: len(ms) >= 2, "the verification and the follower's mail")
+    with box.lock:
+        received = list(box.raw)
+    for raw in received:
+        head = raw.split(b"\r\n\r\n", 1)[0].replace(b"\r\n", b"\n")
+        unfolded = re.sub(rb"\n[ \t]+", b" ", head).decode("ascii")
+        headers = dict(line.split(": ", 1) for line in unfolded.split("\n"))
+        link = re.fullmatch(r"<(http://testserver/mail/unsubscribe\?[^<>\s]+)>", headers["List-Unsubscribe"])
+        assert link, headers["List-Unsubscribe"]
+        assert "=?" not in head.decode("ascii").split("Subject:", 1)[0] + headers["List-Unsubscribe"]
+        assert headers["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
+        assert headers["Content-Language"] == "de"
+    follow = next(raw for raw in received if b"k=friend" in raw)
+    link = re.search(rb"List-Unsubscribe: <([^>]+)>", follow)
+    assert link
+    path = urlsplit(link.group(1).decode())
+    one_click = bea.post(f"{path.path}?{path.query}", content=b"List-Unsubscribe=One-Click")
+    assert one_click.status_code == 200
+    assert c.get("/api/mail").json()["prefs"]["friend"] is False
+
+
 # ---------------------------------------------------------------------- password reset
 
 

@@ -1,9 +1,15 @@
 """Tables in memory: a table's game, players and connections, and the frames built for them.
 
-What leaves the server for a receiver is built by :func:`state_frame` (or its cached form,
-:meth:`LiveTable.state_text`) from that receiver's view (R23) and public events only.
+What leaves the server for a receiver is built by :func:`state_frame` (or its encoded form,
+:meth:`LiveTable.state_bytes`) from that receiver's view (R23) and public events only.
 Identifiers never follow a card (there are none: cards travel as tokens once face up).
 :class:`~catsack.server.hub.Hub` holds the live tables of a process and changes them.
+
+After a move every connection of a table needs a state frame. Most of it is the same for all of
+them: the fields of the view outside :data:`~catsack.view.SEAT_FIELDS` (encoded once per version
+from the spectator's view, :class:`ViewTemplate`), the events and the seat list. Each receiver adds
+only its own view's seat fields. A connection writes what is pending once per turn of the event loop,
+straight to the socket where the server allows it (:attr:`Conn.write`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,7 @@ from catsack.record import Record, record_from_game, redact
 from catsack.server.store import SeatRow, TableRow
 from catsack.server.turnbased import Clock, TurnBased, clock_of
 from catsack.setup import Setup
+from catsack.view import SEAT_FIELDS
 
 if TYPE_CHECKING:
     from catsack.server.hub import Hub
@@ -42,6 +49,7 @@ __all__ = [
     "LiveTable",
     "Player",
     "TableError",
+    "ViewTemplate",
     "error_frame",
     "event_dict",
     "events_since",
@@ -170,11 +178,14 @@ class Player:
 class Conn:
     """One WebSocket connection: a seat (or ``None`` for a spectator) and its outbound frames.
 
-    Frames go out in order through a short-lived sender task that runs only while
-    frames are pending, so a slow client never holds a table's lock, and an idle
-    connection keeps no waiting task (thousands of them would make every garbage
-    collection slower). A ``state`` entry is built when it is sent, from the table
-    as it is then, so bursts of moves coalesce.
+    Frames are queued by :meth:`push` and go out in order. With a direct ``write`` (the server's
+    own socket, :func:`catsack.server.routes.ws.direct_writer`), everything pending is written in
+    one go at the end of the event loop's turn: the state frame of a move and the mover's ack
+    together, without a task. Otherwise (other ASGI servers, the test client, a socket whose buffer
+    is full) a short-lived sender task awaits ``send`` for each frame, so a slow client never holds
+    a table's lock, and an idle connection keeps no waiting task (thousands of them would make every
+    garbage collection slower). A ``state`` entry is built when it is sent, from the table as it is
+    then, so bursts of moves coalesce.
     """
 
     STATE = object()  # a state frame if the table moved on since the last one sent
@@ -182,9 +193,18 @@ class Conn:
     MAX_PENDING = 256
 
     def __init__(
-        self, send: Callable[[str], Awaitable[None]], seat: int | None, since: int | None, *, record: bool = False
+        self,
+        send: Callable[[str], Awaitable[None]],
+        seat: int | None,
+        since: int | None,
+        *,
+        record: bool = False,
+        write: Callable[[list[bytes]], bool] | None = None,
     ) -> None:
         self.send = send
+        #: Writes encoded text frames (UTF-8 JSON) to the socket at once, in order; ``False`` when the
+        #: socket cannot take them now (then they go through ``send``).
+        self.write = write
         self.seat = seat
         self.since = since  # last version this connection was shown
         self.pending: collections.deque[object] = collections.deque()
@@ -194,6 +214,8 @@ class Conn:
         self.record = record
         self.sent: list[str] = []  # kept only when the hub records frames (leak tests)
         self.busy_hint = False
+        self.written = 0  # frames written directly (the rest went through ``send``)
+        self._flush_due = False
 
     def push(self, item: object) -> None:
         if self.closed:
@@ -202,8 +224,14 @@ class Conn:
             self.close()
             return
         self.pending.append(item)
-        if self.task is None or self.task.done():
-            self.task = asyncio.get_running_loop().create_task(self._drain())
+        if self.task is not None and not self.task.done():
+            return  # the sender task sends it after what is ahead of it
+        if self.write is not None:
+            if not self._flush_due:
+                self._flush_due = True
+                asyncio.get_running_loop().call_soon(self._flush)
+            return
+        self.task = asyncio.get_running_loop().create_task(self._drain())
 
     def close(self) -> None:
         self.closed = True
@@ -211,6 +239,8 @@ class Conn:
 
     async def flush(self, timeout: float) -> None:
         """Let frames already pending go out (up to ``timeout`` seconds), then stop."""
+        if self._flush_due:
+            self._flush()
         task = self.task
         if task is not None and not task.done():
             with contextlib.suppress(asyncio.TimeoutError, Exception):
@@ -219,31 +249,102 @@ class Conn:
         if task is not None and not task.done():
             task.cancel()
 
-    def _render(self, item: object) -> str | None:
+    def _render(self, item: object) -> bytes | None:
+        if type(item) is bytes:  # rendered already, then handed back by a write that could not take it
+            return item
         if item is not Conn.STATE and item is not Conn.FULL:
-            return _dumps(item)
+            return orjson.dumps(item)
         table = self.table
         if table is None or (item is Conn.STATE and self.since == table.version):
             return None
         try:
-            text = table.state_text(self.seat, self.since)
+            data = table.state_bytes(self.seat, self.since)
         except Exception:  # never leave a connection silent: log it and tell the client
             log.exception("state frame failed", extra={"fields": {"table": table.id, "seat": self.seat}})
-            return _dumps({"type": "error", "code": "unavailable", "message": "state not available"})
+            return orjson.dumps({"type": "error", "code": "unavailable", "message": "state not available"})
         self.since = table.version
-        return text
+        return data
+
+    def _flush(self) -> None:
+        """Write everything pending in one go (called once per turn of the event loop)."""
+        self._flush_due = False
+        if self.closed or self.write is None or (self.task is not None and not self.task.done()):
+            return
+        frames = [data for data in map(self._render, self._take()) if data is not None]
+        if not frames:
+            return
+        try:
+            written = self.write(frames)
+        except Exception:  # the socket is gone; the reader side cleans up
+            self.close()
+            return
+        if written:
+            self.written += len(frames)
+            if self.record:
+                self.sent.extend(data.decode() for data in frames)
+            return
+        # The socket's buffer is full (or it is closing): these frames, and any that follow them until
+        # they are out, wait for it in the sender task.
+        self.pending.extendleft(reversed(frames))
+        self.task = asyncio.get_running_loop().create_task(self._drain())
+
+    def _take(self) -> list[object]:
+        items = list(self.pending)
+        self.pending.clear()
+        return items
 
     async def _drain(self) -> None:
         while self.pending and not self.closed:
-            text = self._render(self.pending.popleft())
-            if text is None:
+            data = self._render(self.pending.popleft())
+            if data is None:
                 continue
+            text = data.decode()
             if self.record:
                 self.sent.append(text)
             try:
                 await self.send(text)
             except Exception:  # the socket is gone; the reader side cleans up
                 self.close()
+
+
+class ViewTemplate:
+    """A state's view as JSON with a hole for each of :data:`~catsack.view.SEAT_FIELDS`: the fields
+    every receiver shares, encoded once (from the spectator's view), between them.
+
+    ``fill(view.seat_dict())`` is ``orjson.dumps(view.to_dict())`` for any view of the same state,
+    key order included (``tests/test_frames.py`` checks it over whole games); the core's
+    ``test_r23_only_the_seat_fields_differ_between_viewers`` checks that the shared fields are the
+    same in every view. Nothing a seat may not see is in it: it is the spectator's view.
+    """
+
+    __slots__ = ("keys", "parts")
+
+    def __init__(self, public: dict[str, Any]) -> None:
+        keys: list[str] = []
+        parts: list[bytes] = []
+        run: dict[str, Any] = {}
+        lead = b"{"
+        for key, value in public.items():
+            if key not in SEAT_FIELDS:
+                run[key] = value
+                continue
+            shared = orjson.dumps(run)[1:-1] + b"," if run else b""
+            parts.append(lead + shared + orjson.dumps(key) + b":")
+            keys.append(key)
+            run = {}
+            lead = b","
+        parts.append((lead + orjson.dumps(run)[1:-1] if run else b"") + b"}")
+        self.keys = tuple(keys)
+        self.parts = tuple(parts)
+
+    def fill(self, own: dict[str, Any]) -> bytes:
+        """The view's JSON with ``own`` (a view's :meth:`~catsack.view.View.seat_dict`) in the holes."""
+        parts = self.parts
+        out = [parts[0]]
+        for i, key in enumerate(self.keys, 1):
+            out.append(orjson.dumps(own[key]))
+            out.append(parts[i])
+        return b"".join(out)
 
 
 @dataclass
@@ -277,7 +378,8 @@ class LiveTable:
     announce_until: float = 0.0
     #: Seats connected to other processes: seat -> {process id: time.monotonic() until which it counts}.
     elsewhere: dict[int, dict[str, float]] = field(default_factory=dict)
-    _frames: dict[tuple[str, int | None], str] = field(default_factory=dict)
+    _frames: dict[tuple[str, int | None], bytes] = field(default_factory=dict)
+    _template: ViewTemplate | None = None
     _frames_version: int = -1
 
     # ------------------------------------------------------------------ public facts
@@ -409,22 +511,31 @@ class LiveTable:
     # ------------------------------------------------------------------ frames
 
     def state_text(self, seat: int | None, since: int | None) -> str:
+        """:meth:`state_bytes` as text."""
+        return self.state_bytes(seat, since).decode()
+
+    def state_bytes(self, seat: int | None, since: int | None) -> bytes:
         """The encoded ``state`` frame for ``seat``: the same content as :func:`state_frame`, put
-        together from parts cached per version (each seat's view, the events after each ``since``,
-        the seat list), since every connection of a table needs one after every move."""
+        together from parts cached per version (the view's shared fields, each seat's own fields,
+        the events after each ``since``, the seat list), since every connection of a table needs
+        one after every move."""
         if self._frames_version != self.version:
             self._frames.clear()
+            self._template = None
             self._frames_version = self.version
         cache = self._frames
         view_key = ("view", seat)
         view_json = cache.get(view_key)
         if view_json is None:
-            view = self.game.view(seat, show_money=bool(self.options.get("money_visible")))
-            view_json = cache[view_key] = _dumps(view.to_dict())
+            money = bool(self.options.get("money_visible"))
+            template = self._template
+            if template is None:
+                template = self._template = ViewTemplate(self.game.view(None, show_money=money).to_dict())
+            view_json = cache[view_key] = template.fill(self.game.view(seat, show_money=money).seat_dict())
         events_key = ("events", since)
         events_json = cache.get(events_key)
         if events_json is None:
-            events_json = _dumps(events_since(self.game, since, self.names()))
+            events_json = orjson.dumps(events_since(self.game, since, self.names()))
             if len(cache) < 64:
                 cache[events_key] = events_json
         tail = cache.get(("tail", None))
@@ -439,11 +550,23 @@ class LiveTable:
             clock = self.clock
             if clock is not None:
                 parts["clock"] = clock.public()
-            tail = cache[("tail", None)] = _dumps(parts)[1:]
-        return f'{{"type":"state","version":{self.version},"view":{view_json},"events":{events_json},{tail}'
+            tail = cache[("tail", None)] = orjson.dumps(parts)[1:]
+        return b"".join(
+            (
+                b'{"type":"state","version":',
+                b"%d" % self.version,
+                b',"view":',
+                view_json,
+                b',"events":',
+                events_json,
+                b",",
+                tail,
+            )
+        )
 
     def broadcast_state(self, *, force: bool = False) -> None:
         self._frames.clear()
+        self._template = None
         item = Conn.FULL if force else Conn.STATE
         for c in self.conns:
             c.push(item)
@@ -508,11 +631,6 @@ def events_since(game: Game, since: int | None, names: list[str]) -> list[dict[s
     for ply in range(start, version):
         events.extend(event_dict(ev, ply + 1, names) for ev in game.events(ply))
     return events
-
-
-def _dumps(obj: Any) -> str:
-    # orjson: the frames of every move go to every connection; the standard library is ~8x slower here.
-    return orjson.dumps(obj).decode()
 
 
 def table_status(game: Game, players: list[dict[str, Any]]) -> str:

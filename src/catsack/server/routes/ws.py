@@ -8,6 +8,13 @@ Every frame a client sends is parsed defensively: whatever it holds (not JSON, n
 deep, NUL characters, lone surrogates, wrong types), the answer is a structured ``error`` frame and
 the connection stays open (checklist 12; issue 16, defect 1). Only oversized frames (1009) and
 flooding (1008) close it.
+
+Frames to a client leave through :class:`~catsack.server.live.Conn`. Under uvicorn's
+websockets-sansio protocol (what ``catsack serve`` runs), :func:`direct_writer` hands them, already
+encoded, to the connection's WebSocket protocol object and writes its bytes to the socket at once:
+no ASGI message, no text encoded again, no task per frame. Its socket's flow control is kept: while
+the socket's buffer is full, frames wait in the ASGI path. Any other server, and the in-process test
+client, use the ASGI ``send``.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import contextlib
 import json
 import logging
 import time
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import orjson
@@ -33,12 +41,80 @@ from catsack.server.settings import Settings
 from catsack.server.social import chat, chat_history
 from catsack.server.validate import TOKEN_MAX, is_action_id, is_table_id, is_token, table_id_problem
 
-__all__ = ["HELLO_TIMEOUT", "parse_frame", "pending_of", "router", "serve_socket"]
+__all__ = [
+    "HELLO_TIMEOUT",
+    "RAW_SEND",
+    "RawSend",
+    "direct_writer",
+    "parse_frame",
+    "pending_of",
+    "router",
+    "serve_socket",
+]
 
 log = logging.getLogger("catsack.server")
 
 
 router = APIRouter()
+
+#: The scope key under which :class:`RawSend` keeps the ASGI server's own ``send`` of a WebSocket.
+RAW_SEND = "catsack.raw_send"
+
+
+class RawSend:
+    """ASGI middleware, the outermost: keeps the server's own ``send`` of each WebSocket in its scope
+    (:data:`RAW_SEND`) before other middleware wraps it, for :func:`direct_writer`."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            scope[RAW_SEND] = send
+        await self.app(scope, receive, send)
+
+
+def direct_writer(scope: MutableMapping[str, Any]) -> Callable[[list[bytes]], bool] | None:
+    """A function writing encoded text frames (UTF-8 JSON) straight to this WebSocket, in order, that
+    answers ``False`` when the socket cannot take them now (its buffer is full, it is closing); ``None``
+    unless the socket is served by uvicorn's websockets-sansio protocol, whose ``send`` is a method of
+    the connection's protocol object (then frames go through the ASGI ``send``)."""
+    try:
+        from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+        from websockets.exceptions import InvalidState, ProtocolError
+    except ImportError:
+        return None
+    proto = getattr(scope.get(RAW_SEND), "__self__", None)
+    if type(proto) is not WebSocketsSansIOProtocol:
+        return None
+    # What is read below, checked once: a later uvicorn that keeps these differently gets the ASGI path.
+    conn = getattr(proto, "conn", None)
+    transport = getattr(proto, "transport", None)
+    writable = getattr(proto, "writable", None)
+    if not (
+        isinstance(writable, asyncio.Event)
+        and callable(getattr(conn, "send_text", None))
+        and callable(getattr(conn, "data_to_send", None))
+        and callable(getattr(transport, "write", None))
+        and callable(getattr(transport, "is_closing", None))
+        and isinstance(getattr(proto, "close_sent", None), bool)
+        and isinstance(getattr(proto, "disconnected", None), bool)
+    ):
+        return None
+    assert conn is not None and transport is not None
+
+    def write(frames: list[bytes]) -> bool:
+        if proto.close_sent or proto.disconnected or not writable.is_set() or transport.is_closing():
+            return False
+        try:
+            for data in frames:
+                conn.send_text(data)
+        except (InvalidState, ProtocolError):
+            return False
+        transport.write(b"".join(conn.data_to_send()))
+        return True
+
+    return write
 
 
 @router.websocket("/ws")
@@ -296,7 +372,7 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit, path_table: str | No
                 why = "this round's deal is still being played: watch it later"
                 await _refuse(hub, ws, _bad(access.watch.code, why))
                 continue
-        conn = Conn(ws.send_text, seat, since, record=hub.record_frames)
+        conn = Conn(ws.send_text, seat, since, record=hub.record_frames, write=direct_writer(ws.scope))
         name = None if seat is None else table.names()[seat]
         history: dict[str, Any] | None = None
         with contextlib.suppress(Exception):  # chat is a nicety: a failed read never blocks the game

@@ -194,8 +194,10 @@ def create_app(
         proxies=settings.proxy_networks(),
         metrics=metrics,
     )
-    # Outermost, so that the guard's refusals carry the headers too (issue 29, defect 2).
+    # Outside the guard, so that the guard's refusals carry the headers too (issue 29, defect 2).
     app.add_middleware(SecurityHeaders)
+    # Outermost: a WebSocket's own send, before any middleware wraps it (the direct frame path).
+    app.add_middleware(ws.RawSend)
     app.include_router(health.router)
     app.include_router(tables.router)
     app.include_router(ws.router)

@@ -17,6 +17,7 @@ pytest.importorskip("openskill")
 from fastapi.testclient import TestClient
 
 from catsack.server.chat import MAX_CHARS
+from test_migrations import play_to_end
 from web_clients import ORIGIN, browser, register
 
 PROTO = "catsack-ws/1"
@@ -141,6 +142,39 @@ def test_quick_play_joins_the_oldest_open_table_or_creates_one(server: Callable[
     hidden = c.post("/api/tables", json={"seats": 5, "player": "Dan", "private": True}).json()
     assert c.post("/api/quickplay", json={"seats": 5, "name": "Eve"}).json()["table"] != hidden["table"]
     assert c.post("/api/quickplay", json={"seats": 3, "name": "x" * 100}).status_code == 422
+
+
+def test_a_block_keeps_the_blocked_account_off_the_blockers_tables(server: Callable[..., TestClient]) -> None:
+    """Bea blocks Ann: Ann cannot join a table where Bea sits, quick play seats her elsewhere, "Play
+    again" of a game they shared gives her no seat beside Bea; anyone else sits down as before. The
+    refusal does not say who blocks her."""
+    c = server()
+    ann, bea, cid = account(c, "Ann"), account(c, "Bea"), account(c, "Cid")
+    hub = c.app.state.hub  # type: ignore[attr-defined]
+    shared = bea.post("/api/tables", json={"seats": 3, "player": "x"}, headers=ORIGIN).json()
+    seated = [shared] + [
+        b.post(f"/api/tables/{shared['table']}/join", json={"name": "x"}, headers=ORIGIN).json() for b in (ann, cid)
+    ]
+    tokens = [s["token"] for s in sorted(seated, key=lambda s: s["seat"])]
+    c.portal.call(play_to_end, hub, shared["table"], tokens)
+    waiting = bea.post("/api/tables", json={"seats": 4, "player": "x"}, headers=ORIGIN).json()["table"]
+    assert bea.post("/api/friends/block", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+
+    refused = ann.post(f"/api/tables/{waiting}/join", json={"name": "x"}, headers=ORIGIN)
+    assert refused.status_code == 403 and refused.json()["code"] == "blocked"
+    assert "Bea" not in refused.text
+    assert [p["name"] for p in c.get(f"/api/tables/{waiting}").json()["players"] if p["kind"] == "human"] == ["Bea"]
+    quick = ann.post("/api/quickplay", json={"seats": 4}, headers=ORIGIN)
+    assert quick.status_code == 200 and quick.json()["table"] != waiting
+    assert cid.post(f"/api/tables/{waiting}/join", json={"name": "x"}, headers=ORIGIN).status_code == 200
+
+    again = bea.post(f"/api/tables/{shared['table']}/rematch", headers={"Authorization": f"Bearer {shared['token']}"})
+    assert again.status_code == 200 and again.json()["seat"] is not None
+    anns = seated[1]["token"]
+    refused = ann.post(f"/api/tables/{shared['table']}/rematch", headers={"Authorization": f"Bearer {anns}"})
+    assert refused.status_code == 403 and refused.json()["code"] == "blocked"
+    assert bea.post("/api/friends/unblock", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+    assert ann.post(f"/api/tables/{waiting}/join", json={"name": "x"}, headers=ORIGIN).status_code == 200
 
 
 def test_chat_is_stored_broadcast_bounded_and_text(server: Callable[..., TestClient]) -> None:

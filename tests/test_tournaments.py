@@ -70,6 +70,25 @@ def test_leaders_sit_together_and_repeats_are_avoided() -> None:
     assert pair_round([1, 2, 3, 4, 5], 3, {}, 1) == [[1, 2, 3], [4, 5, None]]
 
 
+def test_a_blocked_pair_is_parted_where_a_swap_can_part_it() -> None:
+    """Entries 1 and 2 (one blocks the other) sit at different tables although the standings put them
+    together, even where parting them repeats a pair that met before; at one table they cannot be."""
+    order = [1, 2, 3, 4, 5, 6, 7, 8]
+    tables = pair_round(order, 4, {}, 1, apart={frozenset((1, 2))})
+    assert not any({1, 2} <= set(t) for t in tables)
+    assert repeated_pairs(tables, {frozenset((1, 2)): 1}) == 0
+    # Round 2 after [[1, 2, 3, 4], [5, 6, 7, 8]]: every split repeats pairs; the blocked pair still parts.
+    met = meetings([[1, 2, 3, 4], [5, 6, 7, 8]])
+    order2 = [1, 2, 5, 6, 3, 4, 7, 8]
+    assert [sorted(t) for t in pair_round(order2, 4, met, 2)] == [[1, 2, 5, 6], [3, 4, 7, 8]]
+    parted = pair_round(order2, 4, met, 2, apart={frozenset((1, 2))})
+    assert not any({1, 2} <= set(t) for t in parted)
+    assert sorted(e for t in parted for e in t if e is not None) == order  # everyone seated once
+    # Nothing to swap with: four entries at one 4-seat table, and three at a 3-seat one, sit together.
+    assert [sorted(t) for t in pair_round([1, 2, 3, 4], 4, {}, 1, apart={frozenset((1, 2))})] == [[1, 2, 3, 4]]
+    assert pair_round([1, 2, 3], 3, {}, 1, apart={frozenset((1, 3))}) == [[1, 2, 3]]
+
+
 def test_duplicate_points_compare_the_same_seat_across_tables() -> None:
     a = seats((1, 20, 3), (2, 10, 1), (3, 5, 0))
     b = seats((4, 15, 0), (5, 10, 1), (6, 9, 9))
@@ -225,6 +244,21 @@ def test_a_tournament_of_accounts_and_bots_runs_to_the_end(server: Callable[...,
     after = c.get(f"/api/tournaments/{t['id']}").json()
     gone = next(e for e in after["entries_list"] if e["entry"] == 5)
     assert gone["name"] == "deleted player" and gone["profile"] is None
+
+
+def test_a_tournament_seats_a_blocked_pair_at_different_tables(server: Callable[..., TestClient]) -> None:
+    """Four accounts of one rating at 3 seats make two tables, by entry number Ann and Ben together;
+    Ben blocks Ann, so round 1 seats them apart."""
+    c = server()
+    people = {name: account(c, name) for name in ("Ann", "Ben", "Cid", "Dan")}
+    t = people["Ann"].post("/api/tournaments", json={"name": "Apart", "seats": 3, "rounds": 1}, headers=ORIGIN).json()
+    for name in ("Ben", "Cid", "Dan"):
+        assert people[name].post(f"/api/tournaments/{t['id']}/enter", headers=ORIGIN).status_code == 200
+    assert people["Ben"].post("/api/friends/block", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+    assert people["Ann"].post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
+    info = wait_for("round 1", lambda: (d := c.get(f"/api/tournaments/{t['id']}").json())["round"] == 1 and d)
+    names = [{p["name"] for p in tb["players"]} for tb in info["tables"]]
+    assert len(names) == 2 and not any({"Ann", "Ben"} <= n for n in names), names
 
 
 def test_a_round_is_listed_only_once_every_listed_seat_is_bound(server: Callable[..., TestClient]) -> None:

@@ -2,8 +2,9 @@
 
 - **Follow** another account to see whether it is online and its games in play (public facts
   only: table, whose turn; never a card, R23). One-way, like lichess: no approval needed.
-- **Block** an account: it can no longer follow you (its follow ends), challenge you, or chat at a
-  table where you sit; its pending challenges to you are declined.
+- **Block** an account: it can no longer follow you (its follow ends), challenge you, sit down at a
+  table where you sit (join, quick play, "Play again") or chat at one; its pending challenges to you
+  are declined. A tournament keeps you apart where its pairing allows (``tournaments.swiss``).
 - **Challenge** one or more accounts to a new table (real-time or turn-based; bots in the other
   seats). Each invitee accepts or declines on their My games page; when all have accepted, the
   table is made with everyone seated under their account (:func:`start_challenge`). A decline
@@ -276,6 +277,20 @@ class Friends:
             ).all()
         return [Account(r.id, r.name, r.created) for r in rows]
 
+    def blocked_from_table(self, table_id: str, user_id: int) -> bool:
+        """Whether an account seated at ``table_id`` blocks ``user_id``: then that account may not sit
+        there (the table is the blocker's too)."""
+        with self.engine.connect() as conn:
+            blockers = select(seat_users_t.c.user_id).where(seat_users_t.c.table_id == table_id)
+            return (
+                conn.execute(
+                    select(blocks_t.c.created)
+                    .where(blocks_t.c.blocked_id == user_id, blocks_t.c.blocker_id.in_(blockers))
+                    .limit(1)
+                ).first()
+                is not None
+            )
+
     def blocked_at_table(self, table_id: str, seat: int) -> bool:
         """Whether the account at ``seat`` of ``table_id`` is blocked by an account seated at that table."""
         with self.engine.connect() as conn:
@@ -528,6 +543,20 @@ class Friends:
                 .where(challenges_t.c.id == challenge_id, challenges_t.c.status == "starting")
                 .values(status="accepted" if table_id else "failed", table_id=table_id)
             )
+
+
+def blocked_pairs(engine: Engine, user_ids: Sequence[int]) -> set[frozenset[int]]:
+    """The pairs of these accounts where one blocks the other."""
+    ids = list(user_ids)
+    if not ids:
+        return set()
+    with engine.connect() as conn:
+        rows = conn.execute(
+            select(blocks_t.c.blocker_id, blocks_t.c.blocked_id).where(
+                and_(blocks_t.c.blocker_id.in_(ids), blocks_t.c.blocked_id.in_(ids))
+            )
+        ).all()
+    return {frozenset((r.blocker_id, r.blocked_id)) for r in rows}
 
 
 def any_blocked(engine: Engine, user_ids: Sequence[int]) -> bool:

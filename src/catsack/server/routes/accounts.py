@@ -41,6 +41,7 @@ __all__ = [
     "COOKIE",
     "account_of",
     "accounts_of",
+    "check_not_blocked",
     "check_origin",
     "join_as",
     "retry_later",
@@ -376,9 +377,19 @@ async def join_as(
     if account is not None:
         check_origin(request)
         name = account.name
+        await check_not_blocked(request, table.id, account)
     else:
         await asyncio.to_thread(check_guest_name, accounts_of(request), name)
     return await hub.join(table, name, seat, account_id=None if account is None else account.id)
+
+
+async def check_not_blocked(request: Request, table_id: str, account: Account) -> None:
+    """Refuse ``account`` a seat at a table where an account that blocks it sits (403 ``blocked``; it
+    learns only that it cannot, not who blocks it)."""
+    from catsack.server.friends import Friends
+
+    if await asyncio.to_thread(Friends(hub_of(request).store.engine).blocked_from_table, table_id, account.id):
+        raise AccountError("blocked", "a player at this table does not accept you at their tables", 403)
 
 
 async def seat_ratings(request: Request, table_id: str, seats: int) -> list[int | None]:

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 
 from catsack.server.hub import TableError, hash_token
 from catsack.server.rematch import Rematches
-from catsack.server.routes.accounts import accounts_of
+from catsack.server.routes.accounts import accounts_of, check_not_blocked
 from catsack.server.routes.deps import Refused, hub_of, live_table
 
 __all__ = ["Rematched", "router"]
@@ -84,6 +84,8 @@ async def rematch(
     want = seat if seat in free else free[0]
     # An account's seat stays the account's (a rated rematch seats accounts only), one seat per account.
     owner = (await asyncio.to_thread(accounts_of(request).seat_accounts, old.id)).get(seat)
+    if owner is not None:
+        await check_not_blocked(request, table.id, owner)
     try:
         got, new_token = await hub.join(
             table, name, want, token=new_token, account_id=None if owner is None else owner.id

@@ -234,6 +234,15 @@ def _first_order(hub: Hub, t: Tournament) -> list[int]:
     return sorted(keys, key=lambda e: (-display(found[keys[e]]), e))
 
 
+def _apart(hub: Hub, t: Tournament) -> set[frozenset[int]]:
+    """The pairs of entries whose accounts block one another (the seating keeps them apart where it can)."""
+    from catsack.server.friends import blocked_pairs
+
+    by_user = {e.user_id: e.entry for e in Tournaments(hub.store.engine).entries(t.id) if e.user_id is not None}
+    pairs = blocked_pairs(hub.store.engine, sorted(by_user))
+    return {frozenset(by_user[u] for u in pair) for pair in pairs}
+
+
 def _order(hub: Hub, t: Tournament, round_no: int) -> tuple[list[int], dict[frozenset[int], int]]:
     """The active entries in standings order before ``round_no``, and who met whom so far."""
     store = Tournaments(hub.store.engine)
@@ -258,7 +267,8 @@ async def _seat_round(hub: Hub, t: Tournament, round_no: int) -> list[TableSlot]
         order, met = await asyncio.to_thread(_order, hub, t, round_no)
         if not order:
             return None
-        seatings = pair_round(order, t.seats, met, round_no)
+        apart = await asyncio.to_thread(_apart, hub, t)
+        seatings = pair_round(order, t.seats, met, round_no, apart)
         slots = await asyncio.to_thread(store.add_tables, t.id, round_no, seatings)
     entries = {e.entry: e for e in await asyncio.to_thread(store.entries, t.id)}
     people = [e.user_id for e in entries.values() if e.user_id is not None]

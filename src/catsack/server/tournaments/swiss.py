@@ -12,9 +12,11 @@ one per table from the bottom table up, then a second per table from the bottom
 up, and so on, so the leaders' table is full of entries whenever it can be.
 Then tablemates who met before are separated where a swap between two tables at
 most three apart lowers the number of repeated pairs (among swaps that do, the one
-between players closest in the standings is made first), until no swap helps. Within a table the seats are the table's
-entries in standings order, fillers last, rotated by the round number so the same
-player is not always first to act.
+between players closest in the standings is made first), until no swap helps. A pair
+where one blocks the other counts more than all repeated pairs together, so such a
+pair is parted whenever a swap can do it (never when the entries fill one table).
+Within a table the seats are the table's entries in standings order, fillers last,
+rotated by the round number so the same player is not always first to act.
 
 *Scoring (rank points).* At a table of ``n`` seats, place ``k`` (R22: score, then
 cat points) earns ``n - k`` points; players still tied share the points of the
@@ -213,10 +215,16 @@ SWAP_REACH = 3
 
 
 def pair_round(
-    order: Sequence[int], seats: int, met: Mapping[frozenset[int], int], round_no: int
+    order: Sequence[int],
+    seats: int,
+    met: Mapping[frozenset[int], int],
+    round_no: int,
+    apart: Collection[frozenset[int]] = (),
 ) -> list[list[int | None]]:
     """The tables of a round: ``order`` is the entries by standings (best first), ``met`` how often
-    each pair of entries shared a table already. Each table lists its seats (``None``: a filler bot)."""
+    each pair of entries shared a table already, ``apart`` the pairs to keep at different tables where
+    the swaps allow (one of them blocks the other): a swap that parts such a pair is made whatever it
+    does to repeated meetings. Each table lists its seats (``None``: a filler bot)."""
     fillers = filler_counts(len(order), seats)
     groups: list[list[int]] = []
     i = 0
@@ -224,9 +232,14 @@ def pair_round(
         groups.append(list(order[i : i + seats - f]))
         i += seats - f
     rank = {e: k for k, e in enumerate(order)}
+    # One pair kept apart outweighs every repeated meeting a swap could add or remove.
+    heavy = 1 + 2 * sum(met.values())
+    cost = dict(met)
+    for pair in apart:
+        cost[pair] = cost.get(pair, 0) + heavy
 
     def met_with(x: int, group: Sequence[int], skip: int) -> int:
-        return sum(met.get(frozenset((x, z)), 0) for z in group if z != skip)
+        return sum(cost.get(frozenset((x, z)), 0) for z in group if z != skip)
 
     while True:
         best: tuple[int, int, int, int, int] | None = None  # (standings distance, t, a, u, b)

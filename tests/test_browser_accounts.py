@@ -248,10 +248,14 @@ def test_two_accounts_chat_and_markup_stays_text(person: Callable[..., Player], 
     ann.page.uncheck("#turn-sound")  # the turn sound can be switched off, and stays off
     assert ann.page.evaluate("localStorage.getItem('catsack:turnSound')") == "false"
 
-    # Muting is this browser's choice: the guest's lines go, a note offers to show them again.
+    # Muting is this browser's choice: the guest's lines go, a note offers to show them again. The
+    # choice is kept in the browser (localStorage, per table: the muted seats) and survives a reload.
     log.locator("li", has_text=f"hi, {XSS}").locator(".mute").click()
     expect(log.locator(".chat-text")).to_have_text(["hello bea", XSS])
     expect(log).to_contain_text("1 player muted.")
+    ann.page.reload()
+    expect(log).to_contain_text("1 player muted.", timeout=WAIT_MS)
+    expect(log.locator(".chat-text")).to_have_text(["hello bea", XSS])
 
     page.reload()
     expect(page.locator("#chat-log .chat-text")).to_have_count(3, timeout=WAIT_MS)

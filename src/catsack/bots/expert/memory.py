@@ -184,9 +184,10 @@ class TableMemory:
 
 
 def remembers(spec: str) -> bool:
-    """Whether the bot ``spec`` keeps a table memory: an ``expert`` spec with ``memory=1`` (the default's)."""
+    """Whether the bot ``spec`` keeps a table memory: a classic expert spec (``classic``, or ``expert:`` with the
+    classic expert's options) with ``memory=1`` (the default's)."""
     kind, _, arg = spec.strip().partition(":")
-    if kind.strip() != "expert":
+    if kind.strip() not in ("expert", "classic"):
         return False
     try:
         return parse_spec(arg).memory

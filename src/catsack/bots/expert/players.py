@@ -108,6 +108,8 @@ def kind_of(player: str | None) -> str:
     kind = kind.strip()
     if kind == "dmc" and arg.strip() not in MEASURED_DMC:
         return (player or "").strip()
+    if kind == "classic":  # the classic expert under its own name is the expert's own kind
+        return "expert"
     return kind
 
 

@@ -177,6 +177,29 @@ def test_a_block_keeps_the_blocked_account_off_the_blockers_tables(server: Calla
     assert ann.post(f"/api/tables/{waiting}/join", json={"name": "x"}, headers=ORIGIN).status_code == 200
 
 
+def test_a_blocked_account_cannot_chat_from_a_guests_seat(server: Callable[..., TestClient]) -> None:
+    """Ann sits down as a guest, then logs in on the same browser; Bea, at the table under her account,
+    blocks Ann: Ann's guest seat may not chat (her login cookie says who she is), a real guest may."""
+    c = server()
+    bea = account(c, "Bea")
+    table = bea.post("/api/tables", json={"seats": 3, "player": "x"}, headers=ORIGIN).json()["table"]
+    ann, guest = browser(c), browser(c)
+    annie = ann.post(f"/api/tables/{table}/join", json={"name": "Annie"}).json()
+    gus = guest.post(f"/api/tables/{table}/join", json={"name": "Gus"}).json()
+    assert register(ann, "Ann").status_code == 201
+    assert bea.post("/api/friends/block", json={"name": "Ann"}, headers=ORIGIN).status_code == 204
+    with ann.websocket_connect("/ws") as ws:
+        hello(ws, table, annie["token"])
+        ws.send_json({"type": "chat", "text": "hello"})
+        refused = until(ws, lambda f: f["type"] == "error" or (f["type"] == "chat" and not f.get("history")))
+    assert refused["type"] == "error" and refused["code"] == "blocked", refused
+    with guest.websocket_connect("/ws") as ws:
+        hello(ws, table, gus["token"])
+        ws.send_json({"type": "chat", "text": "hello"})
+        said = until(ws, lambda f: f["type"] == "error" or (f["type"] == "chat" and not f.get("history")))
+    assert said["type"] == "chat" and said["messages"][0]["name"] == "Gus", said
+
+
 def test_chat_is_stored_broadcast_bounded_and_text(server: Callable[..., TestClient]) -> None:
     c = server()
     t = c.post("/api/tables", json={"seats": 3, "player": "Ann", "bots": {"2": "random"}}).json()

@@ -214,6 +214,9 @@ class Conn:
         self.record = record
         self.sent: list[str] = []  # kept only when the hub records frames (leak tests)
         self.busy_hint = False
+        #: The browser's login cookie as the socket opened (``None``: none): read only when the seat
+        #: chats, so that a logged-in account a player blocked cannot chat from a guest's seat.
+        self.session: str | None = None
         self.written = 0  # frames written directly (the rest went through ``send``)
         self._flush_due = False
 

@@ -88,9 +88,7 @@ async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
     if not limit.allow():
         return {"type": "error", "code": "rate_limited", "message": "you are sending messages too fast; wait a moment"}
     seat = conn.seat
-    from catsack.server.friends import Friends
-
-    if await asyncio.to_thread(Friends(hub.store.engine).blocked_at_table, table.id, seat):
+    if await asyncio.to_thread(_chat_blocked, hub, table.id, seat, conn.session):
         return {"type": "error", "code": "blocked", "message": "a player at this table has blocked you: no chat here"}
     name = table.names()[seat]
     guest = table.players[seat].user_id is None  # marked as the seat list marks it (issue 30)
@@ -101,6 +99,18 @@ async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
     table.broadcast({"type": "chat", "messages": [stored]})
     await _publish_chat(hub, table)
     return None
+
+
+def _chat_blocked(hub: Hub, table_id: str, seat: int, session: str | None) -> bool:
+    """Whether an account seated at the table blocks the speaker: the account bound to the seat, or
+    the account logged in on the speaker's browser (a guest's seat taken before logging in)."""
+    from catsack.server.friends import Friends
+
+    friends = Friends(hub.store.engine)
+    if friends.blocked_at_table(table_id, seat):
+        return True
+    account = Accounts(hub.store.engine).session(session) if session else None
+    return account is not None and friends.blocked_from_table(table_id, account.id)
 
 
 async def _publish_chat(hub: Hub, table: LiveTable) -> None:

@@ -36,6 +36,7 @@ from catsack.server.gameaccess import game_access
 from catsack.server.hub import PROTOCOL, Conn, Hub, TableError
 from catsack.server.limits import RateLimit, scope_address
 from catsack.server.pending import HELLO_TIMEOUT, PendingSockets, proves_seat
+from catsack.server.routes.accounts import COOKIE
 from catsack.server.routes.deps import ws_hub
 from catsack.server.settings import Settings
 from catsack.server.social import chat, chat_history
@@ -373,6 +374,7 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit, path_table: str | No
                 await _refuse(hub, ws, _bad(access.watch.code, why))
                 continue
         conn = Conn(ws.send_text, seat, since, record=hub.record_frames, write=direct_writer(ws.scope))
+        conn.session = ws.cookies.get(COOKIE)
         name = None if seat is None else table.names()[seat]
         history: dict[str, Any] | None = None
         with contextlib.suppress(Exception):  # chat is a nicety: a failed read never blocks the game

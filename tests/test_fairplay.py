@@ -4,6 +4,7 @@ a game's rating changes."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 from pathlib import Path
@@ -64,9 +65,26 @@ def simulate(games: int, seed: int, colluders: frozenset[str] = frozenset()) -> 
 NAMES = ("ann", "ben", "cat", "dan", "eve", "fay")
 
 
-def seed_rated_games(store: Any) -> None:
-    """120 rated 4-seat games stored as the server stores them (tables, actions, account seats, ratings)
-    among accounts ann…fay (password "correct horse"), of which ann and ben pass for each other."""
+def standing_in(games: list[GameFacts], accounts: frozenset[str]) -> list[GameFacts]:
+    """The same games, with every move of ``accounts``' seats made by their standby bots (as if those
+    players had left at once and the bots played exactly as they would have)."""
+    out = []
+    for facts in games:
+        g = Game(facts.setup)
+        actors = []
+        for move in facts.moves:
+            seat = g.to_move
+            assert seat is not None
+            actors.append("bot" if facts.players[seat] in accounts else "human")
+            g.play(move)
+        out.append(dataclasses.replace(facts, actors=tuple(actors)))
+    return out
+
+
+def seed_rated_games(store: Any, games: list[GameFacts] | None = None) -> None:
+    """Rated 4-seat games stored as the server stores them (tables, actions with who made each move,
+    account seats, ratings) among accounts ann…fay (password "correct horse"); by default 120 games of
+    which ann and ben pass for each other."""
     from catsack.server.accounts import Accounts
     from catsack.server.live import setup_to_json
     from catsack.server.ratings import Ratings
@@ -77,7 +95,7 @@ def seed_rated_games(store: Any) -> None:
     keys = list(users)
     mapping = dict(zip(ACCOUNTS, keys, strict=True))
     ratings = Ratings(store.engine)
-    games = simulate(120, 5, frozenset({"user:1", "user:2"}))
+    games = simulate(120, 5, frozenset({"user:1", "user:2"})) if games is None else games
     for facts in games:
         tid = facts.table_id
         rows = [SeatRow(i, "open", None, None, None, False) for i in range(4)]
@@ -86,8 +104,9 @@ def seed_rated_games(store: Any) -> None:
             assert p is not None
             store.claim_seat(tid, seat, users[mapping[p]], f"{seat:064d}", user_id=int(mapping[p][5:]))
         last = len(facts.moves)
+        actors = facts.actors or ("human",) * last
         moves = [
-            Append(tid, v, 0, move, None, "human", "over" if v == last else "playing", None)
+            Append(tid, v, 0, move, None, actors[v - 1], "over" if v == last else "playing", None)
             for v, move in enumerate(facts.moves, start=1)
         ]
         assert store.append_batch(moves) == [None] * last  # one transaction per game: quick on PostgreSQL too
@@ -100,8 +119,45 @@ def seed_rated_games(store: Any) -> None:
 def test_bidding_turns_follow_the_leader() -> None:
     facts = simulate(1, 3)[0]
     turns = list(bidding_turns(facts))
-    assert turns and all(seat != leader for seat, leader, _ in turns)
-    assert any(passed for *_, passed in turns) and not all(passed for *_, passed in turns)
+    assert turns and all(t.seat != t.leader and t.lead_by_person for t in turns)
+    assert any(t.passed for t in turns) and not all(t.passed for t in turns)
+    # Seat 0's moves made by its standby bot: none of its turns, and none of its leads, is its person's.
+    (bot_at_0,) = standing_in([facts], frozenset({facts.players[0] or ""}))
+    theirs = list(bidding_turns(bot_at_0))
+    assert [t._replace(lead_by_person=t.leader != 0) for t in turns if t.seat != 0] == theirs
+    assert all(t.seat != 0 for t in theirs) and any(t.leader == 0 for t in theirs)
+
+
+def test_moves_a_standby_bot_made_for_a_seat_are_not_the_persons() -> None:
+    """The colluders' passes made by a standby bot for either seat (the passing one or the leading one)
+    are not theirs: the pair is not flagged, and no turn of one while the other led is counted."""
+    cheats = frozenset({"user:1", "user:2"})
+    games = simulate(160, 1, cheats)
+    assert pairs_of(analyse(games)) == {cheats}
+    for standby in (cheats, frozenset({"user:2"})):
+        stats = analyse(standing_in(games, standby))
+        pair = next(p for p in stats if {p.a, p.b} == cheats)
+        assert pairs_of(stats) == set() and pair.partner_turns == 0, standby
+
+
+def test_the_report_reads_who_made_each_move_and_counts_the_games_read(tmp_path: Path) -> None:
+    """Stored games give back the action log's actors; the report says how many games it read."""
+    pytest.importorskip("sqlalchemy")
+    pytest.importorskip("openskill")
+    from catsack.server.fairplay import load_games, report
+    from catsack.server.store import Store
+
+    games = standing_in(simulate(3, 7), frozenset({"user:3"}))
+    store = Store(f"sqlite:///{tmp_path / 'fp.db'}")
+    try:
+        seed_rated_games(store, games)
+        loaded = {f.table_id: f for f in load_games(store.engine)}
+        assert {t: f.actors for t, f in loaded.items()} == {f.table_id: f.actors for f in games}
+        assert any("bot" in f.actors for f in loaded.values())
+        assert report(store.engine, everyone=True).games_read == 3
+        assert report(store.engine, limit=2).games_read == 2
+    finally:
+        store.close()
 
 
 def test_colluders_are_flagged_and_honest_players_are_not() -> None:
@@ -179,6 +235,7 @@ def test_the_operators_page_lists_the_pair_and_reverts_a_game(app_server: Any, d
     refused = ann.get("/api/admin/fairplay")
     assert refused.status_code == 403 and refused.json()["code"] == "not_admin"
     report = cat.get("/api/admin/fairplay").json()  # "cat" as "Cat": names compare as accounts do
+    assert report["games_read"] == 120  # the games read, not the most it would read
     assert [{p["a"], p["b"]} for p in report["pairs"]] == [{"ann", "ben"}]
     pair = report["pairs"][0]
     assert pair["stands_out"] and pair["pass_share_partner_led"] == 1.0 and pair["tables"]

@@ -44,12 +44,14 @@ def register(app: typer.Typer) -> None:
 
         engine = make_engine(_url(database_url))
         try:
-            pairs = report(engine, limit=limit, everyone=everyone)
+            found = report(engine, limit=limit, everyone=everyone)
         finally:
             engine.dispose()
+        pairs = found.pairs
         if as_json:
             typer.echo(json.dumps(pairs, indent=1))
             return
+        typer.echo(f"{found.games_read} rated games read")
         if not pairs:
             typer.echo("no pair stands out")
             return

@@ -12,6 +12,10 @@ accounts that shared a table:
   of the same turns), shown as evidence;
 - *table overlap*: games together, against the fewer games of the two.
 
+Only a person's own moves count: a move the standby bot made for a seat after its
+player left (or the turn timer made for them) is the bot's, not the account's, so it
+is neither a turn of theirs nor a lead of theirs.
+
 A pair *stands out* when the share of passes while the partner leads is higher
 than while others lead by at least :data:`MIN_GAP`, the two-proportion z-score of
 that difference is at least :data:`MIN_Z`, and there are at least
@@ -29,7 +33,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from catsack.game import Game
 from catsack.setup import Setup
@@ -40,6 +44,8 @@ __all__ = [
     "MIN_Z",
     "GameFacts",
     "PairStats",
+    "Report",
+    "Turn",
     "analyse",
     "bidding_turns",
     "load_games",
@@ -57,12 +63,29 @@ MIN_TURNS = 20
 
 @dataclass(frozen=True, slots=True)
 class GameFacts:
-    """A finished game as the report reads it: who sat where (an account key or ``None``) and its moves."""
+    """A finished game as the report reads it: who sat where (an account key or ``None``), its moves,
+    and who made each move (the action log's ``actor``: ``human``, ``bot`` or ``timer``; empty: every
+    move was its seat's person's)."""
 
     table_id: str
     players: tuple[str | None, ...]
     setup: Setup
     moves: tuple[str, ...]
+    actors: tuple[str, ...] = ()
+
+    def by_person(self, ply: int) -> bool:
+        """Whether move ``ply`` (from 0) was made by its seat's person, not a bot or timer for them."""
+        return not self.actors or self.actors[ply] == "human"
+
+
+class Turn(NamedTuple):
+    """A bidding turn a person took while another seat led (R12-R14)."""
+
+    seat: int
+    leader: int
+    passed: bool
+    #: Whether the standing high bid was the leader's person's own (not their standby bot's).
+    lead_by_person: bool
 
 
 @dataclass(slots=True)
@@ -130,15 +153,21 @@ class PairStats:
         }
 
 
-def bidding_turns(game: GameFacts) -> Iterator[tuple[int, int, bool]]:
-    """``(seat, leading seat, passed)`` for every bidding turn taken while another seat led (R12-R14)."""
+def bidding_turns(game: GameFacts) -> Iterator[Turn]:
+    """Every bidding turn a seat's person took while another seat led (R12-R14); turns a bot or the
+    timer took for them are left out."""
     g = Game(game.setup)
-    for move in game.moves:
+    lead_ply: int | None = None  # the move that made the standing high bid
+    for ply, move in enumerate(game.moves):
         leader = g.high_bidder
         seat = g.to_move
-        if g.phase == "bidding" and seat is not None and leader is not None and leader != seat:
-            yield seat, leader, move == "pass"
+        if g.phase == "bidding" and seat is not None and leader not in (None, seat) and game.by_person(ply):
+            yield Turn(seat, leader, move == "pass", lead_ply is not None and game.by_person(lead_ply))
         g.play(move)
+        if g.high_bidder is None:
+            lead_ply = None
+        elif g.high_bidder == seat and move.startswith("bid"):  # R12: the bidder leads
+            lead_ply = ply
 
 
 def analyse(games: Iterable[GameFacts]) -> list[PairStats]:
@@ -156,8 +185,10 @@ def analyse(games: Iterable[GameFacts]) -> list[PairStats]:
             for b in set(people):
                 if a < b:
                     together.setdefault((a, b), []).append(game.table_id)
-        for seat, leader, passed in bidding_turns(game):
-            me, lead = game.players[seat], game.players[leader]
+        for turn in bidding_turns(game):
+            me = game.players[turn.seat]
+            lead = game.players[turn.leader] if turn.lead_by_person else None
+            passed = turn.passed
             if me is None:
                 continue
             all_turns[me] += 1
@@ -212,26 +243,36 @@ def load_games(engine: Any, limit: int = 5000) -> list[GameFacts]:
             if row is None or row.status != "over":
                 continue  # deleted by retention since
             setup = setup_from_json(row.seats, json.loads(row.setup))
-            moves = tuple(
-                a.move
-                for a in conn.execute(
-                    select(actions_t.c.move).where(actions_t.c.table_id == table_id).order_by(actions_t.c.version)
-                )
-            )
+            log = conn.execute(
+                select(actions_t.c.move, actions_t.c.actor)
+                .where(actions_t.c.table_id == table_id)
+                .order_by(actions_t.c.version)
+            ).all()
             bound = {
                 int(r.seat): f"user:{r.user_id}"
                 for r in conn.execute(select(seat_users_t).where(seat_users_t.c.table_id == table_id))
             }
             players = tuple(bound.get(s) for s in range(row.seats))
-            out.append(GameFacts(table_id, players, setup, moves))
+            moves, actors = tuple(a.move for a in log), tuple(a.actor for a in log)
+            out.append(GameFacts(table_id, players, setup, moves, actors))
     return out
 
 
-def report(engine: Any, *, limit: int = 5000, everyone: bool = False) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The soft-play report: the pairs (as :meth:`PairStats.as_dict`, with account names) and how many
+    rated games were read."""
+
+    pairs: list[dict[str, Any]]
+    games_read: int
+
+
+def report(engine: Any, *, limit: int = 5000, everyone: bool = False) -> Report:
     """The report from the server's database: pairs that stand out (or every pair), with account names."""
     from catsack.server.accounts import Accounts
 
-    pairs = analyse(load_games(engine, limit))
+    games = load_games(engine, limit)
+    pairs = analyse(games)
     accounts = Accounts(engine)
     names: dict[str, str] = {}
 
@@ -241,7 +282,8 @@ def report(engine: Any, *, limit: int = 5000, everyone: bool = False) -> list[di
             names[key] = account.name if account is not None else key
         return names[key]
 
-    return [{**p.as_dict(), "a": name(p.a), "b": name(p.b)} for p in pairs if everyone or p.stands_out]
+    shown = [{**p.as_dict(), "a": name(p.a), "b": name(p.b)} for p in pairs if everyone or p.stands_out]
+    return Report(shown, len(games))
 
 
 def pairs_of(stats: Sequence[PairStats]) -> set[frozenset[str]]:

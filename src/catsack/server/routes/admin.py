@@ -101,11 +101,11 @@ async def fairplay(
     """Pairs of accounts whose bidding against each other stands out, with the evidence and their games."""
     engine = hub_of(request).store.engine
     async with _report_lock(request):  # one report at a time: it replays up to REPORT_GAMES games
-        pairs = await asyncio.to_thread(report, engine, limit=REPORT_GAMES, everyone=everyone)
+        found = await asyncio.to_thread(report, engine, limit=REPORT_GAMES, everyone=everyone)
     return {
-        "pairs": pairs,
+        "pairs": found.pairs,
         "thresholds": {"min_gap": MIN_GAP, "min_z": MIN_Z, "min_turns": MIN_TURNS},
-        "games_read": REPORT_GAMES,
+        "games_read": found.games_read,
     }
 
 

@@ -431,7 +431,7 @@ class _UncheckedStore(Store):
         self.delay = delay
         self.appended: list[tuple[str, int, str]] = []
 
-    def append_batch(self, items: Any) -> list[Any]:
+    def append_batch(self, items: Any, conn: Any = None) -> list[Any]:
         time.sleep(self.delay)  # the slow write between check and apply (checklist 5)
         self.appended.extend((it.table_id, it.version, it.move) for it in items)
         return [None] * len(items)

@@ -130,7 +130,7 @@ class Hub:
         self.store = store or Store(
             settings.database_url, write_delay=settings.write_delay, upgrade=settings.db_auto_upgrade
         )
-        self.writer = Writer(self.store)
+        self.writer = Writer(self.store, window=settings.commit_window)
         self.tables: dict[str, LiveTable] = {}
         self._services: dict[type, object] = {}
         self.process_id = uuid.uuid4().hex[:12]

@@ -128,6 +128,9 @@ class Settings(BaseSettings):
     mail_poll_seconds: float = Field(default=5.0, gt=0.0)
     #: Test hook: seconds to sleep inside every database write (checklist case 5).
     write_delay: float = Field(default=0.0, ge=0.0)
+    #: Seconds the database writer waits after a move for others to commit with it in one transaction
+    #: (catsack.server.writer): less CPU per move under load, each answer at most this much later.
+    commit_window: float = Field(default=0.005, ge=0.0, le=1.0)
     #: JSON log lines on stderr (structured logs); plain text when false.
     log_json: bool = True
     log_level: str = "INFO"

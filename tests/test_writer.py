@@ -1,0 +1,193 @@
+"""The database writer's group commits (``catsack.server.writer``).
+
+Moves that reach the writer while it waits out its window are committed in one transaction, each
+move still committed before its ``append`` returns (checklist 17: commit before broadcast); the
+writer keeps its connection while busy, hands it back when idle or broken, and tries a batch once
+more when its kept connection died meanwhile. The window's wait and the idle clock are injected:
+the tests count batches and connections, not seconds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("sqlalchemy")
+
+from sqlalchemy.exc import DBAPIError
+
+from catsack.server.store import Append, AppendConflict, SeatRow, Store
+from catsack.server.writer import Writer
+
+
+def _store(tmp_path: Path, tables: int = 3, cls: type[Store] = Store) -> Store:
+    store = cls(f"sqlite:///{tmp_path / 'writer.db'}")
+    for i in range(tables):
+        seats = [SeatRow(s, "human", f"p{s}", None, None, False) for s in range(3)]
+        store.create_table(f"t{i}", "w", seats, {}, {"start": 0, "removed": [], "dummy": []}, "playing")
+    return store
+
+
+def _log(store: Store, table: str) -> list[int]:
+    loaded = store.load(table)
+    assert loaded is not None
+    return [a.version for a in loaded[2]]
+
+
+def _move(table: str, version: int) -> Append:
+    return Append(table, version, 0, "place +15", f"a{table}{version}", "human", "playing", None, 1)
+
+
+def _run(coro: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    asyncio.run(coro())
+
+
+class _Window:
+    """The window's wait, opened by the test."""
+
+    def __init__(self) -> None:
+        self.waiting = 0
+        self.open = asyncio.Event()
+
+    async def __call__(self, _seconds: float) -> None:
+        self.waiting += 1
+        await self.open.wait()
+        self.open.clear()
+
+
+def test_moves_that_come_during_the_window_are_committed_together(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+
+    async def go() -> None:
+        window = _Window()
+        w = Writer(store, window=0.005, sleep=window)
+        first = asyncio.ensure_future(w.append(_move("t0", 1)))
+        while not window.waiting:  # the writer holds the first move and waits for company
+            await asyncio.sleep(0)
+        others = [asyncio.ensure_future(w.append(_move(f"t{i}", 1))) for i in (1, 2)]
+        await asyncio.sleep(0)
+        assert not first.done()  # nothing is acknowledged before its commit
+        window.open.set()
+        await asyncio.gather(first, *others)
+        assert (w.batches, w.appends) == (1, 3)
+        await w.stop()
+
+    _run(go)
+    assert [_log(store, f"t{i}") for i in range(3)] == [[1], [1], [1]]
+
+
+def test_a_conflicting_move_in_a_batch_fails_alone(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+
+    async def go() -> None:
+        w = Writer(store)
+        results = await asyncio.gather(
+            w.append(_move("t0", 1)), w.append(_move("t1", 2)), w.append(_move("t2", 1)), return_exceptions=True
+        )
+        assert results[0] is None and results[2] is None
+        assert isinstance(results[1], AppendConflict)
+        await w.stop()
+
+    _run(go)
+
+
+def test_the_connection_is_kept_while_busy_and_handed_back_when_idle(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    now = [0.0]
+
+    async def go() -> None:
+        w = Writer(store, clock=lambda: now[0])
+        for v in range(1, 4):
+            await w.append(_move("t0", v))
+        assert (w.batches, w.connections) == (3, 1)
+        now[0] += Writer.HOLD_SECONDS + 1  # idle: the next batch takes a connection from the pool again
+        await w.append(_move("t0", 4))
+        assert w.connections == 2
+        await w.stop()
+
+    _run(go)
+
+
+class _FlakyStore(Store):
+    """Fails the next ``fail`` appends as a database that went away would."""
+
+    fail = 0
+    invalidated = True
+
+    def append_batch(self, items: Any, conn: Any = None) -> list[AppendConflict | None]:
+        if self.fail:
+            self.fail -= 1
+            raise DBAPIError("INSERT", {}, ConnectionError("gone"), connection_invalidated=self.invalidated)
+        return super().append_batch(items, conn)
+
+
+def test_a_kept_connection_that_died_is_replaced_and_the_batch_written(tmp_path: Path) -> None:
+    store = _store(tmp_path, cls=_FlakyStore)
+    assert isinstance(store, _FlakyStore)
+
+    async def go() -> None:
+        w = Writer(store)
+        await w.append(_move("t0", 1))
+        store.fail = 1  # the database restarted while the writer kept its connection
+        await w.append(_move("t0", 2))
+        assert (w.batches, w.connections) == (2, 2)
+        await w.stop()
+
+    _run(go)
+    assert _log(store, "t0") == [1, 2]
+
+
+def test_a_failure_on_a_fresh_connection_fails_the_batch_and_nothing_is_written(tmp_path: Path) -> None:
+    store = _store(tmp_path, cls=_FlakyStore)
+    assert isinstance(store, _FlakyStore)
+
+    async def go() -> None:
+        w = Writer(store)
+        store.fail = 1
+        with pytest.raises(DBAPIError):
+            await w.append(_move("t0", 1))
+        store.fail, store.invalidated = 1, False  # not a lost connection: no second try
+        with pytest.raises(DBAPIError):
+            await w.append(_move("t0", 1))
+        await w.append(_move("t0", 1))  # the database is back
+        assert w.connections == 3  # each failure handed its connection back
+        await w.stop()
+
+    _run(go)
+    assert _log(store, "t0") == [1]
+
+
+def test_a_kept_connection_killed_by_postgresql_is_replaced() -> None:
+    import secrets
+
+    import psycopg
+
+    from server_procs import libpq_dsn, postgres_schema
+
+    name = f"catsack_writer_{secrets.token_hex(4)}"
+    with postgres_schema() as (url, _schema):
+        store = Store(f"{url}&application_name={name}")
+        seats = [SeatRow(s, "human", f"p{s}", None, None, False) for s in range(3)]
+        store.create_table("t0", "w", seats, {}, {"start": 0, "removed": [], "dummy": []}, "playing")
+
+        async def go() -> None:
+            w = Writer(store)
+            await w.append(_move("t0", 1))
+            # The database drops every connection of this store, the writer's kept one among them.
+            with psycopg.connect(libpq_dsn(url.split("?")[0]), autocommit=True) as admin:
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", (name,)
+                )
+            await w.append(_move("t0", 2))  # written on a new connection, no error
+            assert w.connections == 2
+            await w.stop()
+
+        try:
+            _run(go)
+            assert _log(store, "t0") == [1, 2]
+        finally:
+            store.close()

@@ -87,11 +87,9 @@ def create_app(
         h = hub or Hub(settings)
         app.state.hub = h
         app.state.metrics = metrics
-        unhook_gc = None
         if metrics is not None:
             h.metrics = metrics
             metrics.bind(h)
-            unhook_gc = metrics.hook_gc()
         gc_log = GcLog() if settings.gc_log else None
         if gc_log is not None:
             gc.callbacks.append(gc_log)
@@ -118,7 +116,8 @@ def create_app(
             gc.freeze()
         young = None
         if settings.gc_young_interval:
-            young = asyncio.create_task(collect_young(settings.gc_young_interval, settings.gc_full_seconds))
+            paused = metrics.gc_paused if metrics is not None else None
+            young = asyncio.create_task(collect_young(settings.gc_young_interval, settings.gc_full_seconds, paused))
         log.info("server ready", extra={"fields": {"database": safe_url(settings.database_url)}})
         try:
             yield
@@ -135,8 +134,6 @@ def create_app(
                 gc.unfreeze()
             if gc_log is not None:
                 gc.callbacks.remove(gc_log)
-            if unhook_gc is not None:
-                unhook_gc()
 
     app = FastAPI(
         title="catsack",

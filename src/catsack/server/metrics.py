@@ -7,9 +7,8 @@ process (tests) never clash, and nothing registers at import time.
 from __future__ import annotations
 
 import gc
-import time
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from functools import partial
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from catsack.server.hub import Hub
@@ -19,6 +18,11 @@ __all__ = ["Metrics"]
 _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
 _GC_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 _THINK_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+_GENERATIONS = ("0", "1", "2")
+
+
+def _collections(generation: int) -> float:
+    return float(gc.get_stats()[generation]["collections"])
 
 
 class Metrics:
@@ -47,37 +51,34 @@ class Metrics:
             registry=r,
         )
         self.gc_pause = Histogram(
-            "catsack_gc_pause_seconds", "Garbage-collector pauses", ["generation"], buckets=_GC_BUCKETS, registry=r
+            "catsack_gc_pause_seconds",
+            "Pauses of the timed garbage collections (catsack.server.runtime.collect_young)",
+            ["generation"],
+            buckets=_GC_BUCKETS,
+            registry=r,
         )
+        self.gc_collections = Gauge(
+            "catsack_gc_collections",
+            "Garbage collections since the process started, timed and automatic",
+            ["generation"],
+            registry=r,
+        )
+        for gen in range(3):
+            self.gc_collections.labels(str(gen)).set_function(partial(_collections, gen))
         self.bot_think = Histogram(
             "catsack_bot_think_seconds", "Time a bot takes to move", ["bot"], buckets=_THINK_BUCKETS, registry=r
         )
-        self._gc_t0 = 0.0
-        self._gc_hooked = False
 
     def bind(self, hub: Hub) -> None:
         """Read the live gauges from ``hub`` whenever metrics are collected."""
         self.live_tables.set_function(lambda: float(len(hub.tables)))
         self.connections.set_function(lambda: float(sum(hub.addresses.values())))
 
-    # ------------------------------------------------------------------ garbage collector
-
-    def _on_gc(self, phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            self._gc_t0 = time.perf_counter()
-        else:
-            self.gc_pause.labels(str(info.get("generation", "?"))).observe(time.perf_counter() - self._gc_t0)
-
-    def hook_gc(self) -> Callable[[], None]:
-        """Time every collection through ``gc.callbacks``; the returned function unhooks."""
-        callback = self._on_gc
-        gc.callbacks.append(callback)
-
-        def unhook() -> None:
-            if callback in gc.callbacks:
-                gc.callbacks.remove(callback)
-
-        return unhook
+    def gc_paused(self, generation: int, seconds: float) -> None:
+        """A timed collection of ``generation`` took ``seconds``. Pauses are timed where the server
+        collects, not through ``gc.callbacks``, which would run twice at every collection; the
+        collections Python starts by itself are counted in ``catsack_gc_collections``, not timed."""
+        self.gc_pause.labels(_GENERATIONS[generation]).observe(seconds)
 
     # ------------------------------------------------------------------ output
 

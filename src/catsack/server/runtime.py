@@ -9,6 +9,7 @@ import json
 import logging
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from catsack.server.settings import Settings
@@ -54,21 +55,31 @@ class GcLog:
         log.info("gc", extra={"fields": {"gen": info.get("generation"), "ms": round(ms, 3)}})
 
 
-async def collect_young(interval: float, full_seconds: float) -> None:
+async def collect_young(
+    interval: float, full_seconds: float, on_pause: Callable[[int, float], None] | None = None
+) -> None:
     """Short, frequent young-generation collections instead of rare long ones; the middle generation
     every 10th time, everything every ``full_seconds`` (timed collections never trigger the older
     generations by themselves). A tick with fewer than :data:`YOUNG_MIN` new objects is skipped: an
-    idle process then costs almost nothing, which matters with several processes on one machine."""
+    idle process then costs almost nothing, which matters with several processes on one machine.
+    ``on_pause(generation, seconds)`` hears how long each collection took (the metrics)."""
     ticks = 0
     last_full = time.monotonic()
     while True:
         await asyncio.sleep(interval)
         if time.monotonic() - last_full >= full_seconds:
-            gc.collect(2)
-            last_full = time.monotonic()
+            gen = 2
         elif gc.get_count()[0] >= YOUNG_MIN:
             ticks += 1
-            gc.collect(1 if ticks % 10 == 0 else 0)
+            gen = 1 if ticks % 10 == 0 else 0
+        else:
+            continue
+        t0 = time.perf_counter()
+        gc.collect(gen)
+        if gen == 2:
+            last_full = time.monotonic()
+        if on_pause is not None:
+            on_pause(gen, time.perf_counter() - t0)
 
 
 def setup_logging(settings: Settings) -> None:

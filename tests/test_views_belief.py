@@ -24,7 +24,7 @@ from catsack.belief import BeliefError, card_beliefs, sample_game
 from catsack.cards import CARDS, TOKENS
 from catsack.errors import CatsackError
 from catsack.setup import TOTAL_MONEY
-from catsack.view import SEAT_FIELDS
+from catsack.view import SEAT_FIELDS, VIEW_KEYS
 
 SEEDS = st.integers(min_value=0, max_value=2**32 - 1)
 
@@ -295,10 +295,19 @@ def test_r23_only_the_seat_fields_differ_between_viewers(seats: int) -> None:
                 dicts = [v.to_dict() for v in views]
                 assert [k for k in dicts[0] if k in SEAT_FIELDS] == list(SEAT_FIELDS)
                 shared = {k: v for k, v in dicts[0].items() if k not in SEAT_FIELDS}
+                settled = views[0].history_split()[0]
                 for v, d in zip(views, dicts, strict=True):
+                    assert list(d) == list(VIEW_KEYS)
                     assert {k: x for k, x in d.items() if k not in SEAT_FIELDS} == shared
+                    assert list(v.shared_dict().items()) == list(shared.items())
                     assert list(v.seat_dict().items()) == [(k, d[k]) for k in SEAT_FIELDS]
                     differed.update(k for k in SEAT_FIELDS if d[k] != dicts[0][k])
+                    # The finished rounds' history is public and shared; only the current round's is the viewer's.
+                    again = replay.view(v.seat, show_money=show)
+                    done, current = again.history_split()
+                    assert done is settled and done + current == v.history
+                    assert again.history == v.history  # read now: the split stays known
+                    assert again.history_split() == (done, current) and again.history_split()[0] is done
             if m is not None:
                 replay.play(m)
     assert differed == set(SEAT_FIELDS)  # none of them is the same for everyone

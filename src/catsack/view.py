@@ -8,6 +8,7 @@ compare after re-dealing everything hidden from the viewer.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from operator import getitem
 from typing import TYPE_CHECKING, Any
@@ -20,7 +21,7 @@ from catsack.moves import Move
 if TYPE_CHECKING:
     from catsack.game import Game, RoundResult
 
-__all__ = ["HIDDEN_PLACE", "SEAT_FIELDS", "RowCard", "View", "make_view", "won_piles"]
+__all__ = ["HIDDEN_PLACE", "SEAT_FIELDS", "VIEW_KEYS", "RowCard", "View", "make_view", "won_piles"]
 
 HIDDEN_PLACE = "place ?"  # a placement whose card the viewer may not see
 
@@ -100,18 +101,23 @@ class View:
         return None if self.seat is None else self.money[self.seat]
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict using the canonical text tokens."""
-        return {
-            "seat": self.seat,
+        """A JSON-ready dict using the canonical text tokens, its keys in :data:`VIEW_KEYS` order:
+        :meth:`shared_dict` and :meth:`seat_dict` together."""
+        shared = self.shared_dict()
+        own = self.seat_dict()
+        return {key: own[key] if key in own else shared[key] for key in VIEW_KEYS}
+
+    def shared_dict(self, *, rounds: bool = True) -> dict[str, Any]:
+        """The entries of :meth:`to_dict` outside :data:`SEAT_FIELDS`, in its order and form: the same
+        in every view of one game state. ``rounds=False`` leaves out the finished rounds, which change
+        only when a round ends (a server encodes them once per round)."""
+        out: dict[str, Any] = {
             "seats": self.seats,
             "round": self.round,
             "phase": self.phase,
             "to_move": self.to_move,
             "start": self.start,
             "first_start": self.first_start,
-            "hand": [c.token for c in self.hand],
-            "removed": _token(self.removed),
-            "row": [{"owner": r.owner, "card": _token(r.card), "face_up": r.face_up} for r in self.row],
             "mouse_cards": list(self.mouse_cards),
             "mouse_card_mice": list(self.mouse_card_mice),
             "next_payout": self.next_payout,
@@ -123,27 +129,46 @@ class View:
             "won": [[c.token for c in w] for w in self.won],
             "cat_points": list(self.cat_points),
             "bank": self.bank,
-            "money": list(self.money),
             "money_visible": self.money_visible,
-            "rounds": [round_to_dict(r) for r in self.rounds],
-            "history": [[s, t] for s, t in self.history],
-            "legal": [m.text for m in self.legal],
-            "scores": None if self.scores is None else list(self.scores),
-            "winners": list(self.winners),
         }
+        if rounds:
+            out["rounds"] = [round_to_dict(r) for r in self.rounds]
+        out["scores"] = None if self.scores is None else list(self.scores)
+        out["winners"] = list(self.winners)
+        return out
 
-    def seat_dict(self) -> dict[str, Any]:
+    def seat_dict(self, *, history: bool = True) -> dict[str, Any]:
         """The :data:`SEAT_FIELDS` entries of :meth:`to_dict`, in its order and form: what this view
-        holds that another viewer's view of the same game state may not."""
-        return {
+        holds that another viewer's view of the same game state may not. ``history=False`` leaves out
+        the history (see :meth:`history_split`)."""
+        out: dict[str, Any] = {
             "seat": self.seat,
             "hand": [c.token for c in self.hand],
             "removed": _token(self.removed),
             "row": [{"owner": r.owner, "card": _token(r.card), "face_up": r.face_up} for r in self.row],
             "money": list(self.money),
-            "history": [[s, t] for s, t in self.history],
-            "legal": [m.text for m in self.legal],
         }
+        if history:
+            out["history"] = [[s, t] for s, t in self.history]
+        out["legal"] = [m.text for m in self.legal]
+        return out
+
+    def history_split(self) -> tuple[tuple[tuple[int, str], ...], tuple[tuple[int, str], ...]]:
+        """:attr:`history` in two: the finished rounds' moves, and the current round's as this view
+        shows them. The first part is public (R14: every card placed in a finished round was turned
+        up) and, in views made by :func:`make_view`, the same object in every view of a game until a
+        round ends; a view built otherwise has it empty."""
+        fields = self.__dict__
+        deferred = fields.get("_deferred")
+        if deferred is not None:
+            done, current = deferred
+            return done, _current_history(self.seats, current)
+        settled = fields.get("_settled", ())
+        return settled, self.history[len(settled) :]
+
+
+#: The keys of :meth:`View.to_dict`, in order: the view's fields.
+VIEW_KEYS = tuple(f.name for f in dataclasses.fields(View))
 
 
 def _token(card: Card | None) -> str | None:
@@ -229,19 +254,23 @@ def _fill_deferred(view: View, name: str, deferred: tuple[Any, ...] | None) -> N
     if name == "history":
         assert deferred is not None
         done, current = deferred
-        history = done
-        if current:
-            start, placed, shown, mine, own, bidders, auction = current
-            n = view.seats
-            cur: list[tuple[int, str]] = [((start + k) % n, m.text) for k, m in enumerate(shown)]
-            for k in range(len(shown), placed):
-                cur.append(((start + k) % n, own.text if k == mine else HIDDEN_PLACE))
-            cur += zip(bidders, [m.text for m in auction], strict=True)  # R12, R13: bids and passes are public
-            history = done + tuple(cur)
-        fields["history"] = history
+        fields["history"] = done + _current_history(view.seats, current) if current else done
+        fields["_settled"] = done  # for history_split
         del fields["_deferred"]
     else:  # won piles and cat points: from the finished rounds (R17, R21)
         fields["won"], fields["cat_points"] = won_piles(view.rounds, view.seats)
+
+
+def _current_history(n: int, current: tuple[Any, ...]) -> tuple[tuple[int, str], ...]:
+    """The current round's moves as the viewer sees them, from what make_view kept (``()``: none yet)."""
+    if not current:
+        return ()
+    start, placed, shown, mine, own, bidders, auction = current
+    cur: list[tuple[int, str]] = [((start + k) % n, m.text) for k, m in enumerate(shown)]
+    for k in range(len(shown), placed):
+        cur.append(((start + k) % n, own.text if k == mine else HIDDEN_PLACE))
+    cur += zip(bidders, [m.text for m in auction], strict=True)  # R12, R13: bids and passes are public
+    return tuple(cur)
 
 
 _NO_BIDS = {n: (0,) * n for n in (3, 4, 5)}  # before the auction (R10, R12)

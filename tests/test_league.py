@@ -94,7 +94,12 @@ def test_a_table_of_one_kind_shares_its_personas_draw() -> None:
     from catsack.learn.league import table_traits
 
     rng = np.random.default_rng(3)
-    one = table_traits(rng, 50, 4, 1.0)
+    one = table_traits(rng, np.ones(50, np.bool_), 4)
     assert (one == one[:, :1]).all()
-    own = table_traits(rng, 50, 4, 0.0)
+    own = table_traits(rng, np.zeros(50, np.bool_), 4)
     assert (own != own[:, :1]).any(axis=(1, 2)).all()
+    config = LeagueConfig(lanes=16, same=1.0)
+    _, _, results = play_league(4, 20, _net(4), [_net(4, 1)], [], config=config, rng=rng, seed=2)
+    for row in results.roles:  # every seat but the learner's holds the same role
+        others = row[row != LEARNER]
+        assert len(set(others.tolist())) == 1

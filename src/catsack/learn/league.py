@@ -4,7 +4,9 @@ Many games run side by side in one :class:`~catsack.envs.vector_numba.NumbaVecto
 *sitting*: a few games in a row at one table (:data:`LeagueConfig.sitting`: the chance that a finished game's
 table plays another), whose players' public history carries from game to game
 (:class:`catsack.learn.history.Sitting`, kept by the compiled tracker). At a sitting's start every seat draws
-a role (:data:`ROLES`, weights :attr:`LeagueConfig.roles`):
+a role (:data:`ROLES`, weights :attr:`LeagueConfig.roles`), or, with chance :attr:`LeagueConfig.same`, all
+the seats but the learner's share one role, network and persona draw (a table of one kind, the way benchmarks
+seat a bot among copies of another):
 
 =============  ==================================================================================
 role           who plays the seat
@@ -14,10 +16,9 @@ role           who plays the seat
 ``self``       the same network, greedy, recording nothing
 ``snapshot``   a frozen past copy of the learner (one of the league's networks)
 ``exploiter``  a network trained to beat a frozen learner, then frozen (PSRO / AlphaStar's exploiters)
-``persona``    a parametric opponent (:mod:`catsack.bots.personas`), its traits drawn per sitting (with
-               chance :attr:`LeagueConfig.same` one draw for all the table's personas: a table of one
-               kind) and, with chance :attr:`LeagueConfig.switch`, anew at each later game of it (a
-               player who changes style between games)
+``persona``    a parametric opponent (:mod:`catsack.bots.personas`), its traits drawn per sitting and,
+               with chance :attr:`LeagueConfig.switch`, anew at each later game of it (a player who
+               changes style between games)
 ``value``      the ``heuristic`` bot's rule (a persona with every trait off)
 ``random``     catsack's random bot
 ``fixed``      the shipped ``dmc`` agent (``dmc-v1``), greedy
@@ -89,7 +90,7 @@ class LeagueConfig:
     roles: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_ROLES))
     sitting: float = 0.5  # the chance that a finished game's table plays another game (up to MAX_GAMES)
     switch: float = 0.3  # the chance that a persona draws new traits for a sitting's next game
-    same: float = 0.5  # the chance that a sitting's personas share one draw (a table of one kind)
+    same: float = 0.5  # the chance that a sitting's other seats share one role and draw (a table of one kind)
     epsilon: float = 0.05
     behaviour: float = 0.25  # the share of the other players' decisions kept for the opponent model
     lanes: int = 1024
@@ -148,20 +149,22 @@ def draw_trait_table(rng: np.random.Generator, shape: tuple[int, ...]) -> npt.ND
     return out
 
 
-def table_traits(rng: np.random.Generator, count: int, n: int, same: float) -> npt.NDArray[np.float64]:
-    """Personas for ``count`` tables: each seat its own draw, or with chance ``same`` one draw for the table."""
+def table_traits(rng: np.random.Generator, one: npt.NDArray[np.bool_], n: int) -> npt.NDArray[np.float64]:
+    """Personas for ``len(one)`` tables: each seat its own draw, or where ``one`` one draw for the whole table."""
+    count = len(one)
     own = draw_trait_table(rng, (count, n))
     shared = np.repeat(draw_trait_table(rng, (count, 1)), n, axis=1)
-    one = rng.random(count) < same
     out: npt.NDArray[np.float64] = np.where(one[:, None, None], shared, own)
     return out
 
 
 def _draw_roles(
-    rng: np.random.Generator, count: int, n: int, weights: Mapping[str, float], snapshots: int, exploiters: int,
-    fixed: bool,
+    rng: np.random.Generator, one: npt.NDArray[np.bool_], n: int, weights: Mapping[str, float], snapshots: int,
+    exploiters: int, fixed: bool,
 ) -> I64:  # fmt: skip
-    """Role codes for ``count`` tables: one learner seat each, the others drawn from ``weights``."""
+    """Role codes for ``len(one)`` tables: one learner seat each, the others drawn from ``weights``, every seat
+    alike where ``one`` (a table of one kind: the same role and network)."""
+    count = len(one)
     w = dict(weights)
     if not snapshots:
         w.pop("snapshot", None)
@@ -186,6 +189,7 @@ def _draw_roles(
             out[here] = NET + 1 + snapshots + rng.integers(0, exploiters, size=int(here.sum()))
         else:
             out[here] = {"persona": PERSONA, "value": VALUE, "random": RANDOM, "fixed": FIXED}[name]
+    out[one] = out[one][:, :1]
     out[np.arange(count), rng.integers(0, n, size=count)] = LEARNER
     return out
 
@@ -216,11 +220,12 @@ def play_league(
     notes, sums, kept = vg.history_arrays()
     sitting = np.zeros_like(sums)
     played = np.zeros(N, np.int64)  # the sitting's games before this one
+    kind_one = rng.random(N) < config.same  # tables of one kind
     if roles is None:
-        table = _draw_roles(rng, N, n, config.roles, len(snapshots), len(exploiters), fixed is not None)
+        table = _draw_roles(rng, kind_one, n, config.roles, len(snapshots), len(exploiters), fixed is not None)
     else:
         table = np.asarray(roles, np.int64)[:N].copy()
-    traits = np.where((table == VALUE)[:, :, None], 0.0, table_traits(rng, N, n, config.same))
+    traits = np.where((table == VALUE)[:, :, None], 0.0, table_traits(rng, kind_one, n))
     lane_game = np.arange(N, dtype=np.int64)
     game_roles = np.zeros((games, n), np.int64)
     game_roles[:N] = table
@@ -306,17 +311,19 @@ def play_league(
         sitting[cont] += kept[cont]
         played[cont] += 1
         switch = rng.random((len(cont), n)) < config.switch
-        redrawn = table_traits(rng, len(cont), n, config.same)
+        switch[kind_one[cont]] = switch[kind_one[cont]][:, :1]  # a table of one kind changes style as one
+        redrawn = table_traits(rng, kind_one[cont], n)
         traits[cont] = np.where(switch[:, :, None], redrawn, traits[cont])
         sitting[new] = 0.0
         played[new] = 0
         if len(new):
+            kind_one[new] = rng.random(len(new)) < config.same
             if roles is None:
-                table[new] = _draw_roles(rng, len(new), n, config.roles, len(snapshots), len(exploiters),
+                table[new] = _draw_roles(rng, kind_one[new], n, config.roles, len(snapshots), len(exploiters),
                                          fixed is not None)  # fmt: skip
             else:
                 table[new] = np.asarray(roles, np.int64)[started : started + len(new)]
-            traits[new] = table_traits(rng, len(new), n, config.same)
+            traits[new] = table_traits(rng, kind_one[new], n)
         traits[fresh] = np.where((table[fresh] == VALUE)[:, :, None], 0.0, traits[fresh])
         for arr in (notes, sums, kept):
             arr[fresh] = 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import os
 import re
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -338,3 +339,52 @@ def test_takeover_and_host_hands_an_idle_seat_to_a_bot(person: Callable[..., Pla
     expect(page.locator("#seat-1 .tag.status")).to_have_text("Bot", timeout=WAIT_MS)
     expect(page.locator(".hand-to-bot")).to_have_count(0)
     assert phone.errors == []
+
+
+def test_a_seat_a_bot_finished_is_listed_under_its_persons_name(person: Callable[..., Player], server: str) -> None:  # noqa: F811
+    """Ann sits down and goes away; the host hands her seat, then his own, to bots, which finish the
+    game. The lobby's finished games, My games and her profile list her (and the host) by name,
+    marked as finished by a bot, in the page's language; My games names the table's bot by its
+    level, as the profile does."""
+    from playwright.sync_api import expect
+
+    ann = person()
+    name = unique("ann")
+    register(ann, name)
+    request = ann.page.request  # with Ann's login cookie
+    guest = ann.page.context.browser.new_context()  # type: ignore[union-attr]  # the host: no account
+    try:
+        made = guest.request.post(f"{server}/api/tables", data={"seats": 3, "player": "Host", "bots": {"2": "random"}})
+        assert made.ok, made.text()
+        host = made.json()
+        table = host["table"]
+        joined = request.post(f"{server}/api/tables/{table}/join", data={"name": "x"}, headers={"Origin": server})
+        assert joined.ok, joined.text()
+        for seat in (joined.json()["seat"], host["seat"]):  # nobody connected: both seats are idle
+            url = f"{server}/api/tables/{table}/seats/{seat}/bot"
+            handed = guest.request.post(url, headers={"Authorization": f"Bearer {host['token']}"})
+            assert handed.ok, handed.text()
+    finally:
+        guest.close()
+    end = time.monotonic() + 60  # bounds a failure only
+    while request.get(f"{server}/api/tables/{table}").json()["status"] != "over":
+        assert time.monotonic() < end, "the bots did not finish"
+        time.sleep(0.05)
+
+    page = ann.page
+    page.goto(server + "/")
+    item = page.locator("#finished-tables li", has=page.locator(f"a[href='/t/{table}']"))
+    expect(item).to_contain_text(f"{name} (finished by a bot)", timeout=WAIT_MS)
+    expect(item).to_contain_text("Host (finished by a bot)")
+    page.goto(server + "/games")
+    game = page.locator(f'.game-item[data-table="{table}"]')
+    expect(game.locator(".table-players")).to_have_text(
+        f"Host (finished by a bot), {name} (finished by a bot), Random bot 3", timeout=WAIT_MS
+    )
+    page.goto(f"{server}/u/{name}")
+    expect(page.locator("#recent")).to_contain_text(f"{name} (finished by a bot)", timeout=WAIT_MS)
+
+    german = person(locale="de-DE")
+    german.page.goto(f"{server}/u/{name}")
+    expect(german.page.locator("#recent")).to_contain_text(f"{name} (von einem Bot zu Ende gespielt)", timeout=WAIT_MS)
+    assert ann.errors == [] and german.errors == []

@@ -63,6 +63,41 @@ def test_a_seat_abandoned_to_a_bot_is_rated_last_and_wins_nothing(server: Callab
     assert seat["kind"] == "bot" and seat["replaced"] is True
 
 
+def test_a_seat_a_bot_finished_keeps_the_persons_name_and_leaves_the_averages(
+    server: Callable[..., TestClient],
+) -> None:
+    """Ann plays one game to the end and walks away from another, which a stand-in bot finishes. That
+    game's record, the lobby's finished list, My games and her profile name her (not the bot) and mark
+    the seat as finished by a bot; her averages are those of the game she finished."""
+    c = server()
+    ann = account(c, "Ann")
+    hub = c.app.state.hub  # type: ignore[attr-defined]
+    body = {"seats": 3, "bots": {"1": "random", "2": "random"}, "player": "x"}
+    mine = ann.post("/api/tables", json=body, headers=ORIGIN).json()
+    play_out(ann, mine["table"], mine["seat"], mine["token"])
+    left = ann.post("/api/tables", json=body, headers=ORIGIN).json()
+    table, seat = left["table"], left["seat"]
+    c.portal.call(hub.replace, hub.tables[table], seat)
+    wait_for("the bot to finish", lambda: c.get(f"/api/tables/{table}").json()["status"] == "over")
+
+    record = c.get(f"/api/tables/{table}/record").json()
+    assert record["players"][seat] == "Ann" and record["finished_by_bot"] == [seat]
+    assert record["agents"][seat] != "human"  # the bot that finished it
+    assert "finished_by_bot" not in c.get(f"/api/tables/{mine['table']}/record").json()
+    listed = next(t for t in c.get("/api/tables/finished").json() if t["table"] == table)
+    assert listed["players"][seat]["name"] == "Ann" and listed["players"][seat]["replaced"] is True
+    game = next(g for g in ann.get("/api/mygames").json()["games"] if g["table"] == table)
+    assert game["players"][seat] == "Ann" and game["finished_by_bot"] == [seat]
+
+    profile = c.get("/api/users/ann").json()
+    recent = {g["table"]: g for g in profile["recent"]}
+    assert recent[table]["players"][seat] == "Ann" and recent[table]["finished_by_bot"] == [seat]
+    assert recent[table]["abandoned"] is True and recent[mine["table"]]["finished_by_bot"] == []
+    assert profile["games"] == 1 and profile["finished_by_bot"] == 1
+    assert profile["average_score"] == recent[mine["table"]]["score"]
+    assert profile["average_margin"] == recent[mine["table"]]["margin"]
+
+
 def test_a_finished_game_counts_for_reputation_and_can_be_reverted(
     server: Callable[..., TestClient],
 ) -> None:

@@ -53,8 +53,10 @@ __all__ = [
     "error_frame",
     "event_dict",
     "events_since",
+    "finished_by_bot",
     "hash_token",
     "iso_time",
+    "record_extra",
     "seat_names",
     "setup_from_json",
     "setup_to_json",
@@ -110,13 +112,32 @@ def _jsonable(value: Any) -> Any:
 
 
 def seat_names(players: Sequence[Player | SeatRow]) -> list[str]:
-    """One distinct name per seat for event texts, records and lists: people by their name, bots by
-    level and seat number ("heuristic 3"), a repeated name with its seat number added."""
+    """One distinct name per seat for event texts, records and lists: people by their name (also when a
+    bot finished their seat: :func:`finished_by_bot`), bots by level and seat number ("heuristic 3"), a
+    repeated name with its seat number added."""
     base = [
-        p.name if p.kind == "human" and p.name else (f"{p.bot} {i + 1}" if p.kind == "bot" else f"Seat {i + 1}")
+        p.name
+        if p.name and (p.kind == "human" or (p.kind == "bot" and p.replaced))
+        else (f"{p.bot} {i + 1}" if p.kind == "bot" else f"Seat {i + 1}")
         for i, p in enumerate(players)
     ]
     return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
+
+
+def finished_by_bot(players: Sequence[Player | SeatRow]) -> list[int]:
+    """The seats whose person left and a stand-in bot plays on (or played to the end): the seat keeps
+    the person's name (:func:`seat_names`), and lists, records and profiles mark it."""
+    return [i for i, p in enumerate(players) if p.kind == "bot" and p.replaced]
+
+
+def record_extra(players: Sequence[Player | SeatRow]) -> dict[str, Any]:
+    """The record keys a table's seats give: ``agents`` (:func:`seat_agents`) and, where a bot finished
+    a person's seat, ``finished_by_bot`` (those seats, from 0)."""
+    extra: dict[str, Any] = {"agents": seat_agents(players)}
+    replaced = finished_by_bot(players)
+    if replaced:
+        extra["finished_by_bot"] = replaced
+    return extra
 
 
 def seat_kinds(players: Sequence[Player | SeatRow]) -> list[str | None]:
@@ -132,9 +153,10 @@ def seat_agents(players: Sequence[Player | SeatRow]) -> list[str]:
 
 
 def stored_record(row: TableRow, seats: Sequence[SeatRow], game: Game, **extra: Any) -> Record:
-    """The full record of a stored game: its seats' names (:func:`seat_names`) and ``agents``
-    (:func:`seat_agents`), the table's id, and ``extra`` keys (the archive adds the event and the date)."""
-    return record_from_game(game, seat_names(seats), table=row.id, agents=seat_agents(seats), **extra)
+    """The full record of a stored game: its seats' names (:func:`seat_names`), ``agents`` and
+    ``finished_by_bot`` (:func:`record_extra`), the table's id, and ``extra`` keys (the archive adds the
+    event and the date)."""
+    return record_from_game(game, seat_names(seats), table=row.id, **record_extra(seats), **extra)
 
 
 def event_dict(ev: Event, version: int, names: list[str]) -> dict[str, Any]:
@@ -589,7 +611,7 @@ class LiveTable:
             "table": self.id,
             "event": self.row.name,
             "date": iso_time(self.row.created),
-            "agents": seat_agents(self.players),
+            **record_extra(self.players),
         }
         names = self.names()
         if seat is None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -26,6 +26,7 @@ from catsack.server.friends import Friends
 from catsack.server.gamesfeed import GamesFeed
 from catsack.server.hub import Hub, iso_time, seat_names
 from catsack.server.limits import scope_address
+from catsack.server.live import finished_by_bot
 from catsack.server.routes.accounts import account_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
@@ -68,6 +69,8 @@ class GameLine:
     kinds: list[str]
     created: float
     finished: float | None
+    #: The seats a bot finished for their person (the names stay the people's).
+    left: list[int] = field(default_factory=list)
 
     @property
     def your_turn(self) -> bool:
@@ -88,6 +91,7 @@ class GameLine:
             "seconds_left": None if mover is None or self.deadline is None else max(0, round(self.deadline - now)),
             "turn_based": self.turn_based,
             "players": self.players,
+            "finished_by_bot": self.left,
             "finished": iso_time(self.finished),
         }
 
@@ -141,12 +145,13 @@ def games_of(hub: Hub, user_id: int, now: float | None = None) -> list[GameLine]
         options = json.loads(r.options)
         if live is not None:  # in memory here: newer than the database may be on another process's table
             status, to_move, deadline = live.status, live.game.to_move, live.row.deadline
-            players, kinds = live.names(), [p.kind for p in live.players]
+            players, kinds, left = live.names(), [p.kind for p in live.players], finished_by_bot(live.players)
         else:
             status, to_move, deadline = r.status, r.to_move, r.deadline
             if to_move is None and r.version == 0:
                 to_move = int(json.loads(r.setup)["start"])  # R7: who starts is public
             players, kinds = seat_names(seats[r.id]), [s.kind for s in seats[r.id]]
+            left = finished_by_bot(seats[r.id])
         if len(kinds) <= r.seat:
             continue
         out.append(
@@ -162,6 +167,7 @@ def games_of(hub: Hub, user_id: int, now: float | None = None) -> list[GameLine]
                 kinds,
                 r.created,
                 r.finished,
+                left,
             )
         )
     out.sort(key=_sort_key)

@@ -35,6 +35,7 @@ from catsack.game import Game
 from catsack.server.accounts import Account, Accounts, seat_users_t
 from catsack.server.gameaccess import decide, embargo_open
 from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json, unknown_bot
+from catsack.server.live import finished_by_bot
 from catsack.server.ratings import Ratings
 from catsack.server.reputation import reputation
 from catsack.server.routes.access import expensive_read
@@ -167,8 +168,8 @@ def _private_tables(store: Store, table_ids: list[str]) -> set[str]:
     return {r.id for r in rows if json.loads(r.options).get("private")}
 
 
-def _names(store: Store, table_ids: list[str]) -> dict[str, list[str]]:
-    """Each table's seat names (one query for all of them)."""
+def _names(store: Store, table_ids: list[str]) -> dict[str, tuple[list[str], list[int]]]:
+    """Each table's seat names and the seats a bot finished (one query for all of them)."""
     if not table_ids:
         return {}
     with store.engine.connect() as conn:
@@ -179,7 +180,7 @@ def _names(store: Store, table_ids: list[str]) -> dict[str, list[str]]:
     for r in rows:
         seat = SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced))
         by_table.setdefault(r.table_id, []).append(seat)
-    return {t: seat_names(seats) for t, seats in by_table.items()}
+    return {t: (seat_names(seats), finished_by_bot(seats)) for t, seats in by_table.items()}
 
 
 def _profile(
@@ -206,6 +207,7 @@ def _profile(
         sat = _sat_at(store, viewer, private) if viewer is not None else set()
     hidden = (set(private) - sat) | closed
     played = 0
+    left = 0
     wins = 0.0
     score_sum = 0.0
     margin_sum = 0.0
@@ -220,22 +222,25 @@ def _profile(
         if outcome is None:
             continue
         scores = outcome.scores
-        # A seat abandoned to a bot earns nothing of what the bot did (issue 30): no win.
-        winners = () if g.replaced else outcome.winners
-        played += 1
-        if g.seat in winners:
-            wins += 1.0 / len(winners)
-        score_sum += scores[g.seat]
-        margin_sum += scores[g.seat] - sum(scores) / len(scores)
         if len(recent) < RECENT_GAMES and access.whole is None:
             recent.append((g, outcome))
+        if g.replaced:  # a bot finished the seat: what it scored is not the person's (no win, no average)
+            left += 1
+            continue
+        played += 1
+        if g.seat in outcome.winners:
+            wins += 1.0 / len(outcome.winners)
+        score_sum += scores[g.seat]
+        margin_sum += scores[g.seat] - sum(scores) / len(scores)
     names = _names(store, [g.table_id for g, _ in recent])
     return {
         "name": account.name,
         "joined": iso_time(account.created),
         "rating": summary["rating"],
         "rated_games": summary["games"],
+        # Games played to the end (the averages' games), and games a bot finished for the player.
         "games": played,
+        "finished_by_bot": left,
         "wins": round(wins, 2),
         "average_score": round(score_sum / played, 2) if played else None,
         "average_margin": round(margin_sum / played, 2) if played else None,
@@ -245,7 +250,8 @@ def _profile(
                 "table": g.table_id,
                 "seat": g.seat,
                 "seats": len(o.scores),
-                "players": names.get(g.table_id, []),
+                "players": names.get(g.table_id, ([], []))[0],
+                "finished_by_bot": names.get(g.table_id, ([], []))[1],
                 "score": o.scores[g.seat],
                 "margin": round(o.scores[g.seat] - sum(o.scores) / len(o.scores), 2),
                 "won": not g.replaced and g.seat in o.winners,

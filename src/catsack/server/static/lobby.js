@@ -2,7 +2,7 @@
 
 import { ago, api, ApiError, h, loadName, saveName, saveSeat, seatLabel, storedSeats, forgetSeat } from "/static/api.js";
 import { errorText, languagePicker, t, time, translatePage } from "/static/i18n.js";
-import { BOT_LEVELS, seatNames, seatTitles } from "/static/render.js";
+import { BOT_LEVELS, listedPlayer, seatNames, seatTitles } from "/static/render.js";
 import { currentAccount } from "/static/session.js";
 
 // The choices per seat: an open seat for a person, or a bot level (the server's spec as value), weakest first.
@@ -109,6 +109,7 @@ function playerLabel(player, names, ratings) {
   if (player.status === "open" || player.kind === "open") return seatLabel(player);
   const rating = ratings?.[player.seat];
   if (player.guest) return `${names[player.seat]} (${t("seat.guest")})`;
+  if (player.replaced && player.kind === "bot") return listedPlayer(names[player.seat], true);
   return typeof rating === "number" ? `${names[player.seat]} (${rating})` : names[player.seat];
 }
 

@@ -6,6 +6,7 @@
 import { api, h, fill, loadSeat, saveSeat } from "/static/api.js";
 import { duration, refresh } from "/static/days.js";
 import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { listedPlayer } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
 let games = [];
@@ -44,7 +45,7 @@ function gameItem(game) {
       ? t("days.waitingPlayers")
       : game.status === "over"
         ? t("days.over")
-        : t("days.theirMove", { name: game.to_move_name ?? "?" });
+        : t("days.theirMove", { name: game.to_move_name === null || game.to_move_name === undefined ? "?" : listedPlayer(game.to_move_name) });
   const clock = left(game);
   return h(
     "li",
@@ -59,7 +60,7 @@ function gameItem(game) {
       game.turn_based ? ` · ${t("days.perMove", { n: game.turn_based.move_hours })}` : ` · ${t("days.realTime")}`,
       game.replaced ? ` · ${t("days.replaced")}` : "",
     ),
-    h("span", { class: "table-players" }, game.players.join(", ")),
+    h("span", { class: "table-players" }, game.players.map((name, seat) => listedPlayer(name, game.finished_by_bot?.includes(seat))).join(", ")),
   );
 }
 

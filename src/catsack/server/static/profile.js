@@ -3,7 +3,7 @@
 
 import { ago, api, h } from "/static/api.js";
 import { errorText, languagePicker, num, t, translatePage } from "/static/i18n.js";
-import { playerName } from "/static/render.js";
+import { listedPlayer } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
 const SVG = "http://www.w3.org/2000/svg";
@@ -77,7 +77,7 @@ async function main() {
       h(
         "li",
         { class: g.won ? "won" : "" },
-        h("a", { href: g.replay }, g.players.map(playerName).join(", ")),
+        h("a", { href: g.replay }, g.players.map((name, seat) => listedPlayer(name, g.finished_by_bot?.includes(seat))).join(", ")),
         " ",
         h("span", { class: "hint" }, `${t("acct.score")} ${g.score} · ${ago(g.finished)}`),
         g.won ? h("strong", {}, ` ${t("acct.won")}`) : null,

@@ -37,6 +37,13 @@ export function playerName(name) {
   return found && BOT_SPECS.includes(found[1]) ? t("bot.named", { level: botLevelName(found[1]), n: Number(found[2]) }) : name;
 }
 
+/** A player as the lists of games show them (lobby, My games, profiles): {@link playerName}, marked
+ * when a bot finished the person's seat (the server keeps the person's name there). */
+export function listedPlayer(name, finishedByBot = false) {
+  const shown = playerName(name);
+  return finishedByBot ? t("seat.finishedByBot", { name: shown }) : shown;
+}
+
 /** Display names by seat, from the players list (seat numbers shown 1-based); bots get friendly
  * names with their seat number ("Strong bot 2"), their spec goes in a tooltip (seatTitles). */
 export function seatNames(players, seats) {

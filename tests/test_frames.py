@@ -79,10 +79,20 @@ def test_the_shared_view_filled_is_each_viewers_own_view_byte_for_byte(seats: in
     for seed in SEEDS:
         for g in _game(seats, seed):
             for money in (False, True):
-                template = ViewTemplate(g.view(None, show_money=money).to_dict())
+                public = g.view(None, show_money=money)
+                template = ViewTemplate(public.shared_dict())
+                encoded = ViewTemplate(
+                    public.shared_dict(rounds=False), {"rounds": orjson.dumps(public.shared_dict()["rounds"])}
+                )
+                live = _table(g, money)
                 for viewer in [None, *range(seats)]:
                     v = g.view(viewer, show_money=money)
-                    assert template.fill(v.seat_dict()) == orjson.dumps(v.to_dict()), (seats, seed, viewer)
+                    want = orjson.dumps(v.to_dict())
+                    own = {key: orjson.dumps(value) for key, value in v.seat_dict().items()}
+                    assert template.fill(own) == want, (seats, seed, viewer)
+                    assert encoded.fill(own) == want, (seats, seed, viewer)
+                    frame = live.state_bytes(viewer, None)  # the server's own way: history in two parts
+                    assert frame[frame.index(b'"view":') + 7 : frame.index(b',"events":')] == want
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])

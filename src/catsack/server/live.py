@@ -37,7 +37,7 @@ from catsack.record import Record, record_from_game, redact
 from catsack.server.store import SeatRow, TableRow
 from catsack.server.turnbased import Clock, TurnBased, clock_of
 from catsack.setup import Setup
-from catsack.view import SEAT_FIELDS
+from catsack.view import VIEW_KEYS, View, round_to_dict
 
 if TYPE_CHECKING:
     from catsack.server.hub import Hub
@@ -333,41 +333,56 @@ class Conn:
 
 
 class ViewTemplate:
-    """A state's view as JSON with a hole for each of :data:`~catsack.view.SEAT_FIELDS`: the fields
-    every receiver shares, encoded once (from the spectator's view), between them.
+    """A state's view as JSON with a hole for each key of :data:`~catsack.view.VIEW_KEYS` not given:
+    the entries every receiver shares, encoded once, between the receiver's own.
 
-    ``fill(view.seat_dict())`` is ``orjson.dumps(view.to_dict())`` for any view of the same state,
-    key order included (``tests/test_frames.py`` checks it over whole games); the core's
-    ``test_r23_only_the_seat_fields_differ_between_viewers`` checks that the shared fields are the
-    same in every view. Nothing a seat may not see is in it: it is the spectator's view.
+    :meth:`LiveTable.state_bytes` builds it from the spectator's view (its ``shared_dict``, and the
+    finished rounds encoded once per round) and fills the holes with each receiver's seat fields
+    (:data:`~catsack.view.SEAT_FIELDS`): the result is ``orjson.dumps(view.to_dict())`` of that
+    receiver's view, key order included (``tests/test_frames.py`` checks it over whole games; the
+    core's ``test_r23_only_the_seat_fields_differ_between_viewers`` checks that the shared entries
+    are the same in every view). Nothing a seat may not see is in it: it is the spectator's view.
     """
 
     __slots__ = ("keys", "parts")
 
-    def __init__(self, public: dict[str, Any]) -> None:
+    def __init__(self, shared: Mapping[str, Any], encoded: Mapping[str, bytes] | None = None) -> None:
+        """``shared``: entries as values; ``encoded``: shared entries already encoded as JSON."""
+        encoded = encoded or {}
+        items: list[bytes | str] = []  # encoded '"key":value' runs, and the keys of the holes
+        run: dict[str, Any] = {}
+        for key in VIEW_KEYS:
+            if key in shared:
+                run[key] = shared[key]
+                continue
+            if run:
+                items.append(orjson.dumps(run)[1:-1])
+                run = {}
+            items.append(orjson.dumps(key) + b":" + encoded[key] if key in encoded else key)
+        if run:
+            items.append(orjson.dumps(run)[1:-1])
         keys: list[str] = []
         parts: list[bytes] = []
-        run: dict[str, Any] = {}
-        lead = b"{"
-        for key, value in public.items():
-            if key not in SEAT_FIELDS:
-                run[key] = value
-                continue
-            shared = orjson.dumps(run)[1:-1] + b"," if run else b""
-            parts.append(lead + shared + orjson.dumps(key) + b":")
-            keys.append(key)
-            run = {}
-            lead = b","
-        parts.append((lead + orjson.dumps(run)[1:-1] if run else b"") + b"}")
+        part = b"{"
+        sep = b""
+        for item in items:
+            if isinstance(item, bytes):
+                part += sep + item
+            else:
+                parts.append(part + sep + orjson.dumps(item) + b":")
+                keys.append(item)
+                part = b""
+            sep = b","
+        parts.append(part + b"}")
         self.keys = tuple(keys)
         self.parts = tuple(parts)
 
-    def fill(self, own: dict[str, Any]) -> bytes:
-        """The view's JSON with ``own`` (a view's :meth:`~catsack.view.View.seat_dict`) in the holes."""
+    def fill(self, own: Mapping[str, bytes]) -> bytes:
+        """The view's JSON with ``own[key]`` (encoded JSON) in each hole."""
         parts = self.parts
         out = [parts[0]]
         for i, key in enumerate(self.keys, 1):
-            out.append(orjson.dumps(own[key]))
+            out.append(own[key])
             out.append(parts[i])
         return b"".join(out)
 
@@ -406,6 +421,9 @@ class LiveTable:
     _frames: dict[tuple[str, int | None], bytes] = field(default_factory=dict)
     _template: ViewTemplate | None = None
     _frames_version: int = -1
+    #: The finished rounds and the finished rounds' history with their JSON, kept while no round ends.
+    _rounds_json: tuple[object, bytes] | None = None
+    _settled_json: tuple[object, bytes] | None = None
 
     # ------------------------------------------------------------------ public facts
 
@@ -415,7 +433,7 @@ class LiveTable:
 
     @property
     def version(self) -> int:
-        return len(self.game.moves)
+        return self.game.ply
 
     @property
     def kinds(self) -> list[str | None]:
@@ -555,8 +573,8 @@ class LiveTable:
             money = bool(self.options.get("money_visible"))
             template = self._template
             if template is None:
-                template = self._template = ViewTemplate(self.game.view(None, show_money=money).to_dict())
-            view_json = cache[view_key] = template.fill(self.game.view(seat, show_money=money).seat_dict())
+                template = self._template = self._view_template(self.game.view(None, show_money=money))
+            view_json = cache[view_key] = template.fill(self._own_json(self.game.view(seat, show_money=money)))
         events_key = ("events", since)
         events_json = cache.get(events_key)
         if events_json is None:
@@ -588,6 +606,25 @@ class LiveTable:
                 tail,
             )
         )
+
+    def _view_template(self, public: View) -> ViewTemplate:
+        """This version's shared view entries, from the spectator's ``public`` view."""
+        rounds = public.rounds
+        known = self._rounds_json
+        if known is None or known[0] is not rounds:
+            known = self._rounds_json = (rounds, orjson.dumps([round_to_dict(r) for r in rounds]))
+        return ViewTemplate(public.shared_dict(rounds=False), {"rounds": known[1]})
+
+    def _own_json(self, view: View) -> dict[str, bytes]:
+        """``view``'s seat fields, encoded; the finished rounds' part of its history once per round."""
+        own = {key: orjson.dumps(value) for key, value in view.seat_dict(history=False).items()}
+        settled, current = view.history_split()
+        known = self._settled_json
+        if known is None or known[0] is not settled:
+            known = self._settled_json = (settled, orjson.dumps(settled)[1:-1])
+        done, now = known[1], orjson.dumps(current)[1:-1]
+        own["history"] = b"".join((b"[", done, b"," if done and now else b"", now, b"]"))
+        return own
 
     def broadcast_state(self, *, force: bool = False) -> None:
         self._frames.clear()

@@ -172,6 +172,47 @@ def test_guests_cannot_take_registered_names_and_are_marked(server: Callable[...
     assert q.status_code == 409 and q.json()["code"] == "name_reserved"
 
 
+def test_look_alike_names_share_a_skeleton() -> None:
+    """Cyrillic and Greek letters that look Latin, a digit that looks like a letter, case and width:
+    one skeleton; names that only share letters do not."""
+    from catsack.server.names import skeleton
+
+    same = ["Ann", "ann", "\u0410nn", "\u0391NN", "\uff21nn", " Ann "]  # Cyrillic А, Greek Α, full-width Ａ
+    assert {skeleton(n) for n in same} == {"ann"}
+    assert skeleton("B\u0435\u0430") == skeleton("Bea")  # Cyrillic е and а
+    assert skeleton("\u0392\u0395\u0391") == skeleton("bea")  # Greek capitals Β Ε Α
+    assert skeleton("Ann1") == skeleton("Annl") != skeleton("Anna")
+    assert skeleton("Zoë") != skeleton("Zoe") and skeleton("Jürgen") == "jürgen"
+
+
+@pytest.mark.parametrize("name", ["\u0410nn", "\u0430nn", "\u0391NN"])  # Cyrillic А and а, Greek Α
+def test_guests_cannot_take_an_accounts_name_in_look_alike_letters(
+    server: Callable[..., TestClient], name: str
+) -> None:
+    """A guest name that reads like an account's ("Ann" with a Cyrillic or Greek A) is refused as the
+    name itself is; the account's look-alike key is stored when it registers."""
+    c = server()
+    account(c, "Ann")
+    t = c.post("/api/tables", json={"seats": 3, "player": "Host"}).json()
+    r = c.post(f"/api/tables/{t['table']}/join", json={"name": name})
+    assert r.status_code == 409 and r.json()["code"] == "name_registered", (name, r.text)
+    assert c.post(f"/api/tables/{t['table']}/join", json={"name": "Anna"}).status_code == 200
+
+
+def test_two_guests_cannot_take_one_name_at_a_table(server: Callable[..., TestClient]) -> None:
+    """A second guest called like someone at the table (the same name in other case, or in look-alike
+    Cyrillic or Greek letters) is refused, so no seat needs telling apart by its number."""
+    c = server()
+    t = c.post("/api/tables", json={"seats": 4, "player": "Gus", "bots": {"3": "random"}}).json()
+    for name in ("Gus", "gus", "GUS", "Gu\u0455"):  # the last with a Cyrillic dze ѕ
+        r = c.post(f"/api/tables/{t['table']}/join", json={"name": name})
+        assert r.status_code == 409 and r.json()["code"] == "name_at_table", (name, r.text)
+        assert r.json()["params"] == {"name": name}
+    assert c.post(f"/api/tables/{t['table']}/join", json={"name": "Gustav"}).status_code == 200
+    players = c.get(f"/api/tables/{t['table']}").json()["players"]
+    assert [p["name"] for p in players][:2] == ["Gus", "Gustav"]
+
+
 def test_a_table_may_ask_for_a_record_of_finished_games(server: Callable[..., TestClient]) -> None:
     """Reputation counts from the fifth game on: four abandons are forgiven, the fifth shuts the door."""
     from sqlalchemy import insert

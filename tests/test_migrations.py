@@ -257,6 +257,37 @@ def test_upgrade_of_a_database_made_before_migrations(old_db: str) -> None:
         store.close()
 
 
+def test_accounts_made_before_look_alike_keys_get_theirs(tmp_path: Path) -> None:
+    """Revision 0013 gives every existing account its name's look-alike key, so that a guest cannot
+    take an old account's name in Cyrillic letters either."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine, text
+
+    from catsack.server.names import skeleton
+
+    engine = create_engine(f"sqlite:///{tmp_path / 'old.db'}")
+    try:
+        with engine.begin() as conn:
+            cfg = Config()
+            cfg.set_main_option("script_location", str(MIGRATIONS))
+            cfg.attributes["connection"] = conn
+            command.upgrade(cfg, "0012")
+            conn.execute(
+                text(
+                    "INSERT INTO users (name, name_key, password_hash, created, deleted) "
+                    "VALUES ('Ann', 'ann', 'x', 0, false), ('Bob1', 'bob1', 'x', 0, false)"
+                )
+            )
+        migrations.upgrade(engine)
+        assert migrations.current(engine) == head()
+        with engine.connect() as conn:
+            rows = conn.execute(text("SELECT name, name_skeleton FROM users ORDER BY id")).all()
+        assert [tuple(r) for r in rows] == [("Ann", skeleton("\u0410nn")), ("Bob1", "bobl")]
+    finally:
+        engine.dispose()
+
+
 # ---------------------------------------------------------------------- the revisions and the models
 
 #: The revisions as deployed databases have them, in the order they apply (their ids never change;

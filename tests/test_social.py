@@ -142,6 +142,12 @@ def test_quick_play_joins_the_oldest_open_table_or_creates_one(server: Callable[
     hidden = c.post("/api/tables", json={"seats": 5, "player": "Dan", "private": True}).json()
     assert c.post("/api/quickplay", json={"seats": 5, "name": "Eve"}).json()["table"] != hidden["table"]
     assert c.post("/api/quickplay", json={"seats": 3, "name": "x" * 100}).status_code == 422
+    # Guests who type no name meet at one table all the same, each under a name of their own.
+    first = c.post("/api/quickplay", json={"seats": 4}).json()
+    second = c.post("/api/quickplay", json={"seats": 4}).json()
+    assert second["table"] == first["table"]
+    names = [p["name"] for p in c.get(f"/api/tables/{first['table']}").json()["players"]]
+    assert {"Guest", "Guest 2"} <= set(names)
 
 
 def test_a_block_keeps_the_blocked_account_off_the_blockers_tables(server: Callable[..., TestClient]) -> None:

@@ -43,6 +43,7 @@ from sqlalchemy.exc import IntegrityError
 
 from catsack.server.chat import chat_t
 from catsack.server.hub import TableError
+from catsack.server.names import skeleton
 from catsack.server.store import metadata, seats_t, tables_t
 from catsack.server.tournaments.model import entries_t
 from catsack.server.training_store import attempts_t
@@ -103,6 +104,9 @@ users_t = Table(
     Column("name", String(NAME_MAX), nullable=False),
     # The name's comparison key (case-folded, NFKC): "Ann" and "ann" are one account.
     Column("name_key", String(64), nullable=False, unique=True),
+    # The name's look-alike key (catsack.server.names.skeleton; revision 0013): "Аnn" with a Cyrillic A
+    # reads as "Ann", and a guest may take neither.
+    Column("name_skeleton", String(64), nullable=True, index=True),
     Column("password_hash", String(255), nullable=False),
     Column("created", Float, nullable=False),
     Column("deleted", Boolean, nullable=False, default=False),
@@ -230,7 +234,12 @@ class Accounts:
             with self.engine.begin() as conn:
                 res = conn.execute(
                     insert(users_t).values(
-                        name=name, name_key=name_key(name), password_hash=digest, created=now, deleted=False
+                        name=name,
+                        name_key=name_key(name),
+                        name_skeleton=skeleton(name),
+                        password_hash=digest,
+                        created=now,
+                        deleted=False,
                     )
                 )
                 user_id = int(res.inserted_primary_key[0])  # type: ignore[index]
@@ -254,6 +263,17 @@ class Accounts:
         if not isinstance(name, str) or len(name) > 64:
             return None
         r = self._row(name)
+        return None if r is None else Account(r.id, r.name, r.created)
+
+    def looking_like(self, name: str) -> Account | None:
+        """An account whose name reads like ``name`` (the same :func:`~catsack.server.names.skeleton`),
+        or ``None``."""
+        if not isinstance(name, str) or len(name) > 64:
+            return None
+        with self.engine.connect() as conn:
+            r = conn.execute(
+                select(users_t).where(users_t.c.name_skeleton == skeleton(name), users_t.c.deleted.is_(False)).limit(1)
+            ).first()
         return None if r is None else Account(r.id, r.name, r.created)
 
     def by_id(self, user_id: int) -> Account | None:

@@ -51,6 +51,7 @@ from catsack.server.live import (
     state_frame,
     table_status,
 )
+from catsack.server.names import skeleton
 from catsack.server.runtime import malloc_trim
 from catsack.server.settings import Settings
 from catsack.server.store import ActionRow, Append, AppendConflict, SeatHeld, SeatRow, Store, TableRow
@@ -675,16 +676,35 @@ class Hub:
         return table
 
     async def join(
-        self, table: LiveTable, name: str, seat: int | None, *, token: str | None = None, account_id: int | None = None
+        self,
+        table: LiveTable,
+        name: str,
+        seat: int | None,
+        *,
+        token: str | None = None,
+        account_id: int | None = None,
+        distinct: bool = False,
     ) -> tuple[int, str]:
         """Give a person a seat: returns the seat and its secret token (``token``: one the caller
         made, e.g. a rematch's, derived from the seat's old token so a second press finds the seat).
         With ``account_id`` the seat is bound to that account in the same write; an account holds at
-        most one seat of a table (409 ``one_seat``; the database's key decides across processes)."""
+        most one seat of a table (409 ``one_seat``; the database's key decides across processes).
+        With ``distinct`` (a guest's name) a name that reads like a seated player's or bot's is refused
+        (409 ``name_at_table``: :func:`catsack.server.names.skeleton`)."""
         async with table.lock:
             held = next((i for i, p in enumerate(table.players) if account_id and p.user_id == account_id), None)
             if held is not None:
                 raise _one_seat(held)
+            if distinct:
+                key = skeleton(name)
+                taken = (n for p, n in zip(table.players, table.names(), strict=True) if p.kind != "open")
+                if any(skeleton(n) == key for n in taken):
+                    raise TableError(
+                        "name_at_table",
+                        f"someone at this table is called {name!r}: choose another name",
+                        409,
+                        params={"name": name},
+                    )
             if table.status != "open":
                 raise TableError("table_full", "this table has no open seat", 409)
             if seat is None:

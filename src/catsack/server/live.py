@@ -114,14 +114,16 @@ def _jsonable(value: Any) -> Any:
 def seat_names(players: Sequence[Player | SeatRow]) -> list[str]:
     """One distinct name per seat for event texts, records and lists: people by their name (also when a
     bot finished their seat: :func:`finished_by_bot`), bots by level and seat number ("heuristic 3"), a
-    repeated name with its seat number added."""
+    repeated name with its seat number added ("Ann (2)")."""
     base = [
         p.name
         if p.name and (p.kind == "human" or (p.kind == "bot" and p.replaced))
         else (f"{p.bot} {i + 1}" if p.kind == "bot" else f"Seat {i + 1}")
         for i, p in enumerate(players)
     ]
-    return [n if base.count(n) == 1 else f"{n} (seat {i + 1})" for i, n in enumerate(base)]
+    # Guests cannot share a name at a table (a join is refused); two seats of one name can still come
+    # from before that rule or an account named like a guest: the seat number, in no language, parts them.
+    return [n if base.count(n) == 1 else f"{n} ({i + 1})" for i, n in enumerate(base)]
 
 
 def finished_by_bot(players: Sequence[Player | SeatRow]) -> list[int]:

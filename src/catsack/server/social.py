@@ -49,7 +49,9 @@ def _key(name: str) -> str:
 
 def check_guest_name(accounts: Accounts, name: str) -> None:
     """Refuse a guest's name that would pass for someone else: a bot level ("expert", "expert:easy
-    3"), "deleted player", an operator's word, or a registered account's name (409 ``name_reserved``)."""
+    3"), "deleted player", an operator's word (409 ``name_reserved``), or a registered account's name,
+    also written with look-alike letters ("Аnn" with a Cyrillic A: :mod:`catsack.server.names`; 409
+    ``name_registered``)."""
     key = _key(name)
     first = re.split(r"[\s:()]+", key)[0] if key else ""
     if key in GUEST_RESERVED or first in GUEST_RESERVED or key == _key(DELETED_NAME):
@@ -59,7 +61,7 @@ def check_guest_name(accounts: Accounts, name: str) -> None:
             409,
             params={"name": name},
         )
-    if accounts.by_name(name.strip()) is not None:
+    if accounts.by_name(name.strip()) is not None or accounts.looking_like(name) is not None:
         raise AccountError(
             "name_registered",
             f"{name!r} is a registered player's name: log in to use it, or choose another",

@@ -367,8 +367,9 @@ async def join_as(
     request: Request, table: LiveTable, name: str, seat: int | None, account: Account | None
 ) -> tuple[int, str]:
     """Seat a person at ``table``: a guest under the typed name (not a bot's, a deleted player's or an
-    account's: :func:`~catsack.server.social.check_guest_name`), an account under its own name, its
-    seat bound to it (one seat per account). Rated tables seat accounts (and bots) only."""
+    account's: :func:`~catsack.server.social.check_guest_name`; nor one that reads like a name at the
+    table), an account under its own name, its seat bound to it (one seat per account). Rated tables
+    seat accounts (and bots) only."""
     if table.options.get("rated") and account is None:
         raise AccountError("account_required", "rated tables are for accounts and bots: log in to sit here", 403)
     hub = hub_of(request)
@@ -380,7 +381,8 @@ async def join_as(
         await check_not_blocked(request, table.id, account)
     else:
         await asyncio.to_thread(check_guest_name, accounts_of(request), name)
-    return await hub.join(table, name, seat, account_id=None if account is None else account.id)
+    account_id = None if account is None else account.id
+    return await hub.join(table, name, seat, account_id=account_id, distinct=account is None)
 
 
 async def check_not_blocked(request: Request, table_id: str, account: Account) -> None:

@@ -36,6 +36,7 @@ from catsack.server.accounts import Account, Accounts, seat_users_t
 from catsack.server.gameaccess import decide, embargo_open
 from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json, unknown_bot
 from catsack.server.live import finished_by_bot
+from catsack.server.names import skeleton
 from catsack.server.ratings import Ratings
 from catsack.server.reputation import reputation
 from catsack.server.routes.access import expensive_read
@@ -323,6 +324,13 @@ class QuickPlay(BaseModel):
         return None if v is None else clean_text(v, field="a name", max_chars=NAME_MAX, min_chars=1)
 
 
+def unused_guest_name(names: list[str]) -> str:
+    """A guest who typed no name: "Guest", or "Guest 2", "Guest 3"… where a "Guest" sits already (two
+    guests never share a name at a table)."""
+    taken = {skeleton(n) for n in names}
+    return next(n for n in ("Guest", *(f"Guest {i}" for i in range(2, 7))) if skeleton(n) not in taken)
+
+
 @router.post("/api/quickplay", response_model=Joined)
 async def quickplay(
     request: Request, body: QuickPlay, account: Annotated[Account | None, Depends(account_of)]
@@ -331,7 +339,8 @@ async def quickplay(
     (rated tables only for accounts)."""
     if account is not None:
         check_origin(request)
-    name = account.name if account is not None else (body.name or "Guest")
+    typed = account.name if account is not None else body.name
+    name = typed or "Guest"
     hub = hub_of(request)
     if body.bots is not None:  # no waiting: the player's seat and bots everywhere else
         if body.bots not in SEATABLE_BOTS:
@@ -355,7 +364,7 @@ async def quickplay(
         if table is None or table.status != "open":
             continue
         try:
-            seat, token = await join_as(request, table, name, None, account)
+            seat, token = await join_as(request, table, typed or unused_guest_name(table.names()), None, account)
         except TableError:  # taken meanwhile
             continue
         return Joined(table=table.id, seat=seat, token=token)

@@ -305,7 +305,8 @@ def test_private_games_only_to_their_players(app_server: Callable[..., TestClien
 
     def listed(client: TestClient) -> set[str]:
         answer = client.get("/api/users/Ann").json()
-        assert answer["games"] == 1  # the figures count it; they name no game
+        # The figures count it (a bot finished it: apart from the games played to the end); they name no game.
+        assert (answer["games"], answer["finished_by_bot"]) == (0, 1)
         return {g["table"] for g in answer["recent"]}
 
     assert listed(c) == {table}
@@ -342,9 +343,9 @@ def test_profiles_and_replays_are_not_rebuilt_on_every_request(app_server: Calla
         return load(table_id)
 
     store.load = counted
-    assert c.get("/api/users/Cal").json()["games"] == 1
+    assert c.get("/api/users/Cal").json()["finished_by_bot"] == 1
     first = len(loads)
-    assert c.get("/api/users/Cal").json()["games"] == 1
+    assert c.get("/api/users/Cal").json()["finished_by_bot"] == 1
     assert len(loads) == first  # nothing replayed the second time
     assert c.get(f"/api/tables/{table}/replay").status_code == 200
     built = len(loads)
@@ -476,6 +477,88 @@ def test_bot_moves_are_due_after_a_drawn_delay_whatever_their_options(tmp_path: 
     for forced, elapsed, delay in moves:
         assert elapsed == pytest.approx(delay), (forced, elapsed, delay)
         assert 0.8 <= delay <= 1.2
+
+
+def test_a_move_is_released_when_due_even_when_its_search_overruns(tmp_path: object) -> None:
+    """On a machine so loaded that searches overrun: every searched move with a choice answers only long
+    after it is due (its search never comes back in time), every forced move at once. All are still
+    released exactly at their drawn delay; the overrun ones are the stand-in's moves, worked out when
+    the turn began. So the release time is the same function of the draw for both kinds (R23, R24).
+    The clock is injected: nothing waits."""
+    import asyncio
+    import random
+
+    from catsack.moves import Move
+    from catsack.server.hub import Hub
+    from catsack.server.settings import Settings
+    from catsack.server.thinking import Pace, Plan
+
+    clock = FakeClock()
+
+    async def sleep(seconds: float) -> None:
+        clock.now += seconds
+        await asyncio.sleep(0)
+
+    async def scenario() -> list[tuple[bool, float, float, str, str]]:
+        hub = Hub(Settings(database_url=f"sqlite:///{tmp_path}/overrun.db", sweep_seconds=3600))
+        hub.pace = Pace(0.8, 0.4, 0.6, rng=random.Random(7), clock=clock, sleep=sleep)
+        plans: list[Plan] = []
+        plan = hub.pace.plan
+
+        def recorded() -> Plan:
+            plans.append(plan())
+            return plans[-1]
+
+        hub.pace.plan = recorded  # type: ignore[method-assign]
+        standin = hub._standin_move
+        fallbacks: list[Move] = []
+
+        def remembered(table: Any, seat: int) -> Move:
+            fallbacks.append(standin(table, seat))
+            return fallbacks[-1]
+
+        hub._standin_move = remembered  # type: ignore[method-assign]
+        never: asyncio.Future[Move] = asyncio.get_running_loop().create_future()
+
+        async def thinking(table: Any, seat: int, spec: str, until: float) -> Move:
+            legal = table.game.legal_moves()
+            if len(legal) == 1:
+                return legal[0]  # a forced move: back at once
+            return await never  # the search of a move with a choice is still running when the move is due
+
+        moves: list[tuple[bool, float, float, str, str]] = []  # (forced, elapsed, delay, played, stand-in's)
+        commit = hub._commit
+
+        async def timed(table: Any, seat: int, move: Move, *args: Any) -> Any:
+            started = plans[-1]
+            forced = len(table.game.legal_moves()) == 1
+            elapsed, delay = clock.now - started.start, started.due - started.start
+            moves.append((forced, elapsed, delay, move.text, fallbacks[-1].text))
+            return await commit(table, seat, move, *args)
+
+        hub._decide = thinking  # type: ignore[method-assign]
+        hub._commit = timed  # type: ignore[method-assign]
+        await hub.start()
+        try:
+            table = await hub.create(
+                3, {i: "expert" for i in range(3)}, name="overrun", money_visible=False, turn_seconds=None, hints=False
+            )
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 60.0  # a bound on a game stuck waiting for a search, not a timing
+            while not table.game.is_over and loop.time() < deadline:
+                await asyncio.sleep(0.001)
+            assert table.game.is_over, "a move waited for its search"
+        finally:
+            never.cancel()
+            await hub.stop()
+        return moves
+
+    moves = asyncio.run(scenario())
+    assert len(moves) >= 27 and any(m[0] for m in moves) and not all(m[0] for m in moves)
+    for forced, elapsed, delay, played, standin in moves:
+        assert elapsed == pytest.approx(delay), (forced, elapsed, delay)
+        assert 0.8 <= delay <= 1.2
+        assert forced or played == standin  # the overrun search's answer was not waited for
 
 
 def test_pace_draws_delays_without_the_view() -> None:

@@ -1158,24 +1158,42 @@ class Hub:
             self.metrics.bot_think.labels(spec).observe(time.perf_counter() - t0)
         return move
 
+    def _standin_move(self, table: LiveTable, seat: int) -> Move:
+        """The stand-in bot's move for ``seat``, worked out at once in this process (a fraction of a
+        millisecond): what the seat plays if its search has not answered when the move is due."""
+        bot = make_bot(self.settings.standin_bot, seed=secrets.randbits(32))
+        bot.reset(seat, table.row.seats)
+        bot.meet(table.kinds)
+        return bot.choose(table.game.view(seat, show_money=bool(table.options.get("money_visible"))))
+
     async def _bot_turn(self, table: LiveTable, seat: int, version: int, resume: bool = False) -> None:
-        # When the move is due is drawn before anything of the view is read, and the search ends before
-        # then: a forced move and a move with a choice are due alike (R23, R24; thinking.Pace). A process
-        # that has just taken the table over (``resume``) counts the delay from when the turn began, as
-        # the log or the last message tells: the table does not stand still a whole bot delay more.
+        # When the move is due is drawn before anything of the view is read, and the move is released
+        # then, whatever its search did: the search's answer if it came in time, else the stand-in's move
+        # worked out now. A forced move and a move with a choice are released alike by construction (R23,
+        # R24; thinking.Pace.release, docs/protocol.md). A process that has just taken the table over
+        # (``resume``) counts the delay from when the turn began, as the log or the last message tells:
+        # the table does not stand still a whole bot delay more.
         plan = self.pace.plan()
         if resume and table.turn_began is not None:
             plan = plan.resumed(plan.start - max(0.0, time.time() - table.turn_began))
         try:
             spec = table.players[seat].bot or self.settings.standin_bot
+            fallback = self._standin_move(table, seat)
+            search = asyncio.ensure_future(self._decide(table, seat, spec, plan.think_until))
             try:
-                move = await self._decide(table, seat, spec, plan.think_until)
+                move = await self.pace.release(plan, search, fallback)
             except asyncio.CancelledError:
+                search.cancel()
                 raise
-            except Exception:  # a thinking process died: the stand-in plays this move, the game goes on
-                log.exception("bot failed; the stand-in moves", extra={"fields": {"table": table.id, "seat": seat}})
-                move = await self._decide(table, seat, self.settings.standin_bot, plan.think_until)
-            await self.pace.until(plan.due)
+            except Exception:  # (no delay to keep) a thinking process died: the stand-in's move
+                move = fallback
+            if search.done() and not search.cancelled() and search.exception() is not None:
+                # a thinking process died: the stand-in played this move, the game goes on
+                log.error(
+                    "bot failed; the stand-in moved",
+                    exc_info=search.exception(),
+                    extra={"fields": {"table": table.id, "seat": seat}},
+                )
             async with table.lock:
                 if table.version != version or table.players[seat].kind != "bot":
                     return

@@ -14,14 +14,20 @@ deadline is brought nearer in proportion, so a queue shortens every search inste
 answer. On a busy machine the bots and hints play weaker rather than later.
 Post-game analysis and ``catsack analyse`` keep iteration budgets: reproducible for a seed.
 
-**A move's time tells nothing (R23, R24).** A bot's move is due a delay after its turn began that is
-drawn from a fixed distribution (:class:`Pace`: uniform between ``bot_delay`` and ``bot_delay * (1 +
-bot_delay_jitter)``), and its search must end before that delay (``think_seconds`` at most). Nothing of the
-view goes into the draw. A forced move (one legal option: a pass that says "I cannot outbid") goes
-through the same queue as any other, searches as a move with a choice would (its result unused), and is
-held back to the same delay, so it arrives when a chosen move would. On a machine so busy that the
-queue and the minimum search outlast the drawn delay, a move comes late, forced or chosen alike
-(``bench/decision_latency.py`` compares the two distributions).
+**A move's time tells nothing (R23, R24).** A bot's move is released when it is due, a delay after its
+turn began drawn from a fixed distribution (:class:`Pace`: uniform between ``bot_delay`` and
+``bot_delay * (1 + bot_delay_jitter)``); nothing of the view goes into the draw. The release never waits
+for the search (:meth:`Pace.release`): the search is given a deadline before the move is due
+(``think_seconds`` at most), and whatever it has not answered by then is replaced by the stand-in bot's
+move, worked out in this process when the turn began (a fraction of a millisecond). So the moment a move
+leaves depends only on the drawn delay and on when the event loop wakes, never on the options, the
+search or the load of the thinking processes: a forced move (one legal option: a pass that says "I
+cannot outbid") and a move with a choice are released alike by construction. A forced move still goes
+through the same queue and searches as a move with a choice would (its result unused), so the two
+load the thinking processes alike too. On a machine so busy that searches overrun, bots play the
+stand-in's moves, weaker but on time (docs/protocol.md; ``bench/decision_latency.py`` compares the
+two distributions). With ``bot_delay`` 0 (tests, local play) there is no delay to keep: a move is
+released when its search answers.
 """
 
 from __future__ import annotations
@@ -93,6 +99,19 @@ class Pace:
         delay = self.base + self.rng.random() * self.spread
         return Plan(start, start + min(self.think, delay), start + delay)
 
+    async def release(self, plan: Plan, search: asyncio.Future[T], fallback: T) -> T:
+        """The move to release at ``plan.due``, returned then on this clock and never before: the
+        search's answer if it has one by then, else ``fallback`` (the search goes on unheeded). A plan
+        without a delay (``bot_delay`` 0) waits for the search instead."""
+        if plan.due <= plan.start:
+            return await search
+        await self.until(plan.due)
+        if search.done() and not search.cancelled() and search.exception() is None:
+            return search.result()
+        if not search.done():
+            search.add_done_callback(_unheeded)
+        return fallback
+
     async def until(self, when: float) -> None:
         """Sleep until ``when`` on the pace's clock (at once if it has passed)."""
         rest = when - self.clock()
@@ -102,6 +121,12 @@ class Pace:
     def wall(self, when: float) -> float:
         """``when`` on the pace's clock as epoch seconds: what the thinking processes compare with."""
         return time.time() + (when - self.clock())
+
+
+def _unheeded(search: asyncio.Future[Any]) -> None:
+    """A search answered after its move was released: its result (or error) is dropped."""
+    if not search.cancelled():
+        search.exception()
 
 
 def end_pool(pool: ProcessPoolExecutor) -> None:

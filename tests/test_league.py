@@ -103,3 +103,15 @@ def test_a_table_of_one_kind_shares_its_personas_draw() -> None:
     for row in results.roles:  # every seat but the learner's holds the same role
         others = row[row != LEARNER]
         assert len(set(others.tolist())) == 1
+
+
+def test_the_leagues_personas_include_pure_styles() -> None:
+    from catsack.bots.personas import OFF_SHARE, TRAITS
+    from catsack.learn.league import PURE_SHARE, draw_trait_table
+
+    t = draw_trait_table(np.random.default_rng(0), (20000,))
+    dump = t[:, TRAITS.index("dump")]
+    assert abs((dump == 0).mean() - (OFF_SHARE - PURE_SHARE)) < 0.02
+    assert abs((dump == 1).mean() - PURE_SHARE) < 0.02  # a player who always dumps
+    over = t[:, TRAITS.index("over")]
+    assert abs((over == -3).mean() - PURE_SHARE / 2) < 0.02 and abs((over == 3).mean() - PURE_SHARE / 2) < 0.02

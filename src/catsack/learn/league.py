@@ -139,13 +139,22 @@ class Results:
         return (float(self.win[mine].mean()) if count else float("nan")), count
 
 
+#: The league's draw of a trait: off with chance :data:`OFF_SHARE` less :data:`PURE_SHARE`, at an end of its
+#: range (``over`` at either end, the others at their most) with chance ``PURE_SHARE``, else uniform over its
+#: range. The corners of the space are pure styles (a player who always dumps, always bluffs), and a league
+#: that met them only as rarely as uniform draws do learned to bet on tables that never do.
+PURE_SHARE: Final = 0.2
+
+
 def draw_trait_table(rng: np.random.Generator, shape: tuple[int, ...]) -> npt.NDArray[np.float64]:
-    """Personas' traits for ``shape`` seats, as :func:`catsack.bots.personas.draw_traits` draws them."""
+    """The league's personas for ``shape`` seats (:data:`PURE_SHARE`; the ``persona`` bot draws as
+    :func:`catsack.bots.personas.draw_traits`, without the pure share)."""
     lo = np.array([RANGES[t][0] for t in TRAITS])
     hi = np.array([RANGES[t][1] for t in TRAITS])
-    on = rng.random((*shape, NUM_TRAITS)) >= OFF_SHARE
+    u = rng.random((*shape, NUM_TRAITS))
     value = lo + (hi - lo) * rng.random((*shape, NUM_TRAITS))
-    out: npt.NDArray[np.float64] = np.where(on, value, 0.0)
+    end = np.where((lo < 0) & (rng.random((*shape, NUM_TRAITS)) < 0.5), lo, hi)
+    out: npt.NDArray[np.float64] = np.where(u < OFF_SHARE - PURE_SHARE, 0.0, np.where(u < OFF_SHARE, end, value))
     return out
 
 

@@ -13,7 +13,9 @@ move. Reported:
   move, as a player sees it), p50/p95/max, split by whether the bot had one legal move (forced) or a
   choice; the split is made afterwards from the whole game in the server's database (this script
   runs the server), never from anything a client was sent. Defect 6 was forced about 0.8 s, chosen
-  about 2.3 s; a Kolmogorov-Smirnov test says whether the two could be one distribution;
+  about 2.3 s; a Kolmogorov-Smirnov test says whether the two could be one distribution, and the area
+  under the ROC curve (AUC, with a 95% bootstrap interval) how well time alone tells them apart (0.5:
+  not at all; docs/protocol.md, "When a bot's move arrives", has the current figures at three loads);
 * a **hint**'s time from request to answer, p50/p95/max;
 * ``/health`` response time during the window, and the load average (``/proc/loadavg``).
 
@@ -43,6 +45,10 @@ the code without the thinking processes, run in the same minutes as "after" wher
 * ``--tables 6 --burn 4 --seconds 150``, after, load 18.4-21.4: forced p95 3.9 s, chosen p95 4.5 s
   (distance 0.14, p = 0.37); hints p95 2.9 s. The 1.5 s target is not met at that load: each thinking
   process gets about a tenth of a core, and the floor of 300 iterations alone then takes about 0.25 s.
+* Since a move is released when due whatever its search did (2026-12-02): ``--tables 6 --burn 20
+  --seconds 240``, load 19.0-27.4: forced p50 1.10 s, p95 1.79 s (n=89); chosen p50 1.12 s, p95 1.36 s
+  (n=994); AUC 0.514 (0.442-0.583). ``--tables 6 --seconds 200``, load 5.1-6.5: AUC 0.495 (0.449-0.540)
+  over 1,146 moves.
 """
 
 from __future__ import annotations
@@ -116,6 +122,24 @@ def _ks(a: list[float], b: list[float]) -> tuple[float, float]:
     lam = (math.sqrt(n) + 0.12 + 0.11 / math.sqrt(n)) * d
     p = 2 * sum((-1) ** (k - 1) * math.exp(-2 * k * k * lam * lam) for k in range(1, 101))
     return d, min(1.0, max(0.0, p))
+
+
+def _auc(a: list[float], b: list[float]) -> float:
+    """The chance that a forced move (``a``) took longer than a chosen one (``b``), ties counted half:
+    the area under the ROC curve of telling the two apart by time alone (0.5: not at all)."""
+    if not a or not b:
+        return float("nan")
+    sb = sorted(b)
+    wins = sum(bisect.bisect_left(sb, x) + 0.5 * (bisect.bisect_right(sb, x) - bisect.bisect_left(sb, x)) for x in a)
+    return wins / (len(a) * len(b))
+
+
+def _auc_interval(a: list[float], b: list[float], rng: random.Random, rounds: int = 1000) -> tuple[float, float]:
+    """A 95% bootstrap interval of :func:`_auc` (both samples drawn again with replacement)."""
+    if not a or not b:
+        return float("nan"), float("nan")
+    found = sorted(_auc(rng.choices(a, k=len(a)), rng.choices(b, k=len(b))) for _ in range(rounds))
+    return found[int(0.025 * rounds)], found[int(0.975 * rounds) - 1]
 
 
 class Server:
@@ -391,6 +415,11 @@ def main() -> None:
         print(_summary("bot turn-to-move, choice", out["chosen"]))
         d, p = _ks(out["forced"], out["chosen"])
         print(f"forced vs choice: Kolmogorov-Smirnov distance {d:.3f}, p = {p:.2f} (same distribution: p large)")
+        low, high = _auc_interval(out["forced"], out["chosen"], random.Random(args.seed))
+        print(
+            f"forced vs choice: AUC {_auc(out['forced'], out['chosen']):.3f} (95% bootstrap {low:.3f}-{high:.3f}; "
+            f"0.5: time tells nothing) over {len(out['forced']) + len(out['chosen'])} moves"
+        )
         print(_summary("hint request-to-answer", out["hints"]))
         if out["hint_errors"]:
             print(f"hints refused: {len(out['hint_errors'])} ({', '.join(sorted(set(out['hint_errors'])))})")

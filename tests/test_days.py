@@ -553,6 +553,28 @@ def test_a_challenge_accepted_makes_the_table_and_a_decline_ends_one(
     assert codes.count(429) > 0  # challenges are limited per account
 
 
+def test_a_challenges_invitees_sit_in_the_order_they_were_typed(app_server: Callable[..., TestClient]) -> None:
+    """Ann challenges Dan, Bea and Cid in that order (not the order their accounts were made): the
+    challenge lists them so, and the table seats them so, after Ann."""
+    c = app_server()
+    people = {"Ann": c}
+    register(c, "Ann")
+    for name in ("Bea", "Cid", "Dan"):
+        people[name] = browser(c)
+        register(people[name], name)
+    typed = ["Dan", "Bea", "Cid"]
+    r = c.post("/api/challenges", json={"invitees": typed, "seats": 4}, headers=ORIGIN)
+    assert r.status_code == 201, r.text
+    ch = r.json()
+    assert [i["name"] for i in ch["invitees"]] == typed
+    listed = people["Bea"].get("/api/mygames").json()["challenges"][0]
+    assert [i["name"] for i in listed["invitees"]] == typed
+    for name in ("Cid", "Bea", "Dan"):  # answered in yet another order
+        done = people[name].post(f"/api/challenges/{ch['id']}/accept", headers=ORIGIN).json()
+    assert done["table"]
+    assert [p["name"] for p in c.get(f"/api/tables/{done['table']}").json()["players"]] == ["Ann", *typed]
+
+
 def test_every_key_the_new_pages_use_is_in_both_catalogues() -> None:
     """My games, friends, the reset page, the e-mail settings, the badge and the table's clock speak
     English and German: every key they use exists in both catalogues."""

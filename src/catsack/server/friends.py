@@ -387,11 +387,13 @@ class Friends:
             ).all()
             if len(pending) >= MAX_PENDING:
                 raise AccountError("too_many", f"you have {MAX_PENDING} challenges waiting for an answer", 409)
+            # The invitees' order as typed is their seats' order; the invites table keeps no order.
+            stored = {**options, "invitees": [a.id for a in invitees]}
             conn.execute(
                 insert(challenges_t).values(
                     id=challenge_id,
                     from_id=challenger.id,
-                    options=json.dumps(options),
+                    options=json.dumps(stored),
                     status="pending",
                     table_id=None,
                     created=now,

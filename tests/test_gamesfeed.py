@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -151,6 +152,41 @@ def test_another_process_hears_of_the_change_through_redis(redis_url: str) -> No
         finally:
             await here.stop()
             await there.stop()
+
+    asyncio.run(body())
+
+
+def test_the_accounts_channel_is_the_deployments_own(redis_url: str, app_server: Callable[..., TestClient]) -> None:
+    """Two deployments share one Redis server, each with its own CATSACK_REDIS_CHANNEL: a change told
+    on one reaches that deployment's other process and never the other deployment's."""
+    ours, theirs = f"catsack-test-{uuid.uuid4().hex[:8]}", f"catsack-test-{uuid.uuid4().hex[:8]}"
+    c = app_server(redis_url=redis_url, redis_channel=ours)
+    assert c.app.state.games_feed.channel == f"{ours}:accounts"  # type: ignore[attr-defined]
+
+    async def told(feed: GamesFeed, stream: Stream, account: int) -> None:
+        end = time.monotonic() + WAIT
+        while not stream.pending.is_set():  # the subscription may take a moment: publish until heard
+            assert time.monotonic() < end, "the deployment's other process was never told"
+            feed.changed([account])
+            await asyncio.sleep(0.05)
+
+    async def body() -> None:
+        here, there, elsewhere, marker = bare_feed(), bare_feed(), bare_feed(), bare_feed()
+        await here.start(redis_url, ours)
+        await there.start(redis_url, ours)
+        await elsewhere.start(redis_url, theirs)
+        await marker.start(redis_url, theirs)
+        try:
+            heard, unheard, mark = there.open(7, "a"), elsewhere.open(7, "a"), elsewhere.open(8, "a")
+            assert heard is not None and unheard is not None and mark is not None
+            await told(here, heard, 7)
+            # The other deployment's own message, published after ours: Redis hands a subscriber its
+            # messages in the order they were published, so ours would have come before it.
+            await told(marker, mark, 8)
+            assert not unheard.pending.is_set()
+        finally:
+            for feed in (here, there, elsewhere, marker):
+                await feed.stop()
 
     asyncio.run(body())
 

@@ -103,7 +103,7 @@ def create_app(
         from catsack.server.gamesfeed import GamesFeed
 
         feed = app.state.games_feed = GamesFeed(h)
-        await feed.start(settings.redis_url)
+        await feed.start(settings.redis_url, settings.redis_channel)
         feed.end_on_exit()
         lobby_task = asyncio.create_task(_lobby_sweeper(h))
         from catsack.server.tournaments.runner import sweeper as tournament_sweeper

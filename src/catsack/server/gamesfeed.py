@@ -14,8 +14,9 @@ keeps proxies from closing an idle stream; a stream ends after :data:`MAX_SECOND
 opens it again, so a logged-out session stops being told anything.
 
 With several processes (``CATSACK_REDIS_URL``) the accounts to tell are published on a Redis channel
-of their own, :data:`CHANNEL` (account ids only), so a page connected to one process hears of a move
-made on another.
+of their own, ``<CATSACK_REDIS_CHANNEL>:accounts`` (:func:`accounts_channel`; account ids only), so a
+page connected to one process hears of a move made on another, and two deployments sharing one Redis
+server, each with its own ``CATSACK_REDIS_CHANNEL``, never hear each other's.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from catsack.server.hub import Hub
 
 __all__ = [
-    "CHANNEL",
     "HEARTBEAT",
     "MAX_SECONDS",
     "MIN_GAP",
@@ -47,11 +47,11 @@ __all__ = [
     "STREAMS_PER_ADDRESS",
     "GamesFeed",
     "Stream",
+    "accounts_channel",
 ]
 
 log = logging.getLogger("catsack.server")
 
-CHANNEL = "catsack:accounts"
 STREAMS_PER_ACCOUNT = 6
 STREAMS_PER_ADDRESS = 24
 MIN_GAP = 2.0
@@ -61,6 +61,11 @@ MAX_SECONDS = 600.0
 CACHED_TABLES = 4096
 #: How long the browser waits before opening a dropped stream again (milliseconds, the ``retry`` field).
 RETRY_MS = 5000
+
+
+def accounts_channel(redis_channel: str) -> str:
+    """The Redis channel of the accounts to tell, under the deployment's ``CATSACK_REDIS_CHANNEL``."""
+    return f"{redis_channel}:accounts"
 
 
 @dataclass(eq=False)
@@ -99,14 +104,17 @@ class GamesFeed:
         self._tasks: set[asyncio.Task[None]] = set()
         self._redis: Any = None
         self._pubsub: Any = None
+        self.channel = accounts_channel("catsack:tables")
         self._listener: asyncio.Task[None] | None = None
         self.closing = False
 
     # ------------------------------------------------------------------ life cycle
 
-    async def start(self, redis_url: str | None = None) -> None:
-        """Hear the hub's table changes, and (with ``redis_url``) other processes' changes."""
+    async def start(self, redis_url: str | None = None, redis_channel: str = "catsack:tables") -> None:
+        """Hear the hub's table changes, and (with ``redis_url``) other processes' changes, on the
+        accounts channel under ``redis_channel`` (``CATSACK_REDIS_CHANNEL``)."""
         self.hub.publish_hooks.append(self.table_changed)
+        self.channel = accounts_channel(redis_channel)
         if redis_url:
             import redis.asyncio as aioredis
 
@@ -114,7 +122,7 @@ class GamesFeed:
             self._redis = aioredis.from_url(redis_url, socket_timeout=1.0, socket_connect_timeout=1.0)
             sub = aioredis.from_url(redis_url, socket_connect_timeout=1.0)
             self._pubsub = sub.pubsub(ignore_subscribe_messages=True)
-            await self._pubsub.subscribe(CHANNEL)
+            await self._pubsub.subscribe(self.channel)
             self._listener = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
@@ -260,7 +268,7 @@ class GamesFeed:
 
     async def _publish(self, ids: list[int]) -> None:
         try:
-            await self._redis.publish(CHANNEL, json.dumps({"accounts": ids, "origin": self.origin}))
+            await self._redis.publish(self.channel, json.dumps({"accounts": ids, "origin": self.origin}))
         except Exception:  # Redis away: the pages' slow poll catches up
             log.warning("games feed publish failed")
 

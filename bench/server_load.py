@@ -1,4 +1,4 @@
-"""Server load benchmark (issue 5): many 5-seat tables of bot clients over real WebSockets.
+"""Server load benchmark: many 5-seat tables of scripted clients over real WebSockets.
 
 One ``catsack serve`` process (SQLite in a temporary directory unless
 ``--database-url``) is started; this script creates ``--tables`` 5-seat tables
@@ -12,8 +12,8 @@ second. It reports:
   connection of that table holding the ``state`` frame with the new version
   (p50/p90/p99/max over the actions sent inside the measurement window);
 * the mover's ack latency;
-* the server's CPU (``/proc/<pid>/stat``, percent of one core) and the whole
-  machine's CPU use in the window (other tenants included);
+* the server's CPU (``/proc/<pid>/stat``: percent of one core, and per acknowledged move, with the
+  kernel's share) and the whole machine's CPU use in the window (other tenants included);
 * server RSS: idle, after the tables were made, after the connections were
   opened, at the end; memory per connection and per table;
 * garbage-collector pauses inside the server, parsed from its stderr
@@ -27,48 +27,36 @@ failures and protocol errors are counted and shown.
     .venv/bin/python bench/server_load.py              # the target: 1,000 tables, 30 s
     .venv/bin/python bench/server_load.py --tables 200 --rate 2 --workers 2 --json
 
-Several processes as deployed (issues 16 and 29, docs/deploy.md): ``--nginx`` starts ``--processes``
+Several processes as deployed (docs/deploy.md): ``--nginx`` starts ``--processes``
 (default 2) servers on PostgreSQL and Redis behind Debian's nginx with the repository's site file
 (TLS, routing by table; the generators connect with wss:// to ``/ws/{table}`` like the browser
 client, or to ``/ws`` with ``--ws-path plain``), and reports their CPU (each and nginx's), their CPU
 per acknowledged move and their RSS together. Each run gets a fresh database (a new PostgreSQL
 schema, dropped afterwards) and, with several processes, a Redis channel of its own.
 ``--server-cpus 0/1 --generator-cpus 1`` pins them with taskset; ``--compare PAIRS`` runs one
-process and then ``--processes`` back to back at the same offered load and compares their CPU per
-move (the figures are in docs/deploy.md, *Measured*):
+process and ``--processes`` in pairs at the same offered load, the order swapped every pair, and
+compares their CPU per move:
 
-    .venv/bin/python bench/server_load.py --nginx --compare 3 --tables 100 --rate 1 --no-compression \
+    .venv/bin/python bench/server_load.py --nginx --compare 6 --tables 100 --rate 1 --no-compression \
         --server-cpus 0/1 --generator-cpus 1 --database-url postgresql+psycopg://postgres@127.0.0.1/test \
         --redis-url redis://127.0.0.1:6379/0
 
-Measured before routing by table (2026-11-23, the project's 2-core machine shared with other heavy
-jobs, load average 10-14 during the run; ``--nginx --tables 1000 --rate 1 --seconds 30 --warmup 5 --workers 2
---no-compression --http-concurrency 32 --connect-concurrency 100``): 1,000 tables / 5,000 wss://
-connections made without errors (setup 116 s, connections 25 s), but only 202 of the 1,000 offered
-actions/s went out (the generators waited for a CPU: loop lag p99 238 ms) and p50/p99 action-to-
-broadcast was 7.7 s / 15.2 s, with 1,178 broadcasts unfinished at the end of the window. The two
-servers used 37 % + 35 % of a core, nginx 6 %, the generators 13 % + 13 %; the machine was 100 %
-busy, so these figures measure the other tenants as much as catsack. Target (p99 <= 50 ms) not met;
-not a fair measurement either. An earlier run at load average 20-28 also lost seats to the 120 s
-grace period while the tables were being made (the bench now sets it to a day).
+Two versions of the server: ``--against SRC`` runs it alternately from ``SRC`` (the folder holding
+another commit's ``catsack`` package, e.g. the ``src`` of a ``git worktree`` of that commit) and from
+this checkout (or ``--with SRC``), ``--pairs`` times, the order swapped every pair, each run on a
+fresh database, and compares their CPU per move pair by pair (median and range):
 
-Target (issue 5): 1,000 tables in one process with p99 <= 50 ms. Linux only
-(reads ``/proc``). ``--profile PATH`` samples the server with py-spy during the
-window (``pip install py-spy``) and shows where its busy time goes.
+    git worktree add ../catsack-before <commit>
+    .venv/bin/python bench/server_load.py --against ../catsack-before/src --pairs 6 --tables 100 --rate 1 \
+        --no-compression --server-cpus 0 --generator-cpus 1 \
+        --database-url postgresql+psycopg://postgres@127.0.0.1/test
 
-Measured on the project's 2-core machine, SQLite, ``--workers 2 --no-compression``
-(the generators share the two cores with the server), 30 s windows:
+On a machine shared with other work compare CPU per move (it holds where wall-clock latency does
+not), and only within one run: docs/deploy.md (*Measured*) has the figures and their commands.
 
-  first cut, 1,000 tables x 1 move/s, busy box (load 3-5): 281 of 1,000 actions/s
-      done, p99 4.0-4.4 s, gen-2 GC pauses up to 1.7 s.
-  after the server work (group commits, no clone per move, cached frame parts,
-  orjson, timed young-generation GC), load ~1.2-1.6:
-      1,000 tables x 0.5 move/s: 500 actions/s, p50 2.1 ms, p90 7.6 ms, p99 48.2 ms,
-          server CPU 50 %, GC pauses max 24 ms  -> target met
-      1,000 tables x 1 move/s:   963 actions/s, p50 11.5 ms, p90 53 ms, p99 178 ms,
-          server CPU 75 %, generators 2 x 37 %, generator loop lag p99 106 ms
-          -> target not met (both cores nearly busy; GC pauses max 30 ms)
-  ~41 KiB per connection, ~210 KiB per table with its 5 connections.
+Target: 1,000 tables in one process with p99 <= 50 ms. Linux only (reads ``/proc``).
+``--profile PATH`` samples the server with py-spy during the window (``pip install py-spy``; the
+samples of the thread holding the interpreter's lock) and shows where its busy time goes.
 """
 
 from __future__ import annotations
@@ -112,9 +100,14 @@ def percentile(sorted_values: list[float], q: float) -> float | None:
 
 def proc_cpu_seconds(pid: int) -> float:
     """User + system CPU seconds of process ``pid`` (all its threads)."""
+    return sum(proc_cpu_split(pid))
+
+
+def proc_cpu_split(pid: int) -> tuple[float, float]:
+    """(user, system) CPU seconds of process ``pid`` (all its threads)."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime, stime (fields 14 and 15)
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK  # utime, stime (fields 14 and 15)
 
 
 def proc_rss_mib(pid: int) -> float:
@@ -738,6 +731,8 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
     conns_wanted = args.tables * SEATS
     fd_soft = raise_fd_limit(conns_wanted * 2 + 1024)
     env = dict(os.environ)
+    if getattr(args, "source", None):  # --against: the server runs from this source folder
+        env["PYTHONPATH"] = str(args.source)
     env.update(
         {
             "CATSACK_DATABASE_URL": db_url,
@@ -842,6 +837,7 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
     nginx_pids = [] if nginx is None or nginx.proc is None else [nginx.proc.pid, *children(nginx.proc.pid)]
     moves0 = [server.moves() for server in servers]
     cpu_s0 = [proc_cpu_seconds(pid) for pid in pids]
+    sys_s0 = sum(proc_cpu_split(pid)[1] for pid in pids)
     nginx_cpu0 = sum(proc_cpu_seconds(pid) for pid in nginx_pids)
     gen_cpu0 = [proc_cpu_seconds(w.proc.pid) for w in workers]
     mach0 = machine_cpu()
@@ -851,6 +847,7 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
         with contextlib.suppress(OSError):
             rss_peak = max(rss_peak, sum_rss(pids))
     cpu_s1 = [proc_cpu_seconds(pid) for pid in pids]
+    sys_s1 = sum(proc_cpu_split(pid)[1] for pid in pids)
     moves1 = [server.moves() for server in servers]
     nginx_cpu1 = sum(proc_cpu_seconds(pid) for pid in nginx_pids)
     gen_cpu1 = [proc_cpu_seconds(w.proc.pid) for w in workers]
@@ -923,6 +920,8 @@ def run_once(args: argparse.Namespace, cleanup: list[Any], tmp: str, db_url: str
         # Server CPU (all processes, from /proc) per acknowledged move: unlike wall-clock latencies it
         # holds on a machine shared with other work, so runs are compared by it.
         "server_cpu_ms_per_move": round(1000.0 * (sum(cpu_s1) - sum(cpu_s0)) / max(1, total("acked_in_window")), 3),
+        # The kernel's share of it (socket writes and reads, the database's connection).
+        "server_system_cpu_ms_per_move": round(1000.0 * (sys_s1 - sys_s0) / max(1, total("acked_in_window")), 3),
         "server_cpus": args.server_cpus,
         "generator_cpus": args.generator_cpus,
         "ws_path": args.ws_path,
@@ -991,7 +990,7 @@ def start_profile(path: str, pid: int, seconds: float) -> subprocess.Popen[str] 
     """Sample the server with py-spy (collapsed stacks to ``path``) for the measurement window."""
     exe = Path(sys.executable).with_name("py-spy")
     cmd = [str(exe) if exe.exists() else "py-spy", "record", "--pid", str(pid), "--duration", str(int(seconds))]
-    cmd += ["--rate", "100", "--format", "raw", "--output", path]
+    cmd += ["--rate", "100", "--gil", "--format", "raw", "--output", path]
     try:
         return subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     except OSError as exc:
@@ -1076,7 +1075,7 @@ def print_summary(s: dict[str, Any]) -> None:
     def ms(x: float | None) -> str:
         return "-" if x is None else f"{x:.1f} ms"
 
-    t = Table(title="catsack server load (issue 5)", show_header=True, header_style="bold")
+    t = Table(title="catsack server load", show_header=True, header_style="bold")
     t.add_column("figure", no_wrap=True)
     t.add_column("value", justify="right", no_wrap=True)
     lat, gc = s["latency_ms"], s["gc"]
@@ -1237,6 +1236,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "offered load, and compare their server CPU per move (needs --nginx, PostgreSQL and Redis)",
     )
     p.add_argument(
+        "--against",
+        metavar="SRC",
+        help="A/B: run the server alternately from SRC (the folder holding another commit's catsack package, "
+        "e.g. a git worktree's src) and from this checkout, --pairs times, and compare their CPU per move",
+    )
+    p.add_argument(
+        "--with",
+        dest="with_source",
+        metavar="SRC",
+        help="side B of --against: the catsack package folder to run instead of this checkout's src",
+    )
+    p.add_argument("--pairs", type=int, default=6, help="pairs of runs for --against (default 6)")
+    p.add_argument(
         "--compression",
         action=argparse.BooleanOptionalAction,
         default=True,
@@ -1265,6 +1277,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("several processes are reached through nginx: add --nginx")
     if args.compare and (not args.nginx or args.processes < 2):
         p.error("--compare runs one process against several behind nginx: add --nginx")
+    if args.against and args.compare:
+        p.error("--against and --compare are separate comparisons: choose one")
+    for flag, folder in (("--against", args.against), ("--with", args.with_source)):
+        if folder and not (Path(folder) / "catsack" / "__init__.py").exists():
+            p.error(f"{flag} {folder}: no catsack package there")
+    if args.with_source and not args.against:
+        p.error("--with names side B of --against")
+    if args.pairs < 1:
+        p.error("--pairs must be >= 1")
     return args
 
 
@@ -1287,6 +1308,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.compare:
             summary = compare(args, cleanup)
+        elif args.against:
+            summary = against(args, cleanup)
         else:
             summary = run_bench(args, cleanup)
     except KeyboardInterrupt:
@@ -1308,27 +1331,31 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary, indent=2))
     elif args.compare:
         print_compare(summary)
+    elif args.against:
+        print_against(summary)
     else:
         print_summary(summary)
     return 0
 
 
 def compare(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
-    """One process, then ``args.processes`` behind nginx, ``args.compare`` times over, at the same
-    offered load (each run on a fresh database): the runs of a pair are minutes apart, so the other
-    tenants of the machine weigh on both alike; CPU per move is compared within each pair."""
+    """One process and ``args.processes`` behind nginx, ``args.compare`` times over, at the same
+    offered load (each run on a fresh database), the order swapped every pair (one, several; several,
+    one; ...): the runs of a pair are a minute apart, so the other tenants of the machine weigh on
+    both alike; CPU per move is compared within each pair."""
     runs: list[dict[str, Any]] = []
     pairs: list[dict[str, Any]] = []
     for i in range(args.compare):
-        pair = []
-        for n in (1, args.processes):
+        got: dict[int, dict[str, Any]] = {}
+        for n in (1, args.processes) if i % 2 == 0 else (args.processes, 1):
             one = argparse.Namespace(**vars(args))
             one.processes = n
             print(f"pair {i + 1} of {args.compare}: {n} process(es)", file=sys.stderr, flush=True)
             summary = run_bench(one, cleanup)
             summary.pop("profile", None)
-            runs.append(summary)
-            pair.append(summary)
+            got[n] = summary
+        pair = [got[1], got[args.processes]]
+        runs.extend(pair)
         one_cpu, many_cpu = (r["server_cpu_ms_per_move"] for r in pair)
         pairs.append(
             {
@@ -1340,7 +1367,116 @@ def compare(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
             }
         )
     ratios = sorted(p["cpu_ratio"] for p in pairs if p["cpu_ratio"] is not None)
-    return {"runs": runs, "pairs": pairs, "cpu_ratio_median": ratios[len(ratios) // 2] if ratios else None}
+    return {
+        "runs": runs,
+        "pairs": pairs,
+        "cpu_ratio_median": _median(ratios),
+        "cpu_ratio_range": [ratios[0], ratios[-1]] if ratios else None,
+        "cpu_ms_per_move_median": [_median([p["cpu_ms_per_move"][k] for p in pairs]) for k in (0, 1)],
+    }
+
+
+def _median(xs: list[float]) -> float | None:
+    xs = sorted(xs)
+    if not xs:
+        return None
+    mid = len(xs) // 2
+    return xs[mid] if len(xs) % 2 else round((xs[mid - 1] + xs[mid]) / 2, 3)
+
+
+#: This checkout's package folder: side B of an A/B comparison (--against).
+HERE_SRC = Path(__file__).resolve().parent.parent / "src"
+
+
+def imported_from(source: Path) -> str:
+    """Where ``python -m catsack`` imports the package from with ``PYTHONPATH=source``: checks that a
+    side of an A/B comparison runs the code it names, not the installed package."""
+    env = {**os.environ, "PYTHONPATH": str(source)}
+    out = subprocess.run(
+        [sys.executable, "-c", "import catsack; print(catsack.__file__)"], env=env, capture_output=True, text=True
+    )
+    return out.stdout.strip() or out.stderr.strip()[-200:]
+
+
+def against(args: argparse.Namespace, cleanup: list[Any]) -> dict[str, Any]:
+    """Interleaved A/B pairs: the server from ``args.against`` (A) and from this checkout (B) at the same
+    offered load, each run on a fresh database, the order swapped every pair (A B, B A, ...) so that a
+    drift of the machine's other load weighs on both sides alike; CPU per move compared within each pair."""
+    sides = {"A": Path(args.against).resolve(), "B": Path(args.with_source).resolve() if args.with_source else HERE_SRC}
+    where = {k: imported_from(v) for k, v in sides.items()}
+    for k, v in where.items():
+        if not v.startswith(str(sides[k])):
+            raise RuntimeError(f"side {k} would import catsack from {v}, not from {sides[k]}")
+    runs: list[dict[str, Any]] = []
+    pairs: list[dict[str, Any]] = []
+    for i in range(args.pairs):
+        got: dict[str, dict[str, Any]] = {}
+        for side in ("A", "B") if i % 2 == 0 else ("B", "A"):
+            one = argparse.Namespace(**vars(args))
+            one.source = sides[side]
+            print(f"pair {i + 1} of {args.pairs}: side {side} ({sides[side]})", file=sys.stderr, flush=True)
+            summary = run_bench(one, cleanup)
+            summary.pop("profile", None)
+            summary["side"] = side
+            runs.append(summary)
+            got[side] = summary
+        a, b = (got[k]["server_cpu_ms_per_move"] for k in ("A", "B"))
+        pairs.append(
+            {
+                "cpu_ms_per_move": {"A": a, "B": b},
+                "ratio": round(b / a, 3) if a else None,
+                "moves_per_s": {k: got[k]["moves_acked_per_s"] for k in ("A", "B")},
+                "p50_p99_ms": {k: [got[k]["latency_ms"]["p50"], got[k]["latency_ms"]["p99"]] for k in ("A", "B")},
+                "load_average": {k: got[k]["load_average_after"][0] for k in ("A", "B")},
+            }
+        )
+    ratios = sorted(p["ratio"] for p in pairs if p["ratio"] is not None)
+    return {
+        "sides": {k: str(v) for k, v in sides.items()},
+        "imported_from": where,
+        "runs": runs,
+        "pairs": pairs,
+        "ratio_median": _median(ratios),
+        "ratio_range": [ratios[0], ratios[-1]] if ratios else None,
+        "cpu_ms_per_move_median": {k: _median([p["cpu_ms_per_move"][k] for p in pairs]) for k in ("A", "B")},
+        "load_average_range": [
+            min(r["load_average_before"][0] for r in runs),
+            max(r["load_average_after"][0] for r in runs),
+        ],
+    }
+
+
+def print_against(c: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"A: {c['sides']['A']}  against  B: {c['sides']['B']} (pairs in alternating order)")
+    for col in ("pair", "CPU ms/move A", "CPU ms/move B", "B / A", "moves/s A / B", "p50 / p99 ms A", "p50 / p99 ms B"):
+        t.add_column(col, justify="right", no_wrap=True)
+    t.add_column("load avg A / B", justify="right", no_wrap=True)
+    for i, p in enumerate(c["pairs"]):
+        cpu, lat = p["cpu_ms_per_move"], p["p50_p99_ms"]
+        t.add_row(
+            str(i + 1),
+            f"{cpu['A']:.3f}",
+            f"{cpu['B']:.3f}",
+            "-" if p["ratio"] is None else f"{p['ratio']:.3f}",
+            f"{p['moves_per_s']['A']:g} / {p['moves_per_s']['B']:g}",
+            f"{lat['A'][0]} / {lat['A'][1]}",
+            f"{lat['B'][0]} / {lat['B'][1]}",
+            f"{p['load_average']['A']:.2f} / {p['load_average']['B']:.2f}",
+        )
+    console = Console(width=max(Console().width, 120))
+    console.print(t)
+    lo, hi = c["ratio_range"] or (None, None)
+    console.print(
+        f"B / A CPU per move: median {c['ratio_median']}, range {lo} to {hi}; "
+        f"median CPU per move A {c['cpu_ms_per_move_median']['A']} ms, B {c['cpu_ms_per_move_median']['B']} ms; "
+        f"load average {c['load_average_range'][0]:.2f} to {c['load_average_range'][1]:.2f}"
+    )
+    warnings = sum(r["server_warnings"] for r in c["runs"])
+    errors = sum(sum(r["errors"].values()) + sum(r["connection_errors"].values()) for r in c["runs"])
+    console.print(f"server warnings: {warnings}; protocol and connection errors: {errors}")
 
 
 def _each(s: dict[str, Any]) -> str:
@@ -1373,7 +1509,12 @@ def print_compare(c: dict[str, Any]) -> None:
             )
     console = Console(width=max(Console().width, 110))
     console.print(t)
-    console.print(f"median CPU-per-move ratio (several / one): {c['cpu_ratio_median']}")
+    lo, hi = c["cpu_ratio_range"] or (None, None)
+    one, many = c["cpu_ms_per_move_median"]
+    console.print(
+        f"CPU-per-move ratio (several / one): median {c['cpu_ratio_median']}, range {lo} to {hi}; "
+        f"median CPU per move {one} ms (one), {many} ms (several)"
+    )
     warnings = sum(r["server_warnings"] for r in c["runs"])
     errors = sum(sum(r["errors"].values()) + sum(r["connection_errors"].values()) for r in c["runs"])
     console.print(f"server warnings: {warnings}; protocol and connection errors: {errors}")

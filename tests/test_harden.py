@@ -130,9 +130,21 @@ def test_every_answer_carries_the_security_headers(app_server: Callable[..., Tes
         assert r.headers["x-frame-options"] == "DENY"
     policy = answers[0].headers["content-security-policy"]
     assert "frame-ancestors 'none'" in policy and "script-src 'self';" in policy and "unsafe" not in policy
-    # The API explorer loads its own scripts; it still may not be framed.
-    docs = c.get("/docs")
-    assert "frame-ancestors 'none'" in docs.headers["content-security-policy"]
+    # The API explorer is not served unless the operator asks for it (its scripts come from a CDN).
+    assert c.get("/docs").status_code == 404 and c.get("/redoc").status_code == 404
+    assert c.get("/openapi.json").status_code == 200
+
+
+def test_the_api_explorer_is_served_only_when_asked_for(app_server: Callable[..., TestClient]) -> None:
+    """With ``api_docs`` on, /docs and /redoc load their scripts from a CDN under a policy of their own
+    that allows exactly that, and still cannot be framed; the client's pages keep the strict one."""
+    c = app_server(api_docs=True)
+    for path in ("/docs", "/redoc"):
+        page = c.get(path)
+        assert page.status_code == 200 and "cdn.jsdelivr.net" in page.text, path
+        policy = page.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "https://cdn.jsdelivr.net" in policy, path
+    assert "cdn" not in c.get("/").headers["content-security-policy"]
 
 
 def test_the_client_pages_need_no_inline_script_or_style() -> None:

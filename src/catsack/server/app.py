@@ -142,6 +142,9 @@ def create_app(
         description="HTTP API of `catsack serve`. The game itself runs over the `catsack-ws/1` WebSocket at `/ws` "
         "(see docs/protocol.md).",
         lifespan=lifespan,
+        # The explorer's pages run a CDN's scripts on this origin: only where the operator asks for them.
+        docs_url="/docs" if settings.api_docs else None,
+        redoc_url="/redoc" if settings.api_docs else None,
     )
     app.state.budgets = budgets
 

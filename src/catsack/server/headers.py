@@ -6,8 +6,9 @@ pages run under ``script-src 'self'``. The one inline element the server sends i
 rules page (:mod:`catsack.rulebook.page` writes a self-contained page); it is allowed by its hash, so a
 changed stylesheet is allowed as soon as the server restarts. ``frame-ancestors 'none'`` and
 ``X-Frame-Options: DENY`` stop a hostile page from framing a table with the victim's live buttons.
-FastAPI's API explorer (``/docs``, ``/redoc``) loads its scripts from a CDN and starts them inline; it
-gets a policy of its own that allows exactly that, and still cannot be framed.
+FastAPI's API explorer (``/docs``, ``/redoc``; served only with ``CATSACK_API_DOCS=true``) loads its
+scripts from a CDN and starts them inline; it gets a policy of its own that allows exactly that, and
+still cannot be framed.
 
 HSTS belongs to the TLS site (``deploy/nginx/catsack.conf``): the server itself may run on plain HTTP.
 """

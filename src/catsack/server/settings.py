@@ -95,6 +95,10 @@ class Settings(BaseSettings):
     trusted_proxies: str = ""
     #: Serve Prometheus metrics at ``/metrics``.
     metrics: bool = True
+    #: Serve FastAPI's API explorer at ``/docs`` and ``/redoc``. Off by default: its pages load scripts
+    #: from a CDN, without Subresource Integrity, on the site's own origin, where the login cookie lives.
+    #: The API's description stays at ``/openapi.json`` (data, no script) for a tool of your own.
+    api_docs: bool = False
     #: How often the housekeeping sweep runs (grace periods, eviction, version-gap checks).
     sweep_seconds: float = Field(default=2.0, gt=0)
     #: Evict from memory: tables never filled after this long, tables with nobody connected,

@@ -150,3 +150,50 @@ def test_german_numbers_use_a_decimal_comma() -> None:
     s = Sentence("worse", {"played": "bid 3", "best": "pass", "lost": 6.5, "noise": 1.2})
     assert "6.5" in render(s, "en") and "±1.2" in render(s, "en")
     assert "6,5" in render(s, "de") and "±1,2" in render(s, "de") and "„passen“" in render(s, "de")
+
+
+def _bidding(best: str, **facts: object) -> Analysis:
+    """A bidding decision's analysis whose best move is ``best`` (the other, ``pass`` or ``bid 9``, worse)."""
+    other = "bid 9" if best == "pass" else "pass"
+    base = {"phase": "bidding", "worth": 6.0, "limit": 5, "top": 15, "high": 2, "payout": 2}
+    base |= {"large_up": 0, "dogs_up": 0, "p_large": 0, "own": None}
+    return Analysis(Move.parse(best), {best: 3.0, other: -4.0}, [], {}, 100, {best: 0.5, other: 0.5}, base | facts)
+
+
+def test_a_reason_never_argues_against_the_advised_move() -> None:
+    """A lone large dog face up spoils the row for its buyer (R16): it is a reason to pass, never the
+    reason given for a bid; a bid is explained by what the row is worth."""
+    for facts in ({"large_up": 1, "dogs_up": 1}, {}):
+        bid = explain(_bidding("bid 3", **facts), Move.parse("pass"))
+        assert [s.key for s in bid] == ["worse", "bid_worth"], facts
+    passed = explain(_bidding("pass", large_up=1, dogs_up=1), Move.parse("bid 9"))
+    assert [s.key for s in passed] == ["worse", "dog_up"]
+
+
+def test_a_bid_is_not_weighed_against_a_payout_of_nothing() -> None:
+    """Where passing pays no mice (R13), the reason for a bid says so instead of "passing would pay 0 mice"."""
+    (_, reason) = explain(_bidding("bid 3", payout=0), Move.parse("pass"))
+    assert reason.key == "bid_value" and "payout" not in reason.params
+    for lang in LANGUAGES:
+        assert " 0 " not in render(reason, lang)
+    (_, paid) = explain(_bidding("bid 3", payout=2), Move.parse("pass"))
+    assert paid.key == "bid_worth" and "2 mice" in render(paid, "en")
+
+
+def test_a_placement_without_a_public_reason_gets_none_that_restates_the_advice() -> None:
+    """A card the seat keeps for a row it will likely buy, or a bad card it places anyway, has no
+    public fact for it: the verdict alone is said, not "the search expects your -8 to leave you best off"."""
+    facts = {"phase": "placement", "round": 2, "start": False, "buyer": True, "money": 9, "richest": 7}
+    values = {"place -8": 1.0, "place +3": -1.0}
+    a = Analysis(Move.parse("place -8"), values, [], {}, 100, {"place -8": 0.4, "place +3": 0.4}, facts)
+    assert [s.key for s in explain(a, Move.parse("place -8"))] == ["best"]
+    assert all("best off" not in text for text in catalogue("en").values())
+
+
+def test_german_moves_name_their_card_as_the_commands_object() -> None:
+    """ "lege den großen Hund", not "lege großer Hund"; numbered cats and the English stay as they are."""
+    s = Sentence("worse", {"played": "place LD", "best": "place SD", "lost": 2.0, "noise": 0.5})
+    assert "„lege den großen Hund“" in render(s, "de") and "„lege den kleinen Hund“" in render(s, "de")
+    assert "“place large dog”" in render(s, "en")
+    r = Sentence("worse", {"played": "place R", "best": "place +11", "lost": 2.0, "noise": 0.5})
+    assert "„lege den Hasen“" in render(r, "de") and "„lege +11“" in render(r, "de")

@@ -64,6 +64,7 @@ TEMPLATES = (
     "lock",
     "bid_range",
     "bid_worth",
+    "bid_value",
     "dog_up",
     "dog_risk",
     "last_buy",
@@ -73,7 +74,6 @@ TEMPLATES = (
     "place_dump",
     "place_large_dog",
     "place_small_dog",
-    "place_value",
     "hint_equal",
 )
 #: The large dog's chance (percent) from which it is named as a risk to the seat's own cat.
@@ -114,8 +114,8 @@ def _card(token: str, cat: dict[str, str]) -> str:
 
 def _move(text: str, cat: dict[str, str]) -> str:
     move = Move.parse(text)
-    if text.startswith("place "):
-        return cat["move.place"].format(card=_card(text[6:], cat))
+    if text.startswith("place "):  # the card as the command's object ("lege den großen Hund")
+        return cat["move.place"].format(card=cat.get(f"move.card.{text[6:]}") or _card(text[6:], cat))
     if move.kind != PASS:
         return cat["move.bid"].format(n=move.arg)
     return cat["move.pass"]
@@ -187,7 +187,9 @@ def _fmt(x: float) -> float:
 
 
 def _reason(a: Analysis) -> Sentence | None:
-    """Why the best move is best, from the position's public facts; ``None`` when none applies."""
+    """Why the best move is best, from the position's public facts; ``None`` when none applies. A
+    reason speaks for the best move (never a fact that argues against it) and says more than that the
+    search prefers it."""
     f = a.facts
     best = a.best
     phase = f.get("phase")
@@ -204,7 +206,7 @@ def _reason(a: Analysis) -> Sentence | None:
             return Sentence("place_keep", {"card": card.token, "money": f["money"]})
         if not positive and not f.get("buyer"):
             return Sentence("place_dump", {"card": card.token, "money": f["money"], "richest": f["richest"]})
-        return Sentence("place_value", {"card": card.token})
+        return None  # no public fact speaks for it: the verdict's figures are the whole reason
     if "worth" not in f:
         return None
     worth = _fmt(f["worth"])
@@ -213,6 +215,8 @@ def _reason(a: Analysis) -> Sentence | None:
     if best.text == "pass":
         if f.get("own") is not None and POINTS[Card.parse(f["own"])] > 0 and f["p_large"] >= DOG_RISK_PERCENT:
             return Sentence("dog_risk", {"p": f["p_large"], "card": f["own"]})
+        if f["large_up"] == 1 and f["dogs_up"] == 1:  # a lone large dog spoils the row for its buyer
+            return Sentence("dog_up", {})
         if f["payout"] and f["limit"] >= 1:
             return Sentence("pass_pays", {"payout": f["payout"], "worth": worth, "limit": f["limit"]})
         if f["payout"]:
@@ -224,9 +228,9 @@ def _reason(a: Analysis) -> Sentence | None:
     bids = sorted(Move.parse(m).arg for m in _equal(a) if m.startswith("bid "))
     if len(bids) >= 2:
         return Sentence("bid_range", {"low": bids[0], "high": bids[-1], "worth": worth})
-    if f["large_up"] == 1 and f["dogs_up"] == 1:
-        return Sentence("dog_up", {})
-    return Sentence("bid_worth", {"worth": worth, "payout": f["payout"]})
+    if f["payout"]:
+        return Sentence("bid_worth", {"worth": worth, "payout": f["payout"]})
+    return Sentence("bid_value", {"worth": worth})  # passing pays nothing now: no payout to weigh
 
 
 def _equal(a: Analysis) -> list[str]:

@@ -1179,7 +1179,14 @@ class Hub:
         try:
             spec = table.players[seat].bot or self.settings.standin_bot
             fallback = self._standin_move(table, seat)
-            search = asyncio.ensure_future(self._decide(table, seat, spec, plan.think_until))
+            if spec.startswith(_THREAD_BOTS):  # it searches in a thinking process: not waited for
+                search: asyncio.Future[Move] = asyncio.ensure_future(self._decide(table, seat, spec, plan.think_until))
+            else:  # a bot of this process decides at once, before the wait
+                search = asyncio.get_running_loop().create_future()
+                try:
+                    search.set_result(await self._decide(table, seat, spec, plan.think_until))
+                except Exception as exc:
+                    search.set_exception(exc)
             try:
                 move = await self.pace.release(plan, search, fallback)
             except asyncio.CancelledError:

@@ -161,33 +161,30 @@ def test_a_failure_on_a_fresh_connection_fails_the_batch_and_nothing_is_written(
     assert _log(store, "t0") == [1]
 
 
-def test_a_kept_connection_killed_by_postgresql_is_replaced() -> None:
+def test_a_kept_connection_killed_by_postgresql_is_replaced(db_schema_url: str) -> None:
     import secrets
 
     import psycopg
 
-    from server_procs import libpq_dsn, postgres_schema
+    from server_procs import libpq_dsn
 
     name = f"catsack_writer_{secrets.token_hex(4)}"
-    with postgres_schema() as (url, _schema):
-        store = Store(f"{url}&application_name={name}")
-        seats = [SeatRow(s, "human", f"p{s}", None, None, False) for s in range(3)]
-        store.create_table("t0", "w", seats, {}, {"start": 0, "removed": [], "dummy": []}, "playing")
+    store = Store(f"{db_schema_url}&application_name={name}")
+    seats = [SeatRow(s, "human", f"p{s}", None, None, False) for s in range(3)]
+    store.create_table("t0", "w", seats, {}, {"start": 0, "removed": [], "dummy": []}, "playing")
 
-        async def go() -> None:
-            w = Writer(store)
-            await w.append(_move("t0", 1))
-            # The database drops every connection of this store, the writer's kept one among them.
-            with psycopg.connect(libpq_dsn(url.split("?")[0]), autocommit=True) as admin:
-                admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", (name,)
-                )
-            await w.append(_move("t0", 2))  # written on a new connection, no error
-            assert w.connections == 2
-            await w.stop()
+    async def go() -> None:
+        w = Writer(store)
+        await w.append(_move("t0", 1))
+        # The database drops every connection of this store, the writer's kept one among them.
+        with psycopg.connect(libpq_dsn(db_schema_url.split("?")[0]), autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", (name,))
+        await w.append(_move("t0", 2))  # written on a new connection, no error
+        assert w.connections == 2
+        await w.stop()
 
-        try:
-            _run(go)
-            assert _log(store, "t0") == [1, 2]
-        finally:
-            store.close()
+    try:
+        _run(go)
+        assert _log(store, "t0") == [1, 2]
+    finally:
+        store.close()

@@ -213,6 +213,16 @@ def test_two_guests_cannot_take_one_name_at_a_table(server: Callable[..., TestCl
     assert [p["name"] for p in players][:2] == ["Gus", "Gustav"]
 
 
+def test_seats_of_one_name_are_told_apart_in_no_language() -> None:
+    """Two seats of one name (from before guests were refused one, or an account named like a guest)
+    get their seat numbers, not an English "(seat 2)" that a German page would show as it is."""
+    from catsack.server.live import seat_names
+    from catsack.server.store import SeatRow
+
+    seats = [SeatRow(0, "human", "Ann", None, None, False), SeatRow(1, "human", "Ann", None, None, False)]
+    assert seat_names([*seats, SeatRow(2, "bot", None, "random", None, False)]) == ["Ann (1)", "Ann (2)", "random 3"]
+
+
 def test_a_table_may_ask_for_a_record_of_finished_games(server: Callable[..., TestClient]) -> None:
     """Reputation counts from the fifth game on: four abandons are forgiven, the fifth shuts the door."""
     from sqlalchemy import insert

@@ -157,3 +157,17 @@ def test_a_forced_move_can_be_thought_over_like_a_choice(weights: Path) -> None:
     agent.reset(g.to_move or 0, 4)
     agent.think(g.view(g.to_move))  # type: ignore[arg-type]  # searches, though only one move is legal
     assert agent.choose(g.view(g.to_move)) == g.view(g.to_move).legal[0]  # type: ignore[arg-type]
+
+
+def test_the_shipped_weights_are_documented_and_play() -> None:
+    import json
+
+    from catsack.learn.tablenet import TABLE_WEIGHTS_DIR, load_table
+
+    path = TABLE_WEIGHTS_DIR / "expert-v1.npz"
+    assert path.stat().st_size < 1_000_000
+    info = json.loads(path.with_suffix(".json").read_text())
+    assert info["command"].startswith("python -m catsack.learn.league_train") and info["games"] and info["cpu_s"] > 0
+    assert sorted(load_table("expert-v1").nets) == [3, 4, 5]
+    bots = [ExpertAgent(None, seed=1), *(make_bot("heuristic") for _ in range(3))]
+    assert play_game(Game.new(4, seed=9), bots).is_over

@@ -42,7 +42,8 @@ def test_expert_plays_whole_games_with_legal_moves(seats: int) -> None:
 
 
 def test_expert_spec_and_budget_errors() -> None:
-    assert isinstance(make_bot("expert"), ExpertBot)
+    assert isinstance(make_bot("classic"), ExpertBot)
+    assert isinstance(make_bot("expert:strong"), ExpertBot)  # the levels are the classic expert's
     assert make_bot("expert:time=0.01").seconds == 0.01  # type: ignore[attr-defined]
     assert make_bot("expert:iters=30+leaf=hand").iterations == 30  # type: ignore[attr-defined]
     for bad in (
@@ -347,7 +348,7 @@ def test_bid_habits_start_from_the_kind_seated_there() -> None:
     or an unknown bot gets the shared prior."""
     from catsack.bots.expert.players import KIND_HABITS, bid_habits, seat_habits
 
-    players = ["expert", "heuristic", "random", None]
+    players = ["classic", "heuristic", "random", None]
     habits = seat_habits(players)
     assert habits == [None, KIND_HABITS["heuristic"], KIND_HABITS["random"], None]
     view = Game.new(4, seed=1).view(0)
@@ -357,7 +358,7 @@ def test_bid_habits_start_from_the_kind_seated_there() -> None:
     assert spreads[1] < 1.0 and abs(offsets[1]) < 0.5  # the honest rule (measured spread 0.5)
     assert spreads[2] > 10.0  # anyhow (measured spread 20: the grid's widest)
     # After a whole game the read still fits each kind (the evidence agrees with the kind's prior).
-    bots = [make_bot("expert:iters=40" if p == "expert" else p or "heuristic", seed=s) for s, p in enumerate(players)]
+    bots = [make_bot("expert:iters=40" if p == "classic" else p or "heuristic", seed=s) for s, p in enumerate(players)]
     g = play_game(Game.new(4, seed=2), bots)
     offsets, spreads = bid_habits(g.view(0), habits=habits)
     assert spreads[1] < 1.0 and spreads[2] > 10.0
@@ -409,7 +410,7 @@ def test_round_one_placement_model_has_the_leader_lead_and_the_others_sell() -> 
     assert _intent_weights([10, 20, 12, 11], 1, 0, True) == BUYER_WEIGHTS  # the leader is not the richest
     assert make_bot("expert:lead=0").options.lead == "0"  # type: ignore[attr-defined]
     assert make_bot("expert:lead=all").options.lead == "all"  # type: ignore[attr-defined]
-    assert make_bot("expert").options.lead == "read"  # type: ignore[attr-defined]
+    assert make_bot("classic").options.lead == "read"  # type: ignore[attr-defined]
     with pytest.raises(BotSpecError, match=r"lead=read\|all\|0"):
         make_bot("expert:lead=1")
 
@@ -476,7 +477,7 @@ def test_known_kinds_set_each_players_prior_and_round_one_draw() -> None:
     from catsack.bots.expert.players import ANY, KIND_STYLES, LEAD, RULE, STYLE_PRIORS, seat_priors
     from catsack.bots.expert.worlds import StyleDraw
 
-    players = ["expert", "heuristic", "random", "ismcts:strong", None]
+    players = ["classic", "heuristic", "random", "ismcts:strong", None]
     priors = seat_priors(players, STYLE_PRIORS["read"])
     assert priors == [
         STYLE_PRIORS["read"],
@@ -504,11 +505,11 @@ def test_the_expert_meets_the_table_and_stays_honest() -> None:
     """The expert keeps the table it met until the next ``reset``; with it, a search is still
     deterministic from a seed and, from one seat's view, blind to a re-deal of what that seat cannot see."""
     bot = ExpertBot("iters=40", seed=2)
-    bot.meet(["expert", "heuristic", "heuristic", "random"])
-    assert bot.players == ("expert", "heuristic", "heuristic", "random")
+    bot.meet(["classic", "heuristic", "heuristic", "random"])
+    assert bot.players == ("classic", "heuristic", "heuristic", "random")
     bot.reset(0, 4)
     assert bot.players is None
-    players = ["expert", "heuristic", "ismcts:strong", "random"]
+    players = ["classic", "heuristic", "ismcts:strong", "random"]
     for g in _positions(4, seed=12)[:6]:
         seat = g.to_move
         assert seat is not None
@@ -546,7 +547,7 @@ def test_a_search_that_met_the_table_reads_the_kinds_bid_habits(monkeypatch: pyt
     g = _positions(4, seed=12)[3]
     seat = g.to_move
     assert seat is not None
-    table = ["expert", "heuristic", "random", None]
+    table = ["classic", "heuristic", "random", None]
     search(g.view(seat), random.Random(1), iterations=5, players=table)
     assert seen[-1] == [None, KIND_HABITS["heuristic"], KIND_HABITS["random"], None]
     assert tables[-1].own_bids == 0b100
@@ -563,7 +564,7 @@ def test_a_seat_known_to_hold_the_random_bot_bids_by_its_rule_when_drawn_any() -
     from catsack.bots.expert.players import ANY, ONE_HOT, RULE, honest_move, seat_own_bids
     from catsack.bots.random_bot import PASS_PROBABILITY, RandomBot, auction_move
 
-    assert seat_own_bids(["expert", "random", "heuristic", "random:"]) == 0b1010
+    assert seat_own_bids(["classic", "random", "heuristic", "random:"]) == 0b1010
     g = Game.new(4, seed=2)
     while g.phase == "placement":
         g.play(g.legal_moves()[0])
@@ -661,12 +662,13 @@ def test_round_one_leaders_follow_the_drawn_styles_and_each_players_kind() -> No
     assert _lead_chance([(0.05, 0.85, 0.1)] * 5, always, rich5, 0, 2) == 1.0
     assert _lead_chance([(0.05, 0.85, 0.1)] * 5, always, rich5, 0, 3) == 0.0
 
-    players = ["expert:leaders=first", "expert:strong", "expert", "expert:strong+leaders=first", "ismcts:strong", None]
+    players = ["expert:leaders=first", "expert:strong", "classic", "expert:strong+leaders=first", "ismcts:strong", None]
     assert seat_awareness(players) == [1.0, 0.0, 1.0, 1.0, START_ONLY, UNKNOWN_AWARE]
+    assert seat_awareness(["expert", "expert:worlds=8"]) == [UNKNOWN_AWARE] * 2  # the learned expert: unknown
     assert seat_awareness(["heuristic", "expert:leaders=first+leaders=start", "my-bot"]) == [0.0, 0.0, UNKNOWN_AWARE]
-    assert seat_awareness(["dmc", "expert", "dmc", "dmc", "heuristic"]) == [ALWAYS, 1.0, ALWAYS, ALWAYS, 0.0]
-    assert seat_awareness(["dmc", "expert", "dmc", "dmc"]) == [0.0, 1.0, 0.0, 0.0]  # measured at five seats only
-    assert make_bot("expert").options.leaders == "first"  # type: ignore[attr-defined]
+    assert seat_awareness(["dmc", "classic", "dmc", "dmc", "heuristic"]) == [ALWAYS, 1.0, ALWAYS, ALWAYS, 0.0]
+    assert seat_awareness(["dmc", "classic", "dmc", "dmc"]) == [0.0, 1.0, 0.0, 0.0]  # measured at five seats only
+    assert make_bot("classic").options.leaders == "first"  # type: ignore[attr-defined]
     for level in ("easy", "normal", "strong"):  # the levels keep the ``start`` model, unless told
         assert make_bot(f"expert:{level}").options.leaders == "start"  # type: ignore[attr-defined]
     assert make_bot("expert:strong+leaders=first").options.leaders == "first"  # type: ignore[attr-defined]

@@ -27,7 +27,7 @@ def test_bluff_option_and_its_defaults() -> None:
 
 def test_only_players_of_unknown_kind_may_bluff() -> None:
     # R23: the lobby shows each seat's kind; a person (None) or an unknown bot may bluff, known bots do not
-    assert seat_bluffs(["expert", "heuristic", None, "style:liar"], 4, 0.3) == [0.0, 0.0, 0.3, 0.3]
+    assert seat_bluffs(["classic", "heuristic", None, "style:liar"], 4, 0.3) == [0.0, 0.0, 0.3, 0.3]
     assert seat_bluffs(None, 3, 0.3) == [0.3, 0.3, 0.3]  # a table whose kinds are hidden
 
 

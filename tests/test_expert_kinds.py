@@ -88,8 +88,8 @@ def test_read_kinds_names_coin_bidders_and_weighs_rule_habits_in() -> None:
     assert kinds.players is not None
     for s in (1, 2, 3):
         assert (kinds.players[s] == "random") == (odds[s][1] >= KIND_SURE)
-    shown = read_kinds(view, [None, "ismcts:strong", "expert", "heuristic"])
-    assert shown.players == (None, "ismcts:strong", "expert", "heuristic") and shown.rule == (0.0,) * 4
+    shown = read_kinds(view, [None, "ismcts:strong", "classic", "heuristic"])
+    assert shown.players == (None, "ismcts:strong", "classic", "heuristic") and shown.rule == (0.0,) * 4
     g = after_rounds("heuristic", 1, 8)
     view = g.view(0)
     kinds = read_kinds(view, None)

@@ -173,7 +173,8 @@ def test_a_memory_that_cannot_be_read_is_refused_with_what_is_wrong(change: dict
 
 
 def test_remembers_names_the_expert_specs_that_keep_a_memory() -> None:
-    assert remembers("expert:memory=1") and remembers(" expert : memory=1 ") and remembers("expert")
+    assert remembers("expert:memory=1") and remembers(" expert : memory=1 ") and remembers("classic")
+    assert not remembers("expert") and not remembers("expert:worlds=8")  # the learned expert keeps its own history
     assert not remembers("expert:memory=0") and not remembers("expert:strong") and not remembers("heuristic")
     assert not remembers("expert:bogus=1")
 

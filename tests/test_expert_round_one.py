@@ -74,7 +74,7 @@ def test_only_the_shipped_dmc_network_is_met_as_the_dmc_kind() -> None:
     assert kind_of("dmc") == kind_of(f"dmc:{DEFAULT_DMC}") == "dmc" and known_kind("dmc")
     assert kind_of("dmc:exploit-v1") == "dmc:exploit-v1" and not known_kind("dmc:exploit-v1")
     assert kind_of("ismcts:strong") == "ismcts"
-    five = seat_awareness(["dmc", "dmc:exploit-v1", "dmc:dmc-v1", None, "expert"])
+    five = seat_awareness(["dmc", "dmc:exploit-v1", "dmc:dmc-v1", None, "classic"])
     assert five == [ALWAYS, UNKNOWN_AWARE, ALWAYS, UNKNOWN_AWARE, 1.0]
 
 

@@ -210,23 +210,42 @@ class Decision:
 DEFAULT_LEVEL = "expert"
 
 
-def _level_iterations(level: str) -> tuple[bool, int | None]:
-    """``level`` -> (whether it is the expert search, iterations; None: the expert's own per seat count)."""
-    if level == "expert":
-        return True, None
-    is_expert = level.startswith("expert:")
-    text = level.removeprefix("expert:")
+def _level_iterations(level: str) -> tuple[str, int | None]:
+    """``level`` -> (which search: ``learned``, ``classic`` or ``ismcts``; iterations, None: the search's own).
+
+    ``expert`` (and ``expert:`` with the learned expert's options only) is the learned expert
+    (:func:`catsack.learn.agent.appraise`); ``expert:easy|normal|strong|iters=N`` and ``classic[:...]`` the
+    classic expert's search at that budget; ``easy|normal|strong|iters=N`` the ISMCTS levels."""
+    from catsack.bots.strongest import is_agent
+
+    if level == "expert" or (level.startswith("expert:") and is_agent(level.removeprefix("expert:"))):
+        return "learned", None
+    if level == "classic":
+        return "classic", None
+    is_expert = level.startswith(("expert:", "classic:"))
+    text = level.partition(":")[2] if is_expert else level
     if is_expert and text in expert.LEVELS:
-        return True, expert.LEVELS[text].iterations
+        return "classic", expert.LEVELS[text].iterations
     if not is_expert and text in LEVELS:
-        return False, LEVELS[text]
+        return "ismcts", LEVELS[text]
     key, sep, value = text.partition("=")
     if sep and key == "iters" and value.isdigit() and int(value) >= 1:
-        return is_expert, int(value)
+        return ("classic" if is_expert else "ismcts"), int(value)
     raise AnalysisError(
         f"unknown analysis level {level!r} (use expert, {', '.join(f'expert:{k}' for k in expert.LEVELS)}, "
-        f"expert:iters=N, {', '.join(LEVELS)} or 'iters=N')"
+        f"expert:iters=N, classic, {', '.join(LEVELS)} or 'iters=N')"
     )
+
+
+def _learned(view: View, level: str, seed: int | None, consider: Iterable[Move]) -> tuple[Any, ...]:
+    """The learned expert's appraisal as (moves, values, noise, visits, worlds)."""
+    import numpy as np
+
+    from catsack.learn.agent import ExpertAgent, appraise
+
+    agent = ExpertAgent(level.partition(":")[2] or None, seed=seed)
+    a = appraise(view, agent.weights.net(view.seats), np.random.default_rng(seed), consider=consider)
+    return a.moves, a.values, a.noise, [a.worlds] * len(a.moves), a.worlds
 
 
 def analyse_view(
@@ -247,7 +266,7 @@ def analyse_view(
     ``seconds`` (live hints only) stops an expert level's search at that wall-clock budget, after at least
     ``min_iterations`` and at most the level's iterations; analyses leave it out and stay reproducible.
     """
-    is_expert, iterations = _level_iterations(level)
+    kind, iterations = _level_iterations(level)
     if view.seat is None or view.to_move != view.seat or not view.legal:
         raise AnalysisError(f"seat {view.seat} is not to move in this view (to move: {view.to_move})")
     beliefs = card_beliefs(view)
@@ -257,7 +276,14 @@ def analyse_view(
     if len(view.legal) == 1:
         only = view.legal[0]
         return Analysis(only, {only.text: 0.0}, beliefs, {only.text: 0}, 0, {only.text: 0.0}, facts)
-    if is_expert:
+    if kind == "learned":
+        moves, margins, errors, counts, worlds = _learned(view, level, seed, consider)
+        values = {m.text: round(v, 3) for m, v in zip(moves, margins, strict=True)}
+        noise = {m.text: round(e, 3) for m, e in zip(moves, errors, strict=True)}
+        visits = {m.text: k for m, k in zip(moves, counts, strict=True)}
+        best = max(moves, key=lambda m: values[m.text])  # the best-valued (ties: the network's first choice)
+        return Analysis(best, values, beliefs, visits, worlds, noise, facts)
+    if kind == "classic":
         budget = iterations if iterations is not None else expert.ITERATIONS[view.seats]
         stats = expert.search(
             view,

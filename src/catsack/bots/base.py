@@ -68,7 +68,7 @@ BOT_KINDS: dict[str, str] = {
     "random": "catsack.bots.random_bot:RandomBot",
     "heuristic": "catsack.bots.heuristic:HeuristicBot",
     "ismcts": "catsack.bots.ismcts:ISMCTSBot",
-    "expert": "catsack.bots.expert:ExpertBot",
+    "expert": "catsack.bots.strongest:make_expert",
     "classic": "catsack.bots.expert:ExpertBot",
     "external": "catsack.protocol.external:ExternalBot",
     "openspiel-ismcts": "catsack.envs.openspiel_bot:OpenSpielISMCTSBot",

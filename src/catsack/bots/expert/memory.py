@@ -186,9 +186,11 @@ class TableMemory:
 def remembers(spec: str) -> bool:
     """Whether the bot ``spec`` keeps a table memory: a classic expert spec (``classic``, or ``expert:`` with the
     classic expert's options) with ``memory=1`` (the default's)."""
+    from catsack.bots.strongest import is_agent
+
     kind, _, arg = spec.strip().partition(":")
-    if kind.strip() not in ("expert", "classic"):
-        return False
+    if kind.strip() not in ("expert", "classic") or (kind.strip() == "expert" and is_agent(arg)):
+        return False  # (the learned expert keeps a table's history itself)
     try:
         return parse_spec(arg).memory
     except CatsackError:  # no such bot could sit at a table

@@ -110,6 +110,11 @@ def kind_of(player: str | None) -> str:
         return (player or "").strip()
     if kind == "classic":  # the classic expert under its own name is the expert's own kind
         return "expert"
+    if kind == "expert":
+        from catsack.bots.strongest import is_agent
+
+        if is_agent(arg):  # the learned expert: a kind this model holds no prior for
+            return "expert-learned"
     return kind
 
 

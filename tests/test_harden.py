@@ -724,7 +724,7 @@ def test_a_forced_move_searches_as_a_choice_would(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(expert, "search", counted)
     seat = view.seat
     assert seat is not None
-    text = bot_move("expert", 1, seat, 4, [None] * 4, view, time.time() - 1.0, 120)
+    text = bot_move("expert:strong", 1, seat, 4, [None] * 4, view, time.time() - 1.0, 120)
     assert text == "pass" and len(searched) == 1 and searched[0] >= 120
 
 

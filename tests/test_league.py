@@ -115,3 +115,21 @@ def test_the_leagues_personas_include_pure_styles() -> None:
     assert abs((dump == 1).mean() - PURE_SHARE) < 0.02  # a player who always dumps
     over = t[:, TRAITS.index("over")]
     assert abs((over == -3).mean() - PURE_SHARE / 2) < 0.02 and abs((over == 3).mean() - PURE_SHARE / 2) < 0.02
+
+
+def test_the_hard_pool_brings_back_the_tables_the_learner_loses() -> None:
+    from catsack.learn.league_train import HardPool
+
+    pool = HardPool(np.random.default_rng(1), 8, 4)
+    played = np.array([0, 0, 1, 1, -1])
+    win = np.array([0.0, 0.0, 1.0, 1.0, 0.5])
+    pool.update(played, win, np.random.default_rng(2), 0, 4)
+    w = pool.weights()
+    assert w[0] > w[2] and abs(w.sum() - 1) < 1e-9  # lost at entry 0, won at entry 2
+    before = pool.traits[1].copy()
+    pool.update(played, win, np.random.default_rng(2), 1, 4)  # the easiest entry is drawn anew
+    assert not np.array_equal(pool.traits[1], before) and pool.share[1] == 0.25
+    config = LeagueConfig(lanes=16, same=1.0, hard=1.0, roles={"persona": 1.0})
+    _, _, results = play_league(4, 24, _net(4), [], [], config=config, rng=np.random.default_rng(3), seed=3,
+                                pool=pool.traits, pool_weights=pool.weights())  # fmt: skip
+    assert results.pool is not None and (results.pool >= 0).all()

@@ -91,6 +91,7 @@ class LeagueConfig:
     sitting: float = 0.5  # the chance that a finished game's table plays another game (up to MAX_GAMES)
     switch: float = 0.3  # the chance that a persona draws new traits for a sitting's next game
     same: float = 0.5  # the chance that a sitting's other seats share one role and draw (a table of one kind)
+    hard: float = 0.0  # the share of tables of one persona whose draw comes from the hard pool (play_league's pool)
     epsilon: float = 0.05
     behaviour: float = 0.25  # the share of the other players' decisions kept for the opponent model
     lanes: int = 1024
@@ -132,6 +133,7 @@ class Results:
     roles: I64
     win: F32
     margin: F32
+    pool: I64 | None = None  # per game, the hard pool's entry its personas came from (-1: none)
 
     def share(self, code: int) -> tuple[float, int]:
         mine = self.roles == code
@@ -216,9 +218,16 @@ def play_league(
     fixed: QNet | None = None,
     roles: I64 | None = None,
     record: bool = True,
+    pool: npt.NDArray[np.float64] | None = None,
+    pool_weights: npt.NDArray[np.float64] | None = None,
 ) -> tuple[LearnerRows, Behaviour, Results]:
     """Play ``games`` league games; ``roles`` (``(games, seats)`` codes) fixes the tables instead of drawing them
-    (evaluation: sittings off then). Returns the learner's rows, the others' decisions and every game's results."""
+    (evaluation: sittings off then). Returns the learner's rows, the others' decisions and every game's results.
+
+    ``pool`` (``(K, NUM_TRAITS)``) with ``pool_weights`` is a hard pool of personas: a share
+    :attr:`LeagueConfig.hard` of the tables of one persona draw their traits from it, entry ``k`` with chance
+    ``pool_weights[k]`` (the trainer weighs the entries the learner does worst against most: prioritised
+    fictitious self-play), and the results say which games did (:attr:`Results.pool`)."""
     n = seats
     f0 = feature_size(n)
     size = input_size(n)
@@ -235,9 +244,13 @@ def play_league(
     else:
         table = np.asarray(roles, np.int64)[:N].copy()
     traits = np.where((table == VALUE)[:, :, None], 0.0, table_traits(rng, kind_one, n))
+    pool_of = np.full(N, -1, np.int64)
+    _from_pool(rng, np.arange(N), kind_one, table, traits, pool_of, pool, pool_weights, config.hard)
     lane_game = np.arange(N, dtype=np.int64)
     game_roles = np.zeros((games, n), np.int64)
     game_roles[:N] = table
+    game_pool = np.full(games, -1, np.int64)
+    game_pool[:N] = pool_of
     started = N
     x = np.zeros((N, size), np.float32)
     win = np.zeros((games, n), np.float32)
@@ -323,6 +336,7 @@ def play_league(
         switch[kind_one[cont]] = switch[kind_one[cont]][:, :1]  # a table of one kind changes style as one
         redrawn = table_traits(rng, kind_one[cont], n)
         traits[cont] = np.where(switch[:, :, None], redrawn, traits[cont])
+        pool_of[cont[switch.any(axis=1)]] = -1
         sitting[new] = 0.0
         played[new] = 0
         if len(new):
@@ -333,12 +347,15 @@ def play_league(
             else:
                 table[new] = np.asarray(roles, np.int64)[started : started + len(new)]
             traits[new] = table_traits(rng, kind_one[new], n)
+            pool_of[new] = -1
+            _from_pool(rng, new, kind_one, table, traits, pool_of, pool, pool_weights, config.hard)
         traits[fresh] = np.where((table[fresh] == VALUE)[:, :, None], 0.0, traits[fresh])
         for arr in (notes, sums, kept):
             arr[fresh] = 0
         order = np.concatenate([cont, new])
         lane_game[order] = np.arange(started, started + len(order))
         game_roles[started : started + len(order)] = table[order]
+        game_pool[started : started + len(order)] = pool_of[order]
         started += len(order)
     empty_x = np.zeros((0, size), np.float32)
     if rows_x:
@@ -357,4 +374,27 @@ def play_league(
     behaviour = (
         Behaviour(np.concatenate(beh_x), np.concatenate(beh_a)) if beh_x else Behaviour(empty_x, np.zeros(0, np.int64))
     )
-    return learner_rows, behaviour, Results(game_roles, win, margin)
+    return learner_rows, behaviour, Results(game_roles, win, margin, game_pool)
+
+
+def _from_pool(
+    rng: np.random.Generator,
+    lanes: I64,
+    kind_one: npt.NDArray[np.bool_],
+    table: I64,
+    traits: npt.NDArray[np.float64],
+    pool_of: I64,
+    pool: npt.NDArray[np.float64] | None,
+    weights: npt.NDArray[np.float64] | None,
+    share: float,
+) -> None:
+    """Give a share of ``lanes``' tables of one persona their traits from the hard pool (see :func:`play_league`)."""
+    if pool is None or weights is None or share <= 0 or not len(lanes):
+        return
+    persona = (table[lanes] == PERSONA) | (table[lanes] == LEARNER)
+    eligible = lanes[kind_one[lanes] & persona.all(axis=1) & (rng.random(len(lanes)) < share)]
+    if not len(eligible):
+        return
+    picks = rng.choice(len(pool), size=len(eligible), p=weights / weights.sum())
+    traits[eligible] = pool[picks][:, None, :]
+    pool_of[eligible] = picks

@@ -87,6 +87,9 @@ class TrainConfig:
     sitting: float = 0.5
     switch: float = 0.3
     same: float = 0.5
+    hard: float = 0.5  # the share of tables of one persona drawn from the hard pool (0: no pool)
+    pool_size: int = 256
+    pool_refresh: int = 4  # entries the learner does best against, replaced by fresh draws each iteration
     epsilon: float = 0.05
     behaviour: float = 0.1
     lanes: int = 1024
@@ -122,7 +125,7 @@ class TrainConfig:
 
     def league(self) -> LeagueConfig:
         return LeagueConfig(
-            dict(self.roles), self.sitting, self.switch, self.same, self.epsilon, self.behaviour, self.lanes
+            dict(self.roles), self.sitting, self.switch, self.same, self.hard, self.epsilon, self.behaviour, self.lanes
         )
 
 
@@ -182,6 +185,7 @@ def _net(seats: int, arrays: Mapping[str, np.ndarray]) -> TableNet:
 def play_chunk(
     seats: int, games: int, learner: Mapping[str, np.ndarray], snapshots: Sequence[Mapping[str, np.ndarray]],
     exploiters: Sequence[Mapping[str, np.ndarray]], league: LeagueConfig, key: Sequence[int], fixed: str,
+    pool: np.ndarray | None = None, weights: np.ndarray | None = None,
 ) -> tuple[Any, Any, Any]:  # fmt: skip
     """One actor's share of an iteration: ``games`` league games from the generator seeded by ``key``."""
     single_thread_blas()
@@ -197,7 +201,38 @@ def play_chunk(
         rng=rng,
         seed=seed,
         fixed=load_dmc(fixed).net(seats) if fixed else None,
+        pool=pool,
+        pool_weights=weights,
     )
+
+
+class HardPool:
+    """Personas the learner should meet more often: prioritised fictitious self-play (AlphaStar's PFSP) over a
+    pool of trait draws. Each entry keeps the learner's running win share at its tables; an entry is drawn with
+    weight ``(1 - share) ** 2``, so the tables it does worst at come back most; every iteration the entries it
+    does best at are replaced by fresh draws."""
+
+    def __init__(self, rng: np.random.Generator, size: int, seats: int) -> None:
+        from catsack.learn.league import draw_trait_table
+
+        self.traits = draw_trait_table(rng, (size,))
+        self.share = np.full(size, 1.0 / seats)
+
+    def weights(self) -> np.ndarray:
+        w: np.ndarray = (1.0 - self.share) ** 2 + 1e-3
+        out: np.ndarray = w / w.sum()
+        return out
+
+    def update(self, pool: np.ndarray, win: np.ndarray, rng: np.random.Generator, refresh: int, seats: int) -> None:
+        """Fold in the learner's win shares at the pool's tables (``pool[g]``: the entry of game ``g``)."""
+        from catsack.learn.league import draw_trait_table
+
+        for k in np.unique(pool[pool >= 0]):
+            self.share[k] = 0.7 * self.share[k] + 0.3 * float(win[pool == k].mean())
+        if refresh:
+            easiest = np.argsort(-self.share, kind="stable")[:refresh]
+            self.traits[easiest] = draw_trait_table(rng, (refresh,))
+            self.share[easiest] = 1.0 / seats
 
 
 class _Actors:
@@ -243,6 +278,7 @@ class _Seat:
     exploiters: list[TableNet] = field(default_factory=list)
     best: TableNet | None = None  # the averaged weights that evaluated best so far
     best_score: float = -1.0
+    pool: HardPool | None = None
 
 
 class Trainer:
@@ -274,6 +310,9 @@ class Trainer:
             self.seats[n] = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr), _averaged(net))
             if against is not None:
                 self.seats[n].exploiters.append(against.net(n))
+            if c.hard > 0:
+                self.seats[n].pool = HardPool(np.random.default_rng([c.seed, 7, n]), c.pool_size, n)
+        self.pool_rng = np.random.default_rng([c.seed, 8])
         self.iteration = 0
         self.games_played = dict.fromkeys(c.seats, 0)
         self.rows_seen = dict.fromkeys(c.seats, 0)
@@ -285,15 +324,18 @@ class Trainer:
     # ------------------------------------------------------------------ one iteration
 
     def jobs(self, n: int, learner: TableNet, snapshots: list[TableNet], exploiters: list[TableNet],
-              league: LeagueConfig, games: int, tag: int) -> list[tuple[Any, ...]]:  # fmt: skip
+             league: LeagueConfig, games: int, tag: int,
+             pool: HardPool | None = None) -> list[tuple[Any, ...]]:  # fmt: skip
         c = self.config
+        traits = None if pool is None else pool.traits.copy()
+        weights = None if pool is None else pool.weights()
         chunks = max(1, c.chunks)
         sizes = [games // chunks + (1 if k < games % chunks else 0) for k in range(chunks)]
         learner_a = _arrays(learner)
         snaps = [_arrays(s) for s in snapshots]
         expl = [_arrays(e) for e in exploiters]
         return [
-            (n, size, learner_a, snaps, expl, league, (c.seed, self.iteration, n, tag, k), c.fixed)
+            (n, size, learner_a, snaps, expl, league, (c.seed, self.iteration, n, tag, k), c.fixed, traits, weights)
             for k, size in enumerate(sizes)
             if size > 0
         ]
@@ -361,13 +403,18 @@ class Trainer:
         """Play ``games`` with ``seat``'s network as the learner against these league networks, and fit it."""
         learner = export_net(n, seat.net.cpu())
         seat.net.to(self.device)
-        results = self.pool().play(self.jobs(n, learner, snapshots, exploiters, league, games, tag))
+        hard = seat.pool if league.hard > 0 else None
+        results = self.pool().play(self.jobs(n, learner, snapshots, exploiters, league, games, tag, hard))
         rows = _concat([r[0] for r in results])
         behaviour = _concat([r[1] for r in results])
         losses = self._fit(seat, n, rows, behaviour)
         win = np.concatenate([r[2].win for r in results])
         roles = np.concatenate([r[2].roles for r in results])
         share = float(win[roles == LEARNER].mean()) if (roles == LEARNER).any() else float("nan")
+        if hard is not None:
+            games_pool = np.concatenate([r[2].pool for r in results])
+            mine = (win * (roles == LEARNER)).sum(axis=1)  # the learner's win share in each game
+            hard.update(games_pool, mine, self.pool_rng, self.config.pool_refresh, n)
         self.games_played[n] += len(win)
         self.rows_seen[n] += len(rows)
         return {"games": self.games_played[n], "rows": len(rows), "share": round(share, 4), **losses}
@@ -407,7 +454,7 @@ class Trainer:
         load_into(net, frozen)
         net.to(self.device)
         exploiter = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr), None)
-        league = replace(c.league(), roles={"snapshot": 1.0}, sitting=0.0)
+        league = replace(c.league(), roles={"snapshot": 1.0}, sitting=0.0, hard=0.0)
         last: dict[str, Any] = {}
         for k in range(c.exploit_iterations):
             last = self._train_on(n, exploiter, [frozen], [], league, c.batch_games, 1 + k)
@@ -486,6 +533,7 @@ class Trainer:
             "cpu": self.cpu,
             "log": json.dumps(self.log),
             "torch_rng": torch.get_rng_state(),
+            "pool_rng": json.dumps(self.pool_rng.bit_generator.state),
             "seats": {
                 str(n): {
                     "net": s.net.state_dict(),
@@ -493,6 +541,9 @@ class Trainer:
                     "opt": s.opt.state_dict(),
                     "best": frozen([s.best] if s.best is not None else []),
                     "best_score": s.best_score,
+                    "pool": None
+                    if s.pool is None
+                    else torch.from_numpy(np.concatenate([s.pool.traits, s.pool.share[:, None]], axis=1)),
                     "snapshots": frozen(s.snapshots),
                     "exploiters": frozen(s.exploiters),
                 }
@@ -525,6 +576,8 @@ class Trainer:
         trainer.cpu = float(state["cpu"])
         trainer.log = json.loads(state["log"])
         torch.set_rng_state(state["torch_rng"])
+        if "pool_rng" in state:
+            trainer.pool_rng.bit_generator.state = json.loads(state["pool_rng"])
         for n, s in trainer.seats.items():
             saved = state["seats"][str(n)]
             s.net.load_state_dict(saved["net"])
@@ -532,6 +585,9 @@ class Trainer:
             s.opt.load_state_dict(saved["opt"])
             s.best = next((_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["best"]), None)
             s.best_score = float(saved["best_score"])
+            if s.pool is not None and saved.get("pool") is not None:
+                both = saved["pool"].numpy()
+                s.pool.traits, s.pool.share = both[:, :-1].copy(), both[:, -1].copy()
             s.snapshots = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["snapshots"]]
             s.exploiters = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["exploiters"]]
         return trainer
@@ -599,6 +655,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--sitting", type=float, default=d.sitting, help="chance that a table plays another game")
     p.add_argument("--switch", type=float, default=d.switch, help="chance that a persona changes style then")
     p.add_argument("--same", type=float, default=d.same, help="chance that a sitting's personas share one draw")
+    p.add_argument("--hard", type=float, default=d.hard, help="share of one-persona tables from the hard pool")
+    p.add_argument("--pool-size", type=int, default=d.pool_size)
     p.add_argument("--epsilon", type=float, default=d.epsilon)
     p.add_argument("--behaviour", type=float, default=d.behaviour, help="share of others' decisions kept")
     p.add_argument("--lanes", type=int, default=d.lanes)
@@ -644,6 +702,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sitting=args.sitting,
                 switch=args.switch,
                 same=args.same,
+                hard=args.hard,
+                pool_size=args.pool_size,
                 epsilon=args.epsilon,
                 behaviour=args.behaviour,
                 lanes=args.lanes,

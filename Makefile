@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 EXTRAS ?= dev,docs,tui,stats,server,rl,openspiel,ray,fast,train
 
-.PHONY: run demo test test-fast lint typecheck pytest bench install docs dist clean
+.PHONY: run demo test test-fast lint typecheck pytest bench install docs dist clean catalogues
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,6 +56,17 @@ bench: install
 SPHINXOPTS ?=
 docs: install
 	$(BIN)/sphinx-build -E -W --keep-going $(SPHINXOPTS) -b html docs build/docs/html
+
+# The Python side's catalogues (catsack.i18n): the messages of the code into the template, and from it
+# into every language's .po; then translate what is new there or marked fuzzy (tests/test_python_catalogues.py
+# says what is missing). A new language: pybabel init -D catsack -d src/catsack/locale
+# -i src/catsack/locale/catsack.pot -l CODE.
+LOCALE := src/catsack/locale
+catalogues: install
+	$(BIN)/pybabel extract -F babel.cfg -c "i18n:" -s --add-location=file --sort-by-file --no-wrap \
+		--project=catsack --copyright-holder="the catsack authors" -o $(LOCALE)/catsack.pot src/catsack
+	$(BIN)/pybabel update -D catsack -d $(LOCALE) -i $(LOCALE)/catsack.pot --no-wrap --ignore-obsolete \
+		--ignore-pot-creation-date
 
 # The release files: the sdist and the wheel built from it, into dist/.
 dist: install

@@ -1,7 +1,8 @@
 // Writes the card pictures of the rules text (catsack.rulebook: the /rules page and the docs' rules
-// pages): one SVG file per card and language (the labels of R, LD and SD differ in German).
+// pages): one SVG file per card and language (the labels of R, LD and SD differ by language).
 //
-//   node scripts/make_cards.mjs [DIR]      (DIR defaults to src/catsack/rulebook/img; writes DIR/en, DIR/de)
+//   node scripts/make_cards.mjs [DIR]      (DIR defaults to src/catsack/rulebook/img; writes DIR/<lang>
+//                                           for each browser catalogue static/i18n/<lang>.json)
 //
 // The pictures are the browser client's own card art (src/catsack/server/static/cards.js, with
 // the labels of static/i18n/<lang>.json), made standalone: the few colour rules they need are
@@ -9,14 +10,19 @@
 // files never drift from the game's look. tests/test_rules_doc.py re-runs this script and
 // compares (when node is installed).
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const staticDir = join(here, "..", "src", "catsack", "server", "static");
 const out = process.argv[2] ?? join(here, "..", "src", "catsack", "rulebook", "img");
-const LANGS = ["en", "de"];
+// Every language catsack speaks has a browser catalogue (tests/test_catalogues.py checks it against
+// catsack.locales.LANGUAGES), so the catalogues name the languages.
+const LANGS = readdirSync(join(staticDir, "i18n"))
+  .filter((name) => name.endsWith(".json"))
+  .map((name) => name.slice(0, -".json".length))
+  .sort();
 
 /** cards.js for one language: its i18n import replaced by a module holding that catalogue. */
 async function cardsModule(lang) {

@@ -3,13 +3,16 @@
 The check reads every visible text of a page (text nodes, tooltips, placeholders, aria-labels and the
 document's title) and fails on any word that no German catalogue string holds, apart from player
 names and a few untranslated tokens. Commands in ``<code>`` are not language and are skipped.
-Used by tests/test_browser_learn.py (lobby, table, guided game) and tests/test_browser_replay.py.
+Used by the browser tests, and by the tests of mails and other texts the Python side renders
+(:func:`python_words`).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,16 +37,41 @@ def values(value: Any) -> list[str]:
     return list(value.values()) if isinstance(value, dict) else [value]
 
 
-#: The analysis's sentences (``catsack.bots.explain``) come from their own catalogues, rendered by the server.
-EXPLAIN_DE: dict[str, str] = json.loads((STATIC.parents[1] / "bots" / "explain.de.json").read_text("utf-8"))
+@functools.cache
+def python_words(lang: str) -> frozenset[str]:
+    """Every word of ``lang``'s Python-side catalogue (catsack.i18n: the analysis's sentences, rendered by the
+    server, mails, the rules page's frame), lower case, placeholders left out; English: the messages."""
+    from babel.messages.pofile import read_po
+
+    from catsack.i18n import DOMAIN, SOURCE_LANGUAGE, catalogue_file
+
+    strings: list[str] = []
+    if lang == SOURCE_LANGUAGE:
+        with (resources.files("catsack") / "locale" / f"{DOMAIN}.pot").open("rb") as stream:
+            entries = [m.id for m in read_po(stream) if m.id]
+    else:
+        with catalogue_file(lang).open("rb") as stream:
+            entries = [m.string for m in read_po(stream) if m.id]
+    for entry in entries:
+        strings += list(entry) if isinstance(entry, tuple) else [entry]
+    return frozenset(w.lower() for text in strings for w in WORD.findall(re.sub(r"\{\w+\}", " ", text)))
+
+
+@functools.cache
+def formatter_words(lang: str) -> frozenset[str]:
+    """The words Babel's formatters write in ``lang`` (CLDR's units of time, "and" in lists): texts carry
+    them without any catalogue holding them."""
+    from catsack.i18n import duration, names
+
+    samples = [duration(s, lang) for s in (60, 120, 3600, 7200 + 60, 86400, 2 * 86400 + 3600)]
+    samples.append(names(["a", "b", "c"], lang))
+    return frozenset(w.lower() for text in samples for w in WORD.findall(text))
 
 
 def german_words() -> set[str]:
-    """Every word of the German catalogues (pages and the analysis's sentences), lower case, placeholders
+    """Every word of the German catalogues (pages and the Python side's texts), lower case, placeholders
     left out."""
-    strings = [s for v in CATALOGUES["de"].values() for s in values(v)] + list(EXPLAIN_DE.values())
-    texts = [re.sub(r"\{\w+\}", " ", s) for s in strings]
-    return {w.lower() for text in texts for w in WORD.findall(text)}
+    return words_of("de") | python_words("de")
 
 
 def visible_texts(page: Page) -> list[str]:
@@ -95,9 +123,7 @@ def assert_in_language(page: Page, lang: str, names: set[str], where: str) -> No
     assert raw == [], f"{where}: raw catalogue keys: {raw[:8]}"
     if lang == "en":
         return
-    vocabulary = words_of(lang) | NOT_TRANSLATED | {n.lower() for n in names}
-    if lang == "de":
-        vocabulary |= german_words()
+    vocabulary = words_of(lang) | python_words(lang) | NOT_TRANSLATED | {n.lower() for n in names}
     # Single letters are keys (<kbd>B</kbd>) and card letters, not words of a language.
     bad = [(w, text) for text in texts for w in WORD.findall(text) if len(w) > 1 and w.lower() not in vocabulary]
     assert bad == [], f"{where}: words outside the {lang} catalogue: {bad[:8]}"

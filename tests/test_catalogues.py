@@ -1,6 +1,7 @@
 """The browser's catalogues and the one list of languages (catsack.locales): every language has a complete
 catalogue, nothing is left in English, numbers, dates and plurals go through Intl, and the server serves the
-list that pages read."""
+list that pages read. The Python side's catalogues (gettext, catsack.i18n) are checked in
+tests/test_python_catalogues.py; both sides cover the same languages (here)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,26 @@ def test_every_language_has_a_catalogue_and_every_catalogue_a_language() -> None
     files = {p.stem for p in (STATIC / "i18n").glob("*.json")}
     assert files == set(LANGUAGES), "a catalogue file without a language in catsack.locales, or the reverse"
     assert DEFAULT_LANGUAGE in LANGUAGES
+
+
+def test_both_sides_and_the_rules_speak_the_same_languages() -> None:
+    """One list of languages: the browser's JSON catalogues, the Python side's ``.po`` files (English is
+    the messages' own language), the rules texts and their card pictures each cover exactly it."""
+    from importlib import resources
+
+    from catsack.i18n import SOURCE_LANGUAGE, catalogue_file
+    from catsack.rulebook import LANGUAGES as RULES_LANGUAGES
+    from catsack.rulebook import source
+
+    assert SOURCE_LANGUAGE == DEFAULT_LANGUAGE and tuple(RULES_LANGUAGES) == tuple(LANGUAGES)
+    assert {p.stem for p in (STATIC / "i18n").glob("*.json")} == set(LANGUAGES)
+    locale = resources.files("catsack") / "locale"
+    assert {p.name for p in locale.iterdir() if p.is_dir()} | {SOURCE_LANGUAGE} == set(LANGUAGES)
+    pictures = resources.files("catsack.rulebook") / "img"
+    assert {p.name for p in pictures.iterdir() if p.is_dir()} == set(LANGUAGES)
+    for lang in LANGUAGES:
+        assert source(lang).startswith("# ")
+        assert lang == SOURCE_LANGUAGE or catalogue_file(lang).is_file()
 
 
 def test_every_key_in_every_language_with_the_same_placeholders() -> None:

@@ -22,6 +22,7 @@ pytest.importorskip("argon2")
 from fastapi.testclient import TestClient
 from sqlalchemy import delete, select, update
 
+from browser_i18n import WORD, formatter_words, python_words, words_of
 from catsack.server.mail import FOLLOW_MAIL_SECONDS, STALE_SECONDS, Mailbox, mail_queue_t, queue_missed_turns
 from catsack.server.store import seats_t, tables_t
 from mail_sink import Sink, mail_settings, smtp_sink
@@ -402,6 +403,51 @@ def test_turns_in_several_games_make_one_mail(app_server: Callable[..., TestClie
     with engine.connect() as conn:
         rows = conn.execute(select(mail_queue_t).where(mail_queue_t.c.kind == "turn")).all()
     assert len(rows) == 1 and json.loads(rows[0].payload)["tables"] == ["t1", "t2"]
+
+
+def test_a_french_account_gets_its_mails_in_french(
+    app_server: Callable[..., TestClient], sink: tuple[Sink, int]
+) -> None:
+    """A mail speaks the account's language: the page's when the address is added (French for Ann), or the
+    one set later (``lang`` in the preferences, French for Bea). The turn mail, its time left and names, and
+    the unsubscribe page it links to are French: no word outside the French catalogues."""
+    box, port = sink
+    c = app_server(**{**mail_settings(port), "mail_away_minutes": 60.0, "mail_poll_seconds": 3600.0})
+    ann, bea = two_accounts(c)
+    ann.cookies.set("catsack_lang", "fr")
+    verified(ann, box, "ann@example.org")
+    (confirm,) = box.to("ann@example.org")
+    assert confirm["Subject"] == "catsack : confirmez votre adresse e-mail" and confirm["Content-Language"] == "fr"
+    verified(bea, box, "bea@example.org")
+    assert box.to("bea@example.org")[0]["Content-Language"] == "en"
+    assert bea.post("/api/mail/prefs", json={"lang": "fr"}, headers=ORIGIN).json()["lang"] == "fr"
+    assert bea.post("/api/mail/prefs", json={"lang": "xx"}, headers=ORIGIN).status_code == 422
+    assert bea.get("/api/mail").json()["lang"] == "fr"
+    t = turn_based_table(ann, bea)
+    engine = hub_of(c).store.engine
+    mover = wait_for(lambda: (r := stored(c, t)).to_move != 2 and r, "a person's turn").to_move
+    address = ("ann@example.org", "bea@example.org")[mover]
+    wait_for(lambda: Mailbox(engine).stats().get("pending"), "the turn mail queued")
+    with engine.begin() as conn:  # the player has been away for two hours, and the mail is due
+        from catsack.server.friends import user_seen_t
+
+        conn.execute(update(user_seen_t).values(seen=time.time() - 7200))
+        conn.execute(update(seats_t).values(seen=None))
+        conn.execute(update(mail_queue_t).where(mail_queue_t.c.kind == "turn").values(send_after=time.time() - 1))
+    assert c.portal.call(sender_of(c).run_once) == 1  # type: ignore[union-attr]
+    msg = box.to(address)[-1]
+    body = msg.get_content()
+    assert msg["Subject"].startswith("catsack : à vous de jouer à ") and msg["Content-Language"] == "fr"
+    assert body.startswith(f"Bonjour {('Ann', 'Bea')[mover]},") and "c'est à vous de jouer" in body
+    assert re.search(r"\(avec \w+ et 1 bot\) : encore \d+\s(jours?|heures?)", body), body
+    table_name = str(stored(c, t).name)
+    said = re.sub(r"https?://\S+", " ", msg["Subject"] + "\n" + body).replace(table_name, " ")
+    vocabulary = words_of("fr") | python_words("fr") | formatter_words("fr") | {"ann", "bea", "catsack"}
+    assert [w for w in WORD.findall(said) if len(w) > 1 and w.lower() not in vocabulary] == [], said
+    unsubscribe = urlsplit(msg["List-Unsubscribe"].strip("<>"))
+    assert parse_qs(unsubscribe.query)["lang"] == ["fr"]
+    page = browser(c).get(f"{unsubscribe.path}?{unsubscribe.query}")  # a browser with no language of its own
+    assert '<html lang="fr">' in page.text and "Se désabonner" in page.text and "Ne plus recevoir" in page.text
 
 
 # ---------------------------------------------------------------------- my games, friends, challenges

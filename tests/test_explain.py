@@ -2,15 +2,13 @@
 
 - the named best move is the best-valued one; a move within the noise of it is never a mistake;
 - each value carries its noise (a standard error from the search's own iterations);
-- both catalogues (English, German) have every template, and every sentence's numbers are the
-  analysis's own figures, rounded as shown.
+- every language has every template (catsack.i18n's catalogues), and every sentence's numbers are the
+  analysis's own figures, rounded as shown and written the language's way.
 """
 
 from __future__ import annotations
 
-import json
 import re
-from importlib import resources
 
 import pytest
 
@@ -25,8 +23,10 @@ from catsack.bots.analysis import (
     judge,
 )
 from catsack.bots.base import make_bot
-from catsack.bots.explain import LANGUAGES, TEMPLATES, Sentence, catalogue, explain, render
+from catsack.bots.explain import TEMPLATES, Sentence, explain, render, template
 from catsack.game import Game
+from catsack.i18n import translations
+from catsack.locales import LANGUAGES
 from catsack.moves import Move
 from catsack.record import record_from_game
 
@@ -46,23 +46,33 @@ def _game(seats: int, seed: int, rounds: int = 9) -> Game:
 
 
 def _numbers(text: str, lang: str) -> list[float]:
-    if lang == "de":
+    if lang != "en":  # a decimal comma
         text = re.sub(r"(\d),(\d)", r"\1.\2", text)
-    return [float(x) for x in re.findall(r"[+-]?\d+(?:\.\d+)?", re.sub(r"R\d+", "", text))]
+    return [float(x) for x in re.findall(r"[+-]?\d+(?:\.\d+)?", text)]
 
 
-def test_both_catalogues_have_every_template_and_placeholder() -> None:
-    en, de = catalogue("en"), catalogue("de")
-    assert set(en) == set(de)
+#: A value for every parameter a template may hold.
+SAMPLE = {"played": "bid 3", "best": "place LD", "card": "+11", "value": 2.5, "se": 0.4, "lost": 1.5}
+SAMPLE |= {"noise": 0.7, "payout": 2, "worth": 6.5, "limit": 5, "top": 9, "bid": 10, "low": 3, "high": 6}
+SAMPLE |= {"p": 23, "money": 12, "richest": 14, "n": 2}
+
+
+def test_every_template_in_every_language_with_its_placeholders() -> None:
+    """Each template renders in each language, fills every placeholder, and names no rule or card token."""
     for key in TEMPLATES:
-        assert f"explain.{key}" in en, key
-    for key, text in en.items():
-        assert set(re.findall(r"\{(\w+)\}", text)) == set(re.findall(r"\{(\w+)\}", de[key])), key
-    for lang in LANGUAGES:  # the files are sorted, as the page catalogues are
-        raw = resources.files("catsack.bots").joinpath(f"explain.{lang}.json").read_text(encoding="utf-8")
-        assert list(json.loads(raw)) == sorted(json.loads(raw))
-    with pytest.raises(ValueError, match="no sentences"):
-        catalogue("fr")
+        english = set(re.findall(r"\{(\w+)\}", template(key, translations("en"), SAMPLE)))
+        for lang in LANGUAGES:
+            text = template(key, translations(lang), SAMPLE)
+            assert set(re.findall(r"\{(\w+)\}", text)) == english, (key, lang)
+            rendered = render(Sentence(key, {k: SAMPLE[k] for k in english}), lang)
+            assert "{" not in rendered and not rendered[:1].islower(), (key, lang, rendered)
+            assert not re.search(r"\bR\d+\b|\bLD\b|\bSD\b", rendered), (key, lang, rendered)
+            if lang != "en":
+                assert rendered != render(Sentence(key, {k: SAMPLE[k] for k in english}), "en"), (key, lang)
+    with pytest.raises(KeyError, match="no sentence template"):
+        template("nope", translations("en"), {})
+    with pytest.raises(ValueError, match="no texts"):
+        render(Sentence("only", {"played": "pass"}), "xx")
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
@@ -146,10 +156,24 @@ def test_a_malformed_stored_analysis_is_a_clear_error() -> None:
             Analysis.from_dict(bad)  # type: ignore[arg-type]
 
 
-def test_german_numbers_use_a_decimal_comma() -> None:
+def test_numbers_and_percentages_are_written_the_languages_way() -> None:
     s = Sentence("worse", {"played": "bid 3", "best": "pass", "lost": 6.5, "noise": 1.2})
     assert "6.5" in render(s, "en") and "±1.2" in render(s, "en")
     assert "6,5" in render(s, "de") and "±1,2" in render(s, "de") and "„passen“" in render(s, "de")
+    assert "6,5" in render(s, "fr") and "±1,2" in render(s, "fr") and "« passer »" in render(s, "fr")
+    risk = Sentence("dog_risk", {"p": 23, "card": "+11"})
+    assert "(23%)" in render(risk, "en") and "(23\u00a0%)" in render(risk, "de") and "(23\u00a0%)" in render(risk, "fr")
+    best = Sentence("best", {"played": "pass", "value": 2.0, "se": 0.3})
+    assert "+2.0" in render(best, "en") and "+2,0" in render(best, "de")
+
+
+def test_counts_choose_the_plural_form() -> None:
+    """ "1 other move is", "2 other moves are": the plural form follows the count, in every language."""
+    one = Sentence("hint_equal", {"best": "pass", "n": 1, "noise": 0.5})
+    two = Sentence("hint_equal", {"best": "pass", "n": 2, "noise": 0.5})
+    assert "1 other move is" in render(one, "en") and "2 other moves are" in render(two, "en")
+    assert "1 weiterer Zug ist" in render(one, "de") and "2 weitere Züge sind" in render(two, "de")
+    assert "1 autre coup vaut" in render(one, "fr") and "2 autres coups valent" in render(two, "fr")
 
 
 def _bidding(best: str, **facts: object) -> Analysis:
@@ -187,13 +211,14 @@ def test_a_placement_without_a_public_reason_gets_none_that_restates_the_advice(
     values = {"place -8": 1.0, "place +3": -1.0}
     a = Analysis(Move.parse("place -8"), values, [], {}, 100, {"place -8": 0.4, "place +3": 0.4}, facts)
     assert [s.key for s in explain(a, Move.parse("place -8"))] == ["best"]
-    assert all("best off" not in text for text in catalogue("en").values())
+    assert all("best off" not in template(key, translations("en"), SAMPLE) for key in TEMPLATES)
 
 
 def test_german_moves_name_their_card_as_the_commands_object() -> None:
     """ "lege den großen Hund", not "lege großer Hund"; numbered cats and the English stay as they are."""
     s = Sentence("worse", {"played": "place LD", "best": "place SD", "lost": 2.0, "noise": 0.5})
     assert "„lege den großen Hund“" in render(s, "de") and "„lege den kleinen Hund“" in render(s, "de")
-    assert "“place large dog”" in render(s, "en")
+    assert "“place the large dog”" in render(s, "en")
+    assert "« poser le grand chien »" in render(s, "fr")
     r = Sentence("worse", {"played": "place R", "best": "place +11", "lost": 2.0, "noise": 0.5})
     assert "„lege den Hasen“" in render(r, "de") and "„lege +11“" in render(r, "de")

@@ -26,6 +26,7 @@ from typer.testing import CliRunner
 
 import catsack
 from catsack.cli import app
+from catsack.i18n import SOURCE_LANGUAGE
 from catsack.rulebook import LANGUAGES
 from repository import ROOT, build_release
 
@@ -39,6 +40,12 @@ RULEBOOK = sorted(
         if p.name.endswith(".svg")
     ]
 )
+
+
+# The catalogues of the Python side's texts (catsack.i18n): read at run time, so they ship as they are.
+CATALOGUES = ["locale/catsack.pot"] + [
+    f"locale/{lang}/LC_MESSAGES/catsack.po" for lang in LANGUAGES if lang != SOURCE_LANGUAGE
+]
 
 
 def test_one_version() -> None:
@@ -77,15 +84,15 @@ def test_no_symbolic_links_in_the_sdist_or_the_wheel(release: tuple[Path, Path])
 
 
 @pytest.mark.slow
-def test_the_rulebook_is_in_the_sdist_and_the_wheel(release: tuple[Path, Path]) -> None:
-    """The rules texts and their card pictures (what the /rules page, the terminal and the docs show),
-    byte for byte as the package holds them."""
-    assert len(RULEBOOK) == 2 + 2 * 11
+def test_the_rulebook_and_the_catalogues_are_in_the_sdist_and_the_wheel(release: tuple[Path, Path]) -> None:
+    """The rules texts and their card pictures (what the /rules page, the terminal and the docs show), and
+    the catalogues of every language, byte for byte as the package holds them."""
+    assert len(RULEBOOK) == len(LANGUAGES) * (1 + 11)
     sdist, wheel = release
     packaged = resources.files("catsack")
     with tarfile.open(sdist) as tar, zipfile.ZipFile(wheel) as whl:
         top = tar.getmembers()[0].name.split("/")[0]
-        for name in RULEBOOK:
+        for name in RULEBOOK + CATALOGUES:
             want = (packaged / name).read_bytes()
             member = tar.extractfile(f"{top}/src/catsack/{name}")
             assert member is not None and member.read() == want, name
@@ -163,7 +170,7 @@ def test_the_sdist_tests_collect_and_skip_what_they_cannot_read(release: tuple[P
     assert sum(int(n) for n, _ in skipped) >= len(READ_THE_REPOSITORY), ran.stdout[-3000:]
     assert {path for _, path in skipped} == {
         "docs/rules.md",
-        "docs/rules.de.md",
+        *(f"docs/rules.{lang}.md" for lang in LANGUAGES if lang != "en"),
         "scripts/make_cards.mjs",
         "docs/records.md",
         "docs/envs.md",

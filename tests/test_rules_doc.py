@@ -1,9 +1,9 @@
-"""The rules for players (catsack.rulebook's en.md and de.md) and the pages made from them.
+"""The rules for players (catsack.rulebook's <lang>.md, one per language) and the pages made from them.
 
-Every rule number the code and tests cite is defined in both texts, the
-documentation's rules pages (docs/rules.md, docs/rules.de.md) include the very
+Every rule number the code and tests cite is defined in every text, the
+documentation's rules pages (docs/rules.md, docs/rules.<lang>.md) include the very
 same files, the worked dog examples agree with the engine (R16), and the
-``/rules`` page renders in English and German without any script.
+``/rules`` page renders in every language without any script.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ import pytest
 from catsack.cards import Card
 from catsack.game import resolve_dogs
 from catsack.rulebook import (
+    DEFAULT_LANGUAGE,
     LANGUAGES,
     choose_language,
     defined_rules,
@@ -31,7 +32,13 @@ from catsack.rulebook import (
 )
 from repository import ROOT, repository_file
 
-DOCS = {"en": "docs/rules.md", "de": "docs/rules.de.md"}
+DOCS = {lang: "docs/rules.md" if lang == DEFAULT_LANGUAGE else f"docs/rules.{lang}.md" for lang in LANGUAGES}
+#: What the /rules page says in each language: its title's words and the large dog's name.
+PAGE_WORDS = {
+    "en": ("How to play", "large dog"),
+    "de": ("Spielregeln", "großer Hund"),
+    "fr": ("Règles du jeu", "grand chien"),
+}
 ALL_RULES = list(range(1, 25))
 _CITED = re.compile(r"\bR(\d{1,3})\b")
 _TEXT_SUFFIXES = {".py", ".js", ".html", ".css", ".tcss", ".md", ".json", ".txt", ".toml", ".cfg", ".yml", ".yaml"}
@@ -55,7 +62,7 @@ def test_each_rule_is_defined_once(lang: str) -> None:
 
 
 def test_every_cited_rule_exists_in_the_rules_text() -> None:
-    """Every ``R<n>`` cited anywhere in src/ and tests/ is a rule of the English and of the German text."""
+    """Every ``R<n>`` cited anywhere in src/ and tests/ is a rule of every language's text."""
     cited: dict[int, Path] = {}
     for path in _text_files(ROOT / "src", ROOT / "tests"):
         try:
@@ -104,9 +111,12 @@ def test_the_package_holds_each_text_and_its_pictures(lang: str) -> None:
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_the_docs_rules_pages_include_the_package_texts(lang: str) -> None:
-    """docs/rules.md and docs/rules.de.md are the package's texts, included (one source per language)."""
+    """docs/rules.md and docs/rules.<lang>.md are the package's texts, included (one source per language), and
+    the site's index lists each of them."""
     page = repository_file(DOCS[lang]).read_text(encoding="utf-8")
     assert page.startswith(f"```{{include}} ../src/catsack/rulebook/{lang}.md\n"), page[:200]
+    index = repository_file("docs/index.md").read_text(encoding="utf-8")
+    assert f"\n{DOCS[lang].removeprefix('docs/').removesuffix('.md')}\n" in index, "add it to the toctree"
 
 
 def test_card_pictures_come_from_the_browser_card_art(tmp_path: Path) -> None:
@@ -126,12 +136,19 @@ def test_card_pictures_come_from_the_browser_card_art(tmp_path: Path) -> None:
             )
 
 
-def test_both_languages_have_the_same_structure() -> None:
-    """The same rules in the same order and the same worked examples, so the texts cannot drift apart."""
-    en, de = (source(lang) for lang in ("en", "de"))
-    assert defined_rules(en) == defined_rules(de)
-    assert [(e.row, e.written) for e in dog_examples(en)] == [(e.row, e.written) for e in dog_examples(de)]
-    assert en.count("\n## ") == de.count("\n## ")
+@pytest.mark.parametrize("lang", [lang for lang in LANGUAGES if lang != DEFAULT_LANGUAGE])
+def test_every_language_has_the_same_structure(lang: str) -> None:
+    """The same rules in the same order, the same worked examples, sections and tables, and links to every
+    other language, so the texts cannot drift apart."""
+    en, other = source(DEFAULT_LANGUAGE), source(lang)
+    assert defined_rules(en) == defined_rules(other)
+    assert [(e.row, e.written) for e in dog_examples(en)] == [(e.row, e.written) for e in dog_examples(other)]
+    assert en.count("\n## ") == other.count("\n## ")
+    assert en.count("\n  | --- |") == other.count("\n  | --- |")
+    assert re.findall(r"\]\(img/\w+/(card-\w+\.svg)\)", en) == re.findall(r"\]\(img/\w+/(card-\w+\.svg)\)", other)
+    for text, own in ((en, DEFAULT_LANGUAGE), (other, lang)):
+        for code in set(LANGUAGES) - {own}:
+            assert f"]({DOCS[code].removeprefix('docs/')})" in text, (own, code)
 
 
 # ---------------------------------------------------------------------- worked examples (R16)
@@ -174,10 +191,11 @@ def test_language_choice() -> None:
     assert choose_language("de", "en", "en") == "de"
     assert choose_language("xx", "de", "en") == "de"  # an unknown ?lang= falls through
     assert choose_language(None, "de-AT", None) == "de"
-    assert choose_language(None, None, "fr-FR, de;q=0.8, en;q=0.5") == "de"
+    assert choose_language(None, None, "fr-FR, de;q=0.8, en;q=0.5") == "fr"
+    assert choose_language(None, None, "it-IT, de;q=0.8, en;q=0.5") == "de"
     assert choose_language(None, None, "en-GB;q=0.9, de-CH") == "de"
     assert choose_language(None, None, "de;q=0, en") == "en"
-    assert choose_language(None, None, "fr, it") == "en"
+    assert choose_language(None, None, "it, es") == "en"
     assert choose_language(None, None, "de;q=oops, en;q=0.1") == "en"
 
 
@@ -230,7 +248,9 @@ def _get(client: object, url: str, **kw: object) -> tuple[str, _Page, object]:
     [
         ("/rules", {}, {}, "en"),
         ("/rules?lang=de", {}, {}, "de"),
+        ("/rules?lang=fr", {}, {}, "fr"),
         ("/rules", {"Accept-Language": "de-DE,de;q=0.9,en;q=0.8"}, {}, "de"),
+        ("/rules", {"Accept-Language": "fr-CA,fr;q=0.9,en;q=0.8"}, {}, "fr"),
         ("/rules", {"Accept-Language": "de"}, {"catsack_lang": "en"}, "en"),
         ("/rules?lang=en", {}, {"catsack_lang": "de"}, "en"),
     ],
@@ -247,8 +267,8 @@ def test_rules_page_language(
     assert "Accept-Language" in res.headers["vary"]  # type: ignore[attr-defined]
     assert ("html", {"lang": lang}) in page.tags
     visible = " ".join(page.text)
-    assert ("Spielregeln" if lang == "de" else "How to play") in visible
-    assert ("großer Hund" if lang == "de" else "large dog") in visible
+    title, dog = PAGE_WORDS[lang]
+    assert title in visible and dog in visible
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -275,7 +295,7 @@ def test_rules_page_is_complete_without_script(client: object, lang: str) -> Non
     figures = [a for t, a in page.tags if t == "figure"]
     assert len(figures) == len(dog_examples(source(lang)))
     assert client.get(f"/rules/img/{lang}/card-XX.svg").status_code == 404  # type: ignore[attr-defined]
-    assert client.get("/rules/img/fr/card-LD.svg").status_code == 404  # type: ignore[attr-defined]
+    assert client.get("/rules/img/xx/card-LD.svg").status_code == 404  # type: ignore[attr-defined]
 
 
 def test_rules_page_examples_agree_with_the_core(client: object) -> None:

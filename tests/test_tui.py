@@ -19,6 +19,8 @@ import pytest
 pytest.importorskip("textual")
 
 from catsack.game import Game
+from catsack.i18n import move_words, number, translations
+from catsack.locales import LANGUAGES
 from catsack.moves import Move
 from catsack.record import loads_record
 from catsack.tui import controller as controller_module
@@ -292,18 +294,17 @@ def fake_analysis(view: Any, *, level: str = "strong", seed: int | None = None, 
     return Analysis(view.legal[0], values, beliefs, {first: 60, second: 40}, 100, noise, position_facts(view, beliefs))
 
 
-@pytest.mark.parametrize("lang", ["en", "de"])
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_hint_shows_the_analysis_suggestion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
     """The hint shows what the browser's hint panel shows: values with their noise (±), the moves as good as
-    the best (≈), and the analysis's sentences in the terminal's language."""
+    the best (≈), and the analysis's sentences, all in the player's language."""
     from catsack.bots import analysis
 
-    for var in ("LC_ALL", "LC_MESSAGES", "LANGUAGE"):
-        monkeypatch.delenv(var, raising=False)
-    monkeypatch.setenv("LANG", "de_DE.UTF-8" if lang == "de" else "en_GB.UTF-8")
+    t = translations(lang)
     fake = SimpleNamespace(analyse_view=fake_analysis, hint_payload=analysis.hint_payload)
     monkeypatch.setattr(controller_module, "_import_analysis", lambda: fake)
     ctl = fallback_controller(tmp_path, seats=3, human=0, seed=1)
+    ctl.lang = lang
     app = PlayApp(ctl, delay=0)
 
     async def body(pilot: Any) -> None:
@@ -315,13 +316,19 @@ def test_hint_shows_the_analysis_suggestion(tmp_path: Path, monkeypatch: pytest.
         await pilot.pause()
         assert isinstance(app.screen, HintScreen)
         lines = app.screen.lines
-        assert f"Suggestion (strong bot): {legal[0]}" in lines
+        first, second = move_words(legal[0].text, t), move_words(legal[1].text, t)
+        suggestion = t.gettext("Suggestion (strong bot): {move}").format(move=first)
+        assert suggestion in lines
         assert payload["sentences"][lang] and all(s in lines for s in payload["sentences"][lang])
-        assert any(line.split() == [*str(legal[0]).split(), "+3.5", "±0.4"] for line in lines)
-        assert any(line.split() == [*str(legal[1]).split(), "+3.2", "±0.5", "≈"] for line in lines)
-        assert render.NOISE_NOTE[lang] in lines
+        value, spread = number(3.5, lang, signed=True), "±" + number(0.4, lang)
+        assert any(line.split() == [*first.split(), value, spread] for line in lines)
+        assert any(
+            line.split() == [*second.split(), number(3.2, lang, signed=True), "±" + number(0.5, lang), "≈"]
+            for line in lines
+        )
+        assert render.noise_note(lang) in lines
         text = screen_text(app)
-        assert f"Suggestion (strong bot): {legal[0]}" in text and "±0.4" in text and "≈" in text
+        assert suggestion in text and spread in text and "≈" in text
 
     run_app(app, body, size=(120, 40))
 
@@ -427,16 +434,18 @@ def test_you_gets_verbs_that_agree(tmp_path: Path) -> None:
 
 def test_second_person_sentences() -> None:
     from catsack.events import GameOver, Passed, Revealed, RoundStarted
-    from catsack.narrative import second_person
 
-    assert second_person("plain") == "plain"
     ctl = fallback_controller(None, seats=4, human=1, seed=1)
     ctl.names[1] = "you"
     assert ctl.describe(RoundStarted(2, 1)) == "Round 2: you start."
     assert ctl.describe(Revealed(0, 1, Game.new(4, seed=1).hand(1)[0])).startswith("The first card (yours) is")
     assert ctl.describe(Passed(1, 2, 2)) == "You pass and take 2 mice from the 2-mouse card."
     assert ctl.describe(GameOver((1, 2, 3, 4), (1,))) == "Game over. You win."
-    assert ctl.describe(GameOver((1, 2, 3, 4), (0, 1))) == "Game over. Ann and you share the victory."
+    assert ctl.describe(GameOver((1, 2, 3, 4), (0, 1))) == "Game over. You share the victory with Ann."
+    ctl.lang = "fr"
+    ctl.names[1] = "Vous"  # the word for "you" in the player's language speaks to them too
+    assert ctl.describe(RoundStarted(2, 1)) == "Manche 2 : vous commencez."
+    assert ctl.describe(Passed(1, 2, 2)) == "Vous passez et prenez 2 souris sur la carte 2 souris."
 
 
 def test_error_clears_when_the_turn_comes_back(tmp_path: Path) -> None:
@@ -560,12 +569,13 @@ def test_play_command_resume_option(tmp_path: Path) -> None:
 
 
 def test_rules_screen_from_the_board(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """? shows how to play (the package's rules text, in the terminal's language); Esc goes back."""
-    monkeypatch.setenv("LC_ALL", "de_DE.UTF-8")
-    assert terminal_language() == "de"
-    monkeypatch.setenv("LC_ALL", "C")
-    monkeypatch.setenv("LANG", "en_GB.UTF-8")
-    assert terminal_language() == "en"
+    """? shows how to play (the package's rules text, in the player's language); Esc goes back. The player's
+    language is the terminal's unless catsack play --lang says otherwise."""
+    assert terminal_language({"LC_ALL": "de_DE.UTF-8"}) == "de"
+    assert terminal_language({"LC_ALL": "C", "LANG": "en_GB.UTF-8", "LANGUAGE": "fr"}) == "en"
+    assert terminal_language({"LANG": "fr_CA.UTF-8"}) == "fr"
+    assert terminal_language({"LANG": "it_IT.UTF-8", "LANGUAGE": "it:fr:de"}) == "fr"
+    assert terminal_language({"LANG": "it_IT.UTF-8"}) == terminal_language({}) == "en"
     ctl = fallback_controller(tmp_path, seats=4, human=0, seed=4)
     app = PlayApp(ctl, delay=0)
 
@@ -587,7 +597,7 @@ def test_terminal_rules_text_lists_the_engines_dog_examples() -> None:
     from catsack.rulebook import dog_examples, source
     from catsack.rulebook.page import plain_markdown
 
-    for lang in ("en", "de"):
+    for lang in LANGUAGES:
         text = plain_markdown(lang)
         assert "](" not in text and ".svg" not in text  # no pictures or links left for a terminal
         for ex in dog_examples(source(lang)):

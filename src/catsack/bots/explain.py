@@ -4,9 +4,10 @@ Every analysed decision gets one or two sentences: a *verdict* on the move playe
 as good as the best within the search's noise, or worse by so many points) and, where the position
 gives one, a *reason* for the best move built from public facts of the position (R23: what the seat
 may know) and the search's own figures. A sentence is a template key plus parameters
-(:class:`Sentence`); the templates live in one catalogue per language (``explain.en.json``,
-``explain.de.json`` beside this module), so the command line, the replay page and the hint panel say
-the same thing: the server sends the sentences rendered in every language (:func:`render_all`).
+(:class:`Sentence`); the templates are messages of the package's catalogues (:mod:`catsack.i18n`), so
+the command line, the replay page and the hint panel say the same thing: the server sends the
+sentences rendered in every language (:func:`render_all`). A sentence cites no rule number and no card
+token: players read words.
 
 The parameters are the analysis's own numbers, rounded as shown: ``value`` (the played move's value),
 ``se`` (its standard error), ``lost`` and ``noise`` (:func:`catsack.bots.analysis.judge`), and the
@@ -18,15 +19,15 @@ the seat's view), ``limit`` (the most mice worth paying for it, :func:`catsack.b
 
 from __future__ import annotations
 
-import json
+import gettext
 import math
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from catsack.bots.heuristic import bid_limit, plans_to_buy, row_worth, seat_money
 from catsack.cards import POINTS, TOKENS, Card
+from catsack.i18n import card_name, move_words, number, percent, translations
+from catsack.locales import LANGUAGES
 from catsack.moves import PASS, Move
 
 if TYPE_CHECKING:
@@ -34,25 +35,25 @@ if TYPE_CHECKING:
     from catsack.view import View
 
 __all__ = [
-    "LANGUAGES",
+    "DOG_RISK_PERCENT",
     "MOVE_PARAMS",
     "TEMPLATES",
     "Sentence",
-    "catalogue",
     "explain",
     "hint_sentences",
     "position_facts",
     "render",
     "render_all",
+    "template",
 ]
 
-LANGUAGES = ("en", "de")
 #: Parameters that hold a move's text (told in the language's words), and a card's token.
 MOVE_PARAMS = frozenset({"played", "best"})
 CARD_PARAMS = frozenset({"card"})
-#: Numbers shown with their sign.
+#: Numbers shown with their sign, and shares shown as a percentage.
 SIGNED_PARAMS = frozenset({"value"})
-#: The sentence templates every catalogue has (a test checks both languages).
+PERCENT_PARAMS = frozenset({"p"})
+#: The sentence templates (each a message of every catalogue: :func:`template`).
 TEMPLATES = (
     "only",
     "best",
@@ -83,7 +84,7 @@ _LD = int(Card.LARGE_DOG)
 
 @dataclass(frozen=True)
 class Sentence:
-    """One sentence: a template ``key`` of the catalogues and its parameters (numbers, moves, cards)."""
+    """One sentence: a template ``key`` of :data:`TEMPLATES` and its parameters (numbers, moves, cards)."""
 
     key: str
     params: dict[str, Any]
@@ -92,52 +93,134 @@ class Sentence:
         return {"key": self.key, "params": dict(self.params)}
 
 
-@cache
-def catalogue(lang: str) -> dict[str, str]:
-    """The templates of one language (``en``, ``de``)."""
-    if lang not in LANGUAGES:
-        raise ValueError(f"no sentences in {lang!r} (languages: {', '.join(LANGUAGES)})")
-    text = resources.files("catsack.bots").joinpath(f"explain.{lang}.json").read_text(encoding="utf-8")
-    data = json.loads(text)
-    assert isinstance(data, dict)
-    return {str(k): str(v) for k, v in data.items()}
-
-
-def _number(value: float | int, lang: str, signed: bool) -> str:
-    text = f"{value:+.1f}" if signed else f"{value:.1f}" if isinstance(value, float) else str(value)
-    return text.replace(".", ",") if lang == "de" else text
-
-
-def _card(token: str, cat: dict[str, str]) -> str:
-    return cat.get(f"card.{token}", token)
-
-
-def _move(text: str, cat: dict[str, str]) -> str:
-    move = Move.parse(text)
-    if text.startswith("place "):  # the card as the command's object ("lege den großen Hund")
-        return cat["move.place"].format(card=cat.get(f"move.card.{text[6:]}") or _card(text[6:], cat))
-    if move.kind != PASS:
-        return cat["move.bid"].format(n=move.arg)
-    return cat["move.pass"]
+def template(key: str, t: gettext.NullTranslations, params: dict[str, Any]) -> str:
+    """The text of template ``key`` in the language of ``t`` (plural forms chosen by ``params``' counts),
+    its placeholders not yet filled. A key that is not in :data:`TEMPLATES` is a :class:`KeyError`."""
+    n = int(params.get("n", 0))
+    match key:
+        case "only":
+            return t.gettext("“{played}” was the only legal move.")
+        case "best":
+            return t.gettext(
+                "“{played}” was the best move: it leaves you about {value} points against the table average at "
+                "the end of the round (±{se})."
+            )
+        case "equal":
+            return t.gettext(
+                "“{played}” is as good as “{best}”: the {lost} points between them are within the search's "
+                "noise (±{noise})."
+            )
+        case "worse":
+            return t.gettext(
+                "“{best}” was better: “{played}” gives up about {lost} points, more than the search's noise (±{noise})."
+            )
+        case "pass_pays":
+            return t.ngettext(
+                "passing now pays {payout} mouse; the row looks worth about {worth} points to you, so any price "
+                "above {limit} loses you points.",
+                "passing now pays {payout} mice; the row looks worth about {worth} points to you, so any price "
+                "above {limit} loses you points.",
+                int(params.get("payout", 0)),
+            )
+        case "pass_low":
+            return t.ngettext(
+                "passing now pays {payout} mouse, and the row looks worth only about {worth} points to you: "
+                "not worth a bid.",
+                "passing now pays {payout} mice, and the row looks worth only about {worth} points to you: "
+                "not worth a bid.",
+                int(params.get("payout", 0)),
+            )
+        case "pass_nothing":
+            return t.gettext(
+                "the row looks worth about {worth} points to you; the search expects buying it to cost more "
+                "than it brings."
+            )
+        case "lock":
+            return t.ngettext(
+                "no other player still bidding holds more than {top} mouse, so a bid of {bid} cannot be topped.",
+                "no other player still bidding holds more than {top} mice, so a bid of {bid} cannot be topped.",
+                int(params.get("top", 0)),
+            )
+        case "bid_range":
+            return t.gettext(
+                "bids from {low} to {high} all score about the same here; the row looks worth about {worth} "
+                "points to you."
+            )
+        case "bid_worth":
+            return t.ngettext(
+                "the row looks worth about {worth} points to you, and passing would pay {payout} mouse.",
+                "the row looks worth about {worth} points to you, and passing would pay {payout} mice.",
+                int(params.get("payout", 0)),
+            )
+        case "bid_value":
+            return t.gettext("the row looks worth about {worth} points to you, and passing would pay nothing now.")
+        case "dog_up":
+            return t.gettext("the large dog is face up: unless a second dog turns up, it chases the row's best cat.")
+        case "dog_risk":
+            # i18n: {p} is a percentage ("23%"), {card} a card's name ("cat +11").
+            return t.gettext(
+                "the large dog may lie face down in the row ({p}): a lone large dog would chase your {card}."
+            )
+        case "last_buy":
+            return t.gettext(
+                "last choice: the whole row is face up and worth about {worth} points to you, for 1 mouse."
+            )
+        case "last_pass":
+            return t.gettext(
+                "last choice: the row is worth about {worth} points to you; the search prefers to leave it, and "
+                "the round is void."
+            )
+        case "place_lead":
+            return t.gettext(
+                "in round 1 everyone holds 15 mice and you bid first, so a bid of 15 wins the row outright: "
+                "your {card} is likely to come back to you."
+            )
+        case "place_keep":
+            return t.ngettext(
+                "with {money} mouse you are likely to buy this row, so your {card} is likely to come back to you.",
+                "with {money} mice you are likely to buy this row, so your {card} is likely to come back to you.",
+                int(params.get("money", 0)),
+            )
+        case "place_dump":
+            return t.ngettext(
+                "with {money} mouse (the richest of the others holds {richest}) you are unlikely to buy this "
+                "row: your {card} most likely costs someone else.",
+                "with {money} mice (the richest of the others holds {richest}) you are unlikely to buy this "
+                "row: your {card} most likely costs someone else.",
+                int(params.get("money", 0)),
+            )
+        case "place_large_dog":
+            return t.gettext("a lone large dog chases the row's best cat: it spoils the row for whoever buys it.")
+        case "place_small_dog":
+            return t.gettext("the small dog chases the row's worst cat: it helps whoever buys the row.")
+        case "hint_equal":
+            return t.ngettext(
+                "{n} other move is as good as “{best}” within the search's noise (±{noise}).",
+                "{n} other moves are as good as “{best}” within the search's noise (±{noise}).",
+                n,
+            )
+    raise KeyError(f"no sentence template {key!r}")
 
 
 def render(sentence: Sentence, lang: str) -> str:
-    """The sentence in ``lang``: moves and cards in its words, numbers rounded to one decimal."""
-    cat = catalogue(lang)
+    """The sentence in ``lang``: moves and cards in its words, numbers written its way (one decimal)."""
+    t = translations(lang)
     args: dict[str, str] = {}
     for k, v in sentence.params.items():
         if k in MOVE_PARAMS:
-            args[k] = _move(str(v), cat)
+            args[k] = move_words(str(v), t)
         elif k in CARD_PARAMS:
-            args[k] = _card(str(v), cat)
+            args[k] = card_name(str(v), t)
+        elif k in PERCENT_PARAMS:
+            args[k] = percent(float(v) / 100, lang)
         else:
-            args[k] = _number(v, lang, k in SIGNED_PARAMS)
-    text = cat[f"explain.{sentence.key}"].format(**args)
+            args[k] = number(v, lang, signed=k in SIGNED_PARAMS)
+    text = template(sentence.key, t, sentence.params).format(**args)
     return text[:1].upper() + text[1:]
 
 
 def render_all(sentences: list[Sentence]) -> dict[str, list[str]]:
-    """The sentences rendered in every language: ``{"en": [...], "de": [...]}``."""
+    """The sentences rendered in every language of :data:`catsack.locales.LANGUAGES`: ``{"en": [...], ...}``."""
     return {lang: [render(s, lang) for s in sentences] for lang in LANGUAGES}
 
 

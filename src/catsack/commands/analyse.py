@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from catsack.locales import LANGUAGES
+
 if TYPE_CHECKING:
     from catsack.bots.analysis import Decision
 
@@ -88,14 +90,13 @@ def register(app: typer.Typer) -> None:
         ] = "expert",
         as_json: Annotated[bool, typer.Option("--json", help="One JSON object per decision, one per line.")] = False,
         seed: Annotated[int | None, typer.Option(help="Seed for the search (reproducible results).")] = None,
-        lang: Annotated[str, typer.Option(help="Language of the sentences: en or de.")] = "en",
+        lang: Annotated[str, typer.Option(help=f"Language of the sentences: {', '.join(LANGUAGES)}.")] = "en",
     ) -> None:
         """Analyse every decision of one seat in a record: move played, best-valued move, values with their
         noise (★ best, ≈ as good within the noise), beliefs, and a sentence on each decision.
 
         A move is classed a mistake only when it lost more than the noise of its gap to the best."""
         from catsack.bots.analysis import analyse_record
-        from catsack.bots.explain import LANGUAGES
         from catsack.errors import CatsackError
         from catsack.record import read_record
 

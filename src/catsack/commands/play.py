@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from catsack.locales import LANGUAGES
+
 
 def register(app: typer.Typer) -> None:
     """Add the ``play`` command to ``app``."""
@@ -37,7 +39,10 @@ def register(app: typer.Typer) -> None:
         delay: Annotated[
             float, typer.Option(min=0.0, help="Seconds between bot moves so you can follow; 0 plays them instantly.")
         ] = 0.8,
-        name: Annotated[str, typer.Option(help="Your name at the table and in the saved record.")] = "You",
+        name: Annotated[
+            str | None,
+            typer.Option(help="Your name at the table and in the saved record (default: 'You', in your language)."),
+        ] = None,
         resume: Annotated[
             Path | None,
             typer.Option(
@@ -45,6 +50,10 @@ def register(app: typer.Typer) -> None:
                 help="Continue an unfinished game saved by catsack play (q saves it): same seat, names and "
                 "opponents (--bots and --seat replace them); --seats, --seed and --name are not used.",
             ),
+        ] = None,
+        lang: Annotated[
+            str | None,
+            typer.Option(help=f"The game's language: {', '.join(LANGUAGES)} (default: the terminal's locale)."),
         ] = None,
     ) -> None:
         """Play a game against bots in the terminal; the game is saved for `catsack replay`.
@@ -59,19 +68,24 @@ def register(app: typer.Typer) -> None:
         except ImportError:
             typer.echo("catsack play needs Textual: pip install 'catsack[tui]'", err=True)
             raise typer.Exit(2) from None
-        from catsack.tui.app import PlayApp
+        from catsack.i18n import translations
+        from catsack.tui.app import PlayApp, terminal_language
         from catsack.tui.controller import PlayController
 
+        if lang is not None and lang not in LANGUAGES:
+            typer.echo(f"--lang must be one of {', '.join(LANGUAGES)}, not {lang!r}", err=True)
+            raise typer.Exit(2)
+        lang = lang or terminal_language()
         if resume is None and seat is not None and seat > seats:
             typer.echo(f"--seat must be from 1 to {seats} with {seats} seats, not {seat}", err=True)
             raise typer.Exit(2)
         index = None if seat is None else seat - 1  # people count seats from 1, the game from 0 (R4)
         try:
             if resume is not None:
-                controller = PlayController.resume(resume, seat=index, bots=bots, show_money=show_money)
+                controller = PlayController.resume(resume, seat=index, bots=bots, show_money=show_money, lang=lang)
             else:
                 controller = PlayController.new(
-                    seats=seats, seat=index or 0, bots=bots, seed=seed, name=name, show_money=show_money
+                    seats=seats, seat=index or 0, bots=bots, seed=seed, name=name, show_money=show_money, lang=lang
                 )
         except (ValueError, OSError) as exc:  # bad --bots spec, unknown kind, failing external bot...
             typer.echo(f"catsack play: {exc}", err=True)
@@ -81,10 +95,12 @@ def register(app: typer.Typer) -> None:
         finally:
             controller.save()
             controller.close()
+        t = translations(lang)
         if controller.saved_path is not None:
-            typer.echo(f"Game saved to {controller.saved_path}")
-            typer.echo(f"Replay it with: catsack replay {controller.saved_path}")
+            typer.echo(t.gettext("Game saved to {file}").format(file=controller.saved_path))
+            typer.echo(t.gettext("Replay it with: {command}").format(command=f"catsack replay {controller.saved_path}"))
             if not controller.is_over:
-                typer.echo(f"Continue it with: catsack play --resume {controller.saved_path}")
+                command = f"catsack play --resume {controller.saved_path}"
+                typer.echo(t.gettext("Continue it with: {command}").format(command=command))
         elif controller.save_error:
             typer.echo(f"catsack play: {controller.save_error}", err=True)

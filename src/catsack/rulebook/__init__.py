@@ -1,11 +1,12 @@
 """The rules for players, one text per language, shipped with the package.
 
-``en.md`` and ``de.md`` here are the rules texts themselves (``img/<lang>/`` holds
-their card pictures, made by ``scripts/make_cards.mjs``). The server's ``/rules``
-page (:mod:`catsack.rulebook.page`), the terminal's "How to play" and the
-documentation's rules pages (``docs/rules.md`` and ``docs/rules.de.md`` include
-these files) are all made from them. Rule numbers R1–R24 are the ones code and
-tests cite.
+``<lang>.md`` here, one for every language of :data:`catsack.locales.LANGUAGES`
+(``en.md``, ``de.md``, ``fr.md``), are the rules texts themselves (``img/<lang>/``
+holds their card pictures, made by ``scripts/make_cards.mjs``). The server's
+``/rules`` page (:mod:`catsack.rulebook.page`), the terminal's "How to play" and
+the documentation's rules pages (``docs/rules.md`` and ``docs/rules.<lang>.md``
+include these files) are all made from them. Rule numbers R1–R24 are the ones
+code and tests cite.
 
 Nothing here needs an optional dependency; rendering HTML does (markdown-it-py,
 the ``server`` extra).
@@ -17,6 +18,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
+from catsack import locales
 from catsack.cards import Card
 from catsack.errors import ParseError
 from catsack.game import resolve_dogs
@@ -32,8 +34,9 @@ __all__ = [
     "source",
 ]
 
-LANGUAGES = ("en", "de")
-DEFAULT_LANGUAGE = "en"
+#: The languages of the rules texts: every language catsack speaks has one (a test checks).
+LANGUAGES = tuple(locales.LANGUAGES)
+DEFAULT_LANGUAGE = locales.DEFAULT_LANGUAGE
 
 # A rule is defined where its number opens a bold label at the start of a list item: "- **R12 Bidding.**".
 _DEFINITION = re.compile(r"^\s*[-*] \*\*R(\d+) ", re.MULTILINE)
@@ -63,30 +66,9 @@ def defined_rules(text: str) -> list[int]:
 
 
 def choose_language(query: str | None, cookie: str | None, accept_language: str | None) -> str:
-    """The reader's language: ``?lang=``, else the ``catsack_lang`` cookie, else Accept-Language, else English."""
-    for choice in (query, cookie):
-        if choice:
-            tag = choice.strip().lower().split("-")[0]
-            if tag in LANGUAGES:
-                return tag
-    if accept_language:
-        ranked: list[tuple[float, int, str]] = []
-        for i, part in enumerate(accept_language.split(",")):
-            tag, _, params = part.strip().partition(";")
-            quality = 1.0
-            for param in params.split(";"):
-                key, _, value = param.strip().partition("=")
-                if key == "q":
-                    try:
-                        quality = float(value)
-                    except ValueError:
-                        quality = 0.0
-            base = tag.strip().lower().split("-")[0]
-            if base in LANGUAGES and quality > 0:
-                ranked.append((-quality, i, base))
-        if ranked:
-            return min(ranked)[2]
-    return DEFAULT_LANGUAGE
+    """The reader's language: ``?lang=``, else the ``catsack_lang`` cookie, else Accept-Language, else English
+    (:func:`catsack.locales.negotiate` among the languages with a rules text)."""
+    return locales.negotiate(query, cookie, accept_language, LANGUAGES)
 
 
 @dataclass(frozen=True, slots=True)

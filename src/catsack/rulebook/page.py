@@ -18,7 +18,9 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from catsack.cards import Card
-from catsack.rulebook import LANGUAGES, DogExample, dog_example, source
+from catsack.i18n import card_letters, card_name, translations
+from catsack.locales import LANGUAGES as LANGUAGE_NAMES
+from catsack.rulebook import DEFAULT_LANGUAGE, LANGUAGES, DogExample, dog_example, source
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -29,72 +31,20 @@ __all__ = ["IMAGE_ROOT", "plain_markdown", "render_examples", "render_page"]
 
 IMAGE_ROOT = "/rules/img"
 
-# What the page says around the rules text, per language.
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "title": "How to play – catsack",
-        "lobby": "← catsack lobby",
-        "language": "Language",
-        "keeps": "The buyer keeps {kept}.",
-        "nothing": "nothing",
-        "none": "No dog: the buyer keeps the whole row.",
-        "chase": "A lone {dog} chases the {cat}; both go back into the box.",
-        "alone": "A lone {dog} finds no cat and goes back into the box.",
-        "cancel": "{n} dogs scare each other off: they go back into the box and no cat is chased.",
-        "gone": "back into the box",
-        "LD": "large dog",
-        "SD": "small dog",
-        "R": "rabbit",
-        "cat": "cat {value}",
-        "R.label": "R",
-        "example": "Row {row}",
-        "2": "Two",
-        "3": "Three",
-        "4": "Four",
-        "5": "Five",
-    },
-    "de": {
-        "title": "Spielregeln – catsack",
-        "lobby": "← catsack-Lobby",
-        "language": "Sprache",
-        "keeps": "Der Käufer behält {kept}.",
-        "nothing": "nichts",
-        "none": "Kein Hund: Der Käufer behält die ganze Reihe.",
-        "chase": "Ein einzelner {dog} verjagt die {cat}; beide kommen zurück in die Schachtel.",
-        "alone": "Ein einzelner {dog} findet keine Katze und geht zurück in die Schachtel.",
-        "cancel": "{n} Hunde verscheuchen sich gegenseitig: Sie kommen zurück in die Schachtel, "
-        "keine Katze wird verjagt.",
-        "gone": "zurück in die Schachtel",
-        "LD": "großer Hund",
-        "SD": "kleiner Hund",
-        "R": "Hase",
-        "cat": "Katze {value}",
-        "R.label": "H",
-        "example": "Reihe {row}",
-        "2": "Zwei",
-        "3": "Drei",
-        "4": "Vier",
-        "5": "Fünf",
-    },
+#: Links between the texts, as the page knows them (docs/rules.md is the default language's, the others
+#: docs/rules.<lang>.md); other relative links (docs that are not served, such as records.md) become plain text.
+_PAGE_LINKS = {
+    ("rules.md" if lang == DEFAULT_LANGUAGE else f"rules.{lang}.md"): f"/rules?lang={lang}" for lang in LANGUAGES
 }
-_LANGUAGE_NAMES = {"en": "English", "de": "Deutsch"}
-# Links between the texts, as the page knows them; other relative links (docs that are not
-# served, such as records.md) become plain text.
-_PAGE_LINKS = {"rules.md": "/rules?lang=en", "rules.de.md": "/rules?lang=de"}
 
 
 def _label(card: Card, lang: str) -> str:
     """A card as the page writes it: cats with a true minus sign, the rabbit as its letter."""
-    if card is Card.parse("R"):
-        return _WORDS[lang]["R.label"]
-    return str(card).replace("-", "−")
+    return card_letters(str(card).replace("-", "−"), translations(lang))
 
 
 def _name(card: Card, lang: str) -> str:
-    token = str(card)
-    if token in ("R", "LD", "SD"):
-        return _WORDS[lang][token]
-    return _WORDS[lang]["cat"].format(value=token.replace("-", "−"))
+    return card_name(str(card).replace("-", "−"), translations(lang))
 
 
 def _file(card: Card) -> str:
@@ -110,24 +60,33 @@ def _card_img(card: Card, lang: str, extra: str = "") -> str:
 
 def _what_dogs_do(ex: DogExample, lang: str) -> str | None:
     """What the dogs of an example row do (R16), or ``None`` without a dog."""
-    words = _WORDS[lang]
+    t = translations(lang)
     dogs = [c for c in ex.gone if str(c) in ("LD", "SD")]
     if not dogs:
         return None
     if len(dogs) >= 2:
-        return words["cancel"].format(n=words.get(str(len(dogs)), str(len(dogs))))
+        return t.ngettext(
+            "{n} dog scares the others off: they go back into the box and no cat is chased.",
+            "{n} dogs scare each other off: they go back into the box and no cat is chased.",
+            len(dogs),
+        ).format(n=len(dogs))
+    dog = card_name(str(dogs[0]), t)
     if len(ex.gone) == 2:
-        return words["chase"].format(dog=words[str(dogs[0])], cat=_label(ex.gone[1], lang))
-    return words["alone"].format(dog=words[str(dogs[0])])
+        # i18n: {dog} is "large dog" or "small dog", {cat} a cat's value ("+15").
+        return t.gettext("A lone {dog} chases the {cat}; both go back into the box.").format(
+            dog=dog, cat=_label(ex.gone[1], lang)
+        )
+    return t.gettext("A lone {dog} finds no cat and goes back into the box.").format(dog=dog)
 
 
 def _caption(ex: DogExample, lang: str) -> str:
-    words = _WORDS[lang]
+    t = translations(lang)
     head = _what_dogs_do(ex, lang)
     if head is None:
-        return words["none"]
-    kept = " ".join(_label(c, lang) for c in ex.kept) or words["nothing"]
-    return head + " " + words["keeps"].format(kept=kept)
+        return t.gettext("No dog: the buyer keeps the whole row.")
+    # i18n: what the buyer of a worked example's row keeps, as card labels ("+3 −5"), or "nothing".
+    kept = " ".join(_label(c, lang) for c in ex.kept) or t.gettext("nothing")
+    return head + " " + t.gettext("The buyer keeps {kept}.").format(kept=kept)
 
 
 def render_examples(examples: Sequence[DogExample], lang: str) -> str:
@@ -139,11 +98,11 @@ def render_examples(examples: Sequence[DogExample], lang: str) -> str:
         for card in ex.row:
             if card in leaving:  # the first copy of each dog and of the chased cat leaves
                 leaving.remove(card)
-                row.append(_card_img(card, lang, _WORDS[lang]["gone"]))
+                row.append(_card_img(card, lang, translations(lang).gettext("back into the box")))
             else:
                 row.append(_card_img(card, lang))
         kept = "".join(_card_img(c, lang) for c in ex.kept)
-        label = _WORDS[lang]["example"].format(row=" ".join(_label(c, lang) for c in ex.row))
+        label = translations(lang).gettext("Row {row}").format(row=" ".join(_label(c, lang) for c in ex.row))
         out.append(
             f'<figure class="dog-example" aria-label="{html.escape(label)}">'
             f'<span class="cards">{"".join(row)}</span>'
@@ -220,22 +179,23 @@ def _stylesheet() -> str:
 def render_page(lang: str) -> str:
     """The complete HTML page for ``lang`` (cached: the texts are package data and do not change)."""
     body = _markdown(lang).render(source(lang))
-    words = _WORDS[lang]
+    t = translations(lang)
+    title, lobby, language = t.gettext("How to play – catsack"), t.gettext("← catsack lobby"), t.gettext("Language")
     switch = " · ".join(
         f'<a href="/rules?lang={code}" hreflang="{code}" lang="{code}"'
         + (' aria-current="page"' if code == lang else "")
-        + f">{_LANGUAGE_NAMES[code]}</a>"
+        + f">{html.escape(LANGUAGE_NAMES[code])}</a>"
         for code in LANGUAGES
     )
     return (
         "<!doctype html>\n"
         f'<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        f"<title>{html.escape(words['title'])}</title>\n"
+        f"<title>{html.escape(title)}</title>\n"
         '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">\n'
         f"<style>\n{_stylesheet()}</style>\n</head>\n<body>\n"
-        f'<header class="rules-top"><a class="home" href="/">{html.escape(words["lobby"])}</a>'
-        f'<nav aria-label="{html.escape(words["language"])}">{switch}</nav></header>\n'
+        f'<header class="rules-top"><a class="home" href="/">{html.escape(lobby)}</a>'
+        f'<nav aria-label="{html.escape(language)}">{switch}</nav></header>\n'
         f'<main class="rules">\n{body}</main>\n</body>\n</html>\n'
     )
 
@@ -267,7 +227,8 @@ def plain_markdown(lang: str) -> str:
             ex = dog_example(line)
             row = " ".join(str(c) for c in ex.row)
             kept = " ".join(str(c) for c in ex.kept) or "-"
-            items.append(f"- `{row}` → `{kept}`: {_what_dogs_do(ex, lang) or _WORDS[lang]['none']}")
+            said = _what_dogs_do(ex, lang) or translations(lang).gettext("No dog: the buyer keeps the whole row.")
+            items.append(f"- `{row}` → `{kept}`: {said}")
         return "\n".join(items) + "\n"
 
     text = _DOGS_MD.sub(examples, source(lang))

@@ -63,6 +63,8 @@ from sqlalchemy import (
     update,
 )
 
+from catsack.i18n import duration, names, translations
+from catsack.locales import DEFAULT_LANGUAGE, LANGUAGES
 from catsack.server.accounts import Account, AccountError, check_password, seat_users_t, sessions_t, users_t
 from catsack.server.store import alive_holders, metadata, seats_t, tables_t
 from catsack.server.turnbased import clock_of
@@ -77,15 +79,21 @@ __all__ = [
     "KINDS",
     "MailSender",
     "Mailbox",
+    "TurnLine",
     "check_address",
     "mail_enabled",
+    "mail_footer",
+    "mail_text",
     "notify_challenge",
     "notify_follow",
     "notify_turn",
     "public_url",
     "queue_missed_turns",
     "queue_tournament_round",
+    "render",
     "tournament_recipients",
+    "turn_lines",
+    "unsubscribe_link",
 ]
 
 log = logging.getLogger("catsack.server")
@@ -129,7 +137,6 @@ FOLLOW_MAIL_SECONDS = 7 * 86400.0
 STALE_SECONDS = 600.0
 #: Attempts before a mail is given up (about two days of retries).
 MAX_ATTEMPTS = 12
-LANGS = ("en", "de")
 
 emails_t = Table(
     "emails",
@@ -140,7 +147,7 @@ emails_t = Table(
     Column("verified", Boolean, nullable=False),
     Column("verify_hash", String(64), nullable=True),
     Column("verify_expires", Float, nullable=True),
-    Column("prefs", Text, nullable=False),  # JSON: {kind: bool, "lang": "en"|"de"}
+    Column("prefs", Text, nullable=False),  # JSON: {kind: bool, "lang": a code of catsack.locales.LANGUAGES}
     Column("unsubscribe", String(64), nullable=False),  # the secret of this address's unsubscribe links
     Column("created", Float, nullable=False),
 )
@@ -222,7 +229,7 @@ class Address:
     @property
     def lang(self) -> str:
         lang = self.prefs.get("lang")
-        return lang if lang in LANGS else "en"
+        return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,7 +310,7 @@ class Mailbox:
                 )
             old = conn.execute(select(emails_t.c.prefs).where(emails_t.c.user_id == account.id)).first()
             prefs = json.loads(old.prefs) if old is not None else {k: True for k in KINDS}
-            prefs["lang"] = lang if lang in LANGS else "en"
+            prefs["lang"] = lang if lang in LANGUAGES else DEFAULT_LANGUAGE
             values = {
                 "address": address,
                 "address_key": address_key(address),
@@ -356,13 +363,17 @@ class Mailbox:
                 .values(status="dropped", error="address removed")
             )
 
-    def set_prefs(self, user_id: int, prefs: dict[str, bool]) -> dict[str, Any]:
+    def set_prefs(self, user_id: int, prefs: dict[str, bool | str]) -> dict[str, Any]:
+        """Which kinds of mail the account wants (:data:`KINDS`), and ``lang``, the mails' language (one of
+        :data:`catsack.locales.LANGUAGES`); anything else is ignored."""
         with self.engine.begin() as conn:
             r = conn.execute(select(emails_t.c.prefs).where(emails_t.c.user_id == user_id)).first()
             if r is None:
                 raise AccountError("no_address", "add an e-mail address first", 409)
             merged: dict[str, Any] = json.loads(r.prefs)
             merged.update({k: bool(v) for k, v in prefs.items() if k in KINDS})
+            if prefs.get("lang") in LANGUAGES:
+                merged["lang"] = prefs["lang"]
             conn.execute(update(emails_t).where(emails_t.c.user_id == user_id).values(prefs=json.dumps(merged)))
         return merged
 
@@ -582,81 +593,120 @@ class Mailbox:
 
 
 # ---------------------------------------------------------------------- what a mail says
-
-_TEXT = {
-    "en": {
-        "verify.subject": "catsack: confirm your e-mail address",
-        "verify.body": "Hello {name},\n\nplease confirm that this address belongs to your catsack account:\n{link}\n\n"
-        "The link works for two days. If you did not ask for this, ignore this mail.",
-        "reset.subject": "catsack: set a new password",
-        "reset.body": "Hello {name},\n\nsomebody (you, we hope) asked to set a new password for your catsack account.\n"
-        "Set one here within the hour; the link works once:\n{link}\n\n"
-        "If you did not ask for this, ignore this mail: your password stays as it is.",
-        "turn.subject.one": "catsack: your turn at {table}",
-        "turn.subject.many": "catsack: your turn in {n} games",
-        "turn.body": "Hello {name},\n\nit is your turn:\n\n{lines}\n\nMy games: {mygames}",
-        "turn.line": "- {table} (with {players}): {left} left\n  {link}",
-        "invite.subject": "catsack: {from} challenges you",
-        "invite.body": "Hello {name},\n\n{from} invites you to a new table: {table} ({pace}).\n"
-        "Accept or decline on your My games page:\n{mygames}",
-        "friend.subject": "catsack: {from} follows you",
-        "friend.body": "Hello {name},\n\n{from} now follows you on catsack: {profile}\n\n"
-        "Follow back or block from {friends}",
-        "tournament.subject": "catsack: round {round} of {tournament} starts",
-        "tournament.body": "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
-        "Your seat waits {wait} for you to come; after that a bot plays it and you leave the tournament.",
-        "pace.days": "turn-based, {n} h per move",
-        "pace.live": "real time",
-        "footer": "\n\n--\nNo more mails of this kind: {unsubscribe}\nSettings: {settings}",
-        "footer.all": "\n\n--\nNot your account? Remove this address from it: {unsubscribe}",
-        "time.days": "{d} d {h} h",
-        "time.hours": "{h} h {m} min",
-        "time.minutes": "{m} min",
-    },
-    "de": {
-        "verify.subject": "catsack: Bestätige deine E-Mail-Adresse",
-        "verify.body": "Hallo {name},\n\nbitte bestätige, dass diese Adresse zu deinem catsack-Konto gehört:\n"
-        "{link}\n\n"
-        "Der Link gilt zwei Tage. Hast du das nicht angefordert, ignoriere diese Mail.",
-        "reset.subject": "catsack: Neues Passwort setzen",
-        "reset.body": "Hallo {name},\n\njemand (hoffentlich du) möchte ein neues Passwort "
-        "für dein catsack-Konto setzen.\n"
-        "Das geht hier innerhalb einer Stunde; der Link gilt einmal:\n{link}\n\n"
-        "Hast du das nicht angefordert, ignoriere diese Mail: Dein Passwort bleibt, wie es ist.",
-        "turn.subject.one": "catsack: Du bist am Zug an {table}",
-        "turn.subject.many": "catsack: Du bist in {n} Spielen am Zug",
-        "turn.body": "Hallo {name},\n\ndu bist am Zug:\n\n{lines}\n\nMeine Spiele: {mygames}",
-        "turn.line": "- {table} (mit {players}): noch {left}\n  {link}",
-        "invite.subject": "catsack: {from} fordert dich heraus",
-        "invite.body": "Hallo {name},\n\n{from} lädt dich an einen neuen Tisch ein: {table} ({pace}).\n"
-        "Annehmen oder ablehnen auf deiner Seite „Meine Spiele“:\n{mygames}",
-        "friend.subject": "catsack: {from} folgt dir",
-        "friend.body": "Hallo {name},\n\n{from} folgt dir jetzt auf catsack: {profile}\n\n"
-        "Zurückfolgen oder blockieren unter {friends}",
-        "tournament.subject": "catsack: Runde {round} von {tournament} beginnt",
-        "tournament.body": "Hallo {name},\n\nRunde {round} von {tournament} beginnt jetzt. Dein Tisch, {table}:\n"
-        "{link}\n\nDein Platz wartet {wait} auf dich; danach spielt ein Bot ihn, und du scheidest aus dem Turnier aus.",
-        "pace.days": "rundenbasiert, {n} h pro Zug",
-        "pace.live": "Echtzeit",
-        "footer": "\n\n--\nKeine Mails dieser Art mehr: {unsubscribe}\nEinstellungen: {settings}",
-        "footer.all": "\n\n--\nNicht dein Konto? Entferne diese Adresse daraus: {unsubscribe}",
-        "time.days": "{d} T {h} Std",
-        "time.hours": "{h} Std {m} Min",
-        "time.minutes": "{m} Min",
-    },
-}
+# The texts are messages of the package's catalogues (catsack.i18n), in the address's language
+# (Address.lang, chosen when the address is added). mail_text makes a mail's words from its payload and
+# what render looked up; it reads nothing itself, so every kind can be rendered in every language alone.
 
 
-def duration(seconds: float, lang: str) -> str:
-    """Time left in days and hours (or hours and minutes), as the clock shows it."""
-    text = _TEXT[lang]
-    s = max(0, int(seconds))
-    d, h, m = s // 86400, s % 86400 // 3600, s % 3600 // 60
-    if d:
-        return text["time.days"].format(d=d, h=h)
-    if h:
-        return text["time.hours"].format(h=h, m=m)
-    return text["time.minutes"].format(m=m)
+@dataclass(frozen=True, slots=True)
+class TurnLine:
+    """One game of a turn mail where it is still the reader's move: the table's name, the other people,
+    how many bots play with them, the seconds left on the reader's clock and the table's link."""
+
+    table: str
+    players: tuple[str, ...]
+    bots: int
+    left: float
+    link: str
+
+
+def mail_text(
+    kind: str, lang: str, payload: dict[str, Any], *, name: str, base: str, turns: Sequence[TurnLine] = ()
+) -> tuple[str, str] | None:
+    """The subject and body (without the footer) of a mail of ``kind`` in ``lang`` for the account called
+    ``name``; ``turns`` are a turn mail's games. ``None`` for a turn mail without games or an unknown kind."""
+    t = translations(lang)
+    p = payload
+    mygames = f"{base}/games"
+    if kind == "verify":
+        subject = t.gettext("catsack: confirm your e-mail address")
+        body = t.gettext(
+            "Hello {name},\n\nplease confirm that this address belongs to your catsack account:\n{link}\n\n"
+            "The link works for two days. If you did not ask for this, ignore this mail."
+        ).format(name=name, link=f"{base}/mail/verify?t={quote(p['token'])}")
+    elif kind == "reset":
+        subject = t.gettext("catsack: set a new password")
+        body = t.gettext(
+            "Hello {name},\n\nsomebody (you, we hope) asked to set a new password for your catsack account.\n"
+            "Set one here within the hour; the link works once:\n{link}\n\n"
+            "If you did not ask for this, ignore this mail: your password stays as it is."
+        ).format(name=name, link=f"{base}/reset#token={quote(p['token'])}")
+    elif kind == "turn":
+        if not turns:
+            return None
+        lines = []
+        for line in turns:
+            others = list(line.players)
+            if line.bots:
+                others.append(t.ngettext("{n} bot", "{n} bots", line.bots).format(n=line.bots))
+            # i18n: one game of a "your turn" mail; {players} lists the others ("Bea and 1 bot"), {left} the time left.
+            text = t.gettext("- {table} (with {players}): {left} left\n  {link}")
+            lines.append(
+                text.format(
+                    table=line.table, players=names(others, lang), left=duration(line.left, lang), link=line.link
+                )
+            )
+        if len(turns) == 1:
+            subject = t.gettext("catsack: your turn at {table}").format(table=_safe(turns[0].table, 60))
+        else:
+            subject = t.ngettext("catsack: your turn in {n} game", "catsack: your turn in {n} games", len(turns))
+            subject = subject.format(n=len(turns))
+        body = t.gettext("Hello {name},\n\nit is your turn:\n\n{lines}\n\nMy games: {mygames}").format(
+            name=name, lines="\n".join(lines), mygames=mygames
+        )
+    elif kind == "invite":
+        who = _safe(p["from"], 24)
+        tb = p.get("turn_based")
+        if tb:
+            # i18n: {time} is the time per move ("1 day", "12 hours").
+            pace = t.gettext("turn-based, {time} per move").format(time=duration(float(tb["move_hours"]) * 3600, lang))
+        else:
+            pace = t.gettext("real time")
+        subject = t.gettext("catsack: {from} challenges you").format(**{"from": who})
+        body = t.gettext(
+            "Hello {name},\n\n{from} invites you to a new table: {table} ({pace}).\n"
+            "Accept or decline on your My games page:\n{mygames}"
+        ).format(**{"from": who}, name=name, table=_safe(p["table"]), pace=pace, mygames=mygames)
+    elif kind == "friend":
+        who = _safe(p["from"], 24)
+        subject = t.gettext("catsack: {from} follows you").format(**{"from": who})
+        body = t.gettext(
+            "Hello {name},\n\n{from} now follows you on catsack: {profile}\n\nFollow back or block from {friends}"
+        ).format(**{"from": who}, name=name, profile=f"{base}/u/{quote(who)}", friends=f"{base}/friends")
+    elif kind == "tournament":
+        tournament = _safe(p["tournament"])
+        subject = t.gettext("catsack: round {round} of {tournament} starts").format(
+            round=int(p["round"]), tournament=tournament
+        )
+        link = str(p.get("link", "/games"))
+        link = link if urlsplit(link).scheme in ("http", "https") else base + "/" + link.lstrip("/")
+        body = t.gettext(
+            "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
+            "Your seat waits {wait} for you to come; after that a bot plays it and you leave the tournament."
+        ).format(
+            name=name,
+            round=int(p["round"]),
+            tournament=tournament,
+            table=int(p.get("table", 0)),
+            link=link,
+            wait=duration(float(p.get("wait", 0)), lang),
+        )
+    else:
+        return None
+    return subject, body
+
+
+def mail_footer(kind: str, lang: str, unsubscribe: str, settings: str) -> str:
+    """The footer under a mail's body: the one-click unsubscribe link of its kind and the settings page
+    (``all`` for a mail the person asked for: the link removes the address)."""
+    t = translations(lang)
+    if kind == "all":
+        return t.gettext("\n\n--\nNot your account? Remove this address from it: {unsubscribe}").format(
+            unsubscribe=unsubscribe
+        )
+    return t.gettext("\n\n--\nNo more mails of this kind: {unsubscribe}\nSettings: {settings}").format(
+        unsubscribe=unsubscribe, settings=settings
+    )
 
 
 def _safe(value: object, limit: int = 80) -> str:
@@ -665,12 +715,13 @@ def _safe(value: object, limit: int = 80) -> str:
     return text[:limit]
 
 
-def unsubscribe_link(base: str, user_id: int, secret: str, kind: str) -> str:
-    return f"{base}/mail/unsubscribe?u={user_id}&t={quote(secret)}&k={quote(kind)}"
+def unsubscribe_link(base: str, user_id: int, secret: str, kind: str, lang: str = DEFAULT_LANGUAGE) -> str:
+    """The one-click unsubscribe link of a kind of mail; ``lang`` makes its page speak the mail's language."""
+    return f"{base}/mail/unsubscribe?u={user_id}&t={quote(secret)}&k={quote(kind)}&lang={quote(lang)}"
 
 
-def _turn_lines(engine: Engine, user_id: int, tables: list[str], base: str, lang: str) -> list[str]:
-    """One line per game of ``tables`` where it is still this account's move (others drop out)."""
+def turn_lines(engine: Engine, user_id: int, tables: list[str], base: str) -> list[TurnLine]:
+    """The games of ``tables`` where it is still this account's move (others drop out), with the time left."""
     if not tables:
         return []
     now = time.time()
@@ -684,22 +735,19 @@ def _turn_lines(engine: Engine, user_id: int, tables: list[str], base: str, lang
                 tables_t.c.status == "playing",
             )
         ).all()
-        names = {
-            (s.table_id, s.seat): (s.name if s.kind == "human" else s.bot or "bot", s.kind)
+        seated = {
+            (s.table_id, s.seat): (s.name, s.kind)
             for s in conn.execute(select(seats_t).where(seats_t.c.table_id.in_(tables)))
         }
     lines = []
     for r in rows:
-        mine = names.get((r.id, r.seat))
+        mine = seated.get((r.id, r.seat))
         if r.to_move != r.seat or mine is None or mine[1] != "human":
             continue  # moved meanwhile, or the seat went to a bot
-        others = [_safe(n, 24) for (t, s), (n, _k) in sorted(names.items()) if t == r.id and s != r.seat and n]
-        left = duration((r.deadline or now) - now, lang)
-        lines.append(
-            _TEXT[lang]["turn.line"].format(
-                table=_safe(r.name), players=", ".join(others), left=left, link=f"{base}/t/{r.id}"
-            )
-        )
+        others = [(n, k) for (t, s), (n, k) in sorted(seated.items()) if t == r.id and s != r.seat]
+        people = tuple(_safe(n, 24) for n, k in others if k == "human" and n)
+        bots = sum(k == "bot" for _n, k in others)
+        lines.append(TurnLine(_safe(r.name), people, bots, (r.deadline or now) - now, f"{base}/t/{r.id}"))
     return lines
 
 
@@ -727,70 +775,30 @@ def render(engine: Engine, settings: Settings, mail: Queued, to: Address | None)
     player); ``None`` when there is nothing left to say or the address no longer wants it."""
     base = public_url(settings)
     p = mail.payload
-    if mail.kind in TRANSACTIONAL:
-        lang = to.lang if to is not None else "en"
-        if to is None or to.address != mail.address:
-            return None  # the address was removed or changed since
-    else:
-        if to is None or not to.wants(mail.kind) or to.address != mail.address:
-            return None
-        lang = to.lang
-    text = _TEXT[lang]
+    if to is None or to.address != mail.address:
+        return None  # the address was removed or changed since
+    if mail.kind not in TRANSACTIONAL and not to.wants(mail.kind):
+        return None
+    lang = to.lang
     name = _safe(p.get("name", ""), 24)
     if mail.user_id is not None and not name:
         with engine.connect() as conn:
             name = _safe(conn.execute(select(users_t.c.name).where(users_t.c.id == mail.user_id)).scalar() or "", 24)
-    fields: dict[str, str] = {"name": name, "mygames": f"{base}/games", "friends": f"{base}/friends"}
-    if mail.kind == "verify":
-        subject = text["verify.subject"]
-        body = text["verify.body"].format(link=f"{base}/mail/verify?t={quote(p['token'])}", **fields)
-    elif mail.kind == "reset":
-        subject = text["reset.subject"]
-        body = text["reset.body"].format(link=f"{base}/reset#token={quote(p['token'])}", **fields)
-    elif mail.kind == "turn":
+    turns: list[TurnLine] = []
+    if mail.kind == "turn":
         assert mail.user_id is not None
-        lines = _turn_lines(engine, mail.user_id, list(p.get("tables", [])), base, lang)
-        if not lines:
-            return None
-        if len(lines) == 1:
-            subject = text["turn.subject.one"].format(table=_safe(lines[0].split(" (", 1)[0].removeprefix("- "), 60))
-        else:
-            subject = text["turn.subject.many"].format(n=len(lines))
-        body = text["turn.body"].format(lines="\n".join(lines), **fields)
-    elif mail.kind == "invite":
-        tb = p.get("turn_based")
-        pace = text["pace.days"].format(n=tb["move_hours"]) if tb else text["pace.live"]
-        subject = text["invite.subject"].format(**{"from": _safe(p["from"], 24)})
-        body = text["invite.body"].format(
-            **{"from": _safe(p["from"], 24)}, table=_safe(p["table"]), pace=pace, **fields
-        )
-    elif mail.kind == "friend":
-        who = _safe(p["from"], 24)
-        subject = text["friend.subject"].format(**{"from": who})
-        body = text["friend.body"].format(**{"from": who}, profile=f"{base}/u/{quote(who)}", **fields)
+        turns = turn_lines(engine, mail.user_id, list(p.get("tables", [])), base)
     elif mail.kind == "tournament":
         assert mail.user_id is not None
         if not _still_seated(engine, mail.user_id, str(p.get("table_id", ""))):
             return None  # the round is over, or a bot has the seat by now
-        subject = text["tournament.subject"].format(round=int(p["round"]), tournament=_safe(p["tournament"]))
-        link = p.get("link", "/games")
-        link = link if urlsplit(link).scheme in ("http", "https") else base + "/" + str(link).lstrip("/")
-        body = text["tournament.body"].format(
-            round=int(p["round"]),
-            tournament=_safe(p["tournament"]),
-            table=int(p.get("table", 0)),
-            link=link,
-            wait=duration(float(p.get("wait", 0)), lang),
-            **fields,
-        )
-    else:
+    made = mail_text(mail.kind, lang, p, name=name, base=base, turns=turns)
+    if made is None:
         return None
+    subject, body = made
     kind = "all" if mail.kind in TRANSACTIONAL else mail.kind
-    unsubscribe = unsubscribe_link(base, to.user_id, to.unsubscribe, kind)
-    if kind == "all":
-        body += text["footer.all"].format(unsubscribe=unsubscribe)
-    else:
-        body += text["footer"].format(unsubscribe=unsubscribe, settings=f"{base}/account")
+    unsubscribe = unsubscribe_link(base, to.user_id, to.unsubscribe, kind, lang)
+    body += mail_footer(kind, lang, unsubscribe, f"{base}/account")
     msg = EmailMessage(policy=MAIL_POLICY)
     msg["From"] = settings.smtp_from
     msg["To"] = mail.address

@@ -4,7 +4,9 @@ The controller is the only owner of game state. The UI asks it for the human
 seat's view (R23; other seats' money only with the R24 option), hands it the
 human's input as move text, and lets it play the bots' moves; every move
 returns the plain-words log lines of what it caused (R10–R22 events narrated
-by :func:`catsack.narrative.describe_event`). Nothing here imports Textual.
+by :func:`catsack.narrative.describe_event`). Everything it says is in the player's
+language (``lang``, one of :data:`catsack.locales.LANGUAGES`: the messages of
+:mod:`catsack.i18n`). Nothing here imports Textual.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ from catsack.bots.base import Bot, make_bot
 from catsack.errors import CatsackError
 from catsack.events import Bought, DogChase, DogsCancel, Event, GameOver, Passed, Revealed, RoundStarted, RoundVoid
 from catsack.game import Game
+from catsack.i18n import translations
+from catsack.locales import DEFAULT_LANGUAGE
 from catsack.moves import Move, parse_move
-from catsack.narrative import narrate_event, second_person
+from catsack.narrative import Translations, card_label, is_you, narrate_event
 from catsack.record import read_record, record_from_game
 from catsack.tui.storage import replace_record, save_record
 from catsack.view import View
@@ -38,7 +42,6 @@ __all__ = [
     "UniformFallbackBot",
     "default_bot_spec",
     "parse_bot_list",
-    "second_person",
 ]
 
 BOT_NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay")
@@ -149,6 +152,12 @@ class PlayController:
     resumed_from: Path | None = None
     resumed_moves: int = 0  # moves already in the resumed file: nothing new to save until one more
     resume_in_place: bool = False  # the resumed file is catsack play's own: the game goes on in that file
+    lang: str = DEFAULT_LANGUAGE  # the player's language (catsack.locales.LANGUAGES)
+
+    @property
+    def t(self) -> Translations:
+        """The messages in the player's language."""
+        return translations(self.lang)
 
     @classmethod
     def new(
@@ -158,17 +167,19 @@ class PlayController:
         seat: int = 0,
         bots: Sequence[str | None] | str | None = None,
         seed: int | None = None,
-        name: str = "You",
+        name: str | None = None,
         show_money: bool = False,
         data_dir: Path | None = None,
+        lang: str = DEFAULT_LANGUAGE,
     ) -> PlayController:
-        """Deal a game (R4–R9) and make the opponents; raises ``ValueError`` subclasses on bad options."""
+        """Deal a game (R4–R9) and make the opponents; raises ``ValueError`` subclasses on bad options.
+        Without a ``name`` the player is called "You" in ``lang``, and the log speaks to them."""
         if seats not in (3, 4, 5):
             raise InputError(f"--seats must be 3, 4 or 5 (R4), not {seats}")
         if not 0 <= seat < seats:
             # The message speaks of --seat, counted from 1 as people count seats (R4); ``seat`` is an index.
             raise InputError(f"--seat must be from 1 to {seats} for {seats} seats, not {seat + 1}")
-        name = name.strip() or "You"
+        name = (name or "").strip() or translations(lang).gettext("You")
         if seed is None:
             # A concrete seed is recorded so the game can be dealt again.
             seed = random.SystemRandom().randrange(2**31)
@@ -204,7 +215,7 @@ class PlayController:
             raise
         for b in made.values():
             b.meet([used.get(s) for s in range(seats)])  # the bots' specs are public; the person's seat is None
-        return cls(game, names, seat, made, show_money, seed, used, data_dir=data_dir)
+        return cls(game, names, seat, made, show_money, seed, used, data_dir=data_dir, lang=lang)
 
     @classmethod
     def resume(
@@ -215,6 +226,7 @@ class PlayController:
         bots: Sequence[str | None] | str | None = None,
         show_money: bool = False,
         data_dir: Path | None = None,
+        lang: str = DEFAULT_LANGUAGE,
     ) -> PlayController:
         """Continue a game saved by ``catsack play`` (or any unfinished ``catsack/1`` record).
 
@@ -248,7 +260,7 @@ class PlayController:
         names = (
             list(record.players)
             if record.players
-            else ["You" if s == human else BOT_NAMES[s] for s in range(game.seats)]
+            else [translations(lang).gettext("You") if s == human else BOT_NAMES[s] for s in range(game.seats)]
         )
         opponents = [s for s in range(game.seats) if s != human]
         if bots is not None:
@@ -281,7 +293,7 @@ class PlayController:
         for b in made.values():
             b.meet([used.get(s) for s in range(game.seats)])
         show = show_money or extra.get("show_money") is True
-        ctl = cls(game, names, human, made, show, seed, used, data_dir=data_dir)
+        ctl = cls(game, names, human, made, show, seed, used, data_dir=data_dir, lang=lang)
         ctl.resumed_from = Path(path)
         ctl.resumed_moves = len(game.moves)
         ctl.resume_in_place = extra.get("source") == "catsack play"  # one file per game, not one per sitting
@@ -307,8 +319,8 @@ class PlayController:
         return s if s is not None and s in self.bots else None
 
     def describe(self, event: Event) -> str:
-        """One event in words; a human named "You" gets verbs that agree ("You place", "your card")."""
-        return narrate_event(event, self.names)
+        """One event in words; a human named "You" (in the player's language) is spoken to ("You place")."""
+        return narrate_event(event, self.names, self.t)
 
     def history(self) -> list[LogLine]:
         """The log of the game so far (for a resumed game): every event since the deal, in words."""
@@ -321,7 +333,7 @@ class PlayController:
         """A seat's display name: the human's carries "(you)", a bot's its spec ("Ann (heuristic)")."""
         name = self.names[seat]
         if seat == self.human:
-            return f"{name} (you)" if name.lower() != "you" else name
+            return name if is_you(name, self.t) else self.t.gettext("{name} (you)").format(name=name)
         spec = self.specs.get(seat)
         return f"{name} ({spec})" if spec else name
 
@@ -333,11 +345,14 @@ class PlayController:
 
     def play_human(self, text: str | Move) -> list[LogLine]:
         """Play the human's move; raise :class:`InputError` with a readable reason if it is not legal now."""
+        t = self.t
         if self.game.is_over:
-            raise InputError("The game is over.")
+            raise InputError(t.gettext("The game is over."))
         to_move = self.game.to_move
         if to_move != self.human:
-            raise InputError(f"It is {self.names[to_move or 0]}'s turn, not yours: please wait.")
+            raise InputError(
+                t.gettext("It is {name}'s turn, not yours: please wait.").format(name=self.names[to_move or 0])
+            )
         try:
             move = text if isinstance(text, Move) else parse_move(text)
         except CatsackError as exc:
@@ -347,25 +362,33 @@ class PlayController:
         return self._apply(move)
 
     def _explain(self, move: Move) -> str:
+        """Why ``move`` is not legal now, and what is (R10, R12, R15)."""
+        t = self.t
         view = self.view()
         bids = [m.amount for m in view.legal if m.is_bid]
         if move.is_bid:
             if view.phase == "last choice":
-                return f"Nobody bid: you may only buy the row for 1 mouse or pass (R15), not bid {move.amount}."
-            if not bids:
-                return (
-                    f"You cannot bid {move.amount}: your {view.my_money} mice do not beat "
-                    f"the high bid {view.high_bid}; press p to pass (R12)."
+                return t.gettext("Nobody bid: you may only buy the row for 1 mouse or pass, not bid {n}.").format(
+                    n=move.amount
                 )
-            return (
-                f"You cannot bid {move.amount}: bids go from {min(bids)} to {max(bids)} now "
-                f"(above the high bid {view.high_bid}, at most your {view.my_money} mice; R12)."
-            )
+            if not bids:
+                return t.ngettext(
+                    "You cannot bid {n}: your {money} mouse does not beat the high bid {high}; press p to pass.",
+                    "You cannot bid {n}: your {money} mice do not beat the high bid {high}; press p to pass.",
+                    view.my_money or 0,
+                ).format(n=move.amount, money=view.my_money, high=view.high_bid)
+            return t.ngettext(
+                "You cannot bid {n}: bids go from {low} to {top} now (above the high bid {high}, at most your "
+                "{money} mouse).",
+                "You cannot bid {n}: bids go from {low} to {top} now (above the high bid {high}, at most your "
+                "{money} mice).",
+                view.my_money or 0,
+            ).format(n=move.amount, low=min(bids), top=max(bids), high=view.high_bid, money=view.my_money)
         if move.is_place:
             if view.phase != "placement":
-                return "All cards of this round are placed; bid or pass now."
-            return f"{move.card} is not in your hand."
-        return "You cannot pass now: place a card first (R10)."
+                return t.gettext("All cards of this round are placed; bid or pass now.")
+            return t.gettext("{card} is not in your hand.").format(card=card_label(str(move.card), t))
+        return t.gettext("You cannot pass now: place a card first.")
 
     def bot_choose(self, seat: int) -> Move:
         """Ask ``seat``'s bot for a move from its own view (safe to call from a worker thread)."""
@@ -379,8 +402,12 @@ class PlayController:
         lines: list[LogLine] = []
         legal = self.game.legal_moves()
         if move is None or move not in legal:
-            why = error or f"chose the illegal move {move}"
-            lines.append(LogLine(f"({self.names[seat]}'s bot {why}; it plays a random legal move instead.)", True))
+            t, name = self.t, self.names[seat]
+            if error is not None:
+                said = t.gettext("({name}'s bot failed ({error}); it plays a random legal move instead.)")
+            else:
+                said = t.gettext("({name}'s bot chose the illegal move {move}; it plays a random legal move instead.)")
+            lines.append(LogLine(said.format(name=name, error=error, move=move), True))
             move = random.Random(len(self.game.moves)).choice(legal)
         return lines + self._apply(move)
 
@@ -407,16 +434,19 @@ class PlayController:
         if view is None:
             view = self.view()
         analysis = _import_analysis()
+        t = self.t
         if analysis is None:
-            return Hint(None, {}, card_beliefs(view), "No suggestion available: the analysis module is not installed.")
+            note = t.gettext("No suggestion available: the analysis module is not installed.")
+            return Hint(None, {}, card_beliefs(view), note)
         if view.to_move != self.human:
-            return Hint(None, {}, card_beliefs(view), "Suggestions are given on your turn; beliefs only.")
+            return Hint(None, {}, card_beliefs(view), t.gettext("Suggestions are given on your turn; beliefs only."))
         try:
             players = [None if s == self.human else self.specs.get(s) for s in range(self.game.seats)]
             result = analysis.analyse_view(view, seed=self.seed, players=players)  # the top level, as the server's
             payload = analysis.hint_payload(result)  # what the browser's hint panel shows, sentences included
         except Exception as exc:  # the analysis is optional help: never let it end the game
-            return Hint(None, {}, card_beliefs(view), f"No suggestion available: the analysis failed ({exc}).")
+            note = t.gettext("No suggestion available: the analysis failed ({error}).").format(error=exc)
+            return Hint(None, {}, card_beliefs(view), note)
         return Hint(
             str(result.best),
             dict(result.values),
@@ -457,7 +487,7 @@ class PlayController:
                 self.saved_path = save_record(record, directory=self.data_dir, stem=stem)
             self.save_error = None
         except OSError as exc:
-            self.save_error = f"could not save the game: {exc}"
+            self.save_error = self.t.gettext("could not save the game: {error}").format(error=exc)
         return self.saved_path
 
     def close(self) -> None:

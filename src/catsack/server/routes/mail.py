@@ -16,11 +16,14 @@ import html
 import logging
 import unicodedata
 from typing import Annotated, Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from catsack.i18n import translations
+from catsack.locales import LANGUAGES, negotiate
 from catsack.server.accounts import PASSWORD_MAX, Account, AccountError
 from catsack.server.budgets import (
     ADDRESS_CHANGES_PER_CLIENT,
@@ -34,7 +37,7 @@ from catsack.server.limits import scope_address
 from catsack.server.mail import ADDRESS_MAX, KINDS, Mailbox, address_key, check_address, mail_enabled
 from catsack.server.routes.accounts import accounts_of, changing, check_origin, logged_in, retry_later, set_session
 from catsack.server.routes.deps import Refused, budgets_of, hub_of
-from catsack.server.routes.pages import page
+from catsack.server.routes.pages import LANG_COOKIE, page
 
 __all__ = ["reset_lookups", "router"]
 
@@ -63,12 +66,10 @@ def _client(request: Request) -> str:
     return scope_address(request.scope, hub_of(request).settings.proxy_networks())
 
 
-def _lang(request: Request) -> str:
-    lang = request.cookies.get("catsack_lang", "")
-    if lang in ("en", "de"):
-        return lang
-    accept = request.headers.get("accept-language", "").lower()
-    return "de" if accept.startswith("de") else "en"
+def _lang(request: Request, asked: str | None = None) -> str:
+    """The reader's language: ``asked`` (a link's ``lang``), else the page's (the ``catsack_lang`` cookie), else
+    Accept-Language (:func:`catsack.locales.negotiate`)."""
+    return negotiate(asked, request.cookies.get(LANG_COOKIE), request.headers.get("accept-language"))
 
 
 class AddressBody(BaseModel):
@@ -84,6 +85,14 @@ class Prefs(BaseModel):
     invite: bool | None = None
     tournament: bool | None = None
     friend: bool | None = None
+    lang: str | None = Field(None, max_length=8, description="the mails' language: a code of /i18n/languages.json")
+
+    @field_validator("lang")
+    @classmethod
+    def _known_language(cls, value: str | None) -> str | None:
+        if value is not None and value not in LANGUAGES:
+            raise ValueError(f"a language of {', '.join(LANGUAGES)}, not {value!r}")
+        return value
 
 
 class ResetRequest(BaseModel):
@@ -107,6 +116,7 @@ async def _out(request: Request, account: Account) -> dict[str, Any]:
         "verified": bool(found and found.verified),
         "prefs": {k: bool(found.prefs.get(k, True)) if found else True for k in KINDS},
         "kinds": list(KINDS),
+        "lang": found.lang if found else None,
     }
 
 
@@ -155,7 +165,8 @@ async def remove_address(request: Request, account: Annotated[Account, Depends(c
 
 @router.post("/api/mail/prefs")
 async def set_prefs(request: Request, body: Prefs, account: Annotated[Account, Depends(changing)]) -> dict[str, Any]:
-    """Which kinds of mail the account wants (kinds left out stay as they are)."""
+    """Which kinds of mail the account wants, and in which language (what is left out stays as it is; the
+    language is first the page's when the address is added)."""
     wanted = {k: v for k, v in body.model_dump().items() if v is not None}
     await asyncio.to_thread(mailbox_of(request).set_prefs, account.id, wanted)
     return await _out(request, account)
@@ -169,17 +180,6 @@ async def verify(request: Request, t: Annotated[str, Query(max_length=128)] = ""
     except AccountError as exc:  # verified on another account since this link was sent
         return RedirectResponse(f"/account?mail={exc.code}", status_code=303)
     return RedirectResponse(f"/account?mail={'verified' if user is not None else 'bad_link'}", status_code=303)
-
-
-_UNSUB_TEXT = {
-    "en": ("Unsubscribe", "Stop these mails", "Done: no more mails of this kind.", "This link is not valid."),
-    "de": (
-        "Abbestellen",
-        "Diese Mails abbestellen",
-        "Erledigt: keine Mails dieser Art mehr.",
-        "Dieser Link gilt nicht.",
-    ),
-}
 
 
 def _small_page(lang: str, title: str, body: str) -> HTMLResponse:
@@ -197,15 +197,19 @@ async def unsubscribe_page(
     u: Annotated[int, Query(ge=1)],
     t: Annotated[str, Query(max_length=128)],
     k: Annotated[str, Query(max_length=16)],
+    lang: Annotated[str | None, Query(max_length=8)] = None,
 ) -> Response:
-    """The link in a mail's text: one button (a link checker that opens links changes nothing)."""
-    lang = _lang(request)
-    title, button, _done, _bad = _UNSUB_TEXT[lang]
-    action = f"/mail/unsubscribe?u={u}&amp;t={html.escape(t)}&amp;k={html.escape(k)}"
+    """The link in a mail's text: one button (a link checker that opens links changes nothing), in the
+    mail's language."""
+    chosen = _lang(request, lang)
+    tr = translations(chosen)
+    title, button = tr.gettext("Unsubscribe"), tr.gettext("Stop these mails")
+    action = html.escape(f"/mail/unsubscribe?{urlencode({'u': u, 't': t, 'k': k, 'lang': chosen})}")
     form = (
-        f'<form method="post" action="{action}"><button class="button primary" type="submit">{button}</button></form>'
+        f'<form method="post" action="{action}"><button class="button primary" type="submit">'
+        f"{html.escape(button)}</button></form>"
     )
-    return _small_page(lang, title, form)
+    return _small_page(chosen, title, form)
 
 
 @router.post("/mail/unsubscribe", include_in_schema=False)
@@ -214,12 +218,14 @@ async def unsubscribe(
     u: Annotated[int, Query(ge=1)],
     t: Annotated[str, Query(max_length=128)],
     k: Annotated[str, Query(max_length=16)],
+    lang: Annotated[str | None, Query(max_length=8)] = None,
 ) -> Response:
     """One click (RFC 8058 ``List-Unsubscribe=One-Click``, or the page's button): that kind of mail off."""
     ok = await asyncio.to_thread(mailbox_of(request).unsubscribe, u, t, k)
-    lang = _lang(request)
-    title, _button, done, bad = _UNSUB_TEXT[lang]
-    return _small_page(lang, title, f"<p>{done if ok else bad}</p>")
+    chosen = _lang(request, lang)
+    tr = translations(chosen)
+    said = tr.gettext("Done: no more mails of this kind.") if ok else tr.gettext("This link is not valid.")
+    return _small_page(chosen, tr.gettext("Unsubscribe"), f"<p>{html.escape(said)}</p>")
 
 
 # ---------------------------------------------------------------------- password reset

@@ -481,7 +481,7 @@ def test_end_screen_lists_won_piles_sorted(tmp_path: Path) -> None:
             pile = ctl.game.won(s)
             row = next(r for r in rows if f" {ctl.label(s)} " in r)
             tokens = row.split(f" {ctl.label(s)} ")[1].split()[3:]
-            order = [Card.parse(t.split("x")[0]) for t in tokens if t != "-"]
+            order = [Card.parse(t.split("×")[0]) for t in tokens if t != "-"]
             assert order == sorted(set(pile)), (row, pile)
         assert any(pile != tuple(sorted(pile)) for pile in (ctl.game.won(s) for s in range(3)))
 

@@ -36,7 +36,6 @@ __all__ = [
     "N_",
     "SHARED_WORDS",
     "SOURCE_LANGUAGE",
-    "card_letters",
     "card_name",
     "catalogue_file",
     "duration",
@@ -144,14 +143,6 @@ def card_name(token: str, t: gettext.NullTranslations) -> str:
     if token == "R":
         return t.pgettext("card", "rabbit")
     return t.pgettext("card", "cat {value}").format(value=token)
-
-
-def card_letters(token: str, t: gettext.NullTranslations) -> str:
-    """The short label printed on a card: a cat's value, the language's letter for the rabbit (``R``, ``H``)."""
-    if token == "R":
-        # i18n: the rabbit's letter on its card.
-        return t.pgettext("card letters", "R")
-    return token
 
 
 def move_words(text: str, t: gettext.NullTranslations) -> str:

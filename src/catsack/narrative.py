@@ -86,10 +86,13 @@ def card_label(token: str, t: Translations = ENGLISH) -> str:
     """A card as logs write it: a cat's value, the language's letters for the rabbit and the dogs
     (``R``, ``LD``, ``SD`` in English: the record's tokens)."""
     if token == "R":
+        # i18n: the rabbit's letter, as its card shows it (the browser's tok.R).
         return t.pgettext("card letters", "R")
     if token == "LD":
+        # i18n: the large dog's letters, as its card shows them (the browser's tok.LD).
         return t.pgettext("card letters", "LD")
     if token == "SD":
+        # i18n: the small dog's letters, as its card shows them (the browser's tok.SD).
         return t.pgettext("card letters", "SD")
     return token
 

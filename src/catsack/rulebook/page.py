@@ -18,8 +18,9 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from catsack.cards import Card
-from catsack.i18n import card_letters, card_name, translations
+from catsack.i18n import card_name, translations
 from catsack.locales import LANGUAGES as LANGUAGE_NAMES
+from catsack.narrative import card_label
 from catsack.rulebook import DEFAULT_LANGUAGE, LANGUAGES, DogExample, dog_example, source
 
 if TYPE_CHECKING:
@@ -39,8 +40,8 @@ _PAGE_LINKS = {
 
 
 def _label(card: Card, lang: str) -> str:
-    """A card as the page writes it: cats with a true minus sign, the rabbit as its letter."""
-    return card_letters(str(card).replace("-", "−"), translations(lang))
+    """A card as the page writes it: cats with a true minus sign, the rabbit and the dogs as their letters."""
+    return card_label(str(card).replace("-", "−"), translations(lang))
 
 
 def _name(card: Card, lang: str) -> str:

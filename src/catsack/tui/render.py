@@ -75,11 +75,11 @@ def status_text(view: View, names: Sequence[str], lang: str = DEFAULT_LANGUAGE) 
 
 
 def _pile(cards: Sequence[Card], t: Translations) -> str:
-    """A won pile grouped by card (``+11 R -5x2``), best cards first."""
+    """A won pile grouped by card (``+11 R -5×2``), best cards first."""
     if not cards:
         return "-"
     counts = Counter(cards)
-    return " ".join(_card(c, t) if counts[c] == 1 else f"{_card(c, t)}x{counts[c]}" for c in sorted(counts))
+    return " ".join(_card(c, t) if counts[c] == 1 else f"{_card(c, t)}×{counts[c]}" for c in sorted(counts))
 
 
 def players_text(view: View, names: Sequence[str], width: int = 80, lang: str = DEFAULT_LANGUAGE) -> Text:

@@ -490,6 +490,30 @@ def test_hints(people: Callable[..., Player], artifacts: Path) -> None:
     assert ann.errors == [] and bea.errors == []
 
 
+def test_hints_speak_the_players_language(people: Callable[..., Player]) -> None:
+    """A French player's hint panel says the analysis's sentences in French (the server renders them from
+    the Python side's catalogues), moves in French words, and nothing in English."""
+    from browser_i18n import WORD, assert_in_language, python_words
+
+    cyd = people(viewport={"width": 1280, "height": 900}, locale="fr-FR")
+    cyd.create_table("Cyd", ["heuristic", "heuristic"], hints=True)
+    page = cyd.page
+    said = ""
+    while not said and cyd.wait_turn_or_end():  # a hint has sentences when the position gives a reason
+        page.locator("body").press("h")
+        page.wait_for_selector("#hint-panel:not([hidden]) .hint-values li")
+        if page.locator("#hint-panel .hint-sentences").count():
+            said = page.inner_text("#hint-panel .hint-sentences")
+        else:
+            cyd.act()
+    assert said, "no hint with sentences in a whole game"
+    words = {w.lower() for w in WORD.findall(said) if len(w) > 1}
+    assert words and words <= python_words("fr") | {"cyd"}, said
+    assert words - python_words("en"), said  # French, not English that happens to share its words
+    assert_in_language(page, "fr", {"Cyd", "Ann", "Ben", "Cat", "Dan"}, "the hint panel")
+    assert cyd.errors == []
+
+
 def test_reconnect_after_server_restart(
     people: Callable[..., Player], own_server: Callable[..., Server], artifacts: Path
 ) -> None:

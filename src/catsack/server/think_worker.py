@@ -88,7 +88,8 @@ def bot_move(
                     min_iterations=bot.min_iterations,
                     players=players,
                 )
-        elif len(view.legal) == 1 and callable(getattr(bot, "think", None)):  # the learned expert: searched all the same
+        elif len(view.legal) == 1 and callable(getattr(bot, "think", None)):
+            # the learned expert: searched all the same
             bot.think(view)  # type: ignore[attr-defined]
         elif isinstance(bot, ismcts.ISMCTSBot) and len(view.legal) == 1:  # the former levels: iteration budgets
             ismcts.search(view, bot.rng, iterations=bot.iterations, seconds=bot.seconds)

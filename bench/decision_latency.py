@@ -1,5 +1,4 @@
-"""Wall time of the server's live decisions under load: bots' moves and hints (issue 32 item 4, issue 29
-defects 5 and 6).
+"""Wall time of the server's live decisions under load: bots' moves and hints.
 
 One ``catsack serve`` process (SQLite in a temporary directory) runs on this machine, whose cores are kept
 busy by ``--burn`` CPU-burning processes besides the other tenants. It measures from the clients' side,
@@ -12,14 +11,14 @@ move. Reported:
 * a bot's **turn-to-move** time (from the state frame in which the bot is to move to the one with its
   move, as a player sees it), p50/p95/max, split by whether the bot had one legal move (forced) or a
   choice; the split is made afterwards from the whole game in the server's database (this script
-  runs the server), never from anything a client was sent. Defect 6 was forced about 0.8 s, chosen
-  about 2.3 s; a Kolmogorov-Smirnov test says whether the two could be one distribution, and the area
+  runs the server), never from anything a client was sent (before the fix, forced moves came in about 0.8 s,
+  chosen ones in about 2.3 s); a Kolmogorov-Smirnov test says whether the two could be one distribution, and the area
   under the ROC curve (AUC, with a 95% bootstrap interval) how well time alone tells them apart (0.5:
   not at all; docs/protocol.md, "When a bot's move arrives", has the current figures at three loads);
 * a **hint**'s time from request to answer, p50/p95/max;
 * ``/health`` response time during the window, and the load average (``/proc/loadavg``).
 
-``flood`` mode (defect 5): one table with hints on, its one person's seat to move; ``--sockets``
+``flood`` mode: one table with hints on, its one person's seat to move; ``--sockets``
 WebSockets of that seat ask for hints again and again while ``/health`` and a WebSocket ping are timed.
 
     python bench/decision_latency.py --tables 6 --burn 2 --seconds 60

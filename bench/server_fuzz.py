@@ -1,4 +1,4 @@
-"""Server fuzz run (issue 16): fuzzed WebSocket frames and HTTP requests against a local server.
+"""Server fuzz run: fuzzed WebSocket frames and HTTP requests against a local server.
 
 One ``catsack serve`` process on loopback (SQLite in a temporary directory unless
 ``--database-url``), with the rate limits raised so that the fuzzed inputs, not

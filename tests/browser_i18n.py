@@ -1,4 +1,4 @@
-"""Shared checks for the translated pages (issue 13): the catalogues, and "no English on a German page".
+"""Shared checks for the translated pages: the catalogues, and "no English on a German page".
 
 The check reads every visible text of a page (text nodes, tooltips, placeholders, aria-labels and the
 document's title) and fails on any word that no German catalogue string holds, apart from player

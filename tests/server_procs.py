@@ -1,4 +1,4 @@
-"""Helpers for tests that run real ``catsack serve`` processes (checklist 17, 18, 20).
+"""Helpers for tests that run real ``catsack serve`` processes.
 
 - :class:`ServerProc`: one ``python -m catsack serve`` subprocess on a free port, its log in a file,
   started, health-checked, killed with SIGKILL or stopped, and restarted on the same port.

@@ -1,4 +1,4 @@
-"""Accounts over HTTP (issue 15): registration, login, sessions, CSRF, throttling, deletion, export,
+"""Accounts over HTTP: registration, login, sessions, CSRF, throttling, deletion, export,
 claiming guest seats; ratings checked against OpenSkill computed directly. SQLite and PostgreSQL."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The browser client (issue 5), driven by Playwright in Debian's Chromium against a real `catsack serve`.
+"""The browser client, driven by Playwright in Debian's Chromium against a real `catsack serve`.
 
 The server runs in a subprocess on a free port with its own SQLite file and
 no bot delay. The tests click through the pages as people would: the lobby's

@@ -1,4 +1,4 @@
-"""Every page works under the server's Content-Security-Policy (issue 29, defect 2), in Debian's Chromium.
+"""Every page works under the server's Content-Security-Policy, in Debian's Chromium.
 
 A person plays a whole game with hints on (the table page, hint bars), opens its replay and analysis
 (timeline ticks), the rules in both languages, the learning page, the account page (registers), the

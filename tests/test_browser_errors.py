@@ -1,4 +1,4 @@
-"""The server's refusals in a German browser (issue 13): every page words them from the catalogue.
+"""The server's refusals in a German browser: every page words them from the catalogue.
 
 Playwright drives Debian's Chromium against a real `catsack serve` (the fixtures of tests/test_browser.py).
 A German page shows a refused login, a wrong password's rate limit with its wait, a seat taken meanwhile,

@@ -1,4 +1,4 @@
-"""The replay page, post-game analysis and "Play again" in a real browser (issue 14).
+"""The replay page, post-game analysis and "Play again" in a real browser.
 
 Playwright drives Debian's Chromium against a `catsack serve` subprocess (the
 server helper of test_browser.py) with no bot delay and a cheap analysis
@@ -190,7 +190,7 @@ def test_analysis_flags_decisions_on_the_timeline(pages: Callable[..., Page], se
     panel = page.inner_text("#decision")
     assert first["class"] in panel and "decision at move" in panel.lower()
     assert page.locator("#decision .hint-values li").count() == len(first["values"])
-    # One moment (issue 32, item 3): the panel's board is the analysed seat's row before the move, the
+    # One moment: the panel's board is the analysed seat's row before the move, the
     # moment its beliefs and values are of; every value shows its noise, and the sentences are there.
     row = first["facts"]["row"]
     assert page.locator("#decision .decision-row li.slot:not(.empty)").count() == len(row)
@@ -353,7 +353,7 @@ def analysed(base: str, table: str, seat: int) -> dict[str, Any]:
 def test_replay_in_german_shows_no_english(
     pages: Callable[..., Page], server: str, finished: str, tmp_path: Path
 ) -> None:
-    """A German browser gets the replay in German (issue 13's rules: ?lang=, the remembered choice,
+    """A German browser gets the replay in German ('s rules: ?lang=, the remembered choice,
     the browser's language): controls, board, timeline, rounds, chart, the analysis with a flagged
     decision, everything's hands and one seat's view (R23), and the upload page. No word outside
     the German catalogue is visible at any of those moments; the picker switches back to English."""

@@ -1,4 +1,4 @@
-"""Learn from your mistakes in the browser (issue 32): finish a game, open its analysis, retry one of
+"""Learn from your mistakes in the browser: finish a game, open its analysis, retry one of
 your mistakes from the training page, and see the verdict, in English and on a phone in German.
 
 Playwright drives Debian's Chromium against a real `catsack serve` (the fixtures of

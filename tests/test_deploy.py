@@ -1,4 +1,4 @@
-"""The documented deployment, started on this machine (issue 16; docs/deploy.md).
+"""The documented deployment, started on this machine (docs/deploy.md).
 
 nginx (Debian's ``/usr/sbin/nginx``, run as a child process with a prefix and configuration in
 tmp_path) serves TLS on a free local port and round-robins to two ``catsack serve`` processes that
@@ -11,7 +11,7 @@ self-signed certificate made with ``openssl``). That file has nginx name the pro
   on a chosen process, and every few moves one of them reconnects (with its last version) to the
   *other* process. Every acknowledged move is in the action log exactly once, the log has no gap,
   no client saw a version twice or skipped one it then lacked, and everyone ends on the same state.
-- Routing by table (issue 29): every request naming a table (``/ws/{table}``, ``/api/tables/{table}/…``)
+- Routing by table: every request naming a table (``/ws/{table}``, ``/api/tables/{table}/…``)
   reaches the same process, whichever process made the table; the table's lease follows its players
   there, and moves never need the other process.
 - One person in Chromium (Playwright) plays a whole game against two bots through the proxy,

@@ -1,4 +1,4 @@
-"""Every refusal the server can send is worded in the page's language (issue 13).
+"""Every refusal the server can send is worded in the page's language.
 
 The server refuses with a stable code and an English message (HTTP: ``{"detail", "code", "params"}``;
 WebSocket: ``{"type": "error", "code", "message"}``); the browser shows the catalogue's ``err.<code>``

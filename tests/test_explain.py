@@ -1,4 +1,4 @@
-"""Advice a player can trust (issue 32): the best-valued move, its noise, and a sentence per decision.
+"""Advice a player can trust: the best-valued move, its noise, and a sentence per decision.
 
 - the named best move is the best-valued one; a move within the noise of it is never a mistake;
 - each value carries its noise (a standard error from the search's own iterations);

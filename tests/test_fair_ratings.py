@@ -1,4 +1,4 @@
-"""Ratings that cannot be gamed (issue 30): a seat abandoned to a bot is rated last, one account holds
+"""Ratings that cannot be gamed: a seat abandoned to a bot is rated last, one account holds
 one seat per table, guests cannot take bots' or accounts' names and are marked as guests, reputation
 counts finished and abandoned games, and the operator can revert a game's rating changes."""
 

@@ -1,4 +1,4 @@
-"""Fair play (issue 30): the soft-play report flags simulated colluders who pass for each other and no
+"""Fair play: the soft-play report flags simulated colluders who pass for each other and no
 honest pair; it reads rated games from the server's database; ``catsack admin`` prints it and reverts
 a game's rating changes."""
 

@@ -1,4 +1,4 @@
-"""The Redis fan-out between server processes (issue 29: the "redis publish failed" warnings).
+"""The Redis fan-out between server processes (the "redis publish failed" warnings).
 
 The old fan-out published every move on a task of its own with a one-second socket timeout: a burst
 of moves while the event loop was busy elsewhere (a garbage collection, a burst of frames) timed

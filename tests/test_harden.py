@@ -1,4 +1,4 @@
-"""What an attack run found in ``catsack serve`` (issue 29, defects 1, 2, 3, 5, 6, 7, 8, 9): each case as
+"""What an attack run found in ``catsack serve``: each case as
 the attacker tried it. SQLite and PostgreSQL where a database is involved."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Table leases in the store (issue 16, defect 4): which process drives a table's bots and timers.
+"""Table leases in the store: which process drives a table's bots and timers.
 
 Pure database logic on SQLite, with explicit clocks: one holder at a time, renewal, take-over after
 expiry, release by name only, and the hub's use of it (a relaying hub runs no bot).
@@ -92,7 +92,7 @@ def test_a_relaying_hub_runs_no_bots(tmp_path: Path) -> None:
 
 
 def test_a_heartbeat_renews_its_own_row_and_names_the_dead(store: Store) -> None:
-    """One statement a beat (issue 29: fail-over within a few seconds): the first beat writes the
+    """One statement a beat (fail-over within a few seconds): the first beat writes the
     holder's row, later beats renew it, and every beat names the other holders that ran out."""
     with store.engine.connect() as raw:
         conn = raw.execution_options(isolation_level="AUTOCOMMIT")

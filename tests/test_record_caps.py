@@ -1,6 +1,6 @@
-"""Records are capped where they are read (issue 16, defect 9): size, name length, printable names;
+"""Records are capped where they are read: size, name length, printable names;
 ``catsack replay`` never crashes on what a record or a file name holds; a bot program that writes
-endless lines is cut off; a record without ``format`` says what it is missing (issue 13, papercut 11).
+endless lines is cut off; a record without ``format`` says what it is missing.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Replays, post-game analysis and rematch over HTTP (issue 14), in process with TestClient.
+"""Replays, post-game analysis and rematch over HTTP, in process with TestClient.
 
 Secrecy (R23, SERVER_CHECKLIST 9): while a game runs, a seat's replay is built
 from nothing but that seat's views: re-dealing everything hidden from it gives
@@ -454,7 +454,7 @@ def test_rematch_same_seats_new_deal_rotated_start(server: Callable[..., TestCli
 
 
 def test_rematch_frees_the_seats_of_people_who_left(server: Callable[..., TestClient]) -> None:
-    """A person a bot replaced (checklist 16) left: in the rematch that seat is open for the invite link."""
+    """A person a bot replaced left: in the rematch that seat is open for the invite link."""
     c = server()
     table, socks = people_table(c, 3, 2)
     hub = hub_of(c)

@@ -323,7 +323,7 @@ def test_records_full_after_end_and_redacted_with_token(server: Callable[..., Te
     assert finished[0]["table"] == t and finished[0]["status"] == "over"
 
 
-# ---------------------------------------------------------------------- actions (checklist 1-6)
+# ---------------------------------------------------------------------- actions (-6)
 
 
 def test_c1_same_action_twice_applied_once(server: Callable[..., TestClient]) -> None:
@@ -433,7 +433,7 @@ class _UncheckedStore(Store):
         self.appended: list[tuple[str, int, str]] = []
 
     def append_batch(self, items: Any, conn: Any = None) -> list[Any]:
-        time.sleep(self.delay)  # the slow write between check and apply (checklist 5)
+        time.sleep(self.delay)  # the slow write between check and apply
         self.appended.extend((it.table_id, it.version, it.move) for it in items)
         return [None] * len(items)
 
@@ -753,7 +753,7 @@ def test_c9_frames_carry_no_setup_or_seed(server: Callable[..., TestClient]) -> 
         assert word not in text
     view = st["view"]
     assert view["removed"] is not None  # own removed card: known to the seat
-    assert all(set(r) == {"owner", "card", "face_up"} for r in view["row"])  # no card ids (checklist 10)
+    assert all(set(r) == {"owner", "card", "face_up"} for r in view["row"])  # no card ids
 
 
 def test_c11_bots_receive_exactly_their_own_view(server: Callable[..., TestClient], monkeypatch: Any) -> None:

@@ -1,4 +1,4 @@
-"""``kill -9`` of a real server mid-game (checklist 17) and turn timers across a restart (checklist 18).
+"""``kill -9`` of a real server mid-game and turn timers across a restart.
 
 One ``catsack serve`` process, on a SQLite file in tmp_path and again on PostgreSQL (a schema of its
 own). WebSocket clients play random legal moves at a table of two people and two bots and at a table
@@ -145,7 +145,7 @@ def check_resumed(p: Seat, before: dict[str, Any], now: dict[str, Any]) -> None:
 
 
 async def resend_pending(p: Seat) -> None:
-    """A move sent just before the kill, without an answer: send it again with the same id (checklist 1)."""
+    """A move sent just before the kill, without an answer: send it again with the same id."""
     if p.pending is None:
         return
     aid, version, text = p.pending

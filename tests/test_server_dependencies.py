@@ -1,5 +1,5 @@
 """The Quick start's install runs the server: every third-party module the server can import is
-installed by ``pip install -e ".[server,tui]"`` (issue 30, defect 1: OpenSkill was in ``stats`` only,
+installed by ``pip install -e ".[server,tui]"`` (OpenSkill was in ``stats`` only,
 so rated games were never rated on the README's install).
 
 Two checks:

@@ -2,7 +2,7 @@
 """Issue 16's single-process defects, each with the reproduction that found it: deep JSON nesting,
 NUL and surrogates in identifiers and names, a seat joined elsewhere, HTTP abuse limits, trusted
 proxies, the dropped-frame window, open tables nobody joined; plus /metrics and /ready, and the
-newcomer's papercut 1 (issue 13: a refused name creates no table).
+newcomer's papercut 1 (a refused name creates no table).
 """
 
 from __future__ import annotations
@@ -223,7 +223,7 @@ def test_move_frames_with_nul_or_surrogates_in_action_ids_are_bad_frames(server:
     assert cl.move(st["view"]["legal"][0], version=st["version"])["type"] == "ack"
 
 
-# ---------------------------------------------------------------------- papercut 1 (issue 13)
+# ---------------------------------------------------------------------- papercut 1
 
 
 def test_papercut1_too_long_name_refused_before_any_table_exists(server: Callable[..., TestClient]) -> None:

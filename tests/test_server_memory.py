@@ -1,5 +1,5 @@
 """Checklist 19 measured where it matters: the resident size (RSS) of a real ``catsack serve``
-process after many tables were made, played to the end or left, over real sockets (issue 16, defect 8).
+process after many tables were made, played to the end or left, over real sockets.
 
 The in-process test (test_server.py, c19) measures the Python heap with ``tracemalloc``; this one
 runs the server as a subprocess and reads its ``VmRSS`` from ``/proc``, which also counts what the C

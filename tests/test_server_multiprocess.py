@@ -1,4 +1,4 @@
-"""Several server processes on one PostgreSQL database and Redis (checklist 20).
+"""Several server processes on one PostgreSQL database and Redis.
 
 - Two ``catsack serve`` processes, A and B, share PostgreSQL (a fresh schema per test, dropped after)
   and Redis. Players join one table through A's and B's HTTP API and play over WebSockets connected to
@@ -8,7 +8,7 @@
   exactly one is acknowledged and the other is told it is stale. A table of three bots is held by both
   processes (only its lease holder moves the bots). Each action log has versions 1..N exactly once,
   and all clients end on the same final state.
-- One process drives each table's bots and timers (issue 16, defect 4): the holder of the table's lease
+- One process drives each table's bots and timers: the holder of the table's lease
   in the database. Two processes holding the same tables of bots log no append conflict; after a
   ``kill -9`` of the holder the other takes the lease over and plays the game to its end.
 - Seat changes across processes: joins through either process reach the other; a seat connected only
@@ -318,7 +318,7 @@ def test_missed_pubsub_message_is_caught_by_the_version_gap(
         print(f"\nprocess without the wake-ups: {figures}")
 
 
-# ---------------------------------------------------------------------- one driver per table (issue 16, defect 4)
+# ---------------------------------------------------------------------- one driver per table
 
 
 def lease_env(db_url: str, redis_url: str, **extra: str) -> dict[str, str]:
@@ -441,7 +441,7 @@ def test_a_dead_holders_tables_are_taken_over(tmp_path: Path, pg_schema: tuple[s
     assert figures["silence_after_kill_s"] < 10.0
 
 
-# ---------------------------------------------------------------------- seat changes across processes (checklist 20)
+# ---------------------------------------------------------------------- seat changes across processes
 
 
 def seat_kinds(p: ServerProc, table: str) -> list[tuple[str, bool]]:
@@ -547,7 +547,7 @@ def test_seat_changes_across_processes(tmp_path: Path, pg_schema: tuple[str, str
         print(f"\nseat changes across processes: {figures}")
 
 
-# ---------------------------------------------------------------------- presence across processes (issue 29, defect 4)
+# ---------------------------------------------------------------------- presence across processes
 
 
 def seat_status(p: ServerProc, table: str, seat: int) -> str:

@@ -1,7 +1,7 @@
 """The server's timed garbage collection (``catsack.server.runtime.collect_young``).
 
 Young collections run on a timer instead of on allocation counts, so that a busy process pays many
-short pauses rather than a few long ones; a quiet process skips them (issue 29: every process of a
+short pauses rather than a few long ones; a quiet process skips them (every process of a
 deployment pays its own housekeeping, and an idle one should cost almost nothing). The timer's sleep
 and the collector are replaced by fakes: the test counts ticks, not seconds.
 """

@@ -1,4 +1,4 @@
-"""At the table and around it (issue 15): rated tables and ratings after the game, profiles and the
+"""At the table and around it: rated tables and ratings after the game, profiles and the
 leaderboard, private tables, quick play, chat, the host handing an idle seat to a bot, and an
 account taking its seat over from another device."""
 
@@ -239,7 +239,7 @@ def test_chat_is_stored_broadcast_bounded_and_text(server: Callable[..., TestCli
 
 
 def test_chat_marks_guests_and_a_deleted_accounts_lines(server: Callable[..., TestClient]) -> None:
-    """A guest's chat lines say so, live and in the history (as the seat list does: issue 30); a deleted
+    """A guest's chat lines say so, live and in the history (as the seat list does:); a deleted
     account's lines stay, under "deleted player"."""
     c = server()
     ann = account(c, "Ann")

@@ -1,4 +1,4 @@
-"""Swiss tournaments (issue 30): seating, scoring and tie-breaks against hand-computed tables, and a whole
+"""Swiss tournaments: seating, scoring and tie-breaks against hand-computed tables, and a whole
 tournament on the server (accounts taking their seats over, bots, a withdrawal, duplicate deals)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Learn from your mistakes (issue 32) over HTTP: positions from an account's analysed games and from
+"""Learn from your mistakes over HTTP: positions from an account's analysed games and from
 the pool of bot games, shown from the deciding seat's view only (R23), answered with the analysis's
 verdict and sentences, rated by how often they are solved. SQLite and PostgreSQL."""
 

@@ -499,8 +499,8 @@ def _saved_partial(tmp_path: Path, human: int = 1) -> Path:
 
 @pytest.mark.slow
 def test_resume_a_saved_game(tmp_path: Path) -> None:
-    """Papercut 6 (issue 13): a game left with q goes on from its file: same seat, names, opponents; and
-    papercut 5 (issue 34): it is saved in that same file, so one game leaves one record."""
+    """Papercut 6: a game left with q goes on from its file: same seat, names, opponents; and
+    papercut 5: it is saved in that same file, so one game leaves one record."""
     path = _saved_partial(tmp_path)
     first = loads_record(path.read_text(encoding="utf-8"))
     ctl = PlayController.resume(path, data_dir=tmp_path / "again")

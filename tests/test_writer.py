@@ -1,7 +1,7 @@
 """The database writer's group commits (``catsack.server.writer``).
 
 Moves that reach the writer while it waits out its window are committed in one transaction, each
-move still committed before its ``append`` returns (checklist 17: commit before broadcast); the
+move still committed before its ``append`` returns (commit before broadcast); the
 writer keeps its connection while busy, hands it back when idle or broken, and tries a batch once
 more when its kept connection died meanwhile. The window's wait and the idle clock are injected:
 the tests count batches and connections, not seconds.

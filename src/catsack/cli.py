@@ -19,7 +19,7 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     # Plain help: flags show as flags, defaults and ranges are listed, and "[...]" in a help text
-    # is printed instead of being eaten as Rich markup (issue 13, papercut 10).
+    # is printed instead of being eaten as Rich markup.
     rich_markup_mode=None,
 )
 
@@ -44,7 +44,7 @@ def _options(
 
 def _read_record(path: str) -> Record:
     """The record in ``path`` ('-': stdin), read through the loader's size cap: a larger file (or
-    ``/dev/zero``) is never read whole (issue 16, defect 9)."""
+    ``/dev/zero``) is never read whole."""
     from catsack.record import read_record
 
     if path == "-":

@@ -104,7 +104,7 @@ def register(app: typer.Typer) -> None:
             typer.echo(f"--lang must be one of {', '.join(LANGUAGES)}, not {lang!r}", err=True)
             raise typer.Exit(2)
 
-        try:  # through the loader's size cap: a huge file is refused, not read whole (issue 16, defect 9)
+        try:  # through the loader's size cap: a huge file is refused, not read whole
             if record_path == "-":
                 record = read_record(sys.stdin.buffer, source=record_path)
             else:

@@ -64,7 +64,7 @@ def _engine_name() -> str:
 def _capped_lines(stream: IO[str]) -> Iterator[str]:
     """The stream's lines, each read with at most ``MAX_LINE + 1`` characters held: the rest of a
     longer line is read and dropped in pieces, so a program that writes without newlines cannot
-    fill memory (issue 16, defect 9). A cut line is longer than ``MAX_LINE``: decoding refuses it."""
+    fill memory. A cut line is longer than ``MAX_LINE``: decoding refuses it."""
     while True:
         line = stream.readline(MAX_LINE + 1)
         if not line:

@@ -1,4 +1,4 @@
-"""Post-game analysis on the server (issue 14): a pool of worker processes, progress, storage.
+"""Post-game analysis on the server: a pool of worker processes, progress, storage.
 
 For a finished game and one seat, every decision the seat made is searched
 with :func:`catsack.bots.analysis.analyse_view` at the library's default level
@@ -212,7 +212,7 @@ class AnalysisJobs:
         row = await asyncio.to_thread(self.store.get, table_id, seat, self.level_key)
         if row is not None and row.status == "done":
             return self._answer(table_id, seat, row, None)
-        # Check and count in one step, with no await between (issue 29, defect 7: four requests at once
+        # Check and count in one step, with no await between (four requests at once
         # all passed the check before any was counted). The slot is given back unless a job takes it.
         self._reserve(address)
         started = False

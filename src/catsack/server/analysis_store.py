@@ -1,4 +1,4 @@
-"""Stored post-game analyses (issue 14): one row per table, seat and analysis level.
+"""Stored post-game analyses: one row per table, seat and analysis level.
 
 The table lives on the server's :data:`catsack.server.store.metadata`; migration
 0004 (``migrations/versions/0004_review.py``) creates it. The methods are

@@ -1,4 +1,4 @@
-"""What the analysis worker processes run (issue 14): one decision of one seat, and its class.
+"""What the analysis worker processes run: one decision of one seat, and its class.
 
 Kept apart from :mod:`catsack.server.analysis_jobs` so that a fresh worker process imports
 only the rules core and the search (not the web server), and lowers its CPU priority first.

@@ -185,7 +185,7 @@ def create_app(
         }
         return JSONResponse(body, status_code=422)
 
-    # Abuse limits before any routing or body parsing (issue 16, defects 5 and 6).
+    # Abuse limits before any routing or body parsing.
     buckets = AddressBuckets(settings.http_rate_per_second, settings.http_rate_burst)
     app.add_middleware(
         HttpGuard,
@@ -194,7 +194,7 @@ def create_app(
         proxies=settings.proxy_networks(),
         metrics=metrics,
     )
-    # Outside the guard, so that the guard's refusals carry the headers too (issue 29, defect 2).
+    # Outside the guard, so that the guard's refusals carry the headers too.
     app.add_middleware(SecurityHeaders)
     # Outermost: a WebSocket's own send, before any middleware wraps it (the direct frame path).
     app.add_middleware(ws.RawSend)
@@ -223,7 +223,7 @@ def create_app(
 
 
 async def _abandon_stale(hub: Hub) -> None:
-    """Mark abandoned the open tables nobody joined within ``evict_open_seconds`` (issue 16, defect 5),
+    """Mark abandoned the open tables nobody joined within ``evict_open_seconds``,
     and let go of those this process holds with nobody watching."""
     before = time.time() - hub.settings.evict_open_seconds
     try:

@@ -5,7 +5,7 @@ move text, the table's new status and deadline), so that another process holding
 the table plays it on its copy without reading the database. The database stays
 the truth: a message that does not follow the version a receiver holds (one was
 lost, or the receiver loaded the table in between) makes that receiver read the
-log, and the sweep still compares versions now and then (checklist 20).
+log, and the sweep still compares versions now and then.
 
 Other messages: a change of seats (receivers read the seats), a seat's presence on
 a process (so every process shows the same seat list), and the hand-over of a

@@ -1,4 +1,4 @@
-"""Security headers on every HTTP answer (issue 29, defect 2): a strict Content-Security-Policy, no framing,
+"""Security headers on every HTTP answer: a strict Content-Security-Policy, no framing,
 no referrer to other sites, no MIME sniffing.
 
 The browser client is static modules under ``/static`` with no inline script or style attribute, so its

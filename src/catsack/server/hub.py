@@ -4,14 +4,13 @@ One :class:`Hub` per server process holds the tables in play. Every change to
 a table happens under that table's :class:`asyncio.Lock`: check the action,
 play it on a copy of the game, commit it to the database, and only then make
 the copy the table's game and tell the connections. So a slow database write
-cannot let two actions interleave (checklist 5), and nothing a client saw can
-be lost by a crash (checklist 17).
+cannot let two actions interleave, and nothing a client saw can
+be lost by a crash.
 
 What leaves the server for a receiver is built in :mod:`catsack.server.live`
 from that receiver's view (R23) and public events only; a bot's move is due
 after a delay drawn from a fixed distribution, whatever its view, and searching
-bots and hints think in processes of their own (:mod:`catsack.server.thinking`;
-checklist 10).
+bots and hints think in processes of their own (:mod:`catsack.server.thinking`).
 """
 
 from __future__ import annotations
@@ -155,7 +154,7 @@ class Hub:
         self.heartbeat: Heartbeat | None = None
         self._claiming: set[str] = set()  # tables whose lease this process is asking for
         self._presence_sent = 0.0  # time.monotonic() of the last presence refresh sent to the others
-        #: Connections that have not said a good hello yet (defect 10 of issue 29: bounded per process).
+        #: Connections that have not said a good hello yet (bounded per process).
         self.pending = 0
         self.pending_addresses: dict[str, int] = {}  # the same, per client address
         self.sockets_dropped = 0  # connections closed since the allocator was last asked to give memory back
@@ -178,7 +177,7 @@ class Hub:
         else:
             # A lone process (several need CATSACK_REDIS_URL, docs/deploy.md): any lease in the
             # database is a dead predecessor's (a crash, kill -9). Take the tables over now instead of
-            # leaving bots and turn timers idle until those leases run out (checklist 17, 18).
+            # leaving bots and turn timers idle until those leases run out.
             await asyncio.to_thread(self.store.release_leases_of_others, self.process_id)
             ids = await asyncio.to_thread(realtime_unfinished_ids, self.store.engine)
             await self._missed_turn_mails(None)
@@ -612,7 +611,7 @@ class Hub:
             p = table.players[s.seat]
             if (p.kind, p.name, p.bot, p.token_hash, p.replaced) != (s.kind, s.name, s.bot, s.token_hash, s.replaced):
                 # A bot took the seat, or its person took it over with a new token (elsewhere): the
-                # connections that came with the old token stop being the seat's (checklist 8).
+                # connections that came with the old token stop being the seat's.
                 dropped = s.kind == "bot" or (p.token_hash is not None and p.token_hash != s.token_hash)
                 p.kind, p.name, p.bot, p.token_hash, p.replaced = s.kind, s.name, s.bot, s.token_hash, s.replaced
                 if s.kind == "human" and p.away_since is None:
@@ -766,11 +765,11 @@ class Hub:
     async def find_seat(self, table: LiveTable, token: str) -> int:
         """:meth:`seat_for_token`, checked against the database where another process may have
         changed the seat without this one hearing yet (the database is the truth, the message only
-        a wake-up). A miss asks the database: the seat may have been joined through another process
-        (issue 16, defect 3); only a token the database knows costs more than that one read. With
+        a wake-up). A miss asks the database: the seat may have been joined through another process;
+        only a token the database knows costs more than that one read. With
         several processes a hit asks too: another process may have given the seat to a bot or the
         seat's person a new link (``take_over``), and the old token must not see the seat's hand
-        meanwhile (checklist 8). A lone process makes every seat change itself, so its hits are
+        meanwhile. A lone process makes every seat change itself, so its hits are
         answered from memory."""
         h = hash_token(token)
         try:
@@ -851,7 +850,7 @@ class Hub:
             self._spawn(self._claim(table))
         if behind or (conn.since is not None and conn.since > table.version):
             # The client saw a later version, on another process: read it before showing a state,
-            # or the client would see the table go back (checklist 15 across processes).
+            # or the client would see the table go back.
             task = asyncio.create_task(self._attach_behind(table, conn))
             _background.add(task)
             task.add_done_callback(_background.discard)
@@ -1117,7 +1116,7 @@ class Hub:
 
     def _schedule(self, table: LiveTable, *, resume: bool = False) -> None:
         """Start whatever moves the game on by itself: a bot's move or a turn timer. Only the process
-        holding the table's lease does (defect 4 of issue 16: otherwise every process holding a table
+        holding the table's lease does (otherwise every process holding a table
         computed every bot move, and all but one lost the append race). ``resume``: the table was just
         loaded or taken over, and its turn began before (a bot's delay counts from then)."""
         if table.task is not None and not table.task.done() and table.task is not asyncio.current_task():
@@ -1284,7 +1283,7 @@ class Hub:
                 log.exception("sweep failed")
 
     async def sweep(self, now: float | None = None) -> None:
-        """Grace periods (checklist 16), eviction (19) and version gaps across processes (20)."""
+        """Grace periods, eviction and version gaps across processes."""
         now = time.monotonic() if now is None else now
         s = self.settings
         await self._write_presence(now)
@@ -1335,8 +1334,8 @@ class Hub:
                         await self.catch_up(table)
         await self._retention(now)
         if (self._evicted or self.sockets_dropped) and now - self._trimmed >= 2.0:
-            # Memory of evicted tables and of closed connections (silent ones above all: defect 10 of
-            # issue 29) goes back to the system instead of staying with the allocator.
+            # Memory of evicted tables and of closed connections (silent ones above all)
+            # go back to the system instead of staying with the allocator.
             self._evicted, self.sockets_dropped, self._trimmed = 0, 0, now
             await asyncio.to_thread(malloc_trim)
 
@@ -1391,7 +1390,7 @@ class Hub:
             log.warning("lease release failed", extra={"fields": {"table": table_id}})
 
     async def replace(self, table: LiveTable, seat: int, *, version: int | None = None) -> bool:
-        """A bot takes over an absent player's seat; the old token stops working (checklist 8, 16).
+        """A bot takes over an absent player's seat; the old token stops working.
 
         With ``version``, only while the table is still at that version (checked under the table's lock:
         a turn-based clock ran out at that version, and a move since then keeps the seat its person's).
@@ -1409,7 +1408,7 @@ class Hub:
             self._schedule(table)
         await self.publish_seats(table.id, -1)
         log.info("player replaced by bot", extra={"fields": {"table": table.id, "seat": seat}})
-        # The seat was abandoned: its account's reputation, a tournament's withdrawal (issue 30).
+        # The seat was abandoned: its account's reputation, a tournament's withdrawal.
         from catsack.server.social import seat_abandoned
 
         await seat_abandoned(self, table, seat)
@@ -1420,7 +1419,7 @@ class Hub:
     async def hint(self, conn: Conn) -> dict[str, Any]:
         """The expert's advice for the connection's seat, worked out in a thinking process within
         ``hint_seconds``: one at a time per seat (however many connections it has), and at most
-        ``hint_max_running`` in this process (issue 29, defect 5)."""
+        ``hint_max_running`` in this process."""
         table = conn.table
         assert table is not None
         if not table.options.get("hints"):

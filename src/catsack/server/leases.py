@@ -3,7 +3,7 @@
 A lease in ``table_leases`` is valid while its holder's row in ``server_processes`` has not run
 out (:meth:`~catsack.server.store.Store.heartbeat`): one small write per beat however many tables
 the process drives, so the beat can be frequent and a dead process is noticed in about
-``lease_seconds`` (issue 29: the stall after a ``kill -9`` of the driving process).
+``lease_seconds`` (the stall after a ``kill -9`` of the driving process).
 
 The beat runs in a thread of its own, so a busy event loop (a burst of moves, a long garbage
 collection) does not make a live process look dead and have its tables taken over. It beats only

@@ -1,5 +1,5 @@
 """Abuse limits: frame budgets per connection, request budgets per address, body sizes, and the client
-address behind trusted proxies (checklist 14). The security budgets (password guesses, resets,
+address behind trusted proxies. The security budgets (password guesses, resets,
 verification mails, registrations) are :mod:`catsack.server.budgets`'s, shared between processes."""
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ _MUTATING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 
 
 class RateLimit:
-    """A token bucket per connection (checklist 14), counting the frames it drops.
+    """A token bucket per connection, counting the frames it drops.
 
     Drops are counted over a window of ``window`` seconds: a window that passes with no drop
     starts the count again, so only sustained flooding reaches the closing threshold, never
-    occasional bursts spread over a long session (issue 16, defect 7).
+    occasional bursts spread over a long session.
     """
 
     def __init__(self, per_second: float, burst: int, *, window: float = 10.0, clock: Clock = time.monotonic) -> None:
@@ -58,7 +58,7 @@ class RateLimit:
 
 
 class AddressBuckets:
-    """One token bucket per client address, for mutating HTTP requests (issue 16, defect 5).
+    """One token bucket per client address, for mutating HTTP requests.
 
     Full buckets are forgotten now and then, so the table holds only recently busy addresses.
     """
@@ -112,7 +112,7 @@ def _trusted(address: str, proxies: Iterable[Network]) -> bool:
 
 
 def client_address(peer: str | None, headers: Mapping[str, str], proxies: tuple[Network, ...]) -> str:
-    """The client's address: the peer's, unless the peer is a trusted proxy (issue 16, defect 6).
+    """The client's address: the peer's, unless the peer is a trusted proxy.
 
     Behind trusted proxies, ``X-Forwarded-For`` is read from the right (each proxy appends the
     address it saw), skipping trusted hops; the first untrusted entry is the client. A header
@@ -157,8 +157,8 @@ _TABLE_WORDS = frozenset({"", "finished"})  # /api/tables/<word> routes that are
 
 def _path_problem(path: str) -> str | None:
     """Why a request path is refused outright, or ``None``: NUL, control characters or lone surrogates
-    anywhere in it, or an ``/api/tables/{id}`` whose id the server cannot have made (issue 16,
-    defect 2: whatever route handles it, PostgreSQL never sees such text)."""
+    anywhere in it, or an ``/api/tables/{id}`` whose id the server cannot have made
+    (whatever route handles it, PostgreSQL never sees such text)."""
     if not path.isprintable():
         return "no such path (it holds characters that are not printable)"
     parts = path.split("/", 4)

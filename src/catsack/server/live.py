@@ -482,7 +482,7 @@ class LiveTable:
 
     def seat_status(self, seat: int) -> str:
         """``connected`` (here or to another process), ``away``, ``open`` or ``bot``: the same answer
-        on every process, so a seat connected elsewhere is never handed to a bot (issue 29, defect 4)."""
+        on every process, so a seat connected elsewhere is never handed to a bot."""
         p = self.players[seat]
         if p.kind == "human":
             return "connected" if any(c.seat == seat for c in self.conns) or self.connected_elsewhere(seat) else "away"

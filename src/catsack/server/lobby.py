@@ -1,7 +1,7 @@
 """The lobby's list of open tables, and the retention of open tables nobody joined.
 
 Anyone may create tables, so the list must not be the newest N open rows: a burst of tables
-that nobody ever joins would push the real ones out (issue 16, defect 5). Tables with a person
+that nobody ever joins would push the real ones out. Tables with a person
 waiting come first, and open tables nobody joined are marked ``abandoned`` in the database once
 they are older than ``evict_open_seconds``, by whichever process sweeps first.
 """

@@ -1,4 +1,4 @@
-"""Rematch (issue 14): "Play again" makes one new table per finished table, with the same seats.
+"""Rematch: "Play again" makes one new table per finished table, with the same seats.
 
 The new table seats the same bots at the same seats and leaves every person's seat
 open (a seat a bot took over after its player left, too), so the invite link fills

@@ -4,7 +4,7 @@ A perspective is a seat (that seat's view at every ply, exactly what it was
 shown while playing: R23) or ``"all"`` (every card: placed cards face up or
 down, each seat's hand and removed card, the 3-seat dummy deck). ``"all"`` is
 only ever built for finished games and full records a person uploaded; the
-routes decide who may ask for what (issue 14).
+routes decide who may ask for what.
 
 Frames are :meth:`catsack.view.View.to_dict` dicts without their ``history``
 (the payload carries the perspective's move list once), so the page draws them

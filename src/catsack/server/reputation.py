@@ -38,7 +38,7 @@ seat_outcomes_t = Table(
     Column("created", Float, nullable=False),
 )
 
-# One account, one seat per table (issue 30): the database refuses a second seat even when two
+# One account, one seat per table: the database refuses a second seat even when two
 # processes seat the same account at once (revision 0007 adds it to older databases).
 Index("seat_users_one_seat", seat_users_t.c.table_id, seat_users_t.c.user_id, unique=True)
 

@@ -116,8 +116,8 @@ def _libc() -> Any:
 def malloc_trim() -> bool:
     """Ask glibc to hand free heap memory back to the system (``malloc_trim(0)``); ``False`` where the
     C library has no such call. Evicted tables free their Python objects, but glibc keeps the freed
-    pages for reuse, so without this the resident size stays at its high-water mark (issue 16,
-    defect 8: that, not a leak, is most of what the create/abandon run showed)."""
+    pages for reuse, so without this the resident size stays at its high-water mark
+    (that, not a leak, is most of what the create/abandon run showed)."""
     libc = _libc()
     if libc is None:
         return False

@@ -93,7 +93,7 @@ async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
     if await asyncio.to_thread(_chat_blocked, hub, table.id, seat, conn.session):
         return {"type": "error", "code": "blocked", "message": "a player at this table has blocked you: no chat here"}
     name = table.names()[seat]
-    guest = table.players[seat].user_id is None  # marked as the seat list marks it (issue 30)
+    guest = table.players[seat].user_id is None  # marked as the seat list marks it
     try:
         stored = await hub.writer.run(partial(_chat_log(hub).add, table.id, seat, name, message, guest=guest))
     except ChatError as exc:

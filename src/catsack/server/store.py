@@ -155,7 +155,7 @@ _HEARTBEAT = (
 #: A person's move is written only while the seat is still that person's: ``b_token`` (the hash of
 #: the token the move came with) still holds the seat in the same statement. ``None`` for a bot's or a
 #: timer's move. Another process may have given the seat to a bot or to a new token a moment ago,
-#: before this process heard of it (checklist 8 across processes).
+#: before this process heard of it.
 _TOKEN = bindparam("b_token", type_=String)
 _SEAT_STILL_HELD = exists().where(
     seats_t.c.table_id == bindparam("b_id"),
@@ -459,7 +459,7 @@ class Store:
         return self._change_seat(table_id, seat, "open", kind="bot", bot=bot)
 
     def replace_with_bot(self, table_id: str, seat: int, bot: str) -> bool:
-        """A bot takes a human's seat; the seat's token stops working (checklist 8).
+        """A bot takes a human's seat; the seat's token stops working.
 
         The token's hash stays, marked ``replaced``, so its holder can be told what happened."""
         return self._change_seat(table_id, seat, "human", kind="bot", bot=bot, replaced=True)

@@ -1,4 +1,4 @@
-"""What the server's thinking processes run: one bot move, or one hint (issue 29, defect 5; issue 32, item 4).
+"""What the server's thinking processes run: one bot move, or one hint.
 
 Kept apart from :mod:`catsack.server.thinking` so that a fresh worker process imports only the rules
 core and the bots, not the web server. Each call gets a seat's view (R23: nothing else crosses the
@@ -22,7 +22,7 @@ __all__ = ["bot_move", "die_with_parent", "hint", "wall_budget"]
 
 def die_with_parent() -> None:
     """Ask Linux to end this process when the process that started it ends, however it ends (``kill -9``
-    included), so that no worker outlives its server (issue 29, defect 8). Elsewhere: nothing."""
+    included), so that no worker outlives its server. Elsewhere: nothing."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes

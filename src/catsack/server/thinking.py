@@ -1,4 +1,4 @@
-"""Where the server's bots and hints think, and when a bot's move is due (issue 29, defects 5 and 6; issue 32).
+"""Where the server's bots and hints think, and when a bot's move is due.
 
 **Processes, not threads.** A search is pure Python: in a thread it holds the GIL the event loop needs,
 and 30 connections asking for hints took ``/health`` from 2.5 ms to 174 ms. Searching bots
@@ -132,7 +132,7 @@ def _unheeded(search: asyncio.Future[Any]) -> None:
 def end_pool(pool: ProcessPoolExecutor) -> None:
     """Shut ``pool`` down now: queued calls are dropped and running workers terminated. ``shutdown``
     alone lets each worker finish the call it holds, and on SIGTERM the server exited before they did,
-    leaving them running (issue 29, defect 8)."""
+    leaving them running."""
     pool.shutdown(wait=False, cancel_futures=True)
     terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
     if terminate is not None:

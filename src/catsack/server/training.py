@@ -1,4 +1,4 @@
-"""Learn from your mistakes (issue 32): training positions from analysed games, and their answers.
+"""Learn from your mistakes: training positions from analysed games, and their answers.
 
 Every decision a finished analysis classed a ``mistake`` or ``blunder`` becomes a position to retry
 ("what would you do here?"): the deciding seat's own view at that moment (R23: the seat's view only,

@@ -1,4 +1,4 @@
-"""Stored training positions (issue 32): the decisions an analysis marked as a mistake or a blunder.
+"""Stored training positions: the decisions an analysis marked as a mistake or a blunder.
 
 Each position keeps what retrying it needs, copied when it is stored: the deciding seat's own view
 at that moment (R23: nothing it could not see), the analysis of that decision (values, noise, the

@@ -2,7 +2,7 @@
 
 PostgreSQL refuses NUL characters and lone surrogates cannot be encoded at all, so a text
 field that carries one must be refused as bad input (a 4xx answer or a protocol error),
-never discovered as a database exception (issue 16, defect 2).
+never discovered as a database exception.
 """
 
 from __future__ import annotations

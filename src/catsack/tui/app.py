@@ -202,7 +202,7 @@ class GameScreen(Screen[None]):
         if ctl.is_over:
             self.finish()
         elif self.query_one("#message", Static).has_class("error"):
-            self.say("")  # "It is Ann's turn..." is stale now that the turn is back (papercut 8)
+            self.say("")  # "It is Ann's turn..." is stale now that the turn is back
 
     # ------------------------------------------------------------------ input
 
@@ -437,7 +437,7 @@ class RulesScreen(ModalScreen[None]):
 
 
 class ConfirmQuitScreen(ModalScreen[bool]):
-    """Asks before a game in progress is left; the game is saved and can be resumed (papercut 6)."""
+    """Asks before a game in progress is left; the game is saved and can be resumed."""
 
     @staticmethod
     def bindings(t: Translations) -> _BindingList:

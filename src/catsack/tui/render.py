@@ -314,6 +314,6 @@ def hint_lines(
 
 
 def final_table_lines(game: Game, names: Sequence[str], lang: str = DEFAULT_LANGUAGE) -> list[str]:
-    """Rank, score, cats, money and the won pile sorted best card first (R21, R22; papercut 12)."""
+    """Rank, score, cats, money and the won pile sorted best card first (R21, R22)."""
     tr = translations(lang)
     return final_table(game, names, tr, pile=lambda cards: _pile(cards, tr))

@@ -51,7 +51,7 @@ class Refused(HTTPException):
 
 async def live_table(request: Request, table_id: str) -> LiveTable:
     """The table behind a ``{table_id}`` path, or 404. An id that the server could not have made
-    (NUL, control characters, too long) never reaches the database (issue 16, defect 2)."""
+    (NUL, control characters, too long) never reaches the database."""
     table = await hub_of(request).get(table_id) if is_table_id(table_id) else None
     if table is None:
         raise Refused("unknown_table", table_id_problem(table_id), 404)

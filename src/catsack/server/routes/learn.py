@@ -1,4 +1,4 @@
-"""The guided first game (issue 13): ``GET /learn`` and ``POST /api/learn``.
+"""The guided first game: ``GET /learn`` and ``POST /api/learn``.
 
 A learner plays seat 1 against three heuristic bots on one fixed deal. The heuristic
 bot decides from its view alone and draws no random numbers, so the deal plus the

@@ -14,7 +14,7 @@ counted until the round is scored (:mod:`catsack.server.gameaccess`).
 A finished game's scores never change, so they are computed once per game and
 kept (:class:`FinishedScores`); a profile costs a few reads, not one replay per
 game, and profiles and the leaderboard are expensive reads, budgeted per
-address (issue 29, defect 9).
+address.
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ def _profile(
             }
             for g, o in recent
         ],
-        # Games finished against games abandoned to a bot (issue 30, fair play).
+        # Games finished against games abandoned to a bot (fair play).
         "reputation": reputation(store.engine, account.id).as_dict(),
     }
 

@@ -1,4 +1,4 @@
-"""Rematch (issue 14): ``POST /api/tables/{id}/rematch`` ("Play again") and where a table's rematch is."""
+"""Rematch: ``POST /api/tables/{id}/rematch`` ("Play again") and where a table's rematch is."""
 
 from __future__ import annotations
 

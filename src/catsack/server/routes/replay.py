@@ -150,7 +150,7 @@ def _bearer(authorization: str | None) -> str:
 
 
 def table_chat(store: Store, table_id: str) -> list[dict[str, Any]]:
-    """The table's chat (public, issue 15), each message with ``ply``: the number of moves made when
+    """The table's chat (public), each message with ``ply``: the number of moves made when
     it was sent, so the replay shows it at the right moment."""
     from sqlalchemy import select
 

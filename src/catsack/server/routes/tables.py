@@ -100,8 +100,8 @@ class JoinTable(BaseModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        # The lobby's input has the same maxlength (papercut 1 of issue 13); NUL and other control
-        # characters never reach the database (issue 16, defect 2).
+        # The lobby's input has the same maxlength; NUL and other control
+        # characters never reach the database.
         return clean_text(v, field="a name", max_chars=NAME_MAX, min_chars=1)
 
 
@@ -117,7 +117,7 @@ class PlayerOut(BaseModel):
     kind: str
     status: str
     replaced: bool
-    #: A person without an account (pages mark guests as such, issue 30).
+    #: A person without an account (pages mark guests as such).
     guest: bool = False
 
 

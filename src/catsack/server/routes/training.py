@@ -1,4 +1,4 @@
-"""The training page (issue 32): retry the mistakes the analysis found, from your games or the pool.
+"""The training page: retry the mistakes the analysis found, from your games or the pool.
 
 ``GET /training`` is the page. ``GET /api/training?source=own|pool`` lists positions (``own``: the
 logged-in account's games, collected from their stored analyses first), with their theme and

@@ -6,7 +6,7 @@ still works for clients from before, on whatever process the proxy picks.
 
 Every frame a client sends is parsed defensively: whatever it holds (not JSON, nesting thousands
 deep, NUL characters, lone surrogates, wrong types), the answer is a structured ``error`` frame and
-the connection stays open (checklist 12; issue 16, defect 1). Only oversized frames (1009) and
+the connection stays open. Only oversized frames (1009) and
 flooding (1008) close it.
 
 Frames to a client leave through :class:`~catsack.server.live.Conn`. Under uvicorn's
@@ -350,7 +350,7 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit, path_table: str | No
                 _bad("bad_hello", f"this socket is for table {_shown(path_table, 32)}; say hello to that table"),
             )
             continue
-        # Checked before the database sees them (issue 16, defect 2): PostgreSQL refuses NUL.
+        # Checked before the database sees them: PostgreSQL refuses NUL.
         table = await hub.get(table_id) if is_table_id(table_id) else None
         if table is None:
             await _refuse(hub, ws, _bad("unknown_table", table_id_problem(table_id)))

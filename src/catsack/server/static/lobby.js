@@ -104,7 +104,7 @@ async function createTable(event) {
   }
 }
 
-/** A seat's name in a table summary, with its account's rating when the lobby lists one (issue 15). */
+/** A seat's name in a table summary, with its account's rating when the lobby lists one. */
 function playerLabel(player, names, ratings) {
   if (player.status === "open" || player.kind === "open") return seatLabel(player);
   const rating = ratings?.[player.seat];
@@ -170,7 +170,7 @@ async function refreshFinished() {
           "span",
           { class: "table-actions" },
           h("span", { class: "muted" }, ago(tb.finished)),
-          // issue 14: the replay page
+          // the replay page
           h("a", { class: "button small", href: `/replay/${encodeURIComponent(tb.table)}` }, t("lobby.replay")),
           h(
             "a",
@@ -213,7 +213,7 @@ async function refreshMine() {
   list.replaceChildren(...shown);
 }
 
-/** Quick play (issue 15): the first open public table with the chosen seat count, or a new one; with
+/** Quick play: the first open public table with the chosen seat count, or a new one; with
  * `bots`, a new table whose other seats that bot level takes, so the game starts at once. */
 async function quickPlay(bots = null) {
   const error = $("create-error");
@@ -246,7 +246,7 @@ async function quickPlay(bots = null) {
 // The logged-in account (GET /api/account), or null for a guest.
 let account = null;
 
-/** The header's account link and the rated option: rated tables are for accounts (issue 15). */
+/** The header's account link and the rated option: rated tables are for accounts. */
 async function showAccount() {
   account = await currentAccount();
   const link = $("account-link");

@@ -1,4 +1,4 @@
-// "Play again" and "Replay and analysis" on the table page's final panel (issue 14).
+// "Play again" and "Replay and analysis" on the table page's final panel.
 //
 // The first "Play again" makes the rematch table on the server; everyone still at the old
 // table gets a `rematch` frame and joins it with one click, back at their own seat.

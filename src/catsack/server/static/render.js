@@ -25,7 +25,7 @@ export function botSpec(player) {
   return BOT_SPECS.includes(spec) ? spec : null;
 }
 
-/** A friendly name for a bot level: "Strong bot" for expert:strong (papercut 12). */
+/** A friendly name for a bot level: "Strong bot" for expert:strong. */
 export function botLevelName(spec) {
   return t(`bot.${spec}`);
 }
@@ -334,7 +334,7 @@ export function lastRoundText(view, names) {
 }
 
 /** The previous round: its row with what was won and what went back to the box (R16, R17, R19).
- * Its dog outcome is told here, under the round's number, and nowhere else (papercut 3). */
+ * Its dog outcome is told here, under the round's number, and nowhere else. */
 export function drawLastRound(container, view, names, titles) {
   const last = view.rounds.at(-1);
   if (!last) {

@@ -1,4 +1,4 @@
-// The replay page (issue 14): step through a game move by move, from one perspective, with a
+// The replay page: step through a game move by move, from one perspective, with a
 // score chart, the rounds' results and, for finished games of this server, the post-game analysis.
 //
 // Every frame comes from the server, computed by the rules core from the game (a seat's frames
@@ -205,7 +205,7 @@ function goto(ply, { say = true } = {}) {
   return status;
 }
 
-/** The table's chat as it stood at this move (issue 15): always as text, never as markup. */
+/** The table's chat as it stood at this move: always as text, never as markup. */
 function drawChat() {
   const messages = (state.data?.chat ?? []).filter((m) => m.ply <= state.ply);
   $("chat-panel").hidden = !(state.data?.chat ?? []).length;
@@ -681,7 +681,7 @@ function drawDecision() {
     verdict = h("span", { class: "verdict good equal" }, t("replay.decision.equal", { lost, noise: pointsText(d.margin) }));
   else verdict = h("span", { class: "verdict good" }, t("replay.decision.lost", { lost }));
   const hint = h("div", { class: "decision-values" });
-  // One moment throughout the panel (issue 32, item 3): the values, sentences and beliefs are those of
+  // One moment throughout the panel: the values, sentences and beliefs are those of
   // the analysed seat's view before its move, so the panel's board is that view too (its row as the
   // analysis saw it), not the frame after the move that the main board shows.
   const before = d.facts?.row ? { ...view, seat: state.analysis.seat, phase: d.phase, row: d.facts.row } : view;

@@ -69,7 +69,7 @@ let account;
 const frameHooks = [];
 const drawHooks = [];
 
-/** A touch screen without a fine pointer: no keyboard badges or shortcut hints (papercut 4). */
+/** A touch screen without a fine pointer: no keyboard badges or shortcut hints. */
 const TOUCH = window.matchMedia("(hover: none) and (pointer: coarse)").matches ||
   (navigator.maxTouchPoints > 0 && !window.matchMedia("(any-pointer: fine)").matches);
 
@@ -301,7 +301,7 @@ function handleFrame(frame) {
       appendLog(text, "notice");
       break;
     }
-    case "rematch": // issue 14: someone pressed "Play again"
+    case "rematch": // someone pressed "Play again"
       noteRematch(frame);
       render();
       break;
@@ -310,7 +310,7 @@ function handleFrame(frame) {
       if (frame.version === state.version) state.hint = frame;
       render();
       if (state.hint === frame) announce(`${t("hint.best")} ${moveText(frame.best)}`, "hint");
-      // Below the hand on a laptop's screen the panel would open under the fold (papercut 4).
+      // Below the hand on a laptop's screen the panel would open under the fold.
       if (state.hint === frame) $("hint-panel").scrollIntoView({ block: "nearest" });
       break;
     default:
@@ -350,7 +350,7 @@ function applyState(frame) {
   for (const hook of frameHooks) hook(frame, state);
 }
 
-/** A rated game ended (issue 15): everyone's change in the log, ours in the banner too. */
+/** A rated game ended: everyone's change in the log, ours in the banner too. */
 function showRatings(frame) {
   const seatNamesList = names();
   for (const c of frame.changes ?? []) {
@@ -360,7 +360,7 @@ function showRatings(frame) {
   if (mine) showBanner(t("rating.change", { before: mine.before, after: mine.after }), { kind: "rating" });
 }
 
-// ---------------------------------------------------------------- accounts and the host (issue 15)
+// ---------------------------------------------------------------- accounts and the host
 
 /** The logged-in account ({name, rating, ...}) or null; asked once. */
 async function loggedIn() {
@@ -645,7 +645,7 @@ function render() {
   document.body.dataset.seat = view.seat ?? "spectator";
   document.body.dataset.round = String(view.round);
 
-  // Until every seat is taken nothing has started: no round, board or hand, but a waiting room (papercut 2).
+  // Until every seat is taken nothing has started: no round, board or hand, but a waiting room.
   const waiting = state.tableStatus === "open";
   drawWaiting(waiting);
   const badge = $("round-badge");
@@ -660,7 +660,7 @@ function render() {
   drawLastRound($("last-round"), view, seatNamesList, seatTitleList);
   drawPreview($("preview"), view);
   $("bank").textContent = t("mice", { n: view.bank });
-  // "None yet" only while bids can still come (not at the end screen, papercut 4).
+  // "None yet" only while bids can still come (not at the end screen).
   $("high-bid").textContent = view.high_bid
     ? `${view.high_bid} (${seatNamesList[view.high_bidder]})`
     : view.phase === "placement" || view.phase === "over"
@@ -758,7 +758,7 @@ function renderControls() {
     const max = Math.max(...bids);
     input.min = String(min);
     input.max = String(max);
-    // Papercut 5: a new turn starts from the lowest legal bid, the one the status line names;
+    // A new turn starts from the lowest legal bid, the one the status line names;
     // within the same turn an amount the player typed is kept.
     const current = Number(input.value);
     if (input.dataset.turn !== String(state.version) || !Number.isInteger(current) || current < min || current > max) {
@@ -911,7 +911,7 @@ function animateEvents(events) {
       case "DogChase":
       case "DogsCancel":
         // Told in the "last round" panel under its round number, not in a banner that would
-        // outlive the round (papercut 3).
+        // outlive the round.
         flash("last-round", "anim-chase");
         break;
       case "RoundVoid":

@@ -1,4 +1,4 @@
-// The training page (issue 32): the decisions an analysis marked as mistakes or blunders, to retry.
+// The training page: the decisions an analysis marked as mistakes or blunders, to retry.
 //
 // A position is drawn from the deciding seat's own view at that moment (the server sends nothing
 // else: R23), with the moves the analysis valued as the choices. The answer is the analysis's own

@@ -23,7 +23,7 @@ Three measurements:
     .venv/bin/python bench/analysis_load.py --no-serial --tables 8 --seconds 10 --rounds 4
     .venv/bin/python bench/analysis_load.py --calibrate 12     # thresholds (takes minutes)
 
-Figures, 2026-11-23, on the project's 2-core machine while other agents' benchmarks and tests
+Figures, 2026-11-23, on the reference machine (docs/benchmarks.md) while other agents' benchmarks and tests
 ran (1-minute load average 11 to 24, so every latency below is dominated by them):
 
 * serial, expert (the default level), one seat of a 4-seat heuristic game, 27 decisions:

@@ -27,7 +27,7 @@ WebSockets of that seat ask for hints again and again while ``/health`` and a We
 
 Linux only (``/proc/loadavg``). Settings of the server come from the environment (``CATSACK_*``).
 
-Measured on the project's 2-core machine shared with other jobs (2026-11-25, ``nice -n 10``; "before" is
+Measured on the reference machine (docs/benchmarks.md) shared with other jobs (2026-11-25, ``nice -n 10``; "before" is
 the code without the thinking processes, run in the same minutes as "after" where paired):
 
 * ``flood --sockets 30 --seconds 30``, load average 13.8-15.3. Before: ``/health`` p50 114 ms, p95 529 ms,

@@ -7,7 +7,7 @@ the move to the checked ``play()``. Run on one core:
 
 Prints medians over repeats and, in brackets, their spread (lowest-highest);
 these machines are noisy: compare ratios measured in one run.
-The issue's reference figures for this machine: a plain Python
+Reference figures on the reference machine (docs/benchmarks.md): a plain Python
 implementation ~5,500 games/s; target >= 15,000 4-player games/s.
 """
 

@@ -95,7 +95,7 @@ near-ties between moves.
 
 *Budget.* ``expert`` runs :data:`ITERATIONS` iterations per decision: 7,000,
 6,000 and 5,000 with 3, 4 and 5 seats (p95 CPU time per decision 0.40 to 0.48 s on
-one core of the project's machine, ``bench/expert.py``; the target is 0.5 s).
+one core of the reference machine (docs/benchmarks.md), ``bench/expert.py``; the target is 0.5 s).
 The levels below it, ``expert:easy``, ``expert:normal`` and ``expert:strong``,
 run :data:`LEVELS`' iterations; Easy and Normal also make mistakes of a set size
 (``mistake=X`` points, :func:`pick_with_mistakes`).

@@ -49,7 +49,7 @@ from catsack.moves import BID, BIDS, PLACE, Move
 from catsack.view import View
 
 #: Iterations per decision of the ``expert`` level, per seat count: the most that keep the p95 CPU
-#: time of a decision below 0.5 s (the target) on one core of the project's machine, with a margin:
+#: time of a decision below 0.5 s (the target) on one core of the reference machine (docs/benchmarks.md), with a margin:
 #: p95 0.428 / 0.477 / 0.396 s with 3 / 4 / 5 seats (``bench/expert.py --meet``). Drawing the styles per
 #: world costs rejected draws (the lock evidence): 3 seats at 10,000 measured p95 0.55-0.61 s. Against
 #: ``ismcts`` the expert needed about 2.5x its opponents' iterations; beyond that no gain was shown

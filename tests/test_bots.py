@@ -1,4 +1,4 @@
-"""The bots of issue 3: they see views only (R23), play legal moves, and heuristic beats random."""
+"""The rule bots: they see views only (R23), play legal moves, and heuristic beats random."""
 
 from __future__ import annotations
 

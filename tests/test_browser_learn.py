@@ -1,5 +1,5 @@
-"""Issue 13 in the browser: German and English, help in place, the purchase preview, the guided
-first game (/learn) and the newcomer's browser papercuts 3, 4, 5 and 12.
+"""A newcomer in the browser: German and English, help in place, the purchase preview, the guided
+first game (/learn), round 2's news, a phone's layout, the bid box's start and bots' names.
 
 Playwright drives Debian's Chromium against a real `catsack serve` (the fixtures of
 tests/test_browser.py; bots move at once). Screenshots go to $CATSACK_ARTIFACTS or
@@ -340,11 +340,11 @@ def test_purchase_preview_matches_the_core(people: Callable[..., Player], server
     assert preview == {"exact": False, "hidden": 2, "dogs": ["LD"], "chased": ["LD", "+11"], "kept": []}
 
 
-# ---------------------------------------------------------------------- papercuts
+# ---------------------------------------------------------------------- a newcomer's first games
 
 
-def test_papercut_3_dog_news_stays_with_its_round(people: Callable[..., Player]) -> None:  # noqa: F811
-    """Papercut 3: the guided game's round 2 ends with two dogs cancelling (R16); that news is told
+def test_dog_news_stays_with_its_round(people: Callable[..., Player]) -> None:  # noqa: F811
+    """The guided game's round 2 ends with two dogs cancelling (R16); that news is told
     under "Last round (2)", and no banner about it is on screen once round 3 has begun."""
     ann = people(viewport={"width": 1280, "height": 900})
     start_learning(ann)
@@ -358,8 +358,8 @@ def test_papercut_3_dog_news_stays_with_its_round(people: Callable[..., Player])
     assert page_errors(ann) == []
 
 
-def test_papercut_4_phone(people: Callable[..., Player], artifacts: Path) -> None:  # noqa: F811
-    """Papercut 4 on a 390x844 phone: the header is one line, the row and the bid/pass buttons
+def test_phone_layout(people: Callable[..., Player], artifacts: Path) -> None:  # noqa: F811
+    """A 390x844 phone: the header is one line, the row and the bid/pass buttons
     are on one screen, and no keyboard badges or shortcut hints are shown on a touch screen."""
     phone = people(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2)
     page = phone.page
@@ -396,8 +396,8 @@ def test_papercut_4_phone(people: Callable[..., Player], artifacts: Path) -> Non
     assert page_errors(phone) == []
 
 
-def test_papercut_5_bid_box_agrees_with_status(people: Callable[..., Player]) -> None:  # noqa: F811
-    """Papercut 5: a new bidding turn starts the bid box at the lowest legal bid that the status
+def test_bid_box_agrees_with_status(people: Callable[..., Player]) -> None:  # noqa: F811
+    """A new bidding turn starts the bid box at the lowest legal bid that the status
     line names, whatever was typed in an earlier turn (R12)."""
     ann = people(viewport={"width": 1280, "height": 900})
     ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"])
@@ -427,8 +427,8 @@ def test_papercut_5_bid_box_agrees_with_status(people: Callable[..., Player]) ->
     assert typed and page_errors(ann) == []
 
 
-def test_papercut_12_friendly_bot_names(people: Callable[..., Player], server: str) -> None:  # noqa: F811
-    """Papercut 12: bots show as "Strong bot 2" with their spec in a tooltip, and the names
+def test_friendly_bot_names(people: Callable[..., Player], server: str) -> None:  # noqa: F811
+    """Bots show as "Strong bot 2" with their spec in a tooltip, and the names
     under the row cards are not cut off."""
     ann = people(viewport={"width": 1280, "height": 900})
     ann.page.goto(server + "/")

@@ -1,6 +1,6 @@
-"""The newcomer's terminal papercuts of issue 13 (serve, demo, help texts, missing extras, the tournament plot).
+"""A newcomer's first commands: serve, demo, help texts, missing extras, the tournament plot.
 
-Each test failed before its fix; the papercut's number in issue 13 is in the test's docstring.
+Each test failed before its fix.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def _help(*command: str) -> str:
 
 
 def test_serve_on_a_taken_port_fails_once_before_opening_the_database(tmp_path: Path) -> None:
-    """Papercut 2: one clear error naming the address; nothing printed as serving, no database file."""
+    """One clear error naming the address; nothing printed as serving, no database file."""
     pytest.importorskip("uvicorn")
     busy = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     busy.bind(("127.0.0.1", 0))
@@ -63,7 +63,7 @@ def test_listen_socket_names_an_unknown_host() -> None:
 
 
 def test_demo_is_paced_on_a_terminal_and_instant_with_delay_0(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Papercut 9: a readable default pace on a terminal, --delay to change it, --delay 0 instant."""
+    """A readable default pace on a terminal, --delay to change it, --delay 0 instant."""
     import catsack.cli as cli
 
     sleeps: list[float] = []
@@ -96,7 +96,7 @@ def test_demo_into_a_pipe_is_instant(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_serve_help_shows_defaults_and_environment() -> None:
-    """Papercut 10: "Address to listen on ." lost its bracketed defaults to markup."""
+    """Before the fix, "Address to listen on ." lost its bracketed defaults to markup."""
     text = " ".join(_help("serve").split())
     for default in ("127.0.0.1", "8000", "sqlite:///catsack.db", "none", "0.8"):
         assert re.search(rf"Default:? {re.escape(default)}\b", text), default
@@ -110,7 +110,7 @@ def test_serve_help_shows_defaults_and_environment() -> None:
     [(["play"], "--show-money"), (["tournament"], "--quiet"), (["serve"], "--help"), (["demo"], "--help")],
 )
 def test_boolean_flags_show_no_value(command: list[str], flag: str) -> None:
-    """Papercut 10: flags were listed as taking a value (``--show-money <bool>``)."""
+    """Flags were listed as taking a value (``--show-money <bool>``)."""
     out = _help(*command)
     assert "<bool>" not in out and "BOOLEAN" not in out
     line = next(line for line in out.splitlines() if flag in line)
@@ -127,7 +127,7 @@ def test_seat_help_says_what_a_seat_is() -> None:
 
 
 def test_openspiel_bot_without_pyspiel_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Papercut 11: "No module named 'pyspiel'" became a hint to install catsack[openspiel]."""
+    """A missing pyspiel ("No module named 'pyspiel'") becomes a hint to install catsack[openspiel]."""
     from catsack.bots.base import BotSpecError, make_bot
 
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel now raises ImportError
@@ -148,7 +148,7 @@ def _result(specs: list[str], games: int) -> Any:
 
 @pytest.mark.slow
 def test_plot_labels_keep_the_pool_count_and_clear_the_frame(tmp_path: Path) -> None:
-    """Papercut 12: pooled specs lost their "(x3)" and the reference label sat on the axes' top edge."""
+    """Pooled specs lost their "(x3)" and the reference label sat on the axes' top edge."""
     pytest.importorskip("matplotlib")
     from catsack.tournament.plot import draw_win_shares
 

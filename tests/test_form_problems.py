@@ -1,4 +1,4 @@
-"""Papercut 7 of issue 34: a refused form is worded in the page's language, field by field.
+"""A refused form is worded in the page's language, field by field.
 
 The 422 answer carries each field's problem as a reason and its numbers (server/problems.py); the
 catalogues word every reason (``err.why.*``) and every field of the forms (``err.field.*``) in both

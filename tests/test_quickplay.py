@@ -1,4 +1,4 @@
-"""Papercut 2 of issue 34: quick play on a quiet server.
+"""Quick play on a quiet server.
 
 A quick play table whose other seats waited for people forever, and whose open seats could not be
 given to bots afterwards: now the player may start with bots at once, and the host of a waiting table

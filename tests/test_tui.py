@@ -362,7 +362,7 @@ def test_default_opponents_come_from_the_registry(tmp_path: Path) -> None:
 
 
 def test_quitting_mid_game_asks_then_saves_the_record(tmp_path: Path) -> None:
-    """Papercut 6: q mid-game asks first; n keeps playing, y saves and quits."""
+    """Q mid-game asks first; n keeps playing, y saves and quits."""
     ctl = fallback_controller(tmp_path, seats=4, human=0, seed=4)
     app = PlayApp(ctl, delay=0)
 
@@ -398,7 +398,7 @@ def test_play_command_rejects_bad_options() -> None:
     assert res.exit_code == 0 and "--show-money" in res.output
 
 
-# ---------------------------------------------------------------------- issue 13 papercuts 6, 7, 8, 12
+# ---------------------------------------------------------------------- leaving, names, turns, the end screen
 
 
 def _bots_play_human_too(ctl: PlayController, until: int | None = None) -> list[str]:
@@ -417,7 +417,7 @@ def _bots_play_human_too(ctl: PlayController, until: int | None = None) -> list[
 
 
 def test_you_gets_verbs_that_agree(tmp_path: Path) -> None:
-    """Papercut 7: with the default name the log said "You places", "You passes", "You's"."""
+    """With the default name the log said "You places", "You passes", "You's"."""
     ctl = fallback_controller(tmp_path, seats=4, human=0, seed=9)
     assert ctl.names[0] == "You"
     lines = _bots_play_human_too(ctl)
@@ -449,7 +449,7 @@ def test_second_person_sentences() -> None:
 
 
 def test_error_clears_when_the_turn_comes_back(tmp_path: Path) -> None:
-    """Papercut 8: "It is Ann's turn, not yours" stayed after the turn had come back."""
+    """Before the fix, "It is Ann's turn, not yours" stayed after the turn had come back."""
     ctl = fallback_controller(tmp_path, seats=5, human=2, seed=5)
     assert ctl.game.to_move != 2
     app = PlayApp(ctl, delay=0.4)
@@ -465,7 +465,7 @@ def test_error_clears_when_the_turn_comes_back(tmp_path: Path) -> None:
 
 
 def test_end_screen_lists_won_piles_sorted(tmp_path: Path) -> None:
-    """Papercut 12: the end screen listed won piles in the order won (the board sorts them)."""
+    """The end screen listed won piles in the order won (the board sorts them)."""
     ctl = fallback_controller(tmp_path, seats=3, human=0, seed=12)
     _bots_play_human_too(ctl)
     app = PlayApp(ctl, delay=0)
@@ -499,8 +499,8 @@ def _saved_partial(tmp_path: Path, human: int = 1) -> Path:
 
 @pytest.mark.slow
 def test_resume_a_saved_game(tmp_path: Path) -> None:
-    """Papercut 6: a game left with q goes on from its file: same seat, names, opponents; and
-    papercut 5: it is saved in that same file, so one game leaves one record."""
+    """A game left with q goes on from its file: same seat, names, opponents; and
+    it is saved in that same file, so one game leaves one record."""
     path = _saved_partial(tmp_path)
     first = loads_record(path.read_text(encoding="utf-8"))
     ctl = PlayController.resume(path, data_dir=tmp_path / "again")

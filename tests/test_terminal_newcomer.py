@@ -1,6 +1,7 @@
-"""A new player's papercuts of issue 34 in the terminal (the browser's are in test_browser_papercuts.py).
+"""A new player's first hour in the terminal: extras named, bots named, seats counted from 1, the
+narration's grammar (the browser's side is in test_browser_newcomer.py).
 
-Each test failed before its fix; the papercut's number in issue 34 is in the test's docstring.
+Each test failed before its fix.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ runner = CliRunner()
 
 
 def test_tournament_plot_without_matplotlib_fails_before_playing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Papercut 3: the missing extra is named (``catsack[stats]``) before a single game is played."""
+    """The missing extra is named (``catsack[stats]``) before a single game is played."""
     import catsack.tournament
 
     real_import = builtins.__import__
@@ -45,7 +46,7 @@ def test_tournament_plot_without_matplotlib_fails_before_playing(monkeypatch: py
 
 
 def test_terminal_names_the_bots_levels(tmp_path: Path) -> None:
-    """Papercut 5: the opponents were Ann, Ben and Cat, with nothing saying which bots they are."""
+    """The opponents were Ann, Ben and Cat, with nothing saying which bots they are."""
     from catsack.tui.controller import PlayController
 
     ctl = PlayController.new(seats=4, seat=1, bots="random,heuristic,random", seed=3, data_dir=tmp_path)
@@ -56,7 +57,7 @@ def test_terminal_names_the_bots_levels(tmp_path: Path) -> None:
 
 
 def test_your_card_turned_up_reads_yours() -> None:
-    """Papercut 5: "The first card (your) is turned up" should read "(yours)"."""
+    """The narration said "The first card (your) is turned up"; it should read "(yours)"."""
     from catsack.cards import Card
     from catsack.events import Revealed
     from catsack.narrative import narrate_event
@@ -67,7 +68,7 @@ def test_your_card_turned_up_reads_yours() -> None:
 
 
 def test_replay_of_a_terminal_game_speaks_to_you(tmp_path: Path) -> None:
-    """Papercut 5: ``catsack replay`` of a game played in the terminal narrated "You places"."""
+    """``catsack replay`` of a game played in the terminal narrated "You places"."""
     from catsack.tui.controller import PlayController
 
     ctl = PlayController.new(seats=3, seat=0, bots="random", seed=8, data_dir=tmp_path)
@@ -91,7 +92,7 @@ def test_replay_of_a_terminal_game_speaks_to_you(tmp_path: Path) -> None:
 
 
 def test_the_command_line_counts_seats_from_1(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Papercut 6: ``catsack play --seat`` counted from 0 while the browser counts from 1 (R4)."""
+    """``catsack play --seat`` counted from 0 while the browser counts from 1 (R4)."""
     pytest.importorskip("textual")
     from catsack.tui import app as tui_app
 
@@ -113,7 +114,7 @@ def test_the_command_line_counts_seats_from_1(monkeypatch: pytest.MonkeyPatch, t
 
 
 def test_a_record_without_names_narrates_seats_from_1() -> None:
-    """Papercut 6: ``catsack replay`` of a record naming nobody said "Seat 0"; records keep index 0 (R4)."""
+    """``catsack replay`` of a record naming nobody said "Seat 0"; records keep index 0 (R4)."""
     from catsack.game import Game
     from catsack.narrative import narrate, seat_names
 
@@ -123,7 +124,7 @@ def test_a_record_without_names_narrates_seats_from_1() -> None:
 
 
 def test_the_rules_number_seats_from_1() -> None:
-    """Papercut 6: R4's example numbered the seats 0, 1, 2 in both languages."""
+    """R4's example numbered the seats 0, 1, 2 in both languages."""
     from catsack.rulebook import source
 
     assert "numbered 1, 2, 3" in source("en") and "seat 1 again" in source("en")

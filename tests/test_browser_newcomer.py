@@ -1,8 +1,8 @@
-"""A new player's papercuts of issue 34 in the browser (the terminal's are in test_papercuts.py).
+"""A new player's first hour in the browser (the terminal's side is in test_terminal_newcomer.py).
 
 Playwright drives Debian's Chromium against a real ``catsack serve`` (the fixtures of
-tests/test_browser.py; bots move at once). Each test failed before its fix; the papercut's number
-in issue 34 is in its docstring. Screenshots go to $CATSACK_ARTIFACTS or pytest's tmp_path.
+tests/test_browser.py; bots move at once). Each test failed before its fix.
+Screenshots go to $CATSACK_ARTIFACTS or pytest's tmp_path.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ def state(base: str, table: str) -> dict[str, Any]:
 
 
 def test_keyboard_bid_b_plus_enter_bids_one_more(people: Callable[..., Player], server: str) -> None:  # noqa: F811
-    """Papercut 1: B, then +, then Enter emptied the box ("+" typed into it) and answered "Bid a whole
+    """B, then +, then Enter emptied the box ("+" typed into it) and answered "Bid a whole
     number from 4 to 15"; as the help says, + steps the bid in the box too, and Enter bids it (R12)."""
     ann = people(viewport={"width": 1280, "height": 900})
     table = ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"])
@@ -66,7 +66,7 @@ def test_keyboard_bid_b_plus_enter_bids_one_more(people: Callable[..., Player], 
 
 
 def test_a_refused_form_reads_german_on_a_german_page(people: Callable[..., Player], server: str) -> None:  # noqa: F811
-    """Papercut 7: a refusal's details came in the server's English inside German pages."""
+    """A refusal's details came in the server's English inside German pages."""
     pierre = people(viewport={"width": 1280, "height": 900}, locale="de-DE")
     page = pierre.page
     page.goto(server + "/")
@@ -95,7 +95,7 @@ def test_quick_play_waits_visibly_and_the_host_starts_with_bots(
     people: Callable[..., Player],  # noqa: F811
     artifacts: Path,  # noqa: F811
 ) -> None:
-    """Papercut 2: the quick play table looked started (round 1/9, a dealt hand, "to move") while it
+    """The quick play table looked started (round 1/9, a dealt hand, "to move") while it
     waited for people forever, and its open seats could not be given to bots afterwards."""
     ann = people(viewport={"width": 1280, "height": 900})
     page = ann.page
@@ -122,7 +122,7 @@ def test_quick_play_waits_visibly_and_the_host_starts_with_bots(
 
 
 def test_quick_play_with_bots_starts_at_once(people: Callable[..., Player]) -> None:  # noqa: F811
-    """Papercut 2: the player may choose bots at once instead of waiting."""
+    """The player may choose bots at once instead of waiting."""
     ann = people(viewport={"width": 1280, "height": 900})
     page = ann.page
     page.goto(ann.base + "/")
@@ -159,7 +159,7 @@ def test_recent_games_keep_a_readable_column_at_1366(
     server: str,  # noqa: F811
     artifacts: Path,  # noqa: F811
 ) -> None:
-    """Papercut 4: at 1366x900 the lobby's "Recent games" squeezed each game's text into 58 px, one
+    """At 1366x900 the lobby's "Recent games" squeezed each game's text into 58 px, one
     letter per line, beside its buttons."""
     finished_table(server)
     for width, height in ((1366, 900), (390, 844)):
@@ -176,7 +176,7 @@ def test_recent_games_keep_a_readable_column_at_1366(
 
 
 def test_quick_bids_wrap_on_a_phone(people: Callable[..., Player]) -> None:  # noqa: F811
-    """Papercut 4: on a phone the quick-bid row scrolled sideways and hid its last buttons. With the
+    """On a phone the quick-bid row scrolled sideways and hid its last buttons. With the
     widest labels it can get (two- and three-digit bids in German) every button stays on screen."""
     ann = people(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale="de-DE")
     ann.create_table("Ann", ["heuristic", "heuristic", "heuristic", "heuristic"])
@@ -201,7 +201,7 @@ def test_quick_bids_wrap_on_a_phone(people: Callable[..., Player]) -> None:  # n
 
 
 def test_the_hint_panel_opens_in_view_at_1366(people: Callable[..., Player], artifacts: Path) -> None:  # noqa: F811
-    """Papercut 4: at 1366x900 the hint panel opened below the fold, under the hand."""
+    """At 1366x900 the hint panel opened below the fold, under the hand."""
     ann = people(viewport={"width": 1366, "height": 900})
     ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"], hints=True)
     page = ann.page
@@ -219,7 +219,7 @@ def test_end_screen_names_no_pending_high_bid_and_bots_read_friendly(
     people: Callable[..., Player],  # noqa: F811
     server: str,  # noqa: F811
 ) -> None:
-    """Papercut 4: the end screen still said "none yet" for the high bid; profiles listed bots as
+    """The end screen still said "none yet" for the high bid; profiles listed bots as
     "heuristic 1"; the lobby's footer showed developer text ("(R23). API: /docs")."""
     table = finished_table(server)
     page = people(viewport={"width": 1280, "height": 900}).page

@@ -1,4 +1,4 @@
-"""``catsack replay RECORD... [--json]``: narrative and JSON modes, errors on stderr, exit status 2.
+"""``catsack replay RECORD... [--json] [--lang L]``: narrative and JSON modes, errors on stderr, exit status 2.
 
 Most tests run the Typer app in-process (``typer.testing.CliRunner``, which
 keeps stdout and stderr apart); one runs ``python -m catsack.cli`` for real.
@@ -54,6 +54,35 @@ def test_narrative_of_one_record() -> None:
     assert table[0].split() == ["rank", "player", "score", "cats", "mice", "won", "pile"]
     assert table[1].split()[:5] == ["1", "Ben", "40", "21", "19"]
     assert table[4].split()[:5] == ["4", "Ann", "25", "4", "21"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "first", "winner"),
+    [("de", "4 Spieler: Ann, Ben, Cat, Dan.", "Ben"), ("fr", "4 joueurs : Ann, Ben, Cat, Dan.", "Ben")],
+)
+def test_narrative_in_another_language(lang: str, first: str, winner: str) -> None:
+    english = replay(path("4p_void_round")).stdout.splitlines()
+    result = replay(path("4p_void_round"), "--lang", lang)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == first
+    assert len(lines) == len(english)  # the same events, one line each
+    assert lines[-4].split()[:2] == ["1", winner]
+    assert not {"passes", "starts", "wins", "Round"} & set(result.stdout.split())
+
+
+def test_unknown_language_is_refused_naming_the_languages() -> None:
+    result = replay(path("4p_void_round"), "--lang", "xx")
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "--lang must be one of en, de, fr, not 'xx'" in result.stderr
+
+
+def test_demo_narrates_in_the_language_asked() -> None:
+    result = CliRunner().invoke(app, ["demo", "--seed", "3", "--delay", "0", "--lang", "fr"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("4 joueurs : Ann (heuristic), Ben (heuristic)")
+    assert "Manche 1 : Ann (heuristic) commence." in result.stdout
 
 
 def test_narrative_names_lone_dogs_and_shared_victory() -> None:

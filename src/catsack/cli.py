@@ -9,7 +9,10 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from catsack.locales import LANGUAGES
+
 if TYPE_CHECKING:
+    from catsack.narrative import Translations
     from catsack.record import Record
 
 app = typer.Typer(
@@ -61,15 +64,31 @@ def _echo(text: str, *, err: bool = False) -> None:
     typer.echo(text.encode(encoding, "backslashreplace").decode(encoding, "replace"), err=err)
 
 
+_LANG_HELP = "Language of the narration: " + ", ".join(LANGUAGES) + "."
+
+
+def _translations(lang: str) -> Translations:
+    """The catalogue of ``lang`` for the narration, or exit 2 naming the languages there are."""
+    if lang not in LANGUAGES:
+        typer.echo(f"--lang must be one of {', '.join(LANGUAGES)}, not {lang!r}", err=True)
+        raise typer.Exit(2)
+    from catsack.i18n import translations
+
+    return translations(lang)
+
+
 @app.command()
 def replay(
     records: Annotated[list[str], typer.Argument(help="Record files (catsack/1 JSON); '-' reads stdin.")],
     as_json: Annotated[bool, typer.Option("--json", help="One JSON summary object per record, one per line.")] = False,
+    lang: Annotated[str, typer.Option(help=_LANG_HELP)] = "en",
 ) -> None:
     """Show what happened in game records, or summarise them as JSON lines (docs/records.md)."""
     from catsack.errors import CatsackError
     from catsack.narrative import narrate
     from catsack.summary import summarize
+
+    t = _translations(lang)
 
     failed = False
     for i, path in enumerate(records):
@@ -89,7 +108,7 @@ def replay(
         else:
             if len(records) > 1:
                 _echo(("\n" if i else "") + f"== {path} ==")
-            _echo("\n".join(narrate(game, record.players)))
+            _echo("\n".join(narrate(game, record.players, t)))
     sys.stdout.flush()
     if failed:
         raise typer.Exit(2)
@@ -117,6 +136,7 @@ def demo(
             show_default=False,
         ),
     ] = None,
+    lang: Annotated[str, typer.Option(help=_LANG_HELP)] = "en",
 ) -> None:
     """Watch bots play one narrated game (each bot sees only its own seat's view)."""
     import random
@@ -126,6 +146,7 @@ def demo(
     from catsack.game import Game
     from catsack.narrative import narrate
 
+    t = _translations(lang)
     rng = random.Random(seed)
     game = Game.new(seats, rng=rng)
     try:
@@ -135,7 +156,7 @@ def demo(
         raise typer.Exit(2) from None
     play_game(game, players)
     names = ["Ann", "Ben", "Cat", "Dan", "Eve"][:seats]
-    lines = narrate(game, [f"{n} ({bots})" for n in names])
+    lines = narrate(game, [f"{n} ({bots})" for n in names], t)
     pause = delay if delay is not None else (DEMO_DELAY if _stdout_is_terminal() else 0.0)
     if not pause:
         typer.echo("\n".join(lines))

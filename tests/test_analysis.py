@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -181,3 +182,27 @@ def test_cli_analyse(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "start" in res.output
     res = runner.invoke(app, ["analyse", str(tmp_path / "missing.json"), "--seat", "1"])
     assert res.exit_code == 2 and "cannot read" in res.output
+
+
+@pytest.mark.parametrize(
+    ("lang", "words", "number"),
+    [
+        ("de", ["Runde", "Zug", "Wert (Pkt.)", "Besuche", "lege"], ","),
+        ("fr", ["manche", "coup", "visites", "pose"], ","),
+    ],
+)
+def test_cli_analyse_speaks_the_language_asked(tmp_path: Path, lang: str, words: list[str], number: str) -> None:
+    """The table's title, headers, moves and numbers in the language of ``--lang``, not only its sentences."""
+    from catsack.cli import app
+
+    g = _game(4, seed=6, upto=20)
+    path = tmp_path / "game.json"
+    path.write_text(dumps_record(record_from_game(g)), encoding="utf-8")
+    args = ["analyse", str(path), "--seat", "2", "--level", "iters=5", "--seed", "1"]
+    res = CliRunner().invoke(app, [*args, "--lang", lang], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    for word in words:
+        assert word in res.stdout, word
+    for english in ("round", "played", "value (pts)", "visits", "face-down", "place +", "bid "):
+        assert english not in res.stdout, english
+    assert re.search(r"[+-]\d+" + re.escape(number) + r"\d\d", res.stdout)

@@ -17,7 +17,10 @@ if TYPE_CHECKING:
     from catsack.bots.analysis import Decision
 
 
-def _belief_text(beliefs: list[dict[str, float] | None]) -> str:
+def _belief_text(beliefs: list[dict[str, float] | None], lang: str) -> str:
+    from catsack.i18n import percent, translations
+
+    t = translations(lang)
     parts = []
     for pos, belief in enumerate(beliefs):
         if belief is None:
@@ -25,46 +28,88 @@ def _belief_text(beliefs: list[dict[str, float] | None]) -> str:
         groups: dict[float, list[str]] = {}
         for token, p in belief.items():
             groups.setdefault(round(p, 4), []).append(token)
-        text = "; ".join(f"{p:.0%} each " + " ".join(ts) for p, ts in sorted(groups.items(), reverse=True))
+        text = "; ".join(
+            t.gettext("{share} each {cards}").format(share=percent(p, lang), cards=" ".join(ts))
+            for p, ts in sorted(groups.items(), reverse=True)
+        )
         parts.append(f"#{pos + 1}: {text}")
     return "\n".join(parts) or "-"
+
+
+def _verdict(decision: Decision, lang: str) -> str:
+    """How the played move stands against the best-valued one, in ``lang``."""
+    from catsack.bots.analysis import judge
+    from catsack.i18n import move_words, number, translations
+
+    t = translations(lang)
+    a = decision.analysis
+    v = judge(a.values, a.noise, a.best.text, decision.played.text)
+    best, noise = move_words(a.best.text, t), number(v.noise, lang, decimals=2)
+    if a.best == decision.played:
+        return t.gettext("= best")
+    if v.equal:
+        return t.gettext("≈ best {move} (within the noise ±{noise})").format(move=best, noise=noise)
+    classes = {
+        "inaccuracy": t.pgettext("verdict", "inaccuracy"),
+        "mistake": t.pgettext("verdict", "mistake"),
+        "blunder": t.pgettext("verdict", "blunder"),
+    }
+    lost = number(v.lost, lang, decimals=2)
+    text = t.gettext("≠ best {move}: {lost} lost (noise ±{noise})").format(move=best, lost=lost, noise=noise)
+    return text + (f", {classes.get(v.cls, v.cls)}" if v.cls else "")
 
 
 def _table(decision: Decision, lang: str) -> object:
     from rich.table import Table
 
-    from catsack.bots.analysis import equally_good, judge
+    from catsack.bots.analysis import equally_good
     from catsack.bots.explain import explain, render
+    from catsack.i18n import move_words, number, translations
 
+    t = translations(lang)
     a = decision.analysis
-    v = judge(a.values, a.noise, a.best.text, decision.played.text)
-    if a.best == decision.played:
-        verdict = "= best"
-    elif v.equal:
-        verdict = f"≈ best {a.best} (within the noise ±{v.noise:.2f})"
-    else:
-        verdict = f"≠ best {a.best}: {v.lost:.2f} lost (noise ±{v.noise:.2f})" + (f", {v.cls}" if v.cls else "")
+    phases = {"placement": t.pgettext("phase", "placement"), "bidding": t.pgettext("phase", "bidding")}
+    title = t.gettext("ply {ply} · round {round} · {phase} · played {move} {verdict}").format(
+        ply=decision.ply,
+        round=decision.round,
+        phase=phases.get(decision.phase, decision.phase),
+        move=move_words(decision.played.text, t),
+        verdict=_verdict(decision, lang),
+    )
     table = Table(
-        title=f"ply {decision.ply} · round {decision.round} · {decision.phase} · played {decision.played} {verdict}",
+        title=title,
         caption=" ".join(render(s, lang) for s in explain(a, decision.played)),
         title_justify="left",
         caption_justify="left",
     )
-    table.add_column("move")
-    table.add_column("value (pts)", justify="right")
-    table.add_column("± s.e.", justify="right")
-    table.add_column("visits", justify="right")
-    table.add_column("face-down cards (belief)")
+    table.add_column(t.pgettext("analysis column", "move"))
+    table.add_column(t.pgettext("analysis column", "value (pts)"), justify="right")
+    table.add_column(t.pgettext("analysis column", "± s.e."), justify="right")
+    table.add_column(t.pgettext("analysis column", "visits"), justify="right")
+    table.add_column(t.pgettext("analysis column", "face-down cards (belief)"))
+    played_mark = " ◀ " + t.gettext("played")
     equal = set(equally_good(a))
     rows = sorted(a.values.items(), key=lambda kv: -kv[1])
-    beliefs = _belief_text(a.beliefs)
+    beliefs = _belief_text(a.beliefs, lang)
     for i, (text, value) in enumerate(rows):
         mark = " ★" if text == a.best.text else " ≈" if text in equal else ""
-        mark += " ◀ played" if text == decision.played.text else ""
-        noise = f"{a.noise[text]:.2f}" if text in a.noise else "-"
-        table.add_row(text + mark, f"{value:+.2f}", noise, str(a.visits.get(text, 0)), beliefs if i == 0 else "")
+        mark += played_mark if text == decision.played.text else ""
+        noise = number(a.noise[text], lang, decimals=2) if text in a.noise else "-"
+        table.add_row(
+            move_words(text, t) + mark,
+            number(value, lang, decimals=2, signed=True),
+            noise,
+            str(a.visits.get(text, 0)),
+            beliefs if i == 0 else "",
+        )
     if decision.played.text not in a.values:
-        table.add_row(f"{decision.played} ◀ played", "not searched", "-", "0", "" if rows else beliefs)
+        table.add_row(
+            move_words(decision.played.text, t) + played_mark,
+            t.gettext("not searched"),
+            "-",
+            "0",
+            "" if rows else beliefs,
+        )
     return table
 
 
@@ -139,7 +184,9 @@ def register(app: typer.Typer) -> None:
 
         console = Console()
         if not decisions:
-            console.print(f"seat {seat} made no decision in this record")
+            from catsack.i18n import translations
+
+            console.print(translations(lang).gettext("seat {seat} made no decision in this record").format(seat=seat))
         for d in decisions:
             console.print(_table(d, lang))
 

@@ -5,9 +5,11 @@
 Reads every ``*.json`` of the folder (default ``bench/results``), each written by a benchmark's
 ``--result`` / ``--json`` option: ``bench/expert_strength.py --result`` (a table's win shares and paired
 margins), ``bench/held_out.py report --json`` (the held-out set), ``bench/bot_cpu.py --result`` (CPU per
-decision), ``bench/selfplay_speed.py --result`` (training throughput). Prints one Markdown table, a row per
-figure with the command that reproduces it and the load average it ran at; with ``--write FILE`` it replaces
-the part of ``FILE`` between the lines ``<!-- results:begin -->`` and ``<!-- results:end -->``.
+decision), ``bench/selfplay_speed.py --result`` (training throughput), ``python -m catsack.learn.exploit
+--result`` (an exploiter's gain). Prints one Markdown table, a row per figure with the command that reproduces
+it and the load average it ran at; with ``--write FILE`` it replaces the part of ``FILE`` between the lines
+``<!-- results:begin -->`` and ``<!-- results:end -->``. ``tests/test_bench_results_table.py`` checks that
+docs/bots.md holds the table of ``bench/results``.
 """
 
 from __future__ import annotations
@@ -75,7 +77,8 @@ def cpu_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     out = []
     for row in r["rows"]:
         what = f"CPU per decision of `{row['spec']}` ({r['seats']} seats, {r['positions']} positions)"
-        fig = f"mean {row['mean']:.3f} s, p95 {row['p95']:.3f} s, ×{row['ratio']:.2f} of `{first}`"
+        median = f", median {row['median']:.3f} s" if "median" in row else ""
+        fig = f"mean {row['mean']:.3f} s{median}, p95 {row['p95']:.3f} s, ×{row['ratio']:.2f} of `{first}`'s mean"
         out.append((what, fig, f"`{r['command']}` (load {load(r['load'])})"))
     return out
 
@@ -84,7 +87,25 @@ def selfplay_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [(row["what"], row["figure"], f"`{r['command']}` (load {load(r['load'])})") for row in r["rows"]]
 
 
-READERS = {"strength": strength_rows, "held_out": held_out_rows, "cpu": cpu_rows, "selfplay": selfplay_rows}
+def exploit_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    what = (
+        f"exploiter `{r['hero']}` against {r['seats'] - 1} × `{r['against']}` ({r['deals']} deals, {r['games']} games)"
+    )
+    if r.get("budget"):
+        what += f", trained {r['budget']}"
+    fig = f"win share {ci(r['win_share'], 3, False)}; gain over the fair share {ci(r['gain_over_fair'], 3)}"
+    if r.get("paired_hero") and "paired_win_diff" in r:
+        fig += f"; paired over `{r['paired_hero']}` in its seat {ci(r['paired_win_diff'], 3)}"
+    return [(what, fig, f"`{r['command']}` (load {load(r['load'])})")]
+
+
+READERS = {
+    "strength": strength_rows,
+    "held_out": held_out_rows,
+    "cpu": cpu_rows,
+    "selfplay": selfplay_rows,
+    "exploit": exploit_rows,
+}
 
 
 def table(folder: Path) -> str:

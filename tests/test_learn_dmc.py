@@ -248,6 +248,13 @@ def test_exploit_measurement_is_resumable_and_paired(tmp_path: Path, capsys: pyt
     second = json.loads(capsys.readouterr().out)
     assert second["paired_deals"] == 2
     assert abs(second["paired_win_diff"][0] - (second["win_share"][0] - first["win_share"][0])) < 1e-12
+    result = tmp_path / "r.json"
+    argv = ["--hero", "random", "--paired-hero", "heuristic", *base, "--result", str(result), "--budget", "for 0 games"]
+    assert exploit.main(argv) == 0
+    saved = json.loads(result.read_text())
+    assert saved["kind"] == "exploit" and saved["budget"] == "for 0 games" and len(saved["load"]) == 3
+    assert saved["command"].startswith("python -m catsack.learn.exploit --hero random")
+    assert {k: saved[k] for k in second} == json.loads(capsys.readouterr().out) == second
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])

@@ -130,6 +130,29 @@ class Settings(BaseSettings):
     mail_away_minutes: float = Field(default=15.0, ge=0.0)
     #: How often the send queue is looked at.
     mail_poll_seconds: float = Field(default=5.0, gt=0.0)
+    #: Web Push notifications (docs/deploy.md, "Push notifications"): off unless a VAPID private key is set,
+    #: here (base64url of the 32-byte key, or PEM text) or in ``vapid_key_file`` (a PEM file); make one with
+    #: ``python -m catsack.server.push keys``. ``vapid_public_key``, if given, must be the private key's.
+    vapid_private_key: str | None = None
+    vapid_public_key: str | None = None
+    vapid_key_file: str | None = None
+    #: Who runs this server, as the push services want to know: ``mailto:admin@example.org`` or an
+    #: ``https://`` address. Unset: ``public_url`` when it is https, else no contact is sent.
+    vapid_subject: str = ""
+    #: A "your turn" push goes out once the player has been away (no page open) this many minutes.
+    push_away_minutes: float = Field(default=1.0, ge=0.0)
+    #: How often the push queue is looked at.
+    push_poll_seconds: float = Field(default=2.0, gt=0.0)
+    #: The push services a subscription may point at (host names or their parent domains, comma-separated):
+    #: the server sends to no other host. The default covers the browsers' services (Chrome, Firefox, Edge,
+    #: Safari).
+    push_hosts: str = (
+        "fcm.googleapis.com,android.googleapis.com,push.services.mozilla.com,notify.windows.com,push.apple.com"
+    )
+    #: Accept ``http://`` push endpoints (a local push service in tests); never on a public server.
+    push_allow_http: bool = False
+    #: Seconds a push service may take to answer one message.
+    push_timeout: float = Field(default=10.0, gt=0.0)
     #: Test hook: seconds to sleep inside every database write (checklist case 5).
     write_delay: float = Field(default=0.0, ge=0.0)
     #: Seconds the database writer waits after a move for others to commit with it in one transaction

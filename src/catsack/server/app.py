@@ -28,6 +28,7 @@ from catsack.server.limits import AddressBuckets, HttpGuard
 from catsack.server.lobby import abandon_unjoined
 from catsack.server.metrics import Metrics
 from catsack.server.problems import field_problems
+from catsack.server.push import PushSender
 from catsack.server.routes import (
     accounts,
     admin,
@@ -39,6 +40,7 @@ from catsack.server.routes import (
     mygames,
     pages,
     players,
+    push,
     pwa,
     rematch,
     replay,
@@ -95,11 +97,13 @@ def create_app(
             gc.callbacks.append(gc_log)
         # Stale open tables first, so that start-up does not load thousands nobody will ever join.
         await _abandon_stale(h)
+        pusher = app.state.push_sender = PushSender(h)  # a VAPID key that cannot be used stops here
         await h.start()
         from catsack.server.mail import MailSender
 
         sender = app.state.mail_sender = MailSender(h)
         sender.start()
+        pusher.start()
         from catsack.server.gamesfeed import GamesFeed
 
         feed = app.state.games_feed = GamesFeed(h)
@@ -128,6 +132,7 @@ def create_app(
             tournament_task.cancel()
             await feed.stop()
             await sender.stop()
+            await pusher.stop()
             await h.stop()
             gc.set_threshold(*old_threshold)
             if settings.gc_freeze:
@@ -213,6 +218,7 @@ def create_app(
     app.include_router(mygames.router)
     app.include_router(friends.router)
     app.include_router(mail.router)
+    app.include_router(push.router)
     app.include_router(pwa.router)
     app.include_router(tournaments.router)
     app.include_router(admin.router)

@@ -65,6 +65,7 @@ from sqlalchemy import (
 
 from catsack.i18n import duration, names, translations
 from catsack.locales import DEFAULT_LANGUAGE, LANGUAGES
+from catsack.server import push
 from catsack.server.accounts import Account, AccountError, check_password, seat_users_t, sessions_t, users_t
 from catsack.server.store import alive_holders, metadata, seats_t, tables_t
 from catsack.server.turnbased import clock_of
@@ -942,10 +943,12 @@ def _box(hub: Hub) -> Mailbox | None:
 
 
 async def notify_turn(hub: Hub, table: LiveTable) -> None:
-    """The turn of a turn-based game passed to a person: queue (or extend) their "your turn" mail."""
+    """The turn of a turn-based game passed to a person: queue (or extend) their "your turn" mail, and
+    their "your turn" push (catsack.server.push)."""
     box = _box(hub)
+    pushing = push.push_enabled(hub.settings)
     seat = table.game.to_move
-    if box is None or seat is None or table.players[seat].kind != "human":
+    if (box is None and not pushing) or seat is None or table.players[seat].kind != "human":
         return
 
     def queue() -> None:
@@ -953,8 +956,10 @@ async def notify_turn(hub: Hub, table: LiveTable) -> None:
             user = conn.execute(
                 select(seat_users_t.c.user_id).where(seat_users_t.c.table_id == table.id, seat_users_t.c.seat == seat)
             ).scalar()
-        if user is not None:
+        if user is not None and box is not None:
             box.queue_turn(int(user), table.id, time.time() + hub.settings.mail_away_minutes * 60.0)
+        if user is not None and pushing:
+            push.queue_turn(hub.store.engine, hub.settings, int(user), table.id)
 
     await asyncio.to_thread(queue)
 
@@ -1031,7 +1036,8 @@ def _turn_since(clock: str | None) -> float | None:
 
 
 async def notify_challenge(hub: Hub, challenge: Challenge) -> None:
-    """Tell each invitee of a new challenge who wants invitation mails."""
+    """Tell each invitee of a new challenge who wants invitation mails (and pushes)."""
+    await push.notify_challenge(hub, challenge)
     box = _box(hub)
     if box is None:
         return
@@ -1046,7 +1052,8 @@ async def notify_challenge(hub: Hub, challenge: Challenge) -> None:
 
 async def notify_follow(hub: Hub, followed: Account, follower: Account) -> None:
     """Tell ``followed`` that ``follower`` follows them, at most once per :data:`FOLLOW_MAIL_SECONDS`
-    per follower: unfollowing and following again does not mail again."""
+    per follower: unfollowing and following again does not mail again (nor push)."""
+    await push.notify_follow(hub, followed, follower)
     box = _box(hub)
     if box is not None:
         payload = {"from": follower.name}
@@ -1054,18 +1061,22 @@ async def notify_follow(hub: Hub, followed: Account, follower: Account) -> None:
 
 
 def tournament_recipients(engine: Engine, settings: Settings, user_ids: Sequence[int]) -> set[int]:
-    """The accounts of ``user_ids`` that a "round starts" mail reaches (mail is on, and a verified
-    address wants tournament mails). Synchronous: call it in a worker thread."""
+    """The accounts of ``user_ids`` that a "round starts" notice reaches: by mail (mail is on, and a
+    verified address wants tournament mails) or by push (a device wants tournament pushes).
+    Synchronous: call it in a worker thread."""
+    pushed = push.recipients(engine, settings, user_ids, "tournament")
     if not mail_enabled(settings):
-        return set()
-    return {u for u, a in Mailbox(engine).addresses(sorted(set(user_ids))).items() if a.wants("tournament")}
+        return pushed
+    mailed = {u for u, a in Mailbox(engine).addresses(sorted(set(user_ids))).items() if a.wants("tournament")}
+    return mailed | pushed
 
 
 def queue_tournament_round(conn: Connection, mails: Sequence[tuple[int, dict[str, Any]]]) -> int:
     """Queue "round starts" mails, ``(account, payload)`` each, in the caller's transaction: the one
     that publishes the round, so each is written once, with the round. The payload says the
     tournament's name, the round, the table's number, its link (``/t/{table}``) and how long the seat
-    waits (``wait``, seconds): nothing of any deal. How many were queued."""
+    waits (``wait``, seconds): nothing of any deal. The pushes of the round are queued with them
+    (catsack.server.push). How many mails were queued."""
     now = time.time()
     rows = conn.execute(select(emails_t).where(emails_t.c.user_id.in_(sorted({u for u, _ in mails})))).all()
     found = {
@@ -1077,4 +1088,5 @@ def queue_tournament_round(conn: Connection, mails: Sequence[tuple[int, dict[str
         if to is not None and to.wants("tournament"):
             Mailbox._enqueue(conn, user_id, "tournament", to.address, payload, now, now)
             queued += 1
+    push.queue_round(conn, mails)
     return queued

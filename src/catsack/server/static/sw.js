@@ -87,3 +87,65 @@ self.addEventListener("fetch", (event) => {
       }),
   );
 });
+
+// Push notifications (catsack.server.push): the server's message is small JSON — kind, title, body,
+// the page to open and a tag (one notification per tag, so a message sent twice shows once). It says
+// whose turn it is and where, never a card. A click opens that page: in a window of the site already
+// open if there is one, else in a new one.
+
+/** The page a notification opens: a path of this site, never another site's address. */
+function pageOf(value) {
+  const text = typeof value === "string" ? value : "";
+  if (!text.startsWith("/") || text.startsWith("//")) return "/games";
+  const url = new URL(text, self.location.origin);
+  return url.origin === self.location.origin ? url.pathname + url.search + url.hash : "/games";
+}
+
+function pushMessage(event) {
+  try {
+    const found = event.data ? event.data.json() : null;
+    if (found && typeof found === "object") return found;
+  } catch {
+    // not JSON: shown as the generic notice below
+  }
+  return {};
+}
+
+self.addEventListener("push", (event) => {
+  const message = pushMessage(event);
+  const title = typeof message.title === "string" && message.title ? message.title : "catsack";
+  const options = {
+    body: typeof message.body === "string" ? message.body : "",
+    tag: typeof message.tag === "string" && message.tag ? message.tag : undefined,
+    lang: typeof message.lang === "string" ? message.lang : undefined,
+    icon: "/static/icon-192.png",
+    badge: "/static/icon-192.png",
+    data: { url: pageOf(message.url), kind: typeof message.kind === "string" ? message.kind : "" },
+  };
+  event.waitUntil(self.registration.showNotification(title, options));
+});
+
+/** Show ``path`` in a window of the site: the one showing it already, else the first one open
+ * (navigated there), else a new one. */
+async function openPage(path) {
+  const target = new URL(path, self.location.origin).href;
+  const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
+  const same = windows.find((w) => w.url === target);
+  if (same) return same.focus();
+  const open = windows.find((w) => new URL(w.url).origin === self.location.origin);
+  if (open) {
+    const moved = (await open.navigate(target)) ?? open;
+    try {
+      return await moved.focus();
+    } catch {
+      return moved; // focusing needs the click's permission, which some browsers give only once
+    }
+  }
+  return self.clients.openWindow(target);
+}
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const opening = openPage(pageOf(event.notification.data?.url));
+  event.waitUntil(opening);
+});

@@ -41,10 +41,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from catsack.server.chat import chat_t
-from catsack.server.hub import TableError
+from catsack.server.live import TableError
 from catsack.server.names import skeleton
-from catsack.server.store import metadata, seats_t, tables_t
+from catsack.server.store import chat_t, metadata, seats_t, tables_t
 from catsack.server.tournaments.model import entries_t
 from catsack.server.training_store import attempts_t
 

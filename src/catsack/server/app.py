@@ -12,6 +12,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 
 from fastapi import FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
@@ -21,7 +22,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import catsack
+from catsack.server import mail as mailing
+from catsack.server import social
 from catsack.server.budgets import Budgets
+from catsack.server.bus import GameOver, MoveApplied, SeatAbandoned, SeatsChanged, TablesAdopted, TurnToPerson
+from catsack.server.gamesfeed import GamesFeed
 from catsack.server.headers import SecurityHeaders
 from catsack.server.hub import Hub, TableError
 from catsack.server.limits import AddressBuckets, HttpGuard
@@ -53,6 +58,7 @@ from catsack.server.routes import (
 )
 from catsack.server.runtime import GcLog, collect_young, safe_url, setup_logging
 from catsack.server.settings import Settings
+from catsack.server.tournaments.runner import sweeper as tournament_sweeper
 
 __all__ = ["create_app", "safe_url", "setup_logging"]
 
@@ -97,21 +103,16 @@ def create_app(
             gc.callbacks.append(gc_log)
         # Stale open tables first, so that start-up does not load thousands nobody will ever join.
         await _abandon_stale(h)
+        feed = app.state.games_feed = GamesFeed(h)
+        subscribe(h, feed)
         pusher = app.state.push_sender = PushSender(h)  # a VAPID key that cannot be used stops here
         await h.start()
-        from catsack.server.mail import MailSender
-
-        sender = app.state.mail_sender = MailSender(h)
+        sender = app.state.mail_sender = mailing.MailSender(h)
         sender.start()
         pusher.start()
-        from catsack.server.gamesfeed import GamesFeed
-
-        feed = app.state.games_feed = GamesFeed(h)
         await feed.start(settings.redis_url, settings.redis_channel)
         feed.end_on_exit()
         lobby_task = asyncio.create_task(_lobby_sweeper(h))
-        from catsack.server.tournaments.runner import sweeper as tournament_sweeper
-
         tournament_task = asyncio.create_task(tournament_sweeper(h))
         old_threshold = gc.get_threshold()
         gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
@@ -134,6 +135,7 @@ def create_app(
             await sender.stop()
             await pusher.stop()
             await h.stop()
+            unsubscribe(h)
             gc.set_threshold(*old_threshold)
             if settings.gc_freeze:
                 gc.unfreeze()
@@ -226,6 +228,35 @@ def create_app(
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app
+
+
+def subscribe(hub: Hub, feed: GamesFeed) -> None:
+    """Wire what the people side does when something happens at the tables (catsack.server.bus):
+    the only place where the tables' events meet their listeners."""
+    ev = hub.events
+    ev.subscribe(TablesAdopted, partial(mailing.missed_turns, hub))
+    ev.subscribe(TurnToPerson, partial(_turn_mail, hub))
+    ev.subscribe(GameOver, partial(_game_over, hub))
+    ev.subscribe(SeatAbandoned, partial(_seat_abandoned, hub))
+    ev.subscribe(MoveApplied, feed.moved)
+    ev.subscribe(SeatsChanged, feed.seats_changed)
+
+
+async def _turn_mail(hub: Hub, event: TurnToPerson) -> None:
+    await mailing.notify_turn(hub, event.table)
+
+
+async def _game_over(hub: Hub, event: GameOver) -> None:
+    await social.game_over(hub, event.table)  # reputation, rating, tournament: in this order
+
+
+async def _seat_abandoned(hub: Hub, event: SeatAbandoned) -> None:
+    await social.seat_abandoned(hub, event.table, event.seat)
+
+
+def unsubscribe(hub: Hub) -> None:
+    """Undo :func:`subscribe` (a hub may be handed to another app, as tests do)."""
+    hub.events.clear()
 
 
 async def _abandon_stale(hub: Hub) -> None:

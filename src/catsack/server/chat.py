@@ -16,10 +16,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sqlalchemy import Column, Engine, Float, ForeignKey, Integer, String, Table, func, insert, select
+from sqlalchemy import Engine, func, insert, select
 from sqlalchemy.exc import IntegrityError
 
-from catsack.server.store import metadata
+from catsack.server.accounts import seat_users_t
+from catsack.server.live import iso_time
+from catsack.server.store import chat_t
 
 __all__ = ["BURST", "MAX_CHARS", "RATE", "ChatError", "ChatLog", "clean_message"]
 
@@ -28,17 +30,6 @@ RATE = 0.5  # messages per second, after the burst
 BURST = 4
 #: Most messages kept per table (older ones are still in the database but not sent).
 HISTORY = 100
-
-chat_t = Table(
-    "chat",
-    metadata,
-    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
-    Column("n", Integer, primary_key=True),  # 1, 2, … per table
-    Column("seat", Integer, nullable=False),
-    Column("name", String(40), nullable=False),
-    Column("text", String(400), nullable=False),
-    Column("created", Float, nullable=False),
-)
 
 
 class ChatError(ValueError):
@@ -62,15 +53,11 @@ def clean_message(text: object) -> str:
 
 
 def message_dict(seat: int, name: str, text: str, created: float, n: int, guest: bool = False) -> dict[str, Any]:
-    from catsack.server.hub import iso_time
-
     return {"n": n, "seat": seat, "name": name, "guest": guest, "text": text, "time": iso_time(created)}
 
 
 def _with_seat_accounts(table_id: str, limit: int) -> Any:
     """The table's newest messages, each with the account bound to its seat (``None``: a guest's)."""
-    from catsack.server.accounts import seat_users_t
-
     joined = chat_t.outerjoin(
         seat_users_t, (seat_users_t.c.table_id == chat_t.c.table_id) & (seat_users_t.c.seat == chat_t.c.seat)
     )

@@ -35,7 +35,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from sqlalchemy import select
+
 from catsack.game import Game
+from catsack.server.accounts import Accounts, seat_users_t
+from catsack.server.live import setup_from_json
+from catsack.server.ratings import rated_games_t
+from catsack.server.store import actions_t, tables_t
 from catsack.setup import Setup
 
 __all__ = [
@@ -220,13 +226,6 @@ def analyse(games: Iterable[GameFacts]) -> list[PairStats]:
 
 def load_games(engine: Any, limit: int = 5000) -> list[GameFacts]:
     """The newest ``limit`` rated games whose ratings stand (not reverted), with their accounts."""
-    from sqlalchemy import select
-
-    from catsack.server.accounts import seat_users_t
-    from catsack.server.live import setup_from_json
-    from catsack.server.ratings import rated_games_t
-    from catsack.server.store import actions_t, tables_t
-
     out = []
     with engine.connect() as conn:
         ids = [
@@ -269,8 +268,6 @@ class Report:
 
 def report(engine: Any, *, limit: int = 5000, everyone: bool = False) -> Report:
     """The report from the server's database: pairs that stand out (or every pair), with account names."""
-    from catsack.server.accounts import Accounts
-
     games = load_games(engine, limit)
     pairs = analyse(games)
     accounts = Accounts(engine)

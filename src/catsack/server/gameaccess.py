@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from catsack.server.live import TableError
+from catsack.server.tournaments.runner import embargoed
 
 if TYPE_CHECKING:
     from catsack.server.hub import Hub
@@ -117,8 +118,6 @@ async def embargo_open(hub: Hub, options: Mapping[str, Any]) -> bool:
     """Whether the table with these options belongs to a duplicate round that is not scored yet."""
     if not options.get("embargo"):
         return False
-    from catsack.server.tournaments.runner import embargoed
-
     return await embargoed(hub, dict(options))
 
 

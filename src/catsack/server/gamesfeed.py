@@ -3,7 +3,8 @@
 A logged-in page opens ``GET /api/mygames/events`` (an ``EventSource``) and asks for its list again
 (``/api/mygames``, ``/api/mygames/summary``) when a ``changed`` event arrives. The event carries no
 game data at all, only that something of the account's changed: a move or a seat at one of its
-tables (the hub's wake-ups, :meth:`Hub._publish <catsack.server.hub.Hub>`), or one of its challenges.
+tables (the tables' events :class:`~catsack.server.bus.MoveApplied` and
+:class:`~catsack.server.bus.SeatsChanged`, subscribed when the app starts), or one of its challenges.
 What the page shows is read as before, so a lost event costs only latency: the page keeps a slow poll
 as the fall-back, and polls as before where the stream cannot be opened.
 
@@ -35,6 +36,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
+
+from catsack.server.accounts import seat_users_t
+from catsack.server.bus import MoveApplied, SeatsChanged
 
 if TYPE_CHECKING:
     from catsack.server.hub import Hub
@@ -111,9 +115,8 @@ class GamesFeed:
     # ------------------------------------------------------------------ life cycle
 
     async def start(self, redis_url: str | None = None, redis_channel: str = "catsack:tables") -> None:
-        """Hear the hub's table changes, and (with ``redis_url``) other processes' changes, on the
+        """Hear (with ``redis_url``) other processes' changes, on the
         accounts channel under ``redis_channel`` (``CATSACK_REDIS_CHANNEL``)."""
-        self.hub.publish_hooks.append(self.table_changed)
         self.channel = accounts_channel(redis_channel)
         if redis_url:
             import redis.asyncio as aioredis
@@ -126,8 +129,6 @@ class GamesFeed:
             self._listener = asyncio.create_task(self._listen())
 
     async def stop(self) -> None:
-        with contextlib.suppress(ValueError):
-            self.hub.publish_hooks.remove(self.table_changed)
         self.end_all()
         for task in [*self._tasks, *([self._listener] if self._listener else [])]:
             task.cancel()
@@ -229,8 +230,16 @@ class GamesFeed:
         if publish and ids and self._redis is not None:
             self._spawn(self._publish(sorted(ids)))
 
+    def moved(self, event: MoveApplied) -> None:
+        """A move at a table (the tables' event)."""
+        self.table_changed(event.table_id, event.version)
+
+    def seats_changed(self, event: SeatsChanged) -> None:
+        """A seat change at a table (the tables' event)."""
+        self.table_changed(event.table_id, -1)
+
     def table_changed(self, table_id: str, version: int) -> None:
-        """The hub's hook: a move (``version`` ≥ 0) or a seat change (negative) at ``table_id``."""
+        """A move (``version`` ≥ 0) or a seat change (negative) at ``table_id``."""
         if not self.streams and self._redis is None:
             return  # nobody listens, here or anywhere
         if version < 0:
@@ -250,8 +259,6 @@ class GamesFeed:
         self.changed(ids)
 
     def _table_accounts(self, table_id: str) -> frozenset[int]:
-        from catsack.server.accounts import seat_users_t
-
         with self.hub.store.engine.connect() as conn:
             rows = conn.execute(select(seat_users_t.c.user_id).where(seat_users_t.c.table_id == table_id))
             return frozenset(int(u) for u in rows.scalars())

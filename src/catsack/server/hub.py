@@ -25,12 +25,14 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from catsack.bots.base import Bot, make_bot
 from catsack.errors import CatsackError
 from catsack.game import Game
 from catsack.moves import Move
+from catsack.server.bus import Bus, GameOver, MoveApplied, SeatAbandoned, SeatsChanged, TablesAdopted, TurnToPerson
+from catsack.server.fanout import Fanout
 from catsack.server.leases import Heartbeat
 from catsack.server.live import (
     MAX_EVENTS,
@@ -50,7 +52,9 @@ from catsack.server.live import (
     state_frame,
     table_status,
 )
+from catsack.server.metrics import Metrics
 from catsack.server.names import skeleton
+from catsack.server.retention import prune
 from catsack.server.runtime import malloc_trim
 from catsack.server.settings import Settings
 from catsack.server.store import ActionRow, Append, AppendConflict, SeatHeld, SeatRow, Store, TableRow
@@ -58,9 +62,6 @@ from catsack.server.thinking import Pace, Thinkers
 from catsack.server.turnbased import Clock, TurnBased, due_tables, realtime_unfinished_ids
 from catsack.server.writer import Writer
 from catsack.setup import Setup
-
-if TYPE_CHECKING:
-    from catsack.server.metrics import Metrics
 
 # The pieces the hub is made of live in catsack.server.live (tables, connections, frames) and
 # catsack.server.writer; they are named here too, where the rest of the server has always found them.
@@ -136,8 +137,8 @@ class Hub:
         self.process_id = uuid.uuid4().hex[:12]
         self.record_frames = False  # tests: keep every frame sent on each connection
         self.fanout: Any = None  # catsack.server.fanout.Fanout when CATSACK_REDIS_URL is set
-        #: Called with (table id, version) whenever a table changes here (catsack.server.gamesfeed).
-        self.publish_hooks: list[Callable[[str, int], None]] = []
+        #: What happens at the tables, for whoever listens (catsack.server.bus; wired by the app).
+        self.events = Bus()
         self._loading: dict[str, asyncio.Future[LiveTable | None]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         self.addresses: dict[str, int] = {}
@@ -164,8 +165,6 @@ class Hub:
     async def start(self) -> None:
         s = self.settings
         if s.redis_url:
-            from catsack.server.fanout import Fanout
-
             # Subscribed before any table loads: a move committed elsewhere meanwhile is either in the
             # loaded log or in a message that follows it.
             self.fanout = Fanout(s.redis_url, self.process_id, self._on_message, s.redis_channel)
@@ -325,14 +324,9 @@ class Hub:
             log.exception("adopting the tables of a dead process failed")
 
     async def _missed_turn_mails(self, table_ids: list[str] | None) -> None:
-        """The "your turn" mails of these turn-based tables (``None``: all) that a dead process
-        had not queued yet (catsack.server.mail.queue_missed_turns)."""
-        from catsack.server.mail import queue_missed_turns
-
-        try:
-            await asyncio.to_thread(queue_missed_turns, self.store.engine, self.settings, table_ids)
-        except Exception:  # a mail never stops a server
-            log.exception("missed turn mails not queued")
+        """Tell the listeners that this process took these tables over (``None``: all of them): the
+        "your turn" mails a dead process had not queued yet are queued (catsack.server.mail)."""
+        await self.events.publish(TablesAdopted(None if table_ids is None else tuple(table_ids)))
 
     async def _claim(self, table: LiveTable) -> None:
         """A player connected here to a table another process drives: take its lease if it is free
@@ -1006,7 +1000,7 @@ class Hub:
         if self.metrics is not None:
             self.metrics.moves.labels(actor).inc()
         self._schedule(table)
-        self._tell_hooks(table.id, version)
+        self.events.emit(MoveApplied(table.id, version))
         # The move itself goes to the other processes that hold the table (queued: nothing here waits
         # for Redis); they play it on their copies without reading the database.
         if self.fanout is not None and self._heard(table):
@@ -1025,27 +1019,16 @@ class Hub:
                 }
             )
         if clock is not None and not nxt.is_over:
-            self._spawn(self._turn_changed(table))
+            self._turn_changed(table)
         if nxt.is_over:
             log.info("game over", extra={"fields": {"table": table.id, "scores": list(nxt.scores())}})
-            from catsack.server.social import game_over  # reputation, rating, tournament
-
-            self._spawn(game_over(self, table))
+            self.events.publish_soon(GameOver(table))  # reputation, rating, tournament
         return None
 
     def _spawn(self, coro: Awaitable[None]) -> None:
         task = asyncio.ensure_future(coro)
         _background.add(task)
         task.add_done_callback(_background.discard)
-
-    def _tell_hooks(self, table_id: str, version: int) -> None:
-        """Tell this process's listeners (``publish_hooks``: the My games feed) that a table moved
-        (``version``) or its seats changed (-1)."""
-        for hook in self.publish_hooks:
-            try:
-                hook(table_id, version)
-            except Exception:  # a listener never stops a move
-                log.exception("publish hook failed", extra={"fields": {"table": table_id}})
 
     def _heard(self, table: LiveTable) -> bool:
         """Whether a move of ``table`` must go to the other processes: always from a process that
@@ -1074,7 +1057,7 @@ class Hub:
     async def publish_seats(self, table_id: str, version: int = -1) -> None:
         """Tell the other processes that ``table_id``'s seats changed (they read them). Moves go out
         with their content from :meth:`_commit`; any other ``version`` is a plain wake-up."""
-        self._tell_hooks(table_id, version)
+        self.events.emit(MoveApplied(table_id, version) if version >= 0 else SeatsChanged(table_id))
         if self.fanout is not None:
             self.fanout.publish({"k": "seats", "t": table_id, "v": version})
 
@@ -1103,16 +1086,13 @@ class Hub:
         await self.writer.run(partial(self.store.set_deadline, table.id, table.version, deadline, clock=clock_text))
         table.row = dataclasses.replace(table.row, deadline=deadline, status=table.status, clock=clock_text)
         if clock is not None:
-            self._spawn(self._turn_changed(table))
+            self._turn_changed(table)
 
-    async def _turn_changed(self, table: LiveTable) -> None:
-        """A turn-based table's turn passed to someone: tell them by e-mail if they want it."""
-        try:
-            from catsack.server.mail import notify_turn
-
-            await notify_turn(self, table)
-        except Exception:  # a mail never stops a game
-            log.exception("turn notification failed", extra={"fields": {"table": table.id}})
+    def _turn_changed(self, table: LiveTable) -> None:
+        """A turn-based table's turn passed to someone: a person's is told (a mail, if they want it)."""
+        seat = table.game.to_move
+        if seat is not None and table.players[seat].kind == "human":
+            self.events.publish_soon(TurnToPerson(table))
 
     def _schedule(self, table: LiveTable, *, resume: bool = False) -> None:
         """Start whatever moves the game on by itself: a bot's move or a turn timer. Only the process
@@ -1360,8 +1340,6 @@ class Hub:
         if not s.retention_days or now - self._pruned < 3600.0:
             return
         self._pruned = now
-        from catsack.server.retention import prune
-
         n = await asyncio.to_thread(prune, self.store, s.retention_days, s.retention_archive_dir)
         if n:
             log.info("finished games deleted", extra={"fields": {"tables": n, "days": s.retention_days}})
@@ -1409,9 +1387,7 @@ class Hub:
         await self.publish_seats(table.id, -1)
         log.info("player replaced by bot", extra={"fields": {"table": table.id, "seat": seat}})
         # The seat was abandoned: its account's reputation, a tournament's withdrawal.
-        from catsack.server.social import seat_abandoned
-
-        await seat_abandoned(self, table, seat)
+        await self.events.publish(SeatAbandoned(table, seat))
         return True
 
     # ------------------------------------------------------------------ hints

@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 
@@ -38,9 +38,6 @@ from catsack.server.store import SeatRow, TableRow
 from catsack.server.turnbased import Clock, TurnBased, clock_of
 from catsack.setup import Setup
 from catsack.view import VIEW_KEYS, View, round_to_dict
-
-if TYPE_CHECKING:
-    from catsack.server.hub import Hub
 
 __all__ = [
     "MAX_EVENTS",
@@ -393,7 +390,7 @@ class ViewTemplate:
 class LiveTable:
     """A table in memory: its game (rebuilt from the action log), players and connections."""
 
-    hub: Hub
+    hub: object  # the process's coordinator holding it (catsack.server.hub.Hub); never called from here
     row: TableRow
     players: list[Player]
     game: Game

@@ -67,11 +67,12 @@ from catsack.i18n import duration, names, translations
 from catsack.locales import DEFAULT_LANGUAGE, LANGUAGES
 from catsack.server import push
 from catsack.server.accounts import Account, AccountError, check_password, seat_users_t, sessions_t, users_t
+from catsack.server.bus import TablesAdopted
+from catsack.server.friends import Challenge, user_seen_t
 from catsack.server.store import alive_holders, metadata, seats_t, tables_t
 from catsack.server.turnbased import clock_of
 
 if TYPE_CHECKING:
-    from catsack.server.friends import Challenge
     from catsack.server.hub import Hub, LiveTable
     from catsack.server.settings import Settings
 
@@ -85,6 +86,7 @@ __all__ = [
     "mail_enabled",
     "mail_footer",
     "mail_text",
+    "missed_turns",
     "notify_challenge",
     "notify_follow",
     "notify_turn",
@@ -915,8 +917,6 @@ class MailSender:
 def _here_since(engine: Engine, user_id: int, now: float, away_minutes: float) -> float | None:
     """``None`` if the account has been away ``away_minutes`` (no page open, no table connection),
     else when it will have been: its last sign of life plus that time."""
-    from catsack.server.friends import user_seen_t
-
     with engine.connect() as conn:
         page = conn.execute(select(user_seen_t.c.seen).where(user_seen_t.c.user_id == user_id)).scalar()
         seat = conn.execute(
@@ -962,6 +962,13 @@ async def notify_turn(hub: Hub, table: LiveTable) -> None:
             push.queue_turn(hub.store.engine, hub.settings, int(user), table.id)
 
     await asyncio.to_thread(queue)
+
+
+async def missed_turns(hub: Hub, event: TablesAdopted) -> None:
+    """This process took tables over: queue the "your turn" mails their last process had not
+    (:func:`queue_missed_turns`)."""
+    ids = None if event.table_ids is None else list(event.table_ids)
+    await asyncio.to_thread(queue_missed_turns, hub.store.engine, hub.settings, ids)
 
 
 #: A "your turn" mail made up to this long before its turn began counts as that turn's (the

@@ -7,11 +7,9 @@ process (tests) never clash, and nothing registers at import time.
 from __future__ import annotations
 
 import gc
+from collections.abc import Sized
 from functools import partial
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from catsack.server.hub import Hub
+from typing import Protocol
 
 __all__ = ["Metrics"]
 
@@ -19,6 +17,16 @@ _LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0
 _GC_BUCKETS = (0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1.0)
 _THINK_BUCKETS = (0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 _GENERATIONS = ("0", "1", "2")
+
+
+class Counted(Protocol):
+    """What the live gauges read: the hub's tables and its connections per address."""
+
+    @property
+    def tables(self) -> Sized: ...
+
+    @property
+    def addresses(self) -> dict[str, int]: ...
 
 
 def _collections(generation: int) -> float:
@@ -69,7 +77,7 @@ class Metrics:
             "catsack_bot_think_seconds", "Time a bot takes to move", ["bot"], buckets=_THINK_BUCKETS, registry=r
         )
 
-    def bind(self, hub: Hub) -> None:
+    def bind(self, hub: Counted) -> None:
         """Read the live gauges from ``hub`` whenever metrics are collected."""
         self.live_tables.set_function(lambda: float(len(hub.tables)))
         self.connections.set_function(lambda: float(sum(hub.addresses.values())))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from catsack.game import Game
 from catsack.record import Record, dumps_record
+from catsack.server.live import iso_time, setup_from_json, stored_record
 from catsack.server.store import Store
 
 __all__ = ["archive_record", "full_record", "prune"]
@@ -22,9 +23,6 @@ def full_record(store: Store, table_id: str) -> Record | None:
     """The full catsack/1 record of a stored game, rebuilt from its setup and action log, with the keys
     the public record route gives it (table, event, date, agents); ``None`` if there is no such table.
     Whether anyone may read it is :mod:`catsack.server.gameaccess`'s to decide."""
-    from catsack.server.hub import iso_time, setup_from_json
-    from catsack.server.live import stored_record
-
     loaded = store.load(table_id)
     if loaded is None:
         return None

@@ -19,8 +19,13 @@ from typing import Any
 
 from catsack.server.accounts import DELETED_NAME, RESERVED_NAMES, AccountError, Accounts, change_seat_token
 from catsack.server.chat import BURST, RATE, ChatError, ChatLog, clean_message
-from catsack.server.hub import Conn, Hub, LiveTable, TableError, hash_token
+from catsack.server.friends import Friends
+from catsack.server.hub import Hub
 from catsack.server.limits import RateLimit
+from catsack.server.live import Conn, LiveTable, TableError, hash_token
+from catsack.server.ratings import Ratings, display
+from catsack.server.reputation import mark_abandoned, mark_finished, meets, reputation
+from catsack.server.tournaments import runner
 
 __all__ = [
     "chat",
@@ -106,8 +111,6 @@ async def chat(hub: Hub, conn: Conn, text: Any) -> dict[str, Any] | None:
 def _chat_blocked(hub: Hub, table_id: str, seat: int, session: str | None) -> bool:
     """Whether an account seated at the table blocks the speaker: the account bound to the seat, or
     the account logged in on the speaker's browser (a guest's seat taken before logging in)."""
-    from catsack.server.friends import Friends
-
     friends = Friends(hub.store.engine)
     if friends.blocked_at_table(table_id, seat):
         return True
@@ -173,8 +176,6 @@ async def take_over(hub: Hub, table: LiveTable, seat: int) -> str:
 async def check_reputation(hub: Hub, account: Any, minimum: float) -> None:
     """Refuse a seat at a table that asks for a least share of finished games: guests have no record
     (403 ``account_required``), an account below it is told its share (403 ``reputation``)."""
-    from catsack.server.reputation import meets, reputation
-
     if account is None:
         raise AccountError("account_required", "this table seats accounts with a record of finished games", 403)
     rep = await asyncio.to_thread(reputation, hub.store.engine, account.id)
@@ -191,23 +192,17 @@ async def check_reputation(hub: Hub, account: Any, minimum: float) -> None:
 async def seat_abandoned(hub: Hub, table: LiveTable, seat: int) -> None:
     """A bot took ``seat`` over before the end: its account's reputation counts an abandoned game,
     and a tournament withdraws the player (never fails the caller: logged instead)."""
-    from catsack.server.reputation import mark_abandoned
-
     try:
         await hub.writer.run(mark_abandoned, hub.store.engine, table.id, seat)
     except Exception:
         log.exception("abandon mark failed", extra={"fields": {"table": table.id, "seat": seat}})
     if table.options.get("tournament"):
-        from catsack.server.tournaments.runner import seat_abandoned as withdraw
-
-        await withdraw(hub, table, seat)
+        await runner.seat_abandoned(hub, table, seat)
 
 
 async def game_over(hub: Hub, table: LiveTable) -> None:
     """Everything a finished game sets off, once per table: the finished seats' reputation, the rating
     of a rated game, and the next step of the tournament it belongs to."""
-    from catsack.server.reputation import mark_finished
-
     kept = [i for i, p in enumerate(table.players) if p.kind == "human"]
     try:
         await hub.writer.run(mark_finished, hub.store.engine, table.id, kept)
@@ -216,9 +211,7 @@ async def game_over(hub: Hub, table: LiveTable) -> None:
     if table.options.get("rated"):
         await rate_finished(hub, table)
     if table.options.get("tournament"):
-        from catsack.server.tournaments.runner import table_finished
-
-        await table_finished(hub, table)
+        await runner.table_finished(hub, table)
 
 
 def rating_players(table: LiveTable, accounts: dict[int, Any]) -> tuple[list[str], list[int]]:
@@ -243,8 +236,6 @@ async def rate_finished(hub: Hub, table: LiveTable) -> None:
     """Update ratings once a rated table's game is over (at most once per table, whichever process)."""
     if not table.options.get("rated") or not table.game.is_over:
         return
-    from catsack.server.ratings import Ratings
-
     try:
         accounts = await asyncio.to_thread(Accounts(hub.store.engine).seat_accounts, table.id)
         players, abandoned = rating_players(table, accounts)
@@ -257,8 +248,6 @@ async def rate_finished(hub: Hub, table: LiveTable) -> None:
         log.exception("rating failed", extra={"fields": {"table": table.id}})
         return
     if changes is not None:
-        from catsack.server.ratings import display
-
         table.broadcast(
             {
                 "type": "ratings",

@@ -56,6 +56,8 @@ from sqlalchemy import column as sql_column
 from sqlalchemy import table as sql_table
 from sqlalchemy.exc import IntegrityError
 
+from catsack.server.migrations import prepare
+
 __all__ = [
     "ActionRow",
     "Append",
@@ -136,6 +138,17 @@ processes_t = Table(
     metadata,
     Column("holder", String(32), primary_key=True),  # Hub.process_id
     Column("expires", Float, nullable=False),  # epoch seconds; past it the process counts as dead
+)
+
+chat_t = Table(
+    "chat",  # a table's chat lines (catsack.server.chat)
+    metadata,
+    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
+    Column("n", Integer, primary_key=True),  # 1, 2, … per table
+    Column("seat", Integer, nullable=False),
+    Column("name", String(40), nullable=False),
+    Column("text", String(400), nullable=False),
+    Column("created", Float, nullable=False),
 )
 
 
@@ -357,8 +370,6 @@ class Store:
     def __init__(self, url: str, *, write_delay: float = 0.0, upgrade: bool = True) -> None:
         """Open the database at ``url``: create the schema in an empty one; bring an older one to the
         newest revision when ``upgrade``, else refuse it (:class:`~catsack.server.migrations.SchemaError`)."""
-        from catsack.server.migrations import prepare
-
         self.url = url
         self.engine = make_engine(url)
         #: Test hook (checklist case 5): sleep inside every write transaction.

@@ -29,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from catsack.record import dumps_record
 from catsack.server.accounts import DELETED_NAME, PASSWORD_MAX, Account, AccountError, Accounts, name_key
 from catsack.server.budgets import REGISTRATIONS_PER_CLIENT, LoginThrottle
+from catsack.server.friends import Friends
 from catsack.server.gameaccess import game_access
 from catsack.server.hub import Hub, LiveTable, hash_token
 from catsack.server.limits import scope_address
@@ -388,8 +389,6 @@ async def join_as(
 async def check_not_blocked(request: Request, table_id: str, account: Account) -> None:
     """Refuse ``account`` a seat at a table where an account that blocks it sits (403 ``blocked``; it
     learns only that it cannot, not who blocks it)."""
-    from catsack.server.friends import Friends
-
     if await asyncio.to_thread(Friends(hub_of(request).store.engine).blocked_from_table, table_id, account.id):
         raise AccountError("blocked", "a player at this table does not accept you at their tables", 403)
 

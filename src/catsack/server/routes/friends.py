@@ -22,12 +22,14 @@ from catsack.server.accounts import Account, AccountError, Accounts, seat_users_
 from catsack.server.friends import MAX_INVITEES, ONLINE_SECONDS, Challenge, Friends, any_blocked
 from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, Hub, TableError, unknown_bot
 from catsack.server.limits import AddressBuckets
+from catsack.server.mail import notify_challenge, notify_follow
 from catsack.server.routes.accounts import accounts_of, changing, logged_in
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.mygames import friends_of, games_of
 from catsack.server.routes.pages import page
 from catsack.server.routes.tables import TurnBasedOption
 from catsack.server.store import tables_t
+from catsack.server.turnbased import TurnBased
 from catsack.server.validate import TABLE_NAME_MAX, clean_text
 
 __all__ = ["router", "start_challenge"]
@@ -180,8 +182,6 @@ async def follow(request: Request, body: NameBody, account: Annotated[Account, D
     _limit(request, "follow", FOLLOW_RATE, account)
     other, new = await asyncio.to_thread(friends_of(request).follow, account, body.name)
     if new:
-        from catsack.server.mail import notify_follow
-
         await notify_follow(hub_of(request), other, account)
 
 
@@ -223,8 +223,6 @@ async def challenge(
         "name": body.name or " · ".join([account.name, *body.invitees])[:TABLE_NAME_MAX],
     }
     made = await asyncio.to_thread(fr.challenge, account, body.invitees, options)
-    from catsack.server.mail import notify_challenge
-
     await notify_challenge(hub_of(request), made)
     _tell(request, made)
     return made.public(account.id)
@@ -272,8 +270,6 @@ async def start_challenge(hub: Hub, accounts: Accounts, fr: Friends, found: Chal
     """Make the table of a challenge every invitee accepted: the challenger and the invitees seated
     under their accounts (each takes the seat over on their device from My games), bots in the rest.
     The table's id, or ``None`` when it could not be made (the challenge is then marked failed)."""
-    from catsack.server.turnbased import TurnBased
-
     opts = found.options
     people = [(found.from_id, found.from_name)] + [(i, n) for i, n, _a in found.invitees]
     table_id = None

@@ -24,11 +24,13 @@ import orjson
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select
 
 from catsack.errors import CatsackError
 from catsack.game import Game
 from catsack.record import Record, loads_record
 from catsack.server.analysis_jobs import AnalysisJobs
+from catsack.server.chat import ChatLog
 from catsack.server.hub import hash_token, seat_names, setup_from_json
 from catsack.server.limits import scope_address
 from catsack.server.live import stored_record
@@ -36,7 +38,7 @@ from catsack.server.replay import ALL, Perspective, available_perspectives, reco
 from catsack.server.routes.access import expensive_read, must_read, table_access, token_seat
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
-from catsack.server.store import SeatRow, Store, TableRow
+from catsack.server.store import SeatRow, Store, TableRow, actions_t
 
 __all__ = ["MAX_UPLOAD_BYTES", "ReplayCache", "router"]
 
@@ -152,11 +154,6 @@ def _bearer(authorization: str | None) -> str:
 def table_chat(store: Store, table_id: str) -> list[dict[str, Any]]:
     """The table's chat (public), each message with ``ply``: the number of moves made when
     it was sent, so the replay shows it at the right moment."""
-    from sqlalchemy import select
-
-    from catsack.server.chat import ChatLog
-    from catsack.server.store import actions_t
-
     messages = ChatLog(store.engine).messages_with_times(table_id, limit=1000)
     with store.engine.connect() as conn:
         times = list(

@@ -28,7 +28,7 @@ from catsack.server.gameaccess import game_access
 from catsack.server.hub import Hub, setup_from_json
 from catsack.server.limits import AddressBuckets, scope_address
 from catsack.server.live import seat_names
-from catsack.server.routes.accounts import account_of
+from catsack.server.routes.accounts import account_of, accounts_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.store import Store, tables_t
@@ -131,8 +131,6 @@ async def list_positions(
         if account is None:
             raise Refused("not_logged_in", "log in to retry the mistakes of your own games", 401)
         user_id = account.id
-        from catsack.server.routes.accounts import accounts_of
-
         games = await asyncio.to_thread(accounts_of(request).games, account, finished_only=True, limit=HARVEST_GAMES)
         games = await _readable(hub_of(request), games)
         await hub_of(request).writer.run(_own_positions, store, account.id, games)

@@ -33,8 +33,11 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection
 
 from catsack.game import Game
-from catsack.server.live import setup_from_json
+from catsack.server.accounts import Accounts
+from catsack.server.friends import blocked_pairs
+from catsack.server.live import TableError, setup_from_json
 from catsack.server.mail import queue_tournament_round, tournament_recipients
+from catsack.server.ratings import Ratings, display
 from catsack.server.store import Store
 from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, Tournaments
 from catsack.server.tournaments.swiss import (
@@ -209,8 +212,6 @@ async def _next_round(hub: Hub, t: Tournament) -> None:
 def _active(hub: Hub, t: Tournament, round_no: int) -> list[Entry]:
     """The entries to seat in ``round_no``: not withdrawn; an entry whose account was deleted is
     withdrawn now (nobody can take its seat)."""
-    from catsack.server.accounts import Accounts
-
     store = Tournaments(hub.store.engine)
     accounts = Accounts(hub.store.engine)
     out = []
@@ -226,8 +227,6 @@ def _active(hub: Hub, t: Tournament, round_no: int) -> list[Entry]:
 
 def _first_order(hub: Hub, t: Tournament) -> list[int]:
     """Round 1: entries by rating (people by their account's, bots by their level's), then by entry number."""
-    from catsack.server.ratings import Ratings, display
-
     entries = _active(hub, t, 1)
     keys = {e.entry: f"user:{e.user_id}" if e.user_id is not None else f"bot:{e.bot}" for e in entries}
     found = Ratings(hub.store.engine).get(list(set(keys.values())))
@@ -236,7 +235,6 @@ def _first_order(hub: Hub, t: Tournament) -> list[int]:
 
 def _apart(hub: Hub, t: Tournament) -> set[frozenset[int]]:
     """The pairs of entries whose accounts block one another (the seating keeps them apart where it can)."""
-    from catsack.server.friends import blocked_pairs
 
     by_user = {e.user_id: e.entry for e in Tournaments(hub.store.engine).entries(t.id) if e.user_id is not None}
     pairs = blocked_pairs(hub.store.engine, sorted(by_user))
@@ -292,7 +290,6 @@ async def _open_table(
     The accounts in ``mailed`` are told by mail that the round starts, and the new table waits for
     them (``mailed_seats``): they keep the seat ``tournament_wait_seconds`` instead of the grace period
     while they have not come (the hub's sweep)."""
-    from catsack.server.hub import TableError
 
     entries = {e.entry: e for e in await asyncio.to_thread(tournaments_of(hub).entries, t.id)}
     filler = str(t.options.get("filler") or DEFAULT_FILLER)

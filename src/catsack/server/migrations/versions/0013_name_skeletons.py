@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from catsack.server.names import skeleton
+
 revision = "0013"
 down_revision: str | None = "0012"
 branch_labels = None
@@ -18,8 +20,6 @@ depends_on = None
 
 
 def upgrade() -> None:
-    from catsack.server.names import skeleton
-
     with op.batch_alter_table("users") as batch:
         batch.add_column(sa.Column("name_skeleton", sa.String(64), nullable=True))
         batch.create_index("ix_users_name_skeleton", ["name_skeleton"])

@@ -48,7 +48,12 @@ async function show(push) {
   $("push-prefs").hidden = !push.enabled;
   for (const box of document.querySelectorAll("#push-prefs input[data-kind]")) box.checked = Boolean(push.prefs[box.dataset.kind]);
   if (!push.enabled) {
-    note(t("push.off", { setting: push.setting }));
+    // The setting's name is a command's word, not the page's language: shown as code.
+    const [before, after = ""] = t("push.off").split("{setting}");
+    const setting = document.createElement("code");
+    setting.textContent = push.setting;
+    $("push-note").replaceChildren(before, setting, after);
+    $("push-note").hidden = false;
     $("push-actions").hidden = true;
     $("push-state").hidden = true;
     $("push-devices").hidden = true;

@@ -53,11 +53,12 @@ from catsack.cli import app as cli_app
 from catsack.game import Game
 from catsack.record import dumps_record, loads_record
 from catsack.server import migrations
-from catsack.server.hub import Conn, Hub, hash_token, setup_to_json
+from catsack.server.hub import Conn, Hub, setup_to_json
 from catsack.server.migrations import BASELINE, SchemaError, head, prepare
 from catsack.server.retention import prune
 from catsack.server.settings import Settings
 from catsack.server.store import Store, make_engine, metadata
+from catsack.server.tokens import hash_token
 from catsack.setup import Setup
 from server_procs import postgres_schema
 

@@ -18,7 +18,6 @@ them to an older database). The methods are synchronous, like
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 import time
 import unicodedata
@@ -44,6 +43,7 @@ from sqlalchemy.exc import IntegrityError
 from catsack.server.live import TableError
 from catsack.server.names import skeleton
 from catsack.server.store import chat_t, metadata, seats_t, tables_t
+from catsack.server.tokens import hash_token
 from catsack.server.tournaments.model import entries_t
 from catsack.server.training_store import attempts_t
 
@@ -181,10 +181,6 @@ def check_password(password: object) -> str:
             "bad_password", "a password may not hold NUL or unpaired surrogate characters", params=_PASSWORD_RANGE
         )
     return password
-
-
-def _token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 def change_seat_token(engine: Engine, table_id: str, seat: int, token_hash: str) -> bool:
@@ -354,7 +350,7 @@ class Accounts:
         with self.engine.begin() as conn:
             conn.execute(
                 insert(sessions_t).values(
-                    token_hash=_token_hash(token), user_id=account.id, created=now, expires=now + SESSION_SECONDS
+                    token_hash=hash_token(token), user_id=account.id, created=now, expires=now + SESSION_SECONDS
                 )
             )
             conn.execute(delete(sessions_t).where(sessions_t.c.expires < now))
@@ -368,7 +364,7 @@ class Accounts:
                 select(users_t.c.id, users_t.c.name, users_t.c.created)
                 .select_from(sessions_t.join(users_t, users_t.c.id == sessions_t.c.user_id))
                 .where(
-                    sessions_t.c.token_hash == _token_hash(token),
+                    sessions_t.c.token_hash == hash_token(token),
                     sessions_t.c.expires > time.time(),
                     users_t.c.deleted.is_(False),
                 )
@@ -378,7 +374,7 @@ class Accounts:
     def end_session(self, token: str | None) -> None:
         if token and len(token) <= 128:
             with self.engine.begin() as conn:
-                conn.execute(delete(sessions_t).where(sessions_t.c.token_hash == _token_hash(token)))
+                conn.execute(delete(sessions_t).where(sessions_t.c.token_hash == hash_token(token)))
 
     # ------------------------------------------------------------------ seats and games
 

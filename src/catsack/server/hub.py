@@ -44,12 +44,12 @@ from catsack.server.live import (
     error_frame,
     event_dict,
     events_since,
-    hash_token,
     iso_time,
     seat_names,
     setup_from_json,
     setup_to_json,
     state_frame,
+    stored_game,
     table_status,
 )
 from catsack.server.metrics import Metrics
@@ -59,6 +59,7 @@ from catsack.server.runtime import malloc_trim
 from catsack.server.settings import Settings
 from catsack.server.store import ActionRow, Append, AppendConflict, SeatHeld, SeatRow, Store, TableRow
 from catsack.server.thinking import Pace, Thinkers
+from catsack.server.tokens import hash_token
 from catsack.server.turnbased import Clock, TurnBased, due_tables, realtime_unfinished_ids
 from catsack.server.writer import Writer
 from catsack.setup import Setup
@@ -79,7 +80,6 @@ __all__ = [
     "Writer",
     "event_dict",
     "events_since",
-    "hash_token",
     "iso_time",
     "seat_names",
     "setup_from_json",
@@ -568,7 +568,7 @@ class Hub:
         return table
 
     def _build(self, row: TableRow, seats: list[SeatRow], actions: list[ActionRow]) -> LiveTable:
-        game = Game(setup_from_json(row.seats, row.setup), events=True)
+        game = stored_game(row, events=True)
         now = time.monotonic()
         players = [
             Player(s.kind, s.name, s.bot, s.token_hash, s.replaced, now if s.kind == "human" else None, s.user_id)

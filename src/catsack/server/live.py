@@ -18,10 +18,9 @@ import asyncio
 import collections
 import contextlib
 import dataclasses
-import hashlib
 import logging
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -34,7 +33,8 @@ from catsack.events import Event
 from catsack.game import Game
 from catsack.narrative import describe_event
 from catsack.record import Record, record_from_game, redact
-from catsack.server.store import SeatRow, TableRow
+from catsack.server.store import ActionRow, SeatRow, TableRow
+from catsack.server.tokens import hash_token
 from catsack.server.turnbased import Clock, TurnBased, clock_of
 from catsack.setup import Setup
 from catsack.view import VIEW_KEYS, View, round_to_dict
@@ -58,6 +58,7 @@ __all__ = [
     "setup_from_json",
     "setup_to_json",
     "state_frame",
+    "stored_game",
     "table_status",
 ]
 
@@ -87,10 +88,6 @@ class TableError(Exception):
         #: The details of ``message`` that a client shows in its own language (``err.<code>`` catalogue keys).
         self.params = dict(params or {})
         self.headers = dict(headers or {})
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 def iso_time(epoch: float | None) -> str | None:
@@ -181,6 +178,15 @@ def setup_from_json(seats: int, obj: dict[str, Any]) -> Setup:
         tuple(Card.parse(t) for t in obj["removed"]),
         tuple(Card.parse(t) for t in obj["dummy"]),
     )
+
+
+def stored_game(row: TableRow, actions: Iterable[ActionRow] = (), *, events: bool = False) -> Game:
+    """The game of a stored table, rebuilt: its setup (all chance happens there) with ``actions``,
+    the table's action log in order, played on it. ``events``: keep the game's events (a live table)."""
+    game = Game(setup_from_json(row.seats, row.setup), events=events)
+    for a in actions:
+        game.play(a.move)
+    return game
 
 
 @dataclass

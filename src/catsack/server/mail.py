@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import asyncio
 import email.policy
-import hashlib
 import json
 import logging
 import re
@@ -70,6 +69,7 @@ from catsack.server.accounts import Account, AccountError, check_password, seat_
 from catsack.server.bus import TablesAdopted
 from catsack.server.friends import Challenge, user_seen_t
 from catsack.server.store import alive_holders, metadata, seats_t, tables_t
+from catsack.server.tokens import hash_token
 from catsack.server.turnbased import clock_of
 
 if TYPE_CHECKING:
@@ -186,10 +186,6 @@ password_resets_t = Table(
 )
 
 _ADDRESS = re.compile(r"^[^@\s\x00-\x1f\x7f<>(),;:\\\"\[\]]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+[A-Za-z]{2,63}$")
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "replace")).hexdigest()
 
 
 def check_address(address: object) -> str:
@@ -318,7 +314,7 @@ class Mailbox:
                 "address": address,
                 "address_key": address_key(address),
                 "verified": False,
-                "verify_hash": _hash(token),
+                "verify_hash": hash_token(token),
                 "verify_expires": now + VERIFY_SECONDS,
                 "prefs": json.dumps(prefs),
                 "unsubscribe": secrets.token_urlsafe(24),
@@ -341,7 +337,7 @@ class Mailbox:
         with self.engine.begin() as conn:
             r = conn.execute(
                 select(emails_t.c.user_id, emails_t.c.address_key).where(
-                    emails_t.c.verify_hash == _hash(token), emails_t.c.verify_expires > now
+                    emails_t.c.verify_hash == hash_token(token), emails_t.c.verify_expires > now
                 )
             ).first()
             if r is None:
@@ -421,7 +417,11 @@ class Mailbox:
                 token = secrets.token_urlsafe(32)
                 conn.execute(
                     insert(password_resets_t).values(
-                        token_hash=_hash(token), user_id=r.user_id, created=now, expires=now + RESET_SECONDS, used=False
+                        token_hash=hash_token(token),
+                        user_id=r.user_id,
+                        created=now,
+                        expires=now + RESET_SECONDS,
+                        used=False,
                     )
                 )
                 self._enqueue(conn, r.user_id, "reset", r.address, {"token": token, "name": r.name}, now, now)
@@ -438,14 +438,14 @@ class Mailbox:
         with self.engine.begin() as conn:
             r = conn.execute(
                 select(password_resets_t.c.user_id).where(
-                    password_resets_t.c.token_hash == _hash(token),
+                    password_resets_t.c.token_hash == hash_token(token),
                     password_resets_t.c.used.is_(False),
                     password_resets_t.c.expires > now,
                 )
             ).first()
             taken = conn.execute(
                 update(password_resets_t)
-                .where(password_resets_t.c.token_hash == _hash(token), password_resets_t.c.used.is_(False))
+                .where(password_resets_t.c.token_hash == hash_token(token), password_resets_t.c.used.is_(False))
                 .values(used=True)
             ).rowcount
             if r is None or not taken:

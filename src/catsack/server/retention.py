@@ -9,9 +9,8 @@ import os
 import time
 from pathlib import Path
 
-from catsack.game import Game
 from catsack.record import Record, dumps_record
-from catsack.server.live import iso_time, setup_from_json, stored_record
+from catsack.server.live import iso_time, stored_game, stored_record
 from catsack.server.store import Store
 
 __all__ = ["archive_record", "full_record", "prune"]
@@ -27,9 +26,7 @@ def full_record(store: Store, table_id: str) -> Record | None:
     if loaded is None:
         return None
     row, seats, actions = loaded
-    game = Game(setup_from_json(row.seats, row.setup))
-    for a in actions:
-        game.play(a.move)
+    game = stored_game(row, actions)
     return stored_record(row, seats, game, event=row.name, date=iso_time(row.created))
 
 

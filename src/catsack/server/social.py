@@ -22,9 +22,10 @@ from catsack.server.chat import BURST, RATE, ChatError, ChatLog, clean_message
 from catsack.server.friends import Friends
 from catsack.server.hub import Hub
 from catsack.server.limits import RateLimit
-from catsack.server.live import Conn, LiveTable, TableError, hash_token
+from catsack.server.live import Conn, LiveTable, TableError
 from catsack.server.ratings import Ratings, display
 from catsack.server.reputation import mark_abandoned, mark_finished, meets, reputation
+from catsack.server.tokens import hash_token
 from catsack.server.tournaments import runner
 
 __all__ = [

@@ -23,11 +23,12 @@ from fastapi import Request
 
 from catsack.server.accounts import Account
 from catsack.server.gameaccess import Access, game_access
-from catsack.server.hub import Player, hash_token
+from catsack.server.hub import Player
 from catsack.server.limits import AddressBuckets, scope_address
 from catsack.server.routes.accounts import account_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.store import SeatRow, TableRow
+from catsack.server.tokens import hash_token
 
 __all__ = ["expensive_read", "is_private", "must_read", "table_access", "token_seat"]
 

@@ -31,12 +31,13 @@ from catsack.server.accounts import DELETED_NAME, PASSWORD_MAX, Account, Account
 from catsack.server.budgets import REGISTRATIONS_PER_CLIENT, LoginThrottle
 from catsack.server.friends import Friends
 from catsack.server.gameaccess import game_access
-from catsack.server.hub import Hub, LiveTable, hash_token
+from catsack.server.hub import Hub, LiveTable
 from catsack.server.limits import scope_address
 from catsack.server.ratings import Ratings, display
 from catsack.server.routes.deps import Refused, budgets_of, hub_of
 from catsack.server.settings import Network
 from catsack.server.social import check_guest_name, check_reputation
+from catsack.server.tokens import hash_token
 
 __all__ = [
     "COOKIE",

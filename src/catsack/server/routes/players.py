@@ -34,8 +34,8 @@ from sqlalchemy import select
 from catsack.game import Game
 from catsack.server.accounts import Account, Accounts, seat_users_t
 from catsack.server.gameaccess import decide, embargo_open
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, setup_from_json, unknown_bot
-from catsack.server.live import finished_by_bot
+from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, unknown_bot
+from catsack.server.live import finished_by_bot, stored_game
 from catsack.server.names import skeleton
 from catsack.server.ratings import Ratings
 from catsack.server.reputation import reputation
@@ -68,9 +68,7 @@ def finished_game(store: Store, table_id: str) -> tuple[Game, list[str], float |
     row, seats, actions = loaded
     if row.status != "over":
         return None
-    game = Game(setup_from_json(row.seats, row.setup))
-    for a in actions:
-        game.play(a.move)
+    game = stored_game(row, actions)
     return game, seat_names(seats), row.finished, [s.replaced for s in seats]
 
 

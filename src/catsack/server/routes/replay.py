@@ -31,14 +31,15 @@ from catsack.game import Game
 from catsack.record import Record, loads_record
 from catsack.server.analysis_jobs import AnalysisJobs
 from catsack.server.chat import ChatLog
-from catsack.server.hub import hash_token, seat_names, setup_from_json
+from catsack.server.hub import seat_names
 from catsack.server.limits import scope_address
-from catsack.server.live import stored_record
+from catsack.server.live import stored_game, stored_record
 from catsack.server.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
 from catsack.server.routes.access import expensive_read, must_read, table_access, token_seat
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.store import SeatRow, Store, TableRow, actions_t
+from catsack.server.tokens import hash_token
 
 __all__ = ["MAX_UPLOAD_BYTES", "ReplayCache", "router"]
 
@@ -114,9 +115,7 @@ def _load_game(store: Store, table_id: str) -> tuple[TableRow, list[SeatRow], Ga
     if loaded is None or loaded[0].status == "abandoned":
         return None
     row, seats, actions = loaded
-    game = Game(setup_from_json(row.seats, row.setup))
-    for a in actions:
-        game.play(a.move)
+    game = stored_game(row, actions)
     return row, seats, game
 
 

@@ -25,9 +25,9 @@ from sqlalchemy import select
 from catsack.game import Game
 from catsack.moves import Move
 from catsack.server.gameaccess import game_access
-from catsack.server.hub import Hub, setup_from_json
+from catsack.server.hub import Hub
 from catsack.server.limits import AddressBuckets, scope_address
-from catsack.server.live import seat_names
+from catsack.server.live import seat_names, stored_game
 from catsack.server.routes.accounts import account_of, accounts_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
@@ -63,9 +63,7 @@ def _load(store: Store, table_id: str) -> tuple[Game, list[str], bool] | None:
     row, seats, actions = loaded
     if row.status != "over":
         return None
-    game = Game(setup_from_json(row.seats, row.setup))
-    for a in actions:
-        game.play(a.move)
+    game = stored_game(row, actions)
     return game, seat_names(seats), bool(row.options.get("money_visible"))
 
 

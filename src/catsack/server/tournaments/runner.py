@@ -32,10 +32,9 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection
 
-from catsack.game import Game
 from catsack.server.accounts import Accounts
 from catsack.server.friends import blocked_pairs
-from catsack.server.live import TableError, setup_from_json
+from catsack.server.live import TableError, stored_game
 from catsack.server.mail import queue_tournament_round, tournament_recipients
 from catsack.server.ratings import Ratings, display
 from catsack.server.store import Store
@@ -362,9 +361,7 @@ def table_results(store: Store, slot: TableSlot) -> list[SeatResult] | None:
     if loaded is None or loaded[0].status != "over":
         return None
     row, seats, actions = loaded
-    game = Game(setup_from_json(row.seats, row.setup))
-    for a in actions:
-        game.play(a.move)
+    game = stored_game(row, actions)
     scores, cats = game.scores(), game.cat_points()
     out = [
         SeatResult(entry, seat, scores[seat], cats[seat], entry is not None and seats[seat].replaced)

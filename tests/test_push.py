@@ -381,3 +381,39 @@ def test_a_dead_senders_push_goes_again_once_and_a_live_senders_does_not(
     box.finish(again.id, "sent")
     assert run_once(c, now + STALE_SECONDS + 2) == 0 and len(service.to(device)) == 1
     assert orphan.topic == mine.topic  # one test notice per device: one topic
+
+
+def test_a_tournament_round_is_pushed_with_the_round_and_not_once_a_bot_has_the_seat(
+    app_server: Callable[..., TestClient], service: PushService
+) -> None:
+    from catsack.server.mail import queue_tournament_round, tournament_recipients
+
+    c = app_server(**push_settings())
+    register(c, "Ann")
+    device = PushDevice(service.base)
+    subscribe(c, device)
+    engine, settings = engine_of(c), c.app.state.hub.settings  # type: ignore[attr-defined]
+    # Told by push only (no mail on this server): the seat waits for them as for a mailed player.
+    assert tournament_recipients(engine, settings, [1]) == {1}
+    c.post("/api/push/prefs", json={"tournament": False}, headers=ORIGIN)
+    assert tournament_recipients(engine, settings, [1]) == set()
+    c.post("/api/push/prefs", json={"tournament": True}, headers=ORIGIN)
+    table = {"seats": 3, "bots": {"1": "random", "2": "random"}, "player": "Ann"}
+    r = c.post("/api/tables", json=table, headers=ORIGIN)
+    assert r.status_code == 201, r.text
+    t = str(r.json()["table"])
+    payload = {"tournament": "Spring cup", "round": 2, "table": 3, "table_id": t, "link": f"/t/{t}", "wait": 600.0}
+    with engine.begin() as conn:  # the transaction that publishes the round
+        queue_tournament_round(conn, [(1, payload)])
+    assert run_once(c) == 1
+    (got,) = service.wait(device)
+    assert got.headers["ttl"] == "600"  # no use after the seat stops waiting
+    push = device.decrypt(got.body)
+    assert push["title"] == "Round 2 of Spring cup starts" and push["url"] == f"/t/{t}"
+    assert push["body"] == "Your table: 3. Your seat waits 10 minutes for you."
+    hidden_facts_absent(c, t, push)
+    # A bot has the seat by the time it would go: not pushed.
+    with engine.begin() as conn:
+        queue_tournament_round(conn, [(1, {**payload, "round": 3})])
+        conn.execute(update(seats_t).where(seats_t.c.table_id == t, seats_t.c.seat == 0).values(kind="bot"))
+    assert run_once(c) == 0 and queue_rows(c)[-1].status == "dropped"

@@ -143,13 +143,14 @@ def test_notifications_turned_on_on_the_account_page_arrive_and_open_their_page(
         assert shown["data"]["url"] == "/account"
 
         # The same tag again replaces it (a push sent twice shows once); a link to another site is not followed.
-        for url in ("/account", "https://elsewhere.example/x"):
-            data = json.dumps({**message, "title": "again", "url": url})
+        for n, url in enumerate(("/account", "https://elsewhere.example/x")):  # one after the other
+            data = json.dumps({**message, "title": f"again {n}", "url": url})
             cdp.send("ServiceWorker.deliverPushMessage", {"origin": made.base, "registrationId": reg, "data": data})
-        page.wait_for_function(
-            "() => navigator.serviceWorker.ready.then((r) => r.getNotifications())"
-            ".then((ns) => ns.length === 1 && ns[0].title === 'again')"
-        )
+            page.wait_for_function(
+                "(title) => navigator.serviceWorker.ready.then((r) => r.getNotifications())"
+                ".then((ns) => ns.length === 1 && ns[0].title === title)",
+                arg=f"again {n}",
+            )
         assert notifications(player)[0]["data"]["url"] == "/games"
 
         # A click opens the notification's page in the open window of the site.

@@ -187,7 +187,7 @@ def test_subscriptions_are_checked_bounded_and_csrf_protected(app_server: Callab
     assert c.delete(f"/api/push/devices/{theirs}", headers=ORIGIN).status_code == 200
     # The kinds an account wants.
     prefs = c.post("/api/push/prefs", json={"friend": False}, headers=ORIGIN).json()["prefs"]
-    assert prefs == {"turn": True, "invite": True, "tournament": True, "friend": False}
+    assert prefs == {"turn": True, "invite": True, "tournament": True, "friend": False, "seat": True}
     assert c.post("/api/push/prefs", json={"cards": True}, headers=ORIGIN).status_code == 422
 
 
@@ -417,3 +417,56 @@ def test_a_tournament_round_is_pushed_with_the_round_and_not_once_a_bot_has_the_
         queue_tournament_round(conn, [(1, {**payload, "round": 3})])
         conn.execute(update(seats_t).where(seats_t.c.table_id == t, seats_t.c.seat == 0).values(kind="bot"))
     assert run_once(c) == 0 and queue_rows(c)[-1].status == "dropped"
+
+
+def test_a_bot_taking_a_seat_is_pushed_unless_the_player_came_back(
+    app_server: Callable[..., TestClient], service: PushService
+) -> None:
+    c = app_server(**push_settings())
+    register(c, "Ann")
+    device = PushDevice(service.base)
+    subscribe(c, device, lang="fr")
+    hub = c.app.state.hub  # type: ignore[attr-defined]
+    table = {"seats": 3, "bots": {"1": "random", "2": "random"}, "player": "Ann", "name": "Chez Ann"}
+    t = str(c.post("/api/tables", json=table, headers=ORIGIN).json()["table"])
+    with engine_of(c).begin() as conn:
+        conn.execute(update(user_seen_t).values(seen=time.time() - 600))  # away for ten minutes
+    assert c.portal.call(hub.replace, hub.tables[t], 0)  # type: ignore[union-attr]  # the grace period ran out
+    wait_for(lambda: [q for q in queue_rows(c) if q.kind == "seat"], "a seat push queued")
+    assert run_once(c) == 1
+    (push,) = payloads(service, device)
+    assert push["kind"] == "seat" and push["url"] == f"/t/{t}" and push["tag"] == f"seat:{t}"
+    assert push["title"] == "Un bot a pris votre place : Chez Ann"
+    hidden_facts_absent(c, t, push)
+    # Back on the site before it went: they saw it there, no push.
+    (row,) = [q for q in queue_rows(c) if q.kind == "seat"]
+    Pushbox(engine_of(c)).queue([1], "seat", {**json.loads(row.payload), "at": time.time() - 5}, "again")
+    c.get("/api/mygames/summary")  # a page of the site open
+    assert run_once(c) == 0 and queue_rows(c)[-1].status == "dropped"
+
+
+def test_a_turn_push_lost_in_a_crash_is_queued_when_the_tables_are_taken_over(
+    app_server: Callable[..., TestClient], service: PushService
+) -> None:
+    from catsack.server.push import queue_missed_turns
+
+    c = app_server(**push_settings())
+    ann, bea = c, browser(c)
+    register(ann, "Ann")
+    register(bea, "Bea")
+    subscribe(ann, PushDevice(service.base))
+    subscribe(bea, PushDevice(service.base))
+    r = ann.post(
+        "/api/tables", json={"seats": 3, "bots": {"2": "random"}, "turn_based": TB, "player": "Ann"}, headers=ORIGIN
+    )
+    t = str(r.json()["table"])
+    assert bea.post(f"/api/tables/{t}/join", json={"name": "Bea"}, headers=ORIGIN).status_code == 200
+    wait_for(lambda: stored(c, t).to_move in (0, 1), "a person's turn")
+    wait_for(lambda: [q for q in queue_rows(c) if q.kind == "turn"], "a turn push queued")
+    engine, settings = engine_of(c), c.app.state.hub.settings  # type: ignore[attr-defined]
+    assert queue_missed_turns(engine, settings, [t]) == 0  # it waits already
+    with engine.begin() as conn:  # the process died between the move's commit and the push's
+        conn.execute(push_queue_t.delete())
+    assert queue_missed_turns(engine, settings, [t]) == 1
+    assert queue_missed_turns(engine, settings, [t]) == 0
+    assert queue_missed_turns(engine, settings, []) == 0

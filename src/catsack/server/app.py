@@ -23,6 +23,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 import catsack
 from catsack.server import mail as mailing
+from catsack.server import push as web_push
 from catsack.server import social
 from catsack.server.budgets import Budgets
 from catsack.server.bus import GameOver, MoveApplied, SeatAbandoned, SeatsChanged, TablesAdopted, TurnToPerson
@@ -238,6 +239,8 @@ def subscribe(hub: Hub, feed: GamesFeed) -> None:
     ev.subscribe(TurnToPerson, partial(_turn_mail, hub))
     ev.subscribe(GameOver, partial(_game_over, hub))
     ev.subscribe(SeatAbandoned, partial(_seat_abandoned, hub))
+    ev.subscribe(TablesAdopted, partial(web_push.missed_turns, hub))  # the pushes a crash lost
+    ev.subscribe(SeatAbandoned, partial(web_push.seat_taken, hub))
     ev.subscribe(MoveApplied, feed.moved)
     ev.subscribe(SeatsChanged, feed.seats_changed)
 

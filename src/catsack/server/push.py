@@ -10,10 +10,11 @@
   giving way), found by the endpoint's SHA-256; the push service's 404 or 410 (the subscription
   ended) drops the device.
 - **What is sent.** Per kind (:data:`KINDS`: your turn in a turn-based game, an invitation, a
-  tournament round starting, a new follower) the account says whether it wants a push; each kind is
-  on until turned off. A notice is queued as one row per device (``push_queue``) and its text is made
-  when it is sent, in the device's language, from what the database says then: a "your turn" push
-  whose turn has passed, or a round's push whose seat a bot has taken, is not sent.
+  tournament round starting, a new follower, a bot taking the account's seat) the account says
+  whether it wants a push; each kind is on until turned off. A notice is queued as one row per
+  device (``push_queue``) and its text is made when it is sent, in the device's language, from what
+  the database says then: a "your turn" push whose turn has passed, or a round's push whose seat a
+  bot has taken, is not sent.
 - **The queue** works as the mail queue does (:mod:`catsack.server.mail`): a sender claims a due row
   (``pending`` → ``sending``, one process wins), sends it, marks it ``sent``; a failure of the push
   service puts it back with a growing delay. A crash between the push service's acceptance and the
@@ -66,9 +67,11 @@ from catsack.locales import DEFAULT_LANGUAGE, LANGUAGES
 from catsack.server.accounts import AccountError, seat_users_t, users_t
 from catsack.server.friends import user_seen_t
 from catsack.server.store import alive_holders, metadata, seats_t, tables_t
+from catsack.server.turnbased import clock_of
 
 if TYPE_CHECKING:
     from catsack.server.accounts import Account
+    from catsack.server.bus import SeatAbandoned, TablesAdopted
     from catsack.server.friends import Challenge
     from catsack.server.hub import Hub, LiveTable
     from catsack.server.settings import Settings
@@ -85,21 +88,25 @@ __all__ = [
     "VapidKeys",
     "check_subscription",
     "generate_keys",
+    "missed_turns",
     "notify_challenge",
     "notify_follow",
     "notify_turn",
     "push_enabled",
     "push_message",
     "push_text",
+    "queue_missed_turns",
     "queue_round",
     "recipients",
+    "seat_taken",
     "vapid_keys",
 ]
 
 log = logging.getLogger("catsack.server")
 
-#: The kinds of push an account chooses (each on until turned off), as the mail's kinds.
-KINDS = ("turn", "invite", "tournament", "friend")
+#: The kinds of push an account chooses (each on until turned off): the mail's kinds, and a bot taking
+#: the account's seat before the end of a game (no mail says that).
+KINDS = ("turn", "invite", "tournament", "friend", "seat")
 #: A push the person asked for from the account page (to see that notifications arrive).
 TEST = "test"
 #: Devices one account may have; a new one beyond that replaces the one used longest ago.
@@ -658,6 +665,9 @@ def push_text(kind: str, lang: str, facts: dict[str, Any]) -> tuple[str, str] | 
     elif kind == "friend":
         title = t.gettext("{from} follows you").format(**{"from": _safe(f["from"], 24)})
         body = t.gettext("Follow back or block from your Friends page.")
+    elif kind == "seat":
+        title = t.gettext("A bot took your seat at {table}").format(table=_safe(f["table"]))
+        body = t.gettext("It plays your seat to the end of the game.")
     elif kind == TEST:
         title = t.gettext("Notifications work")
         body = t.gettext("This device will be told when it is your turn.")
@@ -709,6 +719,31 @@ def _still_seated(conn: Connection, user_id: int, table_id: str) -> bool:
     return found == "human"
 
 
+def _bots_seat(conn: Connection, user_id: int, table_id: str, seat: int) -> str | None:
+    """The table's name while the account's seat there is a bot's in a game not over, else ``None``."""
+    r = conn.execute(
+        select(tables_t.c.name, seats_t.c.kind)
+        .select_from(
+            seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id).join(
+                seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
+            )
+        )
+        .where(
+            seat_users_t.c.user_id == user_id,
+            seat_users_t.c.table_id == table_id,
+            seat_users_t.c.seat == seat,
+            tables_t.c.status.in_(("open", "playing")),
+        )
+    ).first()
+    return None if r is None or r.kind != "bot" else str(r.name)
+
+
+def _seen_since(conn: Connection, user_id: int, when: float) -> bool:
+    """Whether the account had a page of the site open after ``when``."""
+    seen = conn.execute(select(user_seen_t.c.seen).where(user_seen_t.c.user_id == user_id)).scalar()
+    return seen is not None and seen > when
+
+
 @dataclass(frozen=True, slots=True)
 class Outgoing:
     """A push ready to go: the device's subscription, the JSON it receives and how long it may wait."""
@@ -747,6 +782,14 @@ def render(engine: Engine, push: QueuedPush, now: float) -> Outgoing | str:
                 return "the round is over or a bot has the seat"
             facts, url, tag = p, f"/t/{table_id}", f"round:{table_id}"
             ttl = max(60, min(TTL_SECONDS, int(float(p.get("wait", 0)))))
+        elif push.kind == "seat":
+            table_id = str(p.get("table_id", ""))
+            name = _bots_seat(conn, push.user_id, table_id, int(p.get("seat", -1)))
+            if name is None:
+                return "the seat is not a bot's"
+            if _seen_since(conn, push.user_id, float(p.get("at", now))):
+                return "back since: they saw it"
+            facts, url, tag = {"table": name}, f"/t/{table_id}", f"seat:{table_id}"
         elif push.kind == "invite":
             facts, url, tag = p, "/games", f"invite:{p.get('challenge', '')}"
         elif push.kind == "friend":
@@ -981,6 +1024,93 @@ async def notify_follow(hub: Hub, followed: Account, follower: Account) -> None:
     if box is not None:
         payload = {"from": follower.name}
         await asyncio.to_thread(box.queue, [followed.id], "friend", payload, follower.name, once_within=FOLLOW_SECONDS)
+
+
+async def seat_taken(hub: Hub, event: SeatAbandoned) -> None:
+    """A bot took a person's seat before the end (grace period, clock, host, withdrawal): tell them, once
+    they have been away ``push_away_minutes`` and unless they came back to the site meanwhile."""
+    box = _box(hub)
+    if box is None:
+        return
+    table_id, seat = event.table.id, event.seat
+    now = time.time()
+
+    def queue() -> None:
+        with hub.store.engine.connect() as conn:
+            user = conn.execute(
+                select(seat_users_t.c.user_id).where(seat_users_t.c.table_id == table_id, seat_users_t.c.seat == seat)
+            ).scalar()
+        if user is not None:
+            payload = {"table_id": table_id, "seat": seat, "at": now}
+            box.queue([int(user)], "seat", payload, f"{table_id}:{seat}", now + hub.settings.push_away_minutes * 60.0)
+
+    await asyncio.to_thread(queue)
+
+
+#: A "your turn" push made up to this long before its turn began counts as that turn's (the processes'
+#: clocks may differ a little).
+CLOCK_SLACK = 2.0
+
+
+def queue_missed_turns(
+    engine: Engine, settings: Settings, table_ids: Sequence[str] | None = None, now: float | None = None
+) -> int:
+    """Queue the "your turn" pushes a crash lost, as :func:`catsack.server.mail.queue_missed_turns` does
+    for mails: for each turn-based game in play (of ``table_ids``, or all) whose turn is a person's, a
+    push is queued unless one about it waits, or was made or sent since the turn began. How many
+    were queued. Synchronous: call it in a worker thread."""
+    if not push_enabled(settings) or (table_ids is not None and not table_ids):
+        return 0
+    now = time.time() if now is None else now
+    query = (
+        select(tables_t.c.id, tables_t.c.clock, seat_users_t.c.user_id)
+        .select_from(
+            tables_t.join(seats_t, (seats_t.c.table_id == tables_t.c.id) & (seats_t.c.seat == tables_t.c.to_move)).join(
+                seat_users_t,
+                (seat_users_t.c.table_id == tables_t.c.id) & (seat_users_t.c.seat == tables_t.c.to_move),
+            )
+        )
+        .where(tables_t.c.status == "playing", tables_t.c.clock.is_not(None), seats_t.c.kind == "human")
+    )
+    if table_ids is not None:
+        query = query.where(tables_t.c.id.in_(sorted(set(table_ids))))
+    queued = 0
+    with engine.connect() as conn:
+        turns = []
+        for r in conn.execute(query).all():
+            clock = clock_of(r.clock)
+            if clock is not None and clock.since is not None:
+                turns.append((str(r.id), int(r.user_id), clock.since))
+        having = {int(u) for u in conn.execute(select(push_devices_t.c.user_id).distinct()).scalars()}
+    box = Pushbox(engine)
+    for table_id, user_id, since in turns:
+        if user_id not in having:
+            continue
+        topic = _topic("turn", table_id)
+        with engine.connect() as conn:
+            told = conn.execute(
+                select(push_queue_t.c.id)
+                .where(
+                    push_queue_t.c.user_id == user_id,
+                    push_queue_t.c.topic == topic,
+                    push_queue_t.c.status.in_(("pending", "sending"))
+                    | (push_queue_t.c.created >= since - CLOCK_SLACK)
+                    | (push_queue_t.c.sent >= since - CLOCK_SLACK),
+                )
+                .limit(1)
+            ).first()
+        if told is None:
+            after = now + settings.push_away_minutes * 60.0
+            queued += box.queue([user_id], "turn", {"table_id": table_id}, table_id, after)
+    if queued:
+        log.info("missed turn pushes queued", extra={"fields": {"pushes": queued}})
+    return queued
+
+
+async def missed_turns(hub: Hub, event: TablesAdopted) -> None:
+    """This process took tables over: queue the "your turn" pushes their last process had not."""
+    ids = None if event.table_ids is None else list(event.table_ids)
+    await asyncio.to_thread(queue_missed_turns, hub.store.engine, hub.settings, ids)
 
 
 def recipients(engine: Engine, settings: Settings, user_ids: Sequence[int], kind: str) -> set[int]:

@@ -87,6 +87,7 @@ class Prefs(BaseModel):
     invite: bool | None = None
     tournament: bool | None = None
     friend: bool | None = None
+    seat: bool | None = None
 
 
 async def _out(request: Request, account: Account) -> dict[str, Any]:

@@ -470,3 +470,16 @@ def test_a_turn_push_lost_in_a_crash_is_queued_when_the_tables_are_taken_over(
     assert queue_missed_turns(engine, settings, [t]) == 1
     assert queue_missed_turns(engine, settings, [t]) == 0
     assert queue_missed_turns(engine, settings, []) == 0
+
+
+def test_a_deleted_account_s_devices_are_forgotten(app_server: Callable[..., TestClient], service: PushService) -> None:
+    c = app_server(**push_settings())
+    register(c, "Ann")
+    device = PushDevice(service.base)
+    subscribe(c, device)
+    c.post("/api/push/test", json={"endpoint": device.endpoint}, headers=ORIGIN)
+    r = c.request("DELETE", "/api/account", json={"password": "correct horse"}, headers=ORIGIN)
+    assert r.status_code == 204, r.text
+    with engine_of(c).connect() as conn:
+        assert conn.execute(select(push_devices_t)).all() == []
+    assert queue_rows(c) == [] and run_once(c) == 0 and service.to(device) == []

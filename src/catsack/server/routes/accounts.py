@@ -33,6 +33,7 @@ from catsack.server.friends import Friends
 from catsack.server.gameaccess import game_access
 from catsack.server.hub import Hub, LiveTable
 from catsack.server.limits import scope_address
+from catsack.server.push import Pushbox
 from catsack.server.ratings import Ratings, display
 from catsack.server.routes.deps import Refused, budgets_of, hub_of
 from catsack.server.settings import Network
@@ -306,6 +307,7 @@ async def delete_account(request: Request, body: Password, account: Annotated[Ac
             await _failed(request, key)
         raise
     hub = hub_of(request)
+    await asyncio.to_thread(Pushbox(hub.store.engine).remove_all, account.id)  # its devices' addresses go
     for table_id, seat in games:  # tables in memory show the new name at once; other processes reload it
         table = hub.tables.get(table_id)
         if table is not None and table.players[seat].kind == "human":

@@ -26,6 +26,7 @@ pytest.importorskip("pywebpush")
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
+from catsack.locales import LANGUAGES
 from catsack.server.friends import user_seen_t
 from catsack.server.push import (
     DEVICES_MAX,
@@ -483,3 +484,25 @@ def test_a_deleted_account_s_devices_are_forgotten(app_server: Callable[..., Tes
     with engine_of(c).connect() as conn:
         assert conn.execute(select(push_devices_t)).all() == []
     assert queue_rows(c) == [] and run_once(c) == 0 and service.to(device) == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_kind_of_push_is_written_in_the_devices_language(lang: str) -> None:
+    """Each kind's title and body in every language: no word outside the catalogues, no placeholder left,
+    no rule number or card token (tests/test_texts_rendered.py's check, as for the mails)."""
+    from catsack.server.push import KINDS, TEST, push_message, push_text
+    from test_texts_rendered import check
+
+    facts = {
+        "turn": [{"table": "Spring", "left": left} for left in (90, 7200, 3 * 86400 + 3600)],
+        "invite": [{"from": "Bea", "table": "Spring", "turn_based": {"move_hours": h}} for h in (12, 24)]
+        + [{"from": "Bea", "table": "Spring", "turn_based": None}],
+        "tournament": [{"round": 2, "tournament": "Spring cup", "table": 3, "wait": w} for w in (60, 600)],
+        "friend": [{"from": "Bea"}],
+        "seat": [{"table": "Spring"}],
+        TEST: [{}],
+    }
+    assert set(facts) == {*KINDS, TEST}
+    texts = [text for kind, samples in facts.items() for f in samples for text in push_text(kind, lang, f) or ()]
+    check(texts, lang, "pushes")
+    assert push_text("cards", lang, {}) is None and push_message("cards", lang, {}, "/", "x") is None

@@ -113,25 +113,23 @@ def create_app(
         pusher.start()
         await feed.start(settings.redis_url, settings.redis_channel)
         feed.end_on_exit()
-        lobby_task = asyncio.create_task(_lobby_sweeper(h))
-        tournament_task = asyncio.create_task(tournament_sweeper(h))
+        h.loops.start("stale open tables", _lobby_sweeper(h))
+        h.loops.start("tournaments", tournament_sweeper(h))
         old_threshold = gc.get_threshold()
         gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
         if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
             gc.collect()
             gc.freeze()
-        young = None
         if settings.gc_young_interval:
             paused = metrics.gc_paused if metrics is not None else None
-            young = asyncio.create_task(collect_young(settings.gc_young_interval, settings.gc_full_seconds, paused))
+            h.loops.start(
+                "garbage collection", collect_young(settings.gc_young_interval, settings.gc_full_seconds, paused)
+            )
         log.info("server ready", extra={"fields": {"database": safe_url(settings.database_url)}})
         try:
             yield
         finally:
-            if young is not None:
-                young.cancel()
-            lobby_task.cancel()
-            tournament_task.cancel()
+            await h.loops.stop()  # every loop the process runs, the hub's and the app's
             await feed.stop()
             await sender.stop()
             await pusher.stop()

@@ -23,7 +23,7 @@ import random
 import secrets
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 from typing import Any, TypeVar
 
@@ -52,6 +52,7 @@ from catsack.server.live import (
     stored_game,
     table_status,
 )
+from catsack.server.loops import Loops
 from catsack.server.metrics import Metrics
 from catsack.server.names import skeleton
 from catsack.server.retention import prune
@@ -140,7 +141,8 @@ class Hub:
         #: What happens at the tables, for whoever listens (catsack.server.bus; wired by the app).
         self.events = Bus()
         self._loading: dict[str, asyncio.Future[LiveTable | None]] = {}
-        self._tasks: list[asyncio.Task[None]] = []
+        #: The process's background loops (the app starts its own here too) and fire-and-forget tasks.
+        self.loops = Loops()
         self.addresses: dict[str, int] = {}
         self.metrics: Metrics | None = None  # catsack.server.metrics, set by create_app
         self._touch: set[tuple[str, int]] = set()  # seats connected here since the last presence write
@@ -198,13 +200,12 @@ class Hub:
             self._on_dead,
         )
         self.heartbeat.start()
-        self._tasks.append(asyncio.create_task(self._sweeper()))
-        self._tasks.append(asyncio.create_task(self._lease_keeper()))
-        self._tasks.append(asyncio.create_task(self._clock_sweeper()))
+        self.loops.start("tables sweep", self._sweeper())
+        self.loops.start("lease keeper", self._lease_keeper())
+        self.loops.start("turn-based clocks", self._clock_sweeper())
 
     async def stop(self) -> None:
-        for t in self._tasks:
-            t.cancel()
+        loops = self.loops.cancel()
         for table in self.tables.values():
             if table.task is not None:
                 table.task.cancel()
@@ -212,7 +213,7 @@ class Hub:
                 c.close()
             for b in table.bots.values():
                 b.close()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*loops, return_exceptions=True)
         if self.heartbeat is not None:
             await asyncio.to_thread(self.heartbeat.stop)
         # Hand the tables over at once instead of after the heartbeat runs out: the others see this
@@ -222,7 +223,6 @@ class Hub:
         if self.fanout is not None:
             await self.fanout.stop()
         await self.writer.stop()
-        self._tasks.clear()
         self.thinkers.stop()
 
     # ------------------------------------------------------------------ leases (several processes)
@@ -308,7 +308,7 @@ class Hub:
                 table.listeners.pop(origin, None)
                 if table.elsewhere_gone(origin):
                     table.players_changed()
-        self._spawn(self._adopt(dead))
+        self.loops.spawn(self._adopt(dead))
 
     async def _adopt(self, dead: list[str]) -> None:
         try:
@@ -414,7 +414,7 @@ class Hub:
                 if table.conns:
                     table.wanted_by = origin  # handed over when the last player here leaves
                 else:
-                    self._spawn(self._hand(table, origin))
+                    self.loops.spawn(self._hand(table, origin))
         elif kind == "unwant":
             table.listeners.pop(origin, None)
             if table.wanted_by == origin:
@@ -427,7 +427,7 @@ class Hub:
             if not table.driver and table.conns and self.fanout is not None:
                 self.fanout.publish({"k": "want", "t": table.id})
         elif kind == "handed" and msg.get("to") == self.process_id and not table.driver:
-            self._spawn(self._drive(table))
+            self.loops.spawn(self._drive(table))
 
     def _on_presence_all(self, msg: dict[str, Any]) -> None:
         origin = str(msg.get("o"))
@@ -841,13 +841,11 @@ class Hub:
             if first and self.fanout is not None:
                 self.fanout.publish({"k": "p", "t": table.id, "s": conn.seat, "on": 1})
         if not table.driver and not table.game.is_over and self.fanout is not None:
-            self._spawn(self._claim(table))
+            self.loops.spawn(self._claim(table))
         if behind or (conn.since is not None and conn.since > table.version):
             # The client saw a later version, on another process: read it before showing a state,
             # or the client would see the table go back.
-            task = asyncio.create_task(self._attach_behind(table, conn))
-            _background.add(task)
-            task.add_done_callback(_background.discard)
+            self.loops.spawn(self._attach_behind(table, conn))
         else:
             conn.push(Conn.FULL)
         return table
@@ -874,7 +872,7 @@ class Hub:
                 self.fanout.publish({"k": "p", "t": table.id, "s": conn.seat, "on": 0})
         if not table.conns and table.driver and table.wanted_by is not None:
             # Another process asked for this table while players were here: they are gone now.
-            self._spawn(self._hand(table, table.wanted_by))
+            self.loops.spawn(self._hand(table, table.wanted_by))
             table.wanted_by = None
         elif not table.conns and not table.driver and self.fanout is not None:
             # Nobody here needs this table's moves any more: tell its driver, and let it go.
@@ -1024,11 +1022,6 @@ class Hub:
             log.info("game over", extra={"fields": {"table": table.id, "scores": list(nxt.scores())}})
             self.events.publish_soon(GameOver(table))  # reputation, rating, tournament
         return None
-
-    def _spawn(self, coro: Awaitable[None]) -> None:
-        task = asyncio.ensure_future(coro)
-        _background.add(task)
-        task.add_done_callback(_background.discard)
 
     def _heard(self, table: LiveTable) -> bool:
         """Whether a move of ``table`` must go to the other processes: always from a process that
@@ -1356,9 +1349,7 @@ class Hub:
         self._evicted += 1
         if table.driver:  # another process holding it may drive it at once
             table.driver = False
-            task = asyncio.create_task(self._release(table.id))
-            _background.add(task)
-            task.add_done_callback(_background.discard)
+            self.loops.spawn(self._release(table.id))
         log.info("table evicted", extra={"fields": {"table": table.id, "status": table.status}})
 
     async def _release(self, table_id: str) -> None:
@@ -1419,9 +1410,6 @@ class Hub:
             self._hinting.discard(key)
             self.thinkers.hint_done()
         return {"type": "hint", "version": version, **a}
-
-
-_background: set[asyncio.Task[None]] = set()  # fire-and-forget tasks, kept referenced until done
 
 
 def arrival_wait(table: LiveTable, seat: int) -> float:

@@ -372,7 +372,7 @@ def test_a_round_mails_its_players_once_and_waits_for_them(server: Callable[...,
         mine = next(tb for tb in ann.get(f"/api/tournaments/{t['id']}").json()["tables"] if tb["mine"])
         assert mails[0]["Subject"] == "catsack: round 1 of Evening starts"
         assert f"http://testserver/t/{mine['game']}" in text and f"Your table, {mine['table']}" in text
-        assert "waits 1 h 0 min" in text and not CARD.search(text.split("\n--\n")[0]), text
+        assert "waits 1 hour" in text and not CARD.search(text.split("\n--\n")[0]), text
         # The wait is over (the sweep's clock moved past it): the seat goes to a bot, Ann is withdrawn.
         c.portal.call(hub.sweep, time.monotonic() + wait + 1)
         wait_for("Ann withdrawn", lambda: entries()["Ann"]["withdrawn"])

@@ -28,6 +28,7 @@ demo: $(BIN)/python
 lint: install
 	$(BIN)/ruff check src tests bench docs/conf.py
 	$(BIN)/ruff format --check src tests bench docs/conf.py
+	$(BIN)/lint-imports
 
 typecheck: install
 	$(BIN)/mypy --strict

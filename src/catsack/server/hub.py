@@ -390,43 +390,54 @@ class Hub:
             return
         table_id = msg.get("t")
         table = self.tables.get(table_id) if isinstance(table_id, str) else None
-        if table is None:
+        handler = _MESSAGES.get(kind) if isinstance(kind, str) else None
+        if table is not None and handler is not None:
+            handler(self, table, str(msg.get("o")), msg)
+
+    def _msg_move(self, table: LiveTable, _origin: str, msg: dict[str, Any]) -> None:
+        if not table.conns and not table.driver:
+            self._forget(table)
+        elif table.inbox or table.lock.locked() or not self._apply_message(table, msg):
+            self._queue(table, msg)
+
+    def _msg_seats(self, table: LiveTable, _origin: str, msg: dict[str, Any]) -> None:
+        if not table.conns and not table.driver:
+            self._forget(table)
+        else:
+            self._queue(table, msg)
+
+    def _msg_presence(self, table: LiveTable, origin: str, msg: dict[str, Any]) -> None:
+        if table.elsewhere_set(origin, msg.get("s"), bool(msg.get("on")), PRESENCE_TTL):
+            table.players_changed()
+
+    def _msg_want(self, table: LiveTable, origin: str, _msg: dict[str, Any]) -> None:
+        """Players of this table are connected to ``origin``."""
+        if not table.driver:
             return
-        origin = str(msg.get("o"))
-        if kind == "m":
-            if not table.conns and not table.driver:
-                self._forget(table)
-            elif table.inbox or table.lock.locked() or not self._apply_message(table, msg):
-                self._queue(table, msg)
-        elif kind == "seats":
-            if not table.conns and not table.driver:
-                self._forget(table)
-            else:
-                self._queue(table, msg)
-        elif kind == "p":
-            if table.elsewhere_set(origin, msg.get("s"), bool(msg.get("on")), PRESENCE_TTL):
-                table.players_changed()
-        elif kind == "want":  # players of this table are connected to ``origin``
-            if table.driver:
-                table.listeners[origin] = time.monotonic() + PRESENCE_TTL
-                if self.fanout is not None:  # where we are: a move it missed meanwhile is read at once
-                    self.fanout.publish({"k": "at", "t": table.id, "v": table.version})
-                if table.conns:
-                    table.wanted_by = origin  # handed over when the last player here leaves
-                else:
-                    self.loops.spawn(self._hand(table, origin))
-        elif kind == "unwant":
-            table.listeners.pop(origin, None)
-            if table.wanted_by == origin:
-                table.wanted_by = None
-        elif kind == "at":
-            version = msg.get("v")
-            if type(version) is int and version > table.version:
-                self._queue(table, msg)
-        elif kind == "driver":
-            if not table.driver and table.conns and self.fanout is not None:
-                self.fanout.publish({"k": "want", "t": table.id})
-        elif kind == "handed" and msg.get("to") == self.process_id and not table.driver:
+        table.listeners[origin] = time.monotonic() + PRESENCE_TTL
+        if self.fanout is not None:  # where we are: a move it missed meanwhile is read at once
+            self.fanout.publish({"k": "at", "t": table.id, "v": table.version})
+        if table.conns:
+            table.wanted_by = origin  # handed over when the last player here leaves
+        else:
+            self.loops.spawn(self._hand(table, origin))
+
+    def _msg_unwant(self, table: LiveTable, origin: str, _msg: dict[str, Any]) -> None:
+        table.listeners.pop(origin, None)
+        if table.wanted_by == origin:
+            table.wanted_by = None
+
+    def _msg_at(self, table: LiveTable, _origin: str, msg: dict[str, Any]) -> None:
+        version = msg.get("v")
+        if type(version) is int and version > table.version:
+            self._queue(table, msg)
+
+    def _msg_driver(self, table: LiveTable, _origin: str, _msg: dict[str, Any]) -> None:
+        if not table.driver and table.conns and self.fanout is not None:
+            self.fanout.publish({"k": "want", "t": table.id})
+
+    def _msg_handed(self, table: LiveTable, _origin: str, msg: dict[str, Any]) -> None:
+        if msg.get("to") == self.process_id and not table.driver:
             self.loops.spawn(self._drive(table))
 
     def _on_presence_all(self, msg: dict[str, Any]) -> None:
@@ -1258,59 +1269,73 @@ class Hub:
     async def sweep(self, now: float | None = None) -> None:
         """Grace periods, eviction and version gaps across processes."""
         now = time.monotonic() if now is None else now
-        s = self.settings
         await self._write_presence(now)
         for table in list(self.tables.values()):
             # A turn-based seat is never handed to a bot for being away: its clock is the only limit.
             if table.status == "playing" and table.driver and table.clock is None:
-                away = [
-                    seat
-                    for seat, p in enumerate(table.players)
-                    if p.kind == "human"
-                    and p.away_since is not None
-                    and now - p.away_since >= s.grace_seconds
-                    and table.seat_status(seat) == "away"  # not connected to another process either
-                ]
-                if away:  # connected to another process? it writes when it last saw the seat
-                    seen = await asyncio.to_thread(self.store.seen, table.id)
-                    wall = time.time()
-                    for seat in away:
-                        last = seen.get(seat)
-                        since = table.players[seat].away_since
-                        if last is None and since is not None and now - since < arrival_wait(table, seat):
-                            continue  # mailed to come and not come yet: the seat waits longer
-                        if last is None or wall - last >= s.grace_seconds:
-                            await self.replace(table, seat)
-            idle = now - table.touched
-            if table.conns:
-                continue
-            if table.clock is not None and table.status != "over":
-                # Nobody looks at this turn-based game: it waits in the database (its clock is stored),
-                # unless a bot is about to move.
-                mover = table.game.to_move
-                if idle >= s.evict_turn_based_seconds and (mover is None or table.players[mover].kind != "bot"):
-                    self.evict(table)
-                continue
-            if table.status == "over" and idle >= s.evict_finished_seconds:
-                self.evict(table)
-            elif table.status == "open" and idle >= s.evict_open_seconds:
-                await self.writer.run(self.store.set_status, table.id, "abandoned")
-                self.evict(table)
-            elif table.status == "playing" and idle >= s.evict_idle_seconds and not self._bots_only(table):
-                self.evict(table)
-        if self.fanout is not None:  # a lost message shows as a version gap (one query for all tables)
-            watched = [t for t in self.tables.values() if (t.conns or t.driver) and not t.inbox]
-            stored = await asyncio.to_thread(self.store.versions, [t.id for t in watched])
-            for table in watched:
-                if stored.get(table.id, -1) > table.version:
-                    async with table.lock:
-                        await self.catch_up(table)
+                await self._grace(table, now)
+            if not table.conns:
+                await self._evict_idle(table, now)
+        if self.fanout is not None:
+            await self._close_gaps()
         await self._retention(now)
         if (self._evicted or self.sockets_dropped) and now - self._trimmed >= 2.0:
             # Memory of evicted tables and of closed connections (silent ones above all)
             # go back to the system instead of staying with the allocator.
             self._evicted, self.sockets_dropped, self._trimmed = 0, 0, now
             await asyncio.to_thread(malloc_trim)
+
+    async def _grace(self, table: LiveTable, now: float) -> None:
+        """A bot takes the seats of a real-time table whose people are gone past the grace period."""
+        grace = self.settings.grace_seconds
+        away = [
+            seat
+            for seat, p in enumerate(table.players)
+            if p.kind == "human"
+            and p.away_since is not None
+            and now - p.away_since >= grace
+            and table.seat_status(seat) == "away"  # not connected to another process either
+        ]
+        if not away:
+            return
+        # Connected to another process? It writes when it last saw the seat.
+        seen = await asyncio.to_thread(self.store.seen, table.id)
+        wall = time.time()
+        for seat in away:
+            last = seen.get(seat)
+            since = table.players[seat].away_since
+            if last is None and since is not None and now - since < arrival_wait(table, seat):
+                continue  # mailed to come and not come yet: the seat waits longer
+            if last is None or wall - last >= grace:
+                await self.replace(table, seat)
+
+    async def _evict_idle(self, table: LiveTable, now: float) -> None:
+        """Let go of a table nobody here looks at, once it has been idle long enough for its state."""
+        s = self.settings
+        idle = now - table.touched
+        if table.clock is not None and table.status != "over":
+            # Nobody looks at this turn-based game: it waits in the database (its clock is stored),
+            # unless a bot is about to move.
+            mover = table.game.to_move
+            if idle >= s.evict_turn_based_seconds and (mover is None or table.players[mover].kind != "bot"):
+                self.evict(table)
+            return
+        if table.status == "over" and idle >= s.evict_finished_seconds:
+            self.evict(table)
+        elif table.status == "open" and idle >= s.evict_open_seconds:
+            await self.writer.run(self.store.set_status, table.id, "abandoned")
+            self.evict(table)
+        elif table.status == "playing" and idle >= s.evict_idle_seconds and not self._bots_only(table):
+            self.evict(table)
+
+    async def _close_gaps(self) -> None:
+        """A lost message shows as a version gap: read what is missing (one query for all tables)."""
+        watched = [t for t in self.tables.values() if (t.conns or t.driver) and not t.inbox]
+        stored = await asyncio.to_thread(self.store.versions, [t.id for t in watched])
+        for table in watched:
+            if stored.get(table.id, -1) > table.version:
+                async with table.lock:
+                    await self.catch_up(table)
 
     async def _write_presence(self, now: float) -> None:
         """Tell the other processes which seats are connected here: the seats that connected since the
@@ -1410,6 +1435,19 @@ class Hub:
             self._hinting.discard(key)
             self.thinkers.hint_done()
         return {"type": "hint", "version": version, **a}
+
+
+#: The handler of each kind of message from another process (catsack.server.fanout) about one table.
+_MESSAGES: dict[str, Callable[[Hub, LiveTable, str, dict[str, Any]], None]] = {
+    "m": Hub._msg_move,
+    "seats": Hub._msg_seats,
+    "p": Hub._msg_presence,
+    "want": Hub._msg_want,
+    "unwant": Hub._msg_unwant,
+    "at": Hub._msg_at,
+    "driver": Hub._msg_driver,
+    "handed": Hub._msg_handed,
+}
 
 
 def arrival_wait(table: LiveTable, seat: int) -> float:

@@ -113,6 +113,12 @@ class Settings(BaseSettings):
     evict_turn_based_seconds: float = Field(default=60.0, ge=0)
     #: How often the database is asked for turn-based games whose clock ran out or whose bot is to move.
     clock_sweep_seconds: float = Field(default=30.0, gt=0)
+    #: A reminder (mail and push, kind ``clock``) goes out when this share of a turn-based move's time
+    #: (its time per move and the player's bank when the turn began) is left; 0 turns reminders off.
+    clock_reminder_share: float = Field(default=0.25, ge=0.0, lt=1.0)
+    #: Vacation days a player may take per calendar year (UTC): their turn-based clocks stand still
+    #: meanwhile (docs/rules.md, "Playing online"); 0 turns vacations off.
+    vacation_days_per_year: int = Field(default=21, ge=0, le=366)
     #: E-mail (docs/deploy.md, "E-mail"): off unless ``smtp_host`` and ``smtp_from`` are set.
     smtp_host: str | None = None
     smtp_port: int = Field(default=587, ge=1, le=65535)

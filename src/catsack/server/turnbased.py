@@ -19,6 +19,12 @@ ran out or whose bot is to move, so that the hub loads and drives them.
 
 Timing is public: everybody sees when each move was made (R23 hides cards, not
 times), so the banks shown to every seat reveal nothing.
+
+Vacations (:mod:`catsack.server.vacation`) pause a player's clocks: the clock keeps each seat's
+vacation windows (``away``), and time inside them is not elapsed. The move's deadline and the
+reminder's time (:meth:`Clock.remind_at`) are where the seat's running time, leaving out the
+windows, reaches its limit; a window is written into the stored clock with the vacation, so a
+restart or another process reads the same deadline.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ __all__ = [
     "clock_of",
     "due_tables",
     "realtime_unfinished_ids",
+    "reminder_time",
 ]
 
 #: The times per move a host may choose, in hours.
@@ -100,51 +107,108 @@ class TurnBased:
         return Clock(self.move_seconds, (self.bank_seconds,) * seats, None)
 
 
+Window = tuple[float, float]
+
+
+def _iso(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
 @dataclass(frozen=True, slots=True)
 class Clock:
-    """A turn-based table's clock: the time per move, each seat's bank (seconds left) and when the
-    turn now running began (epoch seconds; ``None`` before the game starts)."""
+    """A turn-based table's clock: the time per move, each seat's bank (seconds left), when the
+    turn now running began (epoch seconds; ``None`` before the game starts) and each seat's vacation
+    windows (``away``: ``(start, end)`` pairs, epoch seconds; empty when nobody has one)."""
 
     move_seconds: float
     banks: tuple[float, ...]
     since: float | None
+    away: tuple[tuple[Window, ...], ...] = ()
 
     def started(self, now: float) -> Clock:
         return replace(self, since=now)
 
+    def windows(self, seat: int) -> tuple[Window, ...]:
+        return self.away[seat] if seat < len(self.away) else ()
+
+    def paused(self, seat: int, start: float, end: float) -> float:
+        """Seconds of ``start``..``end`` inside ``seat``'s vacation windows (not elapsed on its clock)."""
+        return sum(max(0.0, min(b, end) - max(a, start)) for a, b in self.windows(seat))
+
+    def elapsed(self, seat: int, now: float) -> float:
+        """The running turn's time on ``seat``'s clock at ``now``, its vacation left out."""
+        if self.since is None:
+            return 0.0
+        return max(0.0, now - self.since - self.paused(seat, self.since, now))
+
     def after_move(self, seat: int, now: float, *, charged: bool) -> Clock:
-        """The clock after ``seat`` moved at ``now``: time beyond the time per move comes out of its
-        bank when ``charged`` (a person's move; bots have no clock), and the next turn begins."""
+        """The clock after ``seat`` moved at ``now``: time beyond the time per move (vacation left out)
+        comes out of its bank when ``charged`` (a person's move; bots have no clock), and the next
+        turn begins. Windows that ended are dropped."""
         banks = list(self.banks)
         if charged and self.since is not None:
-            over = max(0.0, now - self.since - self.move_seconds)
+            over = max(0.0, self.elapsed(seat, now) - self.move_seconds)
             banks[seat] = max(0.0, banks[seat] - over)
-        return Clock(self.move_seconds, tuple(banks), now)
+        away = tuple(tuple(w for w in ws if w[1] > now) for ws in self.away)
+        return Clock(self.move_seconds, tuple(banks), now, away if any(away) else ())
+
+    def _when(self, seat: int, budget: float) -> float | None:
+        """When ``seat``'s running turn will have used ``budget`` seconds, vacation left out."""
+        if self.since is None:
+            return None
+        when = self.since + budget
+        for a, b in sorted(self.windows(seat)):
+            if b <= self.since:
+                continue
+            if a >= when:
+                break
+            when += b - max(a, self.since)
+        return when
 
     def deadline(self, seat: int) -> float | None:
         """When ``seat``'s time for the running turn is up (time per move, then its bank)."""
-        if self.since is None:
-            return None
-        return self.since + self.move_seconds + self.banks[seat]
+        return self._when(seat, self.move_seconds + self.banks[seat])
+
+    def remind_at(self, seat: int, share: float) -> float | None:
+        """When ``share`` of the time ``seat`` had for the running turn (its time per move and bank)
+        is left: the reminder's time (``None`` before the game starts)."""
+        return self._when(seat, (1.0 - share) * (self.move_seconds + self.banks[seat]))
+
+    def with_away(self, seat: int, windows: Sequence[Window]) -> Clock:
+        """This clock with ``seat``'s vacation windows replaced."""
+        away = [list(self.windows(s)) for s in range(len(self.banks))]
+        away[seat] = sorted((float(a), float(b)) for a, b in windows)
+        kept = tuple(tuple(ws) for ws in away)
+        return replace(self, away=kept if any(kept) else ())
+
+    def on_vacation(self, seat: int, now: float) -> float | None:
+        """The end of ``seat``'s vacation window running at ``now``, if one is."""
+        return next((b for a, b in self.windows(seat) if a <= now < b), None)
 
     def public(self) -> dict[str, Any]:
-        """What every receiver may see: time per move, banks and when the turn began (timing is public)."""
-        return {
+        """What every receiver may see: time per move, banks, when the turn began and the seats'
+        vacation windows (timing is public; others are told a player is away until when)."""
+        out: dict[str, Any] = {
             "move_seconds": self.move_seconds,
             "banks": [round(b) for b in self.banks],
-            "since": None
-            if self.since is None
-            else datetime.fromtimestamp(self.since, UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            "since": None if self.since is None else _iso(self.since),
         }
+        if self.away:
+            out["away"] = [[[_iso(a), _iso(b)] for a, b in self.windows(s)] for s in range(len(self.banks))]
+        return out
 
     def to_json(self) -> str:
-        return json.dumps({"move": self.move_seconds, "banks": list(self.banks), "since": self.since})
+        obj: dict[str, Any] = {"move": self.move_seconds, "banks": list(self.banks), "since": self.since}
+        if self.away:
+            obj["away"] = [[list(w) for w in ws] for ws in self.away]
+        return json.dumps(obj)
 
 
 @functools.lru_cache(maxsize=256)
 def _parse(text: str) -> Clock:
     obj = json.loads(text)
-    return Clock(float(obj["move"]), tuple(float(b) for b in obj["banks"]), obj.get("since"))
+    away = tuple(tuple((float(a), float(b)) for a, b in ws) for ws in obj.get("away", ()))
+    return Clock(float(obj["move"]), tuple(float(b) for b in obj["banks"]), obj.get("since"), away)
 
 
 def clock_of(text: str | None) -> Clock | None:
@@ -187,3 +251,19 @@ def due_tables(
     with engine.connect() as conn:
         ids = [r.id for r in conn.execute(query) if r.id not in skipped]
     return ids[:limit]
+
+
+def reminder_time(engine: Engine, table_id: str, version: int, share: float) -> float | None:
+    """When the reminder of the turn that began at ``version`` of ``table_id`` is due (from the clock
+    as stored now, vacations included); ``None`` once that turn is over (a move was made, the
+    game ended) or for a table that is not turn-based."""
+    with engine.connect() as conn:
+        r = conn.execute(
+            select(tables_t.c.status, tables_t.c.version, tables_t.c.to_move, tables_t.c.clock).where(
+                tables_t.c.id == table_id
+            )
+        ).first()
+    if r is None or r.status != "playing" or r.version != version or r.to_move is None:
+        return None
+    clock = clock_of(r.clock)
+    return None if clock is None else clock.remind_at(int(r.to_move), share)

@@ -609,6 +609,8 @@ class Hub:
         actions, seats, row = await asyncio.to_thread(self.store.changes, table.id, table.version)
         before = table.version
         self._apply_rows(table, actions)
+        # A clock changed without a move (a vacation began or ended): its timer and its shown clock follow.
+        moved = row is not None and (row.clock, row.deadline) != (table.row.clock, table.row.deadline)
         if row is not None:
             table.row = row
         changed = False
@@ -626,7 +628,7 @@ class Hub:
                     self.drop_seat_connections(table, s.seat)
         if changed:
             table.players_changed()
-        if table.version != before or changed:
+        if table.version != before or changed or moved:
             table.broadcast_state(force=changed)
             self._schedule(table)
 
@@ -1199,6 +1201,9 @@ class Hub:
     async def _timer_turn(self, table: LiveTable, seat: int, version: int, deadline: float) -> None:
         try:
             await asyncio.sleep(max(0.0, deadline - time.time()))
+            if table.clock is not None and (table.row.deadline or 0.0) > time.time() + 1.0:
+                self._schedule(table)  # the clock was paused meanwhile (a vacation): wait for its new deadline
+                return
             if table.clock is not None:
                 await self._clock_ran_out(table, seat, version)
                 return

@@ -38,6 +38,7 @@ from catsack.server.push import PushSender
 from catsack.server.routes import (
     accounts,
     admin,
+    botapi,
     database,
     friends,
     health,
@@ -224,6 +225,7 @@ def create_app(
     app.include_router(tournaments.router)
     app.include_router(admin.router)
     app.include_router(database.router)
+    app.include_router(botapi.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     return app

@@ -22,6 +22,7 @@ revision what it adds
 ``0012`` which process claimed a mail it is sending
 ``0013`` each account name's look-alike key (guests may not take a name that reads like it)
 ``0014`` Web Push notifications: devices, the kinds each account wants, the send queue
+``0015`` bot accounts: an account a person creates for a program, its API token hashed
 ======== ===================================================================================
 
 The numbers up to ``0011`` do not follow that order: those revisions were written side by

@@ -264,6 +264,12 @@ def test_a_bot_plays_its_seat_from_its_view_only(client: TestClient) -> None:
 # ---------------------------------------------------------------------- over the network, to the end
 
 
+def _docs_example() -> str:
+    """The complete example bot of docs/bot-api.md, as printed there."""
+    blocks = (ROOT / "docs" / "bot-api.md").read_text().split("```python\n")[1:]
+    return next(b.split("```", 1)[0] for b in blocks if "first-legal" in b)
+
+
 def _connect(server: ServerProc, token: str, spec: str, log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as out:
         return spawn(
@@ -298,7 +304,7 @@ def test_two_bots_play_a_rated_game_over_the_network(tmp_path: Path) -> None:
         r = web.post("/api/account/register", json={"name": "Owner", "password": "a long enough password"})
         assert r.status_code == 201, r.text
         tokens = {}
-        for name in ("Extern", "Builtin"):
+        for name in ("Extern", "Builtin", "Doc"):
             r = web.post("/api/account/bots", json={"name": name})
             assert r.status_code == 201, r.text
             tokens[name] = r.json()["token"]
@@ -315,23 +321,40 @@ def test_two_bots_play_a_rated_game_over_the_network(tmp_path: Path) -> None:
         assert bad.returncode == 2 and "refused the bot's token" in bad.stderr
         procs.append(_connect(server, tokens["Extern"], f"external:{sys.executable} {EXAMPLE_BOT}", tmp_path / "a.log"))
         procs.append(_connect(server, tokens["Builtin"], "heuristic", tmp_path / "b.log"))
+        # The third: the complete example of docs/bot-api.md, as printed there.
+        example = tmp_path / "my_arena_bot.py"
+        example.write_text(_docs_example())
+        with (tmp_path / "c.log").open("wb") as out:
+            doc_bot = spawn(
+                [sys.executable, str(example), server.url, tokens["Doc"]],
+                cwd=tmp_path,
+                env=server.env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+        procs.append(doc_bot)
         deadline = time.monotonic() + 60
-        while len(web.get("/api/bots/online").json()) < 2:
+        while len(web.get("/api/bots/online").json()) < 3:
             assert time.monotonic() < deadline, (tmp_path / "a.log").read_text() + (tmp_path / "b.log").read_text()
             time.sleep(0.1)
-        r = web.post("/api/bots/challenges", json={"bots": ["Extern", "Builtin"], "seats": 3, "rated": True})
+        r = web.post("/api/bots/challenges", json={"bots": ["Extern", "Builtin", "Doc"], "seats": 3, "rated": True})
         assert r.status_code == 201, r.text
         table = r.json()["table"]
-        for proc in procs:  # each stops after its one game
+        for proc in procs[:2]:  # each stops after its one game
             assert proc.wait(180) == 0
         final = web.get(f"/api/tables/{table}").json()
         assert final["status"] == "over"
-        assert [p["name"] for p in final["players"]][:2] == ["Extern", "Builtin"]
+        assert [p["name"] for p in final["players"]] == ["Extern", "Builtin", "Doc"]
         board = web.get("/api/bots/leaderboard").json()
         names = {e["name"]: e for e in board}
-        assert names["Extern"]["games"] == 1 and names["Builtin"]["games"] == 1 and names["heuristic"]["games"] == 1
+        assert all(names[n]["games"] == 1 for n in ("Extern", "Builtin", "Doc"))
         assert names["Extern"]["kind"] == "bot" and names["Extern"]["owner"] == "Owner"
-        assert "Game over" in (tmp_path / "a.log").read_text().replace("game over", "Game over")
+        assert "game over at table" in (tmp_path / "a.log").read_text()
+        for _ in range(500):  # the example prints its game over as it reads it
+            if "game over:" in (tmp_path / "c.log").read_text():
+                break
+            time.sleep(0.02)
+        assert "game over:" in (tmp_path / "c.log").read_text()
     finally:
         for proc in procs:
             stop_group(proc)

@@ -349,6 +349,8 @@ def test_two_bots_play_a_rated_game_over_the_network(tmp_path: Path) -> None:
         names = {e["name"]: e for e in board}
         assert all(names[n]["games"] == 1 for n in ("Extern", "Builtin", "Doc"))
         assert names["Extern"]["kind"] == "bot" and names["Extern"]["owner"] == "Owner"
+        everyone = {e["name"]: e for e in web.get("/api/leaderboard").json()}  # marked as bots there too
+        assert everyone["Doc"]["kind"] == "bot" and everyone["Doc"]["owner"] == "Owner"
         assert "game over at table" in (tmp_path / "a.log").read_text()
         for _ in range(500):  # the example prints its game over as it reads it
             if "game over:" in (tmp_path / "c.log").read_text():

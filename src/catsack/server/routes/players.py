@@ -33,6 +33,7 @@ from sqlalchemy import select
 
 from catsack.game import Game
 from catsack.server.accounts import Account, Accounts, seat_users_t
+from catsack.server.botaccounts import BotAccounts
 from catsack.server.gameaccess import decide, embargo_open
 from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, unknown_bot
 from catsack.server.live import finished_by_bot, stored_game
@@ -283,13 +284,23 @@ async def profile(request: Request, name: str) -> dict[str, Any]:
 
 def _leaderboard(accounts: Accounts, ratings: Ratings, limit: int) -> list[dict[str, Any]]:
     out = []
-    for entry in ratings.leaderboard(limit * 2):
+    entries = ratings.leaderboard(limit * 2)
+    # Bot accounts (docs/bot-api.md) are marked as bots, with their owner; the bots' own leaderboard is
+    # /api/bots/leaderboard.
+    books = BotAccounts(accounts.engine, accounts)
+    users = [int(e["player"].removeprefix("user:")) for e in entries if e["player"].startswith("user:")]
+    owners = books.owner_names(sorted(books.bot_ids(users)))
+    for entry in entries:
         player = entry["player"]
         if player.startswith("user:"):
-            account = accounts.by_id(int(player.removeprefix("user:")))
+            uid = int(player.removeprefix("user:"))
+            account = accounts.by_id(uid)
             if account is None:  # deleted
                 continue
-            entry = {**entry, "name": account.name, "kind": "human", "profile": f"/u/{account.name}"}
+            kind = "bot" if uid in owners else "human"
+            entry = {**entry, "name": account.name, "kind": kind, "profile": f"/u/{account.name}"}
+            if uid in owners:
+                entry["owner"] = owners[uid]
         else:
             entry = {**entry, "name": player.removeprefix("bot:"), "kind": "bot", "profile": None}
         del entry["player"]

@@ -97,7 +97,7 @@ def test_address_verification_preferences_and_one_click_unsubscribe(
     msg = box.to("ann@example.org")[-1]
     assert msg["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     prefs = c.post("/api/mail/prefs", json={"friend": False, "turn": True}, headers=ORIGIN).json()["prefs"]
-    assert prefs == {"turn": True, "invite": True, "tournament": True, "friend": False}
+    assert prefs == {"turn": True, "invite": True, "tournament": True, "friend": False, "clock": True, "seat": True}
 
     # A follower's mail carries its own unsubscribe link; one POST (RFC 8058) turns that kind off.
     c.post("/api/mail/prefs", json={"friend": True}, headers=ORIGIN)

@@ -188,7 +188,7 @@ def test_subscriptions_are_checked_bounded_and_csrf_protected(app_server: Callab
     assert c.delete(f"/api/push/devices/{theirs}", headers=ORIGIN).status_code == 200
     # The kinds an account wants.
     prefs = c.post("/api/push/prefs", json={"friend": False}, headers=ORIGIN).json()["prefs"]
-    assert prefs == {"turn": True, "invite": True, "tournament": True, "friend": False, "seat": True}
+    assert prefs == {"turn": True, "invite": True, "tournament": True, "friend": False, "seat": True, "clock": True}
     assert c.post("/api/push/prefs", json={"cards": True}, headers=ORIGIN).status_code == 422
 
 
@@ -500,6 +500,7 @@ def test_every_kind_of_push_is_written_in_the_devices_language(lang: str) -> Non
         "tournament": [{"round": 2, "tournament": "Spring cup", "table": 3, "wait": w} for w in (60, 600)],
         "friend": [{"from": "Bea"}],
         "seat": [{"table": "Spring"}],
+        "clock": [{"table": "Spring", "left": left} for left in (90, 7200, 18 * 3600)],
         TEST: [{}],
     }
     assert set(facts) == {*KINDS, TEST}

@@ -80,6 +80,8 @@ def test_every_kind_of_mail(lang: str) -> None:
         "tournament": [
             {"round": 2, "tournament": "Spring cup", "table": 3, "link": "/t/x", "wait": w} for w in (60, 600)
         ],
+        "clock": [{}],
+        "seat": [{"table": "Spring", "table_id": "x"}],
     }
     assert set(payloads) == set(KINDS) | set(TRANSACTIONAL)
     one = [TurnLine("Spring", ("Bea",), 1, 3 * 86400 + 3600, f"{base}/t/1")]
@@ -87,7 +89,7 @@ def test_every_kind_of_mail(lang: str) -> None:
     texts = []
     for kind, samples in payloads.items():
         for payload in samples:
-            for turns in [one, many] if kind == "turn" else [[]]:
+            for turns in [one, many] if kind == "turn" else [one] if kind == "clock" else [[]]:
                 made = mail_text(kind, lang, payload, name="Ann", base=base, turns=turns)
                 assert made is not None, (kind, lang)
                 texts += list(made)

@@ -24,7 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 import catsack
 from catsack.server import mail as mailing
 from catsack.server import push as web_push
-from catsack.server import social
+from catsack.server import reminders, social, vacation
 from catsack.server.budgets import Budgets
 from catsack.server.bus import GameOver, MoveApplied, SeatAbandoned, SeatsChanged, TablesAdopted, TurnToPerson
 from catsack.server.gamesfeed import GamesFeed
@@ -58,6 +58,7 @@ from catsack.server.routes import (
     training,
     ws,
 )
+from catsack.server.routes import vacation as vacation_routes
 from catsack.server.runtime import GcLog, collect_young, safe_url, setup_logging
 from catsack.server.settings import Settings
 from catsack.server.tournaments.runner import sweeper as tournament_sweeper
@@ -225,6 +226,7 @@ def create_app(
     app.include_router(tournaments.router)
     app.include_router(admin.router)
     app.include_router(database.router)
+    app.include_router(vacation_routes.router)
     app.include_router(botapi.router)
     if pages.STATIC.is_dir():
         app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
@@ -241,6 +243,12 @@ def subscribe(hub: Hub, feed: GamesFeed) -> None:
     ev.subscribe(SeatAbandoned, partial(_seat_abandoned, hub))
     ev.subscribe(TablesAdopted, partial(web_push.missed_turns, hub))  # the pushes a crash lost
     ev.subscribe(SeatAbandoned, partial(web_push.seat_taken, hub))
+    ev.subscribe(SeatAbandoned, partial(mailing.seat_taken, hub))
+    # A vacation's windows go into the clock before its reminder is queued (catsack.server.vacation).
+    ev.subscribe(TurnToPerson, partial(vacation.on_turn, hub))
+    ev.subscribe(TurnToPerson, partial(reminders.on_turn, hub))
+    ev.subscribe(TablesAdopted, partial(vacation.on_adopted, hub))  # the clocks a crash left without them
+    ev.subscribe(TablesAdopted, partial(reminders.on_adopted, hub))  # the reminders a crash lost
     ev.subscribe(MoveApplied, feed.moved)
     ev.subscribe(SeatsChanged, feed.seats_changed)
 

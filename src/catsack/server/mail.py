@@ -3,7 +3,8 @@ sender that empties it over SMTP.
 
 - **Addresses.** An account may add one address; it is used only once verified by the link mailed
   to it. Per kind (:data:`KINDS`: your turn in a turn-based game, an invitation, a tournament round
-  starting, a new follower) the account says whether it wants mail; a follower is announced once a
+  starting, a new follower, a clock about to run out, a bot taking the account's seat) the account
+  says whether it wants mail; a follower is announced once a
   week at most (:data:`FOLLOW_MAIL_SECONDS`), however often they unfollow and follow again. Every
   mail carries a one-click unsubscribe (RFC 8058 ``List-Unsubscribe-Post`` and a link in the text).
 - **The queue** (``mail_queue``) is written in the database before anything is sent. The sender
@@ -70,9 +71,10 @@ from catsack.server.bus import TablesAdopted
 from catsack.server.friends import Challenge, user_seen_t
 from catsack.server.store import alive_holders, metadata, seats_t, tables_t
 from catsack.server.tokens import hash_token
-from catsack.server.turnbased import clock_of
+from catsack.server.turnbased import clock_of, reminder_time
 
 if TYPE_CHECKING:
+    from catsack.server.bus import SeatAbandoned
     from catsack.server.hub import Hub, LiveTable
     from catsack.server.settings import Settings
 
@@ -92,8 +94,10 @@ __all__ = [
     "notify_turn",
     "public_url",
     "queue_missed_turns",
+    "queue_reminder",
     "queue_tournament_round",
     "render",
+    "seat_taken",
     "tournament_recipients",
     "turn_lines",
     "unsubscribe_link",
@@ -102,7 +106,9 @@ __all__ = [
 log = logging.getLogger("catsack.server")
 
 #: The kinds of mail an account chooses (each on by default once an address is verified).
-KINDS = ("turn", "invite", "tournament", "friend")
+KINDS = ("turn", "invite", "tournament", "friend", "clock", "seat")
+#: A clock reminder (kind ``clock``) is queued once per turn: the same one is not queued again within this time.
+REMINDER_ONCE_SECONDS = 400 * 86400.0
 #: Kinds sent whatever the preferences say: they answer the person's own request.
 TRANSACTIONAL = ("verify", "reset")
 ADDRESS_MAX = 254
@@ -657,6 +663,31 @@ def mail_text(
         body = t.gettext("Hello {name},\n\nit is your turn:\n\n{lines}\n\nMy games: {mygames}").format(
             name=name, lines="\n".join(lines), mygames=mygames
         )
+    elif kind == "clock":
+        if not turns:
+            return None
+        line = turns[0]
+        subject = t.gettext("catsack: {left} left to move at {table}").format(
+            left=duration(line.left, lang), table=_safe(line.table, 60)
+        )
+        # i18n: a reminder before a turn-based clock runs out; {left} is the time left ("5 hours").
+        body = t.gettext(
+            "Hello {name},\n\nyour clock at {table} runs out in {left}; then a bot plays your seat to the end.\n"
+            "Your move: {link}\n\nGoing away? Vacation mode on your account page stops your clocks: {account}"
+        ).format(
+            name=name,
+            table=_safe(line.table),
+            left=duration(line.left, lang),
+            link=line.link,
+            account=f"{base}/account",
+        )
+    elif kind == "seat":
+        table = _safe(p.get("table", ""))
+        subject = t.gettext("catsack: a bot took your seat at {table}").format(table=_safe(table, 60))
+        body = t.gettext(
+            "Hello {name},\n\na bot took your seat at {table} and plays it to the end of the game.\n"
+            "The game: {link}\n\nMy games: {mygames}"
+        ).format(name=name, table=table, link=f"{base}/t/{quote(str(p.get('table_id', '')))}", mygames=mygames)
     elif kind == "invite":
         who = _safe(p["from"], 24)
         tb = p.get("turn_based")
@@ -791,6 +822,17 @@ def render(engine: Engine, settings: Settings, mail: Queued, to: Address | None)
     if mail.kind == "turn":
         assert mail.user_id is not None
         turns = turn_lines(engine, mail.user_id, list(p.get("tables", [])), base)
+    elif mail.kind == "clock":
+        assert mail.user_id is not None
+        if reminder_time(engine, str(p.get("table_id", "")), int(p.get("version", -1)), 0.0) is None:
+            return None  # the move was made, or the game is over
+        turns = turn_lines(engine, mail.user_id, [str(p.get("table_id", ""))], base)
+    elif mail.kind == "seat":
+        assert mail.user_id is not None
+        found = _bots_seat(engine, mail.user_id, str(p.get("table_id", "")), int(p.get("seat", -1)))
+        if found is None or _seen_since(engine, mail.user_id, float(p.get("at", 0.0))):
+            return None  # the seat is not a bot's, or they came back and saw it
+        p = {**p, "table": found}
     elif mail.kind == "tournament":
         assert mail.user_id is not None
         if not _still_seated(engine, mail.user_id, str(p.get("table_id", ""))):
@@ -889,6 +931,11 @@ class MailSender:
                 if back is not None:  # the player is around: wait until they have been away long enough
                     await asyncio.to_thread(box.finish, mail.id, "pending", retry_at=back)
                     return False
+            if mail.kind == "clock":
+                later = await asyncio.to_thread(_reminder_later, engine, self.settings, mail.payload, now)
+                if later is not None:  # a vacation paused the clock: the reminder waits as long
+                    await asyncio.to_thread(box.finish, mail.id, "pending", retry_at=later)
+                    return False
             to = await asyncio.to_thread(box.address, mail.user_id) if mail.user_id is not None else None
             msg = await asyncio.to_thread(render, engine, self.settings, mail, to)
         except Exception as exc:
@@ -912,6 +959,42 @@ class MailSender:
         await asyncio.to_thread(box.finish, mail.id, "sent")
         log.info("mail sent", extra={"fields": {"mail": mail.id, "kind": mail.kind}})
         return True
+
+
+def _reminder_later(engine: Engine, settings: Settings, payload: dict[str, Any], now: float) -> float | None:
+    """When a clock reminder is due, if later than ``now`` (a vacation moved it); ``None`` to go now (or
+    to be dropped by :func:`render` when its turn is over)."""
+    due = reminder_time(
+        engine, str(payload.get("table_id", "")), int(payload.get("version", -1)), settings.clock_reminder_share
+    )
+    return due if due is not None and due > now + 1.0 else None
+
+
+def _bots_seat(engine: Engine, user_id: int, table_id: str, seat: int) -> str | None:
+    """The table's name while the account's seat there is a bot's in a game not over, else ``None``."""
+    with engine.connect() as conn:
+        r = conn.execute(
+            select(tables_t.c.name, seats_t.c.kind)
+            .select_from(
+                seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id).join(
+                    seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
+                )
+            )
+            .where(
+                seat_users_t.c.user_id == user_id,
+                seat_users_t.c.table_id == table_id,
+                seat_users_t.c.seat == seat,
+                tables_t.c.status.in_(("open", "playing")),
+            )
+        ).first()
+    return None if r is None or r.kind != "bot" else str(r.name)
+
+
+def _seen_since(engine: Engine, user_id: int, when: float) -> bool:
+    """Whether the account had a page of the site open after ``when``."""
+    with engine.connect() as conn:
+        seen = conn.execute(select(user_seen_t.c.seen).where(user_seen_t.c.user_id == user_id)).scalar()
+    return seen is not None and seen > when
 
 
 def _here_since(engine: Engine, user_id: int, now: float, away_minutes: float) -> float | None:
@@ -960,6 +1043,35 @@ async def notify_turn(hub: Hub, table: LiveTable) -> None:
             box.queue_turn(int(user), table.id, time.time() + hub.settings.mail_away_minutes * 60.0)
         if user is not None and pushing:
             push.queue_turn(hub.store.engine, hub.settings, int(user), table.id)
+
+    await asyncio.to_thread(queue)
+
+
+def queue_reminder(engine: Engine, settings: Settings, user_id: int, table_id: str, version: int, at: float) -> bool:
+    """Queue the clock reminder of the turn that began at ``version`` of ``table_id`` (due at ``at``),
+    once per turn: nothing is queued when it was queued before. Synchronous."""
+    if not mail_enabled(settings) or settings.clock_reminder_share <= 0:
+        return False
+    payload = {"table_id": table_id, "version": version}
+    return Mailbox(engine).enqueue(user_id, "clock", payload, at, once_within=REMINDER_ONCE_SECONDS)
+
+
+async def seat_taken(hub: Hub, event: SeatAbandoned) -> None:
+    """A bot took a person's seat before the end (grace period, clock, host, withdrawal): mail them once
+    they have been away ``mail_away_minutes``, unless they came back to the site meanwhile."""
+    box = _box(hub)
+    if box is None:
+        return
+    table_id, seat, now = event.table.id, event.seat, time.time()
+
+    def queue() -> None:
+        with hub.store.engine.connect() as conn:
+            user = conn.execute(
+                select(seat_users_t.c.user_id).where(seat_users_t.c.table_id == table_id, seat_users_t.c.seat == seat)
+            ).scalar()
+        if user is not None:
+            payload = {"table_id": table_id, "seat": seat, "at": now}
+            box.enqueue(int(user), "seat", payload, now + hub.settings.mail_away_minutes * 60.0)
 
     await asyncio.to_thread(queue)
 

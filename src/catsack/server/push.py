@@ -10,7 +10,8 @@
   giving way), found by the endpoint's SHA-256; the push service's 404 or 410 (the subscription
   ended) drops the device.
 - **What is sent.** Per kind (:data:`KINDS`: your turn in a turn-based game, an invitation, a
-  tournament round starting, a new follower, a bot taking the account's seat) the account says
+  tournament round starting, a new follower, a bot taking the account's seat, a clock about to run
+  out) the account says
   whether it wants a push; each kind is on until turned off. A notice is queued as one row per
   device (``push_queue``) and its text is made when it is sent, in the device's language, from what
   the database says then: a "your turn" push whose turn has passed, or a round's push whose seat a
@@ -67,7 +68,7 @@ from catsack.locales import DEFAULT_LANGUAGE, LANGUAGES
 from catsack.server.accounts import AccountError, seat_users_t, users_t
 from catsack.server.friends import user_seen_t
 from catsack.server.store import alive_holders, metadata, seats_t, tables_t
-from catsack.server.turnbased import clock_of
+from catsack.server.turnbased import clock_of, reminder_time
 
 if TYPE_CHECKING:
     from catsack.server.accounts import Account
@@ -96,6 +97,7 @@ __all__ = [
     "push_message",
     "push_text",
     "queue_missed_turns",
+    "queue_reminder",
     "queue_round",
     "recipients",
     "seat_taken",
@@ -106,7 +108,7 @@ log = logging.getLogger("catsack.server")
 
 #: The kinds of push an account chooses (each on until turned off): the mail's kinds, and a bot taking
 #: the account's seat before the end of a game (no mail says that).
-KINDS = ("turn", "invite", "tournament", "friend", "seat")
+KINDS = ("turn", "invite", "tournament", "friend", "seat", "clock")
 #: A push the person asked for from the account page (to see that notifications arrive).
 TEST = "test"
 #: Devices one account may have; a new one beyond that replaces the one used longest ago.
@@ -665,6 +667,12 @@ def push_text(kind: str, lang: str, facts: dict[str, Any]) -> tuple[str, str] | 
     elif kind == "friend":
         title = t.gettext("{from} follows you").format(**{"from": _safe(f["from"], 24)})
         body = t.gettext("Follow back or block from your Friends page.")
+    elif kind == "clock":
+        # i18n: a reminder before a turn-based clock runs out; {left} is the time left ("5 hours").
+        title = t.gettext("{left} left to move at {table}").format(
+            left=duration(float(f["left"]), lang), table=_safe(f["table"])
+        )
+        body = t.gettext("Then a bot plays your seat. Going away? Vacation mode stops your clocks.")
     elif kind == "seat":
         title = t.gettext("A bot took your seat at {table}").format(table=_safe(f["table"]))
         body = t.gettext("It plays your seat to the end of the game.")
@@ -775,6 +783,14 @@ def render(engine: Engine, push: QueuedPush, now: float) -> Outgoing | str:
             if facts is None:
                 return "not their turn any more"
             url, tag = f"/t/{table_id}", f"turn:{table_id}"
+            ttl = max(60, min(TTL_SECONDS, int(facts["left"])))
+        elif push.kind == "clock":
+            table_id = str(p.get("table_id", ""))
+            turn = reminder_time(engine, table_id, int(p.get("version", -1)), 0.0)
+            facts = None if turn is None else _turn_facts(conn, push.user_id, table_id, now)
+            if facts is None:
+                return "the move was made"
+            url, tag = f"/t/{table_id}", f"clock:{table_id}"
             ttl = max(60, min(TTL_SECONDS, int(facts["left"])))
         elif push.kind == "tournament":
             table_id = str(p.get("table_id", ""))
@@ -912,6 +928,11 @@ class PushSender:
                 if back is not None:  # the player is around: wait until they have been away long enough
                     await asyncio.to_thread(box.finish, push.id, "pending", retry_at=back)
                     return False
+            if push.kind == "clock":
+                later = await asyncio.to_thread(_reminder_later, engine, self.settings, push.payload, now)
+                if later is not None:  # a vacation paused the clock: the reminder waits as long
+                    await asyncio.to_thread(box.finish, push.id, "pending", retry_at=later)
+                    return False
             out = await asyncio.to_thread(render, engine, push, now)
         except Exception as exc:
             log.exception("push not made", extra={"fields": {"push": push.id}})
@@ -943,6 +964,14 @@ class PushSender:
         await asyncio.to_thread(box.finish, push.id, "sent")
         log.info("push sent", extra={"fields": {"push": push.id, "kind": push.kind}})
         return True
+
+
+def _reminder_later(engine: Engine, settings: Settings, payload: dict[str, Any], now: float) -> float | None:
+    """When a clock reminder is due, if later than ``now`` (a vacation moved it); ``None`` to go now (or
+    to be dropped by :func:`render` when its turn is over)."""
+    table_id, version = str(payload.get("table_id", "")), int(payload.get("version", -1))
+    due = reminder_time(engine, table_id, version, settings.clock_reminder_share)
+    return due if due is not None and due > now + 1.0 else None
 
 
 def _here_since(engine: Engine, user_id: int, now: float, away_minutes: float) -> float | None:
@@ -1045,6 +1074,20 @@ async def seat_taken(hub: Hub, event: SeatAbandoned) -> None:
             box.queue([int(user)], "seat", payload, f"{table_id}:{seat}", now + hub.settings.push_away_minutes * 60.0)
 
     await asyncio.to_thread(queue)
+
+
+#: A clock reminder is queued once per turn and device: the same one is not queued again within this time.
+REMINDER_ONCE_SECONDS = 400 * 86400.0
+
+
+def queue_reminder(engine: Engine, settings: Settings, user_id: int, table_id: str, version: int, at: float) -> int:
+    """Queue the clock reminder of the turn that began at ``version`` of ``table_id`` (due at ``at``) to
+    the account's devices, once per turn: a device that had it gets none again. Synchronous."""
+    if not push_enabled(settings) or settings.clock_reminder_share <= 0:
+        return 0
+    payload = {"table_id": table_id, "version": version}
+    key = f"{table_id}:{version}"
+    return Pushbox(engine).queue([user_id], "clock", payload, key, at, once_within=REMINDER_ONCE_SECONDS)
 
 
 #: A "your turn" push made up to this long before its turn began counts as that turn's (the processes'

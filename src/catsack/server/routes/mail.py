@@ -85,6 +85,8 @@ class Prefs(BaseModel):
     invite: bool | None = None
     tournament: bool | None = None
     friend: bool | None = None
+    clock: bool | None = None
+    seat: bool | None = None
     lang: str | None = Field(None, max_length=8, description="the mails' language: a code of /i18n/languages.json")
 
     @field_validator("lang")

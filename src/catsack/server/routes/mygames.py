@@ -31,6 +31,7 @@ from catsack.server.routes.accounts import account_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.store import SeatRow, seats_t, tables_t
+from catsack.server.turnbased import clock_of
 
 __all__ = ["GameLine", "feed_of", "friends_of", "games_of", "router"]
 
@@ -71,6 +72,8 @@ class GameLine:
     finished: float | None
     #: The seats a bot finished for their person (the names stay the people's).
     left: list[int] = field(default_factory=list)
+    #: Until when the player to move is on vacation (their clock stands still), if they are.
+    away_until: float | None = None
 
     @property
     def your_turn(self) -> bool:
@@ -93,6 +96,7 @@ class GameLine:
             "players": self.players,
             "finished_by_bot": self.left,
             "finished": iso_time(self.finished),
+            "away_until": iso_time(self.away_until) if mover is not None else None,
         }
 
 
@@ -117,6 +121,7 @@ def games_of(hub: Hub, user_id: int, now: float | None = None) -> list[GameLine]
             tables_t.c.setup,
             tables_t.c.created,
             tables_t.c.finished,
+            tables_t.c.clock,
             seat_users_t.c.seat,
         )
         .select_from(seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id))
@@ -144,10 +149,10 @@ def games_of(hub: Hub, user_id: int, now: float | None = None) -> list[GameLine]
         live = hub.tables.get(r.id)
         options = json.loads(r.options)
         if live is not None:  # in memory here: newer than the database may be on another process's table
-            status, to_move, deadline = live.status, live.game.to_move, live.row.deadline
+            status, to_move, deadline, clock = live.status, live.game.to_move, live.row.deadline, live.clock
             players, kinds, left = live.names(), [p.kind for p in live.players], finished_by_bot(live.players)
         else:
-            status, to_move, deadline = r.status, r.to_move, r.deadline
+            status, to_move, deadline, clock = r.status, r.to_move, r.deadline, clock_of(r.clock)
             if to_move is None and r.version == 0:
                 to_move = int(json.loads(r.setup)["start"])  # R7: who starts is public
             players, kinds = seat_names(seats[r.id]), [s.kind for s in seats[r.id]]
@@ -168,6 +173,7 @@ def games_of(hub: Hub, user_id: int, now: float | None = None) -> list[GameLine]
                 r.created,
                 r.finished,
                 left,
+                None if clock is None or to_move is None else clock.on_vacation(to_move, now),
             )
         )
     out.sort(key=_sort_key)

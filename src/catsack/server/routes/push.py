@@ -88,6 +88,7 @@ class Prefs(BaseModel):
     tournament: bool | None = None
     friend: bool | None = None
     seat: bool | None = None
+    clock: bool | None = None
 
 
 async def _out(request: Request, account: Account) -> dict[str, Any]:

@@ -5,7 +5,7 @@
 
 import { api, h, fill, loadSeat, saveSeat } from "/static/api.js";
 import { duration, refresh } from "/static/days.js";
-import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
+import { date, errorText, languagePicker, t, translatePage } from "/static/i18n.js";
 import { listedPlayer } from "/static/render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -57,6 +57,7 @@ function gameItem(game) {
       { class: "table-meta" },
       whose,
       clock ? ` · ${t("days.left", { time: clock })}` : "",
+      game.away_until && Date.parse(game.away_until) > Date.now() ? ` · ${t("vac.away", { date: date(game.away_until, { dateStyle: "medium", timeStyle: "short" }) })}` : "",
       game.turn_based ? ` · ${t("days.perMove", { n: game.turn_based.move_hours })}` : ` · ${t("days.realTime")}`,
       game.replaced ? ` · ${t("days.replaced")}` : "",
     ),

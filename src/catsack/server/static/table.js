@@ -12,7 +12,7 @@ import { addReviewButtons, noteRematch } from "/static/rematch.js";
 import { describeEvent } from "/static/events.js";
 import { currentAccount } from "/static/session.js";
 import { Chat, handToBotButton, TurnAlerts } from "/static/social.js";
-import { errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
+import { date, errorText, languagePicker, rulesUrl, t, translatePage } from "/static/i18n.js";
 import { announce } from "/static/live.js";
 import { TextTable } from "/static/textmode.js";
 import {
@@ -842,6 +842,13 @@ function drawTimer() {
   box.classList.toggle("urgent", (state.clock ? seconds <= 3600 : seconds <= 10) && myTurn());
 }
 
+/** " (on vacation until …)" while `seat`'s player is on vacation: their clock stands still. */
+function awayText(seat) {
+  const now = Date.now();
+  const span = (state.clock.away?.[seat] ?? []).find(([from, until]) => Date.parse(from) <= now && now < Date.parse(until));
+  return span ? ` (${t("vac.away", { date: date(span[1], { dateStyle: "medium", timeStyle: "short" }) })})` : "";
+}
+
 /** A turn-based table: each player's time bank, and the time per move. */
 function drawClock() {
   const box = $("clock-box");
@@ -850,7 +857,7 @@ function drawClock() {
   const list = names();
   // Bots have no clock: only people's banks are shown.
   const banks = state.clock.banks
-    .map((seconds, seat) => (state.players[seat]?.kind === "human" ? `${list[seat] ?? seat + 1} ${duration(seconds)}` : null))
+    .map((seconds, seat) => (state.players[seat]?.kind === "human" ? `${list[seat] ?? seat + 1} ${duration(seconds)}${awayText(seat)}` : null))
     .filter(Boolean);
   $("clock-banks").textContent = `${t("days.perMove", { n: Math.round(state.clock.move_seconds / 3600) })} · ${t("days.banks")}: ${banks.join(" · ")}`;
 }

@@ -1204,9 +1204,11 @@ class Hub:
             if table.clock is not None and (table.row.deadline or 0.0) > time.time() + 1.0:
                 self._schedule(table)  # the clock was paused meanwhile (a vacation): wait for its new deadline
                 return
-            if table.clock is not None:
+            if table.clock is not None and not table.clock.settling(time.time()):
                 await self._clock_ran_out(table, seat, version)
                 return
+            # A real-time turn timer, or a turn-based table past its hard stop (a tournament round's
+            # deadline): the stand-in bot moves for the person, and the seat stays theirs.
             move = await self._decide(table, seat, self.settings.standin_bot, self.pace.clock())
             async with table.lock:
                 if table.version != version:

@@ -17,6 +17,12 @@ the server does not load turn-based tables on start, evicts them soon after
 the last connection leaves, and :func:`due_tables` finds the ones whose clock
 ran out or whose bot is to move, so that the hub loads and drives them.
 
+A table may also have a hard stop (``until``, epoch seconds: a turn-based tournament round's
+deadline, :mod:`catsack.server.tournaments`): no turn's deadline is later than it, and a person's
+turn that reaches it is played by the stand-in bot with the seat kept theirs (:meth:`Clock.settling`),
+so the game ends soon after it and counts as played. Time running out *before* it hands the seat to
+a bot as usual.
+
 Timing is public: everybody sees when each move was made (R23 hides cards, not
 times), so the banks shown to every seat reveal nothing.
 
@@ -72,6 +78,7 @@ class TurnBased:
 
     move_hours: int
     bank_hours: int = DEFAULT_BANK_HOURS
+    until: float | None = None  # a hard stop (epoch seconds): a tournament round's deadline
 
     def __post_init__(self) -> None:
         if self.move_hours not in MOVE_HOURS:
@@ -91,9 +98,12 @@ class TurnBased:
     def bank_seconds(self) -> float:
         return self.bank_hours * HOUR
 
-    def options(self) -> dict[str, int]:
+    def options(self) -> dict[str, Any]:
         """The table option as it is stored (``options["turn_based"]``) and shown."""
-        return {"move_hours": self.move_hours, "bank_hours": self.bank_hours}
+        out: dict[str, Any] = {"move_hours": self.move_hours, "bank_hours": self.bank_hours}
+        if self.until is not None:
+            out["until"] = self.until
+        return out
 
     @classmethod
     def of(cls, options: Mapping[str, Any]) -> TurnBased | None:
@@ -101,10 +111,15 @@ class TurnBased:
         tb = options.get("turn_based")
         if not isinstance(tb, Mapping):
             return None
-        return cls(int(tb["move_hours"]), int(tb.get("bank_hours", DEFAULT_BANK_HOURS)))
+        until = tb.get("until")
+        return cls(
+            int(tb["move_hours"]),
+            int(tb.get("bank_hours", DEFAULT_BANK_HOURS)),
+            None if until is None else float(until),
+        )
 
     def new_clock(self, seats: int) -> Clock:
-        return Clock(self.move_seconds, (self.bank_seconds,) * seats, None)
+        return Clock(self.move_seconds, (self.bank_seconds,) * seats, None, until=self.until)
 
 
 Window = tuple[float, float]
@@ -117,13 +132,15 @@ def _iso(epoch: float) -> str:
 @dataclass(frozen=True, slots=True)
 class Clock:
     """A turn-based table's clock: the time per move, each seat's bank (seconds left), when the
-    turn now running began (epoch seconds; ``None`` before the game starts) and each seat's vacation
-    windows (``away``: ``(start, end)`` pairs, epoch seconds; empty when nobody has one)."""
+    turn now running began (epoch seconds; ``None`` before the game starts), each seat's vacation
+    windows (``away``: ``(start, end)`` pairs, epoch seconds; empty when nobody has one) and the
+    table's hard stop (``until``: no deadline is later; ``None``: none)."""
 
     move_seconds: float
     banks: tuple[float, ...]
     since: float | None
     away: tuple[tuple[Window, ...], ...] = ()
+    until: float | None = None
 
     def started(self, now: float) -> Clock:
         return replace(self, since=now)
@@ -150,7 +167,7 @@ class Clock:
             over = max(0.0, self.elapsed(seat, now) - self.move_seconds)
             banks[seat] = max(0.0, banks[seat] - over)
         away = tuple(tuple(w for w in ws if w[1] > now) for ws in self.away)
-        return Clock(self.move_seconds, tuple(banks), now, away if any(away) else ())
+        return Clock(self.move_seconds, tuple(banks), now, away if any(away) else (), self.until)
 
     def _when(self, seat: int, budget: float) -> float | None:
         """When ``seat``'s running turn will have used ``budget`` seconds, vacation left out."""
@@ -166,8 +183,17 @@ class Clock:
         return when
 
     def deadline(self, seat: int) -> float | None:
-        """When ``seat``'s time for the running turn is up (time per move, then its bank)."""
-        return self._when(seat, self.move_seconds + self.banks[seat])
+        """When ``seat``'s time for the running turn is up (time per move, then its bank), at the
+        latest the hard stop."""
+        when = self._when(seat, self.move_seconds + self.banks[seat])
+        if when is None or self.until is None:
+            return when
+        return min(when, self.until)
+
+    def settling(self, now: float) -> bool:
+        """Whether the hard stop has come: a person's turn is then the stand-in bot's move, the seat
+        kept theirs (the game is played out and counts), instead of a timeout that hands the seat over."""
+        return self.until is not None and now >= self.until
 
     def remind_at(self, seat: int, share: float) -> float | None:
         """When ``share`` of the time ``seat`` had for the running turn (its time per move and bank)
@@ -195,12 +221,16 @@ class Clock:
         }
         if self.away:
             out["away"] = [[[_iso(a), _iso(b)] for a, b in self.windows(s)] for s in range(len(self.banks))]
+        if self.until is not None:
+            out["until"] = _iso(self.until)
         return out
 
     def to_json(self) -> str:
         obj: dict[str, Any] = {"move": self.move_seconds, "banks": list(self.banks), "since": self.since}
         if self.away:
             obj["away"] = [[list(w) for w in ws] for ws in self.away]
+        if self.until is not None:
+            obj["until"] = self.until
         return json.dumps(obj)
 
 
@@ -208,7 +238,14 @@ class Clock:
 def _parse(text: str) -> Clock:
     obj = json.loads(text)
     away = tuple(tuple((float(a), float(b)) for a, b in ws) for ws in obj.get("away", ()))
-    return Clock(float(obj["move"]), tuple(float(b) for b in obj["banks"]), obj.get("since"), away)
+    until = obj.get("until")
+    return Clock(
+        float(obj["move"]),
+        tuple(float(b) for b in obj["banks"]),
+        obj.get("since"),
+        away,
+        None if until is None else float(until),
+    )
 
 
 def clock_of(text: str | None) -> Clock | None:

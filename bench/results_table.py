@@ -58,7 +58,10 @@ def held_out_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         if "over_heuristic" in row:
             fig += f"; paired margin over `heuristic` {ci(row['over_heuristic']['margin'])}"
         if "over_frozen" in row and frozen:
-            fig += f"; over `{frozen}` {ci(row['over_frozen']['margin'])}"
+            over = row["over_frozen"]
+            fig += f"; over `{frozen}` {ci(over['margin'])}"
+            if "deals" in over and over["deals"] != row["deals"]:
+                fig += f" ({over['deals']} deals)"
         out.append((what, fig, cmd))
     sat = r.get("sitting")
     if sat:

@@ -61,3 +61,37 @@ def test_a_file_of_another_kind_is_named(tmp_path: Path, capsys: pytest.CaptureF
     (tmp_path / "x.json").write_text('{"kind": "poem"}')
     assert results_table.main([str(tmp_path)]) == 2
     assert "x.json" in capsys.readouterr().err
+
+
+def test_the_docs_table_is_the_one_the_saved_results_make() -> None:
+    """docs/bots.md's results block equals what the script makes of bench/results (after a new run:
+    ``bench/results_table.py --write docs/bots.md``)."""
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "bots.md").read_text()
+    block = doc.split(results_table.BEGIN, 1)[1].split(results_table.END, 1)[0]
+    assert block == "\n" + results_table.table(root / "bench" / "results")
+
+
+def test_an_exploiter_row_states_its_budget(tmp_path: Path) -> None:
+    (tmp_path / "e.json").write_text(
+        json.dumps(
+            {
+                "kind": "exploit",
+                "command": "python -m catsack.learn.exploit --hero X --against expert",
+                "load": [1.0, 1.0, 1.0],
+                "seats": 4,
+                "hero": "X",
+                "against": "expert",
+                "budget": "for 40,960 games",
+                "deals": 10,
+                "games": 40,
+                "win_share": [0.3, 0.2, 0.4],
+                "gain_over_fair": [0.05, -0.05, 0.15],
+                "paired_hero": "expert",
+                "paired_win_diff": [0.02, -0.1, 0.14],
+            }
+        )
+    )
+    (row,) = results_table.table(tmp_path).splitlines()[2:]
+    assert "trained for 40,960 games" in row and "gain over the fair share +0.050 [-0.050, +0.150]" in row
+    assert "paired over `expert` in its seat +0.020" in row

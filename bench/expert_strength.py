@@ -26,7 +26,7 @@ the ``-ismcts`` presets keep those runs repeatable.
 Every deal is played once per seating, so ``--games`` must be a multiple of the seatings per deal.
 ``--seating rotate`` rotates the table through the seats: n seatings for n seats. A rotation keeps
 the order round the table, so a bot always speaks right after the same neighbour, and who speaks
-first matters a lot in this game (docs/bots.md, "The mixed table in both orders round the table").
+first matters a lot in this game (``bench/round_gain.py --round1`` splits round 1 by place).
 ``--seating both`` adds the n rotations of the reversed order (2n seatings per deal), so each bot
 also sits right before that neighbour. ``--seating auto`` (the default) picks ``both`` when the
 reversed order seats the specs in ways no rotation does (``mixed``, ``levels``, their ``-ismcts``

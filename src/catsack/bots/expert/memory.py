@@ -16,7 +16,7 @@ not keep their places:
   good cats rather than dump them.
 * **Who leads behind a start player who led** (five seats): whether a player in the first two places
   behind a start player who placed its +15 or +11 (the expert included) placed its own +15 there
-  too, as ``dmc`` does and ``ismcts:strong`` never does (*Who leads round 1* in docs/bots.md). It
+  too, as ``dmc`` does and ``ismcts:strong`` never does (``bench/round_gain.py --round1``). It
   sets the chance of :data:`~catsack.bots.expert.players.ALWAYS` awareness (``always``).
 * **Who hides its worst cards**: each player's share of the ``dump`` style read from all its placements
   of the game (:func:`~catsack.bots.expert.players.styles`). It sets the ``dump`` style's prior share

@@ -53,7 +53,7 @@ MONEY_SCALE = 0.0
 #: money (R12: the rich buy the later rows) of the cat points still in the players' hands
 #: (:func:`catsack.bots.expert.leaf.future_shares`). 0.6 was chosen on seed 101 between 0.3 and 0.6 (kinds
 #: hidden, paired against ``future=0``: win share +0.25 against three dog-dumpers, +0.03 against three
-#: heuristic bots) and measured on seeds 1 and 2 (docs/bots.md, *Money for the last rounds*). The levels
+#: heuristic bots) and measured on seeds 1 and 2 (``bench/expert_strength.py``). The levels
 #: below ``expert`` leave it out.
 FUTURE_SCALE = 0.6
 #: ``expert:fread=X``: the ``future`` term follows the evidence that good cats are still to come: in each
@@ -66,7 +66,7 @@ FUTURE_SCALE = 0.6
 #: 0.464 of the 400-game row against three ``ismcts:strong`` against 0.405 (paired +0.059 [+0.009,
 #: +0.109]), +0.062 of the games against three heuristic bots and -0.078 against three dog-dumpers (64
 #: games each; 0.375 of those, above the fair share): the mice the term keeps in rounds 1 and 2, before
-#: a dumper can be read, buy the last rows (docs/bots.md, *Money for the last rounds*). 0: off.
+#: a dumper can be read, buy the last rows. 0: off.
 FUTURE_READ = 0.4
 #: ``expert:cheap=K``: when the search's pick is a bid, the lowest bid it tried whose mean margin is within
 #: ``K`` standard errors of the pick's (and that it tried in at least :data:`CHEAP_VISITS` of the pick's
@@ -95,8 +95,8 @@ DUMP1_PRIOR = 0.0
 #: ``None`` (the default) keeps ``lead=read``'s 0.6. Round 1 is the only round in which a player's style
 #: cannot have been read yet, and the one in which it matters most who leads (R5, R12: everyone holds 15
 #: mice). Right behind the start player, a low share makes the expert hide a good cat and expect to buy a
-#: row of the others' good cats for 15, which loses the cat to a start player who leads (docs/bots.md,
-#: *Who leads round 1*). Off: with 0.75 it dumps there and, with the kinds hidden on the measuring deals
+#: row of the others' good cats for 15, which loses the cat to a start player who leads (``leaders=first``,
+#: :data:`LEADERS`). Off: with 0.75 it dumps there and, with the kinds hidden on the measuring deals
 #: (seed 1), scores +0.92 points a game more against three ``ismcts:strong`` (400 games) but -5.94 against
 #: three dog-dumpers (64 games, interval below zero).
 LEAD1_SHARE: float | None = None

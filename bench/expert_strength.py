@@ -188,10 +188,15 @@ def main() -> None:
         bots = tuple(parts[0]["bots"])
         report(bots, parts[0]["seed"], games, elapsed, "combined", args.svg, seating, hide)
         others = {tuple(p["paired_bots"]) for p in parts if "paired_bots" in p}
+        paired_bots: tuple[str, ...] | None = None
+        paired_parts: list[GameResult] | None = None
         if others:
             if len(others) != 1 or any("paired_bots" not in p for p in parts):
                 ap.error("--combine: every part needs the same --paired spec, or none")
-            print_paired_table(bots, parts[0]["seed"], games, others.pop(), load_games(parts, "paired_games"))
+            paired_bots, paired_parts = others.pop(), load_games(parts, "paired_games")
+            print_paired_table(bots, parts[0]["seed"], games, paired_bots, paired_parts)
+        if args.result:
+            write_result(args.result, bots, parts[0]["seed"], games, paired_bots, paired_parts)
         if args.against:
             theirs = [read_saved(ap, f) for f in args.against]
             other_bots = tuple(theirs[0]["bots"])

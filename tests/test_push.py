@@ -497,7 +497,8 @@ def test_every_kind_of_push_is_written_in_the_devices_language(lang: str) -> Non
         "turn": [{"table": "Spring", "left": left} for left in (90, 7200, 3 * 86400 + 3600)],
         "invite": [{"from": "Bea", "table": "Spring", "turn_based": {"move_hours": h}} for h in (12, 24)]
         + [{"from": "Bea", "table": "Spring", "turn_based": None}],
-        "tournament": [{"round": 2, "tournament": "Spring cup", "table": 3, "wait": w} for w in (60, 600)],
+        "tournament": [{"round": 2, "tournament": "Spring cup", "table": 3, "wait": w} for w in (60, 600)]
+        + [{"round": 2, "tournament": "Spring cup", "table": 3, "wait": 600, "deadline": 1.8e9}],
         "friend": [{"from": "Bea"}],
         "seat": [{"table": "Spring"}],
         "clock": [{"table": "Spring", "left": left} for left in (90, 7200, 18 * 3600)],

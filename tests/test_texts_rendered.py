@@ -79,6 +79,10 @@ def test_every_kind_of_mail(lang: str) -> None:
         "friend": [{"from": "Bea"}],
         "tournament": [
             {"round": 2, "tournament": "Spring cup", "table": 3, "link": "/t/x", "wait": w} for w in (60, 600)
+        ]
+        + [
+            {"round": 2, "tournament": "Spring cup", "table": 3, "link": "/t/x", "deadline": 1.8e9, "move_hours": h}
+            for h in (12, 24, 72)
         ],
         "clock": [{}],
         "seat": [{"table": "Spring", "table_id": "x"}],

@@ -714,6 +714,23 @@ def mail_text(
         )
         link = str(p.get("link", "/games"))
         link = link if urlsplit(link).scheme in ("http", "https") else base + "/" + link.lstrip("/")
+        if p.get("deadline") is not None:  # a turn-based tournament's round
+            # i18n: {time} is the time per move ("1 day"); {deadline} a time in UTC ("2026-12-05 18:00").
+            body = t.gettext(
+                "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
+                "It is turn-based, {time} per move. The round ends {deadline} UTC: a game still going then is "
+                "played out by a bot for everyone at it, and counts. If your clock runs out before, a bot "
+                "plays your seat and you leave the tournament."
+            ).format(
+                name=name,
+                round=int(p["round"]),
+                tournament=tournament,
+                table=int(p.get("table", 0)),
+                link=link,
+                time=duration(float(p.get("move_hours", 0)) * 3600, lang),
+                deadline=utc_minute(float(p["deadline"])),
+            )
+            return subject, body
         body = t.gettext(
             "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
             "Your seat waits {wait} for you to come; after that a bot plays it and you leave the tournament."
@@ -728,6 +745,11 @@ def mail_text(
     else:
         return None
     return subject, body
+
+
+def utc_minute(epoch: float) -> str:
+    """A time as a reader anywhere takes it: ``2026-12-05 18:00`` (UTC)."""
+    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(epoch))
 
 
 def mail_footer(kind: str, lang: str, unsubscribe: str, settings: str) -> str:

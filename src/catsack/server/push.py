@@ -661,9 +661,16 @@ def push_text(kind: str, lang: str, facts: dict[str, Any]) -> tuple[str, str] | 
         title = t.gettext("Round {round} of {tournament} starts").format(
             round=int(f["round"]), tournament=_safe(f["tournament"])
         )
-        body = t.gettext("Your table: {table}. Your seat waits {wait} for you.").format(
-            table=int(f.get("table", 0)), wait=duration(float(f.get("wait", 0)), lang)
-        )
+        if f.get("deadline") is not None:  # a turn-based tournament's round
+            # i18n: {deadline} is a time in UTC ("2026-12-05 18:00").
+            body = t.gettext("Your table: {table}. Turn-based; the round ends {deadline} UTC.").format(
+                table=int(f.get("table", 0)),
+                deadline=time.strftime("%Y-%m-%d %H:%M", time.gmtime(float(f["deadline"]))),
+            )
+        else:
+            body = t.gettext("Your table: {table}. Your seat waits {wait} for you.").format(
+                table=int(f.get("table", 0)), wait=duration(float(f.get("wait", 0)), lang)
+            )
     elif kind == "friend":
         title = t.gettext("{from} follows you").format(**{"from": _safe(f["from"], 24)})
         body = t.gettext("Follow back or block from your Friends page.")

@@ -24,12 +24,13 @@ revision what it adds
 ``0014`` Web Push notifications: devices, the kinds each account wants, the send queue
 ``0015`` bot accounts: an account a person creates for a program, its API token hashed
 ``0016`` vacations: the periods in which an account's turn-based clocks stand still
+``0017`` turn-based tournaments: each round's deadline, kept with its tables
 ======== ===================================================================================
 
 The numbers up to ``0011`` do not follow that order: those revisions were written side by
 side and chained when they were merged, and their ids are stored in deployed databases
 (``alembic_version``), so they never change. A new revision takes the next number after the
-highest one (``0017`` after ``0016``), names the current head as its ``down_revision``, and
+highest one (``0018`` after ``0017``), names the current head as its ``down_revision``, and
 its file is ``NNNN_what.py``; ``tests/test_migrations.py`` checks the chain and that the
 migrated schema is exactly what the models (the ``Table`` definitions on
 :data:`catsack.server.store.metadata`) describe, on SQLite and on PostgreSQL.

@@ -12,11 +12,12 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Self
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from catsack.server.accounts import DELETED_NAME, Account, users_t
 from catsack.server.hub import BOT_LEVELS, iso_time, unknown_bot
@@ -27,6 +28,7 @@ from catsack.server.social import check_reputation
 from catsack.server.tournaments.model import PACES, Tournament, TournamentError
 from catsack.server.tournaments.runner import start_now, table_results, tournaments_of, withdraw_entry
 from catsack.server.tournaments.swiss import score_round, standings
+from catsack.server.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS
 from catsack.server.validate import TABLE_ID_MAX, clean_text, is_table_id
 
 __all__ = ["CREATE_PER_HOUR", "MAX_ENTRIES", "router"]
@@ -38,6 +40,10 @@ CREATE_PER_HOUR = 3
 #: Entries (people and bots) one tournament takes.
 MAX_ENTRIES = 200
 NAME_MAX = 60
+#: How far ahead a tournament's start may be set, in days.
+START_DAYS_MAX = 30
+#: A turn-based round's length, in hours (from its time per move to two weeks).
+ROUND_HOURS_MAX = 14 * 24
 
 
 class CreateTournament(BaseModel):
@@ -50,12 +56,22 @@ class CreateTournament(BaseModel):
     rounds: int = Field(4, ge=1, le=12)
     pace: str = Field("realtime", description=f"how fast games go: {', '.join(PACES)}")
     turn_seconds: int = Field(60, ge=10, le=600, description="real-time: seconds per move before a bot moves")
+    move_hours: int = Field(24, description=f"turn-based: hours per move ({', '.join(map(str, MOVE_HOURS))})")
+    bank_hours: int = Field(
+        DEFAULT_BANK_HOURS, description=f"turn-based: each player's time bank ({', '.join(map(str, BANK_HOURS))} h)"
+    )
+    round_hours: int = Field(
+        72, ge=12, le=ROUND_HOURS_MAX, description="turn-based: how long a round lasts (its deadline), in hours"
+    )
     rated: bool = Field(False, description="its games change ratings")
     duplicate: bool = Field(False, description="every table of a round plays the same deal")
     bots: list[str] = Field(default_factory=list, max_length=20, description="bot entries, by level")
     filler: str = Field("heuristic", description="the level of the bots that fill short tables")
     min_finished: float | None = Field(None, ge=0.0, le=1.0, description="least share of games finished to enter")
     starts_in_minutes: int | None = Field(None, ge=1, le=7 * 24 * 60, description="start by itself after this")
+    starts_at: datetime | None = Field(
+        None, description=f"start by itself at this time (ISO 8601 with its offset; within {START_DAYS_MAX} days)"
+    )
     enter: bool = Field(True, description="the creator enters it")
 
     @field_validator("name")
@@ -85,6 +101,42 @@ class CreateTournament(BaseModel):
             raise ValueError(f"unknown pace {v!r} (this server offers: {', '.join(PACES)})")
         return v
 
+    @field_validator("move_hours")
+    @classmethod
+    def _move_hours(cls, v: int) -> int:
+        if v not in MOVE_HOURS:
+            raise ValueError(f"a move takes {', '.join(map(str, MOVE_HOURS))} hours, not {v}")
+        return v
+
+    @field_validator("bank_hours")
+    @classmethod
+    def _bank_hours(cls, v: int) -> int:
+        if v not in BANK_HOURS:
+            raise ValueError(f"a time bank has {', '.join(map(str, BANK_HOURS))} hours, not {v}")
+        return v
+
+    @field_validator("starts_at")
+    @classmethod
+    def _starts_at(cls, v: datetime | None) -> datetime | None:
+        if v is None:
+            return v
+        if v.tzinfo is None:
+            raise ValueError("the start time needs its UTC offset (for example 2030-05-01T18:00:00+02:00)")
+        ahead = v.timestamp() - time.time()
+        if ahead <= 0:
+            raise ValueError("the start time has passed")
+        if ahead > START_DAYS_MAX * 86400:
+            raise ValueError(f"the start is at most {START_DAYS_MAX} days ahead")
+        return v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Self:
+        if self.starts_at is not None and self.starts_in_minutes is not None:
+            raise ValueError("give the start as starts_at or as starts_in_minutes, not both")
+        if self.pace == "turnbased" and self.round_hours < self.move_hours:
+            raise ValueError("a round lasts at least one move's time")
+        return self
+
 
 def _refuse(exc: TournamentError) -> Refused:
     return Refused(exc.code, exc.message, exc.status, params=exc.params)
@@ -103,6 +155,9 @@ def _summary(t: Tournament, entries: int) -> dict[str, Any]:
         "duplicate": t.duplicate,
         "pace": t.options.get("pace", "realtime"),
         "turn_seconds": t.options.get("turn_seconds"),
+        "move_hours": t.options.get("move_hours"),
+        "bank_hours": t.options.get("bank_hours"),
+        "round_hours": t.options.get("round_hours"),
         "filler": t.options.get("filler"),
         "min_finished": t.options.get("min_finished"),
         "operator": t.creator is None,
@@ -151,15 +206,19 @@ async def create_tournament(
             params={"n": CREATE_PER_HOUR},
             headers={"Retry-After": "600"},
         )
-    options = {
+    options: dict[str, Any] = {
         "pace": body.pace,
-        "turn_seconds": body.turn_seconds,
+        "turn_seconds": body.turn_seconds if body.pace == "realtime" else None,
         "rated": body.rated,
         "duplicate": body.duplicate,
         "filler": body.filler,
         "min_finished": body.min_finished,
     }
+    if body.pace == "turnbased":
+        options.update(move_hours=body.move_hours, bank_hours=body.bank_hours, round_hours=body.round_hours)
     starts = time.time() + 60 * body.starts_in_minutes if body.starts_in_minutes else None
+    if body.starts_at is not None:
+        starts = body.starts_at.timestamp()
     t = await asyncio.to_thread(
         store.create, body.name, body.seats, body.rounds, options, creator=account.id, starts=starts, bots=body.bots
     )
@@ -303,6 +362,7 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
             }
         )
     round_tables = []
+    deadline = next((s.deadline for s in slots if s.round == t.current_round and s.deadline is not None), None)
     for s in [s for s in slots if s.round == t.current_round]:
         row = hub.store.table(s.table_id)  # the database: the table may live in another process
         status = row.status if row is not None else "open"
@@ -322,6 +382,7 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
         "standings": standing_rows,
         "provisional": provisional,
         "tables": round_tables,
+        "deadline": iso_time(deadline) if t.status == "running" else None,
         "me": {"entry": mine, "creator": viewer is not None and viewer.id == t.creator} if viewer else None,
     }
 

@@ -1,7 +1,7 @@
 """Tournaments in the database: the tournament, its entries, its tables by round, its results.
 
-Revision ``0007`` creates the tables. Every step that two server processes could
-both take is decided by the database: a round starts by moving ``current_round``
+Revision ``0007`` creates the tables (``0017`` adds a round's deadline to its tables). Every
+step that two server processes could both take is decided by the database: a round starts by moving ``current_round``
 from ``r`` to ``r + 1`` only where it is still ``r``; a round's tables and results
 have ``(tournament, round, …)`` keys, so a second writer fails instead of doubling
 them. The methods are synchronous (the server calls them in a worker thread).
@@ -36,6 +36,7 @@ from sqlalchemy.exc import IntegrityError
 
 from catsack.server.store import metadata
 from catsack.server.tournaments.swiss import RoundScore
+from catsack.server.turnbased import DEFAULT_BANK_HOURS, TurnBased
 
 __all__ = [
     "PACES",
@@ -45,6 +46,8 @@ __all__ = [
     "TournamentError",
     "Tournaments",
     "realtime_table",
+    "round_hours",
+    "turnbased_table",
 ]
 
 
@@ -54,10 +57,27 @@ def realtime_table(options: dict[str, Any]) -> tuple[int | None, dict[str, Any]]
     return (int(seconds) if seconds else None), {}
 
 
+def turnbased_table(options: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
+    """A turn-based table (:mod:`catsack.server.turnbased`): ``move_hours`` per move and a bank of
+    ``bank_hours``; the runner adds the round's deadline as the clock's hard stop."""
+    tb = TurnBased(int(options.get("move_hours") or 24), int(options.get("bank_hours", DEFAULT_BANK_HOURS)))
+    return None, {"turn_based": tb.options()}
+
+
+def round_hours(options: dict[str, Any]) -> float | None:
+    """How long a round of a turn-based tournament lasts, in hours (``None``: no deadline)."""
+    hours = options.get("round_hours")
+    return float(hours) if options.get("pace") == "turnbased" and hours else None
+
+
 #: How fast a tournament's games go: pace -> what its tables get from the tournament's options, as
-#: ``(turn_seconds, extra table options)``. Turn-based play (days per move, where the server has it)
-#: registers its pace here with the table options its timers read; the rest of a tournament is the same.
-PACES: dict[str, Callable[[dict[str, Any]], tuple[int | None, dict[str, Any]]]] = {"realtime": realtime_table}
+#: ``(turn_seconds, extra table options)``: real time (a turn timer of seconds), or turn-based (hours
+#: per move and a time bank, rounds with a deadline, see docs/tournaments.md). Seating, scoring and
+#: withdrawal are the same for every pace.
+PACES: dict[str, Callable[[dict[str, Any]], tuple[int | None, dict[str, Any]]]] = {
+    "realtime": realtime_table,
+    "turnbased": turnbased_table,
+}
 
 tournaments_t = Table(
     "tournaments",
@@ -98,6 +118,7 @@ tournament_tables_t = Table(
     Column("table_no", Integer, primary_key=True),
     Column("table_id", String(32), nullable=False, index=True),
     Column("seating", Text, nullable=False),  # JSON: per seat the entry number, null for a filler bot
+    Column("deadline", Float, nullable=True),  # epoch seconds the round ends (turn-based); NULL: none
 )
 
 results_t = Table(
@@ -164,6 +185,7 @@ class TableSlot:
     table_no: int
     table_id: str
     seating: list[int | None]
+    deadline: float | None = None  # when the round ends (a turn-based tournament's), epoch seconds
 
 
 def _tournament(r: Any) -> Tournament:
@@ -330,10 +352,12 @@ class Tournaments:
             )
         return res.rowcount == 1
 
-    def add_tables(self, tid: str, round_no: int, seatings: Sequence[Sequence[int | None]]) -> list[TableSlot]:
-        """The slots of a round's tables (numbered from 1): all made now, with fresh table ids, in one
-        transaction, or all those another process (or an earlier try) made before: a round is never
-        seated half one way and half another."""
+    def add_tables(
+        self, tid: str, round_no: int, seatings: Sequence[Sequence[int | None]], deadline: float | None = None
+    ) -> list[TableSlot]:
+        """The slots of a round's tables (numbered from 1): all made now, with fresh table ids and the
+        round's ``deadline``, in one transaction, or all those another process (or an earlier try) made
+        before: a round is never seated half one way and half another, nor with two deadlines."""
         try:
             with self.engine.begin() as conn:
                 conn.execute(
@@ -345,6 +369,7 @@ class Tournaments:
                             "table_no": table_no,
                             "table_id": secrets.token_urlsafe(6),
                             "seating": json.dumps(list(seating)),
+                            "deadline": deadline,
                         }
                         for table_no, seating in enumerate(seatings, start=1)
                     ],
@@ -443,14 +468,16 @@ class Tournaments:
             q = q.where(tournament_tables_t.c.round == round_no)
         with self.engine.connect() as conn:
             rows = conn.execute(q.order_by(tournament_tables_t.c.round, tournament_tables_t.c.table_no)).all()
-        return [TableSlot(r.round, r.table_no, r.table_id, json.loads(r.seating)) for r in rows]
+        return [TableSlot(r.round, r.table_no, r.table_id, json.loads(r.seating), r.deadline) for r in rows]
 
     def slot_of(self, table_id: str) -> tuple[str, TableSlot] | None:
         """The tournament and slot a game table belongs to."""
         with self.engine.connect() as conn:
             r = conn.execute(select(tournament_tables_t).where(tournament_tables_t.c.table_id == table_id)).first()
         return (
-            None if r is None else (r.tournament_id, TableSlot(r.round, r.table_no, r.table_id, json.loads(r.seating)))
+            None
+            if r is None
+            else (r.tournament_id, TableSlot(r.round, r.table_no, r.table_id, json.loads(r.seating), r.deadline))
         )
 
     def results(self, tid: str) -> dict[int, list[RoundScore]]:

@@ -15,6 +15,12 @@ A player who does not come, or leaves, loses the seat to a bot after the grace
 period like at any table: the entry is then *withdrawn* (no later rounds) and that
 seat earns nothing.
 
+A turn-based tournament's tables are turn-based (hours per move, a time bank) and each round has a
+deadline, set when its tables are made and kept with them: it is every table's hard stop
+(:class:`catsack.server.turnbased.Clock`), so a game still going then is played out by the stand-in
+bot with the seats kept their people's, and the round ends. A clock that runs out before it hands the
+seat to a bot like any timeout, and the entry is withdrawn.
+
 In a duplicate tournament the tables of a round share one deal, so a table that is
 ahead would tell the others what is coming: until the round is scored, its tables
 have no spectators and no public records or replays (:func:`embargoed`).
@@ -38,7 +44,7 @@ from catsack.server.live import TableError, stored_game
 from catsack.server.mail import queue_tournament_round, tournament_recipients
 from catsack.server.ratings import Ratings, display
 from catsack.server.store import Store
-from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, Tournaments
+from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, Tournaments, round_hours
 from catsack.server.tournaments.swiss import (
     RoundScore,
     SeatResult,
@@ -47,6 +53,7 @@ from catsack.server.tournaments.swiss import (
     score_round,
     standings,
 )
+from catsack.server.turnbased import HOUR, TurnBased
 from catsack.setup import Setup
 
 if TYPE_CHECKING:
@@ -93,15 +100,17 @@ def round_setup(t: Tournament, round_no: int, table_no: int) -> Setup:
     return Setup.deal(t.seats, random.Random(key))
 
 
-async def advance(hub: Hub, tid: str) -> None:
-    """Do the next step of tournament ``tid`` that is due (start, seat a round, score it, finish)."""
+async def advance(hub: Hub, tid: str, now: float | None = None) -> None:
+    """Do the next step of tournament ``tid`` that is due at ``now`` (default: the time; start, seat a
+    round, score it, finish)."""
+    now = time.time() if now is None else now
     async with _lock(tid):
         store = tournaments_of(hub)
         t = await asyncio.to_thread(store.get, tid)
         if t is None:
             return
         if t.status == "upcoming":
-            if t.starts is None or time.time() < t.starts:
+            if t.starts is None or now < t.starts:
                 return
             await start(hub, t)
             return
@@ -119,7 +128,7 @@ async def advance(hub: Hub, tid: str) -> None:
         for slot in slots:
             row = await asyncio.to_thread(hub.store.table, slot.table_id)
             if row is None or row.status == "open":  # a step cut short: make or fill the table
-                await _open_table(hub, t, r, slot.table_no, slot.seating, slot.table_id)
+                await _open_table(hub, t, r, slot.table_no, slot.seating, slot.table_id, deadline=slot.deadline)
                 finished = False
             elif row.status != "over":
                 finished = False
@@ -187,7 +196,7 @@ async def _next_round(hub: Hub, t: Tournament) -> None:
         for seat in row.options.get("mailed_seats") or ():
             entry = entries.get(slot.seating[seat]) if seat < len(slot.seating) and slot.seating[seat] else None
             if entry is not None and entry.user_id is not None:
-                payload = {
+                payload: dict[str, Any] = {
                     "tournament": t.name,
                     "round": round_no,
                     "table": slot.table_no,
@@ -196,6 +205,14 @@ async def _next_round(hub: Hub, t: Tournament) -> None:
                     # How long the seat is kept for them: the wait, or the grace period if that is longer.
                     "wait": max(float(row.options.get("wait_seconds") or 0.0), hub.settings.grace_seconds),
                 }
+                tb = TurnBased.of(row.options)
+                if tb is not None and slot.deadline is not None:
+                    # Turn-based: the seat is theirs until the round's deadline (their clock permitting).
+                    payload.update(
+                        deadline=slot.deadline,
+                        move_hours=tb.move_hours,
+                        wait=max(0.0, slot.deadline - time.time()),
+                    )
                 mails.append((entry.user_id, payload))
 
     def mail(conn: Connection) -> None:
@@ -266,12 +283,14 @@ async def _seat_round(hub: Hub, t: Tournament, round_no: int) -> list[TableSlot]
             return None
         apart = await asyncio.to_thread(_apart, hub, t)
         seatings = pair_round(order, t.seats, met, round_no, apart)
-        slots = await asyncio.to_thread(store.add_tables, t.id, round_no, seatings)
+        hours = round_hours(t.options)
+        deadline = None if hours is None else time.time() + hours * HOUR
+        slots = await asyncio.to_thread(store.add_tables, t.id, round_no, seatings, deadline)
     entries = {e.entry: e for e in await asyncio.to_thread(store.entries, t.id)}
     people = [e.user_id for e in entries.values() if e.user_id is not None]
     mailed = await asyncio.to_thread(tournament_recipients, hub.store.engine, hub.settings, people)
     for slot in slots:
-        await _open_table(hub, t, round_no, slot.table_no, slot.seating, slot.table_id, mailed)
+        await _open_table(hub, t, round_no, slot.table_no, slot.seating, slot.table_id, mailed, slot.deadline)
     log.info("tournament round seated", extra={"fields": {"tournament": t.id, "round": round_no, "tables": len(slots)}})
     return slots
 
@@ -284,11 +303,13 @@ async def _open_table(
     seating: list[int | None],
     table_id: str,
     mailed: Collection[int] = (),
+    deadline: float | None = None,
 ) -> None:
     """Make the table of a slot (if it is not there yet) and seat its people (those not seated yet).
     The accounts in ``mailed`` are told by mail that the round starts, and the new table waits for
     them (``mailed_seats``): they keep the seat ``tournament_wait_seconds`` instead of the grace period
-    while they have not come (the hub's sweep)."""
+    while they have not come (the hub's sweep). A turn-based table's clock stops at the round's
+    ``deadline``."""
 
     entries = {e.entry: e for e in await asyncio.to_thread(tournaments_of(hub).entries, t.id)}
     filler = str(t.options.get("filler") or DEFAULT_FILLER)
@@ -301,6 +322,11 @@ async def _open_table(
     table = await hub.get(table_id)
     if table is None:
         turn_seconds, paced = PACES[str(t.options.get("pace", "realtime"))](t.options)
+        paced = dict(paced)
+        turn_based = TurnBased.of(paced)
+        if turn_based is not None:
+            del paced["turn_based"]  # the hub stores it with the clock
+            turn_based = TurnBased(turn_based.move_hours, turn_based.bank_hours, until=deadline)
         options: dict[str, Any] = {
             **paced,
             "rated": bool(t.options.get("rated")),
@@ -324,6 +350,7 @@ async def _open_table(
                 name=f"{t.name} · {round_no}.{table_no}",
                 money_visible=bool(t.options.get("money_visible")),
                 turn_seconds=turn_seconds,
+                turn_based=turn_based,
                 hints=False,
                 setup=round_setup(t, round_no, table_no),
                 table_id=table_id,
@@ -439,9 +466,10 @@ async def sweeper(hub: Hub, interval: float = SWEEP_SECONDS) -> None:
     while True:
         await asyncio.sleep(interval)
         try:
-            ids = await asyncio.to_thread(tournaments_of(hub).due, time.time())
+            now = time.time()
+            ids = await asyncio.to_thread(tournaments_of(hub).due, now)
             for tid in ids:
-                await advance(hub, tid)
+                await advance(hub, tid, now)
         except asyncio.CancelledError:
             raise
         except Exception:

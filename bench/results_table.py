@@ -71,7 +71,8 @@ def held_out_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         out.append((what, fig, cmd))
     for m in r.get("mixed", []):
         shares = ", ".join(f"`{b}` {v[0]:.3f}" for b, v in m["shares"].items())
-        out.append((f"mixed table with held-out `{m['opponent']}` ({m['deals']} deals, both orders)", shares, cmd))
+        deals = f"{m['deals']} deal{'' if m['deals'] == 1 else 's'}, {m['games']} games"
+        out.append((f"mixed table with held-out `{m['opponent']}` ({deals}, both orders)", shares, cmd))
     return out
 
 

@@ -5,6 +5,7 @@ import { api, h, saveSeat } from "/static/api.js";
 import { errorText, languagePicker, num, t, translatePage } from "/static/i18n.js";
 import { botLevelName } from "/static/render.js";
 import { currentAccount } from "/static/session.js";
+import { paceText, when } from "/static/tourtexts.js";
 
 const $ = (id) => document.getElementById(id);
 const tid = decodeURIComponent(window.location.pathname.split("/").pop() ?? "");
@@ -82,13 +83,15 @@ function drawTables(d) {
 function drawHead(d) {
   $("t-name").textContent = d.name;
   document.title = `${d.name} — ${t("brand")}`;
-  const facts = [t("players.n", { n: d.seats }), t("tour.nRounds", { n: d.rounds }), t("tour.turnN", { n: d.turn_seconds })];
+  const facts = [t("players.n", { n: d.seats }), t("tour.nRounds", { n: d.rounds }), paceText(d)];
   if (d.rated) facts.push(t("lobby.ratedTag"));
   if (d.duplicate) facts.push(t("tour.duplicateTag"));
   $("t-facts").textContent = facts.join(" · ");
   const status = {
-    upcoming: t("tour.statusUpcoming"),
-    running: t("tour.roundOf", { n: d.round, of: d.rounds }),
+    upcoming: d.starts ? t("tour.startsOn", { when: when(d.starts) }) : t("tour.statusUpcoming"),
+    running: d.deadline
+      ? `${t("tour.roundOf", { n: d.round, of: d.rounds })} · ${t("tour.roundEnds", { when: when(d.deadline) })}`
+      : t("tour.roundOf", { n: d.round, of: d.rounds }),
     finished: t("tour.statusFinished"),
     cancelled: t("tour.cancelled"),
   }[d.status];

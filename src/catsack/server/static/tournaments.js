@@ -4,6 +4,7 @@ import { api, h } from "/static/api.js";
 import { errorText, languagePicker, t, translatePage } from "/static/i18n.js";
 import { BOT_LEVELS, botLevelName } from "/static/render.js";
 import { currentAccount } from "/static/session.js";
+import { paceText, when } from "/static/tourtexts.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -14,6 +15,8 @@ export function tournamentItem(tour) {
     tour.status === "running" ? t("tour.roundOf", { n: tour.round, of: tour.rounds }) : t("tour.nRounds", { n: tour.rounds }),
     t("tour.nEntries", { n: tour.entries }),
   ];
+  facts.push(paceText(tour));
+  if (tour.status === "upcoming" && tour.starts) facts.push(t("tour.startsOn", { when: when(tour.starts) }));
   if (tour.rated) facts.push(t("lobby.ratedTag"));
   if (tour.duplicate) facts.push(t("tour.duplicateTag"));
   if (tour.status === "cancelled") facts.push(t("tour.cancelled"));
@@ -38,6 +41,25 @@ async function create(event) {
   const error = $("create-error");
   error.hidden = true;
   const bots = Number($("t-bots").value) || 0;
+  const pace = document.querySelector("input[name=t-pace]:checked").value;
+  const paced =
+    pace === "turnbased"
+      ? {
+          move_hours: Number($("t-move-hours").value),
+          bank_hours: Number($("t-bank-hours").value),
+          round_hours: 24 * Number($("t-round-days").value),
+        }
+      : { turn_seconds: Number($("t-turn").value) };
+  let startsAt = null;
+  if (document.querySelector("input[name=t-start]:checked").value === "at") {
+    const chosen = new Date($("t-starts").value); // the browser's local time, sent with its offset (UTC)
+    if (Number.isNaN(chosen.getTime())) {
+      error.textContent = t("tour.startTimeMissing");
+      error.hidden = false;
+      return;
+    }
+    startsAt = chosen.toISOString();
+  }
   try {
     const tour = await api("/api/tournaments", {
       method: "POST",
@@ -45,7 +67,9 @@ async function create(event) {
         name: $("t-name").value,
         seats: Number($("t-seats").value),
         rounds: Number($("t-rounds").value),
-        turn_seconds: Number($("t-turn").value),
+        pace,
+        ...paced,
+        starts_at: startsAt,
         rated: $("t-rated").checked,
         duplicate: $("t-duplicate").checked,
         bots: Array(bots).fill($("t-level").value),
@@ -69,6 +93,16 @@ async function main() {
   $("create-form").hidden = !account;
   $("create-login").hidden = Boolean(account);
   $("create-form").addEventListener("submit", create);
+  const showChoices = () => {
+    const days = document.querySelector("input[name=t-pace]:checked").value === "turnbased";
+    $("t-days").hidden = !days;
+    $("t-turn-field").hidden = days;
+    $("t-starts-field").hidden = document.querySelector("input[name=t-start]:checked").value !== "at";
+  };
+  for (const input of document.querySelectorAll("input[name=t-pace], input[name=t-start]")) {
+    input.addEventListener("change", showChoices);
+  }
+  showChoices();
   try {
     await refresh();
   } catch (err) {

@@ -246,3 +246,29 @@ def test_a_turn_based_tournament_from_its_start_time_to_the_end(app_server: Any)
     assert rows[-1]["entry"] == timed_out and rows[-1]["withdrawn"] == 1 and rows[-1]["points"] == 0
     profile = c.get("/api/users/cid").json()
     assert profile["reputation"]["abandoned"] == (1 if users["Cid"] == entries()[timed_out].user_id else 0)
+
+
+def test_the_operator_creates_a_turn_based_tournament_from_the_command_line(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from catsack.cli import app as cli_app
+    from catsack.server.store import Store
+
+    url = f"sqlite:///{tmp_path / 'tb.db'}"
+    Store(url).close()
+    runner = CliRunner()
+    args = ["admin", "tournament", "create", "--name", "Nights", "--database-url", url, "--seats", "3"]
+    out = runner.invoke(cli_app, [*args, "--move-hours", "24", "--round-hours", "96", "--starts-in", "60"])
+    assert out.exit_code == 0, out.output
+    tid = out.output.split("created tournament ")[1].split(":")[0]
+    store = Store(url)
+    try:
+        t = Tournaments(store.engine).get(tid)
+    finally:
+        store.close()
+    assert t is not None and t.options["pace"] == "turnbased" and t.starts is not None
+    assert (t.options["move_hours"], t.options["bank_hours"], t.options["round_hours"]) == (24, 72, 96)
+    bad = runner.invoke(cli_app, [*args, "--move-hours", "5"])
+    assert bad.exit_code == 2 and "hours per move" in bad.output
+    short = runner.invoke(cli_app, [*args, "--move-hours", "72", "--round-hours", "24"])
+    assert short.exit_code == 2 and "at least one move" in short.output

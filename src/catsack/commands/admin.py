@@ -109,11 +109,17 @@ def register(app: typer.Typer) -> None:
             float | None, typer.Option(min=0.0, max=1.0, help="Least share of games finished to enter.")
         ] = None,
         starts_in: Annotated[int | None, typer.Option(min=0, help="Start by itself after this many minutes.")] = None,
+        move_hours: Annotated[
+            int | None, typer.Option(help="Turn-based: hours per move (12, 24 or 72); omitted: real time.")
+        ] = None,
+        bank_hours: Annotated[int, typer.Option(help="Turn-based: each player's time bank in hours.")] = 72,
+        round_hours: Annotated[int, typer.Option(min=12, max=336, help="Turn-based: a round's length.")] = 72,
     ) -> None:
         """Create a tournament (upcoming; accounts enter on its page)."""
         from catsack.server.hub import BOT_LEVELS
         from catsack.server.store import Store
         from catsack.server.tournaments.model import Tournaments
+        from catsack.server.turnbased import ClockError, TurnBased
 
         levels = [b for b in bots.split(",") if b]
         for level in [*levels, filler]:
@@ -122,7 +128,7 @@ def register(app: typer.Typer) -> None:
                 raise typer.Exit(2)
         store = Store(_url(database_url))
         try:
-            options = {
+            options: dict[str, object] = {
                 "pace": "realtime",
                 "turn_seconds": turn_seconds,
                 "rated": rated,
@@ -130,6 +136,22 @@ def register(app: typer.Typer) -> None:
                 "filler": filler,
                 "min_finished": min_finished,
             }
+            if move_hours is not None:
+                try:
+                    TurnBased(move_hours, bank_hours)
+                except ClockError as exc:
+                    typer.echo(str(exc), err=True)
+                    raise typer.Exit(2) from None
+                if round_hours < move_hours:
+                    typer.echo("a round lasts at least one move's time", err=True)
+                    raise typer.Exit(2)
+                options.update(
+                    pace="turnbased",
+                    turn_seconds=None,
+                    move_hours=move_hours,
+                    bank_hours=bank_hours,
+                    round_hours=round_hours,
+                )
             starts = None if starts_in is None else time.time() + 60 * starts_in
             t = Tournaments(store.engine).create(
                 name[:60], seats, rounds, options, creator=None, starts=starts, bots=levels

@@ -450,7 +450,7 @@ def test_bot_moves_are_due_after_a_drawn_delay_whatever_their_options(tmp_path: 
 
         hub.pace.plan = recorded  # type: ignore[method-assign]
         moves: list[tuple[bool, float, float]] = []  # (forced, elapsed, drawn delay)
-        decide = hub._decide
+        decide = hub.turns.decide
 
         async def thinking(table: Any, seat: int, spec: str, until: float) -> Any:
             forced = len(table.game.legal_moves()) == 1
@@ -458,17 +458,17 @@ def test_bot_moves_are_due_after_a_drawn_delay_whatever_their_options(tmp_path: 
                 clock.now = max(clock.now, until)
             move = await decide(table, seat, spec, until)
             started = plans[-1]
-            commit = hub._commit
+            commit = hub.commit
 
             async def timed(*args: Any) -> Any:
                 moves.append((forced, clock.now - started.start, started.due - started.start))
-                hub._commit = commit  # type: ignore[method-assign]
+                hub.commit = commit  # type: ignore[method-assign]
                 return await commit(*args)
 
-            hub._commit = timed  # type: ignore[method-assign]
+            hub.commit = timed  # type: ignore[method-assign]
             return move
 
-        hub._decide = thinking  # type: ignore[method-assign]
+        hub.turns.decide = thinking  # type: ignore[method-assign]
         await hub.start()
         try:
             table = await hub.create(
@@ -522,14 +522,14 @@ def test_a_move_is_released_when_due_even_when_its_search_overruns(tmp_path: obj
             return plans[-1]
 
         hub.pace.plan = recorded  # type: ignore[method-assign]
-        standin = hub._standin_move
+        standin = hub.turns.standin_move
         fallbacks: list[Move] = []
 
         def remembered(table: Any, seat: int) -> Move:
             fallbacks.append(standin(table, seat))
             return fallbacks[-1]
 
-        hub._standin_move = remembered  # type: ignore[method-assign]
+        hub.turns.standin_move = remembered  # type: ignore[method-assign]
         never: asyncio.Future[Move] = asyncio.get_running_loop().create_future()
 
         async def thinking(table: Any, seat: int, spec: str, until: float) -> Move:
@@ -539,7 +539,7 @@ def test_a_move_is_released_when_due_even_when_its_search_overruns(tmp_path: obj
             return await never  # the search of a move with a choice is still running when the move is due
 
         moves: list[tuple[bool, float, float, str, str]] = []  # (forced, elapsed, delay, played, stand-in's)
-        commit = hub._commit
+        commit = hub.commit
 
         async def timed(table: Any, seat: int, move: Move, *args: Any) -> Any:
             started = plans[-1]
@@ -548,8 +548,8 @@ def test_a_move_is_released_when_due_even_when_its_search_overruns(tmp_path: obj
             moves.append((forced, elapsed, delay, move.text, fallbacks[-1].text))
             return await commit(table, seat, move, *args)
 
-        hub._decide = thinking  # type: ignore[method-assign]
-        hub._commit = timed  # type: ignore[method-assign]
+        hub.turns.decide = thinking  # type: ignore[method-assign]
+        hub.commit = timed  # type: ignore[method-assign]
         await hub.start()
         try:
             table = await hub.create(

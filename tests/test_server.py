@@ -524,7 +524,7 @@ def _bot_gaps(tmp_path: Path, think: float, delay: float, monkeypatch: pytest.Mo
     import types
 
     from catsack.bots import random_bot
-    from catsack.server import hub as hub_module
+    from catsack.server.tables import turns as hub_module  # the bots and timers of the hub
 
     tmp_path.mkdir(parents=True, exist_ok=True)
     settings = make_settings(tmp_path, bot_delay=delay, bot_delay_jitter=0.0, sweep_seconds=3600)
@@ -545,7 +545,7 @@ def _bot_gaps(tmp_path: Path, think: float, delay: float, monkeypatch: pytest.Mo
             forced = 0
             hub = Hub(settings)
             hub.pace.clock, hub.pace.sleep = clock.monotonic, clock.sleep  # the bots' pace on the hub's clock
-            real = hub._commit
+            real = hub.commit
 
             async def stamped(table: Any, seat: int, move: Move, action_id: str | None, actor: str) -> Any:
                 nonlocal forced
@@ -553,7 +553,7 @@ def _bot_gaps(tmp_path: Path, think: float, delay: float, monkeypatch: pytest.Mo
                 stamps.append(clock.now)
                 return await real(table, seat, move, action_id, actor)
 
-            hub._commit = stamped  # type: ignore[method-assign]
+            hub.commit = stamped  # type: ignore[method-assign]
             await hub.start()
             try:
                 table = await hub.create(

@@ -234,10 +234,10 @@ def test_a_move_at_the_instant_the_clock_runs_out_keeps_the_seat(app_server: Cal
         seat, version = table.game.to_move, table.version
         assert seat is not None
         async with table.lock:  # the player's move holds the lock, as Hub.act does
-            ran_out = asyncio.ensure_future(hub._clock_ran_out(table, seat, version))
+            ran_out = asyncio.ensure_future(hub.turns.clock_ran_out(table, seat, version))
             await asyncio.sleep(0)  # the timer runs up to the lock and waits there
             assert not ran_out.done()
-            assert await hub._commit(table, seat, table.game.legal_moves()[0], "in-time", "human") is None
+            assert await hub.commit(table, seat, table.game.legal_moves()[0], "in-time", "human") is None
         await ran_out
         return table.players[seat].kind, table.players[seat].replaced
 

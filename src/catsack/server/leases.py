@@ -82,7 +82,7 @@ class Heartbeat:
         self.loop = loop
         self.on_dead = on_dead
         self.hung_after = max(hung_after, 3.0 * seconds)
-        self.tick = time.monotonic()  # set by the event loop (Hub._lease_keeper): the loop is alive
+        self.tick = time.monotonic()  # set by the event loop (Leasing.keeper): the loop is alive
         self.beats = 0
         self._conn: Connection | None = None
         #: PostgreSQL: the liveness lock on the beat's connection, and what the last beats saw of the

@@ -25,8 +25,16 @@ from catsack.server.routes.accounts import account_of, changing
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.social import check_reputation
+from catsack.server.tournaments.arena import arena_standings
 from catsack.server.tournaments.model import PACES, Tournament, TournamentError
-from catsack.server.tournaments.runner import start_now, table_results, tournaments_of, withdraw_entry
+from catsack.server.tournaments.runner import (
+    arena_ends,
+    is_arena,
+    start_now,
+    table_results,
+    tournaments_of,
+    withdraw_entry,
+)
 from catsack.server.tournaments.swiss import score_round, standings
 from catsack.server.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS
 from catsack.server.validate import TABLE_ID_MAX, clean_text, is_table_id
@@ -44,14 +52,30 @@ NAME_MAX = 60
 START_DAYS_MAX = 30
 #: A turn-based round's length, in hours (from its time per move to two weeks).
 ROUND_HOURS_MAX = 14 * 24
+#: The formats: Swiss rounds, or an arena (a time window of back-to-back games).
+FORMATS = ("swiss", "arena")
+#: An arena's window, in minutes.
+ARENA_MINUTES = (10, 24 * 60)
+#: How long someone waits in an arena's queue before bots fill their table (when the creator allows it), in seconds.
+ARENA_BOTS_AFTER = (10, 600)
 
 
 class CreateTournament(BaseModel):
-    """A new Swiss tournament (docs/tournaments.md)."""
+    """A new Swiss tournament or arena (docs/tournaments.md)."""
 
     model_config = ConfigDict(extra="forbid")
 
     name: str = Field(..., description=f"shown in the list (1 to {NAME_MAX} characters)")
+    format: str = Field("swiss", description=f"{' or '.join(FORMATS)}")
+    minutes: int = Field(
+        60, ge=ARENA_MINUTES[0], le=ARENA_MINUTES[1], description="arena: how long its window is open, in minutes"
+    )
+    bots_after: int | None = Field(
+        None,
+        ge=ARENA_BOTS_AFTER[0],
+        le=ARENA_BOTS_AFTER[1],
+        description="arena: seconds someone waits before filler bots complete their table (none: never)",
+    )
     seats: int = Field(4, ge=3, le=5, description="seats per table")
     rounds: int = Field(4, ge=1, le=12)
     pace: str = Field("realtime", description=f"how fast games go: {', '.join(PACES)}")
@@ -92,6 +116,13 @@ class CreateTournament(BaseModel):
     def _filler(cls, v: str) -> str:
         if v not in BOT_LEVELS:
             raise ValueError(unknown_bot(v))
+        return v
+
+    @field_validator("format")
+    @classmethod
+    def _format(cls, v: str) -> str:
+        if v not in FORMATS:
+            raise ValueError(f"unknown format {v!r} (this server offers: {', '.join(FORMATS)})")
         return v
 
     @field_validator("pace")
@@ -135,6 +166,8 @@ class CreateTournament(BaseModel):
             raise ValueError("give the start as starts_at or as starts_in_minutes, not both")
         if self.pace == "turnbased" and self.round_hours < self.move_hours:
             raise ValueError("a round lasts at least one move's time")
+        if self.format == "arena" and (self.pace != "realtime" or self.duplicate or self.bots):
+            raise ValueError("an arena is played in real time, without duplicate deals or bot entries")
         return self
 
 
@@ -154,6 +187,10 @@ def _summary(t: Tournament, entries: int) -> dict[str, Any]:
         "rated": bool(t.options.get("rated")),
         "duplicate": t.duplicate,
         "pace": t.options.get("pace", "realtime"),
+        "format": t.options.get("format", "swiss"),
+        "minutes": t.options.get("minutes"),
+        "bots_after": t.options.get("bots_after"),
+        "ends": iso_time(arena_ends(t)) if is_arena(t) else None,
         "turn_seconds": t.options.get("turn_seconds"),
         "move_hours": t.options.get("move_hours"),
         "bank_hours": t.options.get("bank_hours"),
@@ -214,13 +251,22 @@ async def create_tournament(
         "filler": body.filler,
         "min_finished": body.min_finished,
     }
+    if body.format == "arena":
+        options.update(format="arena", minutes=body.minutes, bots_after=body.bots_after)
     if body.pace == "turnbased":
         options.update(move_hours=body.move_hours, bank_hours=body.bank_hours, round_hours=body.round_hours)
     starts = time.time() + 60 * body.starts_in_minutes if body.starts_in_minutes else None
     if body.starts_at is not None:
         starts = body.starts_at.timestamp()
     t = await asyncio.to_thread(
-        store.create, body.name, body.seats, body.rounds, options, creator=account.id, starts=starts, bots=body.bots
+        store.create,
+        body.name,
+        body.seats,
+        0 if body.format == "arena" else body.rounds,
+        options,
+        creator=account.id,
+        starts=starts,
+        bots=body.bots,
     )
     if body.enter:
         await _enter(request, t, account)
@@ -291,7 +337,93 @@ def _account_names(engine: Any, ids: list[int]) -> dict[int, str]:
     return {int(r.id): str(r.name) for r in rows}
 
 
+def _arena_details(request: Request, t: Tournament, viewer: Account | None) -> dict[str, Any]:
+    """An arena: its settings, entries, live standings (every finished game counts at once, with its
+    points and whether the streak doubled them), and the tables being played (watch links)."""
+    hub = hub_of(request)
+    store = tournaments_of(hub)
+    entries = store.entries(t.id)
+    by_entry = {e.entry: e for e in entries}
+    results = store.results(t.id)
+    slots = {s.round: s for s in store.tables(t.id)}
+    games = [g for scores in results.values() for g in scores]
+    table = arena_standings([e.entry for e in entries], games, {e.entry for e in entries if e.withdrawn is not None})
+    mine = None if viewer is None else next((e.entry for e in entries if e.user_id == viewer.id), None)
+    names = _account_names(hub.store.engine, [e.user_id for e in entries if e.user_id is not None])
+
+    def who(entry: int | None) -> dict[str, Any]:
+        if entry is None:
+            return {"entry": None, "name": None, "kind": "filler", "bot": t.options.get("filler")}
+        name = names.get(by_entry[entry].user_id or 0)
+        return {
+            "entry": entry,
+            "name": name or DELETED_NAME,
+            "kind": "human",
+            "bot": None,
+            "profile": f"/u/{name}" if name else None,
+        }
+
+    rows = []
+    rank = 0
+    for i, st in enumerate(table, start=1):
+        if i == 1 or table[i - 2].key()[:2] != st.key()[:2]:
+            rank = i
+        rows.append(
+            {
+                **who(st.entry),
+                "rank": rank,
+                "points": round(st.points, 4),
+                "wins": round(st.wins, 4),
+                "streak": st.streak,
+                "withdrawn": by_entry[st.entry].withdrawn_round,
+                "rounds": [
+                    {
+                        "round": g.round,
+                        "table": g.round,
+                        "seat": g.seat,
+                        "place": g.place,
+                        "points": round(g.points, 4),
+                        "doubled": doubled,
+                        "score": g.score,
+                        "abandoned": g.abandoned,
+                        "game": slots[g.round].table_id if g.round in slots else None,
+                    }
+                    for g, doubled in st.games
+                ],
+            }
+        )
+    playing = []
+    for n, s in sorted(slots.items()):
+        if n in results:
+            continue
+        row = hub.store.table(s.table_id)
+        status = row.status if row is not None else "open"
+        if status == "over":
+            continue
+        playing.append(
+            {
+                "table": n,
+                "game": s.table_id,
+                "status": status,
+                "watch": f"/t/{s.table_id}",
+                "players": [who(e) for e in s.seating],
+                "mine": mine is not None and mine in s.seating,
+            }
+        )
+    return {
+        **_summary(t, len(entries)),
+        "entries_list": [{**who(e.entry), "withdrawn": e.withdrawn_round} for e in entries],
+        "standings": rows,
+        "provisional": False,
+        "tables": playing,
+        "deadline": None,
+        "me": {"entry": mine, "creator": viewer is not None and viewer.id == t.creator} if viewer else None,
+    }
+
+
 def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[str, Any]:
+    if is_arena(t):
+        return _arena_details(request, t, viewer)
     hub = hub_of(request)
     store = tournaments_of(hub)
     entries = store.entries(t.id)

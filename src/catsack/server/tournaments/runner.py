@@ -44,6 +44,7 @@ from catsack.server.live import TableError, stored_game
 from catsack.server.mail import queue_tournament_round, tournament_recipients
 from catsack.server.ratings import Ratings, display
 from catsack.server.store import Store
+from catsack.server.tournaments.arena import Waiter, seat_queue
 from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, Tournaments, round_hours
 from catsack.server.tournaments.swiss import (
     RoundScore,
@@ -61,8 +62,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "SWEEP_SECONDS",
+    "ArenaClock",
     "advance",
+    "arena_clock",
+    "arena_ends",
     "embargoed",
+    "is_arena",
     "seat_abandoned",
     "start_now",
     "sweeper",
@@ -93,6 +98,31 @@ def _lock(tid: str) -> asyncio.Lock:
     return lock
 
 
+class ArenaClock:
+    """The arenas' clock: the time, moved on by ``skew`` seconds (tests move it instead of sleeping)."""
+
+    def __init__(self) -> None:
+        self.skew = 0.0
+
+    def now(self) -> float:
+        return time.time() + self.skew
+
+
+def arena_clock(hub: Hub) -> ArenaClock:
+    return hub.service(ArenaClock, ArenaClock)
+
+
+def is_arena(t: Tournament) -> bool:
+    return t.options.get("format") == "arena"
+
+
+def arena_ends(t: Tournament) -> float | None:
+    """When an arena's window closes (epoch seconds), ``None`` before it started."""
+    if t.started is None:
+        return None
+    return t.started + 60.0 * float(t.options.get("minutes") or 0)
+
+
 def round_setup(t: Tournament, round_no: int, table_no: int) -> Setup:
     """The deal of a table: one per round in a duplicate tournament, else one per table (drawn from the
     tournament's secret seed, so a step repeated after a crash deals the same cards)."""
@@ -102,13 +132,20 @@ def round_setup(t: Tournament, round_no: int, table_no: int) -> Setup:
 
 async def advance(hub: Hub, tid: str, now: float | None = None) -> None:
     """Do the next step of tournament ``tid`` that is due at ``now`` (default: the time; start, seat a
-    round, score it, finish)."""
-    now = time.time() if now is None else now
+    round, score it, finish; an arena: score its finished tables, seat the queue, close the window)."""
     async with _lock(tid):
         store = tournaments_of(hub)
         t = await asyncio.to_thread(store.get, tid)
         if t is None:
             return
+        if is_arena(t):
+            now = arena_clock(hub).now() if now is None else now
+            if t.status == "upcoming" and t.starts is not None and now >= t.starts:
+                await start(hub, t)
+            elif t.status == "running":
+                await _arena_step(hub, t, now)
+            return
+        now = time.time() if now is None else now
         if t.status == "upcoming":
             if t.starts is None or now < t.starts:
                 return
@@ -164,7 +201,10 @@ async def start(hub: Hub, t: Tournament) -> bool:
         return False
     fresh = await asyncio.to_thread(store.get, t.id)
     assert fresh is not None
-    await _next_round(hub, fresh)
+    if is_arena(fresh):
+        await _arena_step(hub, fresh, arena_clock(hub).now())
+    else:
+        await _next_round(hub, fresh)
     log.info("tournament started", extra={"fields": {"tournament": t.id, "entries": len(entries)}})
     return True
 
@@ -241,12 +281,17 @@ def _active(hub: Hub, t: Tournament, round_no: int) -> list[Entry]:
     return out
 
 
-def _first_order(hub: Hub, t: Tournament) -> list[int]:
-    """Round 1: entries by rating (people by their account's, bots by their level's), then by entry number."""
-    entries = _active(hub, t, 1)
+def _ratings(hub: Hub, entries: Collection[Entry]) -> dict[int, float]:
+    """Each entry's rating (people by their account's, bots by their level's)."""
     keys = {e.entry: f"user:{e.user_id}" if e.user_id is not None else f"bot:{e.bot}" for e in entries}
     found = Ratings(hub.store.engine).get(list(set(keys.values())))
-    return sorted(keys, key=lambda e: (-display(found[keys[e]]), e))
+    return {e: display(found[k]) for e, k in keys.items()}
+
+
+def _first_order(hub: Hub, t: Tournament) -> list[int]:
+    """Round 1: entries by rating (people by their account's, bots by their level's), then by entry number."""
+    rating = _ratings(hub, _active(hub, t, 1))
+    return sorted(rating, key=lambda e: (-rating[e], e))
 
 
 def _apart(hub: Hub, t: Tournament) -> set[frozenset[int]]:
@@ -410,6 +455,72 @@ def _score(hub: Hub, t: Tournament, slots: list[TableSlot]) -> list[RoundScore]:
     return score_round(tables, duplicate=t.duplicate, round_no=slots[0].round if slots else 0)
 
 
+# ---------------------------------------------------------------------- arenas
+
+
+def _arena_queue(
+    hub: Hub, t: Tournament, slots: list[TableSlot], playing: set[int], now: float
+) -> list[list[int | None]]:
+    """The tables to make now from an arena's queue: every active entry not at a table waits, since
+    its last table ended (or the arena started)."""
+    active = [e for e in _active(hub, t, t.current_round + 1) if e.entry not in playing]
+    if not active:
+        return []
+    last: dict[int, TableSlot] = {}
+    for slot in slots:  # in table order: the last one an entry sat at stays
+        for entry in slot.seating:
+            if entry is not None:
+                last[entry] = slot
+    ended: dict[str, float] = {}
+    for slot in {last[e.entry].table_id: last[e.entry] for e in active if e.entry in last}.values():
+        row = hub.store.table(slot.table_id)
+        ended[slot.table_id] = row.finished if row is not None and row.finished is not None else now
+    rating = _ratings(hub, active)
+    started = t.started if t.started is not None else now
+    waiting = [
+        Waiter(e.entry, rating[e.entry], ended[last[e.entry].table_id] if e.entry in last else started) for e in active
+    ]
+    mates = {e: {m for m in s.seating if m is not None and m != e} for e, s in last.items()}
+    bots_after = t.options.get("bots_after")
+    return seat_queue(waiting, t.seats, mates, now, None if bots_after is None else float(bots_after))
+
+
+async def _arena_step(hub: Hub, t: Tournament, now: float) -> None:
+    """An arena's step (the caller holds its lock): score the tables that ended, make or seat the
+    tables a step cut short, then seat the queue while the window is open; after it, finish once the
+    last game ends (games still going when the window closes count)."""
+    store = tournaments_of(hub)
+    slots = await asyncio.to_thread(store.tables, t.id)
+    scored = set(await asyncio.to_thread(store.results, t.id))
+    playing: set[int] = set()
+    for slot in slots:
+        if slot.round in scored:
+            continue
+        row = await asyncio.to_thread(hub.store.table, slot.table_id)
+        if row is not None and row.status == "over":
+            scores = await asyncio.to_thread(_score, hub, t, [slot])
+            await asyncio.to_thread(store.record_round, t.id, slot.round, scores)
+            continue
+        if row is None or row.status == "open":
+            await _open_table(hub, t, slot.round, slot.table_no, slot.seating, slot.table_id)
+        playing.update(e for e in slot.seating if e is not None)
+    ends = arena_ends(t)
+    if ends is not None and now >= ends:
+        if not playing and await asyncio.to_thread(store.finish, t.id):
+            log.info("arena finished", extra={"fields": {"tournament": t.id, "tables": len(slots)}})
+        return
+    seatings = await asyncio.to_thread(_arena_queue, hub, t, slots, playing, now)
+    was = t.current_round
+    for seating in seatings:
+        # The tables' numbers are the tournament's counter: two processes never make the same one.
+        if not await asyncio.to_thread(store.next_round, t.id, was):
+            return
+        was += 1
+        made = await asyncio.to_thread(store.add_tables, t.id, was, [seating])
+        await _open_table(hub, t, was, 1, made[0].seating, made[0].table_id)
+        log.info("arena table seated", extra={"fields": {"tournament": t.id, "table": was}})
+
+
 # ---------------------------------------------------------------------- hooks
 
 
@@ -444,7 +555,7 @@ async def withdraw_entry(hub: Hub, t: Tournament, entry: int) -> None:
     await asyncio.to_thread(store.withdraw, t.id, entry, t.current_round)
     # The current round's table, and the next round's if it is being seated right now (not published yet).
     for slot in await asyncio.to_thread(store.tables, t.id):
-        if slot.round >= t.current_round and entry in slot.seating:
+        if (slot.round >= t.current_round or is_arena(t)) and entry in slot.seating:
             table = await hub.get(slot.table_id)
             if table is not None and table.status == "playing":
                 seat = slot.seating.index(entry)
@@ -467,9 +578,9 @@ async def sweeper(hub: Hub, interval: float = SWEEP_SECONDS) -> None:
         await asyncio.sleep(interval)
         try:
             now = time.time()
-            ids = await asyncio.to_thread(tournaments_of(hub).due, now)
+            ids = await asyncio.to_thread(tournaments_of(hub).due, now + arena_clock(hub).skew)
             for tid in ids:
-                await advance(hub, tid, now)
+                await advance(hub, tid)
         except asyncio.CancelledError:
             raise
         except Exception:

@@ -573,6 +573,76 @@ def test_a_move_is_released_when_due_even_when_its_search_overruns(tmp_path: obj
         assert forced or played == standin  # the overrun search's answer was not waited for
 
 
+def test_the_stand_in_moves_are_worked_out_only_where_they_may_be_played(tmp_path: object) -> None:
+    """A bot of this process answers before its move is due, so no stand-in's move is worked out for
+    its turns (for every turn it cost more CPU than the bots' own moves, and filled the stand-in bot's
+    process-wide caches with every game's rows: tests/test_server_memory.py). Where such a bot fails, the
+    stand-in's move is worked out then and played, and the game goes on. The clock is injected."""
+    import asyncio
+    import random
+
+    from catsack.moves import Move
+    from catsack.server.hub import Hub
+    from catsack.server.settings import Settings
+    from catsack.server.thinking import Pace
+
+    clock = FakeClock()
+
+    async def sleep(seconds: float) -> None:
+        clock.now += seconds
+        await asyncio.sleep(0)
+
+    async def scenario() -> tuple[int, list[str], list[str]]:
+        hub = Hub(Settings(database_url=f"sqlite:///{tmp_path}/standin.db", sweep_seconds=3600))
+        hub.pace = Pace(0.8, 0.4, 0.6, rng=random.Random(7), clock=clock, sleep=sleep)
+        standin = hub.turns.standin_move
+        fallbacks: list[str] = []
+
+        def remembered(table: Any, seat: int) -> Move:
+            fallbacks.append(standin(table, seat).text)
+            return Move.parse(fallbacks[-1])
+
+        hub.turns.standin_move = remembered  # type: ignore[method-assign]
+        decide = hub.turns.decide
+        calls = 0
+
+        async def failing(table: Any, seat: int, spec: str, until: float) -> Move:
+            nonlocal calls
+            calls += 1
+            if calls % 7 == 0:
+                raise RuntimeError("this bot failed")
+            return await decide(table, seat, spec, until)
+
+        hub.turns.decide = failing  # type: ignore[method-assign]
+        failed: list[str] = []
+        commit = hub.commit
+
+        async def played(table: Any, seat: int, move: Move, *args: Any) -> Any:
+            if calls % 7 == 0:
+                failed.append(move.text)
+            return await commit(table, seat, move, *args)
+
+        hub.commit = played  # type: ignore[method-assign]
+        await hub.start()
+        try:
+            table = await hub.create(
+                3, {i: "random" for i in range(3)}, name="standin", money_visible=False, turn_seconds=None, hints=False
+            )
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + 60.0  # a bound on a stuck game, not a timing
+            while not table.game.is_over and loop.time() < deadline:
+                await asyncio.sleep(0.001)
+            assert table.game.is_over, "the game stopped at a failed bot"
+        finally:
+            await hub.stop()
+        return calls, fallbacks, failed
+
+    calls, fallbacks, failed = asyncio.run(scenario())
+    assert calls >= 27
+    assert len(fallbacks) == calls // 7 >= 3  # one stand-in's move per failure, none for the other turns
+    assert failed == fallbacks  # and each failed turn played it
+
+
 def test_pace_draws_delays_without_the_view() -> None:
     """The delay distribution is the same for every move: a plan takes no view, and two paces with the
     same seed draw the same delays whatever games they time."""

@@ -148,8 +148,13 @@ class Turns:
             plan = plan.resumed(plan.start - max(0.0, time.time() - table.turn_began))
         try:
             spec = table.players[seat].bot or hub.settings.standin_bot
-            fallback = self.standin_move(table, seat)
             search = await self.search(table, seat, spec, plan)
+            # The stand-in's move is worked out only where it may be played: while a search runs (a
+            # searching bot's), or after a bot of this process failed. For every turn of every game it
+            # cost more CPU than the bots' own moves, and filled the stand-in bot's process-wide caches
+            # (up to ~100 MiB) with every game's rows.
+            answered = search.done() and search.exception() is None
+            fallback = search.result() if answered else self.standin_move(table, seat)
             try:
                 move = await hub.pace.release(plan, search, fallback)
             except asyncio.CancelledError:

@@ -84,6 +84,33 @@ HTTP_ERROR_CODES = {
 }
 
 
+#: The routers, one per concern, in the order the app includes them.
+ROUTERS = (
+    health,
+    tables,
+    ws,
+    pages,
+    learn,
+    accounts,
+    players,
+    seats,
+    replay,
+    rematch,
+    rules,
+    training,
+    mygames,
+    friends,
+    mail,
+    push,
+    pwa,
+    tournaments,
+    admin,
+    database,
+    vacation_routes,
+    botapi,
+)
+
+
 def create_app(
     settings: Settings | None = None, *, hub: Hub | None = None, clock: Callable[[], float] | None = None
 ) -> FastAPI:
@@ -92,69 +119,100 @@ def create_app(
     settings = settings or Settings()
     metrics = Metrics() if settings.metrics else None
     budgets = Budgets.for_settings(settings, clock=clock or time.time)
-
-    @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        h = hub or Hub(settings)
-        app.state.hub = h
-        app.state.metrics = metrics
-        if metrics is not None:
-            h.metrics = metrics
-            metrics.bind(h)
-        gc_log = GcLog() if settings.gc_log else None
-        if gc_log is not None:
-            gc.callbacks.append(gc_log)
-        # Stale open tables first, so that start-up does not load thousands nobody will ever join.
-        await _abandon_stale(h)
-        feed = app.state.games_feed = GamesFeed(h)
-        subscribe(h, feed)
-        pusher = app.state.push_sender = PushSender(h)  # a VAPID key that cannot be used stops here
-        await h.start()
-        sender = app.state.mail_sender = mailing.MailSender(h)
-        sender.start()
-        pusher.start()
-        await feed.start(settings.redis_url, settings.redis_channel)
-        feed.end_on_exit()
-        h.loops.start("stale open tables", _lobby_sweeper(h))
-        h.loops.start("tournaments", tournament_sweeper(h))
-        old_threshold = gc.get_threshold()
-        gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
-        if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
-            gc.collect()
-            gc.freeze()
-        if settings.gc_young_interval:
-            paused = metrics.gc_paused if metrics is not None else None
-            h.loops.start(
-                "garbage collection", collect_young(settings.gc_young_interval, settings.gc_full_seconds, paused)
-            )
-        log.info("server ready", extra={"fields": {"database": safe_url(settings.database_url)}})
-        try:
-            yield
-        finally:
-            await h.loops.stop()  # every loop the process runs, the hub's and the app's
-            await feed.stop()
-            await sender.stop()
-            await pusher.stop()
-            await h.stop()
-            unsubscribe(h)
-            gc.set_threshold(*old_threshold)
-            if settings.gc_freeze:
-                gc.unfreeze()
-            if gc_log is not None:
-                gc.callbacks.remove(gc_log)
-
     app = FastAPI(
         title="catsack",
         version=catsack.__version__,
         summary="Online tables for Felix: The Cat in the Sack",
         description="HTTP API of `catsack serve`. The game itself runs over the `catsack-ws/1` WebSocket at `/ws` "
         "(see docs/protocol.md).",
-        lifespan=lifespan,
+        lifespan=partial(_lifespan, settings, metrics, hub),
         # The explorer's pages run a CDN's scripts on this origin: only where the operator asks for them.
         docs_url="/docs" if settings.api_docs else None,
         redoc_url="/redoc" if settings.api_docs else None,
     )
     app.state.budgets = budgets
+    _error_handlers(app, metrics)
+    # Abuse limits before any routing or body parsing.
+    buckets = AddressBuckets(settings.http_rate_per_second, settings.http_rate_burst)
+    app.add_middleware(
+        HttpGuard,
+        max_body_bytes=settings.max_body_bytes,
+        buckets=buckets,
+        proxies=settings.proxy_networks(),
+        metrics=metrics,
+    )
+    # Outside the guard, so that the guard's refusals carry the headers too.
+    app.add_middleware(SecurityHeaders)
+    # Outermost: a WebSocket's own send, before any middleware wraps it (the direct frame path).
+    app.add_middleware(ws.RawSend)
+    for module in ROUTERS:
+        app.include_router(module.router)
+    if pages.STATIC.is_dir():
+        app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
+    return app
+
+
+@asynccontextmanager
+async def _lifespan(settings: Settings, metrics: Metrics | None, hub: Hub | None, app: FastAPI) -> AsyncIterator[None]:
+    """The process's life: the hub and its listeners, the senders, the feed and the loops, then their stop."""
+    h = hub or Hub(settings)
+    app.state.hub = h
+    app.state.metrics = metrics
+    if metrics is not None:
+        h.metrics = metrics
+        metrics.bind(h)
+    gc_log = GcLog() if settings.gc_log else None
+    if gc_log is not None:
+        gc.callbacks.append(gc_log)
+    # Stale open tables first, so that start-up does not load thousands nobody will ever join.
+    await _abandon_stale(h)
+    feed = app.state.games_feed = GamesFeed(h)
+    subscribe(h, feed)
+    pusher = app.state.push_sender = PushSender(h)  # a VAPID key that cannot be used stops here
+    await h.start()
+    sender = app.state.mail_sender = mailing.MailSender(h)
+    sender.start()
+    pusher.start()
+    await feed.start(settings.redis_url, settings.redis_channel)
+    feed.end_on_exit()
+    h.loops.start("stale open tables", _lobby_sweeper(h))
+    h.loops.start("tournaments", tournament_sweeper(h))
+    old_threshold = _tune_gc(settings, metrics, h)
+    log.info("server ready", extra={"fields": {"database": safe_url(settings.database_url)}})
+    try:
+        yield
+    finally:
+        await h.loops.stop()  # every loop the process runs, the hub's and the app's
+        await feed.stop()
+        await sender.stop()
+        await pusher.stop()
+        await h.stop()
+        unsubscribe(h)
+        gc.set_threshold(*old_threshold)
+        if settings.gc_freeze:
+            gc.unfreeze()
+        if gc_log is not None:
+            gc.callbacks.remove(gc_log)
+
+
+def _tune_gc(settings: Settings, metrics: Metrics | None, hub: Hub) -> tuple[int, int, int]:
+    """Set the garbage collector as the settings say (threshold, freeze, timed young collections);
+    the threshold it had."""
+    old_threshold = gc.get_threshold()
+    gc.set_threshold(settings.gc_threshold, old_threshold[1], old_threshold[2])
+    if settings.gc_freeze:  # start-up objects (FastAPI, SQLAlchemy, pydantic) never become garbage
+        gc.collect()
+        gc.freeze()
+    if settings.gc_young_interval:
+        paused = metrics.gc_paused if metrics is not None else None
+        hub.loops.start(
+            "garbage collection", collect_young(settings.gc_young_interval, settings.gc_full_seconds, paused)
+        )
+    return old_threshold
+
+
+def _error_handlers(app: FastAPI, metrics: Metrics | None) -> None:
+    """Every refusal answered alike: ``detail``, ``code`` and its details as ``params``."""
 
     @app.exception_handler(TableError)
     async def _table_error(_request: Request, exc: TableError) -> JSONResponse:
@@ -192,45 +250,6 @@ def create_app(
             "params": {"fields": ", ".join(dict.fromkeys(where)), "problems": field_problems(exc.errors())},
         }
         return JSONResponse(body, status_code=422)
-
-    # Abuse limits before any routing or body parsing.
-    buckets = AddressBuckets(settings.http_rate_per_second, settings.http_rate_burst)
-    app.add_middleware(
-        HttpGuard,
-        max_body_bytes=settings.max_body_bytes,
-        buckets=buckets,
-        proxies=settings.proxy_networks(),
-        metrics=metrics,
-    )
-    # Outside the guard, so that the guard's refusals carry the headers too.
-    app.add_middleware(SecurityHeaders)
-    # Outermost: a WebSocket's own send, before any middleware wraps it (the direct frame path).
-    app.add_middleware(ws.RawSend)
-    app.include_router(health.router)
-    app.include_router(tables.router)
-    app.include_router(ws.router)
-    app.include_router(pages.router)
-    app.include_router(learn.router)
-    app.include_router(accounts.router)
-    app.include_router(players.router)
-    app.include_router(seats.router)
-    app.include_router(replay.router)
-    app.include_router(rematch.router)
-    app.include_router(rules.router)
-    app.include_router(training.router)
-    app.include_router(mygames.router)
-    app.include_router(friends.router)
-    app.include_router(mail.router)
-    app.include_router(push.router)
-    app.include_router(pwa.router)
-    app.include_router(tournaments.router)
-    app.include_router(admin.router)
-    app.include_router(database.router)
-    app.include_router(vacation_routes.router)
-    app.include_router(botapi.router)
-    if pages.STATIC.is_dir():
-        app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
-    return app
 
 
 def subscribe(hub: Hub, feed: GamesFeed) -> None:

@@ -210,12 +210,18 @@ class HttpGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        if not await self._refused_early(scope, send):
+            await self._limited(scope, receive, send)
+
+    async def _refused_early(self, scope: dict[str, Any], send: Any) -> bool:
+        """Answer a request refused before the app sees it (its path, its address's budget, its
+        declared length); whether it was."""
         headers = _headers(scope)
         refused = _path_problem(str(scope.get("path", "")))
         if refused is not None:  # before any route (every router's) or the database sees it
             self._refused("path")
             await _answer(send, 404, refused, "not_found")
-            return
+            return True
         if scope["method"] in _MUTATING:
             client = scope.get("client")
             address = client_address(str(client[0]) if client else None, headers, self.proxies)
@@ -225,15 +231,19 @@ class HttpGuard:
                 retry = max(1, math.ceil(wait))
                 slow = "too many requests from your address: slow down"
                 await _answer(send, 429, slow, "rate_limited", {"retry-after": str(retry)}, {"seconds": retry})
-                return
+                return True
         length = (headers.get("content-length") or "").strip()
         if length and not (length.isascii() and length.isdigit()):  # "²".isdigit() is true, int("²") fails
             await _answer(send, 400, "Content-Length must be a number of bytes", "bad_request")
-            return
+            return True
         if length and int(length) > self.max_body:
             self._refused("size")
             await self._too_large(send)
-            return
+            return True
+        return False
+
+    async def _limited(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Run the app on a body read no further than the limit (413 once it is passed, if no answer began)."""
         seen = 0
         started = False
 

@@ -33,7 +33,7 @@ from fastapi.responses import Response
 from starlette.websockets import WebSocketState
 
 from catsack.server.gameaccess import game_access
-from catsack.server.hub import PROTOCOL, Conn, Hub, TableError
+from catsack.server.hub import PROTOCOL, Conn, Hub, LiveTable, TableError
 from catsack.server.limits import RateLimit, scope_address
 from catsack.server.pending import HELLO_TIMEOUT, PendingSockets, proves_seat
 from catsack.server.routes.accounts import COOKIE
@@ -304,6 +304,57 @@ async def _refuse(hub: Hub, ws: WebSocket, frame: dict[str, Any]) -> None:
     await _send_direct(ws, frame)
 
 
+def _check_hello(frame: Any, path_table: str | None) -> tuple[str, str | None, int | None] | dict[str, Any]:
+    """The table, token and ``since`` of a well-formed hello, or the error frame that refuses it."""
+    if not isinstance(frame, dict) or frame.get("type") != "hello":
+        return _bad("bad_hello", "the first frame must be {'type': 'hello', ...}")
+    if frame.get("protocol") != PROTOCOL:
+        return _bad("bad_hello", f"unsupported protocol {_shown(frame.get('protocol'))}; use {PROTOCOL}")
+    table_id, token = frame.get("table"), frame.get("token")
+    try:
+        since = _check_since(frame.get("since"))
+    except ValueError as exc:
+        return _bad("bad_hello", str(exc))
+    if not isinstance(table_id, str) or (token is not None and not isinstance(token, str)):
+        return _bad("bad_hello", "'table' must be text and 'token' text or null")
+    if path_table is not None and table_id != path_table:
+        return _bad("bad_hello", f"this socket is for table {_shown(path_table, 32)}; say hello to that table")
+    return table_id, token, since
+
+
+async def _admit(hub: Hub, table: LiveTable, token: str | None) -> tuple[int | None, dict[str, Any] | None]:
+    """The seat ``token`` holds at ``table`` (``None``: a spectator), or the error frame that refuses it."""
+    if token is not None:
+        if not is_token(token):
+            return None, _bad("unauthorized", f"a seat token is 1 to {TOKEN_MAX} printable ASCII characters")
+        try:
+            return await hub.find_seat(table, token), None
+        except TableError as exc:
+            return None, _bad(exc.code, exc.message)
+    # A spectator: not at a duplicate round's table still under embargo.
+    access = await game_access(hub, status=table.status, options=table.options, seats=(), seat=None)
+    if access.watch is not None:
+        return None, _bad(access.watch.code, "this round's deal is still being played: watch it later")
+    return None, None
+
+
+async def _welcome(hub: Hub, ws: WebSocket, table: LiveTable, seat: int | None, since: int | None) -> Conn:
+    """Answer ``welcome`` and attach the new connection (with the table's chat, when it can be read)."""
+    conn = Conn(ws.send_text, seat, since, record=hub.record_frames, write=direct_writer(ws.scope))
+    conn.session = ws.cookies.get(COOKIE)
+    name = None if seat is None else table.names()[seat]
+    history: dict[str, Any] | None = None
+    with contextlib.suppress(Exception):  # chat is a nicety: a failed read never blocks the game
+        history = await chat_history(hub, table)
+    await _send_direct(ws, {"type": "welcome", "protocol": PROTOCOL, "table": table.id, "seat": seat, "name": name})
+    # Nothing awaits between attaching and returning: an attached connection is always detached
+    # by serve_socket, even when the client leaves at this very moment.
+    hub.attach(table, conn)
+    if history is not None:
+        conn.push(history)
+    return conn
+
+
 async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit, path_table: str | None) -> Conn | None:
     """Read and check the ``hello``; answer ``welcome`` and attach, or refuse without any view."""
     settings = hub.settings
@@ -326,66 +377,21 @@ async def _hello(hub: Hub, ws: WebSocket, limit: RateLimit, path_table: str | No
         if why is not None:
             await _refuse(hub, ws, _bad("bad_hello", f"the first frame must be a JSON hello object ({why})"))
             continue
-        if not isinstance(frame, dict) or frame.get("type") != "hello":
-            await _refuse(hub, ws, _bad("bad_hello", "the first frame must be {'type': 'hello', ...}"))
+        checked = _check_hello(frame, path_table)
+        if isinstance(checked, dict):
+            await _refuse(hub, ws, checked)
             continue
-        if frame.get("protocol") != PROTOCOL:
-            await _refuse(
-                hub, ws, _bad("bad_hello", f"unsupported protocol {_shown(frame.get('protocol'))}; use {PROTOCOL}")
-            )
-            continue
-        table_id, token = frame.get("table"), frame.get("token")
-        try:
-            since = _check_since(frame.get("since"))
-        except ValueError as exc:
-            await _refuse(hub, ws, _bad("bad_hello", str(exc)))
-            continue
-        if not isinstance(table_id, str) or (token is not None and not isinstance(token, str)):
-            await _refuse(hub, ws, _bad("bad_hello", "'table' must be text and 'token' text or null"))
-            continue
-        if path_table is not None and table_id != path_table:
-            await _refuse(
-                hub,
-                ws,
-                _bad("bad_hello", f"this socket is for table {_shown(path_table, 32)}; say hello to that table"),
-            )
-            continue
+        table_id, token, since = checked
         # Checked before the database sees them: PostgreSQL refuses NUL.
         table = await hub.get(table_id) if is_table_id(table_id) else None
         if table is None:
             await _refuse(hub, ws, _bad("unknown_table", table_id_problem(table_id)))
             continue
-        seat: int | None = None
-        if token is not None:
-            if not is_token(token):
-                await _refuse(
-                    hub, ws, _bad("unauthorized", f"a seat token is 1 to {TOKEN_MAX} printable ASCII characters")
-                )
-                continue
-            try:
-                seat = await hub.find_seat(table, token)
-            except TableError as exc:
-                await _refuse(hub, ws, _bad(exc.code, exc.message))
-                continue
-        if seat is None:  # a spectator: not at a duplicate round's table still under embargo
-            access = await game_access(hub, status=table.status, options=table.options, seats=(), seat=None)
-            if access.watch is not None:
-                why = "this round's deal is still being played: watch it later"
-                await _refuse(hub, ws, _bad(access.watch.code, why))
-                continue
-        conn = Conn(ws.send_text, seat, since, record=hub.record_frames, write=direct_writer(ws.scope))
-        conn.session = ws.cookies.get(COOKIE)
-        name = None if seat is None else table.names()[seat]
-        history: dict[str, Any] | None = None
-        with contextlib.suppress(Exception):  # chat is a nicety: a failed read never blocks the game
-            history = await chat_history(hub, table)
-        await _send_direct(ws, {"type": "welcome", "protocol": PROTOCOL, "table": table.id, "seat": seat, "name": name})
-        # Nothing awaits between attaching and returning: an attached connection is always detached
-        # by serve_socket, even when the client leaves at this very moment.
-        hub.attach(table, conn)
-        if history is not None:
-            conn.push(history)
-        return conn
+        seat, refusal = await _admit(hub, table, token)
+        if refusal is not None:
+            await _refuse(hub, ws, refusal)
+            continue
+        return await _welcome(hub, ws, table, seat, since)
 
 
 async def _read_loop(hub: Hub, ws: WebSocket, conn: Conn, limit: RateLimit) -> None:

@@ -643,26 +643,7 @@ def mail_text(
     elif kind == "turn":
         if not turns:
             return None
-        lines = []
-        for line in turns:
-            others = list(line.players)
-            if line.bots:
-                others.append(t.ngettext("{n} bot", "{n} bots", line.bots).format(n=line.bots))
-            # i18n: one game of a "your turn" mail; {players} lists the others ("Bea and 1 bot"), {left} the time left.
-            text = t.gettext("- {table} (with {players}): {left} left\n  {link}")
-            lines.append(
-                text.format(
-                    table=line.table, players=names(others, lang), left=duration(line.left, lang), link=line.link
-                )
-            )
-        if len(turns) == 1:
-            subject = t.gettext("catsack: your turn at {table}").format(table=_safe(turns[0].table, 60))
-        else:
-            subject = t.ngettext("catsack: your turn in {n} game", "catsack: your turn in {n} games", len(turns))
-            subject = subject.format(n=len(turns))
-        body = t.gettext("Hello {name},\n\nit is your turn:\n\n{lines}\n\nMy games: {mygames}").format(
-            name=name, lines="\n".join(lines), mygames=mygames
-        )
+        subject, body = _turn_text(t, lang, turns, name=name, mygames=mygames)
     elif kind == "clock":
         if not turns:
             return None
@@ -744,6 +725,29 @@ def mail_text(
         )
     else:
         return None
+    return subject, body
+
+
+def _turn_text(t: Any, lang: str, turns: Sequence[TurnLine], *, name: str, mygames: str) -> tuple[str, str]:
+    """The subject and body of a "your turn" mail listing ``turns`` (at least one)."""
+    lines = []
+    for line in turns:
+        others = list(line.players)
+        if line.bots:
+            others.append(t.ngettext("{n} bot", "{n} bots", line.bots).format(n=line.bots))
+        # i18n: one game of a "your turn" mail; {players} lists the others ("Bea and 1 bot"), {left} the time left.
+        text = t.gettext("- {table} (with {players}): {left} left\n  {link}")
+        lines.append(
+            text.format(table=line.table, players=names(others, lang), left=duration(line.left, lang), link=line.link)
+        )
+    if len(turns) == 1:
+        subject = t.gettext("catsack: your turn at {table}").format(table=_safe(turns[0].table, 60))
+    else:
+        subject = t.ngettext("catsack: your turn in {n} game", "catsack: your turn in {n} games", len(turns))
+        subject = subject.format(n=len(turns))
+    body = t.gettext("Hello {name},\n\nit is your turn:\n\n{lines}\n\nMy games: {mygames}").format(
+        name=name, lines="\n".join(lines), mygames=mygames
+    )
     return subject, body
 
 

@@ -773,7 +773,6 @@ class Outgoing:
 def render(engine: Engine, push: QueuedPush, now: float) -> Outgoing | str:
     """The push for a queued row, made now; a reason (text) when there is nothing to send: the device
     or the account is gone, the kind is no longer wanted, the turn has passed, the seat is a bot's."""
-    p = push.payload
     with engine.connect() as conn:
         d = conn.execute(select(push_devices_t).where(push_devices_t.c.id == push.device_id)).first()
         if d is None or int(d.user_id) != push.user_id:
@@ -783,46 +782,59 @@ def render(engine: Engine, push: QueuedPush, now: float) -> Outgoing | str:
             return "account gone"
         if not _wants(_prefs_in(conn, [push.user_id]).get(push.user_id, {}), push.kind):
             return "kind turned off"
-        ttl = TTL_SECONDS
-        if push.kind == "turn":
-            table_id = str(p.get("table_id", ""))
-            facts = _turn_facts(conn, push.user_id, table_id, now)
-            if facts is None:
-                return "not their turn any more"
-            url, tag = f"/t/{table_id}", f"turn:{table_id}"
-            ttl = max(60, min(TTL_SECONDS, int(facts["left"])))
-        elif push.kind == "clock":
-            table_id = str(p.get("table_id", ""))
-            turn = reminder_time(engine, table_id, int(p.get("version", -1)), 0.0)
-            facts = None if turn is None else _turn_facts(conn, push.user_id, table_id, now)
-            if facts is None:
-                return "the move was made"
-            url, tag = f"/t/{table_id}", f"clock:{table_id}"
-            ttl = max(60, min(TTL_SECONDS, int(facts["left"])))
-        elif push.kind == "tournament":
-            table_id = str(p.get("table_id", ""))
-            if not _still_seated(conn, push.user_id, table_id):
-                return "the round is over or a bot has the seat"
-            facts, url, tag = p, f"/t/{table_id}", f"round:{table_id}"
-            ttl = max(60, min(TTL_SECONDS, int(float(p.get("wait", 0)))))
-        elif push.kind == "seat":
-            table_id = str(p.get("table_id", ""))
-            name = _bots_seat(conn, push.user_id, table_id, int(p.get("seat", -1)))
-            if name is None:
-                return "the seat is not a bot's"
-            if _seen_since(conn, push.user_id, float(p.get("at", now))):
-                return "back since: they saw it"
-            facts, url, tag = {"table": name}, f"/t/{table_id}", f"seat:{table_id}"
-        elif push.kind == "invite":
-            facts, url, tag = p, "/games", f"invite:{p.get('challenge', '')}"
-        elif push.kind == "friend":
-            facts, url, tag = p, f"/u/{quote(str(p.get('from', '')))}", f"friend:{p.get('from', '')}"
-        else:
-            facts, url, tag = p, "/account", "test"
+        found = _kind_facts(engine, conn, push, now)
+    if isinstance(found, str):
+        return found
+    facts, url, tag, ttl = found
     message = push_message(push.kind, d.lang if d.lang in LANGUAGES else DEFAULT_LANGUAGE, facts, url, tag)
     if message is None:
         return "unknown kind"
     return Outgoing(d.endpoint, d.p256dh, d.auth, message, ttl)
+
+
+def _kind_facts(
+    engine: Engine, conn: Connection, push: QueuedPush, now: float
+) -> tuple[dict[str, Any], str, str, int] | str:
+    """What a push of its kind says, where it leads, its tag and how long it may wait (``ttl``); a
+    reason (text) when it is no longer worth sending."""
+    ttl = TTL_SECONDS
+    p = push.payload
+    if push.kind == "turn":
+        table_id = str(p.get("table_id", ""))
+        facts = _turn_facts(conn, push.user_id, table_id, now)
+        if facts is None:
+            return "not their turn any more"
+        url, tag = f"/t/{table_id}", f"turn:{table_id}"
+        ttl = max(60, min(TTL_SECONDS, int(facts["left"])))
+    elif push.kind == "clock":
+        table_id = str(p.get("table_id", ""))
+        turn = reminder_time(engine, table_id, int(p.get("version", -1)), 0.0)
+        facts = None if turn is None else _turn_facts(conn, push.user_id, table_id, now)
+        if facts is None:
+            return "the move was made"
+        url, tag = f"/t/{table_id}", f"clock:{table_id}"
+        ttl = max(60, min(TTL_SECONDS, int(facts["left"])))
+    elif push.kind == "tournament":
+        table_id = str(p.get("table_id", ""))
+        if not _still_seated(conn, push.user_id, table_id):
+            return "the round is over or a bot has the seat"
+        facts, url, tag = p, f"/t/{table_id}", f"round:{table_id}"
+        ttl = max(60, min(TTL_SECONDS, int(float(p.get("wait", 0)))))
+    elif push.kind == "seat":
+        table_id = str(p.get("table_id", ""))
+        name = _bots_seat(conn, push.user_id, table_id, int(p.get("seat", -1)))
+        if name is None:
+            return "the seat is not a bot's"
+        if _seen_since(conn, push.user_id, float(p.get("at", now))):
+            return "back since: they saw it"
+        facts, url, tag = {"table": name}, f"/t/{table_id}", f"seat:{table_id}"
+    elif push.kind == "invite":
+        facts, url, tag = p, "/games", f"invite:{p.get('challenge', '')}"
+    elif push.kind == "friend":
+        facts, url, tag = p, f"/u/{quote(str(p.get('from', '')))}", f"friend:{p.get('from', '')}"
+    else:
+        facts, url, tag = p, "/account", "test"
+    return facts, url, tag, ttl
 
 
 # ---------------------------------------------------------------------- sending

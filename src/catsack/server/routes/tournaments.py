@@ -375,6 +375,7 @@ def _arena_details(request: Request, t: Tournament, viewer: Account | None) -> d
                 "points": round(st.points, 4),
                 "wins": round(st.wins, 4),
                 "streak": st.streak,
+                "score": sum(g.score for g, _ in st.games if not g.abandoned),
                 "withdrawn": by_entry[st.entry].withdrawn_round,
                 "rounds": [
                     {

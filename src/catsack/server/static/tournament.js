@@ -25,7 +25,11 @@ function fmt(x) {
 }
 
 function resultText(r) {
-  const base = t("tour.resultLine", { round: r.round, table: r.table, place: r.place, points: fmt(r.points) });
+  let base = t("tour.resultLine", { round: r.round, table: r.table, place: r.place, points: fmt(r.points) });
+  if (shown?.format === "arena") {
+    base = t("arena.resultLine", { table: r.table, place: r.place, points: fmt(r.points) });
+    if (r.doubled) base = `${base} · ${t("arena.doubled")}`;
+  }
   return r.abandoned ? `${base} · ${t("acct.abandoned")}` : base;
 }
 
@@ -37,7 +41,13 @@ function drawStandings(d) {
         "tr",
         { class: row.withdrawn ? "withdrawn" : "", dataset: { entry: String(row.entry) } },
         h("td", { class: "rank" }, String(row.rank)),
-        h("td", { class: "name" }, who(row), row.withdrawn ? ` (${t("tour.withdrawn")})` : ""),
+        h(
+          "td",
+          { class: "name" },
+          who(row),
+          row.withdrawn ? ` (${t("tour.withdrawn")})` : "",
+          row.streak >= 2 ? h("span", { class: "streak" }, ` · ${t("arena.streak", { n: row.streak })}`) : "",
+        ),
         h("td", { class: "points" }, fmt(row.points)),
         h("td", { class: "wins" }, fmt(row.wins)),
         h("td", { class: "score" }, String(row.score)),
@@ -63,7 +73,12 @@ function drawStandings(d) {
 }
 
 function drawTables(d) {
-  $("round-title").textContent = d.round ? t("tour.roundTables", { n: d.round, of: d.rounds }) : t("tour.tables");
+  $("round-title").textContent =
+    d.format === "arena"
+      ? t("arena.tables")
+      : d.round
+        ? t("tour.roundTables", { n: d.round, of: d.rounds })
+        : t("tour.tables");
   const items = d.tables.map((tb) =>
     h(
       "li",
@@ -83,11 +98,17 @@ function drawTables(d) {
 function drawHead(d) {
   $("t-name").textContent = d.name;
   document.title = `${d.name} — ${t("brand")}`;
-  const facts = [t("players.n", { n: d.seats }), t("tour.nRounds", { n: d.rounds }), paceText(d)];
+  const arena = d.format === "arena";
+  const facts = [
+    t("players.n", { n: d.seats }),
+    arena ? `${t("arena.tag")}, ${t("arena.window", { n: d.minutes })}` : t("tour.nRounds", { n: d.rounds }),
+    paceText(d),
+  ];
+  if (arena) facts.push(d.bots_after ? t("arena.botsAfterN", { n: d.bots_after }) : t("arena.noBots"));
   if (d.rated) facts.push(t("lobby.ratedTag"));
   if (d.duplicate) facts.push(t("tour.duplicateTag"));
   $("t-facts").textContent = facts.join(" · ");
-  const status = {
+  let status = {
     upcoming: d.starts ? t("tour.startsOn", { when: when(d.starts) }) : t("tour.statusUpcoming"),
     running: d.deadline
       ? `${t("tour.roundOf", { n: d.round, of: d.rounds })} · ${t("tour.roundEnds", { when: when(d.deadline) })}`
@@ -95,6 +116,13 @@ function drawHead(d) {
     finished: t("tour.statusFinished"),
     cancelled: t("tour.cancelled"),
   }[d.status];
+  if (arena && d.status === "running") {
+    status = d.ends && Date.parse(d.ends) > Date.now() ? t("arena.ends", { when: when(d.ends) }) : t("arena.over");
+    const seated = d.tables.some((tb) => tb.mine);
+    if (d.me?.entry && !seated && !d.entries_list.find((e) => e.entry === d.me.entry)?.withdrawn) {
+      status = `${status} · ${t("arena.waiting")}`;
+    }
+  }
   $("t-status").textContent = status ?? d.status;
   document.body.dataset.status = d.status;
   document.body.dataset.round = String(d.round);

@@ -10,9 +10,14 @@ const $ = (id) => document.getElementById(id);
 
 /** One line of the list: name, seats, round, entries and the options that matter. */
 export function tournamentItem(tour) {
+  const arena = tour.format === "arena";
   const facts = [
     t("players.n", { n: tour.seats }),
-    tour.status === "running" ? t("tour.roundOf", { n: tour.round, of: tour.rounds }) : t("tour.nRounds", { n: tour.rounds }),
+    arena
+      ? `${t("arena.tag")}, ${t("arena.window", { n: tour.minutes })}`
+      : tour.status === "running"
+        ? t("tour.roundOf", { n: tour.round, of: tour.rounds })
+        : t("tour.nRounds", { n: tour.rounds }),
     t("tour.nEntries", { n: tour.entries }),
   ];
   facts.push(paceText(tour));
@@ -40,8 +45,16 @@ async function create(event) {
   event.preventDefault();
   const error = $("create-error");
   error.hidden = true;
-  const bots = Number($("t-bots").value) || 0;
-  const pace = document.querySelector("input[name=t-pace]:checked").value;
+  const arena = document.querySelector("input[name=t-format]:checked").value === "arena";
+  const bots = arena ? 0 : Number($("t-bots").value) || 0;
+  const pace = arena ? "realtime" : document.querySelector("input[name=t-pace]:checked").value;
+  const format = arena
+    ? {
+        format: "arena",
+        minutes: Number($("t-minutes").value),
+        bots_after: $("t-bots-after").value ? Number($("t-bots-after").value) : null,
+      }
+    : {};
   const paced =
     pace === "turnbased"
       ? {
@@ -71,7 +84,8 @@ async function create(event) {
         ...paced,
         starts_at: startsAt,
         rated: $("t-rated").checked,
-        duplicate: $("t-duplicate").checked,
+        duplicate: !arena && $("t-duplicate").checked,
+        ...format,
         bots: Array(bots).fill($("t-level").value),
         min_finished: $("t-min").value ? Number($("t-min").value) : null,
       },
@@ -94,12 +108,16 @@ async function main() {
   $("create-login").hidden = Boolean(account);
   $("create-form").addEventListener("submit", create);
   const showChoices = () => {
+    const arena = document.querySelector("input[name=t-format]:checked").value === "arena";
+    $("t-arena").hidden = !arena;
+    for (const el of document.querySelectorAll(".swiss-only")) el.hidden = arena;
+    if (arena) document.querySelector("input[name=t-pace][value=realtime]").checked = true;
     const days = document.querySelector("input[name=t-pace]:checked").value === "turnbased";
     $("t-days").hidden = !days;
     $("t-turn-field").hidden = days;
     $("t-starts-field").hidden = document.querySelector("input[name=t-start]:checked").value !== "at";
   };
-  for (const input of document.querySelectorAll("input[name=t-pace], input[name=t-start]")) {
+  for (const input of document.querySelectorAll("input[name=t-pace], input[name=t-start], input[name=t-format]")) {
     input.addEventListener("change", showChoices);
   }
   showChoices();

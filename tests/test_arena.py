@@ -191,6 +191,9 @@ def test_an_arena_seats_the_queue_until_its_window_closes(server: Callable[..., 
     assert people[0].post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
     first = info(c, t["id"])
     assert first["status"] == "running" and first["ends"] and len(first["tables"]) == 1
+    # Hidden information (R23): the page's data names players and tables, never a card or a deal.
+    text = c.get(f"/api/tournaments/{t['id']}").text
+    assert not any(word in text for word in ('"hand', '"setup', '"removed', '"cards', '"seed', '"view')), text
     assert sorted(p["name"] for p in first["tables"][0]["players"]) == ["Ann", "Ben", "Cid"]
     play_mine(people, t["id"])
     # The game's end scored it and seated the three again (nobody else waits: unavoidable).

@@ -151,35 +151,42 @@ async def advance(hub: Hub, tid: str, now: float | None = None) -> None:
                 return
             await start(hub, t)
             return
-        if t.status != "running":
-            return
-        if t.current_round == 0:  # started, round 1 not published yet (a step cut short)
-            await _next_round(hub, t)
-            return
-        r = t.current_round
-        slots = await asyncio.to_thread(store.tables, tid, r)
-        if not slots:  # published before its tables were made (by a server of an earlier release)
-            await _seat_round(hub, t, r)
-            return
-        finished = True
-        for slot in slots:
-            row = await asyncio.to_thread(hub.store.table, slot.table_id)
-            if row is None or row.status == "open":  # a step cut short: make or fill the table
-                await _open_table(hub, t, r, slot.table_no, slot.seating, slot.table_id, deadline=slot.deadline)
-                finished = False
-            elif row.status != "over":
-                finished = False
-        if not finished:
-            return
-        scores = await asyncio.to_thread(_score, hub, t, slots)
-        await asyncio.to_thread(store.record_round, tid, r, scores)
-        entries = await asyncio.to_thread(store.entries, tid)
-        active = [e for e in entries if e.withdrawn is None]
-        if r >= t.rounds or not active:
-            if await asyncio.to_thread(store.finish, tid):
-                log.info("tournament finished", extra={"fields": {"tournament": tid, "rounds": r}})
-            return
+        if t.status == "running":
+            await _round_step(hub, t)
+
+
+async def _round_step(hub: Hub, t: Tournament) -> None:
+    """The step of a running Swiss tournament (the caller holds its lock): publish or seat its round,
+    or score it once every table is over and seat the next one (or finish)."""
+    store = tournaments_of(hub)
+    tid = t.id
+    if t.current_round == 0:  # started, round 1 not published yet (a step cut short)
         await _next_round(hub, t)
+        return
+    r = t.current_round
+    slots = await asyncio.to_thread(store.tables, tid, r)
+    if not slots:  # published before its tables were made (by a server of an earlier release)
+        await _seat_round(hub, t, r)
+        return
+    finished = True
+    for slot in slots:
+        row = await asyncio.to_thread(hub.store.table, slot.table_id)
+        if row is None or row.status == "open":  # a step cut short: make or fill the table
+            await _open_table(hub, t, r, slot.table_no, slot.seating, slot.table_id, deadline=slot.deadline)
+            finished = False
+        elif row.status != "over":
+            finished = False
+    if not finished:
+        return
+    scores = await asyncio.to_thread(_score, hub, t, slots)
+    await asyncio.to_thread(store.record_round, tid, r, scores)
+    entries = await asyncio.to_thread(store.entries, tid)
+    active = [e for e in entries if e.withdrawn is None]
+    if r >= t.rounds or not active:
+        if await asyncio.to_thread(store.finish, tid):
+            log.info("tournament finished", extra={"fields": {"tournament": tid, "rounds": r}})
+        return
+    await _next_round(hub, t)
 
 
 async def start_now(hub: Hub, t: Tournament) -> bool:

@@ -30,11 +30,11 @@ import signal
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from cachetools import LRUCache
 from sqlalchemy import select
 
 from catsack.server.accounts import seat_users_t
@@ -104,7 +104,7 @@ class GamesFeed:
         self.streams: dict[int, set[Stream]] = {}
         self.addresses: dict[str, int] = {}
         self.origin = uuid.uuid4().hex[:12]
-        self._accounts: OrderedDict[str, frozenset[int]] = OrderedDict()  # table id -> its accounts
+        self._accounts: LRUCache[str, frozenset[int]] = LRUCache(maxsize=CACHED_TABLES)  # table id -> its accounts
         self._tasks: set[asyncio.Task[None]] = set()
         self._redis: Any = None
         self._pubsub: Any = None
@@ -246,16 +246,13 @@ class GamesFeed:
             self._accounts.pop(table_id, None)  # the seats changed: read them again
         known = self._accounts.get(table_id)
         if known is not None:
-            self._accounts.move_to_end(table_id)
             self.changed(known)
             return
         self._spawn(self._lookup_and_tell(table_id))
 
     async def _lookup_and_tell(self, table_id: str) -> None:
         ids = await asyncio.to_thread(self._table_accounts, table_id)
-        self._accounts[table_id] = ids
-        while len(self._accounts) > CACHED_TABLES:
-            self._accounts.popitem(last=False)
+        self._accounts[table_id] = ids  # the least recently used goes once CACHED_TABLES are kept
         self.changed(ids)
 
     def _table_accounts(self, table_id: str) -> frozenset[int]:

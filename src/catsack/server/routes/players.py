@@ -20,12 +20,12 @@ address.
 from __future__ import annotations
 
 import asyncio
-import collections
 import json
 import threading
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from cachetools import LRUCache
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -86,7 +86,7 @@ class FinishedScores:
 
     def __init__(self, size: int = CACHED_SCORES) -> None:
         self.size = size
-        self.items: collections.OrderedDict[str, Outcome] = collections.OrderedDict()
+        self.items: LRUCache[str, Outcome] = LRUCache(maxsize=size)
         self.lock = threading.Lock()  # filled from worker threads
         self.rebuilt = 0  # games replayed to fill it (tests, metrics)
 
@@ -94,7 +94,6 @@ class FinishedScores:
         with self.lock:
             found = self.items.get(table_id)
             if found is not None:
-                self.items.move_to_end(table_id)
                 return found
         game = finished_game(store, table_id)
         if game is None:
@@ -103,8 +102,6 @@ class FinishedScores:
         with self.lock:
             self.rebuilt += 1
             self.items[table_id] = outcome
-            while len(self.items) > self.size:
-                self.items.popitem(last=False)
         return outcome
 
 

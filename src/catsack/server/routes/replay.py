@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import bisect
-import collections
 import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Annotated, Any
 
 import orjson
+from cachetools import LRUCache
 from fastapi import APIRouter, Depends, FastAPI, Header, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
@@ -54,18 +54,13 @@ class ReplayCache:
 
     def __init__(self, size: int = CACHED_REPLAYS) -> None:
         self.size = size
-        self.items: collections.OrderedDict[tuple[str, Perspective], bytes] = collections.OrderedDict()
+        self.items: LRUCache[tuple[str, Perspective], bytes] = LRUCache(maxsize=size)
 
     def get(self, key: tuple[str, Perspective]) -> bytes | None:
-        found = self.items.get(key)
-        if found is not None:
-            self.items.move_to_end(key)
-        return found
+        return self.items.get(key)
 
     def put(self, key: tuple[str, Perspective], value: bytes) -> None:
         self.items[key] = value
-        while len(self.items) > self.size:
-            self.items.popitem(last=False)
 
 
 @asynccontextmanager

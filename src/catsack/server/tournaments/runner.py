@@ -32,10 +32,10 @@ import asyncio
 import logging
 import random
 import time
-from collections import OrderedDict
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
+from cachetools import FIFOCache
 from sqlalchemy import Connection
 
 from catsack.server.accounts import Accounts
@@ -427,8 +427,8 @@ async def _open_table(
 
 
 #: Results of finished tournament tables (they never change), for the pages' live standings.
-_RESULTS: OrderedDict[str, list[SeatResult]] = OrderedDict()
 _RESULTS_KEPT = 4096
+_RESULTS: FIFOCache[str, list[SeatResult]] = FIFOCache(maxsize=_RESULTS_KEPT)
 
 
 def table_results(store: Store, slot: TableSlot) -> list[SeatResult] | None:
@@ -446,9 +446,7 @@ def table_results(store: Store, slot: TableSlot) -> list[SeatResult] | None:
         SeatResult(entry, seat, scores[seat], cats[seat], entry is not None and seats[seat].replaced)
         for seat, entry in enumerate(slot.seating)
     ]
-    _RESULTS[slot.table_id] = out
-    while len(_RESULTS) > _RESULTS_KEPT:
-        _RESULTS.popitem(last=False)
+    _RESULTS[slot.table_id] = out  # the oldest goes once 4096 are kept
     return out
 
 

@@ -243,6 +243,14 @@ def test_bots_fill_an_arena_table_only_when_the_creator_allows(server: Callable[
         ["filler", "filler", "human", "human"]
     ]
     assert waiting["tables"] == []
+    # An arena takes entries while its window is open: two more make the four seats, seated at once.
+    for name in ("Cid", "Dan"):
+        assert account(c, name).post(f"/api/tournaments/{ids[1]}/enter", headers=ORIGIN).status_code == 200
+    seated = info(c, ids[1])["tables"]
+    assert [sorted(p["name"] for p in tb["players"]) for tb in seated] == [["Ann", "Ben", "Cid", "Dan"]]
+    arena_clock(hub).skew = 60 * 60  # the window closed: no more entries
+    late = account(c, "Eve").post(f"/api/tournaments/{ids[1]}/enter", headers=ORIGIN)
+    assert late.status_code == 409 and late.json()["code"] == "not_upcoming"
     # Bad arenas are refused with a clear error.
     for bad in (
         {"name": "x", "format": "ladder"},

@@ -28,6 +28,8 @@ from catsack.server.social import check_reputation
 from catsack.server.tournaments.arena import arena_standings
 from catsack.server.tournaments.model import PACES, Tournament, TournamentError
 from catsack.server.tournaments.runner import (
+    advance,
+    arena_clock,
     arena_ends,
     is_arena,
     start_now,
@@ -279,16 +281,21 @@ async def _enter(request: Request, t: Tournament, account: Account) -> int:
     if minimum:
         await check_reputation(hub, account, float(minimum))
     try:
-        return await asyncio.to_thread(tournaments_of(hub).enter, t.id, account.id, account.name, MAX_ENTRIES)
+        now = arena_clock(hub).now() if is_arena(t) else None
+        return await asyncio.to_thread(tournaments_of(hub).enter, t.id, account.id, account.name, MAX_ENTRIES, now)
     except TournamentError as exc:
         raise _refuse(exc) from None
 
 
 @router.post("/api/tournaments/{tid}/enter")
 async def enter(request: Request, tid: str, account: Annotated[Account, Depends(changing)]) -> dict[str, int]:
-    """Enter an upcoming tournament (one entry per account; the tournament's reputation minimum applies)."""
+    """Enter an upcoming tournament, or an arena while its window is open (one entry per account; the
+    tournament's reputation minimum applies)."""
     t = await _tournament(request, tid)
-    return {"entry": await _enter(request, t, account)}
+    entry = await _enter(request, t, account)
+    if is_arena(t) and t.status == "running":  # a running arena seats its queue now
+        await advance(hub_of(request), t.id)
+    return {"entry": entry}
 
 
 @router.post("/api/tournaments/{tid}/leave", status_code=204)

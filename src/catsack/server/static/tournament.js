@@ -128,7 +128,9 @@ function drawHead(d) {
   document.body.dataset.round = String(d.round);
   const me = d.me;
   const entered = Boolean(me?.entry);
-  $("enter").hidden = !account || entered || d.status !== "upcoming";
+  // An arena takes entries while its window is open.
+  const open = d.status === "upcoming" || (arena && d.status === "running" && Date.parse(d.ends) > Date.now());
+  $("enter").hidden = !account || entered || !open;
   $("leave").hidden = !entered || !["upcoming", "running"].includes(d.status);
   $("start").hidden = !me?.creator || d.status !== "upcoming";
   const mine = d.tables.find((tb) => tb.mine && tb.status !== "over");

@@ -177,6 +177,7 @@ class Entry:
     name: str
     withdrawn: float | None
     withdrawn_round: int | None
+    created: float = 0.0  # when it entered (epoch seconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,6 +204,15 @@ def _tournament(r: Any) -> Tournament:
         r.finished,
         r.current_round,
     )
+
+
+def _open_for_entries(status: str, options: dict[str, Any], started: float | None, now: float) -> bool:
+    """Entries are open before the start, and in an arena also while its window is open."""
+    if status == "upcoming":
+        return True
+    if status != "running" or options.get("format") != "arena" or started is None:
+        return False
+    return now < started + 60.0 * float(options.get("minutes") or 0)
 
 
 class Tournaments:
@@ -255,14 +265,20 @@ class Tournaments:
         assert found is not None
         return found
 
-    def enter(self, tid: str, user_id: int, name: str, limit: int) -> int:
-        """Enter an account (before the start); its entry number. Refused when it entered already or
-        the entry list is full."""
+    def enter(self, tid: str, user_id: int, name: str, limit: int, now: float | None = None) -> int:
+        """Enter an account (before the start; an arena also while its window is open); its entry number.
+        Refused when it entered already or the entry list is full. ``now``: the time (default: the clock's)."""
         for _ in range(5):  # two entering at once take the same number: the key refuses one, it tries again
             try:
                 with self.engine.begin() as conn:
-                    t = conn.execute(select(tournaments_t.c.status).where(tournaments_t.c.id == tid)).first()
-                    if t is None or t.status != "upcoming":
+                    t = conn.execute(
+                        select(tournaments_t.c.status, tournaments_t.c.options, tournaments_t.c.started).where(
+                            tournaments_t.c.id == tid
+                        )
+                    ).first()
+                    if t is None or not _open_for_entries(
+                        t.status, json.loads(t.options), t.started, time.time() if now is None else now
+                    ):
                         raise TournamentError("not_upcoming", "entries are open only before the tournament starts")
                     n = conn.execute(select(func.count()).where(entries_t.c.tournament_id == tid)).scalar() or 0
                     if n >= limit:
@@ -446,7 +462,7 @@ class Tournaments:
             rows = conn.execute(
                 select(entries_t).where(entries_t.c.tournament_id == tid).order_by(entries_t.c.entry)
             ).all()
-        return [Entry(r.entry, r.user_id, r.bot, r.name, r.withdrawn, r.withdrawn_round) for r in rows]
+        return [Entry(r.entry, r.user_id, r.bot, r.name, r.withdrawn, r.withdrawn_round, r.created) for r in rows]
 
     def entry_of(self, tid: str, user_id: int) -> int | None:
         with self.engine.connect() as conn:

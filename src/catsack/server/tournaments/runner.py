@@ -467,7 +467,7 @@ def _arena_queue(
     hub: Hub, t: Tournament, slots: list[TableSlot], playing: set[int], now: float
 ) -> list[list[int | None]]:
     """The tables to make now from an arena's queue: every active entry not at a table waits, since
-    its last table ended (or the arena started)."""
+    its last table ended (or the arena started, or it entered)."""
     active = [e for e in _active(hub, t, t.current_round + 1) if e.entry not in playing]
     if not active:
         return []
@@ -483,7 +483,8 @@ def _arena_queue(
     rating = _ratings(hub, active)
     started = t.started if t.started is not None else now
     waiting = [
-        Waiter(e.entry, rating[e.entry], ended[last[e.entry].table_id] if e.entry in last else started) for e in active
+        Waiter(e.entry, rating[e.entry], ended[last[e.entry].table_id] if e.entry in last else max(started, e.created))
+        for e in active
     ]
     mates = {e: {m for m in s.seating if m is not None and m != e} for e, s in last.items()}
     bots_after = t.options.get("bots_after")

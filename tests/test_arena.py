@@ -260,3 +260,29 @@ def test_bots_fill_an_arena_table_only_when_the_creator_allows(server: Callable[
         {"name": "x", "format": "arena", "bots_after": 5},
     ):
         assert ann.post("/api/tournaments", json=bad, headers=ORIGIN).status_code == 422, bad
+
+
+def test_the_operator_creates_an_arena_from_the_command_line(tmp_path: Any) -> None:
+    from typer.testing import CliRunner
+
+    from catsack.cli import app as cli_app
+    from catsack.server.store import Store
+    from catsack.server.tournaments.model import Tournaments
+
+    url = f"sqlite:///{tmp_path / 'arena.db'}"
+    Store(url).close()
+    runner = CliRunner()
+    args = ["admin", "tournament", "create", "--name", "Blitz", "--database-url", url, "--seats", "5"]
+    out = runner.invoke(cli_app, [*args, "--arena", "45", "--bots-after", "60"])
+    assert out.exit_code == 0, out.output
+    tid = out.output.split("created tournament ")[1].split(":")[0]
+    store = Store(url)
+    try:
+        t = Tournaments(store.engine).get(tid)
+    finally:
+        store.close()
+    assert t is not None and (t.options["format"], t.options["minutes"], t.options["bots_after"]) == ("arena", 45, 60)
+    listed = runner.invoke(cli_app, ["admin", "tournament", "list", "--database-url", url])
+    assert f"{tid}  upcoming  arena 45 min, 0 tables  5 seats  Blitz" in listed.output, listed.output
+    bad = runner.invoke(cli_app, [*args, "--arena", "45", "--move-hours", "24"])
+    assert bad.exit_code == 2 and "real time" in bad.output

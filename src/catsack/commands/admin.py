@@ -114,6 +114,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         bank_hours: Annotated[int, typer.Option(help="Turn-based: each player's time bank in hours.")] = 72,
         round_hours: Annotated[int, typer.Option(min=12, max=336, help="Turn-based: a round's length.")] = 72,
+        arena: Annotated[
+            int | None, typer.Option(min=10, max=1440, help="An arena of this many minutes instead of Swiss rounds.")
+        ] = None,
+        bots_after: Annotated[
+            int | None, typer.Option(min=10, max=600, help="Arena: seconds before filler bots complete a table.")
+        ] = None,
     ) -> None:
         """Create a tournament (upcoming; accounts enter on its page)."""
         from catsack.server.hub import BOT_LEVELS
@@ -152,6 +158,12 @@ def register(app: typer.Typer) -> None:
                     bank_hours=bank_hours,
                     round_hours=round_hours,
                 )
+            if arena is not None:
+                if move_hours is not None or duplicate or levels:
+                    typer.echo("an arena is played in real time, without duplicate deals or bot entries", err=True)
+                    raise typer.Exit(2)
+                options.update(format="arena", minutes=arena, bots_after=bots_after)
+                rounds = 0
             starts = None if starts_in is None else time.time() + 60 * starts_in
             t = Tournaments(store.engine).create(
                 name[:60], seats, rounds, options, creator=None, starts=starts, bots=levels
@@ -187,6 +199,10 @@ def register(app: typer.Typer) -> None:
         store = Store(_url(database_url))
         try:
             for t in Tournaments(store.engine).listing():
-                typer.echo(f"{t.id}  {t.status:<9} round {t.current_round}/{t.rounds}  {t.seats} seats  {t.name}")
+                if t.options.get("format") == "arena":
+                    where = f"arena {t.options.get('minutes')} min, {t.current_round} tables"
+                else:
+                    where = f"round {t.current_round}/{t.rounds}"
+                typer.echo(f"{t.id}  {t.status:<9} {where}  {t.seats} seats  {t.name}")
         finally:
             store.close()

@@ -191,6 +191,11 @@ def test_an_arena_seats_the_queue_until_its_window_closes(server: Callable[..., 
     assert people[0].post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
     first = info(c, t["id"])
     assert first["status"] == "running" and first["ends"] and len(first["tables"]) == 1
+    # A process working from the state before table 1 (another server's step) makes nothing.
+    from catsack.server.tournaments.model import Tournaments
+
+    assert Tournaments(hub_of(c).store.engine).add_arena_tables(t["id"], 0, [[1, 2, 3]]) is None
+    assert len(info(c, t["id"])["tables"]) == 1
     # Hidden information (R23): the page's data names players and tables, never a card or a deal.
     text = c.get(f"/api/tournaments/{t['id']}").text
     assert not any(word in text for word in ('"hand', '"setup', '"removed', '"cards', '"seed', '"view')), text

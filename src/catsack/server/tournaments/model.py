@@ -394,6 +394,41 @@ class Tournaments:
             pass
         return self.tables(tid, round_no)
 
+    def add_arena_tables(self, tid: str, was: int, seatings: Sequence[Sequence[int | None]]) -> list[TableSlot] | None:
+        """An arena's new tables, numbered ``was + 1``, ``was + 2``, … (one slot each): made with the move
+        of the tournament's counter from ``was`` in one transaction, so they are made only from the state
+        the caller read at ``was``; ``None`` (nothing made) where another process moved it meanwhile."""
+        with self.engine.begin() as conn:
+            res = conn.execute(
+                update(tournaments_t)
+                .where(
+                    tournaments_t.c.id == tid, tournaments_t.c.status == "running", tournaments_t.c.current_round == was
+                )
+                .values(current_round=was + len(seatings))
+            )
+            if res.rowcount != 1:
+                return None
+            made = [
+                TableSlot(was + i, 1, secrets.token_urlsafe(6), list(seating))
+                for i, seating in enumerate(seatings, start=1)
+            ]
+            if made:
+                conn.execute(
+                    insert(tournament_tables_t),
+                    [
+                        {
+                            "tournament_id": tid,
+                            "round": slot.round,
+                            "table_no": 1,
+                            "table_id": slot.table_id,
+                            "seating": json.dumps(slot.seating),
+                            "deadline": None,
+                        }
+                        for slot in made
+                    ],
+                )
+        return made
+
     def record_round(self, tid: str, round_no: int, scores: Sequence[RoundScore]) -> bool:
         """Store a round's results once; ``False`` if they were stored already."""
         try:

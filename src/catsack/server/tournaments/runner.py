@@ -516,15 +516,15 @@ async def _arena_step(hub: Hub, t: Tournament, now: float) -> None:
             log.info("arena finished", extra={"fields": {"tournament": t.id, "tables": len(slots)}})
         return
     seatings = await asyncio.to_thread(_arena_queue, hub, t, slots, playing, now)
-    was = t.current_round
-    for seating in seatings:
-        # The tables' numbers are the tournament's counter: two processes never make the same one.
-        if not await asyncio.to_thread(store.next_round, t.id, was):
-            return
-        was += 1
-        made = await asyncio.to_thread(store.add_tables, t.id, was, [seating])
-        await _open_table(hub, t, was, 1, made[0].seating, made[0].table_id)
-        log.info("arena table seated", extra={"fields": {"tournament": t.id, "table": was}})
+    if not seatings:
+        return
+    # The tables' numbers are the tournament's counter, moved with them in one transaction from the
+    # number read before the tables were: a process that read an older state makes nothing, so nobody
+    # is seated twice.
+    made = await asyncio.to_thread(store.add_arena_tables, t.id, t.current_round, seatings)
+    for slot in made or ():
+        await _open_table(hub, t, slot.round, 1, slot.seating, slot.table_id)
+        log.info("arena table seated", extra={"fields": {"tournament": t.id, "table": slot.round}})
 
 
 # ---------------------------------------------------------------------- hooks

@@ -21,6 +21,11 @@ deadline, set when its tables are made and kept with them: it is every table's h
 bot with the seats kept their people's, and the round ends. A clock that runs out before it hands the
 seat to a bot like any timeout, and the entry is withdrawn.
 
+An arena (:mod:`catsack.server.tournaments.arena`) has no rounds: each step scores its tables that
+ended, and while its window is open seats the queue (everyone not at a table) as new tables, each its
+own "round" numbered by the tournament's counter; after the window it finishes once the last game ends.
+Its clock is :func:`arena_clock` (tests move it on).
+
 In a duplicate tournament the tables of a round share one deal, so a table that is
 ahead would tell the others what is coming: until the round is scored, its tables
 have no spectators and no public records or replays (:func:`embargoed`).

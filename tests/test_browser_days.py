@@ -91,6 +91,20 @@ def test_a_turn_based_game_of_two_accounts_survives_a_restart_with_turn_mails(
         register(bea, names["bea"])
         verify_address(ann, box, "ann@example.org")
         verify_address(bea, box, "bea@example.org")
+        # Bea wants her mails in German, whatever the page's language: the picker lists the languages by
+        # their own names and the choice is kept.
+        expect(bea.page.locator("#mail-lang option")).to_have_count(3)
+        expect(bea.page.locator('#mail-lang option[value="de"]')).to_have_text("Deutsch")
+        bea.page.select_option("#mail-lang", "de")
+        bea.page.wait_for_function(
+            "() => fetch('/api/mail').then((r) => r.json()).then((m) => m.lang === 'de')", timeout=WAIT_MS
+        )
+        bea.page.reload()
+        expect(bea.page.locator("#mail-lang")).to_have_value("de", timeout=WAIT_MS)
+        bea.page.select_option("#mail-lang", "en")  # the mails below are read in English
+        bea.page.wait_for_function(
+            "() => fetch('/api/mail').then((r) => r.json()).then((m) => m.lang === 'en')", timeout=WAIT_MS
+        )
 
         # Ann makes a turn-based table: Bea's seat and a random bot.
         page = ann.page

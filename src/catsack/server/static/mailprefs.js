@@ -1,10 +1,10 @@
 // The account page's e-mail part: add (and verify by the mailed link) or remove an address, and
-// choose which kinds of mail to get. Shown once account.js shows the logged-in part; a server
+// choose which kinds of mail to get and their language. Shown once account.js shows the logged-in part; a server
 // without SMTP settings says it sends no e-mail.
 
 import { api } from "/static/api.js";
 import "/static/days.js";
-import { errorText, t } from "/static/i18n.js";
+import { LANGUAGES, errorText, t } from "/static/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -25,6 +25,16 @@ function show(mail) {
   $("mail-state").textContent = !mail.address ? t("days.noAddress") : mail.verified ? t("days.verified") : t("days.unverified");
   $("mail-state").dataset.state = !mail.address ? "none" : mail.verified ? "verified" : "unverified";
   for (const box of document.querySelectorAll("#mail-prefs input[data-kind]")) box.checked = Boolean(mail.prefs[box.dataset.kind]);
+  if (mail.lang && document.activeElement !== $("mail-lang")) $("mail-lang").value = mail.lang;
+}
+
+// The mails' language: each language by its own name, as the page's language picker lists them.
+for (const [code, name] of Object.entries(LANGUAGES)) {
+  const option = document.createElement("option");
+  option.value = code;
+  option.lang = code;
+  option.textContent = name;
+  $("mail-lang").append(option);
 }
 
 async function load() {
@@ -60,6 +70,14 @@ for (const box of document.querySelectorAll("#mail-prefs input[data-kind]")) {
     }
   });
 }
+
+$("mail-lang").addEventListener("change", async () => {
+  try {
+    show(await api("/api/mail/prefs", { method: "POST", body: { lang: $("mail-lang").value } }));
+  } catch (err) {
+    say(errorText(err));
+  }
+});
 
 const member = $("member");
 new MutationObserver(() => {

@@ -3,19 +3,19 @@
     .venv/bin/python bench/tournament.py [--bots heuristic,heuristic,heuristic,heuristic]
                                          [--games 10000] [--jobs 2] [--seed 1] [--profile]
 
-The issue's target: 10,000 heuristic-only 4-player games in under 10 s on a
+The target: 10,000 heuristic-only 4-player games in under 10 s on a
 2-core machine. ``--profile`` plays a short in-process run under cProfile and
 prints where the time goes (bot, views, engine, runner).
 
-Issue 6 took one process from ~19 to ~650 heuristic-only games per CPU second
+One process plays about 650 heuristic-only games per CPU second
 (~1.5 ms a game: about 55% building the 128 views of a game, a fifth of which
 is the game rebuilding its finished rounds at each round's end, 35% the
 heuristic bot, the rest engine and runner).
 Two free cores therefore play 10,000 games in about 8 s; on the shared
 machine, wall time depends on what else runs (14.9 s and 24.4 s measured
 with other agents using ~1.8 cores).
-Issue 3 made the finished rounds incremental, views cheaper and forced moves
-view-free: on the same machine, in the same session, 405 -> 613 games per CPU
+Incremental finished rounds, cheaper views and view-free forced moves took
+it, on the same machine in the same session, from 405 to 613 games per CPU
 second, and 10,000 games with --jobs 2 in 8.7 s instead of 12.9 s (two free
 cores, load average ~1 before each run).
 

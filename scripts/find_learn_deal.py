@@ -1,4 +1,4 @@
-"""Search the deal and scripted moves of the guided first game (``GET /learn``, issue 13).
+"""Search the deal and scripted moves of the guided first game (``GET /learn``).
 
 With 4 seats a deal is only the card removed from each set (R7) and the start
 player (R9); the heuristic bots decide deterministically from their views, so a

@@ -87,7 +87,7 @@ class Server:
             "CATSACK_DATABASE_URL": f"sqlite:///{workdir / 't.db'}",
             "CATSACK_BOT_DELAY": "0",
             # Every page and player of the browser tests comes from one address, and some tests read a
-            # record per game played; the read budget itself is tested in tests/test_harden.py.
+            # record per game played; the read budget itself is tested in tests/test_server_attacks.py.
             "CATSACK_EXPENSIVE_GETS_BURST": "10000",
             **(env or {}),
         }
@@ -323,7 +323,7 @@ def people(browser: Browser, server: str) -> Iterator[Callable[..., Player]]:
 
 
 def test_full_game_against_three_bots(people: Callable[..., Player], server: str, artifacts: Path) -> None:
-    """Issue 5: a person plays a whole 4-seat game (R10-R22) by clicking, and sees the final scores."""
+    """A person plays a whole 4-seat game (R10-R22) by clicking, and sees the final scores."""
     ann = people(viewport={"width": 1280, "height": 900}, accept_downloads=True)
     table = ann.create_table("Ann", ["heuristic", "heuristic", "heuristic"])
     page = ann.page

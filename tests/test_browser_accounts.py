@@ -1,4 +1,4 @@
-"""Issue 15 in the browser: accounts, a rated game and its rating on the profile, chat, private
+"""Accounts in the browser: a rated game and its rating on the profile, chat, private
 tables, quick play, taking a seat over on another device and the host handing an idle seat to a bot.
 
 Playwright drives Debian's Chromium against a real `catsack serve` (the fixtures of

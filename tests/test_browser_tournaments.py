@@ -1,4 +1,4 @@
-"""Issue 30 in the browser: a whole Swiss tournament of four rounds with accounts and bots, the
+"""Tournaments in the browser: a whole Swiss tournament of four rounds with accounts and bots, the
 abandoned-seat rating rule, the one-seat rule and the guest mark, and the tournament pages in German.
 
 Playwright drives Debian's Chromium against a real `catsack serve` (the fixtures of

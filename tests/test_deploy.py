@@ -293,7 +293,7 @@ async def routed_tables(d: Deployment, figures: dict[str, Any]) -> None:
 
 
 def test_a_table_is_routed_to_one_process(deployment: Deployment) -> None:
-    """Issue 29: with the repository's nginx file, the joins and the /ws/{table} sockets of a table all
+    """With the repository's nginx file, the joins and the /ws/{table} sockets of a table all
     reach one process, and the lease of a table made on the other process follows its players there."""
     figures: dict[str, Any] = {}
     try:

@@ -112,7 +112,7 @@ def test_every_decision_has_sentences_whose_numbers_are_the_analysis(seats: int)
 
 
 def test_the_best_is_the_best_valued_and_near_moves_are_equally_good() -> None:
-    """Issue 32's example: ``bid 10`` named best while ``bid 12`` shows more. Now the best-valued move is
+    """``bid 10`` was once named best while ``bid 12`` showed more. Now the best-valued move is
     named, and one whose gap is within the noise is as good, never a mistake."""
     a = Analysis(
         Move.parse("bid 12"),

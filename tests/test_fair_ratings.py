@@ -42,7 +42,7 @@ def test_abandoned_seats_share_the_last_place_whatever_the_bot_scored() -> None:
 
 
 def test_a_seat_abandoned_to_a_bot_is_rated_last_and_wins_nothing(server: Callable[..., TestClient]) -> None:
-    """Issue 30, defect 2: Ann sits at a rated table with two bots and never connects; after the grace
+    """Ann sits at a rated table with two bots and never connects; after the grace
     period a bot takes her seat and finishes the game. She is rated last (her mu goes down), no
     win is counted anywhere, the profile shows the game as abandoned, reputation counts it."""
     c = server(grace_seconds=0.2)
@@ -125,7 +125,7 @@ def test_a_finished_game_counts_for_reputation_and_can_be_reverted(
 
 
 def test_one_account_holds_one_seat_per_table(server: Callable[..., TestClient]) -> None:
-    """Issue 30, defect 3: the same cookie joining again is refused with 409 ``one_seat``; the
+    """The same cookie joining again is refused with 409 ``one_seat``; the
     database refuses it too (two processes seating one account at once)."""
     c = server()
     ann = account(c, "Ann")

@@ -127,7 +127,7 @@ def test_shared_frames_equal_the_per_seat_frames_at_every_move(seats: int) -> No
 @pytest.mark.slow
 @pytest.mark.parametrize("seats", [3, 4, 5])
 def test_r23_shared_frames_unchanged_when_hidden_cards_are_redealt(seats: int) -> None:
-    """Checklist 9 for the shared parts: every receiver's frame is the same, byte for byte, when
+    """Each seat sees only its view (R23), for the shared parts: every receiver's frame is the same, byte for byte, when
     everything hidden from it is re-dealt, even when another seat's frame built the shared part."""
     for seed in SEEDS:
         for g in _game(seats, seed):

@@ -106,11 +106,11 @@ def test_a_heartbeat_renews_its_own_row_and_names_the_dead(store: Store) -> None
 
 
 def test_a_hub_that_has_not_heard_of_a_seat_change_cannot_write_the_old_tokens_move(tmp_path: Path) -> None:
-    """Checklist 8 across processes, without the message that tells of it: hub B gives one seat a new
-    token and another seat to a bot; hub A, which has heard of neither (no Redis here), still holds the
-    old tokens' connections. Their moves are refused as ``replaced`` when A writes them, A learns the
-    seats' new state from the database, those connections become spectators, and no move of theirs is
-    in the record. The seat's new token plays on A."""
+    """A new seat link ends the old one across processes, without the message that tells of it: hub B
+    gives one seat a new token and another seat to a bot; hub A, which has heard of neither (no Redis
+    here), still holds the old tokens' connections. Their moves are refused as ``replaced`` when A
+    writes them, A learns the seats' new state from the database, those connections become
+    spectators, and no move of theirs is in the record. The seat's new token plays on A."""
     from catsack.server.hub import Conn
     from catsack.server.live import hash_token
     from catsack.server.social import take_over
@@ -177,8 +177,8 @@ def test_a_hub_that_has_not_heard_of_a_seat_change_cannot_write_the_old_tokens_m
 
 
 def test_a_hello_with_a_link_changed_elsewhere_is_checked_against_the_database(tmp_path: Path, redis_url: str) -> None:
-    """Checklist 8 across processes, at the hello: hub B gives a seat's person a new link and another
-    seat to a bot, and hub A has not heard (each hub listens on a Redis channel of its own here, so
+    """A new seat link ends the old one across processes, at the hello: hub B gives a seat's person a
+    new link and another seat to a bot, and hub A has not heard (each hub listens on a Redis channel of its own here, so
     the messages never arrive). A token that A still holds in memory is checked against the database
     on its hello: the old link is refused (``unauthorized``; ``replaced`` for the seat given to the
     bot) instead of being shown the seat's hand, its open connection becomes a spectator's, and the

@@ -43,7 +43,7 @@ def make_settings(tmp_path: Path, **kw: Any) -> Settings:
         "bot_delay": 0.0,
         "sweep_seconds": 0.1,
         "grace_seconds": 3600.0,
-        "expensive_gets_burst": 100_000,  # replays are read in loops here; the budget is tested in test_harden
+        "expensive_gets_burst": 100_000,  # replays are read in loops here; the budget is tested in test_server_attacks
     }
     base.update(kw)
     return Settings(**base)
@@ -214,7 +214,7 @@ def test_finished_table_replay_every_perspective(server: Callable[..., TestClien
 
 @pytest.mark.slow
 def test_secrecy_during_the_game_replay_and_analysis(server: Callable[..., TestClient]) -> None:
-    """Checklist 9 for the review endpoints: at many points of running 3- and 4-seat games, each
+    """Each seat sees only its view (R23) on the review endpoints: at many points of running 3- and 4-seat games, each
     seat's replay equals the replay of a game where everything hidden from it was re-dealt;
     spectators, other seats and bad tokens get no frame; analyses are refused (R23)."""
     c = server()

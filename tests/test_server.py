@@ -488,7 +488,7 @@ def _race_one_seat(tmp_path: Path, *, locked: bool) -> tuple[list[str], list[tup
 
 
 def test_c5_the_table_lock_serialises_with_the_database_guard_bypassed(tmp_path: Path) -> None:
-    """Checklist 5, with the database out of the picture: a store that accepts every append, slowly.
+    """Two actions never interleave, with the database out of the picture: a store that accepts every append, slowly.
     With the per-table lock, exactly one of three simultaneous moves is committed; without it
     (the control), several are, so this test would catch a lock that does not serialise."""
     kinds, appended = _race_one_seat(tmp_path / "locked", locked=True)
@@ -573,7 +573,7 @@ def _bot_gaps(tmp_path: Path, think: float, delay: float, monkeypatch: pytest.Mo
 
 
 def test_c10_bot_delay_does_not_depend_on_think_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Checklist 10: how long a bot takes must not tell anything (its thinking depends on its cards).
+    """How long a bot takes must not tell anything (its thinking depends on its cards).
     A bot that thinks 0.15 s and one that thinks not at all take the same time per move, the table's
     delay, exactly: the hub waits out what is left of it after the bot thought. On the hub's own clock
     (a virtual one here), so the machine's load cannot blur it."""
@@ -654,7 +654,7 @@ def _redealt_replay(game: Game, receiver: int | None, seed: int) -> Game:
 
 @pytest.mark.slow
 def test_c9_every_frame_unchanged_when_hidden_cards_redealt(server: Callable[..., TestClient]) -> None:
-    """Checklist 9, mechanically: every state frame a receiver got equals the frame built from a
+    """Each seat sees only its view (R23), mechanically: every state frame a receiver got equals the frame built from a
     game where everything hidden from that receiver was re-dealt (R23)."""
     c = server(rate_per_second=1e6, rate_burst=10**6)
     hub = hub_of(c)
@@ -1023,7 +1023,7 @@ def test_hints_when_allowed(server: Callable[..., TestClient]) -> None:
     assert h["type"] == "hint", h
     assert h["best"] in st["view"]["legal"] and set(h["values"]) <= set(st["view"]["legal"])
     assert len(h["beliefs"]) == len(st["view"]["row"])
-    # Issue 32: each value's noise, the moves as good as the best within it, the reason in every language.
+    # Each value's noise, the moves as good as the best within it, the reason in every language.
     assert set(h["noise"]) == set(h["values"]) and h["equal"][0] == h["best"]
     assert h["values"][h["best"]] == max(h["values"].values())
     assert set(h["sentences"]) == set(LANGUAGES) and len(h["sentences"]["en"]) == len(h["explain"])
@@ -1075,9 +1075,9 @@ def test_store_one_append_per_version_and_one_claim_per_seat(
 def test_store_writes_a_persons_move_only_while_the_token_holds_the_seat(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    """Checklist 8 across processes: a person's move carries its token's hash and is written only while
-    that token still holds the seat, in the same statement; a seat another process gave to a bot, or
-    to a new token, refuses it however current the version. Bots' moves carry no token."""
+    """A new seat link ends the old one across processes: a person's move carries its token's hash and
+    is written only while that token still holds the seat, in the same statement; a seat another
+    process gave to a bot, or to a new token, refuses it however current the version. Bots' moves carry no token."""
     from catsack.server.accounts import change_seat_token
     from catsack.server.store import Append, AppendConflict, SeatRow
 

@@ -123,7 +123,8 @@ async def autoplay(p: Seat, rng: random.Random) -> None:
 
 
 def check_resumed(p: Seat, before: dict[str, Any], now: dict[str, Any]) -> None:
-    """Checklist 17 for one seat: ``now`` (first state after the restart) keeps all ``before`` showed."""
+    """Nothing seen is lost by a crash, for one seat: ``now`` (the first state after the restart) keeps
+    all ``before`` showed."""
     where = f"table {p.table} seat {p.seat}"
     vb, vn = before["version"], now["version"]
     assert vn >= vb, f"{where}: version went back from {vb} to {vn}"
@@ -196,7 +197,7 @@ async def scenario(tmp_path: Path, url: str, rng: random.Random, figures: Figure
 
 
 async def run(server: ServerProc, db: str, rng: random.Random, figures: Figures) -> None:
-    # Checklist 18: a timer table. Nobody moves there; the seat to move is played by the timer.
+    # Timers are stored: a timer table. Nobody moves there; the seat to move is played by the timer.
     timer = server.create_table(seats=3, turn_seconds=TURN_SECONDS, name="timer")["table"]
     for s in range(3):
         server.join(timer, f"T{s}")
@@ -260,14 +261,14 @@ async def run(server: ServerProc, db: str, rng: random.Random, figures: Figures)
     for p in seats:
         await p.client.wait(lambda c=p.client: c.latest is not None and c.latest["table_status"] == "over", 30)
 
-    # Checklist 18: the timer fired for the absent seat after the stored deadline, never before it, and
+    # The stored timer fired for the absent seat after the stored deadline, never before it, and
     # survived the kills. How soon after depends on the machine's load: 60 s bounds a failure only.
     await watcher.wait(lambda: watcher.version >= 1, timeout=max(1.0, deadline + 60 - time.time()))
     actor, created = db_rows(db, "SELECT actor, created FROM actions WHERE table_id = :t AND version = 1", t=timer)[0]
     assert actor == "timer", actor
     assert deadline - 0.05 <= created <= deadline + 60, f"timer move at {created - deadline:+.2f} s from the deadline"
 
-    # Checklist 17 at the end: the action log holds every version seen and every action acknowledged.
+    # At the end the action log holds every version seen and every action acknowledged.
     for table in tables:
         record = server.get_json(f"/api/tables/{table}/record")
         rows = db_rows(
@@ -296,7 +297,7 @@ async def run(server: ServerProc, db: str, rng: random.Random, figures: Figures)
 @pytest.mark.parametrize("backend", ["sqlite", "postgres"])
 @pytest.mark.slow
 def test_kill_9_loses_nothing_and_timers_survive(backend: str, tmp_path: Path) -> None:
-    """Checklist 17 (kill -9 mid-game: every action seen is kept, nothing re-dealt) and 18 (stored timers).
+    """A kill -9 mid-game keeps every action seen and re-deals nothing, and timers are stored.
 
     On SQLite (a file in tmp_path) and on PostgreSQL (``CATSACK_TEST_POSTGRES_URL`` or the local ``test``
     database, in a schema of its own).

@@ -1,8 +1,8 @@
 # ruff: noqa: F811  (the ``server`` fixture is imported from test_server)
-"""Issue 16's single-process defects, each with the reproduction that found it: deep JSON nesting,
-NUL and surrogates in identifiers and names, a seat joined elsewhere, HTTP abuse limits, trusted
-proxies, the dropped-frame window, open tables nobody joined; plus /metrics and /ready, and the
-newcomer's papercut 1 (a refused name creates no table).
+"""One server process against hostile input, each case with the reproduction that found it: deep JSON
+nesting, NUL and surrogates in identifiers and names, a seat joined elsewhere, HTTP abuse limits,
+trusted proxies, the dropped-frame window, open tables nobody joined; plus /metrics and /ready, and a
+refused name that creates no table.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def hello(table: str, token: str | None = None) -> str:
     return json.dumps({"type": "hello", "protocol": PROTO, "table": table, "token": token})
 
 
-# ---------------------------------------------------------------------- defect 1: deep nesting
+# ---------------------------------------------------------------------- deep nesting
 
 
 def test_deep_nesting_before_hello_is_an_error_and_hello_still_works(server: Callable[..., TestClient]) -> None:
@@ -132,7 +132,7 @@ def test_deep_nesting_after_hello_keeps_the_connection(server: Callable[..., Tes
         assert len(errors) == 1 and errors[0]["code"] == "bad_frame", cl.frames[before:]
 
 
-# ---------------------------------------------------------------------- defect 2: identifiers and text
+# ---------------------------------------------------------------------- identifiers and text
 
 
 BAD_IDS = ["%00", "a%00b", "%F0%9F%90%88", "x" * 33, "%ED%A0%80", "%E2%80%8B", "a%20b", "%1B"]
@@ -223,7 +223,7 @@ def test_move_frames_with_nul_or_surrogates_in_action_ids_are_bad_frames(server:
     assert cl.move(st["view"]["legal"][0], version=st["version"])["type"] == "ack"
 
 
-# ---------------------------------------------------------------------- papercut 1
+# ---------------------------------------------------------------------- a refused name
 
 
 def test_papercut1_too_long_name_refused_before_any_table_exists(server: Callable[..., TestClient]) -> None:
@@ -264,7 +264,7 @@ def test_papercut1_lobby_input_agrees_with_the_server() -> None:
     assert m is not None and int(m.group(1)) == NAME_MAX
 
 
-# ---------------------------------------------------------------------- defect 3: a seat joined elsewhere
+# ---------------------------------------------------------------------- a seat joined elsewhere
 
 
 def test_token_miss_consults_the_database(tmp_path: Path) -> None:
@@ -290,7 +290,7 @@ def test_token_miss_consults_the_database(tmp_path: Path) -> None:
         _SOCKETS.pop(id(b), None)
 
 
-# ---------------------------------------------------------------------- defect 5: HTTP abuse limits
+# ---------------------------------------------------------------------- HTTP abuse limits
 
 
 def test_mutating_requests_rate_limited_per_address_with_retry_after(server: Callable[..., TestClient]) -> None:
@@ -403,7 +403,7 @@ def test_stale_open_tables_abandoned_at_start_and_by_the_sweep(tmp_path: Path) -
         assert row is not None and row.status == "abandoned"
 
 
-# ---------------------------------------------------------------------- defect 6: trusted proxies
+# ---------------------------------------------------------------------- trusted proxies
 
 
 def test_client_address_believes_only_trusted_proxies() -> None:
@@ -452,7 +452,7 @@ def test_untrusted_forwarded_header_is_ignored(server: Callable[..., TestClient]
     assert b.receive_json()["code"] == "busy"
 
 
-# ---------------------------------------------------------------------- defect 7: dropped-frame window
+# ---------------------------------------------------------------------- dropped-frame window
 
 
 def test_dropped_frames_counted_per_window() -> None:

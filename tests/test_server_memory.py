@@ -1,4 +1,4 @@
-"""Checklist 19 measured where it matters: the resident size (RSS) of a real ``catsack serve``
+"""Memory after eviction, measured where it matters: the resident size (RSS) of a real ``catsack serve``
 process after many tables were made, played to the end or left, over real sockets.
 
 The in-process test (test_server.py, c19) measures the Python heap with ``tracemalloc``; this one
@@ -33,8 +33,8 @@ pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="re
 WARMUP = 80
 CYCLES = 240
 CONCURRENCY = 12
-#: Allowed growth of the resident size over CYCLES cycles after the warm-up. Before the fixes of
-#: issue 16 the figure reported was 75 -> 227 MB over 7,200 cycles (~21 KiB per cycle); a leak of
+#: Allowed growth of the resident size over CYCLES cycles after the warm-up. Before the eviction
+#: fixes the figure was 75 -> 227 MB over 7,200 cycles (~21 KiB per cycle); a leak of
 #: that size would show here as ~5 MiB.
 MAX_GROWTH_MIB = 4.0
 
@@ -114,7 +114,7 @@ def settled_rss(server: ServerProc, at_most: float | None = None) -> float:
 
 @pytest.mark.slow
 def test_c19_rss_back_near_baseline_over_real_sockets(tmp_path: Path) -> None:
-    """Checklist 19, issue 16 defect 8: hundreds of finished and left tables over real WebSockets; the
+    """Hundreds of finished and left tables over real WebSockets; the
     server's RSS after eviction stays within a few MiB of its post-warm-up baseline."""
     env = {
         "CATSACK_DATABASE_URL": f"sqlite:///{tmp_path / 'rss.db'}",

@@ -234,7 +234,7 @@ async def play_across(a: ServerProc, b: ServerProc, schema: str, figures: dict[s
 def test_two_processes_share_tables_through_postgres_and_redis(
     tmp_path: Path, pg_schema: tuple[str, str], redis_url: str
 ) -> None:
-    """Checklist 20: pub/sub fan-out both ways; racing appends (one seat on two processes, bots held by
+    """Pub/sub fan-out both ways; racing appends (one seat on two processes, bots held by
     both) are decided by the database, one per version; every client ends on the same state."""
     db_url, schema = pg_schema
     figures: dict[str, Any] = {}
@@ -309,7 +309,7 @@ async def play_deaf(a: ServerProc, c: ServerProc, schema: str, figures: dict[str
 def test_missed_pubsub_message_is_caught_by_the_version_gap(
     tmp_path: Path, pg_schema: tuple[str, str], redis_url: str
 ) -> None:
-    """Checklist 20: a process that hears no pub/sub message still catches up through the sweep."""
+    """A process that hears no pub/sub message still catches up through the sweep."""
     db_url, schema = pg_schema
     figures: dict[str, Any] = {}
     try:
@@ -377,7 +377,7 @@ async def bot_tables(a: ServerProc, b: ServerProc, schema: str, figures: dict[st
 
 
 def test_one_process_drives_each_table_of_bots(tmp_path: Path, pg_schema: tuple[str, str], redis_url: str) -> None:
-    """Issue 16, defect 4: two processes hold the same tables of bots; the holder of each table's lease
+    """Two processes hold the same tables of bots; the holder of each table's lease
     computes its bot moves and the other relays, so no bot move loses an append race. Measured on this
     test: the servers from before the lease (commit b3f356f, run with PYTHONPATH at its src) logged 177
     append conflicts in 346 bot moves; with the lease 0 in 345."""
@@ -532,7 +532,7 @@ async def seat_changes(a: ServerProc, b: ServerProc, schema: str, figures: dict[
 
 
 def test_seat_changes_across_processes(tmp_path: Path, pg_schema: tuple[str, str], redis_url: str) -> None:
-    """Checklist 20 with seat changes: joins through either process reach the other; a person connected
+    """Seat changes across processes: joins through either process reach the other; a person connected
     only to the process that does not drive the table keeps the seat past the grace period; once gone,
     the driving process gives the seat to a bot, every process refuses the old token, and the game ends
     with one move per version and the same record on both."""
@@ -592,7 +592,7 @@ async def hand_over(a: ServerProc, b: ServerProc, figures: dict[str, Any]) -> No
 def test_a_seat_connected_to_another_process_is_not_handed_to_a_bot(
     tmp_path: Path, pg_schema: tuple[str, str], redis_url: str
 ) -> None:
-    """Issue 29, defect 4: a player connected to process B only; the host asks process A to hand her
+    """A player connected to process B only; the host asks process A to hand her
     seat to a bot. A lists her seat as connected (shared presence: B tells the others when a seat's
     first connection opens and its last one closes) and refuses with 409 ``seat_connected``, as one
     process does; once she has left B, A lists her as away and the hand-over works."""

@@ -59,7 +59,7 @@ const state = {
 };
 let connection = null;
 let joinTimer = null;
-// Issue 15: the chat panel and the turn alerts (made in start()), the logged-in account or null.
+// The chat panel and the turn alerts (made in start()), the logged-in account or null.
 let chat = null;
 let alerts = null;
 let textTable = null;
@@ -512,7 +512,7 @@ function handleError(frame) {
           h("a", { class: "button small", href: "/" }, t("backToLobby")),
         ],
       });
-      // Issue 15: another device of this account took the seat over; it can be taken back here.
+      // Another device of this account took the seat over; it can be taken back here.
       accountSeat().then((seat) => {
         if (seat === null || state.seat) return;
         showBanner(t("takeover.offer", { name: account.name, n: seat + 1 }), {

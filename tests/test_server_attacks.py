@@ -25,7 +25,7 @@ class FakeClock:
         return self.now
 
 
-# ---------------------------------------------------------------------- defect 1: login lock-out
+# ---------------------------------------------------------------------- login lock-out
 
 
 def _login(c: TestClient, name: str, password: str) -> int:
@@ -105,7 +105,7 @@ def test_login_throttle_counts_attempts_per_address() -> None:
     assert waits[:20] == [0.0] * 20 and all(w > 0 for w in waits[20:])
 
 
-# ---------------------------------------------------------------------- defect 2: security headers
+# ---------------------------------------------------------------------- security headers
 
 SECURITY_HEADERS = ("content-security-policy", "x-frame-options", "referrer-policy", "x-content-type-options")
 
@@ -172,7 +172,7 @@ def test_nginx_tls_site_sends_hsts() -> None:
     assert 'add_header Strict-Transport-Security "max-age=' in tls
 
 
-# ---------------------------------------------------------------------- defect 7: the analysis limit
+# ---------------------------------------------------------------------- the analysis limit
 
 
 def test_simultaneous_analyses_from_one_address_keep_the_limit(
@@ -205,7 +205,7 @@ def test_simultaneous_analyses_from_one_address_keep_the_limit(
     assert codes == [202, 202, 429, 429], codes
 
 
-# ---------------------------------------------------------------------- defect 8: SIGTERM and the workers
+# ---------------------------------------------------------------------- SIGTERM and the workers
 
 
 def _children(pid: int) -> set[int]:
@@ -276,7 +276,7 @@ def test_sigterm_ends_the_analysis_workers(tmp_path: object) -> None:
         server.stop()  # whatever happened: nothing of it stays running
 
 
-# ---------------------------------------------------------------------- defects 3 and 9: private games, costly reads
+# ---------------------------------------------------------------------- private games, costly reads
 
 
 def _wait_over(c: TestClient, table: str) -> None:
@@ -377,7 +377,7 @@ def test_expensive_reads_are_budgeted_per_address(app_server: Callable[..., Test
     assert c.get("/api/tables").status_code == 200  # cheap reads are not counted
 
 
-# ---------------------------------------------------------------------- issue 32 item 4: wall-clock budgets
+# ---------------------------------------------------------------------- wall-clock budgets
 
 
 def test_search_with_a_time_budget_keeps_its_floor_and_its_cap() -> None:
@@ -418,7 +418,7 @@ def test_bot_move_in_a_thinking_process_respects_its_deadline() -> None:
     assert time.process_time() - t0 < 5.0  # not the 7,000 iterations of a full budget on a loaded machine
 
 
-# ---------------------------------------------------------------------- defect 6: a bot's move time tells nothing
+# ---------------------------------------------------------------------- a bot's move time tells nothing
 
 
 def test_bot_moves_are_due_after_a_drawn_delay_whatever_their_options(tmp_path: object) -> None:
@@ -660,7 +660,7 @@ def test_pace_draws_delays_without_the_view() -> None:
     assert all(p.think_until - p.start == pytest.approx(0.6) for p, _ in plans)  # below every delay
 
 
-# ---------------------------------------------------------------------- defect 5: hints
+# ---------------------------------------------------------------------- hints
 
 
 def test_one_hint_at_a_time_per_seat_and_a_bound_per_process(tmp_path: object) -> None:

@@ -37,8 +37,17 @@ class Loops:
         self._named[name] = asyncio.get_running_loop().create_task(coro, name=name)
 
     def spawn(self, coro: Any) -> None:
-        """Run ``coro`` (a coroutine or future) without waiting for it, kept referenced until it ends."""
-        task = asyncio.ensure_future(coro)
+        """Run ``coro`` (a coroutine or future) without waiting for it, kept referenced until it ends.
+
+        Only on the running event loop (the hub's): called from outside it, this is a ``RuntimeError``,
+        never a task bound to whatever loop the calling thread happens to have, which would never run."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            if asyncio.iscoroutine(coro):
+                coro.close()  # not left behind unawaited
+            raise
+        task = asyncio.ensure_future(coro, loop=loop)
         self._spawned.add(task)
         task.add_done_callback(self._spawned.discard)
 

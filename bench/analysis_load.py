@@ -16,7 +16,7 @@ Three measurements:
    the workers, and the analysis' own time (paused time left out).
 3. ``--calibrate N``: the lost values of N heuristic-bot 4-seat games (one seat each, rotating),
    their quantiles, and how many inaccuracies/mistakes/blunders per game candidate thresholds
-   give. This is how :data:`catsack.server.analysis_jobs.THRESHOLDS` was chosen: "a typical
+   give. This is how :data:`catsack.server.people.analysis_jobs.THRESHOLDS` was chosen: "a typical
    heuristic-bot game has a handful of each".
 
     .venv/bin/python bench/analysis_load.py                    # serial + server, default level

@@ -269,8 +269,8 @@ async def _play_table(server: Server, bot: str, until: float, rng: random.Random
 
 def _stored_game(url: str, table: str) -> Any:
     from catsack.game import Game
-    from catsack.server.live import setup_from_json
-    from catsack.server.store import Store
+    from catsack.server.storage.store import Store
+    from catsack.server.tables.live import setup_from_json
 
     store = Store(url, upgrade=False)
     try:

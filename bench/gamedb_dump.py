@@ -30,11 +30,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from catsack.game import Game
-from catsack.server.gamedb import REFRESH_SECONDS, GameDatabase
-from catsack.server.hub import Hub
-from catsack.server.live import setup_to_json
+from catsack.server.people.gamedb import REFRESH_SECONDS, GameDatabase
 from catsack.server.settings import Settings
-from catsack.server.store import Append, SeatRow, Store, tables_t
+from catsack.server.storage.store import Append, SeatRow, Store, tables_t
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import setup_to_json
 from catsack.setup import Setup
 
 

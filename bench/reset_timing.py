@@ -41,11 +41,11 @@ class StepClock:
 def measure(args: argparse.Namespace, database_url: str) -> dict[str, Any]:
     from fastapi.testclient import TestClient
 
-    from catsack.server.accounts import Accounts
-    from catsack.server.app import create_app
-    from catsack.server.mail import Mailbox
+    from catsack.server.people.accounts import Accounts
+    from catsack.server.people.mail import Mailbox
     from catsack.server.routes import mail as mail_routes
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
     from web_clients import ORIGIN, register
 
     settings = Settings(

@@ -1001,7 +1001,7 @@ def start_profile(path: str, pid: int, seconds: float) -> subprocess.Popen[str] 
 #: Where the server's busy samples go: the first bucket whose marker is in a sample's stack takes it.
 PROFILE_BUCKETS = (
     ("permessage-deflate compression", ("permessage_deflate",)),
-    ("database writes/reads (SQLAlchemy + SQLite)", ("sqlalchemy/", "sqlite3", "server/store.py")),
+    ("database writes/reads (SQLAlchemy + SQLite)", ("sqlalchemy/", "sqlite3", "server/storage/store.py")),
     ("building state frames (view, events, JSON)", ("state_text", "state_frame")),
     ("WebSocket send (framing + socket write)", ("WebSocket.send", "Protocol.send", "transport.write")),
     ("WebSocket receive + move handling", ("_read_loop", "Hub.act", "_handle (", "data_received")),

@@ -43,9 +43,9 @@ from typing import Any
 from sqlalchemy import insert
 
 from catsack.game import Game
-from catsack.server.live import hash_token, setup_to_json
-from catsack.server.store import Store, actions_t, seats_t, tables_t
-from catsack.server.turnbased import TurnBased
+from catsack.server.storage.store import Store, actions_t, seats_t, tables_t
+from catsack.server.tables.live import hash_token, setup_to_json
+from catsack.server.tables.turnbased import TurnBased
 from catsack.setup import Setup
 
 TICK = os.sysconf("SC_CLK_TCK")

@@ -77,8 +77,8 @@ def app_server(db_url: str) -> Iterator[Callable[..., Any]]:
     """A factory: ``app_server(**settings)`` gives a started TestClient on ``db_url`` (closed at the end)."""
     from fastapi.testclient import TestClient
 
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     clients: list[TestClient] = []
 

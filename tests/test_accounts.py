@@ -18,7 +18,7 @@ pytest.importorskip("openskill")
 
 from fastapi.testclient import TestClient
 
-from catsack.server.ratings import MU, SIGMA, Rating, Ratings, display, ranks_of, rate_ranking
+from catsack.server.people.ratings import MU, SIGMA, Rating, Ratings, display, ranks_of, rate_ranking
 from web_clients import ORIGIN, browser, register
 
 
@@ -223,7 +223,7 @@ def test_ranks_follow_r22() -> None:
 def test_ratings_match_openskill_directly(db_url: str, scores: list[int], cats: list[int]) -> None:
     from openskill.models import PlackettLuce
 
-    from catsack.server.store import Store
+    from catsack.server.storage.store import Store
 
     store = Store(db_url)
     try:
@@ -245,7 +245,7 @@ def test_ratings_match_openskill_directly(db_url: str, scores: list[int], cats: 
 
 
 def test_same_bot_level_twice_is_one_rating(db_url: str) -> None:
-    from catsack.server.store import Store
+    from catsack.server.storage.store import Store
 
     store = Store(db_url)
     try:

@@ -130,7 +130,7 @@ def test_record_analysis_meets_the_table_the_record_names(monkeypatch: pytest.Mo
     monkeypatch.setattr(analysis, "analyse_view", spy)
     decisions = analyse_record(record, 0, level="expert:iters=5", seed=1)
     assert decisions and met == [[None, "heuristic", "expert:strong", "random"]] * len(decisions)
-    from catsack.server.analysis_worker import analyse_decision
+    from catsack.server.tables.analysis_worker import analyse_decision
 
     one = analyse_decision(dumps_record(record), 0, decisions[0].ply, "expert:iters=5", 1)
     assert one["best"] == decisions[0].to_dict()["best"] and met[-1] == met[0]  # the worker meets it too

@@ -271,7 +271,7 @@ def test_the_operator_creates_an_arena_from_the_command_line(tmp_path: Any) -> N
     from typer.testing import CliRunner
 
     from catsack.cli import app as cli_app
-    from catsack.server.store import Store
+    from catsack.server.storage.store import Store
     from catsack.server.tournaments.model import Tournaments
 
     url = f"sqlite:///{tmp_path / 'arena.db'}"

@@ -27,12 +27,12 @@ from catsack.commands.bot import ConnectError, bot_socket_url
 from catsack.game import Game
 from catsack.protocol.messages import PROTOCOL, ProtocolError
 from catsack.protocol.views import view_from_dict
-from catsack.server.accounts import Account, AccountError, Accounts
-from catsack.server.app import create_app
-from catsack.server.botaccounts import TOKEN_PREFIX, BotAccounts, bot_accounts_t
+from catsack.server.people.accounts import Account, AccountError, Accounts
+from catsack.server.people.botaccounts import TOKEN_PREFIX, BotAccounts, bot_accounts_t
 from catsack.server.settings import Settings
-from catsack.server.store import Store
-from catsack.server.tokens import hash_token
+from catsack.server.storage.store import Store
+from catsack.server.storage.tokens import hash_token
+from catsack.server.web.app import create_app
 from catsack.setup import Setup
 from server_procs import ServerProc, spawn, stop_group
 

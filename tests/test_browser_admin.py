@@ -42,7 +42,7 @@ def test_the_operator_reviews_a_pair_and_reverts_a_game(
     pytest.importorskip("openskill")
     from playwright.sync_api import expect
 
-    from catsack.server.store import Store
+    from catsack.server.storage.store import Store
 
     # The operators are bound to their accounts when the server starts: the accounts exist first.
     url = f"sqlite:///{tmp_path / 'admin.db'}"

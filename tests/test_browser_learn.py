@@ -21,8 +21,8 @@ from catsack import Card, Game
 from catsack.bots.heuristic import HeuristicBot
 from catsack.events import Bought, DogChase, DogsCancel, LastChoice, Passed, Refill
 from catsack.game import resolve_dogs
-from catsack.server.hub import BOT_LEVELS
 from catsack.server.routes import learn
+from catsack.server.tables.seating import BOT_LEVELS
 from test_browser import Player, artifacts, browser, people, server  # noqa: F401  (fixtures)
 
 STEPS = ["welcome", *[m for m in ("first_reveal", "bidding", "pass_paid", "reveal_after_pass", "bought", "refill",

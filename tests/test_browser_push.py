@@ -25,7 +25,7 @@ from test_browser_accounts import WAIT_MS, dialogs, person, register, unique  # 
 pytestmark = pytest.mark.browser
 pytest.importorskip("pywebpush")
 
-from catsack.server.push import generate_keys  # noqa: E402
+from catsack.server.people.push import generate_keys  # noqa: E402
 
 PRIVATE, PUBLIC = generate_keys()
 SUBJECT = "mailto:games@example.org"

@@ -120,8 +120,8 @@ def test_two_app_instances_share_the_login_budget(redis_url: str, tmp_path: Path
     address, sent to either app in turn, are refused after five in all (not five per process)."""
     from fastapi.testclient import TestClient
 
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
     from web_clients import ORIGIN, register
 
     clock = FakeClock()

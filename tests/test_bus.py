@@ -1,4 +1,4 @@
-"""The tables' event registry (catsack.server.bus): order, errors kept from the publisher, tasks."""
+"""The tables' event registry (catsack.server.tables.bus): order, errors kept from the publisher, tasks."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from catsack.server.bus import Bus, MoveApplied, SeatsChanged, TablesAdopted
+from catsack.server.tables.bus import Bus, MoveApplied, SeatsChanged, TablesAdopted
 
 
 def test_publish_awaits_handlers_in_order_and_a_failing_one_is_logged(caplog: pytest.LogCaptureFixture) -> None:

@@ -129,7 +129,7 @@ def test_scripts_format_by_the_locale() -> None:
 
 
 def test_languages_are_served_to_pages() -> None:
-    from catsack.server.app import create_app
+    from catsack.server.web.app import create_app
 
     with TestClient(create_app()) as c:
         answer = c.get("/i18n/languages.json", headers={"Accept-Language": "fr-CA,fr;q=0.9,en;q=0.5"})

@@ -18,12 +18,12 @@ pytest.importorskip("pywebpush")
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from catsack.server import mail, push, reminders
-from catsack.server.friends import user_seen_t
-from catsack.server.mail import mail_queue_t
-from catsack.server.push import push_queue_t
-from catsack.server.store import seats_t, tables_t
-from catsack.server.turnbased import HOUR, clock_of
+from catsack.server.people import mail, push, reminders
+from catsack.server.people.friends import user_seen_t
+from catsack.server.people.mail import mail_queue_t
+from catsack.server.people.push import push_queue_t
+from catsack.server.storage.store import seats_t, tables_t
+from catsack.server.tables.turnbased import HOUR, clock_of
 from mail_sink import Sink, mail_settings, smtp_sink
 from push_sink import PushDevice, PushService, push_service
 from test_days import verified

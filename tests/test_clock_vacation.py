@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from catsack.server.turnbased import HOUR, Clock, TurnBased, clock_of
+from catsack.server.tables.turnbased import HOUR, Clock, TurnBased, clock_of
 
 
 def test_a_window_inside_the_turn_moves_the_deadline_by_its_length() -> None:

@@ -23,8 +23,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete, select, update
 
 from browser_i18n import WORD, formatter_words, python_words, words_of
-from catsack.server.mail import FOLLOW_MAIL_SECONDS, STALE_SECONDS, Mailbox, mail_queue_t, queue_missed_turns
-from catsack.server.store import seats_t, tables_t
+from catsack.server.people.mail import FOLLOW_MAIL_SECONDS, STALE_SECONDS, Mailbox, mail_queue_t, queue_missed_turns
+from catsack.server.storage.store import seats_t, tables_t
 from mail_sink import Sink, mail_settings, smtp_sink
 from test_turn_based import TB, stored, wait_for
 from web_clients import ORIGIN, browser, register
@@ -191,7 +191,7 @@ def test_password_reset_by_verified_mail(app_server: Callable[..., TestClient], 
     ok = c.post("/api/account/login", json={"name": "Ann", "password": "a new horse 31"}, headers=ORIGIN)
     assert ok.status_code == 200
     with hub_of(c).store.engine.begin() as conn:  # an expired link does not work either
-        from catsack.server.mail import password_resets_t
+        from catsack.server.people.mail import password_resets_t
 
         conn.execute(update(password_resets_t).values(used=False, expires=time.time() - 1))
     late = other.post(
@@ -315,7 +315,7 @@ def test_turn_mails_say_whose_turn_never_a_card_and_wait_for_absence(
     assert queued()[0].status == "pending" and queued()[0].send_after > time.time() + 3000
     # The player leaves (their last sign of life an hour and more ago): the mail goes out, once.
     with engine.begin() as conn:
-        from catsack.server.friends import user_seen_t
+        from catsack.server.people.friends import user_seen_t
 
         conn.execute(update(user_seen_t).values(seen=time.time() - 7200))
         conn.execute(update(seats_t).values(seen=None))
@@ -394,7 +394,7 @@ def test_turns_in_several_games_make_one_mail(app_server: Callable[..., TestClie
     c.post("/api/mail/address", json={"address": "ann@example.org"}, headers=ORIGIN)
     engine = hub_of(c).store.engine
     with engine.begin() as conn:
-        from catsack.server.mail import emails_t
+        from catsack.server.people.mail import emails_t
 
         conn.execute(update(emails_t).values(verified=True))
     mailbox = Mailbox(engine)
@@ -429,7 +429,7 @@ def test_a_french_account_gets_its_mails_in_french(
     address = ("ann@example.org", "bea@example.org")[mover]
     wait_for(lambda: Mailbox(engine).stats().get("pending"), "the turn mail queued")
     with engine.begin() as conn:  # the player has been away for two hours, and the mail is due
-        from catsack.server.friends import user_seen_t
+        from catsack.server.people.friends import user_seen_t
 
         conn.execute(update(user_seen_t).values(seen=time.time() - 7200))
         conn.execute(update(seats_t).values(seen=None))
@@ -507,7 +507,7 @@ def test_follow_search_block_and_what_a_follower_sees(app_server: Callable[..., 
     assert r.status_code == 403 and r.json()["code"] == "blocked"
     assert bea.get("/api/friends").json()["blocked"] == ["Ann"]
     hub = hub_of(c)
-    from catsack.server.friends import Friends
+    from catsack.server.people.friends import Friends
 
     assert Friends(hub.store.engine).blocked_at_table(t, 1) is True  # Ann's seat at Bea's table: no chat
     assert Friends(hub.store.engine).blocked_at_table(t, 0) is False

@@ -1,6 +1,6 @@
 """A duplicate tournament round's embargo: while the round's deal is still played at one table, nothing
 shows another table's game but each player's own seat (docs/tournaments.md). Every route and writer that
-serialises a game asks one check (:mod:`catsack.server.gameaccess`); the walk below goes over every route
+serialises a game asks one check (:mod:`catsack.server.people.gameaccess`); the walk below goes over every route
 of the app's OpenAPI schema and every other route it has, so a new route cannot forget the check."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class Round:
     def record(self, table: str) -> dict[str, Any]:
         """The table's full catsack/1 record, read from the database (what nobody may read yet)."""
         from catsack.game import Game
-        from catsack.server.live import seat_names, setup_from_json
+        from catsack.server.tables.live import seat_names, setup_from_json
 
         row, seats, actions = self.hub.store.load(table)
         game = Game(setup_from_json(row.seats, row.setup))
@@ -103,8 +103,8 @@ def embargoed_round(c: TestClient) -> Round:
 
 @pytest.fixture
 def app(tmp_path: Path) -> Iterator[TestClient]:
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     settings = Settings(
         database_url=f"sqlite:///{tmp_path}/app.db", bot_delay=0.0, sweep_seconds=0.1, grace_seconds=3600.0
@@ -406,8 +406,8 @@ def _bot_socket_frames(owner: TestClient) -> list[Any]:
 
 @pytest.fixture
 def walk_app(tmp_path: Path) -> Iterator[TestClient]:
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     settings = Settings(
         database_url=f"sqlite:///{tmp_path}/app.db",

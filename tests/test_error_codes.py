@@ -41,7 +41,7 @@ def server_codes() -> dict[str, set[str]]:
         for pattern in _PATTERNS:
             for code in re.findall(pattern, text):
                 found.setdefault(code, set()).add(str(path.relative_to(SERVER)))
-    from catsack.server.app import HTTP_ERROR_CODES  # the framework's own refusals, by status
+    from catsack.server.web.app import HTTP_ERROR_CODES  # the framework's own refusals, by status
 
     for code in HTTP_ERROR_CODES.values():
         found.setdefault(code, set()).add("app.py (HTTP_ERROR_CODES)")

@@ -16,7 +16,7 @@ from catsack.bots.heuristic import HeuristicBot
 from catsack.cards import Card
 from catsack.game import Game
 from catsack.moves import PLACE, Move
-from catsack.server.live import LiveTable, Player
+from catsack.server.tables.live import LiveTable, Player
 from catsack.view import View
 
 
@@ -195,8 +195,8 @@ def test_a_bot_given_a_memory_recalls_it_and_one_without_memory_ignores_it() -> 
 
 
 class _Finished(SimpleNamespace):
-    """A finished server table as :func:`catsack.server.rematch.carried_memory` reads it: its options, seats,
-    kinds and game, with the server's own :class:`~catsack.server.live.LiveTable` rules for whom a memory
+    """A finished server table as :func:`catsack.server.people.rematch.carried_memory` reads it: its options, seats,
+    kinds and game, with the server's own :class:`~catsack.server.tables.live.LiveTable` rules for whom a memory
     speaks of."""
 
     people = LiveTable.people
@@ -210,7 +210,7 @@ def _table(game: Game, kinds: list[str | None], options: dict[str, object], peop
 
 
 def test_a_rematch_carries_what_each_remembering_bot_read_at_the_finished_table() -> None:
-    from catsack.server.rematch import carried_memory
+    from catsack.server.people.rematch import carried_memory
 
     game = _finished(4, [Card.P15, Card.LARGE_DOG, Card.M8, Card.P15], seed=1)
     kinds: list[str | None] = [None, "expert:memory=1", "heuristic", "expert:memory=0"]
@@ -243,7 +243,7 @@ def test_a_rematch_table_gives_its_bots_the_memory_only_while_the_same_people_pl
 
 
 def test_the_thinking_process_plays_with_the_memory_it_is_given_or_without_a_bad_one() -> None:
-    from catsack.server.think_worker import bot_move
+    from catsack.server.tables.think_worker import bot_move
 
     game = Game.new(4, seed=3)
     seat = game.to_move

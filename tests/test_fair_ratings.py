@@ -16,8 +16,8 @@ pytest.importorskip("openskill")
 
 from fastapi.testclient import TestClient
 
-from catsack.server.ratings import RatingError, Ratings, ranks_with_abandons
-from catsack.server.store import SeatHeld
+from catsack.server.people.ratings import RatingError, Ratings, ranks_with_abandons
+from catsack.server.storage.store import SeatHeld
 from test_social import account, play_out
 from web_clients import ORIGIN
 
@@ -175,7 +175,7 @@ def test_guests_cannot_take_registered_names_and_are_marked(server: Callable[...
 def test_look_alike_names_share_a_skeleton() -> None:
     """Cyrillic and Greek letters that look Latin, a digit that looks like a letter, case and width:
     one skeleton; names that only share letters do not."""
-    from catsack.server.names import skeleton
+    from catsack.server.storage.names import skeleton
 
     same = ["Ann", "ann", "\u0410nn", "\u0391NN", "\uff21nn", " Ann "]  # Cyrillic А, Greek Α, full-width Ａ
     assert {skeleton(n) for n in same} == {"ann"}
@@ -216,8 +216,8 @@ def test_two_guests_cannot_take_one_name_at_a_table(server: Callable[..., TestCl
 def test_seats_of_one_name_are_told_apart_in_no_language() -> None:
     """Two seats of one name (from before guests were refused one, or an account named like a guest)
     get their seat numbers, not an English "(seat 2)" that a German page would show as it is."""
-    from catsack.server.live import seat_names
-    from catsack.server.store import SeatRow
+    from catsack.server.storage.store import SeatRow
+    from catsack.server.tables.live import seat_names
 
     seats = [SeatRow(0, "human", "Ann", None, None, False), SeatRow(1, "human", "Ann", None, None, False)]
     assert seat_names([*seats, SeatRow(2, "bot", None, "random", None, False)]) == ["Ann (1)", "Ann (2)", "random 3"]
@@ -227,7 +227,7 @@ def test_a_table_may_ask_for_a_record_of_finished_games(server: Callable[..., Te
     """Reputation counts from the fifth game on: four abandons are forgiven, the fifth shuts the door."""
     from sqlalchemy import insert
 
-    from catsack.server.reputation import seat_outcomes_t
+    from catsack.server.people.reputation import seat_outcomes_t
 
     c = server()
     ann, ben = account(c, "Ann"), account(c, "Ben")
@@ -267,7 +267,7 @@ def test_upgrade_keeps_one_seat_per_account(tmp_path: Any) -> None:
     from sqlalchemy.exc import IntegrityError
 
     import catsack.server.migrations as migrations
-    from catsack.server.store import make_engine
+    from catsack.server.storage.store import make_engine
 
     engine = make_engine(f"sqlite:///{tmp_path / 'old.db'}")
     cfg = Config()

@@ -15,7 +15,7 @@ import pytest
 from catsack.bots.base import Bot, make_bot
 from catsack.game import Game
 from catsack.moves import Move
-from catsack.server.fairplay import GameFacts, analyse, bidding_turns, pairs_of
+from catsack.server.people.fairplay import GameFacts, analyse, bidding_turns, pairs_of
 from catsack.setup import Setup
 from catsack.view import View
 
@@ -85,10 +85,10 @@ def seed_rated_games(store: Any, games: list[GameFacts] | None = None) -> None:
     """Rated 4-seat games stored as the server stores them (tables, actions with who made each move,
     account seats, ratings) among accounts ann…fay (password "correct horse"); by default 120 games of
     which ann and ben pass for each other."""
-    from catsack.server.accounts import Accounts
-    from catsack.server.live import setup_to_json
-    from catsack.server.ratings import Ratings
-    from catsack.server.store import Append, SeatRow
+    from catsack.server.people.accounts import Accounts
+    from catsack.server.people.ratings import Ratings
+    from catsack.server.storage.store import Append, SeatRow
+    from catsack.server.tables.live import setup_to_json
 
     accounts = Accounts(store.engine)
     users = {f"user:{accounts.register(n, 'correct horse').id}": n for n in NAMES}
@@ -144,8 +144,8 @@ def test_the_report_reads_who_made_each_move_and_counts_the_games_read(tmp_path:
     """Stored games give back the action log's actors; the report says how many games it read."""
     pytest.importorskip("sqlalchemy")
     pytest.importorskip("openskill")
-    from catsack.server.fairplay import load_games, report
-    from catsack.server.store import Store
+    from catsack.server.people.fairplay import load_games, report
+    from catsack.server.storage.store import Store
 
     games = standing_in(simulate(3, 7), frozenset({"user:3"}))
     store = Store(f"sqlite:///{tmp_path / 'fp.db'}")
@@ -183,7 +183,7 @@ def test_report_and_revert_from_the_database(tmp_path: Path, backend: str) -> No
     from typer.testing import CliRunner
 
     from catsack.cli import app as cli_app
-    from catsack.server.store import Store
+    from catsack.server.storage.store import Store
 
     url = f"sqlite:///{tmp_path / 'fp.db'}"
     store = Store(url)
@@ -213,7 +213,7 @@ def test_the_operators_page_lists_the_pair_and_reverts_a_game(app_server: Any, d
     """``/api/admin/fairplay`` (the page's data) for the accounts named in CATSACK_ADMIN_ACCOUNTS only:
     the flagged pair with its evidence; a game's rating changes reverted from it, once."""
     pytest.importorskip("openskill")
-    from catsack.server.store import Store
+    from catsack.server.storage.store import Store
     from web_clients import ORIGIN, browser
 
     store = Store(db_url)  # the operators are bound to their accounts when the server starts: accounts first

@@ -24,7 +24,7 @@ from server_procs import need_redis, private_redis, spawn
 pytest.importorskip("redis", reason="redis is not installed")
 pytestmark = pytest.mark.services
 
-from catsack.server.fanout import Fanout  # noqa: E402
+from catsack.server.tables.fanout import Fanout  # noqa: E402
 
 
 class Warnings(logging.Handler):

@@ -1,6 +1,6 @@
 """A refused form is worded in the page's language, field by field.
 
-The 422 answer carries each field's problem as a reason and its numbers (server/problems.py); the
+The 422 answer carries each field's problem as a reason and its numbers (server/web/problems.py); the
 catalogues word every reason (``err.why.*``) and every field of the forms (``err.field.*``) in both
 languages, so a German page shows no English from the server.
 """
@@ -18,10 +18,10 @@ from browser_i18n import CATALOGUES
 pytest.importorskip("fastapi", reason="the server extra is not installed")
 from fastapi.testclient import TestClient
 
-from catsack.server.app import create_app
-from catsack.server.problems import REASONS, field_problems
 from catsack.server.routes.tables import CreateTable, JoinTable
 from catsack.server.settings import Settings
+from catsack.server.web.app import create_app
+from catsack.server.web.problems import REASONS, field_problems
 
 
 @pytest.fixture

@@ -1,7 +1,7 @@
-"""State frames built from shared parts, and how a connection writes them (``catsack.server.live``).
+"""State frames built from shared parts, and how a connection writes them (``catsack.server.tables.live``).
 
 After a move every receiver of a table gets a state frame whose view is mostly the same for all of
-them: :class:`~catsack.server.live.ViewTemplate` encodes those fields once (from the spectator's
+them: :class:`~catsack.server.tables.live.ViewTemplate` encodes those fields once (from the spectator's
 view) and each receiver adds its own view's seat fields. These tests check that the result is, byte
 for byte, what each receiver's own view encodes to, at every move of whole games, and that nothing a
 receiver may not see reaches it through the shared part (R23: re-dealing what it cannot see changes
@@ -28,8 +28,8 @@ import pytest
 pytest.importorskip("fastapi")
 
 from catsack.game import Game
-from catsack.server.live import Conn, LiveTable, Player, ViewTemplate, state_frame
-from catsack.server.store import TableRow
+from catsack.server.storage.store import TableRow
+from catsack.server.tables.live import Conn, LiveTable, Player, ViewTemplate, state_frame
 
 SEEDS = (11, 12)
 
@@ -240,8 +240,8 @@ def test_under_uvicorn_frames_go_straight_to_the_socket_and_are_each_seats_own(t
     import uvicorn
     from websockets.sync.client import connect
 
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     settings = Settings(
         database_url=f"sqlite:///{tmp_path / 'frames.db'}",

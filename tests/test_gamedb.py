@@ -31,9 +31,9 @@ from sqlalchemy import update
 from catsack.cards import Card
 from catsack.game import Game
 from catsack.record import loads_record, record_from_game
-from catsack.server.explorer import Tally, quantile, stats
-from catsack.server.gamedb import EMPTY, REFRESH_SECONDS, SETTLE_SECONDS, GameDatabase, MonthError, parse_month
-from catsack.server.store import Append, SeatRow, Store, tables_t
+from catsack.server.people.explorer import Tally, quantile, stats
+from catsack.server.people.gamedb import EMPTY, REFRESH_SECONDS, SETTLE_SECONDS, GameDatabase, MonthError, parse_month
+from catsack.server.storage.store import Append, SeatRow, Store, tables_t
 from catsack.setup import Setup
 
 
@@ -68,7 +68,7 @@ def put_game(
 ) -> Game:
     """A finished game stored as the server stores one (setup, seats, action log), ended at ``finished``.
     ``agents``: per seat ``"human"`` (a guest named after the seat) or a bot level."""
-    from catsack.server.live import setup_to_json
+    from catsack.server.tables.live import setup_to_json
 
     setup = setup or Setup.deal(seats, seed)
     game = Game(setup)
@@ -152,8 +152,8 @@ def lines(data: bytes) -> list[dict[str, Any]]:
 
 
 def app_for(tmp_path: Path, **settings: Any) -> TestClient:
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     base = {
         "database_url": f"sqlite:///{tmp_path}/app.db",

@@ -1,4 +1,4 @@
-"""Live My games (catsack.server.gamesfeed): a stream per account that says "your games changed".
+"""Live My games (catsack.server.people.gamesfeed): a stream per account that says "your games changed".
 
 The feed alone (bounds, folding changes into one event, the end of streams), the hub's changes reaching
 the accounts seated at a table and nobody else, the HTTP endpoint's answers to a guest and past the
@@ -23,8 +23,8 @@ pytest.importorskip("fastapi")
 
 from fastapi.testclient import TestClient
 
-from catsack.server.accounts import Accounts
-from catsack.server.gamesfeed import GamesFeed, Stream
+from catsack.server.people.accounts import Accounts
+from catsack.server.people.gamesfeed import GamesFeed, Stream
 from server_procs import ServerProc
 from web_clients import ORIGIN, browser, register
 

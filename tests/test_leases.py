@@ -18,10 +18,10 @@ from sqlalchemy.exc import DBAPIError
 
 pytest.importorskip("fastapi")
 
-from catsack.server.hub import Hub
-from catsack.server.leases import Heartbeat
 from catsack.server.settings import Settings
-from catsack.server.store import Store
+from catsack.server.storage.store import Store
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.leases import Heartbeat
 
 
 @pytest.fixture
@@ -111,9 +111,8 @@ def test_a_hub_that_has_not_heard_of_a_seat_change_cannot_write_the_old_tokens_m
     here), still holds the old tokens' connections. Their moves are refused as ``replaced`` when A
     writes them, A learns the seats' new state from the database, those connections become
     spectators, and no move of theirs is in the record. The seat's new token plays on A."""
-    from catsack.server.hub import Conn
-    from catsack.server.live import hash_token
-    from catsack.server.social import take_over
+    from catsack.server.people.social import take_over
+    from catsack.server.tables.live import Conn, hash_token
 
     url = f"sqlite:///{tmp_path / 'r.db'}"
 
@@ -186,10 +185,9 @@ def test_a_hello_with_a_link_changed_elsewhere_is_checked_against_the_database(t
     answers a token it holds from memory without a read."""
     import uuid
 
-    from catsack.server.hub import Conn, TableError
-    from catsack.server.live import LiveTable, hash_token
-    from catsack.server.social import take_over
-    from catsack.server.store import SeatRow
+    from catsack.server.people.social import take_over
+    from catsack.server.storage.store import SeatRow
+    from catsack.server.tables.live import Conn, LiveTable, TableError, hash_token
 
     url = f"sqlite:///{tmp_path / 'h.db'}"
 
@@ -319,8 +317,8 @@ def test_a_process_taking_a_table_over_counts_the_bots_delay_from_when_the_turn_
     The pace's clock and sleep are injected: nothing waits."""
     from sqlalchemy import update
 
-    from catsack.server.store import actions_t
-    from catsack.server.thinking import Pace
+    from catsack.server.storage.store import actions_t
+    from catsack.server.tables.thinking import Pace
 
     url = f"sqlite:///{tmp_path / 'turn.db'}"
     now = [1000.0]

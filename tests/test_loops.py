@@ -1,4 +1,4 @@
-"""A server process's background loops (catsack.server.loops): named, listed, stopped in one call."""
+"""A server process's background loops (catsack.server.tables.loops): named, listed, stopped in one call."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from catsack.server.loops import Loops
+from catsack.server.tables.loops import Loops
 
 
 def test_loops_are_named_listed_and_stopped_together() -> None:

@@ -17,8 +17,8 @@ pytest.importorskip("argon2")
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from catsack.server.accounts import Accounts
-from catsack.server.mail import Mailbox, emails_t, mail_queue_t
+from catsack.server.people.accounts import Accounts
+from catsack.server.people.mail import Mailbox, emails_t, mail_queue_t
 from test_mail_budgets import app, ask_reset, queued, verified_account, wait_for  # noqa: F401  (app: a fixture)
 from web_clients import ORIGIN, browser, register
 

@@ -20,7 +20,7 @@ pytest.importorskip("argon2")
 from fastapi.testclient import TestClient
 from sqlalchemy import event, func, select
 
-from catsack.server.mail import Mailbox, mail_queue_t
+from catsack.server.people.mail import Mailbox, mail_queue_t
 from web_clients import ORIGIN, browser, register
 
 #: Mail switched on, sent to a port where nothing listens and looked at once an hour: the tests read the
@@ -37,8 +37,8 @@ class FakeClock:
 
 
 def make_app(tmp_path: Path, **settings: Any) -> TestClient:
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     base: dict[str, Any] = {
         "database_url": f"sqlite:///{tmp_path}/app.db",
@@ -57,7 +57,7 @@ def app(tmp_path: Path) -> Iterator[TestClient]:
 
 def verified_account(c: TestClient, name: str, address: str) -> TestClient:
     """A browser logged in as a new account ``name`` whose verified mail address is ``address``."""
-    from catsack.server.accounts import Accounts
+    from catsack.server.people.accounts import Accounts
 
     b = browser(c)
     assert register(b, name).status_code == 201

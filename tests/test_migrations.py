@@ -53,12 +53,13 @@ from catsack.cli import app as cli_app
 from catsack.game import Game
 from catsack.record import dumps_record, loads_record
 from catsack.server import migrations
-from catsack.server.hub import Conn, Hub, setup_to_json
 from catsack.server.migrations import BASELINE, SchemaError, head, prepare
-from catsack.server.retention import prune
 from catsack.server.settings import Settings
-from catsack.server.store import Store, make_engine, metadata
-from catsack.server.tokens import hash_token
+from catsack.server.storage.store import Store, make_engine, metadata
+from catsack.server.storage.tokens import hash_token
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import Conn, setup_to_json
+from catsack.server.tables.retention import prune
 from catsack.setup import Setup
 from server_procs import postgres_schema
 
@@ -265,7 +266,7 @@ def test_accounts_made_before_look_alike_keys_get_theirs(tmp_path: Path) -> None
     from alembic.config import Config
     from sqlalchemy import create_engine, text
 
-    from catsack.server.names import skeleton
+    from catsack.server.storage.names import skeleton
 
     engine = create_engine(f"sqlite:///{tmp_path / 'old.db'}")
     try:
@@ -330,7 +331,7 @@ def test_revisions_keep_their_ids_and_new_ones_are_numbered_after_the_last() -> 
 
 def _models() -> MetaData:
     """The models' metadata with every table registered: each server module that defines tables adds
-    them to :data:`catsack.server.store.metadata` when it is imported, so import them all."""
+    them to :data:`catsack.server.storage.store.metadata` when it is imported, so import them all."""
     import catsack.server
 
     for module in pkgutil.walk_packages(catsack.server.__path__, "catsack.server."):

@@ -16,13 +16,13 @@ pytest.importorskip("argon2")
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from catsack.server.accounts import OperatorError, users_t
+from catsack.server.people.accounts import OperatorError, users_t
 from web_clients import ORIGIN, browser, register
 
 
 def app(tmp_path: Path, **settings: Any) -> TestClient:
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     return TestClient(create_app(Settings(database_url=f"sqlite:///{tmp_path}/app.db", **settings)))
 

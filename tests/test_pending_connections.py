@@ -1,5 +1,5 @@
 """WebSockets that never say hello are bounded per address and per process without locking newcomers out
-(catsack.server.pending).
+(catsack.server.tables.pending).
 
 A real ``catsack serve`` process with small limits (3 silent sockets per address, 5 per process) behind
 a trusted proxy address, so that the test can speak for many client addresses with ``X-Forwarded-For``.
@@ -114,7 +114,7 @@ def test_silent_sockets_never_lock_a_newcomer_out(tmp_path: Path) -> None:
 def test_the_oldest_waiting_socket_makes_room() -> None:
     """The bookkeeping on an injected clock: the per-address refusal names when the address's oldest
     waiting socket times out; a full process gives up its oldest sockets, whatever their address."""
-    from catsack.server.pending import HELLO_TIMEOUT, PendingSockets
+    from catsack.server.tables.pending import HELLO_TIMEOUT, PendingSockets
 
     now = [100.0]
     pending = PendingSockets(per_process=3, per_address=2, clock=lambda: now[0])

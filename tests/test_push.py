@@ -27,8 +27,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
 from catsack.locales import LANGUAGES
-from catsack.server.friends import user_seen_t
-from catsack.server.push import (
+from catsack.server.people.friends import user_seen_t
+from catsack.server.people.push import (
     DEVICES_MAX,
     STALE_SECONDS,
     Pushbox,
@@ -39,7 +39,7 @@ from catsack.server.push import (
     vapid_keys,
 )
 from catsack.server.settings import Settings
-from catsack.server.store import seats_t
+from catsack.server.storage.store import seats_t
 from push_sink import PushDevice, PushService, check_vapid, push_service
 from test_turn_based import TB, stored, wait_for
 from web_clients import ORIGIN, browser, register
@@ -124,7 +124,7 @@ def test_keys_are_read_from_settings_and_a_bad_one_is_refused_with_its_reason(tm
 
 
 def test_the_key_command_prints_settings(capsys: pytest.CaptureFixture[str]) -> None:
-    from catsack.server.push import main
+    from catsack.server.people.push import main
 
     assert main(["keys"]) == 0
     lines = dict(line.split("=", 1) for line in capsys.readouterr().out.splitlines())
@@ -387,7 +387,7 @@ def test_a_dead_senders_push_goes_again_once_and_a_live_senders_does_not(
 def test_a_tournament_round_is_pushed_with_the_round_and_not_once_a_bot_has_the_seat(
     app_server: Callable[..., TestClient], service: PushService
 ) -> None:
-    from catsack.server.mail import queue_tournament_round, tournament_recipients
+    from catsack.server.people.mail import queue_tournament_round, tournament_recipients
 
     c = app_server(**push_settings())
     register(c, "Ann")
@@ -449,7 +449,7 @@ def test_a_bot_taking_a_seat_is_pushed_unless_the_player_came_back(
 def test_a_turn_push_lost_in_a_crash_is_queued_when_the_tables_are_taken_over(
     app_server: Callable[..., TestClient], service: PushService
 ) -> None:
-    from catsack.server.push import queue_missed_turns
+    from catsack.server.people.push import queue_missed_turns
 
     c = app_server(**push_settings())
     ann, bea = c, browser(c)
@@ -490,7 +490,7 @@ def test_a_deleted_account_s_devices_are_forgotten(app_server: Callable[..., Tes
 def test_every_kind_of_push_is_written_in_the_devices_language(lang: str) -> None:
     """Each kind's title and body in every language: no word outside the catalogues, no placeholder left,
     no rule number or card token (tests/test_texts_rendered.py's check, as for the mails)."""
-    from catsack.server.push import KINDS, TEST, push_message, push_text
+    from catsack.server.people.push import KINDS, TEST, push_message, push_text
     from test_texts_rendered import check
 
     facts = {

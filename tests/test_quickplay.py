@@ -17,8 +17,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the server extra is not installed")
 from fastapi.testclient import TestClient
 
-from catsack.server.app import create_app
 from catsack.server.settings import Settings
+from catsack.server.web.app import create_app
 
 
 @pytest.fixture

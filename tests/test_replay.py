@@ -27,11 +27,11 @@ from fastapi.testclient import TestClient
 from catsack.bots.analysis import analyse_record, judge
 from catsack.game import Game
 from catsack.record import dumps_record, loads_record, record_from_game, redact
-from catsack.server.analysis_jobs import THRESHOLDS, decision_plies, seed_for
-from catsack.server.app import create_app
-from catsack.server.hub import Hub
-from catsack.server.replay import ALL, replay_payload
+from catsack.server.people.analysis_jobs import THRESHOLDS, decision_plies, seed_for
+from catsack.server.people.replay import ALL, replay_payload
 from catsack.server.settings import Settings
+from catsack.server.tables.hub import Hub
+from catsack.server.web.app import create_app
 
 PROTO = "catsack-ws/1"
 LEVEL = "iters=8"  # cheap: these tests check plumbing and numbers, not playing strength

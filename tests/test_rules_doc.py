@@ -231,8 +231,8 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[object]:
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     db = tmp_path_factory.mktemp("rules") / "server.db"
     with TestClient(create_app(Settings(database_url=f"sqlite:///{db}", bot_delay=0.0))) as c:

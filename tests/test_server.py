@@ -30,10 +30,12 @@ from catsack.game import Game
 from catsack.locales import LANGUAGES
 from catsack.moves import Move
 from catsack.record import record_from_game, redact
-from catsack.server.app import create_app
-from catsack.server.hub import BOT_LEVELS, FORMER_LEVELS, Hub, state_frame
 from catsack.server.settings import Settings
-from catsack.server.store import Store
+from catsack.server.storage.store import Store
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import state_frame
+from catsack.server.tables.seating import BOT_LEVELS, FORMER_LEVELS
+from catsack.server.web.app import create_app
 from catsack.setup import Setup
 
 PROTO = "catsack-ws/1"
@@ -448,7 +450,7 @@ class _NoLock:
 
 def _race_one_seat(tmp_path: Path, *, locked: bool) -> tuple[list[str], list[tuple[str, int, str]]]:
     """Three connections of one seat send three different moves against one version at once."""
-    from catsack.server.hub import Conn
+    from catsack.server.tables.live import Conn
 
     tmp_path.mkdir(parents=True, exist_ok=True)
     settings = make_settings(tmp_path, sweep_seconds=3600)
@@ -1042,7 +1044,7 @@ def test_hints_when_allowed(server: Callable[..., TestClient]) -> None:
 def test_store_one_append_per_version_and_one_claim_per_seat(
     backend: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
-    from catsack.server.store import AppendConflict, SeatRow
+    from catsack.server.storage.store import AppendConflict, SeatRow
 
     if backend == "sqlite":
         url = f"sqlite:///{tmp_path / 's.db'}"
@@ -1078,8 +1080,8 @@ def test_store_writes_a_persons_move_only_while_the_token_holds_the_seat(
     """A new seat link ends the old one across processes: a person's move carries its token's hash and
     is written only while that token still holds the seat, in the same statement; a seat another
     process gave to a bot, or to a new token, refuses it however current the version. Bots' moves carry no token."""
-    from catsack.server.accounts import change_seat_token
-    from catsack.server.store import Append, AppendConflict, SeatRow
+    from catsack.server.people.accounts import change_seat_token
+    from catsack.server.storage.store import Append, AppendConflict, SeatRow
 
     url = f"sqlite:///{tmp_path / 's.db'}" if backend == "sqlite" else request.getfixturevalue("db_schema_url")
     store = Store(url)
@@ -1118,7 +1120,7 @@ def test_store_group_commit_refuses_only_the_stale_move(
 ) -> None:
     """A batch of moves is written with one statement per kind of row; a table that is no longer at
     the version its move expects refuses that move alone, and the batch's other moves are kept."""
-    from catsack.server.store import Append, AppendConflict, SeatRow
+    from catsack.server.storage.store import Append, AppendConflict, SeatRow
 
     url = f"sqlite:///{tmp_path / 's.db'}" if backend == "sqlite" else request.getfixturevalue("db_schema_url")
     store = Store(url)

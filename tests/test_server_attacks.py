@@ -183,7 +183,7 @@ def test_simultaneous_analyses_from_one_address_keep_the_limit(
     import time
     from concurrent.futures import ThreadPoolExecutor
 
-    from catsack.server import analysis_jobs
+    from catsack.server.people import analysis_jobs
 
     monkeypatch.setenv("CATSACK_ANALYSIS_LEVEL", "iters=4")
     c = app_server()
@@ -406,7 +406,7 @@ def test_bot_move_in_a_thinking_process_respects_its_deadline() -> None:
 
     from catsack.game import Game
     from catsack.moves import Move
-    from catsack.server.think_worker import bot_move
+    from catsack.server.tables.think_worker import bot_move
 
     game = Game.new(3, seed=5)
     seat = game.to_move
@@ -428,9 +428,9 @@ def test_bot_moves_are_due_after_a_drawn_delay_whatever_their_options(tmp_path: 
     import asyncio
     import random
 
-    from catsack.server.hub import Hub
     from catsack.server.settings import Settings
-    from catsack.server.thinking import Pace, Plan
+    from catsack.server.tables.hub import Hub
+    from catsack.server.tables.thinking import Pace, Plan
 
     clock = FakeClock()
 
@@ -501,9 +501,9 @@ def test_a_move_is_released_when_due_even_when_its_search_overruns(tmp_path: obj
     import random
 
     from catsack.moves import Move
-    from catsack.server.hub import Hub
     from catsack.server.settings import Settings
-    from catsack.server.thinking import Pace, Plan
+    from catsack.server.tables.hub import Hub
+    from catsack.server.tables.thinking import Pace, Plan
 
     clock = FakeClock()
 
@@ -582,9 +582,9 @@ def test_the_stand_in_moves_are_worked_out_only_where_they_may_be_played(tmp_pat
     import random
 
     from catsack.moves import Move
-    from catsack.server.hub import Hub
     from catsack.server.settings import Settings
-    from catsack.server.thinking import Pace
+    from catsack.server.tables.hub import Hub
+    from catsack.server.tables.thinking import Pace
 
     clock = FakeClock()
 
@@ -649,7 +649,7 @@ def test_pace_draws_delays_without_the_view() -> None:
     import inspect
     import random
 
-    from catsack.server.thinking import Pace
+    from catsack.server.tables.thinking import Pace
 
     assert list(inspect.signature(Pace.plan).parameters) == ["self"]
     clock = FakeClock()
@@ -669,8 +669,9 @@ def test_one_hint_at_a_time_per_seat_and_a_bound_per_process(tmp_path: object) -
     a thinking process (the expert's advice at the seat's view)."""
     import asyncio
 
-    from catsack.server.hub import Conn, Hub
     from catsack.server.settings import Settings
+    from catsack.server.tables.hub import Hub
+    from catsack.server.tables.live import Conn
 
     async def scenario() -> None:
         hub = Hub(
@@ -739,8 +740,8 @@ def test_a_failed_search_does_not_stop_the_table(tmp_path: object) -> None:
     plays that move and the game goes on."""
     import asyncio
 
-    from catsack.server.hub import Hub
     from catsack.server.settings import Settings
+    from catsack.server.tables.hub import Hub
 
     async def scenario() -> bool:
         hub = Hub(Settings(database_url=f"sqlite:///{tmp_path}/dead.db", sweep_seconds=3600, bot_delay=0.0))
@@ -773,7 +774,7 @@ def test_a_forced_move_searches_as_a_choice_would(monkeypatch: pytest.MonkeyPatc
 
     from catsack.bots import expert
     from catsack.game import Game
-    from catsack.server.think_worker import bot_move
+    from catsack.server.tables.think_worker import bot_move
 
     rng = random.Random(4)
     game = Game.new(4, seed=4)
@@ -802,7 +803,7 @@ def test_a_queue_shortens_every_search_instead_of_delaying_every_answer() -> Non
     import time
 
     from catsack.server.settings import Settings
-    from catsack.server.thinking import Thinkers
+    from catsack.server.tables.thinking import Thinkers
 
     t = Thinkers(Settings(think_workers=2, hint_workers=1))
     t.waiting["bots"] = 4  # twice as many decisions waiting as workers: half the time each

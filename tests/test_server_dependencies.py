@@ -32,7 +32,7 @@ ROOTS = ("catsack.server", "catsack.commands.serve", "catsack.commands.db", "cat
 #: Imports the server's code holds but never reaches on its own install, each with the reason.
 UNREACHED = {
     "numpy": "the learned 'policy' bot and the expert's learned leaf value (catsack.learn): no level that a "
-    "table seats (hub.SEATABLE_BOTS) uses them",
+    "table seats (tables.seating.SEATABLE_BOTS) uses them",
 }
 
 

@@ -23,13 +23,13 @@ pytest.importorskip("httpx")
 from fastapi.testclient import TestClient
 from starlette.websockets import WebSocketDisconnect
 
-from catsack.server.app import create_app
-from catsack.server.hub import setup_to_json
 from catsack.server.limits import AddressBuckets, RateLimit, client_address
-from catsack.server.lobby import abandon_unjoined
 from catsack.server.settings import Settings, parse_networks
-from catsack.server.store import SeatRow, Store
+from catsack.server.storage.store import SeatRow, Store
+from catsack.server.tables.live import setup_to_json
+from catsack.server.tables.lobby import abandon_unjoined
 from catsack.server.validate import NAME_MAX
+from catsack.server.web.app import create_app
 from catsack.setup import Setup
 from server_procs import postgres_schema
 from test_server import (  # noqa: F401  (server is a fixture)
@@ -243,7 +243,7 @@ def test_papercut1_too_long_name_refused_before_any_table_exists(server: Callabl
 
 
 def test_papercut1_a_failed_join_on_create_leaves_no_table(server: Callable[..., TestClient], monkeypatch: Any) -> None:
-    from catsack.server.hub import TableError
+    from catsack.server.tables.live import TableError
 
     c = server()
     hub = hub_of(c)

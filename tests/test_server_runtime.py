@@ -1,4 +1,4 @@
-"""The server's timed garbage collection (``catsack.server.runtime.collect_young``).
+"""The server's timed garbage collection (``catsack.server.tables.runtime.collect_young``).
 
 Young collections run on a timer instead of on allocation counts, so that a busy process pays many
 short pauses rather than a few long ones; a quiet process skips them (every process of a
@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from catsack.server import runtime
+from catsack.server.tables import runtime
 
 
 class _Stop(Exception):
@@ -86,8 +86,8 @@ def test_the_server_hooks_nothing_into_every_collection(tmp_path: Path) -> None:
     at every collection, the many short ones included (``CATSACK_GC_LOG`` adds one, for load tests)."""
     from fastapi.testclient import TestClient
 
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     before = list(gc.callbacks)
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'gc.db'}", metrics=True, log_json=False)

@@ -16,7 +16,7 @@ pytest.importorskip("openskill")
 
 from fastapi.testclient import TestClient
 
-from catsack.server.chat import MAX_CHARS
+from catsack.server.people.chat import MAX_CHARS
 from test_migrations import play_to_end
 from web_clients import ORIGIN, browser, register
 
@@ -326,7 +326,7 @@ def test_profile_and_pages(server: Callable[..., TestClient]) -> None:
 def test_retention_deletes_a_game_with_its_chat_and_account_seats(server: Callable[..., TestClient]) -> None:
     """Rows that belong to a game in other modules' tables (chat, seats bound to accounts) are deleted
     with it; the foreign keys would refuse the game's deletion otherwise."""
-    from catsack.server.retention import prune
+    from catsack.server.tables.retention import prune
 
     c = server()
     ann, t = finished_game_with_chat(c, "good luck")

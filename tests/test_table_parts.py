@@ -14,9 +14,9 @@ from types import SimpleNamespace
 from typing import Any
 
 from catsack.game import Game
-from catsack.server.live import Conn
 from catsack.server.tables.connections import Connections
 from catsack.server.tables.housekeeping import Housekeeping, arrival_wait, bots_only
+from catsack.server.tables.live import Conn
 from catsack.server.tables.moves import Moves
 from catsack.server.tables.relay import Relay
 from catsack.server.tables.seating import BOT_LEVELS, SEATABLE_BOTS, one_seat, same_hash, unknown_bot

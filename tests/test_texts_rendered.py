@@ -67,7 +67,7 @@ def test_every_advice_sentence(lang: str) -> None:
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_kind_of_mail(lang: str) -> None:
     pytest.importorskip("sqlalchemy")
-    from catsack.server.mail import KINDS, TRANSACTIONAL, TurnLine, mail_footer, mail_text
+    from catsack.server.people.mail import KINDS, TRANSACTIONAL, TurnLine, mail_footer, mail_text
 
     base = "https://catsack.example.org"
     payloads = {
@@ -120,8 +120,8 @@ def test_the_unsubscribe_page(lang: str, tmp_path: Path) -> None:
     pytest.importorskip("fastapi")
     from fastapi.testclient import TestClient
 
-    from catsack.server.app import create_app
     from catsack.server.settings import Settings
+    from catsack.server.web.app import create_app
 
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'server.db'}", bot_delay=0.0)
     with TestClient(create_app(settings)) as c:

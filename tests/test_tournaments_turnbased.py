@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from catsack.server.turnbased import HOUR, Clock, TurnBased
+from catsack.server.tables.turnbased import HOUR, Clock, TurnBased
 
 # ---------------------------------------------------------------------- the hard stop, by hand
 
@@ -36,7 +36,7 @@ def test_a_round_deadline_caps_every_turns_deadline_and_then_settles() -> None:
     short = Clock(12 * HOUR, (0.0, 0.0), 1000.0, until=1000.0 + 50 * HOUR)
     assert short.deadline(0) == 1000.0 + 12 * HOUR
     # Stored and read back, and shown: the stop is public (it is the round's deadline).
-    from catsack.server.turnbased import clock_of
+    from catsack.server.tables.turnbased import clock_of
 
     assert clock_of(clock.to_json()) == clock
     assert clock.public()["until"].endswith("Z")
@@ -51,9 +51,9 @@ pytest.importorskip("openskill")
 from fastapi.testclient import TestClient  # noqa: E402
 from sqlalchemy import select, update  # noqa: E402
 
-from catsack.server.mail import mail_queue_t  # noqa: E402
-from catsack.server.push import push_queue_t  # noqa: E402
-from catsack.server.store import tables_t  # noqa: E402
+from catsack.server.people.mail import mail_queue_t  # noqa: E402
+from catsack.server.people.push import push_queue_t  # noqa: E402
+from catsack.server.storage.store import tables_t  # noqa: E402
 from catsack.server.tournaments.model import Tournaments, tournament_tables_t  # noqa: E402
 from catsack.server.tournaments.runner import advance  # noqa: E402
 from mail_sink import mail_settings, smtp_sink  # noqa: E402
@@ -220,7 +220,7 @@ def test_a_turn_based_tournament_from_its_start_time_to_the_end(app_server: Any)
         done = wait_for(lambda: (d := c.get(f"/api/tournaments/{tid}").json())["status"] == "finished" and d, "the end")
 
     # Standings by hand, from the two finished games' scores.
-    from catsack.server.live import stored_game
+    from catsack.server.tables.live import stored_game
 
     rounds = []
     for s, slot_ in ((1, slot), (2, slot2)):
@@ -252,7 +252,7 @@ def test_the_operator_creates_a_turn_based_tournament_from_the_command_line(tmp_
     from typer.testing import CliRunner
 
     from catsack.cli import app as cli_app
-    from catsack.server.store import Store
+    from catsack.server.storage.store import Store
 
     url = f"sqlite:///{tmp_path / 'tb.db'}"
     Store(url).close()

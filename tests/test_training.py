@@ -19,9 +19,9 @@ from sqlalchemy import select
 from catsack.bots.analysis import Analysis, equally_good
 from catsack.game import Game
 from catsack.record import loads_record
-from catsack.server.accounts import Accounts
-from catsack.server.training import mine_pool, position_view, theme_of
-from catsack.server.training_store import THEMES, TrainingStore, attempts_t, difficulty
+from catsack.server.people.accounts import Accounts
+from catsack.server.people.training import mine_pool, position_view, theme_of
+from catsack.server.storage.training_store import THEMES, TrainingStore, attempts_t, difficulty
 from web_clients import ORIGIN, browser, finished_bot_game, register
 
 LEVEL = "iters=8"  # cheap and far from the bots' play: random bots' games give mistakes to retry

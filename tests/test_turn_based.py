@@ -20,8 +20,8 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from catsack.server.store import tables_t
-from catsack.server.turnbased import HOUR, Clock, ClockError, TurnBased
+from catsack.server.storage.store import tables_t
+from catsack.server.tables.turnbased import HOUR, Clock, ClockError, TurnBased
 from test_server import hub_of, join, new_table, open_client
 
 TB = {"move_hours": 24, "bank_hours": 72}

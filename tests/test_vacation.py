@@ -17,11 +17,11 @@ pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient
 from sqlalchemy import insert, update
 
-from catsack.server.accounts import AccountError
-from catsack.server.bus import TablesAdopted
-from catsack.server.store import tables_t
-from catsack.server.turnbased import HOUR, clock_of
-from catsack.server.vacation import DAY, Vacations, vacations_t
+from catsack.server.people.accounts import AccountError
+from catsack.server.people.vacation import DAY, Vacations, vacations_t
+from catsack.server.storage.store import tables_t
+from catsack.server.tables.bus import TablesAdopted
+from catsack.server.tables.turnbased import HOUR, clock_of
 from test_turn_based import TB, run, stored, wait_for
 from web_clients import ORIGIN, browser, register
 

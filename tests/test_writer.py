@@ -1,4 +1,4 @@
-"""The database writer's group commits (``catsack.server.writer``).
+"""The database writer's group commits (``catsack.server.tables.writer``).
 
 Moves that reach the writer while it waits out its window are committed in one transaction, each
 move still committed before its ``append`` returns (commit before broadcast); the
@@ -20,8 +20,8 @@ pytest.importorskip("sqlalchemy")
 
 from sqlalchemy.exc import DBAPIError
 
-from catsack.server.store import Append, AppendConflict, SeatRow, Store
-from catsack.server.writer import Writer
+from catsack.server.storage.store import Append, AppendConflict, SeatRow, Store
+from catsack.server.tables.writer import Writer
 
 
 def _store(tmp_path: Path, tables: int = 3, cls: type[Store] = Store) -> Store:

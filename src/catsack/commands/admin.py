@@ -39,8 +39,8 @@ def register(app: typer.Typer) -> None:
         limit: Annotated[int, typer.Option(help="Read the newest LIMIT rated games.", min=1)] = 5000,
     ) -> None:
         """Pairs of accounts whose bidding against each other stands out (possible soft play), with the evidence."""
-        from catsack.server.fairplay import MIN_GAP, MIN_TURNS, MIN_Z, report
-        from catsack.server.store import make_engine
+        from catsack.server.people.fairplay import MIN_GAP, MIN_TURNS, MIN_Z, report
+        from catsack.server.storage.store import make_engine
 
         engine = make_engine(_url(database_url))
         try:
@@ -76,8 +76,8 @@ def register(app: typer.Typer) -> None:
         reason: Annotated[str, typer.Option(help="Why (kept with the game, at most 200 characters).")] = "",
     ) -> None:
         """Take a rated game's rating changes back (an abandoned or collusive game)."""
-        from catsack.server.ratings import RatingError, Ratings
-        from catsack.server.store import make_engine
+        from catsack.server.people.ratings import RatingError, Ratings
+        from catsack.server.storage.store import make_engine
 
         engine = make_engine(_url(database_url))
         try:
@@ -122,10 +122,10 @@ def register(app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Create a tournament (upcoming; accounts enter on its page)."""
-        from catsack.server.hub import BOT_LEVELS
-        from catsack.server.store import Store
+        from catsack.server.storage.store import Store
+        from catsack.server.tables.seating import BOT_LEVELS
+        from catsack.server.tables.turnbased import ClockError, TurnBased
         from catsack.server.tournaments.model import Tournaments
-        from catsack.server.turnbased import ClockError, TurnBased
 
         levels = [b for b in bots.split(",") if b]
         for level in [*levels, filler]:
@@ -177,7 +177,7 @@ def register(app: typer.Typer) -> None:
         tid: Annotated[str, typer.Argument(help="The tournament's id.")], database_url: DbUrl = None
     ) -> None:
         """Start an upcoming tournament now (a running server seats its first round within seconds)."""
-        from catsack.server.store import Store
+        from catsack.server.storage.store import Store
         from catsack.server.tournaments.model import Tournaments
 
         store = Store(_url(database_url))
@@ -193,7 +193,7 @@ def register(app: typer.Typer) -> None:
     @tour.command("list")
     def tour_list(database_url: DbUrl = None) -> None:
         """Upcoming, running and recent finished tournaments."""
-        from catsack.server.store import Store
+        from catsack.server.storage.store import Store
         from catsack.server.tournaments.model import Tournaments
 
         store = Store(_url(database_url))

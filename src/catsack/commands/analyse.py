@@ -204,9 +204,9 @@ def register(app: typer.Typer) -> None:
         Seat 0 is expert:easy (a level that makes mistakes), the others heuristic; 3, 4 and 5 seats in
         turn. Every decision of seat 0 the analysis classes a mistake or blunder becomes a position."""
         from catsack.errors import CatsackError
+        from catsack.server.people.training import mine_pool
         from catsack.server.settings import Settings
-        from catsack.server.store import Store
-        from catsack.server.training import mine_pool
+        from catsack.server.storage.store import Store
 
         store = Store(database_url or Settings().database_url)
         try:

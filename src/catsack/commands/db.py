@@ -10,8 +10,8 @@ import typer
 if TYPE_CHECKING:
     from sqlalchemy import Engine
 
-    from catsack.server.gamedb import Dump
-    from catsack.server.store import Store
+    from catsack.server.people.gamedb import Dump
+    from catsack.server.storage.store import Store
 
 DB_HELP = "SQLAlchemy URL [env CATSACK_DATABASE_URL, sqlite:///catsack.db]; e.g. postgresql+psycopg://user@host/db."
 DbUrl = Annotated[str | None, typer.Option("--database-url", help=DB_HELP)]
@@ -29,7 +29,7 @@ def _url(database_url: str | None) -> str:
 
 
 def _engine(url: str) -> Engine:
-    from catsack.server.store import make_engine
+    from catsack.server.storage.store import make_engine
 
     return make_engine(url)
 
@@ -42,8 +42,8 @@ def register(app: typer.Typer) -> None:
     @db.command()
     def status(database_url: DbUrl = None) -> None:
         """Show the database's schema revision and whether it is the newest."""
-        from catsack.server.app import safe_url
         from catsack.server.migrations import describe
+        from catsack.server.web.app import safe_url
 
         url = _url(database_url)
         engine = _engine(url)
@@ -57,9 +57,9 @@ def register(app: typer.Typer) -> None:
         """Bring the database to the newest schema (one made before migrations is stamped first).
 
         Back it up first ('catsack db backup' for SQLite, pg_dump for PostgreSQL)."""
-        from catsack.server.app import safe_url
         from catsack.server.migrations import SchemaError, head
         from catsack.server.migrations import upgrade as do_upgrade
+        from catsack.server.web.app import safe_url
 
         url = _url(database_url)
         engine = _engine(url)
@@ -115,8 +115,8 @@ def register(app: typer.Typer) -> None:
         database_url: DbUrl = None,
     ) -> None:
         """Delete old finished games (retention); the server does this hourly with CATSACK_RETENTION_DAYS."""
-        from catsack.server.retention import prune as do_prune
-        from catsack.server.store import Store
+        from catsack.server.storage.store import Store
+        from catsack.server.tables.retention import prune as do_prune
 
         if days <= 0:
             typer.echo("--days must be more than 0", err=True)
@@ -141,7 +141,7 @@ def register(app: typer.Typer) -> None:
 
         Complete months are written once and kept; the current month (so far) again at each run. SHA256SUMS
         lists the files with their checksums; docs/database.md says what goes in."""
-        from catsack.server.store import Store
+        from catsack.server.storage.store import Store
 
         if folder.exists() and not folder.is_dir():
             typer.echo(f"{folder} is not a folder", err=True)
@@ -166,9 +166,9 @@ def write_game_dumps(store: Store, folder: Path, *, quiet: bool = True) -> list[
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from catsack.server.gamedb import GameDatabase, write_dumps
-    from catsack.server.hub import Hub
+    from catsack.server.people.gamedb import GameDatabase, write_dumps
     from catsack.server.settings import Settings
+    from catsack.server.tables.hub import Hub
 
     folder.mkdir(parents=True, exist_ok=True)
     # The hub only lends its store and the read-access check (an embargo asks the tournaments): never started.

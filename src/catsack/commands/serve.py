@@ -81,8 +81,8 @@ def register(app: typer.Typer) -> None:
         try:
             import uvicorn
 
-            from catsack.server.app import create_app, safe_url, setup_logging
             from catsack.server.settings import Settings
+            from catsack.server.web.app import create_app, safe_url, setup_logging
         except ImportError as exc:
             typer.echo(f"the server needs the 'server' extra: pip install 'catsack[server]' ({exc})", err=True)
             raise typer.Exit(2) from None

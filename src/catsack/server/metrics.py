@@ -60,7 +60,7 @@ class Metrics:
         )
         self.gc_pause = Histogram(
             "catsack_gc_pause_seconds",
-            "Pauses of the timed garbage collections (catsack.server.runtime.collect_young)",
+            "Pauses of the timed garbage collections (catsack.server.tables.runtime.collect_young)",
             ["generation"],
             buckets=_GC_BUCKETS,
             registry=r,

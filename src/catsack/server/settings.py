@@ -77,7 +77,7 @@ class Settings(BaseSettings):
     #: process, sized by memory: one holds 22 to 32 KiB (bench/silent_sockets.py: 1,500 of them grow a
     #: process by 46 MiB, 3,000 by 66 MiB), so 2,048 hold at most about 64 MiB; when they are that many, the
     #: oldest is closed to make room for the newest. Per client address: more are refused at the handshake (503,
-    #: ``Retry-After``). A reconnect that proves its seat counts against neither (catsack.server.pending).
+    #: ``Retry-After``). A reconnect that proves its seat counts against neither (catsack.server.tables.pending).
     max_pending_connections: int = Field(default=2048, ge=1)
     max_pending_per_address: int = Field(default=16, ge=1)
     #: Mutating HTTP requests (POST, PUT, PATCH, DELETE) per client address: a token bucket of this
@@ -138,7 +138,7 @@ class Settings(BaseSettings):
     mail_poll_seconds: float = Field(default=5.0, gt=0.0)
     #: Web Push notifications (docs/deploy.md, "Push notifications"): off unless a VAPID private key is set,
     #: here (base64url of the 32-byte key, or PEM text) or in ``vapid_key_file`` (a PEM file); make one with
-    #: ``python -m catsack.server.push keys``. ``vapid_public_key``, if given, must be the private key's.
+    #: ``python -m catsack.server.people.push keys``. ``vapid_public_key``, if given, must be the private key's.
     vapid_private_key: str | None = None
     vapid_public_key: str | None = None
     vapid_key_file: str | None = None
@@ -162,7 +162,7 @@ class Settings(BaseSettings):
     #: Test hook: seconds to sleep inside every database write (checklist case 5).
     write_delay: float = Field(default=0.0, ge=0.0)
     #: Seconds the database writer waits after a move for others to commit with it in one transaction
-    #: (catsack.server.writer): less CPU per move under load, each answer at most this much later.
+    #: (catsack.server.tables.writer): less CPU per move under load, each answer at most this much later.
     commit_window: float = Field(default=0.005, ge=0.0, le=1.0)
     #: JSON log lines on stderr (structured logs); plain text when false.
     log_json: bool = True
@@ -186,7 +186,7 @@ class Settings(BaseSettings):
     #: of its lease in the database. A lease is valid while its holder's heartbeat (one row per process,
     #: renewed every sixth of this many seconds) is; when a process stops beating, another takes its
     #: tables over within about this many seconds (one that dies is found sooner on PostgreSQL: its
-    #: closed connection drops a lock, catsack.server.leases).
+    #: closed connection drops a lock, catsack.server.tables.leases).
     lease_seconds: float = Field(default=2.0, gt=0.0)
     #: On start, bring an older database schema to the newest revision (Alembic). When false the
     #: server refuses an older schema and ``catsack db upgrade`` must be run first (docs/deploy.md).

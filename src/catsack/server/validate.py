@@ -40,7 +40,7 @@ _TOKEN = re.compile(rf"[\x21-\x7e]{{1,{TOKEN_MAX}}}\Z")
 
 class InputProblem(ValueError):
     """A field's value that cannot be accepted: an English message for API clients, and a ``reason`` with
-    ``params`` that pages word in their own language (``err.why.<reason>``; server/problems.py)."""
+    ``params`` that pages word in their own language (``err.why.<reason>``; server/web/problems.py)."""
 
     def __init__(self, message: str, reason: str, **params: object) -> None:
         super().__init__(message)

@@ -2,7 +2,7 @@
 
 A bot that plays several games at one table (a sitting: the same :class:`~catsack.bots.base.Bot` objects
 given to :func:`catsack.bots.base.play_game` game after game, each game opened with ``reset`` and
-``meet``; or a server's rematch, :func:`catsack.server.rematch.carried_memory`) can read, from each
+``meet``; or a server's rematch, :func:`catsack.server.people.rematch.carried_memory`) can read, from each
 finished game, how that table's players of unknown kind placed their cards. Everything read here was
 public when the game was played: every card placed in a finished round was turned up, with who placed it
 (R14, R23), and the expert keeps nothing of its own hand. Three facts are read, each counted over the

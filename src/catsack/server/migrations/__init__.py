@@ -33,7 +33,7 @@ side and chained when they were merged, and their ids are stored in deployed dat
 highest one (``0018`` after ``0017``), names the current head as its ``down_revision``, and
 its file is ``NNNN_what.py``; ``tests/test_migrations.py`` checks the chain and that the
 migrated schema is exactly what the models (the ``Table`` definitions on
-:data:`catsack.server.store.metadata`) describe, on SQLite and on PostgreSQL.
+:data:`catsack.server.storage.store.metadata`) describe, on SQLite and on PostgreSQL.
 
 :func:`prepare` is what the server runs on start: an empty database gets every revision
 in turn (the migrations are the one definition of the schema), a database at the

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from alembic import context
 
-from catsack.server.store import metadata
+from catsack.server.storage.store import metadata
 
 connection = context.config.attributes.get("connection")
 if connection is None:

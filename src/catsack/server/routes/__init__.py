@@ -1,1 +1,1 @@
-"""The server's routers, one per concern; :func:`catsack.server.app.create_app` includes them."""
+"""The server's routers, one per concern; :func:`catsack.server.web.app.create_app` includes them."""

@@ -1,6 +1,6 @@
 """Who may read a finished game, and how often anyone may ask for expensive reads.
 
-What a request may read of a table's game is :mod:`catsack.server.gameaccess`'s decision; here it is
+What a request may read of a table's game is :mod:`catsack.server.people.gameaccess`'s decision; here it is
 asked for an HTTP request: the seat its token holds, else the seat bound to its logged-in account. A
 private table is reachable by its invite link while it is played (its players share the link), but once
 it is over its game (replay, record, analysis, a profile's list of games) is shown to its own players
@@ -21,14 +21,14 @@ from typing import Any
 
 from fastapi import Request
 
-from catsack.server.accounts import Account
-from catsack.server.gameaccess import Access, game_access
-from catsack.server.hub import Player
 from catsack.server.limits import AddressBuckets, scope_address
+from catsack.server.people.accounts import Account
+from catsack.server.people.gameaccess import Access, game_access
 from catsack.server.routes.accounts import account_of
 from catsack.server.routes.deps import Refused, hub_of
-from catsack.server.store import SeatRow, TableRow
-from catsack.server.tokens import hash_token
+from catsack.server.storage.store import SeatRow, TableRow
+from catsack.server.storage.tokens import hash_token
+from catsack.server.tables.live import Player
 
 __all__ = ["expensive_read", "is_private", "must_read", "table_access", "token_seat"]
 
@@ -55,7 +55,7 @@ def token_seat(seats: Seats, token: str) -> int | None:
 async def table_access(
     request: Request, *, status: str, options: Mapping[str, Any], seats: Seats, token: str = "", seat: int | None = None
 ) -> Access:
-    """What this request may read of a table's game (:func:`catsack.server.gameaccess.game_access`): its
+    """What this request may read of a table's game (:func:`catsack.server.people.gameaccess.game_access`): its
     reader holds ``seat`` (checked by the caller) or the seat whose ``token`` it sent, or the seat bound to
     its logged-in account (looked up only where it matters: a private game or an embargoed round)."""
     if seat is None:

@@ -27,18 +27,19 @@ from fastapi import APIRouter, Depends, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.record import dumps_record
-from catsack.server.accounts import DELETED_NAME, PASSWORD_MAX, Account, AccountError, Accounts, name_key
 from catsack.server.budgets import REGISTRATIONS_PER_CLIENT, LoginThrottle
-from catsack.server.friends import Friends
-from catsack.server.gameaccess import game_access
-from catsack.server.hub import Hub, LiveTable
 from catsack.server.limits import scope_address
-from catsack.server.push import Pushbox
-from catsack.server.ratings import Ratings, display
+from catsack.server.people.accounts import DELETED_NAME, PASSWORD_MAX, Account, AccountError, Accounts, name_key
+from catsack.server.people.friends import Friends
+from catsack.server.people.gameaccess import game_access
+from catsack.server.people.push import Pushbox
+from catsack.server.people.ratings import Ratings, display
+from catsack.server.people.social import check_guest_name, check_reputation
 from catsack.server.routes.deps import Refused, budgets_of, hub_of
 from catsack.server.settings import Network
-from catsack.server.social import check_guest_name, check_reputation
-from catsack.server.tokens import hash_token
+from catsack.server.storage.tokens import hash_token
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import LiveTable
 
 __all__ = [
     "COOKIE",
@@ -323,7 +324,7 @@ async def delete_account(request: Request, body: Password, account: Annotated[Ac
 async def export_games(request: Request, account: Annotated[Account, Depends(logged_in)]) -> Response:
     """Every finished game of the account as ``catsack/1`` records, one JSON file each, in a zip: the
     whole record of each game the account may read whole, else its own seat's redacted record (a
-    duplicate tournament round still played at other tables: :mod:`catsack.server.gameaccess`)."""
+    duplicate tournament round still played at other tables: :mod:`catsack.server.people.gameaccess`)."""
     hub = hub_of(request)
     games = await asyncio.to_thread(accounts_of(request).games, account, finished_only=True)
     buf = io.BytesIO()
@@ -371,7 +372,7 @@ async def join_as(
     request: Request, table: LiveTable, name: str, seat: int | None, account: Account | None
 ) -> tuple[int, str]:
     """Seat a person at ``table``: a guest under the typed name (not a bot's, a deleted player's or an
-    account's: :func:`~catsack.server.social.check_guest_name`; nor one that reads like a name at the
+    account's: :func:`~catsack.server.people.social.check_guest_name`; nor one that reads like a name at the
     table), an account under its own name, its seat bound to it (one seat per account). Rated tables
     seat accounts (and bots) only."""
     if table.options.get("rated") and account is None:

@@ -1,5 +1,5 @@
 """The operator's pages, for the accounts named in ``CATSACK_ADMIN_ACCOUNTS``: the soft-play report
-(:mod:`catsack.server.fairplay`, as ``catsack admin fairplay`` prints it) with its evidence, and a
+(:mod:`catsack.server.people.fairplay`, as ``catsack admin fairplay`` prints it) with its evidence, and a
 button that takes a game's rating changes back (as ``catsack admin revert``).
 
 The operators are accounts, bound when the server starts: each name in ``CATSACK_ADMIN_ACCOUNTS`` must
@@ -22,9 +22,9 @@ from fastapi import APIRouter, Depends, FastAPI, Query, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from catsack.server.accounts import Account, AccountError, Accounts, OperatorError, operator_ids
-from catsack.server.fairplay import MIN_GAP, MIN_TURNS, MIN_Z, report
-from catsack.server.ratings import RatingError, Ratings
+from catsack.server.people.accounts import Account, AccountError, Accounts, OperatorError, operator_ids
+from catsack.server.people.fairplay import MIN_GAP, MIN_TURNS, MIN_Z, report
+from catsack.server.people.ratings import RatingError, Ratings
 from catsack.server.routes.accounts import account_of, check_origin
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
@@ -41,7 +41,7 @@ REPORT_GAMES = 5000
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     """Bind the operators named in ``CATSACK_ADMIN_ACCOUNTS`` to their accounts as the server starts; a
-    listed name that no account holds stops the start (:func:`~catsack.server.accounts.operator_ids`)."""
+    listed name that no account holds stops the start (:func:`~catsack.server.people.accounts.operator_ids`)."""
     hub = app.state.hub
     try:
         app.state.operators = await asyncio.to_thread(

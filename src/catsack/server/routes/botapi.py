@@ -27,15 +27,16 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.websockets import WebSocketState
 
 from catsack.protocol.messages import ProtocolError
-from catsack.server.accounts import Account
-from catsack.server.botaccounts import BotAccount, BotAccounts
-from catsack.server.botarena import Arena, BotSession, arena_of, read_hello
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, unknown_bot
 from catsack.server.limits import RateLimit, scope_address
-from catsack.server.ratings import Ratings
+from catsack.server.people.accounts import Account
+from catsack.server.people.botaccounts import BotAccount, BotAccounts
+from catsack.server.people.botarena import Arena, BotSession, arena_of, read_hello
+from catsack.server.people.ratings import Ratings
 from catsack.server.routes.access import expensive_read
 from catsack.server.routes.accounts import accounts_of, changing, join_as, logged_in, ratings_of
 from catsack.server.routes.deps import hub_of, ws_hub
+from catsack.server.tables.live import TableError, iso_time
+from catsack.server.tables.seating import BOT_LEVELS, SEATABLE_BOTS, unknown_bot
 
 __all__ = ["BotChallenge", "NewBot", "router"]
 

@@ -1,7 +1,7 @@
 """The game database over HTTP (docs/database.md): the dumps' page and their listing, each month's dump, and
 the explorer's page and figures.
 
-Every dump holds only what :mod:`catsack.server.gamedb` lets in (finished public games, a duplicate round's
+Every dump holds only what :mod:`catsack.server.people.gamedb` lets in (finished public games, a duplicate round's
 once it is scored), so these routes answer everyone alike and need no token. A dump is named by its month in
 its address (``/api/database/catsack-2026-11.jsonl.gz``); its ``ETag`` is its SHA-256 (as is ``Repr-Digest``),
 a complete month's file is answered with ranges and a day's caching, the current month streamed from its days.
@@ -22,12 +22,12 @@ import orjson
 from fastapi import APIRouter, Depends, FastAPI, Header, Request
 from fastapi.responses import FileResponse, Response, StreamingResponse
 
-from catsack.server import explorer
-from catsack.server.gamedb import FORMAT, Dump, GameDatabase, MonthError, chunks, parse_month
-from catsack.server.live import iso_time
+from catsack.server.people import explorer
+from catsack.server.people.gamedb import FORMAT, Dump, GameDatabase, MonthError, chunks, parse_month
 from catsack.server.routes.access import expensive_read
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
+from catsack.server.tables.live import iso_time
 
 __all__ = ["database_of", "router"]
 
@@ -95,7 +95,7 @@ async def listing(request: Request) -> Response:
 async def figures(request: Request) -> Response:
     """The explorer's figures over every dumped game: per table size and card shown first in round 1 (R11),
     the games, the void rounds and, per kind of buyer, the price, the kept points and the net
-    (:mod:`catsack.server.explorer`)."""
+    (:mod:`catsack.server.people.explorer`)."""
     found = await database_of(request).listing()
     body = {
         "format": explorer.FORMAT,

@@ -8,7 +8,8 @@ from fastapi import HTTPException, Request, WebSocket
 from fastapi.responses import Response
 
 from catsack.server.budgets import Budgets
-from catsack.server.hub import Hub, LiveTable, TableError
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import LiveTable, TableError
 from catsack.server.validate import TOKEN_MAX, is_table_id, is_token, table_id_problem
 
 __all__ = ["Refused", "bearer_token", "budgets_of", "hub_of", "live_table", "record_response", "ws_hub"]

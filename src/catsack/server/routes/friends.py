@@ -18,18 +18,20 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 
-from catsack.server.accounts import Account, AccountError, Accounts, seat_users_t
-from catsack.server.friends import MAX_INVITEES, ONLINE_SECONDS, Challenge, Friends, any_blocked
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, Hub, TableError, unknown_bot
 from catsack.server.limits import AddressBuckets
-from catsack.server.mail import notify_challenge, notify_follow
+from catsack.server.people.accounts import Account, AccountError, Accounts, seat_users_t
+from catsack.server.people.friends import MAX_INVITEES, ONLINE_SECONDS, Challenge, Friends, any_blocked
+from catsack.server.people.mail import notify_challenge, notify_follow
 from catsack.server.routes.accounts import accounts_of, changing, logged_in
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.mygames import friends_of, games_of
 from catsack.server.routes.pages import page
 from catsack.server.routes.tables import TurnBasedOption
-from catsack.server.store import tables_t
-from catsack.server.turnbased import TurnBased
+from catsack.server.storage.store import tables_t
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import TableError
+from catsack.server.tables.seating import BOT_LEVELS, SEATABLE_BOTS, unknown_bot
+from catsack.server.tables.turnbased import TurnBased
 from catsack.server.validate import TABLE_NAME_MAX, clean_text
 
 __all__ = ["router", "start_challenge"]

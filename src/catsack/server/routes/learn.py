@@ -19,9 +19,9 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.cards import Card
-from catsack.server.hub import TableError
 from catsack.server.routes.deps import hub_of
 from catsack.server.routes.pages import page
+from catsack.server.tables.live import TableError
 from catsack.setup import Setup
 
 __all__ = ["BOTS", "LEARNER", "REMOVED", "SCRIPT", "START", "LearnStart", "Learning", "learn_setup", "router"]

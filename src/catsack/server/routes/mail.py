@@ -24,7 +24,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from catsack.i18n import translations
 from catsack.locales import LANGUAGES, negotiate
-from catsack.server.accounts import PASSWORD_MAX, Account, AccountError
 from catsack.server.budgets import (
     ADDRESS_CHANGES_PER_CLIENT,
     RESET_ALARMED,
@@ -34,7 +33,8 @@ from catsack.server.budgets import (
     VERIFY_PER_RECIPIENT,
 )
 from catsack.server.limits import scope_address
-from catsack.server.mail import ADDRESS_MAX, KINDS, Mailbox, address_key, check_address, mail_enabled
+from catsack.server.people.accounts import PASSWORD_MAX, Account, AccountError
+from catsack.server.people.mail import ADDRESS_MAX, KINDS, Mailbox, address_key, check_address, mail_enabled
 from catsack.server.routes.accounts import accounts_of, changing, check_origin, logged_in, retry_later, set_session
 from catsack.server.routes.deps import Refused, budgets_of, hub_of
 from catsack.server.routes.pages import LANG_COOKIE, page

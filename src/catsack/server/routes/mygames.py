@@ -1,6 +1,6 @@
 """My games: every game of the logged-in account with whose turn it is and the time left (yours
 first), its challenges, and the small summary behind the badge on every page; the badge and the page
-hear of changes at once through ``GET /api/mygames/events`` (:mod:`catsack.server.gamesfeed`).
+hear of changes at once through ``GET /api/mygames/events`` (:mod:`catsack.server.people.gamesfeed`).
 
 Games are read from the database (``tables.to_move``, ``tables.deadline``), never loaded: a
 player with thirty turn-based games does not bring thirty games into memory by looking at the
@@ -21,17 +21,17 @@ from fastapi.responses import Response, StreamingResponse
 from sqlalchemy import or_, select
 from starlette.background import BackgroundTask
 
-from catsack.server.accounts import Account, seat_users_t
-from catsack.server.friends import Friends
-from catsack.server.gamesfeed import GamesFeed
-from catsack.server.hub import Hub, iso_time, seat_names
 from catsack.server.limits import scope_address
-from catsack.server.live import finished_by_bot
+from catsack.server.people.accounts import Account, seat_users_t
+from catsack.server.people.friends import Friends
+from catsack.server.people.gamesfeed import GamesFeed
 from catsack.server.routes.accounts import account_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
-from catsack.server.store import SeatRow, seats_t, tables_t
-from catsack.server.turnbased import clock_of
+from catsack.server.storage.store import SeatRow, seats_t, tables_t
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import finished_by_bot, iso_time, seat_names
+from catsack.server.tables.turnbased import clock_of
 
 __all__ = ["GameLine", "feed_of", "friends_of", "games_of", "router"]
 

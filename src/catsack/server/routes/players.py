@@ -10,7 +10,7 @@ A private game is listed (and its table named in the rating history) only to
 its own players: the account itself, or a logged-in viewer who sat at it; it
 still counts in the figures, which name no game. A game of a duplicate
 tournament round that is still played at other tables is neither listed nor
-counted until the round is scored (:mod:`catsack.server.gameaccess`).
+counted until the round is scored (:mod:`catsack.server.people.gameaccess`).
 A finished game's scores never change, so they are computed once per game and
 kept (:class:`FinishedScores`); a profile costs a few reads, not one replay per
 game, and profiles and the leaderboard are expensive reads, budgeted per
@@ -32,20 +32,20 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import select
 
 from catsack.game import Game
-from catsack.server.accounts import Account, Accounts, seat_users_t
-from catsack.server.botaccounts import BotAccounts
-from catsack.server.gameaccess import decide, embargo_open
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, TableError, iso_time, seat_names, unknown_bot
-from catsack.server.live import finished_by_bot, stored_game
-from catsack.server.names import skeleton
-from catsack.server.ratings import Ratings
-from catsack.server.reputation import reputation
+from catsack.server.people.accounts import Account, Accounts, seat_users_t
+from catsack.server.people.botaccounts import BotAccounts
+from catsack.server.people.gameaccess import decide, embargo_open
+from catsack.server.people.ratings import Ratings
+from catsack.server.people.reputation import reputation
 from catsack.server.routes.access import expensive_read
 from catsack.server.routes.accounts import account_of, accounts_of, check_origin, join_as, ratings_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
 from catsack.server.routes.tables import Joined
-from catsack.server.store import SeatRow, Store, seats_t, tables_t
+from catsack.server.storage.names import skeleton
+from catsack.server.storage.store import SeatRow, Store, seats_t, tables_t
+from catsack.server.tables.live import TableError, finished_by_bot, iso_time, seat_names, stored_game
+from catsack.server.tables.seating import BOT_LEVELS, SEATABLE_BOTS, unknown_bot
 from catsack.server.validate import NAME_MAX, clean_text
 
 __all__ = ["FinishedScores", "router"]
@@ -190,7 +190,7 @@ def _profile(
     closed: set[str],
 ) -> dict[str, Any]:
     """The profile of ``account`` as ``viewer`` sees it; ``games``: the account's finished games, ``closed``:
-    those of a duplicate round still played elsewhere (:mod:`catsack.server.gameaccess`: neither listed
+    those of a duplicate round still played elsewhere (:mod:`catsack.server.people.gameaccess`: neither listed
     nor counted until the round is scored)."""
     key = f"user:{account.id}"
     summary = ratings.summary(key)  # before the history: a game rated meanwhile shows in both or only there

@@ -4,7 +4,7 @@ push it wants, and a test push to one device.
 Every change is a cookie-authenticated POST or DELETE checked for its origin (CSRF) like the other
 account changes, within the body size and the per-address request budget every mutating request
 spends (``max_body_bytes``, ``http_rate_per_second``); an account keeps at most
-:data:`catsack.server.push.DEVICES_MAX` devices. A server without a VAPID key answers ``push_off``
+:data:`catsack.server.people.push.DEVICES_MAX` devices. A server without a VAPID key answers ``push_off``
 (409) and says which setting turns push on.
 """
 
@@ -17,8 +17,8 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from catsack.locales import LANGUAGES
-from catsack.server.accounts import Account
-from catsack.server.push import (
+from catsack.server.people.accounts import Account
+from catsack.server.people.push import (
     DEVICES_MAX,
     ENDPOINT_MAX,
     KEY_SETTING,

@@ -12,11 +12,11 @@ from typing import Annotated
 from fastapi import APIRouter, FastAPI, Header, Request
 from pydantic import BaseModel, Field
 
-from catsack.server.hub import TableError
-from catsack.server.rematch import Rematches
+from catsack.server.people.rematch import Rematches
 from catsack.server.routes.accounts import accounts_of, check_not_blocked
 from catsack.server.routes.deps import Refused, hub_of, live_table
-from catsack.server.tokens import hash_token
+from catsack.server.storage.tokens import hash_token
+from catsack.server.tables.live import TableError
 
 __all__ = ["Rematched", "router"]
 

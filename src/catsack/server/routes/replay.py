@@ -1,6 +1,6 @@
 """Replays and post-game analysis: the replay page, its data, record uploads, analyses.
 
-Who may see what (R23), as :mod:`catsack.server.gameaccess` decides for every route: a finished game
+Who may see what (R23), as :mod:`catsack.server.people.gameaccess` decides for every route: a finished game
 from every perspective, everything included; an unfinished table only from the seat whose token is
 sent, and only that seat's views (what it was shown while playing). Analyses only once the game is
 over. A finished private game only to its own players (its seat token, or an account bound to a
@@ -29,17 +29,16 @@ from sqlalchemy import select
 from catsack.errors import CatsackError
 from catsack.game import Game
 from catsack.record import Record, loads_record
-from catsack.server.analysis_jobs import AnalysisJobs
-from catsack.server.chat import ChatLog
-from catsack.server.hub import seat_names
 from catsack.server.limits import scope_address
-from catsack.server.live import stored_game, stored_record
-from catsack.server.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
+from catsack.server.people.analysis_jobs import AnalysisJobs
+from catsack.server.people.chat import ChatLog
+from catsack.server.people.replay import ALL, Perspective, available_perspectives, record_game, replay_payload
 from catsack.server.routes.access import expensive_read, must_read, table_access, token_seat
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
-from catsack.server.store import SeatRow, Store, TableRow, actions_t
-from catsack.server.tokens import hash_token
+from catsack.server.storage.store import SeatRow, Store, TableRow, actions_t
+from catsack.server.storage.tokens import hash_token
+from catsack.server.tables.live import seat_names, stored_game, stored_record
 
 __all__ = ["MAX_UPLOAD_BYTES", "ReplayCache", "router"]
 

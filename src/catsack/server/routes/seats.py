@@ -10,12 +10,13 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
 
-from catsack.server.accounts import Account
-from catsack.server.hub import BOT_LEVELS, TableError
+from catsack.server.people.accounts import Account
+from catsack.server.people.social import hand_seat_to_bot, take_over
 from catsack.server.routes.accounts import accounts_of, changing
 from catsack.server.routes.deps import bearer_token, hub_of, live_table
 from catsack.server.routes.tables import Joined
-from catsack.server.social import hand_seat_to_bot, take_over
+from catsack.server.tables.live import TableError
+from catsack.server.tables.seating import BOT_LEVELS
 
 __all__ = ["router"]
 

@@ -10,13 +10,14 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from catsack.record import dumps_record
-from catsack.server.gameaccess import game_access
-from catsack.server.hub import BOT_LEVELS, SEATABLE_BOTS, LiveTable, TableError, iso_time, seat_names, unknown_bot
-from catsack.server.lobby import open_table_ids
+from catsack.server.people.gameaccess import game_access
 from catsack.server.routes.access import expensive_read, table_access
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
-from catsack.server.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS, TurnBased
+from catsack.server.tables.live import LiveTable, TableError, iso_time, seat_names
+from catsack.server.tables.lobby import open_table_ids
+from catsack.server.tables.seating import BOT_LEVELS, SEATABLE_BOTS, unknown_bot
+from catsack.server.tables.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS, TurnBased
 from catsack.server.validate import NAME_MAX, TABLE_NAME_MAX, InputProblem, clean_text
 
 __all__ = ["CreateTable", "CreatedTable", "JoinTable", "Joined", "PlayerOut", "TableOut", "router"]

@@ -19,12 +19,14 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from catsack.server.accounts import DELETED_NAME, Account, users_t
-from catsack.server.hub import BOT_LEVELS, iso_time, unknown_bot
+from catsack.server.people.accounts import DELETED_NAME, Account, users_t
+from catsack.server.people.social import check_reputation
 from catsack.server.routes.accounts import account_of, changing
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
-from catsack.server.social import check_reputation
+from catsack.server.tables.live import iso_time
+from catsack.server.tables.seating import BOT_LEVELS, unknown_bot
+from catsack.server.tables.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS
 from catsack.server.tournaments.arena import arena_standings
 from catsack.server.tournaments.model import PACES, Tournament, TournamentError
 from catsack.server.tournaments.runner import (
@@ -38,7 +40,6 @@ from catsack.server.tournaments.runner import (
     withdraw_entry,
 )
 from catsack.server.tournaments.swiss import score_round, standings
-from catsack.server.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS
 from catsack.server.validate import TABLE_ID_MAX, clean_text, is_table_id
 
 __all__ = ["CREATE_PER_HOUR", "MAX_ENTRIES", "router"]

@@ -24,16 +24,16 @@ from sqlalchemy import select
 
 from catsack.game import Game
 from catsack.moves import Move
-from catsack.server.gameaccess import game_access
-from catsack.server.hub import Hub
 from catsack.server.limits import AddressBuckets, scope_address
-from catsack.server.live import seat_names, stored_game
+from catsack.server.people.gameaccess import game_access
+from catsack.server.people.training import answer, harvest
 from catsack.server.routes.accounts import account_of, accounts_of
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import page
-from catsack.server.store import Store, tables_t
-from catsack.server.training import answer, harvest
-from catsack.server.training_store import DIFFICULTIES, SOURCES, THEMES, TrainingStore
+from catsack.server.storage.store import Store, tables_t
+from catsack.server.storage.training_store import DIFFICULTIES, SOURCES, THEMES, TrainingStore
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import seat_names, stored_game
 
 __all__ = ["router"]
 
@@ -84,7 +84,7 @@ def _options(store: Store, table_ids: list[str]) -> dict[str, tuple[str, dict[st
 
 
 async def _readable(hub: Hub, games: list[tuple[str, int]]) -> list[tuple[str, int]]:
-    """The account's games (table, seat) whose whole game it may read now (:mod:`catsack.server.gameaccess`):
+    """The account's games (table, seat) whose whole game it may read now (:mod:`catsack.server.people.gameaccess`):
     a duplicate round still played elsewhere gives no training position until it is scored."""
     found = await asyncio.to_thread(_options, hub.store, [t for t, _ in games])
     out = []

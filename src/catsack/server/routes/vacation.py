@@ -1,5 +1,5 @@
 """Vacations over HTTP: the account's allowance and running vacation, and starting or ending one
-(catsack.server.vacation). Changes are cookie-authenticated POSTs checked for their origin (CSRF),
+(catsack.server.people.vacation). Changes are cookie-authenticated POSTs checked for their origin (CSRF),
 as every account change is."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict
 
-from catsack.server.accounts import Account
+from catsack.server.people.accounts import Account
+from catsack.server.people.vacation import Vacations, refresh_tables
 from catsack.server.routes.accounts import changing, logged_in
 from catsack.server.routes.deps import hub_of
-from catsack.server.vacation import Vacations, refresh_tables
 
 __all__ = ["router", "vacations_of"]
 

@@ -9,7 +9,7 @@ deep, NUL characters, lone surrogates, wrong types), the answer is a structured 
 the connection stays open. Only oversized frames (1009) and
 flooding (1008) close it.
 
-Frames to a client leave through :class:`~catsack.server.live.Conn`. Under uvicorn's
+Frames to a client leave through :class:`~catsack.server.tables.live.Conn`. Under uvicorn's
 websockets-sansio protocol (what ``catsack serve`` runs), :func:`direct_writer` hands them, already
 encoded, to the connection's WebSocket protocol object and writes its bytes to the socket at once:
 no ASGI message, no text encoded again, no task per frame. Its socket's flow control is kept: while
@@ -32,14 +32,15 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from fastapi.responses import Response
 from starlette.websockets import WebSocketState
 
-from catsack.server.gameaccess import game_access
-from catsack.server.hub import PROTOCOL, Conn, Hub, LiveTable, TableError
 from catsack.server.limits import RateLimit, scope_address
-from catsack.server.pending import HELLO_TIMEOUT, PendingSockets, proves_seat
+from catsack.server.people.gameaccess import game_access
+from catsack.server.people.social import chat, chat_history
 from catsack.server.routes.accounts import COOKIE
 from catsack.server.routes.deps import ws_hub
 from catsack.server.settings import Settings
-from catsack.server.social import chat, chat_history
+from catsack.server.tables.hub import Hub
+from catsack.server.tables.live import PROTOCOL, Conn, LiveTable, TableError
+from catsack.server.tables.pending import HELLO_TIMEOUT, PendingSockets, proves_seat
 from catsack.server.validate import TOKEN_MAX, is_action_id, is_table_id, is_token, table_id_problem
 
 __all__ = [
@@ -185,7 +186,7 @@ async def _receive_text(ws: WebSocket, settings: Settings) -> str | None:
 
 
 def pending_of(hub: Hub) -> PendingSockets:
-    """This process's sockets waiting for their hello (:mod:`catsack.server.pending`)."""
+    """This process's sockets waiting for their hello (:mod:`catsack.server.tables.pending`)."""
     s = hub.settings
     return hub.service(PendingSockets, lambda: PendingSockets(s.max_pending_connections, s.max_pending_per_address))
 
@@ -219,7 +220,7 @@ async def serve_socket(hub: Hub, ws: WebSocket, path_table: str | None = None) -
     pending = pending_of(hub)
     # Sockets that never say hello cost memory until HELLO_TIMEOUT: bounded per address (refused before
     # the upgrade, which costs least) and per process (the oldest is closed to make room), except for a
-    # reconnect that proves its seat (catsack.server.pending).
+    # reconnect that proves its seat (catsack.server.tables.pending).
     exempt = _proves_seat(hub, ws, path_table)
     retry = None if exempt else pending.refusal(addr)
     if retry is not None:

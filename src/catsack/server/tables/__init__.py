@@ -1,4 +1,13 @@
-"""The live tables: the parts the process's :class:`~catsack.server.hub.Hub` coordinates.
+"""The live tables: the process's :class:`~catsack.server.tables.hub.Hub`, the parts it coordinates, and
+the modules the tables in play run on.
+
+::
+
+    web -> people -> tables -> storage
+                       hub: loading, seating, connections, moves, turns, leasing, relay, housekeeping
+                       live (tables, connections, frames), bus (the events), writer, loops, runtime
+                       leases, fanout (Redis), thinking, think_worker, analysis_worker, turnbased,
+                       pending (waiting hellos), retention, lobby
 
 Each part holds one concern of the tables in play and reaches the others only through the hub
 (:class:`~catsack.server.tables.coordinator.Coordinator`, the steps they ask of one another):
@@ -12,5 +21,5 @@ Each part holds one concern of the tables in play and reaches the others only th
 - :mod:`~catsack.server.tables.relay`: the messages of the other processes (Redis), applied in order;
 - :mod:`~catsack.server.tables.housekeeping`: the sweep (grace periods, eviction, version gaps, retention).
 
-They publish what happened on :mod:`catsack.server.bus` and never import the people's modules.
+They publish what happened on :mod:`catsack.server.tables.bus` and never import the people's modules.
 """

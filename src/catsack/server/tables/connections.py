@@ -1,7 +1,7 @@
 """The connections of the tables held here, and which seats are connected (presence).
 
 A seat counts as present while a connection of it is open here or at another process; processes
-tell each other (catsack.server.fanout) and the database (when each last saw the seat) so that the
+tell each other (catsack.server.tables.fanout) and the database (when each last saw the seat) so that the
 grace period runs only for a seat nobody has open anywhere.
 """
 
@@ -11,8 +11,8 @@ import asyncio
 import logging
 import time
 
-from catsack.server.live import Conn, LiveTable
 from catsack.server.tables.coordinator import Coordinator
+from catsack.server.tables.live import Conn, LiveTable
 
 log = logging.getLogger("catsack.server")
 

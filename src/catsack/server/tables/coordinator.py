@@ -1,7 +1,7 @@
 """What the hub's parts see of the hub: the process's shared objects and the steps they ask of one another.
 
 The parts of :mod:`catsack.server.tables` call each other only through this interface, which
-:class:`catsack.server.hub.Hub` implements by delegating to them; so no part imports another, and a
+:class:`catsack.server.tables.hub.Hub` implements by delegating to them; so no part imports another, and a
 test can give one part a stand-in hub.
 """
 
@@ -11,15 +11,15 @@ from typing import Any, Protocol
 
 from catsack.game import Game
 from catsack.moves import Move
-from catsack.server.bus import Bus
-from catsack.server.live import LiveTable
-from catsack.server.loops import Loops
 from catsack.server.metrics import Metrics
 from catsack.server.settings import Settings
-from catsack.server.store import Store
-from catsack.server.thinking import Pace, Thinkers
-from catsack.server.turnbased import Clock
-from catsack.server.writer import Writer
+from catsack.server.storage.store import Store
+from catsack.server.tables.bus import Bus
+from catsack.server.tables.live import LiveTable
+from catsack.server.tables.loops import Loops
+from catsack.server.tables.thinking import Pace, Thinkers
+from catsack.server.tables.turnbased import Clock
+from catsack.server.tables.writer import Writer
 
 
 class Coordinator(Protocol):
@@ -30,7 +30,7 @@ class Coordinator(Protocol):
     writer: Writer
     tables: dict[str, LiveTable]
     process_id: str
-    fanout: Any  # catsack.server.fanout.Fanout when CATSACK_REDIS_URL is set
+    fanout: Any  # catsack.server.tables.fanout.Fanout when CATSACK_REDIS_URL is set
     events: Bus
     loops: Loops
     metrics: Metrics | None

@@ -11,12 +11,12 @@ import asyncio
 import logging
 import time
 
-from catsack.server.live import LiveTable
-from catsack.server.retention import prune
-from catsack.server.runtime import malloc_trim
 from catsack.server.tables.connections import Connections
 from catsack.server.tables.coordinator import Coordinator
-from catsack.server.turnbased import due_tables
+from catsack.server.tables.live import LiveTable
+from catsack.server.tables.retention import prune
+from catsack.server.tables.runtime import malloc_trim
+from catsack.server.tables.turnbased import due_tables
 
 log = logging.getLogger("catsack.server")
 

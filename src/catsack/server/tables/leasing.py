@@ -13,11 +13,11 @@ import contextlib
 import logging
 import time
 
-from catsack.server.bus import TablesAdopted
-from catsack.server.leases import Heartbeat
-from catsack.server.live import LiveTable
+from catsack.server.tables.bus import TablesAdopted
 from catsack.server.tables.coordinator import Coordinator
-from catsack.server.turnbased import realtime_unfinished_ids
+from catsack.server.tables.leases import Heartbeat
+from catsack.server.tables.live import LiveTable
+from catsack.server.tables.turnbased import realtime_unfinished_ids
 
 log = logging.getLogger("catsack.server")
 
@@ -29,7 +29,7 @@ ANNOUNCE_SECONDS = 5.0
 
 
 class Leasing:
-    """The leases of one process's tables, kept in the database (catsack.server.store)."""
+    """The leases of one process's tables, kept in the database (catsack.server.storage.store)."""
 
     def __init__(self, hub: Coordinator) -> None:
         self.hub = hub
@@ -60,7 +60,7 @@ class Leasing:
         return list(ids)
 
     def start(self) -> None:
-        """Start the heartbeat thread (catsack.server.leases)."""
+        """Start the heartbeat thread (catsack.server.tables.leases)."""
         s = self.hub.settings
         self.heartbeat = Heartbeat(
             self.hub.store,
@@ -182,7 +182,7 @@ class Leasing:
 
     async def missed_turn_mails(self, table_ids: list[str] | None) -> None:
         """Tell the listeners that this process took these tables over (``None``: all of them): the
-        "your turn" mails a dead process had not queued yet are queued (catsack.server.mail)."""
+        "your turn" mails a dead process had not queued yet are queued (catsack.server.people.mail)."""
         await self.hub.events.publish(TablesAdopted(None if table_ids is None else tuple(table_ids)))
 
     async def claim(self, table: LiveTable) -> None:

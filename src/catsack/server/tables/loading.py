@@ -1,7 +1,7 @@
 """Tables loaded from the database on first use, and caught up with it.
 
 The database is the truth: a table's game is rebuilt from its stored setup and action log
-(:func:`catsack.server.live.stored_game`), and a table another process changed reads what it missed
+(:func:`catsack.server.tables.live.stored_game`), and a table another process changed reads what it missed
 (the actions after its version, its seats, its row) in one query.
 """
 
@@ -11,10 +11,10 @@ import asyncio
 import logging
 import time
 
-from catsack.server.live import LiveTable, Player, stored_game
-from catsack.server.store import ActionRow, SeatRow, TableRow
+from catsack.server.storage.store import ActionRow, SeatRow, TableRow
 from catsack.server.tables.connections import PRESENCE_REFRESH
 from catsack.server.tables.coordinator import Coordinator
+from catsack.server.tables.live import LiveTable, Player, stored_game
 
 log = logging.getLogger("catsack.server")
 

@@ -16,11 +16,11 @@ from typing import Any
 
 from catsack.errors import CatsackError
 from catsack.moves import Move
-from catsack.server.bus import GameOver, MoveApplied
-from catsack.server.live import Conn, LiveTable, error_frame
-from catsack.server.store import Append, AppendConflict
+from catsack.server.storage.store import Append, AppendConflict
+from catsack.server.tables.bus import GameOver, MoveApplied
 from catsack.server.tables.coordinator import Coordinator
-from catsack.server.turnbased import Clock
+from catsack.server.tables.live import Conn, LiveTable, error_frame
+from catsack.server.tables.turnbased import Clock
 
 log = logging.getLogger("catsack.server")
 

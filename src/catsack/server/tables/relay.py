@@ -1,4 +1,4 @@
-"""The messages of the other processes about the tables held here (catsack.server.fanout, Redis).
+"""The messages of the other processes about the tables held here (catsack.server.tables.fanout, Redis).
 
 A move another process committed is played on this process's copy of the table, in the order the
 messages came, without reading the database; anything that does not follow (a seat change, a lost
@@ -17,9 +17,9 @@ from typing import Any
 
 from catsack.errors import CatsackError
 from catsack.moves import Move
-from catsack.server.live import LiveTable
 from catsack.server.tables.connections import PRESENCE_TTL
 from catsack.server.tables.coordinator import Coordinator
+from catsack.server.tables.live import LiveTable
 
 log = logging.getLogger("catsack.server")
 
@@ -44,7 +44,7 @@ class Relay:
         }
 
     def on_message(self, msg: dict[str, Any]) -> None:
-        """One message from another process (catsack.server.fanout). Runs in the subscriber's loop
+        """One message from another process (catsack.server.tables.fanout). Runs in the subscriber's loop
         without waiting: what needs the database or a busy table's lock goes to a task."""
         kind = msg.get("k")
         if kind == "pa":

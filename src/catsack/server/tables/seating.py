@@ -1,6 +1,6 @@
 """New tables, seats and their tokens, and a bot taking a person's seat.
 
-A seat is a person's while the hash of its secret token (:func:`catsack.server.tokens.hash_token`)
+A seat is a person's while the hash of its secret token (:func:`catsack.server.storage.tokens.hash_token`)
 is the one stored for it; a bot taking the seat over (the grace period, a turn-based clock run out)
 or a new link to it makes the old token stop working.
 """
@@ -15,13 +15,13 @@ import time
 from functools import partial
 from typing import Any
 
-from catsack.server.bus import SeatAbandoned
-from catsack.server.live import LiveTable, TableError, setup_to_json
-from catsack.server.names import skeleton
-from catsack.server.store import SeatHeld, SeatRow
+from catsack.server.storage.names import skeleton
+from catsack.server.storage.store import SeatHeld, SeatRow
+from catsack.server.storage.tokens import hash_token
+from catsack.server.tables.bus import SeatAbandoned
 from catsack.server.tables.coordinator import Coordinator
-from catsack.server.tokens import hash_token
-from catsack.server.turnbased import TurnBased
+from catsack.server.tables.live import LiveTable, TableError, setup_to_json
+from catsack.server.tables.turnbased import TurnBased
 from catsack.setup import Setup
 
 log = logging.getLogger("catsack.server")
@@ -62,7 +62,7 @@ class Seating:
         extra_options: dict[str, Any] | None = None,
         turn_based: TurnBased | None = None,
     ) -> LiveTable:
-        """A new table in the database and in memory (see :meth:`catsack.server.hub.Hub.create`)."""
+        """A new table in the database and in memory (see :meth:`catsack.server.tables.hub.Hub.create`)."""
         if turn_based is not None and turn_seconds:
             raise TableError("bad_request", "a turn-based table has no real-time turn timer (turn_seconds)", 422)
         for seat, spec in bots.items():
@@ -104,7 +104,7 @@ class Seating:
         account_id: int | None = None,
         distinct: bool = False,
     ) -> tuple[int, str]:
-        """Give a person a seat (see :meth:`catsack.server.hub.Hub.join`): the seat and its token."""
+        """Give a person a seat (see :meth:`catsack.server.tables.hub.Hub.join`): the seat and its token."""
         hub = self.hub
         async with table.lock:
             held = next((i for i, p in enumerate(table.players) if account_id and p.user_id == account_id), None)
@@ -171,7 +171,7 @@ class Seating:
 
     async def find_seat(self, table: LiveTable, token: str) -> int:
         """:meth:`seat_for_token`, checked against the database where another process may have
-        changed the seat without this one hearing yet (see :meth:`catsack.server.hub.Hub.find_seat`)."""
+        changed the seat without this one hearing yet (see :meth:`catsack.server.tables.hub.Hub.find_seat`)."""
         hub = self.hub
         h = hash_token(token)
         try:
@@ -223,7 +223,7 @@ class Seating:
         raise TableError("unauthorized", "this token holds no seat at this table", 403)
 
     async def replace(self, table: LiveTable, seat: int, *, version: int | None = None) -> bool:
-        """A bot takes over an absent player's seat (see :meth:`catsack.server.hub.Hub.replace`)."""
+        """A bot takes over an absent player's seat (see :meth:`catsack.server.tables.hub.Hub.replace`)."""
         hub = self.hub
         async with table.lock:
             p = table.players[seat]
@@ -250,7 +250,7 @@ def same_hash(stored: str | None, h: str) -> bool:
 
 def refuse_same_name(table: LiveTable, name: str) -> None:
     """Refuse a guest's ``name`` that reads like a seated player's or bot's (409 ``name_at_table``:
-    :func:`catsack.server.names.skeleton`)."""
+    :func:`catsack.server.storage.names.skeleton`)."""
     key = skeleton(name)
     taken = (n for p, n in zip(table.players, table.names(), strict=True) if p.kind != "open")
     if any(skeleton(n) == key for n in taken):

@@ -2,7 +2,7 @@
 
 Only the process driving a table (holding its lease) runs them. A bot's move is due after a delay
 drawn from a fixed distribution, whatever its view, and searching bots and hints think in processes
-of their own (:mod:`catsack.server.thinking`), from the seat's view only (R23).
+of their own (:mod:`catsack.server.tables.thinking`), from the seat's view only (R23).
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from typing import Any
 from catsack.bots.base import Bot, make_bot
 from catsack.game import Game
 from catsack.moves import Move
-from catsack.server.bus import TurnToPerson
-from catsack.server.live import Conn, LiveTable, error_frame
+from catsack.server.tables.bus import TurnToPerson
 from catsack.server.tables.coordinator import Coordinator
-from catsack.server.thinking import Plan
-from catsack.server.turnbased import Clock
+from catsack.server.tables.live import Conn, LiveTable, error_frame
+from catsack.server.tables.thinking import Plan
+from catsack.server.tables.turnbased import Clock
 
 log = logging.getLogger("catsack.server")
 

@@ -34,9 +34,9 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from catsack.server.store import metadata
+from catsack.server.storage.store import metadata
+from catsack.server.tables.turnbased import DEFAULT_BANK_HOURS, TurnBased
 from catsack.server.tournaments.swiss import RoundScore
-from catsack.server.turnbased import DEFAULT_BANK_HOURS, TurnBased
 
 __all__ = [
     "PACES",
@@ -58,7 +58,7 @@ def realtime_table(options: dict[str, Any]) -> tuple[int | None, dict[str, Any]]
 
 
 def turnbased_table(options: dict[str, Any]) -> tuple[int | None, dict[str, Any]]:
-    """A turn-based table (:mod:`catsack.server.turnbased`): ``move_hours`` per move and a bank of
+    """A turn-based table (:mod:`catsack.server.tables.turnbased`): ``move_hours`` per move and a bank of
     ``bank_hours``; the runner adds the round's deadline as the clock's hard stop."""
     tb = TurnBased(int(options.get("move_hours") or 24), int(options.get("bank_hours", DEFAULT_BANK_HOURS)))
     return None, {"turn_based": tb.options()}

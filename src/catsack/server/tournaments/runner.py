@@ -17,7 +17,7 @@ seat earns nothing.
 
 A turn-based tournament's tables are turn-based (hours per move, a time bank) and each round has a
 deadline, set when its tables are made and kept with them: it is every table's hard stop
-(:class:`catsack.server.turnbased.Clock`), so a game still going then is played out by the stand-in
+(:class:`catsack.server.tables.turnbased.Clock`), so a game still going then is played out by the stand-in
 bot with the seats kept their people's, and the round ends. A clock that runs out before it hands the
 seat to a bot like any timeout, and the entry is withdrawn.
 
@@ -43,12 +43,13 @@ from typing import TYPE_CHECKING, Any
 from cachetools import FIFOCache
 from sqlalchemy import Connection
 
-from catsack.server.accounts import Accounts
-from catsack.server.friends import blocked_pairs
-from catsack.server.live import TableError, stored_game
-from catsack.server.mail import queue_tournament_round, tournament_recipients
-from catsack.server.ratings import Ratings, display
-from catsack.server.store import Store
+from catsack.server.people.accounts import Accounts
+from catsack.server.people.friends import blocked_pairs
+from catsack.server.people.mail import queue_tournament_round, tournament_recipients
+from catsack.server.people.ratings import Ratings, display
+from catsack.server.storage.store import Store
+from catsack.server.tables.live import TableError, stored_game
+from catsack.server.tables.turnbased import HOUR, TurnBased
 from catsack.server.tournaments.arena import Waiter, seat_queue
 from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, Tournaments, round_hours
 from catsack.server.tournaments.swiss import (
@@ -59,11 +60,11 @@ from catsack.server.tournaments.swiss import (
     score_round,
     standings,
 )
-from catsack.server.turnbased import HOUR, TurnBased
 from catsack.setup import Setup
 
 if TYPE_CHECKING:
-    from catsack.server.hub import Hub, LiveTable
+    from catsack.server.tables.hub import Hub
+    from catsack.server.tables.live import LiveTable
 
 __all__ = [
     "SWEEP_SECONDS",

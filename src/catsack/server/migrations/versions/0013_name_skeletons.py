@@ -1,4 +1,4 @@
-"""Accounts: each name's look-alike key (``catsack.server.names.skeleton``), so that a guest's name that
+"""Accounts: each name's look-alike key (``catsack.server.storage.names.skeleton``), so that a guest's name that
 reads like an account's (a Cyrillic or Greek letter in place of a Latin one) is refused. Existing
 accounts get theirs here.
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-from catsack.server.names import skeleton
+from catsack.server.storage.names import skeleton
 
 revision = "0013"
 down_revision: str | None = "0012"

@@ -1,5 +1,5 @@
 """Web Push notifications: each account's devices (a browser's subscription, found by its endpoint's
-SHA-256), the kinds of push each account wants, and the send queue (``catsack.server.push``).
+SHA-256), the kinds of push each account wants, and the send queue (``catsack.server.people.push``).
 
 Revision ID: 0014
 Revises: 0013

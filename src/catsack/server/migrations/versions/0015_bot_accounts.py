@@ -1,5 +1,5 @@
 """Bot accounts: an account created by a person for a program, with a hashed API token
-(``catsack.server.botaccounts``).
+(``catsack.server.people.botaccounts``).
 
 Revision ID: 0015
 Revises: 0014

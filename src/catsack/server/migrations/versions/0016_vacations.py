@@ -1,4 +1,4 @@
-"""Vacations: the periods in which an account's turn-based clocks stand still (``catsack.server.vacation``).
+"""Vacations: the periods in which an account's turn-based clocks stand still (``catsack.server.people.vacation``).
 
 Revision ID: 0016
 Revises: 0015

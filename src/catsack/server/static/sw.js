@@ -88,7 +88,7 @@ self.addEventListener("fetch", (event) => {
   );
 });
 
-// Push notifications (catsack.server.push): the server's message is small JSON — kind, title, body,
+// Push notifications (catsack.server.people.push): the server's message is small JSON — kind, title, body,
 // the page to open and a tag (one notification per tag, so a message sent twice shows once). It says
 // whose turn it is and where, never a card. A click opens that page: in a window of the site already
 // open if there is one, else in a new one.

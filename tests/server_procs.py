@@ -413,8 +413,8 @@ def self_signed(folder: Path) -> tuple[Path, Path]:
 
 
 def site_config(upstreams: list[int], https_port: int, http_port: int, cert: Path, key: Path) -> str:
-    """The repository's site file with this machine's ports and certificate: nothing else changes (both
-    upstream blocks, round robin and by table, list the same processes, each with the file's parameters)."""
+    """The repository's site file with this machine's ports and certificate: nothing else changes (the
+    upstream blocks, round robin, by table and by bot, list the same processes, each with the file's parameters)."""
     text = SITE.read_text()
 
     def servers(block: re.Match[str]) -> str:
@@ -426,7 +426,7 @@ def site_config(upstreams: list[int], https_port: int, http_port: int, cert: Pat
     text, n = re.subn(
         r"(?m)^    server 127\.0\.0\.1:\d+[^\n]*\n(?:    server 127\.0\.0\.1:\d+[^\n]*\n)*", servers, text
     )
-    assert n == 2, "the upstream blocks of deploy/nginx/catsack.conf (round robin, by table) changed shape"
+    assert n == 3, "the upstream blocks of deploy/nginx/catsack.conf (round robin, by table, by bot) changed shape"
     for pattern, new in [
         (r"(?m)^\s*listen \[::\]:\d+[^\n]*\n", ""),  # the test listens on IPv4 loopback only
         (r"listen 443 ssl", f"listen 127.0.0.1:{https_port} ssl"),

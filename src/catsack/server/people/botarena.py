@@ -21,8 +21,16 @@ for the rest of the game (rated last, :mod:`catsack.server.people.ratings`); fra
 rate by the WebSocket's own settings (``CATSACK_MAX_FRAME_BYTES``, ``CATSACK_RATE_*``); one connection
 per bot (a newer one replaces the older).
 
-A bot's connection and its challenges live in one server process: with several processes behind a
-proxy, the challenge must reach the process the bot is connected to (docs/bot-api.md).
+With several processes (``CATSACK_REDIS_URL``) a bot's connection lives in the one process it reached, and a
+challenge made through any process gets there: each process keeps a presence key per connected bot
+(``<CATSACK_REDIS_CHANNEL>:bots:at:<id>``, naming the process, refreshed every :data:`PRESENCE_REFRESH`
+seconds and gone :data:`PRESENCE_TTL` seconds after its process), and the challenger's process sends the
+offer on the arena's channel (``<CATSACK_REDIS_CHANNEL>:bots``) to the process named there, which
+challenges its bot and answers with the challenge's id or the refusal. The bot's seat is then a
+connection of that process, so the table's lease follows it there as for any player
+(:meth:`~catsack.server.tables.hub.Hub.claim`). How many challenges of a table are still unanswered is a
+counter in Redis, so the open seats go to the ``fill`` level once, after the last answer, wherever it
+came. Revoking a bot closes its connection in every process.
 """
 
 from __future__ import annotations
@@ -48,7 +56,16 @@ from catsack.server.people.ratings import ranks_with_abandons
 from catsack.server.tables.hub import Hub
 from catsack.server.tables.live import Conn, LiveTable, TableError
 
-__all__ = ["Arena", "ArenaSettings", "BotSession", "Challenge", "SeatPlay", "arena_of"]
+__all__ = [
+    "PRESENCE_REFRESH",
+    "PRESENCE_TTL",
+    "Arena",
+    "ArenaSettings",
+    "BotSession",
+    "Challenge",
+    "SeatPlay",
+    "arena_of",
+]
 
 log = logging.getLogger("catsack.server.people.botarena")
 
@@ -70,6 +87,12 @@ class ArenaSettings(BaseSettings):
 
 #: Messages a session holds for a bot that does not read them; more closes the connection.
 MAX_QUEUED = 256
+#: Seconds a bot's presence key outlives the last refresh of its process.
+PRESENCE_TTL = 30
+#: Seconds between two refreshes of this process's presence keys.
+PRESENCE_REFRESH = 10.0
+#: Seconds the challenger's process waits for the bot's process to answer an offer.
+OFFER_SECONDS = 5.0
 
 
 @dataclass
@@ -151,6 +174,235 @@ class Arena:
         self.plays: dict[int, dict[str, SeatPlay]] = {}
         self.challenges: dict[str, Challenge] = {}
         self._ids = itertools.count(1)
+        #: Challenges of a table still to be answered, where the challenger said how many (one process).
+        self._expected: dict[str, int] = {}
+        #: Offers sent to other processes, waiting for their answer.
+        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self._redis: Any = None  # redis.asyncio client with several processes (CATSACK_REDIS_URL)
+        self._starting = asyncio.Lock()
+        base = hub.settings.redis_channel
+        self.channel = f"{base}:bots"
+        self._at = f"{base}:bots:at:"
+        self._pending = f"{base}:bots:pending:"
+
+    # ------------------------------------------------------------------ several processes (Redis)
+
+    async def ready(self) -> None:
+        """With ``CATSACK_REDIS_URL``: subscribe to the arena's channel and keep this process's bots'
+        presence keys, from the first use on (a bot connecting, a challenge, a list of bots)."""
+        url = self.hub.settings.redis_url
+        if not url or self._redis is not None:
+            return
+        async with self._starting:
+            if self._redis is not None:
+                return
+            import redis.asyncio as aioredis
+
+            client = aioredis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+            sub = aioredis.from_url(url, socket_connect_timeout=2.0)
+            pubsub = sub.pubsub(ignore_subscribe_messages=True)
+            await pubsub.subscribe(self.channel)
+            self._redis = client
+            self.hub.loops.start("bot arena", self._listen(pubsub, sub))
+
+    async def _listen(self, pubsub: Any, sub: Any) -> None:
+        """The arena's messages for this process, and the refresh of its presence keys."""
+        refresh = asyncio.get_running_loop().create_task(self._refresh())
+        try:
+            while True:
+                try:
+                    async for m in pubsub.listen():
+                        if m.get("type") != "message":
+                            continue
+                        with contextlib.suppress(orjson.JSONDecodeError, TypeError):
+                            data = orjson.loads(m["data"])
+                            mine = isinstance(data, dict) and data.get("o") != self.hub.process_id
+                            if mine and data.get("to") in (self.hub.process_id, "*"):
+                                self.hub.loops.spawn(self._on_message(data))
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.warning("bot arena: redis subscription lost; retrying")
+                    await asyncio.sleep(1.0)
+                    with contextlib.suppress(Exception):
+                        await pubsub.subscribe(self.channel)
+        finally:
+            refresh.cancel()
+            client, self._redis = self._redis, None
+            with contextlib.suppress(Exception):
+                if self.sessions:  # this process stops: its bots are not here any more
+                    await asyncio.wait_for(client.delete(*[self._at + str(b) for b in self.sessions]), 1.0)
+            for closing in (pubsub, sub, client):
+                with contextlib.suppress(Exception):
+                    await closing.aclose()
+
+    async def _refresh(self) -> None:
+        while True:
+            await asyncio.sleep(PRESENCE_REFRESH)
+            with contextlib.suppress(Exception):
+                for session in list(self.sessions.values()):
+                    await self._present(session)
+
+    def _presence(self, bot_id: int, name: str) -> dict[str, Any]:
+        return {
+            "p": self.hub.process_id,
+            "name": name,
+            "games": len(self.busy_with(bot_id)),
+            "max_games": self.settings.max_games,
+        }
+
+    async def _present(self, session: BotSession) -> None:
+        if self._redis is not None and self.sessions.get(session.bot.id) is session:
+            value = orjson.dumps(self._presence(session.bot.id, session.bot.name))
+            await self._redis.set(self._at + str(session.bot.id), value, ex=PRESENCE_TTL)
+
+    async def _absent(self, bot_id: int) -> None:
+        """Drop the bot's presence key when it still names this process."""
+        if self._redis is None:
+            return
+        key = self._at + str(bot_id)
+        with contextlib.suppress(Exception):
+            raw = await self._redis.get(key)
+            if raw is not None and orjson.loads(raw).get("p") == self.hub.process_id:
+                await self._redis.delete(key)
+
+    async def presence(self, bot_id: int) -> dict[str, Any] | None:
+        """Where the bot is connected: ``p`` (the process), ``games`` and ``max_games``; ``None`` offline."""
+        session = self.sessions.get(bot_id)
+        if session is not None:
+            return self._presence(bot_id, session.bot.name)
+        await self.ready()
+        if self._redis is None:
+            return None
+        try:
+            raw = await self._redis.get(self._at + str(bot_id))
+        except Exception:
+            log.warning("bot arena: redis unreachable", extra={"fields": {"bot": bot_id}})
+            return None
+        found = orjson.loads(raw) if raw is not None else None
+        return found if isinstance(found, dict) else None
+
+    async def online_everywhere(self) -> list[dict[str, Any]]:
+        """:meth:`online` over every process (their presence keys), by name."""
+        here = self.online()
+        await self.ready()
+        if self._redis is None:
+            return here
+        names = {b["name"] for b in here}
+        try:
+            keys = [k async for k in self._redis.scan_iter(match=self._at + "*", count=500)]
+            values = await self._redis.mget(keys) if keys else []
+        except Exception:
+            return here
+        for raw in values:
+            if raw is None:
+                continue
+            found = orjson.loads(raw)
+            if isinstance(found, dict) and found.get("name") not in names:
+                names.add(found["name"])
+                here.append({"name": found["name"], "games": found["games"], "max_games": found["max_games"]})
+        return sorted(here, key=lambda b: str(b["name"]).casefold())
+
+    async def _publish(self, message: dict[str, Any]) -> None:
+        await self._redis.publish(self.channel, orjson.dumps({**message, "o": self.hub.process_id}))
+
+    async def _on_message(self, data: dict[str, Any]) -> None:
+        kind = data.get("k")
+        if kind == "offer":
+            await self._offered_here(data)
+        elif kind == "answer":
+            waiting = self._waiting.pop(str(data.get("r")), None)
+            if waiting is not None and not waiting.done():
+                waiting.set_result(data)
+        elif kind == "kick" and isinstance(data.get("bot"), int):
+            code = 4000 if data.get("code") == 4000 else 1008
+            await self.kick(data["bot"], str(data.get("reason") or ""), code=code, everywhere=False)
+
+    async def _offered_here(self, data: dict[str, Any]) -> None:
+        """Another process's offer of a seat to a bot connected here: challenge it, answer either way."""
+        answer: dict[str, Any] = {"k": "answer", "to": data.get("o"), "r": data.get("r")}
+        try:
+            bot = data.get("bot")
+            session = self.sessions.get(bot) if isinstance(bot, int) else None
+            if session is None:
+                raise TableError("bot_offline", "the bot is not connected", 409)
+            table = await self.hub.get(str(data.get("table")))
+            if table is None:
+                raise TableError("not_found", "the table is gone", 404)
+            c = await self.challenge(
+                session.bot, table, int(data.get("seat", -1)), fill=str(data.get("fill")), by=str(data.get("by"))
+            )
+            answer["challenge"] = c.id
+        except TableError as exc:
+            answer["error"] = {"code": exc.code, "message": exc.message, "status": exc.status, "params": exc.params}
+        with contextlib.suppress(Exception):
+            await self._publish(answer)
+
+    async def expect(self, table_id: str, count: int) -> None:
+        """``count`` challenges of ``table_id`` are about to go out: its open seats get the fill level after
+        the last one is answered (or could not be delivered), in whichever process."""
+        await self.ready()
+        if self._redis is not None:
+            ttl = int(self.settings.challenge_seconds + 2 * OFFER_SECONDS) + 60
+            await self._redis.set(self._pending + table_id, count, ex=ttl)
+        else:
+            self._expected[table_id] = count
+
+    async def _last_answer(self, table_id: str) -> bool:
+        """One challenge of ``table_id`` is answered: whether it was the last."""
+        if self._redis is not None:
+            try:
+                left = int(await self._redis.decr(self._pending + table_id))
+                if left <= 0:
+                    await self._redis.delete(self._pending + table_id)
+            except Exception:  # Redis is away: the fill waits for the host (the table stays open)
+                return False
+            return left <= 0
+        expected = self._expected.get(table_id)
+        if expected is None:
+            return not any(o.table_id == table_id for o in self.challenges.values())
+        if expected <= 1:
+            del self._expected[table_id]
+            return True
+        self._expected[table_id] = expected - 1
+        return False
+
+    async def offer(self, bot: BotAccount, table: LiveTable, seat: int, *, fill: str, by: str) -> str:
+        """Challenge ``bot`` for ``seat`` of ``table`` wherever it is connected; the challenge's id. Raise
+        409 ``bot_offline`` or ``bot_busy`` (the challenge then counts as answered)."""
+        try:
+            where = await self.presence(bot.id)
+            if where is None or where["p"] == self.hub.process_id or self._redis is None:
+                return (await self.challenge(bot, table, seat, fill=fill, by=by)).id
+            rid = secrets.token_hex(8)
+            waiting = self._waiting[rid] = asyncio.get_running_loop().create_future()
+            try:
+                await self._publish(
+                    {"k": "offer", "to": where["p"], "r": rid, "bot": bot.id}
+                    | {"table": table.id, "seat": seat, "fill": fill, "by": by}
+                )
+                reply = await asyncio.wait_for(waiting, OFFER_SECONDS)
+            except Exception:
+                raise TableError(
+                    "bot_offline", f"the bot {bot.name!r} is not connected", 409, params={"name": bot.name}
+                ) from None
+            finally:
+                self._waiting.pop(rid, None)
+            problem = reply.get("error")
+            if isinstance(problem, dict):
+                params = problem.get("params") or {}
+                if problem.get("code") in ("bot_offline", "bot_busy"):
+                    params = {"name": bot.name}
+                raise TableError(
+                    str(problem.get("code")),
+                    str(problem.get("message")),
+                    int(problem.get("status", 409)),
+                    params=params,
+                )
+            return str(reply["challenge"])
+        except TableError:
+            await self._settle(table.id, fill)
+            raise
 
     # ------------------------------------------------------------------ who is here
 
@@ -186,8 +438,13 @@ class Arena:
     async def open(self, session: BotSession) -> None:
         """A bot said a good hello: it replaces any older connection of the same bot, and goes back to
         the seats it holds."""
+        await self.ready()
         old = self.sessions.get(session.bot.id)
         self.sessions[session.bot.id] = session
+        with contextlib.suppress(Exception):
+            await self._present(session)
+        if old is None:  # an older connection of this bot to another process is replaced too
+            await self.kick(session.bot.id, "replaced by a newer connection of this bot", code=4000, here=False)
         if old is not None:
             await self.end(old, 4000, "replaced by a newer connection of this bot")
         for play in list(self.plays.get(session.bot.id, {}).values()):
@@ -199,6 +456,7 @@ class Arena:
         (the grace period starts, as for a person who left)."""
         if self.sessions.get(session.bot.id) is session:
             del self.sessions[session.bot.id]
+            await self._absent(session.bot.id)
         if not session.closed:
             session.closed = True
             session.queue.put_nowait(None)
@@ -218,10 +476,16 @@ class Arena:
         play.conn = None
         play.session = None
 
-    async def kick(self, bot_id: int, reason: str) -> None:
+    async def kick(
+        self, bot_id: int, reason: str, *, code: int = 1008, here: bool = True, everywhere: bool = True
+    ) -> None:
+        """Close the bot's connection (``here``: in this process; ``everywhere``: in the others too)."""
         session = self.sessions.get(bot_id)
-        if session is not None:
-            await self.end(session, 1008, reason)
+        if session is not None and here:
+            await self.end(session, code, reason)
+        if everywhere and self._redis is not None:
+            with contextlib.suppress(Exception):
+                await self._publish({"k": "kick", "to": "*", "bot": bot_id, "reason": reason, "code": code})
 
     # ------------------------------------------------------------------ challenges
 
@@ -290,17 +554,23 @@ class Arena:
                 await self._sit(play, session)
         elif accepted:
             problem = "the table is gone"
-        # Every challenge of the table answered: a seat still open (declined) gets the fill level, unless
-        # nobody took a seat at all.
-        if (
-            table is not None
-            and table.status == "open"
-            and not any(o.table_id == c.table_id for o in self.challenges.values())
-            and any(p.kind == "human" for p in table.players)
-        ):
-            with contextlib.suppress(TableError):
-                await self.hub.seat_bots(table, c.fill)
+        await self._settle(c.table_id, c.fill)
         return problem
+
+    async def _settle(self, table_id: str, fill: str) -> None:
+        """One challenge of the table is answered: after the last, a seat still open (declined) gets the
+        fill level, unless nobody took a seat at all."""
+        if not await self._last_answer(table_id):
+            return
+        table = await self.hub.get(table_id)
+        if table is None:
+            return
+        if self.hub.fanout is not None:  # seats taken through other processes are read first
+            async with table.lock:
+                await self.hub.catch_up(table)
+        if table.status == "open" and any(p.kind == "human" for p in table.players):
+            with contextlib.suppress(TableError):
+                await self.hub.seat_bots(table, fill)
 
     # ------------------------------------------------------------------ playing a seat
 

@@ -6,7 +6,7 @@ bots' leaderboard.
 | ``POST /api/account/bots`` | a logged-in person | a new bot account and its API token (shown once) |
 | ``GET /api/account/bots`` | a logged-in person | their bots (never a token) |
 | ``DELETE /api/account/bots/{name}`` | its owner | revoke the bot's token (its connection is closed) |
-| ``GET /api/bots/online`` | anyone | the bots connected to this process |
+| ``GET /api/bots/online`` | anyone | the bots connected (to any process) |
 | ``POST /api/bots/challenges`` | a logged-in person | a table for connected bots (and the person, ``play``) |
 | ``GET /api/bots/leaderboard`` | anyone | rated bots: bot accounts and the server's bot levels |
 | ``WS /api/bot/ws`` | a bot, ``Authorization: Bearer <token>`` | ``catsack-bot/1`` messages |
@@ -57,12 +57,12 @@ class NewBot(BaseModel):
     name: str = Field(..., max_length=64, description="the bot's account name (3 to 24 characters, as any account's)")
 
 
-def _bot_out(bot: BotAccount, arena: Arena) -> dict[str, Any]:
+def _bot_out(bot: BotAccount, online: bool) -> dict[str, Any]:
     return {
         "name": bot.name,
         "created": iso_time(bot.created),
         "revoked": iso_time(bot.revoked),
-        "online": bot.id in arena.sessions,
+        "online": online,
         "profile": f"/u/{bot.name}",
     }
 
@@ -71,13 +71,16 @@ def _bot_out(bot: BotAccount, arena: Arena) -> dict[str, Any]:
 async def create_bot(request: Request, body: NewBot, owner: Annotated[Account, Depends(changing)]) -> dict[str, Any]:
     """A new bot account of the logged-in person, with its API token: shown this once, stored hashed."""
     bot, token = await asyncio.to_thread(_bots(request).create, owner, body.name)
-    return {**_bot_out(bot, _arena(request)), "token": token}
+    return {**_bot_out(bot, False), "token": token}
 
 
 @router.get("/api/account/bots")
 async def my_bots(request: Request, owner: Annotated[Account, Depends(logged_in)]) -> list[dict[str, Any]]:
     arena = _arena(request)
-    return [_bot_out(b, arena) for b in await asyncio.to_thread(_bots(request).of_owner, owner)]
+    return [
+        _bot_out(b, b.active and await arena.presence(b.id) is not None)
+        for b in await asyncio.to_thread(_bots(request).of_owner, owner)
+    ]
 
 
 @router.delete("/api/account/bots/{name}")
@@ -85,13 +88,13 @@ async def revoke_bot(request: Request, name: str, owner: Annotated[Account, Depe
     """Revoke the bot's token: refused from now on, and its connection closed."""
     bot = await asyncio.to_thread(_bots(request).revoke, owner, name)
     await _arena(request).kick(bot.id, "token revoked")
-    return _bot_out(bot, _arena(request))
+    return _bot_out(bot, False)
 
 
 @router.get("/api/bots/online")
 async def online(request: Request) -> list[dict[str, Any]]:
-    """The bots connected to this server process, and how many games each plays now."""
-    return _arena(request).online()
+    """The bots connected (to any server process), and how many games each plays now."""
+    return await _arena(request).online_everywhere()
 
 
 class BotChallenge(BaseModel):
@@ -132,9 +135,10 @@ async def challenge(
             raise TableError(
                 "unknown_bot_account", f"no bot account named {name[:40]!r}", 404, params={"name": name[:40]}
             )
-        if bot.id not in arena.sessions:
+        at = await arena.presence(bot.id)
+        if at is None:
             raise TableError("bot_offline", f"the bot {bot.name!r} is not connected", 409, params={"name": bot.name})
-        if len(arena.busy_with(bot.id)) >= arena.settings.max_games:
+        if at["games"] >= at["max_games"]:
             raise TableError("bot_busy", f"the bot {bot.name!r} is playing already", 409, params={"name": bot.name})
         bots.append(bot)
     players = len(bots) + body.play
@@ -152,9 +156,10 @@ async def challenge(
     if body.play:
         seat, token = await join_as(request, table, person.name, len(bots), person)
     offered = []
+    await arena.expect(table.id, len(bots))
     for i, bot in enumerate(bots):
-        c = await arena.challenge(bot, table, i, fill=body.fill, by=person.name)
-        offered.append({"bot": bot.name, "seat": i, "challenge": c.id})
+        cid = await arena.offer(bot, table, i, fill=body.fill, by=person.name)
+        offered.append({"bot": bot.name, "seat": i, "challenge": cid})
     out: dict[str, Any] = {"table": table.id, "watch": f"/t/{table.id}", "challenges": offered, "rated": body.rated}
     if seat is not None:
         out.update(seat=seat, token=token)

@@ -166,6 +166,19 @@ def _bot_token(client: TestClient, owner: str = "Owner", bot: str = "Robo") -> s
     return str(token)
 
 
+def test_a_profile_shows_a_bot_account_as_a_bot_with_its_owner(client: TestClient) -> None:
+    _bot_token(client)
+    bot = client.get("/api/users/Robo").json()
+    assert (bot["kind"], bot["owner"], bot["owner_profile"]) == ("bot", "Owner", "/u/Owner")
+    person = client.get("/api/users/Owner").json()
+    assert (person["kind"], person["owner"], person["owner_profile"]) == ("human", None, None)
+    # The owner deletes their account: the bot stays a bot, with no owner to name or link.
+    r = client.request("DELETE", "/api/account", json={"password": "a long enough password"})
+    assert r.status_code == 204, r.text
+    bot = client.get("/api/users/Robo").json()
+    assert (bot["kind"], bot["owner"], bot["owner_profile"]) == ("bot", None, None)
+
+
 def test_the_socket_refuses_missing_bad_and_revoked_tokens(client: TestClient) -> None:
     token = _bot_token(client)
     for headers in ({}, {"Authorization": "Bearer cbt_nothing"}):

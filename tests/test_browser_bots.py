@@ -1,7 +1,7 @@
 """The bot arena in the browser (docs/bot-api.md): a person creates a bot account on the account page,
-sees its API token once (a reload shows it no more), the token opens the bots' WebSocket, and revoking
-it on the page closes it. Playwright drives Debian's Chromium against a real `catsack serve` (the
-fixtures of tests/test_browser.py)."""
+sees its API token once (a reload shows it no more), the token opens the bots' WebSocket, revoking
+it on the page closes it, and the bot's profile shows it as a bot with its owner. Playwright drives
+Debian's Chromium against a real `catsack serve` (the fixtures of tests/test_browser.py)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,8 @@ def test_a_bot_account_and_its_token_shown_once(person: Callable[..., Player]) -
     from websockets.exceptions import InvalidStatus
 
     ann = person()
-    register(ann, unique("Owner"))
+    owner = unique("Owner")
+    register(ann, owner)
     page = ann.page
     bot = unique("Bot")
     expect(page.locator("#bots-none")).to_be_visible(timeout=WAIT_MS)
@@ -57,3 +58,13 @@ def test_a_bot_account_and_its_token_shown_once(person: Callable[..., Player]) -
     with pytest.raises(InvalidStatus) as refused:
         _hello(ann.base, token)
     assert refused.value.response.status_code == 401
+    # Its profile shows it as a bot, with a link to its owner's.
+    page.goto(f"{ann.base}/u/{bot}")
+    marked = page.locator("#p-bot")
+    expect(marked).to_be_visible(timeout=WAIT_MS)
+    expect(marked.locator(".badge")).to_have_text("bot")
+    expect(marked).to_contain_text(f"a bot account of {owner}")
+    expect(marked.locator("a")).to_have_attribute("href", f"/u/{owner}")
+    page.goto(f"{ann.base}/u/{owner}")
+    expect(page.locator("#p-stats")).to_be_visible(timeout=WAIT_MS)
+    expect(page.locator("#p-bot")).to_be_hidden()

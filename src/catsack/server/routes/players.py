@@ -274,9 +274,22 @@ async def profile(request: Request, name: str) -> dict[str, Any]:
     hub = hub_of(request)
     games = await asyncio.to_thread(_played, hub.store, account)
     closed = {g.table_id for g in games if await embargo_open(hub, g.options)}
-    return await asyncio.to_thread(
+    out = await asyncio.to_thread(
         _profile, hub.store, _scores_of(request), ratings_of(request), account, viewer, games, closed
     )
+    return {**out, **await asyncio.to_thread(_kind, accounts, account)}
+
+
+def _kind(accounts: Accounts, account: Account) -> dict[str, Any]:
+    """Whether ``account`` is a bot account (docs/bot-api.md), and its owner's name and profile (``None``
+    for a person, or a bot whose owner deleted their account)."""
+    books = BotAccounts(accounts.engine, accounts)
+    if account.id not in books.bot_ids([account.id]):
+        return {"kind": "human", "owner": None, "owner_profile": None}
+    owner = books.owner_names([account.id]).get(account.id)
+    if owner is not None and accounts.by_name(owner) is None:  # deleted: "deleted player", no profile
+        owner = None
+    return {"kind": "bot", "owner": owner, "owner_profile": f"/u/{owner}" if owner else None}
 
 
 def _leaderboard(accounts: Accounts, ratings: Ratings, limit: int) -> list[dict[str, Any]]:

@@ -62,6 +62,16 @@ async function main() {
   }
   for (const id of ["p-stats", "p-history", "p-recent"]) $(id).hidden = false;
   $("player-name").textContent = p.name;
+  if (p.kind === "bot") {
+    // A bot account (a program on the bot API): marked, with the person it belongs to.
+    const owner = p.owner_profile ? h("a", { href: p.owner_profile }, p.owner) : null;
+    $("p-bot").replaceChildren(
+      h("span", { class: "badge" }, t("bots.badge")),
+      " ",
+      owner ? h("span", {}, `${t("bots.ownedBy")} `, owner) : h("span", { class: "hint" }, t("bots.noOwner")),
+    );
+    $("p-bot").hidden = false;
+  }
   $("p-rating").textContent = String(p.rating);
   $("p-games").textContent = String(p.games);
   $("p-wins").textContent = String(p.wins);

@@ -2,11 +2,13 @@
 and one Redis server. A bot connected to one process is seen online by the other, is challenged through
 the other, plays the table that process made to the end (the table's lease follows the bot's seat), is
 refused ``bot_busy`` meanwhile, a declined challenge fills the open seat after the last answer, and
-revoking through the other process closes the bot's connection and its presence."""
+revoking through the other process closes the bot's connection and its presence. Then the same behind
+the repository's nginx file with two real processes."""
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -149,3 +151,64 @@ def test_a_bot_on_one_process_is_challenged_through_another(tmp_path: Path) -> N
             await b.stop()
 
     asyncio.run(go())
+
+
+def test_a_bot_behind_nginx_is_challenged_through_the_other_process(tmp_path: Path) -> None:
+    """The repository's nginx file in front of two real processes (tests/test_deploy.py's deployment): the
+    bot's socket lands on one process, again on the same one when it reconnects (routed by its token), and
+    a challenge made directly on the other process is played there to the end."""
+    import httpx
+    from websockets.sync.client import connect
+
+    from catsack.protocol.messages import PROTOCOL
+    from test_deploy import deployed, tls_client
+
+    with deployed(tmp_path) as d:
+        names = {f"127.0.0.1:{d.a.port}": d.a, f"127.0.0.1:{d.b.port}": d.b}
+        with httpx.Client(base_url=d.a.url, headers={"Origin": d.a.url}, timeout=10) as person:
+            r = person.post("/api/account/register", json={"name": "Owner", "password": "a long enough password"})
+            assert r.status_code == 201, r.text
+            r = person.post("/api/account/bots", json={"name": "Robo"})
+            assert r.status_code == 201, r.text
+            headers = {"Authorization": f"Bearer {r.json()['token']}"}
+            url = f"wss://127.0.0.1:{d.nginx.port}/api/bot/ws"
+            landed = []
+            for _ in range(3):
+                with connect(url, additional_headers=headers, ssl=tls_client()) as ws:
+                    assert orjson.loads(ws.recv(10))["type"] == "hello"
+                    assert ws.response is not None
+                    landed.append(ws.response.headers["X-Catsack-Upstream"])
+            assert len(set(landed)) == 1, landed  # one bot, one process
+            other = next(p for n, p in names.items() if n != landed[0])
+            with connect(url, additional_headers=headers, ssl=tls_client()) as ws:
+                ws.recv(10)
+                ws.send(orjson.dumps({"type": "hello", "protocol": PROTOCOL, "name": "test"}).decode())
+                online: list[dict[str, Any]] = []
+                for _ in range(200):  # the bot's hello is read: then it is online, seen from the other process
+                    online = httpx.get(other.url + "/api/bots/online", timeout=10).json()
+                    if online:
+                        break
+                    time.sleep(0.05)
+                assert [o["name"] for o in online] == ["Robo"]
+                r = person.post(
+                    other.url + "/api/bots/challenges",
+                    json={"bots": ["Robo"], "seats": 3, "rated": False, "fill": "random"},
+                    headers={"Origin": other.url},
+                )
+                assert r.status_code == 201, r.text
+                table = r.json()["table"]
+                moves = 0
+                while True:
+                    m = orjson.loads(ws.recv(30))
+                    if m["type"] == "challenge":
+                        assert m["table"] == table
+                        ws.send(orjson.dumps({"type": "accept", "challenge": m["challenge"]}).decode())
+                    elif m["type"] == "move":
+                        ws.send(orjson.dumps({"type": "move", "id": m["id"], "move": m["legal"][0]}).decode())
+                        moves += 1
+                    elif m["type"] == "game_over":
+                        assert m["table"] == table and len(m["scores"]) == 3
+                        break
+                    else:
+                        assert m["type"] in ("new_game", "pong"), m
+                assert moves > 0

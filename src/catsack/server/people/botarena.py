@@ -201,7 +201,14 @@ class Arena:
             client = aioredis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
             sub = aioredis.from_url(url, socket_connect_timeout=2.0)
             pubsub = sub.pubsub(ignore_subscribe_messages=True)
-            await pubsub.subscribe(self.channel)
+            try:
+                await pubsub.subscribe(self.channel)
+            except Exception:  # Redis is away: this process's bots play here, and the next use tries again
+                log.warning("bot arena: redis unreachable; bots connected here are seen here only")
+                for closing in (pubsub, sub, client):
+                    with contextlib.suppress(Exception):
+                        await closing.aclose()
+                return
             self._redis = client
             self.hub.loops.start("bot arena", self._listen(pubsub, sub))
 
@@ -344,7 +351,10 @@ class Arena:
         await self.ready()
         if self._redis is not None:
             ttl = int(self.settings.challenge_seconds + 2 * OFFER_SECONDS) + 60
-            await self._redis.set(self._pending + table_id, count, ex=ttl)
+            try:
+                await self._redis.set(self._pending + table_id, count, ex=ttl)
+            except Exception:  # the challenges then go to bots connected here only (the others fail)
+                log.warning("bot arena: redis unreachable", extra={"fields": {"table": table_id}})
         else:
             self._expected[table_id] = count
 

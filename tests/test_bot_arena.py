@@ -247,7 +247,11 @@ def test_a_bot_plays_its_seat_from_its_view_only(client: TestClient) -> None:
         assert person["seat"] == 1
         offered = ws.receive_json()
         ws.send_json({"type": "accept", "challenge": offered["challenge"]})
-        table = client.get(f"/api/tables/{offered['table']}").json()
+        for _ in range(3000):  # the accept is handled as the socket reads it: wait for the seating
+            table = client.get(f"/api/tables/{offered['table']}").json()
+            if table["status"] != "open":
+                break
+            time.sleep(0.01)
         assert table["status"] == "playing" and [p["name"] for p in table["players"]][:2] == ["Robo", "Owner"]
         while True:
             m = ws.receive_json()

@@ -178,6 +178,14 @@ def _refuse(exc: TournamentError) -> Refused:
     return Refused(exc.code, exc.message, exc.status, params=exc.params)
 
 
+def _table_line(hub: Any, number: int, table_id: str, players: list[Any], mine: bool) -> dict[str, Any]:
+    """One table of a tournament page, its status read from the database (it may live in another process)."""
+    row = hub.store.table(table_id)
+    status = row.status if row is not None else "open"
+    line = {"table": number, "game": table_id, "status": status, "watch": f"/t/{table_id}"}
+    return {**line, "players": players, "mine": mine}
+
+
 def _summary(t: Tournament, entries: int) -> dict[str, Any]:
     return {
         "id": t.id,
@@ -405,20 +413,9 @@ def _arena_details(request: Request, t: Tournament, viewer: Account | None) -> d
     for n, s in sorted(slots.items()):
         if n in results:
             continue
-        row = hub.store.table(s.table_id)
-        status = row.status if row is not None else "open"
-        if status == "over":
-            continue
-        playing.append(
-            {
-                "table": n,
-                "game": s.table_id,
-                "status": status,
-                "watch": f"/t/{s.table_id}",
-                "players": [who(e) for e in s.seating],
-                "mine": mine is not None and mine in s.seating,
-            }
-        )
+        line = _table_line(hub, n, s.table_id, [who(e) for e in s.seating], mine is not None and mine in s.seating)
+        if line["status"] != "over":
+            playing.append(line)
     return {
         **_summary(t, len(entries)),
         "entries_list": [{**who(e.entry), "withdrawn": e.withdrawn_round} for e in entries],
@@ -505,18 +502,8 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
     round_tables = []
     deadline = next((s.deadline for s in slots if s.round == t.current_round and s.deadline is not None), None)
     for s in [s for s in slots if s.round == t.current_round]:
-        row = hub.store.table(s.table_id)  # the database: the table may live in another process
-        status = row.status if row is not None else "open"
-        round_tables.append(
-            {
-                "table": s.table_no,
-                "game": s.table_id,
-                "status": status,
-                "watch": f"/t/{s.table_id}",
-                "players": [who(e) for e in s.seating],
-                "mine": mine is not None and mine in s.seating,
-            }
-        )
+        players = [who(e) for e in s.seating]
+        round_tables.append(_table_line(hub, s.table_no, s.table_id, players, mine is not None and mine in s.seating))
     return {
         **_summary(t, len(entries)),
         "entries_list": [{**who(e.entry), "withdrawn": e.withdrawn_round} for e in entries],

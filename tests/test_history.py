@@ -3,6 +3,7 @@ view as from the compiled tracker, and nothing hidden in it (R23)."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import tempfile
@@ -69,6 +70,34 @@ def test_a_sitting_keeps_the_first_rounds_of_each_game() -> None:
     assert sitting.sums[0][H.S_ROUNDS] == 2 * H.SITTING_ROUNDS
     with pytest.raises(ValueError, match="sitting of 4 seats"):
         Sitting(4).add(Game.new(3, seed=1).view(0))
+
+
+def test_a_sitting_is_kept_as_plain_data_and_read_back() -> None:
+    g, _ = _played(5, 11, ["persona", "heuristic"])
+    sitting = Sitting(5)
+    sitting.add(g.view(3))
+    state = json.loads(json.dumps(sitting.state()))  # what a server stores with a rematch
+    back = Sitting.from_state(state)
+    assert (back.seats, back.games, back.sums) == (sitting.seats, sitting.games, sitting.sums)
+    assert np.array_equal(history_block(g.view(0), back), history_block(g.view(0), sitting))
+
+
+@pytest.mark.parametrize(
+    ("state", "says"),
+    [
+        ([1, 2], "mapping"),
+        ({"seats": 6, "games": 1, "sums": []}, "seats must be one of"),
+        ({"seats": True, "games": 1, "sums": []}, "seats must be one of"),
+        ({"seats": 3, "games": -1, "sums": []}, "games must be a count"),
+        ({"seats": 3, "games": 1, "sums": [[0.0] * H.NUM_SUMS] * 2}, "one list per seat"),
+        ({"seats": 3, "games": 1, "sums": [[0.0] * 3] * 3}, f"{H.NUM_SUMS} numbers"),
+        ({"seats": 3, "games": 1, "sums": [[float("nan")] * H.NUM_SUMS] * 3}, "finite numbers"),
+        ({"seats": 3, "games": 1, "sums": [["1"] * H.NUM_SUMS] * 3}, "finite numbers"),
+    ],
+)
+def test_a_bad_sitting_state_is_refused_by_name(state: object, says: str) -> None:
+    with pytest.raises(ValueError, match=says):
+        Sitting.from_state(state)
 
 
 @pytest.mark.slow

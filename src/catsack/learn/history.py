@@ -15,14 +15,16 @@ move by move in self-play; ``tests/test_history.py`` checks that both give the s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from catsack.bots.heuristic import kept_value
-from catsack.constants import UP_AFTER_PASSES
+from catsack.constants import SEAT_COUNTS, UP_AFTER_PASSES
 from catsack.envs import history_layout as H
 from catsack.setup import START_MONEY
 from catsack.view import View
@@ -192,6 +194,31 @@ class Sitting:
             for k, x in enumerate(more):
                 mine[k] += x
         self.games += 1
+
+    def state(self) -> dict[str, Any]:
+        """This sitting as plain JSON data (a server keeps it with a rematch); :meth:`from_state` reads it back."""
+        return {"seats": self.seats, "games": self.games, "sums": [list(s) for s in self.sums]}
+
+    @classmethod
+    def from_state(cls, state: object) -> Sitting:
+        """The sitting :meth:`state` wrote; raise :class:`ValueError` naming what is wrong with anything else."""
+        if not isinstance(state, dict):
+            raise ValueError(f"a sitting's state is a mapping, not {type(state).__name__}")
+        seats, games, sums = state.get("seats"), state.get("games"), state.get("sums")
+        if type(seats) is not int or seats not in SEAT_COUNTS:
+            raise ValueError(f"a sitting's seats must be one of {SEAT_COUNTS} (R4), not {seats!r}")
+        if type(games) is not int or games < 0:
+            raise ValueError(f"a sitting's games must be a count, not {games!r}")
+        if not isinstance(sums, list) or len(sums) != seats:
+            raise ValueError(f"a sitting's sums must be one list per seat ({seats})")
+        rows: Sums = []
+        for row in sums:
+            if not isinstance(row, list) or len(row) != H.NUM_SUMS:
+                raise ValueError(f"each seat's sums must be {H.NUM_SUMS} numbers")
+            if not all(isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in row):
+                raise ValueError("a sitting's sums must be finite numbers")
+            rows.append([float(x) for x in row])
+        return cls(seats, rows, games)
 
 
 def history_block(view: View, sitting: Sitting | None = None, sums: Sums | None = None) -> F32:

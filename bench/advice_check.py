@@ -6,7 +6,7 @@
 
 Plays ``--games`` games (3, 4 and 5 seats in turn; seat 0 is ``expert:easy``, which makes mistakes of a
 set size, the others ``heuristic``), analyses every decision of seat 0 as ``catsack analyse`` does
-(:func:`catsack.bots.analysis.analyse_record`, level ``--level``, seed ``--seed``), and counts:
+(:func:`catsack.advice.analysis.analyse_record`, level ``--level``, seed ``--seed``), and counts:
 
 - decisions whose named best move is not the best-valued one (the target: none);
 - decisions classed a mistake (or inaccuracy, blunder) although their value gap is within the noise
@@ -29,9 +29,9 @@ import random
 import statistics
 import time
 
-from catsack.bots.analysis import analyse_record, analyse_view, judge
+from catsack.advice.analysis import analyse_record, analyse_view, judge
+from catsack.advice.explain import LANGUAGES, explain, render
 from catsack.bots.base import make_bot
-from catsack.bots.explain import LANGUAGES, explain, render
 from catsack.game import Game
 from catsack.record import record_from_game
 

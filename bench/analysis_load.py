@@ -2,7 +2,7 @@
 
 Three measurements:
 
-1. ``serial``: :func:`catsack.bots.analysis.analyse_record` in this process for every decision of
+1. ``serial``: :func:`catsack.advice.analysis.analyse_record` in this process for every decision of
    one seat of a 4-seat heuristic-bot game, at the analysis level (default: the library's).
 2. ``server``: a real ``catsack serve`` (SQLite in a temporary directory, bot delay 0) with
    ``--tables`` tables of one bench-driven person and three random bots. The person moves as soon
@@ -64,7 +64,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from catsack.bots.analysis import DEFAULT_LEVEL, analyse_record
+from catsack.advice.analysis import DEFAULT_LEVEL, analyse_record
 from catsack.bots.base import make_bot, play_game
 from catsack.game import Game
 from catsack.record import Record, record_from_game

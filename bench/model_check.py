@@ -20,7 +20,7 @@ that in round 2 the searching levels passed rows that the heuristic bot then bou
 for a few mice (docs/bots.md, *Bid habits by kind*).
 
 ``--analysis`` checks the post-game analysis instead of the bot's pick: the same positions are
-analysed as ``catsack analyse`` does (:func:`catsack.bots.analysis.analyse_view`, the table met), and for
+analysed as ``catsack analyse`` does (:func:`catsack.advice.analysis.analyse_view`, the table met), and for
 every move it valued it prints the value with its noise beside the real gain. It counts the *false
 alarms*: moves the analysis classes an inaccuracy or worse (a gap beyond the noise and at least 3 points)
 whose real gain is within ``--tolerance`` points of the best real gain.
@@ -140,7 +140,7 @@ def real_gain(position: Game, move: Move, specs: list[str], seed: int, rounds: i
 
 def check_analysis(args: argparse.Namespace, config: TournamentConfig, games: list[dict[str, object]]) -> int:
     """Every move the analysis valued, its value and noise beside its real gain; the false alarms."""
-    from catsack.bots.analysis import analyse_view, judge
+    from catsack.advice.analysis import analyse_view, judge
 
     checked = classed = false_alarms = 0
     seen: set[tuple[str, ...]] = set()

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from catsack.advice.analysis import Analysis, AnalysisError, analyse_record, analyse_view, game_for_seat, record_players
 from catsack.belief import card_beliefs
 from catsack.bots import expert
-from catsack.bots.analysis import Analysis, AnalysisError, analyse_record, analyse_view, game_for_seat, record_players
 from catsack.game import Game
 from catsack.moves import PASS_MOVE, bid
 from catsack.record import dumps_record, record_from_game, redact
@@ -110,7 +110,7 @@ def test_analyse_record_covers_each_decision_of_the_seat() -> None:
 def test_record_analysis_meets_the_table_the_record_names(monkeypatch: pytest.MonkeyPatch) -> None:
     """A record's ``agents`` (``"human"`` or a bot spec per seat) is the table the analysis meets, as the
     live hint panels do; a record without that list, or with a malformed one, meets no table."""
-    from catsack.bots import analysis
+    from catsack.advice import analysis
 
     g = _game(4, seed=5, upto=12)
     agents = ["human", "heuristic", "expert:strong", "random"]

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from catsack.bots.analysis import DEFAULT_LEVEL, AnalysisError, analyse_view
+from catsack.advice.analysis import DEFAULT_LEVEL, AnalysisError, analyse_view
 from catsack.bots.base import BotSpecError, make_bot, play_game
 from catsack.bots.expert import ITERATIONS, LEVELS, ExpertBot, HandValue, pick_with_mistakes, search, softmax_win
 from catsack.bots.expert.players import RoundFacts

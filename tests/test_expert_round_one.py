@@ -68,7 +68,7 @@ def test_only_the_shipped_dmc_network_is_met_as_the_dmc_kind() -> None:
     """The ``dmc`` kind's priors were measured on the shipped self-play network; the exploiter (it opens
     round 1 with its +8 and bids 7) and other weights are met as unknown players."""
     from catsack.bots.expert.players import ALWAYS, MEASURED_DMC, UNKNOWN_AWARE, kind_of, known_kind, seat_awareness
-    from catsack.bots.learned import DEFAULT_DMC
+    from catsack.learn.dmc_bot import DEFAULT_DMC
 
     assert DEFAULT_DMC in MEASURED_DMC
     assert kind_of("dmc") == kind_of(f"dmc:{DEFAULT_DMC}") == "dmc" and known_kind("dmc")

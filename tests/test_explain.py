@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from catsack.bots.analysis import (
+from catsack.advice.analysis import (
     NOISE_Z,
     Analysis,
     analyse_record,
@@ -22,8 +22,8 @@ from catsack.bots.analysis import (
     hint_payload,
     judge,
 )
+from catsack.advice.explain import TEMPLATES, Sentence, explain, render, template
 from catsack.bots.base import make_bot
-from catsack.bots.explain import TEMPLATES, Sentence, explain, render, template
 from catsack.game import Game
 from catsack.i18n import translations
 from catsack.locales import LANGUAGES

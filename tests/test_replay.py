@@ -24,7 +24,7 @@ pytest.importorskip("httpx")
 
 from fastapi.testclient import TestClient
 
-from catsack.bots.analysis import analyse_record, judge
+from catsack.advice.analysis import analyse_record, judge
 from catsack.game import Game
 from catsack.record import dumps_record, loads_record, record_from_game, redact
 from catsack.server.people.analysis_jobs import THRESHOLDS, decision_plies, seed_for

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from browser_i18n import WORD, formatter_words, python_words
-from catsack.bots.explain import TEMPLATES, Sentence, render, template
+from catsack.advice.explain import TEMPLATES, Sentence, render, template
 from catsack.i18n import SOURCE_LANGUAGE, translations
 from catsack.locales import LANGUAGES
 
@@ -136,9 +136,9 @@ def test_the_unsubscribe_page(lang: str, tmp_path: Path) -> None:
 def quick_analysis(view: Any, **_options: Any) -> Any:
     """The analysis's form without its search: the legal moves valued in order, each with a noise, so the
     hint shows a suggestion, values, the moves as good as the best, the sentences and the beliefs."""
+    from catsack.advice.analysis import Analysis
+    from catsack.advice.explain import position_facts
     from catsack.belief import card_beliefs
-    from catsack.bots.analysis import Analysis
-    from catsack.bots.explain import position_facts
 
     moves = [m.text for m in view.legal]
     values = {m: 3.0 - 0.2 * i for i, m in enumerate(moves)}
@@ -153,7 +153,7 @@ def test_a_whole_terminal_game(lang: str, tmp_path: Path, monkeypatch: pytest.Mo
     included), with a hint at every turn of the player's and the end table, and the keys' descriptions
     of every screen."""
     pytest.importorskip("textual")
-    from catsack.bots import analysis
+    from catsack.advice import analysis
     from catsack.game import Game
     from catsack.tui import controller as controller_module
     from catsack.tui import render

@@ -17,7 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from bench_modules import BENCH, load_bench
-from catsack.bots.analysis import record_players
+from catsack.advice.analysis import record_players
 from catsack.bots.base import BotSpecError
 from catsack.cli import app
 from catsack.record import read_record

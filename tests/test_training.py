@@ -16,7 +16,7 @@ pytest.importorskip("argon2")
 from fastapi.testclient import TestClient
 from sqlalchemy import select
 
-from catsack.bots.analysis import Analysis, equally_good
+from catsack.advice.analysis import Analysis, equally_good
 from catsack.game import Game
 from catsack.record import loads_record
 from catsack.server.people.accounts import Accounts

@@ -282,9 +282,9 @@ def test_hint_without_analysis_shows_beliefs(tmp_path: Path, monkeypatch: pytest
 
 def fake_analysis(view: Any, *, level: str = "strong", seed: int | None = None, players: Any = None) -> Any:
     """The first two legal moves, valued within each other's noise (the real payload is built from it)."""
+    from catsack.advice.analysis import Analysis
+    from catsack.advice.explain import position_facts
     from catsack.belief import card_beliefs
-    from catsack.bots.analysis import Analysis
-    from catsack.bots.explain import position_facts
 
     assert level == "strong" and view.seat == 0
     assert players is not None and len(players) == 3 and players[0] is None  # the person's kind is unknown
@@ -298,7 +298,7 @@ def fake_analysis(view: Any, *, level: str = "strong", seed: int | None = None, 
 def test_hint_shows_the_analysis_suggestion(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lang: str) -> None:
     """The hint shows what the browser's hint panel shows: values with their noise (±), the moves as good as
     the best (≈), and the analysis's sentences, all in the player's language."""
-    from catsack.bots import analysis
+    from catsack.advice import analysis
 
     t = translations(lang)
     fake = SimpleNamespace(analyse_view=fake_analysis, hint_payload=analysis.hint_payload)

@@ -8,7 +8,9 @@ Bots are named by a spec string, ``kind`` or ``kind:arg`` (``random``,
 ``external:python3 my_bot.py``). The
 registry below is an explicit table of where each kind lives; nothing
 registers itself at import time, and each module is imported only when a
-bot of its kind is made.
+bot of its kind is made. Entries may name modules above the bots (the
+learned bots of :mod:`catsack.learn`): a table of names, like a package's
+entry points, not an import.
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from __future__ import annotations
 import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Any
 
 from catsack.errors import CatsackError
 from catsack.game import Game
 from catsack.moves import Move
 from catsack.view import View
 
-__all__ = ["BOT_KINDS", "Bot", "BotSpecError", "forced_move", "make_bot", "play_game"]
+__all__ = ["BOT_KINDS", "LEARNED_EXPERT", "Bot", "BotSpecError", "forced_move", "load_target", "make_bot", "play_game"]
 
 
 class BotSpecError(CatsackError):
@@ -68,15 +71,30 @@ BOT_KINDS: dict[str, str] = {
     "random": "catsack.bots.random_bot:RandomBot",
     "heuristic": "catsack.bots.heuristic:HeuristicBot",
     "ismcts": "catsack.bots.ismcts:ISMCTSBot",
-    "expert": "catsack.bots.strongest:make_expert",
+    "expert": "catsack.bots.strongest:make_expert",  # the learned expert or the classic one, by the options
     "classic": "catsack.bots.expert:ExpertBot",
     "external": "catsack.protocol.external:ExternalBot",
     "openspiel-ismcts": "catsack.envs.openspiel_bot:OpenSpielISMCTSBot",
     "policy": "catsack.learn.bot:PolicyBot",
-    "dmc": "catsack.bots.learned:DMCBot",
+    "dmc": "catsack.learn.dmc_bot:DMCBot",
     "style": "catsack.bots.styles:StyleBot",
     "persona": "catsack.bots.personas:PersonaBot",
 }
+#: The learned expert: what ``expert`` names with no options or only its own
+#: (:func:`catsack.bots.strongest.make_expert`; the other options name the classic expert).
+LEARNED_EXPERT = "catsack.learn.agent:ExpertAgent"
+
+
+def load_target(target: str, name: str) -> Any:
+    """What a registry entry ``"module:Name"`` names, its module imported only now; raise
+    :class:`BotSpecError` saying that ``name`` is not available when the module cannot be imported (an
+    optional extra that is not installed)."""
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise BotSpecError(f"{name} is not available: {exc}") from exc
+    return getattr(module, attr)
 
 
 def make_bot(spec: str, *, seed: int | None = None) -> Bot:
@@ -87,13 +105,7 @@ def make_bot(spec: str, *, seed: int | None = None) -> Bot:
     target = BOT_KINDS.get(kind)
     if target is None:
         raise BotSpecError(f"unknown bot kind {kind!r} in {spec!r} (known: {', '.join(sorted(BOT_KINDS))})")
-    module_name, _, cls_name = target.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise BotSpecError(f"bot kind {kind!r} is not available: {exc}") from exc
-    cls = getattr(module, cls_name)
-    bot: Bot = cls(arg or None, seed=seed)
+    bot: Bot = load_target(target, f"bot kind {kind!r}")(arg or None, seed=seed)
     bot.name = spec.strip()
     return bot
 

@@ -20,7 +20,7 @@ them as rational players who, like the searcher, do not see hidden cards.
 is too many branches. The tree considers, besides passing, the raises
 ``+1, +2, +4, +7`` over the high bid, all-in, and at the root also the
 heuristic bot's own limit (its estimate of the row minus the payout for
-passing); these are the moves :mod:`catsack.bots.analysis` reports. Rollouts
+passing); these are the moves :mod:`catsack.advice.analysis` reports. Rollouts
 bid in steps of 1–3.
 
 *Opponent model.* The belief sampler deals face-down cards uniformly, but

@@ -14,7 +14,7 @@ import typer
 from catsack.locales import LANGUAGES
 
 if TYPE_CHECKING:
-    from catsack.bots.analysis import Decision
+    from catsack.advice.analysis import Decision
 
 
 def _belief_text(beliefs: list[dict[str, float] | None], lang: str) -> str:
@@ -38,7 +38,7 @@ def _belief_text(beliefs: list[dict[str, float] | None], lang: str) -> str:
 
 def _verdict(decision: Decision, lang: str) -> str:
     """How the played move stands against the best-valued one, in ``lang``."""
-    from catsack.bots.analysis import judge
+    from catsack.advice.analysis import judge
     from catsack.i18n import move_words, number, translations
 
     t = translations(lang)
@@ -62,8 +62,8 @@ def _verdict(decision: Decision, lang: str) -> str:
 def _table(decision: Decision, lang: str) -> object:
     from rich.table import Table
 
-    from catsack.bots.analysis import equally_good
-    from catsack.bots.explain import explain, render
+    from catsack.advice.analysis import equally_good
+    from catsack.advice.explain import explain, render
     from catsack.i18n import move_words, number, translations
 
     t = translations(lang)
@@ -141,7 +141,7 @@ def register(app: typer.Typer) -> None:
         noise (★ best, ≈ as good within the noise), beliefs, and a sentence on each decision.
 
         A move is classed a mistake only when it lost more than the noise of its gap to the best."""
-        from catsack.bots.analysis import analyse_record
+        from catsack.advice.analysis import analyse_record
         from catsack.errors import CatsackError
         from catsack.record import read_record
 

@@ -168,7 +168,7 @@ def write_records(result: TournamentResult, directory: str | Path) -> int:
     """Write every game as a ``catsack/1`` record into ``directory``; return how many.
 
     ``players`` and ``agents`` name each seat's bot spec as given on the command line (``agents``
-    is what analysis reads as the table, :func:`catsack.bots.analysis.record_players`); the
+    is what analysis reads as the table, :func:`catsack.advice.analysis.record_players`); the
     extra key ``tournament`` says where the game sits in the schedule.
     """
     from catsack.game import Game

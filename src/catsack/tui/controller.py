@@ -68,7 +68,7 @@ class Hint:
     """What the hint key shows: a suggestion (when the analysis API is there) and row beliefs.
 
     ``noise`` is each value's standard error, ``equal`` the moves as good as the best within it (the best
-    first), ``sentences`` the analysis's sentences per language (:func:`catsack.bots.explain.render_all`),
+    first), ``sentences`` the analysis's sentences per language (:func:`catsack.advice.explain.render_all`),
     as the browser's hint panel shows them.
     """
 
@@ -499,8 +499,8 @@ class PlayController:
 def _import_analysis() -> Any:
     """The analysis module, or ``None`` while it is not installed (the bots helper builds it)."""
     try:
-        if importlib.util.find_spec("catsack.bots.analysis") is None:
+        if importlib.util.find_spec("catsack.advice.analysis") is None:
             return None
-        return importlib.import_module("catsack.bots.analysis")
+        return importlib.import_module("catsack.advice.analysis")
     except ImportError:
         return None

@@ -79,7 +79,7 @@ searcher's probability of winning the game from there. ``leaf=hand`` (the
 default, :class:`HandValue`): the seats' scores (R21) turned into win
 probabilities by a softmax whose temperature grows with the rounds left,
 fitted on self-play games by ``bench/expert_fit.py``. ``leaf=learned``
-(:class:`LearnedValue`): the win head of :mod:`catsack.learn`'s value model
+(:class:`catsack.learn.leaf.LearnedValue`): the win head of :mod:`catsack.learn`'s value model
 on the searcher's own view. In round 9 the leaf is the real end of the game.
 ``future=K`` (0.6 by default; the levels 0) adds to each seat's expected score
 K times its share of all the seats' money of the cat points still in the
@@ -129,7 +129,7 @@ deterministic.
 from __future__ import annotations
 
 from catsack.bots.expert.bot import ExpertBot, pick_with_mistakes
-from catsack.bots.expert.leaf import HandValue, LeafValue, LearnedValue, softmax_win
+from catsack.bots.expert.leaf import HandValue, LeafValue, softmax_win
 from catsack.bots.expert.search import ITERATIONS, search
 from catsack.bots.expert.spec import LEVELS, Level, Options, parse_spec
 
@@ -139,7 +139,6 @@ __all__ = [
     "ExpertBot",
     "HandValue",
     "LeafValue",
-    "LearnedValue",
     "Level",
     "Options",
     "parse_spec",

@@ -6,7 +6,7 @@ import math
 import random
 from collections.abc import Sequence
 
-from catsack.bots.base import Bot, forced_move
+from catsack.bots.base import Bot, forced_move, load_target
 from catsack.bots.expert.leaf import LEAVES, HandValue, LeafValue
 from catsack.bots.expert.memory import Recalled, TableMemory
 from catsack.bots.expert.players import LEAD
@@ -36,7 +36,10 @@ class ExpertBot(Bot):
         self.seen: View | None = None  # the last view of this game (read into the memory at the next reset)
         self.rng = random.Random(seed)
         if leaf is None:
-            leaf = HandValue(opts.money, opts.future) if opts.leaf == "hand" else LEAVES[opts.leaf]()
+            if opts.leaf == "hand":
+                leaf = HandValue(opts.money, opts.future)
+            else:
+                leaf = load_target(LEAVES[opts.leaf], f"the leaf value {opts.leaf!r}")()
         self.leaf = leaf
         self.last: RootStats | None = None
         self.players: tuple[str | None, ...] | None = None  # the table as met (Bot.meet), for the style priors

@@ -148,19 +148,7 @@ def softmax_win(est: Sequence[float], temperature: float) -> list[float]:
     return [w / total for w in ws]
 
 
-class LearnedValue:
-    """The learned leaf value (:mod:`catsack.learn`): the win head of the value model on the seat's own view.
-
-    Reads only ``g.view(seat)``, so it is honest whatever the sampled world holds (R23).
-    """
-
-    def __init__(self, weights: str | None = None) -> None:
-        from catsack.learn import load_value_model
-
-        self.model = load_value_model(weights)
-
-    def __call__(self, g: Game, seat: int) -> float:
-        return float(self.model.evaluate_views([g.view(seat)])[0])
-
-
-LEAVES: dict[str, Callable[[], LeafValue]] = {"hand": HandValue, "learned": LearnedValue}
+#: The leaf values by name (``expert:leaf=NAME``), as registry entries ``"module:Name"`` of a class made with
+#: no argument (like :data:`catsack.bots.base.BOT_KINDS`'s): the learned one,
+#: :class:`catsack.learn.leaf.LearnedValue`, lives above the bots and is imported only when it is made.
+LEAVES: dict[str, str] = {"hand": "catsack.bots.expert.leaf:HandValue", "learned": "catsack.learn.leaf:LearnedValue"}

@@ -76,7 +76,7 @@ KIND_STYLES: dict[str, tuple[float, float, float, float]] = {
 }
 
 
-#: The ``dmc`` specs that seat the shipped self-play network (:data:`catsack.bots.learned.DEFAULT_DMC`),
+#: The ``dmc`` specs that seat the shipped self-play network (:data:`catsack.learn.dmc_bot.DEFAULT_DMC`),
 #: whose play the ``dmc`` kind's priors were measured on; other weights (the exploiter ``dmc:exploit-v1``,
 #: which opens round 1 with its +8 and bids 7, or a file) are other players, met as unknown ones.
 MEASURED_DMC = frozenset({"", "dmc-v1"})

@@ -86,7 +86,7 @@ def check_level(level: str | None) -> None:
     """Refuse a level the analysis does not know (a misconfigured server: 503) before any work."""
     if level is None:
         return
-    from catsack.bots.analysis import analyse_record
+    from catsack.advice.analysis import analyse_record
     from catsack.errors import CatsackError
     from catsack.game import Game
 
@@ -98,7 +98,7 @@ def check_level(level: str | None) -> None:
 
 def decision_plies(record: Record, seat: int) -> list[int]:
     """The plies (0-based move numbers) at which ``seat`` was to move."""
-    from catsack.bots.analysis import game_for_seat
+    from catsack.advice.analysis import game_for_seat
     from catsack.game import Game
 
     game = game_for_seat(record, seat)

@@ -165,7 +165,7 @@ def record_game(record: Record) -> tuple[Game, int | None]:
     loader's message for a bad record.
     """
     if record.is_redacted:
-        from catsack.bots.analysis import game_for_seat
+        from catsack.advice.analysis import game_for_seat
 
         seat = record.redacted_for
         assert seat is not None

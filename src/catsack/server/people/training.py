@@ -25,8 +25,8 @@ from typing import Any
 
 from sqlalchemy import Engine, select
 
-from catsack.bots.analysis import Analysis, analyse_record, equally_good, judge
-from catsack.bots.explain import DOG_RISK_PERCENT, explain, render_all
+from catsack.advice.analysis import Analysis, analyse_record, equally_good, judge
+from catsack.advice.explain import DOG_RISK_PERCENT, explain, render_all
 from catsack.cards import POINTS, Card
 from catsack.game import Game
 from catsack.moves import Move

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from catsack.bots.analysis import THRESHOLDS, classify, judge
+from catsack.advice.analysis import THRESHOLDS, classify, judge
 from catsack.server.tables.think_worker import die_with_parent
 
 __all__ = ["THRESHOLDS", "analyse_decision", "annotate", "classify", "lower_priority"]
@@ -26,7 +26,7 @@ def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, s
     """One decision, exactly as :func:`catsack.bots.analysis.analyse_record` analyses it: the seat's
     view at ``ply`` (R23), the move played among the options, seed ``seed * 1000 + ply``, the table
     as the record names it."""
-    from catsack.bots.analysis import DEFAULT_LEVEL, Decision, analyse_view, game_for_seat, record_players
+    from catsack.advice.analysis import DEFAULT_LEVEL, Decision, analyse_view, game_for_seat, record_players
     from catsack.game import Game
     from catsack.record import loads_record
 

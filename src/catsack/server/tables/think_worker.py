@@ -103,7 +103,7 @@ def hint(
 ) -> dict[str, Any]:
     """The hint at ``view`` (the seat to move): :func:`catsack.bots.analysis.hint_payload` of the expert's
     analysis, searched until ``deadline`` (at least ``min_iterations``, at most the expert's iterations)."""
-    from catsack.bots.analysis import analyse_view, hint_payload
+    from catsack.advice.analysis import analyse_view, hint_payload
 
     a = analyse_view(view, seed=seed, players=players, seconds=wall_budget(deadline), min_iterations=min_iterations)
     return hint_payload(a)

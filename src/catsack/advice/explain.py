@@ -10,7 +10,7 @@ sentences rendered in every language (:func:`render_all`). A sentence cites no r
 token: players read words.
 
 The parameters are the analysis's own numbers, rounded as shown: ``value`` (the played move's value),
-``se`` (its standard error), ``lost`` and ``noise`` (:func:`catsack.bots.analysis.judge`), and the
+``se`` (its standard error), ``lost`` and ``noise`` (:func:`catsack.advice.analysis.judge`), and the
 position's facts (:func:`position_facts`): ``worth`` (the expected kept value of the row, R16, from
 the seat's view), ``limit`` (the most mice worth paying for it, :func:`catsack.bots.heuristic.bid_limit`),
 ``payout`` (what passing now pays, R13), ``top`` (the most mice any other bidder still in holds, R12),
@@ -31,7 +31,7 @@ from catsack.locales import LANGUAGES
 from catsack.moves import PASS, Move
 
 if TYPE_CHECKING:
-    from catsack.bots.analysis import Analysis
+    from catsack.advice.analysis import Analysis
     from catsack.view import View
 
 __all__ = [
@@ -317,14 +317,14 @@ def _reason(a: Analysis) -> Sentence | None:
 
 
 def _equal(a: Analysis) -> list[str]:
-    from catsack.bots.analysis import equally_good
+    from catsack.advice.analysis import equally_good
 
     return equally_good(a)
 
 
 def explain(a: Analysis, played: Move) -> list[Sentence]:
     """One or two sentences on a decision: the verdict on ``played``, then the reason for the best move."""
-    from catsack.bots.analysis import judge
+    from catsack.advice.analysis import judge
 
     if len(a.values) == 1 and played == a.best:
         return [Sentence("only", {"played": played.text})]
@@ -350,7 +350,7 @@ def hint_sentences(a: Analysis) -> list[Sentence]:
     reason = _reason(a)
     if reason is not None:
         out.append(reason)
-    from catsack.bots.analysis import gap_noise
+    from catsack.advice.analysis import gap_noise
 
     equal = _equal(a)
     if len(equal) > 1:

@@ -90,7 +90,7 @@ class Analysis:
     ``values`` maps move text to the seat's estimated score margin over the table average at the end
     of the round (points); ``noise`` the standard error of each value (points); ``visits`` how often
     the search tried it. ``best`` is the best-valued move. ``facts`` are public figures of the position
-    the sentences are built from (:mod:`catsack.bots.explain`).
+    the sentences are built from (:mod:`catsack.advice.explain`).
     """
 
     best: Move
@@ -187,8 +187,8 @@ class Decision:
 
     def to_dict(self) -> dict[str, Any]:
         """The decision as JSON: the analysis, the verdict on the move played, and its sentences in every
-        language (:func:`catsack.bots.explain.explain`)."""
-        from catsack.bots.explain import explain, render_all
+        language (:func:`catsack.advice.explain.explain`)."""
+        from catsack.advice.explain import explain, render_all
 
         a = self.analysis
         v = judge(a.values, a.noise, a.best.text, self.played.text)
@@ -270,7 +270,7 @@ def analyse_view(
     if view.seat is None or view.to_move != view.seat or not view.legal:
         raise AnalysisError(f"seat {view.seat} is not to move in this view (to move: {view.to_move})")
     beliefs = card_beliefs(view)
-    from catsack.bots.explain import position_facts
+    from catsack.advice.explain import position_facts
 
     facts = position_facts(view, beliefs)
     if len(view.legal) == 1:
@@ -322,7 +322,7 @@ def analyse_view(
 def hint_payload(a: Analysis) -> dict[str, Any]:
     """What a hint shows of an analysis (no move played yet): the best move, every value and its noise,
     the moves as good as the best, the beliefs, and the sentences in every language."""
-    from catsack.bots.explain import hint_sentences, render_all
+    from catsack.advice.explain import hint_sentences, render_all
 
     sentences = hint_sentences(a)
     return {

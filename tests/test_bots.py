@@ -258,3 +258,50 @@ def test_bots_meet_the_table_as_everyone_sees_it(monkeypatch: pytest.MonkeyPatch
     env = FelixEnv(seats=3, learner_seat=1, opponents=["random", "heuristic"])
     env.reset(seed=2)
     assert [p for what, p in calls if what == "meet"] == [["heuristic", None, "random"]]
+
+
+def _defines(module: str, name: str) -> bool:
+    """Whether the source of ``module`` (a module of the package, not imported) defines ``name`` at its top."""
+    import ast
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    assert spec is not None and spec.origin is not None, module
+    with open(spec.origin, encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef | ast.FunctionDef) and node.name == name:
+            return True
+        if isinstance(node, ast.ImportFrom) and any((a.asname or a.name) == name for a in node.names):
+            return True
+    return False
+
+
+def test_every_registry_entry_names_what_its_module_defines() -> None:
+    """The bots' registries name their targets as text, the learned bots above the bots among them (nothing in
+    the bots imports catsack.learn), so a target moved or renamed would show only when such a bot is made: each
+    entry's module is one of the package's and defines the name. Read from source: no extra is needed."""
+    from catsack.bots.base import BOT_KINDS, LEARNED_EXPERT
+    from catsack.bots.expert.leaf import LEAVES
+
+    for target in (*BOT_KINDS.values(), LEARNED_EXPERT, *LEAVES.values()):
+        module, sep, name = target.partition(":")
+        assert sep and module.startswith("catsack."), target
+        assert _defines(module, name), target
+
+
+def test_the_classic_expert_and_the_rule_bots_import_nothing_above_the_bots() -> None:
+    """``expert:strong`` (a classic level under the name ``expert``), ``classic`` and the rule bots are made
+    without importing the learned agents, the environments or numpy: they play on the base install."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from catsack.bots import make_bot\n"
+        "for spec in ('expert:strong', 'random', 'heuristic', 'classic:iters=10', 'persona', 'style:bluff'):\n"
+        "    make_bot(spec, seed=1)\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('catsack.learn', 'catsack.envs', 'numpy'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

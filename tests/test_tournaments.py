@@ -358,6 +358,7 @@ def test_a_round_mails_its_players_once_and_waits_for_them(server: Callable[...,
         hub = hub_of(c)
         c.portal.call(advance, hub, t["id"])  # a repeated step (another process's sweep, a restart)
         c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]
+        sink.wait(lambda ms: [m for m in ms if "round 1" in m["Subject"]], "round 1")  # or the sender's loop sent it
 
         def entries() -> dict[str, Any]:
             return {e["name"]: e for e in c.get(f"/api/tournaments/{t['id']}").json()["entries_list"]}
@@ -379,6 +380,34 @@ def test_a_round_mails_its_players_once_and_waits_for_them(server: Callable[...,
         c.portal.call(advance, hub, t["id"])
         c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]
         assert len([m for m in sink.messages if "round 1" in m["Subject"]]) == 1
+
+
+def test_a_round_mails_its_players_even_with_no_wait(server: Callable[..., TestClient]) -> None:
+    """With a tournament wait of 0 the round's mail still goes to the players who want it, and it states
+    the grace period as the time the seat is kept (the longer of the two)."""
+    from mail_sink import mail_settings, smtp_sink
+    from test_days import sender_of, verified
+
+    with smtp_sink() as (sink, port):
+        c = server(**mail_settings(port), grace_seconds=90.0, tournament_wait_seconds=0.0)
+        ann, ben, cid = account(c, "Ann"), account(c, "Ben"), account(c, "Cid")
+        verified(ann, sink, "ann@example.org")
+        body = {"name": "Quick", "seats": 3, "rounds": 1, "bots": ["random"] * 3}
+        t = ann.post("/api/tournaments", json=body, headers=ORIGIN).json()
+        for who in (ben, cid):
+            assert who.post(f"/api/tournaments/{t['id']}/enter", headers=ORIGIN).status_code == 200
+        # The round's mails are queued with the round, before the start's answer.
+        assert ann.post(f"/api/tournaments/{t['id']}/start", headers=ORIGIN).status_code == 204
+        box = sender_of(c).box
+        assert sum(box.stats().values()) == 2, box.stats()  # the address's check and the round's mail
+        # Sent by this pass or by the sender's own loop, which may have taken the mail first: a mail is
+        # marked sent once the SMTP server accepted it, so with nothing left to send the sink holds it.
+        c.portal.call(sender_of(c).run_once)  # type: ignore[union-attr]
+        wait_for("the queue sent", lambda: not {"pending", "sending"} & box.stats().keys())
+        assert box.stats() == {"sent": 2}, box.stats()
+        mails = [m for m in sink.messages if "round 1" in m["Subject"]]
+        assert [m["To"] for m in mails] == ["ann@example.org"], [(m["To"], m["Subject"]) for m in sink.messages]
+        assert "waits 1 min" in mails[0].get_content(), mails[0].get_content()
 
 
 def test_duplicate_rounds_deal_alike_and_hide_until_scored(server: Callable[..., TestClient]) -> None:

@@ -253,3 +253,55 @@ def test_the_thinking_process_plays_with_the_memory_it_is_given_or_without_a_bad
     for memory in (state, {"games": "many"}, None):
         text = bot_move("expert:iters=20+memory=1", 1, seat, 4, [None] * 4, view, time.time() + 5.0, 20, memory)
         assert Move.parse(text) in view.legal
+
+
+def test_a_rematch_carries_the_learned_experts_sitting_while_the_same_people_play() -> None:
+    from catsack.learn.history import Sitting
+    from catsack.server.people.rematch import carried_memory
+
+    game = _finished(4, [Card.P15, Card.LARGE_DOG, Card.M8, Card.P15], seed=1)
+    kinds: list[str | None] = [None, "expert", "heuristic", "expert:worlds=8"]
+    bots = {1: "expert", 2: "heuristic", 3: "expert:worlds=8"}
+    carried = carried_memory(_table(game, kinds, {}, ["ann"]), bots)  # type: ignore[arg-type]
+    assert sorted(carried) == ["1", "3"]
+    first = Sitting.from_state(carried["1"]["sitting"])
+    mine = Sitting(4)
+    mine.add(game.view(1))  # the game as seat 1 saw it at its end: public facts only (R14, R23)
+    assert (first.games, first.sums) == (1, mine.sums)
+    kept = {"memory": carried, "memory_people": ["ann"]}
+    again = carried_memory(_table(game, kinds, kept, ["ann"]), bots)  # type: ignore[arg-type]
+    assert Sitting.from_state(again["1"]["sitting"]).games == 2
+    other = carried_memory(_table(game, kinds, kept, ["bob"]), bots)  # type: ignore[arg-type]
+    assert Sitting.from_state(other["1"]["sitting"]).games == 1  # another person's table starts over
+    bad = {"memory": {"1": {"sitting": {"games": 3}}}, "memory_people": ["ann"]}
+    assert Sitting.from_state(carried_memory(_table(game, kinds, bad, ["ann"]), bots)["1"]["sitting"]).games == 1  # type: ignore[arg-type]
+
+
+def test_the_thinking_process_gives_the_learned_expert_its_sitting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from catsack.learn.agent import ExpertAgent
+    from catsack.learn.history import Sitting
+    from catsack.server.tables.think_worker import bot_move
+
+    given: list[Sitting] = []
+    remember = ExpertAgent.remember
+
+    def spy(self: ExpertAgent, sitting: Sitting) -> None:
+        given.append(sitting)
+        remember(self, sitting)
+
+    monkeypatch.setattr(ExpertAgent, "remember", spy)
+    finished = _finished(4, [Card.P15, Card.LARGE_DOG, Card.M8, Card.P15], seed=1)
+    sitting = Sitting(4)
+    sitting.add(finished.view(0))
+    game = Game.new(4, seed=3)
+    seat = game.to_move
+    assert seat is not None
+    view = game.view(seat)
+    for memory in ({"sitting": sitting.state()}, {"sitting": {"seats": 3}}, {"games": 1}, None):
+        text = bot_move("expert", 1, seat, 4, [None] * 4, view, time.time() + 5.0, 20, memory)
+        assert Move.parse(text) in view.legal
+    assert [(s.games, s.sums) for s in given] == [(1, sitting.sums)]  # the bad ones were left out
+    bot = ExpertAgent(None, seed=1)
+    bot.reset(0, 5)
+    with pytest.raises(ValueError, match="sitting of 4 seats at a table of 5"):
+        bot.remember(sitting)

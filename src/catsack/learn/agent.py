@@ -318,6 +318,14 @@ class ExpertAgent(Bot):
             self.sitting = Sitting(len(players))
         self.players = tuple(players)
 
+    def remember(self, sitting: Sitting) -> None:
+        """Read ``sitting`` as this table's earlier games from now on: a server makes a new bot for each decision
+        and keeps the sitting with a rematch (:meth:`Sitting.state`). Call it after :meth:`reset`; a sitting of
+        another seat count is refused."""
+        if self.sitting is not None and sitting.seats != self.sitting.seats:
+            raise ValueError(f"a sitting of {sitting.seats} seats at a table of {self.sitting.seats}")
+        self.sitting = sitting
+
     def think(self, view: View) -> None:
         """Search ``view`` as a decision with a choice would be searched, the result unused: a server plays a forced
         move (one legal option) no sooner than a chosen one, so the time it takes tells nothing (R23, R24)."""

@@ -22,6 +22,8 @@ from sqlalchemy import Column, Engine, Float, String, Table, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from catsack.bots.expert.memory import TableMemory, remembers
+from catsack.bots.strongest import is_agent
+from catsack.learn.history import Sitting
 from catsack.server.storage.store import metadata
 from catsack.server.tables.hub import Hub
 from catsack.server.tables.live import LiveTable, TableError
@@ -118,27 +120,50 @@ class Rematches:
 
 
 def carried_memory(old: LiveTable, bots: dict[int, str]) -> dict[str, dict[str, Any]]:
-    """Per bot seat (its number as text) that keeps a table memory (:func:`catsack.bots.expert.memory.remembers`),
-    what it knew at the finished table ``old`` and read from its game, for the rematch: the game as that seat
-    saw it at its end (its finished rounds, every card of them turned up, R14; R23), nothing of another
-    seat's hand. What it knew is what it read at the tables before, if their people are ``old``'s
-    (:meth:`~catsack.server.tables.live.LiveTable.memory_for`); a memory kept with ``old`` that cannot be read starts
-    over. The rematch keeps it with ``memory_people`` (:attr:`~catsack.server.tables.live.LiveTable.people`), so its
-    bots use it only while the same people play."""
+    """Per bot seat (its number as text) that keeps a table memory, what it knew at the finished table ``old`` and
+    read from its game, for the rematch: the game as that seat saw it at its end (its finished rounds, every card
+    of them turned up, R14; R23), nothing of another seat's hand. A classic expert with ``memory=1``
+    (:func:`catsack.bots.expert.memory.remembers`) keeps its :class:`~catsack.bots.expert.memory.TableMemory`; the
+    learned expert (:func:`catsack.bots.strongest.is_agent`) its sitting's public history,
+    ``{"sitting": Sitting.state()}`` (:class:`catsack.learn.history.Sitting`). What it knew is what it read at
+    the tables before, if their people are ``old``'s (:meth:`~catsack.server.tables.live.LiveTable.memory_for`);
+    a memory kept with ``old`` that cannot be read starts over. The rematch keeps it with ``memory_people``
+    (:attr:`~catsack.server.tables.live.LiveTable.people`), so its bots use it only while the same people play."""
     kinds = old.kinds
     out: dict[str, dict[str, Any]] = {}
     for seat, spec in bots.items():
-        if not remembers(spec):
-            continue
-        earlier = old.memory_for(seat)
-        try:
-            memory = TableMemory.from_state(earlier) if earlier is not None else TableMemory()
-        except ValueError:
-            memory = TableMemory()
-        memory.meet(kinds)
-        memory.read(old.game.view(seat), kinds)
-        out[str(seat)] = memory.state()
+        if learned_expert(spec):
+            out[str(seat)] = {"sitting": carried_sitting(old, seat).state()}
+        elif remembers(spec):
+            earlier = old.memory_for(seat)
+            try:
+                memory = TableMemory.from_state(earlier) if earlier is not None else TableMemory()
+            except ValueError:
+                memory = TableMemory()
+            memory.meet(kinds)
+            memory.read(old.game.view(seat), kinds)
+            out[str(seat)] = memory.state()
     return out
+
+
+def learned_expert(spec: str) -> bool:
+    """Whether the bot ``spec`` is the learned expert (``expert`` with none but its own options)."""
+    kind, _, arg = spec.strip().partition(":")
+    return kind.strip() == "expert" and is_agent(arg)
+
+
+def carried_sitting(old: LiveTable, seat: int) -> Sitting:
+    """The learned expert's sitting at ``seat`` after the finished table ``old``: what it read at the tables before
+    (while the same people play), with ``old``'s game added as that seat saw it at the end."""
+    earlier = old.memory_for(seat)
+    try:
+        sitting = Sitting.from_state(earlier.get("sitting")) if earlier is not None else Sitting(old.game.seats)
+    except ValueError:
+        sitting = Sitting(old.game.seats)
+    if sitting.seats != old.game.seats:
+        sitting = Sitting(old.game.seats)
+    sitting.add(old.game.view(seat))
+    return sitting
 
 
 def offer(next_id: str, by: str) -> dict[str, Any]:

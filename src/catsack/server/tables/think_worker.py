@@ -60,11 +60,14 @@ def bot_move(
     after the move was due, and a forced move must not come sooner then than a chosen one (R23, R24:
     a forced pass tells that the bot cannot outbid). ``memory`` is what an expert that keeps a table memory
     (``memory=1``) read from the table's earlier games (:meth:`catsack.bots.expert.memory.TableMemory.state`,
-    kept with a rematch); one that cannot be read is left out."""
+    kept with a rematch), and for the learned expert its sitting's public history (``{"sitting": ...}``,
+    :meth:`catsack.learn.history.Sitting.state`); one that cannot be read is left out."""
     from catsack.bots import ismcts
     from catsack.bots.base import make_bot
     from catsack.bots.expert import ITERATIONS, ExpertBot, search
     from catsack.bots.expert.memory import TableMemory
+    from catsack.learn.agent import ExpertAgent
+    from catsack.learn.history import Sitting
 
     bot = make_bot(spec, seed=seed)
     bot.reset(seat, seats)
@@ -73,6 +76,9 @@ def bot_move(
         if isinstance(bot, ExpertBot) and memory is not None:
             with contextlib.suppress(ValueError):  # (only this server writes it) then the game goes on without it
                 bot.remember(TableMemory.from_state(memory))
+        if isinstance(bot, ExpertAgent) and memory is not None:
+            with contextlib.suppress(ValueError):  # as above
+                bot.remember(Sitting.from_state(memory.get("sitting")))
         if isinstance(bot, ExpertBot):
             if bot.seconds is None:
                 cap = bot.iterations if bot.iterations is not None else ITERATIONS[seats]

@@ -5,13 +5,15 @@ repository's example bot — playing a rated game to the end over the network ag
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -276,6 +278,53 @@ def test_a_bot_plays_its_seat_from_its_view_only(client: TestClient) -> None:
             time.sleep(0.01)
         else:
             raise AssertionError("the bot's move was not played")
+
+
+def test_a_bot_accounts_seat_is_shown_as_a_bot(app_server: Callable[..., TestClient]) -> None:
+    """The seat a bot account plays says it is a bot's (``kind: "bot"``, ``bot_account: true``) with its
+    connection's status, in the table's JSON, in the state frame a spectator gets and in the seats read
+    back from the database (another process, a restart); a person's and a server bot's seats are as they
+    were. On SQLite and on PostgreSQL."""
+    from catsack.server.tables.hub import Hub
+
+    client = app_server()
+    client.headers["Origin"] = "http://testserver"  # as the browser's pages send it
+    token = _bot_token(client)
+    with client.websocket_connect("/api/bot/ws", headers={"Authorization": f"Bearer {token}"}) as ws:
+        ws.receive_json()
+        ws.send_json({"type": "hello", "protocol": PROTOCOL, "name": "test"})
+        r = client.post("/api/bots/challenges", json={"bots": ["Robo"], "seats": 3, "play": True})
+        assert r.status_code == 201, r.text
+        offered = ws.receive_json()
+        ws.send_json({"type": "accept", "challenge": offered["challenge"]})
+        while (m := ws.receive_json())["type"] != "new_game":  # seated once its game begins
+            assert m["type"] != "error", m
+        table_id = offered["table"]
+        expected = [
+            ("Robo", "bot", "connected", True),
+            ("Owner", "human", "away", False),
+            ("heuristic 3", "bot", "bot", False),
+        ]
+
+        def seats(players: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+            return [(p["name"], p["kind"], p["status"], p["bot_account"]) for p in players]
+
+        table = client.get(f"/api/tables/{table_id}").json()
+        assert seats(table["players"]) == expected and not any(p["replaced"] for p in table["players"])
+        assert [p["guest"] for p in table["players"]] == [False, False, False]
+        with client.websocket_connect(f"/ws/{table_id}") as watcher:
+            hello = {"type": "hello", "protocol": "catsack-ws/1", "table": table_id, "token": None, "since": None}
+            watcher.send_json(hello)
+            while (frame := watcher.receive_json())["type"] != "state":
+                pass
+        assert seats(frame["players"]) == expected
+        hub: Hub = client.app.state.hub  # type: ignore[attr-defined]
+        loaded = client.portal.call(asyncio.to_thread, hub.store.load, table_id)
+        assert loaded is not None
+        bound = [(s.user_id is not None, s.bot_account) for s in loaded[1]]
+        assert bound == [(True, True), (True, False), (False, False)]
+        rebuilt = hub.loader.build(*loaded).players_public()  # as another process or a restart loads it
+        assert [(p["kind"], p["bot_account"]) for p in rebuilt] == [(k, b) for _, k, _, b in expected]
 
 
 # ---------------------------------------------------------------------- over the network, to the end

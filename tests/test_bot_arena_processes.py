@@ -98,6 +98,12 @@ def test_a_bot_on_one_process_is_challenged_through_another(tmp_path: Path) -> N
             offered = await _next(session, "challenge")
             assert offered["challenge"] == cid and offered["table"] == table.id and offered["seat"] == 0
             assert await there.resolve(cid, accepted=True) is None
+            # Seated through b: a, catching up from the database, shows the seat as a bot account's too.
+            async with table.lock:
+                await a.catch_up(table)
+            robo = table.players_public()[0]
+            assert (robo["kind"], robo["bot_account"]) == ("bot", True)
+            assert table.players[0].user_id == bot.id
 
             # The bot's seat is a connection of b: the table's lease follows it there.
             await _until(lambda: b.tables.get(table.id) is not None and b.tables[table.id].driver)

@@ -14,7 +14,7 @@ from catsack.server.people.gameaccess import game_access
 from catsack.server.routes.access import expensive_read, table_access
 from catsack.server.routes.accounts import account_of, join_as, seat_ratings
 from catsack.server.routes.deps import Refused, bearer_token, hub_of, live_table, record_response
-from catsack.server.tables.live import LiveTable, TableError, iso_time, seat_names
+from catsack.server.tables.live import LiveTable, TableError, iso_time, seat_names, shown_kind
 from catsack.server.tables.lobby import open_table_ids
 from catsack.server.tables.seating import BOT_LEVELS, SEATABLE_BOTS, unknown_bot
 from catsack.server.tables.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS, TurnBased
@@ -120,6 +120,8 @@ class PlayerOut(BaseModel):
     replaced: bool
     #: A person without an account (pages mark guests as such).
     guest: bool = False
+    #: A bot account's seat (a program playing over the bot API; its kind is ``bot``).
+    bot_account: bool = False
 
 
 class TableOut(BaseModel):
@@ -225,10 +227,11 @@ async def finished_tables(request: Request, limit: Annotated[int, Query(ge=1, le
             PlayerOut(
                 seat=s.seat,
                 name=None if s.kind == "open" else names[s.seat],
-                kind=s.kind,
+                kind=shown_kind(s),
                 status="bot" if s.kind == "bot" else "away",
                 replaced=s.replaced,
                 guest=s.kind == "human" and s.user_id is None,
+                bot_account=s.bot_account,
             )
             for s in seats
         ]

@@ -110,7 +110,9 @@ function playerLabel(player, names, ratings) {
   const rating = ratings?.[player.seat];
   if (player.guest) return `${names[player.seat]} (${t("seat.guest")})`;
   if (player.replaced && player.kind === "bot") return listedPlayer(names[player.seat], true);
-  return typeof rating === "number" ? `${names[player.seat]} (${rating})` : names[player.seat];
+  // A bot account (a program over the bot API) is marked as a bot, with its rating.
+  const marks = [player.bot_account ? t("bots.badge") : null, typeof rating === "number" ? rating : null].filter((m) => m !== null);
+  return marks.length ? `${names[player.seat]} (${marks.join(", ")})` : names[player.seat];
 }
 
 function tableItem(table, extra) {

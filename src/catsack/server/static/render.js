@@ -160,6 +160,7 @@ function seatPanel(view, seat, player, names, titles, { isMe, waiting }) {
       { class: "seat-head" },
       h("span", { class: "seat-name", title: titles[seat] }, names[seat]),
       player?.guest ? h("span", { class: "tag guest", title: t("seat.guestTitle") }, t("seat.guest")) : null,
+      player?.bot_account ? h("span", { class: "tag bot-account" }, t("bots.badge")) : null,
       isMe ? h("span", { class: "tag you" }, t("seat.you")) : null,
       h("span", { class: `tag status ${status}` }, statusLabel(status)),
       !waiting && view.start === seat ? h("span", { class: "tag start", title: t("help.start") }, t("seat.starts")) : null,

@@ -455,7 +455,8 @@ function drawHostButtons() {
   if (mine === undefined || mine !== hostSeat() || state.tableStatus !== "playing" || state.view?.seat !== mine) return;
   if (state.clock) return; // a turn-based seat goes to a bot only when its clock runs out (err.clock_running)
   for (const player of state.players) {
-    if (player.seat === mine || player.kind !== "human" || player.status !== "away") continue;
+    // A bot account's seat is a person's here (it has a connection that can be away), shown as a bot.
+    if (player.seat === mine || (player.kind !== "human" && !player.bot_account) || player.status !== "away") continue;
     const head = document.querySelector(`#seat-${player.seat} .seat-head`);
     if (!head || head.querySelector(".hand-to-bot")) continue;
     head.append(
@@ -855,9 +856,10 @@ function drawClock() {
   box.hidden = !state.clock || state.view?.phase === "over";
   if (box.hidden) return;
   const list = names();
-  // Bots have no clock: only people's banks are shown.
+  // The server's bots have no clock: only the banks of people and bot accounts are shown.
+  const clocked = (p) => p?.kind === "human" || (p?.bot_account && !p.replaced);
   const banks = state.clock.banks
-    .map((seconds, seat) => (state.players[seat]?.kind === "human" ? `${list[seat] ?? seat + 1} ${duration(seconds)}${awayText(seat)}` : null))
+    .map((seconds, seat) => (clocked(state.players[seat]) ? `${list[seat] ?? seat + 1} ${duration(seconds)}${awayText(seat)}` : null))
     .filter(Boolean);
   $("clock-banks").textContent = `${t("days.perMove", { n: Math.round(state.clock.move_seconds / 3600) })} · ${t("days.banks")}: ${banks.join(" · ")}`;
 }

@@ -224,6 +224,9 @@ class SeatHeld(Exception):
 # The account bound to a seat (accounts.py defines the table, revision 0003): named here, not imported,
 # so the store stays the bottom layer.
 _seat_users = sql_table("seat_users", sql_column("table_id"), sql_column("seat"), sql_column("user_id"))
+# The accounts that are bots (botaccounts.py defines the table, revision 0015), named here likewise: a
+# seat bound to one is shown as a bot's.
+_bot_accounts = sql_table("bot_accounts", sql_column("user_id"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +262,8 @@ class SeatRow:
     user_id: int | None = None
     #: Epoch seconds a process last saw a connection of this seat (presence across processes).
     seen: float | None = None
+    #: Whether the account bound to the seat is a bot account (a program playing over the bot API).
+    bot_account: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -306,21 +311,33 @@ def _table_row(r: Any) -> TableRow:
 
 
 def _seat_row(r: Any) -> SeatRow:
-    return SeatRow(r.seat, r.kind, r.name, r.bot, r.token_hash, bool(r.replaced), getattr(r, "user_id", None), r.seen)
+    return SeatRow(
+        r.seat,
+        r.kind,
+        r.name,
+        r.bot,
+        r.token_hash,
+        bool(r.replaced),
+        getattr(r, "user_id", None),
+        r.seen,
+        bool(getattr(r, "bot_account", False)),
+    )
 
 
-def _seats_query(table_id: str) -> Any:
-    """A table's seats in order, each with the account bound to it (if any)."""
-    return (
-        select(seats_t, _seat_users.c.user_id)
+def _seats_query(table_id: str, seat: int | None = None) -> Any:
+    """A table's seats in order (or its one ``seat``), each with the account bound to it (if any) and
+    whether that account is a bot account."""
+    query = (
+        select(seats_t, _seat_users.c.user_id, _bot_accounts.c.user_id.is_not(None).label("bot_account"))
         .select_from(
             seats_t.outerjoin(
                 _seat_users, (_seat_users.c.table_id == seats_t.c.table_id) & (_seat_users.c.seat == seats_t.c.seat)
-            )
+            ).outerjoin(_bot_accounts, _bot_accounts.c.user_id == _seat_users.c.user_id)
         )
         .where(seats_t.c.table_id == table_id)
         .order_by(seats_t.c.seat)
     )
+    return query if seat is None else query.where(seats_t.c.seat == seat)
 
 
 def _upsert(dialect: str, table: Table = leases_t) -> Any:
@@ -435,10 +452,13 @@ class Store:
                 ],
             )
 
-    def claim_seat(self, table_id: str, seat: int, name: str, token_hash: str, user_id: int | None = None) -> bool:
-        """Give an open seat to a person; ``False`` if someone took it first (atomic). With ``user_id``
-        the seat is bound to that account in the same transaction; :class:`SeatHeld` if the account
-        holds another seat of the table already (nothing changes then)."""
+    def claim_seat(
+        self, table_id: str, seat: int, name: str, token_hash: str, user_id: int | None = None
+    ) -> SeatRow | None:
+        """Give an open seat to a person: the seat as it is stored now (with whether its account is a bot
+        account), or ``None`` if someone took it first (atomic). With ``user_id`` the seat is bound to
+        that account in the same transaction; :class:`SeatHeld` if the account holds another seat of the
+        table already (nothing changes then)."""
         try:
             with self.engine.begin() as conn:
                 self._delay()
@@ -448,9 +468,10 @@ class Store:
                     .values(kind="human", name=name, token_hash=token_hash)
                 )
                 if res.rowcount != 1:
-                    return False
+                    return None
                 if user_id is not None:
                     conn.execute(insert(_seat_users).values(table_id=table_id, seat=seat, user_id=user_id))
+                return _seat_row(conn.execute(_seats_query(table_id, seat)).one())
         except IntegrityError:
             with self.engine.connect() as conn:
                 held = conn.execute(
@@ -459,7 +480,6 @@ class Store:
                     )
                 ).scalar()
             raise SeatHeld(None if held is None else int(held)) from None
-        return True
 
     def set_status(self, table_id: str, status: str) -> None:
         with self.engine.begin() as conn:

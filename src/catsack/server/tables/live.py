@@ -57,6 +57,7 @@ __all__ = [
     "seat_names",
     "setup_from_json",
     "setup_to_json",
+    "shown_kind",
     "state_frame",
     "stored_game",
     "table_status",
@@ -136,6 +137,13 @@ def record_extra(players: Sequence[Player | SeatRow]) -> dict[str, Any]:
     return extra
 
 
+def shown_kind(p: Player | SeatRow) -> str:
+    """A seat's ``kind`` as the seat lists show it: ``open``, ``human``, or ``bot`` for the server's bots,
+    a stand-in that took a person's seat over, and a bot account (a program over the bot API, whose seat
+    is a person's to the table: a token, connections, the grace period)."""
+    return "bot" if p.bot_account else p.kind
+
+
 def seat_kinds(players: Sequence[Player | SeatRow]) -> list[str | None]:
     """Per seat, the bot spec seated there or ``None`` (a person, an open seat), as the lobby shows the
     seats: what a bot meets (``Bot.meet``) and an analysis reads."""
@@ -200,6 +208,9 @@ class Player:
     replaced: bool = False
     away_since: float | None = None  # monotonic time the last connection of a human left
     user_id: int | None = None  # the account seated here; None for a guest (shown as one), a bot, an open seat
+    # The account seated here is a bot account (a program playing over the bot API): its seat is a person's
+    # here (a token, connections, the grace period, the turn timer), and it is shown as a bot's.
+    bot_account: bool = False
 
 
 class Conn:
@@ -522,15 +533,18 @@ class LiveTable:
         return changed
 
     def players_public(self) -> list[dict[str, Any]]:
+        """The seat list every frame and page shows: each seat's name, kind (:func:`shown_kind`), status
+        (a bot account's is its connection's), whether a person is a guest, or the seat a bot account's."""
         names = self.names()
         return [
             {
                 "seat": i,
                 "name": names[i] if p.kind != "open" else None,
-                "kind": p.kind,
+                "kind": shown_kind(p),
                 "status": self.seat_status(i),
                 "replaced": p.replaced,
                 "guest": p.kind == "human" and p.user_id is None,
+                "bot_account": p.bot_account,
             }
             for i, p in enumerate(self.players)
         ]

@@ -101,7 +101,16 @@ class Loader:
         game = stored_game(row, events=True)
         now = time.monotonic()
         players = [
-            Player(s.kind, s.name, s.bot, s.token_hash, s.replaced, now if s.kind == "human" else None, s.user_id)
+            Player(
+                s.kind,
+                s.name,
+                s.bot,
+                s.token_hash,
+                s.replaced,
+                now if s.kind == "human" else None,
+                s.user_id,
+                s.bot_account,
+            )
             for s in seats
         ]
         table = LiveTable(hub=self.hub, row=row, players=players, game=game)
@@ -135,12 +144,15 @@ class Loader:
         changed = False
         for s in seats:
             p = table.players[s.seat]
-            if (p.kind, p.name, p.bot, p.token_hash, p.replaced) == (s.kind, s.name, s.bot, s.token_hash, s.replaced):
+            held = (p.kind, p.name, p.bot, p.token_hash, p.replaced, p.user_id, p.bot_account)
+            if held == (s.kind, s.name, s.bot, s.token_hash, s.replaced, s.user_id, s.bot_account):
                 continue
             # A bot took the seat, or its person took it over with a new token (elsewhere): the
             # connections that came with the old token stop being the seat's.
             dropped = s.kind == "bot" or (p.token_hash is not None and p.token_hash != s.token_hash)
             p.kind, p.name, p.bot, p.token_hash, p.replaced = s.kind, s.name, s.bot, s.token_hash, s.replaced
+            # The account seated (joined through another process): whether it is a guest, or a bot account.
+            p.user_id, p.bot_account = s.user_id, s.bot_account
             if s.kind == "human" and p.away_since is None:
                 p.away_since = time.monotonic()
             changed = True

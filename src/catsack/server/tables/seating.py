@@ -122,15 +122,17 @@ class Seating:
                 raise TableError("seat_taken", f"seat {seat} is taken", 409, params={"n": seat + 1})
             token = token or secrets.token_urlsafe(24)
             try:
-                ok = await hub.writer.run(hub.store.claim_seat, table.id, seat, name, hash_token(token), account_id)
+                claimed = await hub.writer.run(
+                    hub.store.claim_seat, table.id, seat, name, hash_token(token), account_id
+                )
             except SeatHeld as exc:
                 raise one_seat(exc.seat) from None
-            if not ok:
+            if claimed is None:
                 await hub.catch_up(table)
                 raise TableError("seat_taken", f"seat {seat} is taken", 409, params={"n": seat + 1})
             p = table.players[seat]
             p.kind, p.name, p.token_hash, p.away_since = "human", name, hash_token(token), time.monotonic()
-            p.user_id = account_id
+            p.user_id, p.bot_account = account_id, claimed.bot_account
             await self.seated(table)
         await hub.publish_seats(table.id, -1)
         log.info("seat joined", extra={"fields": {"table": table.id, "seat": seat}})

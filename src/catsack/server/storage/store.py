@@ -57,6 +57,7 @@ from sqlalchemy import table as sql_table
 from sqlalchemy.exc import IntegrityError
 
 from catsack.server.migrations import prepare
+from catsack.server.storage.pgappend import append_moves
 
 __all__ = [
     "ActionRow",
@@ -391,6 +392,8 @@ class Store:
         self.engine = make_engine(url)
         #: Test hook (checklist case 5): sleep inside every write transaction.
         self.write_delay = write_delay
+        #: Moves are appended in one statement (PostgreSQL with psycopg), else in two per batch.
+        self.one_statement = self.engine.dialect.name == "postgresql" and self.engine.dialect.driver == "psycopg"
         try:
             self.schema = prepare(self.engine, upgrade=upgrade)
         except Exception:
@@ -534,6 +537,10 @@ class Store:
         primary key is the backstop. ``conn``: a connection of the caller's to write on (the server's
         writer keeps one while it is busy, which saves a pool check-out and its ping per batch)."""
         now = time.time()
+        if self.one_statement and len({it.table_id for it in items}) == len(items):
+            moved = self._append_one_statement(items, conn, now)
+            if moved is not None:
+                return [None if it.table_id in moved else AppendConflict(_refused(it)) for it in items]
         params = [
             {
                 "b_id": it.table_id,
@@ -590,6 +597,15 @@ class Store:
                 return [AppendConflict(f"version {it.version} of table {it.table_id} was written by another process")]
             return [r for it in items for r in self.append_batch([it], conn)]  # find the one that clashed
         return results
+
+    def _append_one_statement(self, items: Sequence[Append], conn: Connection | None, now: float) -> set[str] | None:
+        """PostgreSQL: the batch in one statement (:mod:`catsack.server.storage.pgappend`); the tables that
+        moved, or ``None`` when nothing was written."""
+        if conn is None:
+            with self.engine.connect() as pooled:
+                return self._append_one_statement(items, pooled, now)
+        self._delay()
+        return append_moves(conn.connection.driver_connection, items, now)
 
     @contextlib.contextmanager
     def _transaction(self, conn: Connection | None) -> Iterator[Connection]:

@@ -508,3 +508,18 @@ def test_every_kind_of_push_is_written_in_the_devices_language(lang: str) -> Non
     texts = [text for kind, samples in facts.items() for f in samples for text in push_text(kind, lang, f) or ()]
     check(texts, lang, "pushes")
     assert push_text("cards", lang, {}) is None and push_message("cards", lang, {}, "/", "x") is None
+
+
+def test_mail_and_push_offer_the_same_kinds_from_one_outbox() -> None:
+    """One list of kinds for both channels and one request model for their choices; both queues are the
+    outbox's (claim, finish, counts), each channel naming its own table."""
+    from catsack.server.people import mail, outbox, push
+    from catsack.server.routes.mail import Prefs
+    from catsack.server.routes.prefs import KindPrefs
+
+    assert mail.KINDS is push.KINDS is outbox.KINDS
+    assert tuple(KindPrefs.model_fields) == outbox.KINDS
+    assert set(Prefs.model_fields) == {*outbox.KINDS, "lang"}
+    assert issubclass(mail.Mailbox, outbox.Outbox) and issubclass(push.Pushbox, outbox.Outbox)
+    assert (mail.Mailbox.queue_table, push.Pushbox.queue_table) == (mail.mail_queue_t, push_queue_t)
+    assert [outbox.backoff(n) for n in (1, 2, 3, 8, 20)] == [30.0, 60.0, 120.0, 3600.0, 3600.0]

@@ -7,13 +7,14 @@ sender that empties it over SMTP.
   says whether it wants mail; a follower is announced once a
   week at most (:data:`FOLLOW_MAIL_SECONDS`), however often they unfollow and follow again. Every
   mail carries a one-click unsubscribe (RFC 8058 ``List-Unsubscribe-Post`` and a link in the text).
-- **The queue** (``mail_queue``) is written in the database before anything is sent. The sender
-  claims a due row (``pending`` → ``sending``, one process wins), sends it, and marks it ``sent``;
-  an SMTP failure puts it back with a growing delay, so an outage loses nothing. A crash between
-  the SMTP server's acceptance and the ``sent`` mark is the only way a mail can go twice: a row left
-  ``sending`` by a process that has since died (its heartbeat ran out, or a lone process started
-  again after a crash) is sent again with the same ``Message-ID``, which mail programs show as one
-  message; a row whose sender is not known is sent again after :data:`STALE_SECONDS`.
+- **The queue** (``mail_queue``, an outbox as push's is: :mod:`catsack.server.people.outbox`) is written
+  in the database before anything is sent. The sender claims a due row (``pending`` → ``sending``, one
+  process wins), sends it, and marks it ``sent``; an SMTP failure puts it back with a growing delay, so
+  an outage loses nothing. A crash between the SMTP server's acceptance and the ``sent`` mark is the
+  only way a mail can go twice: a row left ``sending`` by a process that has since died (its heartbeat
+  ran out, or a lone process started again after a crash) is sent again with the same ``Message-ID``,
+  which mail programs show as one message; a row whose sender is not known is sent again after
+  :data:`STALE_SECONDS`.
 - **Batching.** A "your turn" mail waits until the player has been away for
   ``mail_away_minutes`` (no page of the site open, no connection to a table); turns that come
   meanwhile join the same mail, and games where the player has moved since drop out of it (a mail
@@ -67,8 +68,19 @@ from catsack.i18n import duration, names, translations
 from catsack.locales import DEFAULT_LANGUAGE, LANGUAGES
 from catsack.server.people import push
 from catsack.server.people.accounts import Account, AccountError, check_password, seat_users_t, sessions_t, users_t
-from catsack.server.people.friends import Challenge, user_seen_t
-from catsack.server.storage.store import alive_holders, metadata, seats_t, tables_t
+from catsack.server.people.friends import Challenge
+from catsack.server.people.outbox import (
+    CLOCK_SLACK,
+    KINDS,
+    STALE_SECONDS,
+    Outbox,
+    Sender,
+    bots_seat,
+    persons_turns,
+    seen_since,
+    still_seated,
+)
+from catsack.server.storage.store import metadata, seats_t, tables_t
 from catsack.server.storage.tokens import hash_token
 from catsack.server.tables.bus import TablesAdopted
 from catsack.server.tables.turnbased import clock_of, reminder_time
@@ -82,6 +94,8 @@ if TYPE_CHECKING:
 __all__ = [
     "FOLLOW_MAIL_SECONDS",
     "KINDS",
+    "MAX_ATTEMPTS",
+    "STALE_SECONDS",
     "MailSender",
     "Mailbox",
     "TurnLine",
@@ -106,8 +120,6 @@ __all__ = [
 
 log = logging.getLogger("catsack.server")
 
-#: The kinds of mail an account chooses (each on by default once an address is verified).
-KINDS = ("turn", "invite", "tournament", "friend", "clock", "seat")
 #: A clock reminder (kind ``clock``) is queued once per turn: the same one is not queued again within this time.
 REMINDER_ONCE_SECONDS = 400 * 86400.0
 #: Kinds sent whatever the preferences say: they answer the person's own request.
@@ -143,8 +155,6 @@ class MailPolicy(email.policy.EmailPolicy):
 MAIL_POLICY = MailPolicy(linesep="\r\n")
 #: One follower's "follows you" mail goes to an account at most once in this time (a week).
 FOLLOW_MAIL_SECONDS = 7 * 86400.0
-#: A row left ``sending`` this long (its sender died) is sent again.
-STALE_SECONDS = 600.0
 #: Attempts before a mail is given up (about two days of retries).
 MAX_ATTEMPTS = 12
 
@@ -265,11 +275,14 @@ def _verified_elsewhere(conn: Any, key: str, user_id: int) -> bool:
     return found is not None
 
 
-class Mailbox:
-    """Addresses, preferences, reset tokens and the send queue (``engine`` is the store's)."""
+class Mailbox(Outbox[Queued]):
+    """Addresses, preferences, reset tokens and the send queue (``engine`` is the store's): the queue's
+    claim, finish and counts are the outbox's (:class:`~catsack.server.people.outbox.Outbox`)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    queue_table = mail_queue_t
+
+    def _notice(self, row: Any, attempts: int) -> Queued:
+        return Queued(row.id, row.user_id, row.kind, row.address, json.loads(row.payload), attempts, row.message_id)
 
     # ------------------------------------------------------------------ addresses
 
@@ -547,60 +560,6 @@ class Mailbox:
                 )
         return True
 
-    def claim(self, now: float, limit: int = 20, holder: str | None = None) -> list[Queued]:
-        """Due mails, each taken by exactly one sender (``pending`` → ``sending``), marked as claimed by
-        ``holder`` (the claiming process's id, whose heartbeat is in ``server_processes``). Claims of a
-        dead sender go back to ``pending`` first: of a holder that is not alive, or older than
-        :data:`STALE_SECONDS`."""
-        out: list[Queued] = []
-        with self.engine.begin() as conn:
-            dead = mail_queue_t.c.claimed_by.is_not(None) & mail_queue_t.c.claimed_by.not_in(alive_holders(now))
-            if holder is not None:
-                dead = dead & (mail_queue_t.c.claimed_by != holder)
-            conn.execute(
-                update(mail_queue_t)
-                .where(mail_queue_t.c.status == "sending", (mail_queue_t.c.claimed < now - STALE_SECONDS) | dead)
-                .values(status="pending")
-            )
-            due = conn.execute(
-                select(mail_queue_t)
-                .where(mail_queue_t.c.status == "pending", mail_queue_t.c.send_after <= now)
-                .order_by(mail_queue_t.c.send_after)
-                .limit(limit)
-            ).all()
-        for r in due:
-            with self.engine.begin() as conn:
-                took = conn.execute(
-                    update(mail_queue_t)
-                    .where(mail_queue_t.c.id == r.id, mail_queue_t.c.status == "pending")
-                    .values(status="sending", claimed=now, claimed_by=holder, attempts=r.attempts + 1)
-                ).rowcount
-            if took:
-                out.append(
-                    Queued(r.id, r.user_id, r.kind, r.address, json.loads(r.payload), r.attempts + 1, r.message_id)
-                )
-        return out
-
-    def finish(self, mail_id: int, status: str, *, error: str | None = None, retry_at: float | None = None) -> None:
-        """Mark a claimed mail ``sent``, ``dropped`` (nothing left to say), ``failed`` (given up), or
-        ``pending`` again at ``retry_at``."""
-        values: dict[str, Any] = {"status": status, "error": None if error is None else error[:200]}
-        if status == "sent":
-            values["sent"] = time.time()
-        if retry_at is not None:
-            values["send_after"] = retry_at
-        with self.engine.begin() as conn:
-            conn.execute(
-                update(mail_queue_t)
-                .where(mail_queue_t.c.id == mail_id, mail_queue_t.c.status == "sending")
-                .values(**values)
-            )
-
-    def stats(self) -> dict[str, int]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(mail_queue_t.c.status, func.count()).group_by(mail_queue_t.c.status)).all()
-        return {str(r[0]): int(r[1]) for r in rows}
-
 
 # ---------------------------------------------------------------------- what a mail says
 # The texts are messages of the package's catalogues (catsack.i18n), in the address's language
@@ -812,25 +771,6 @@ def turn_lines(engine: Engine, user_id: int, tables: list[str], base: str) -> li
     return lines
 
 
-def _still_seated(engine: Engine, user_id: int, table_id: str) -> bool:
-    """Whether the account still holds its (person's) seat at a table in play."""
-    with engine.connect() as conn:
-        found = conn.execute(
-            select(seats_t.c.kind)
-            .select_from(
-                seat_users_t.join(
-                    seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
-                ).join(tables_t, tables_t.c.id == seat_users_t.c.table_id)
-            )
-            .where(
-                seat_users_t.c.user_id == user_id,
-                seat_users_t.c.table_id == table_id,
-                tables_t.c.status.in_(("open", "playing")),
-            )
-        ).scalar()
-    return found == "human"
-
-
 def render(engine: Engine, settings: Settings, mail: Queued, to: Address | None) -> EmailMessage | None:
     """The message for a queued mail, made now (a turn mail lists only games still waiting for the
     player); ``None`` when there is nothing left to say or the address no longer wants it."""
@@ -856,13 +796,17 @@ def render(engine: Engine, settings: Settings, mail: Queued, to: Address | None)
         turns = turn_lines(engine, mail.user_id, [str(p.get("table_id", ""))], base)
     elif mail.kind == "seat":
         assert mail.user_id is not None
-        found = _bots_seat(engine, mail.user_id, str(p.get("table_id", "")), int(p.get("seat", -1)))
-        if found is None or _seen_since(engine, mail.user_id, float(p.get("at", 0.0))):
+        with engine.connect() as conn:
+            found = bots_seat(conn, mail.user_id, str(p.get("table_id", "")), int(p.get("seat", -1)))
+            back = found is not None and seen_since(conn, mail.user_id, float(p.get("at", 0.0)))
+        if found is None or back:
             return None  # the seat is not a bot's, or they came back and saw it
         p = {**p, "table": found}
     elif mail.kind == "tournament":
         assert mail.user_id is not None
-        if not _still_seated(engine, mail.user_id, str(p.get("table_id", ""))):
+        with engine.connect() as conn:
+            seated = still_seated(conn, mail.user_id, str(p.get("table_id", "")))
+        if not seated:
             return None  # the round is over, or a bot has the seat by now
     made = mail_text(mail.kind, lang, p, name=name, base=base, turns=turns)
     if made is None:
@@ -910,137 +854,38 @@ def smtp_send(settings: Settings, msg: EmailMessage) -> None:
             client.close()
 
 
-class MailSender:
-    """Empties the queue: every ``mail_poll_seconds``, the due mails are claimed, made and sent."""
+class MailSender(Sender[Queued, EmailMessage]):
+    """Empties the queue: every ``mail_poll_seconds``, the due mails are claimed, made and sent over SMTP
+    (the outbox's :class:`~catsack.server.people.outbox.Sender`)."""
+
+    what = "mail"
+    box: Mailbox
 
     def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.settings = hub.settings
-        self.box = Mailbox(hub.store.engine)
-        self.task: asyncio.Task[None] | None = None
-        self.sent = 0
+        s = hub.settings
+        super().__init__(
+            hub,
+            Mailbox(hub.store.engine),
+            poll_seconds=s.mail_poll_seconds,
+            away_minutes=s.mail_away_minutes,
+            max_attempts=MAX_ATTEMPTS,
+        )
 
-    def start(self) -> None:
-        if mail_enabled(self.settings):
-            self.task = asyncio.create_task(self._loop())
+    def enabled(self) -> bool:
+        return mail_enabled(self.settings)
 
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+    async def _make(self, mail: Queued, now: float) -> EmailMessage | str:
+        to = await asyncio.to_thread(self.box.address, mail.user_id) if mail.user_id is not None else None
+        msg = await asyncio.to_thread(render, self.hub.store.engine, self.settings, mail, to)
+        return "nothing left to say" if msg is None else msg
 
-    async def _loop(self) -> None:
-        while True:
-            try:
-                await self.run_once()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the database is away: try again next time
-                log.exception("mail queue pass failed")
-            await asyncio.sleep(self.settings.mail_poll_seconds)
-
-    async def run_once(self, now: float | None = None) -> int:
-        """Send what is due; how many were sent."""
-        now = time.time() if now is None else now
-        due = await asyncio.to_thread(self.box.claim, now, holder=self.hub.process_id)
-        n = 0
-        for mail in due:
-            if await self._one(mail, now):
-                n += 1
-        self.sent += n
-        return n
-
-    async def _one(self, mail: Queued, now: float) -> bool:
-        box, engine = self.box, self.hub.store.engine
-        try:
-            if mail.kind == "turn" and mail.user_id is not None:
-                back = await asyncio.to_thread(_here_since, engine, mail.user_id, now, self.settings.mail_away_minutes)
-                if back is not None:  # the player is around: wait until they have been away long enough
-                    await asyncio.to_thread(box.finish, mail.id, "pending", retry_at=back)
-                    return False
-            if mail.kind == "clock":
-                later = await asyncio.to_thread(_reminder_later, engine, self.settings, mail.payload, now)
-                if later is not None:  # a vacation paused the clock: the reminder waits as long
-                    await asyncio.to_thread(box.finish, mail.id, "pending", retry_at=later)
-                    return False
-            to = await asyncio.to_thread(box.address, mail.user_id) if mail.user_id is not None else None
-            msg = await asyncio.to_thread(render, engine, self.settings, mail, to)
-        except Exception as exc:
-            log.exception("mail not made", extra={"fields": {"mail": mail.id}})
-            await asyncio.to_thread(box.finish, mail.id, "failed", error=f"render: {exc}")
-            return False
-        if msg is None:
-            await asyncio.to_thread(box.finish, mail.id, "dropped", error="nothing left to say")
-            return False
+    async def _send(self, mail: Queued, msg: EmailMessage, now: float) -> bool:
         try:
             await asyncio.to_thread(smtp_send, self.settings, msg)
         except (smtplib.SMTPException, OSError) as exc:
-            permanent = isinstance(exc, smtplib.SMTPRecipientsRefused)
-            if permanent or mail.attempts >= MAX_ATTEMPTS:
-                await asyncio.to_thread(box.finish, mail.id, "failed", error=str(exc))
-            else:
-                wait = min(3600.0, 15.0 * 2**mail.attempts)
-                await asyncio.to_thread(box.finish, mail.id, "pending", error=str(exc), retry_at=now + wait)
-            log.warning("mail not sent", extra={"fields": {"mail": mail.id, "why": str(exc)[:200]}})
+            await self._failed(mail, str(exc), now, give_up=isinstance(exc, smtplib.SMTPRecipientsRefused))
             return False
-        await asyncio.to_thread(box.finish, mail.id, "sent")
-        log.info("mail sent", extra={"fields": {"mail": mail.id, "kind": mail.kind}})
         return True
-
-
-def _reminder_later(engine: Engine, settings: Settings, payload: dict[str, Any], now: float) -> float | None:
-    """When a clock reminder is due, if later than ``now`` (a vacation moved it); ``None`` to go now (or
-    to be dropped by :func:`render` when its turn is over)."""
-    due = reminder_time(
-        engine, str(payload.get("table_id", "")), int(payload.get("version", -1)), settings.clock_reminder_share
-    )
-    return due if due is not None and due > now + 1.0 else None
-
-
-def _bots_seat(engine: Engine, user_id: int, table_id: str, seat: int) -> str | None:
-    """The table's name while the account's seat there is a bot's in a game not over, else ``None``."""
-    with engine.connect() as conn:
-        r = conn.execute(
-            select(tables_t.c.name, seats_t.c.kind)
-            .select_from(
-                seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id).join(
-                    seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
-                )
-            )
-            .where(
-                seat_users_t.c.user_id == user_id,
-                seat_users_t.c.table_id == table_id,
-                seat_users_t.c.seat == seat,
-                tables_t.c.status.in_(("open", "playing")),
-            )
-        ).first()
-    return None if r is None or r.kind != "bot" else str(r.name)
-
-
-def _seen_since(engine: Engine, user_id: int, when: float) -> bool:
-    """Whether the account had a page of the site open after ``when``."""
-    with engine.connect() as conn:
-        seen = conn.execute(select(user_seen_t.c.seen).where(user_seen_t.c.user_id == user_id)).scalar()
-    return seen is not None and seen > when
-
-
-def _here_since(engine: Engine, user_id: int, now: float, away_minutes: float) -> float | None:
-    """``None`` if the account has been away ``away_minutes`` (no page open, no table connection),
-    else when it will have been: its last sign of life plus that time."""
-    with engine.connect() as conn:
-        page = conn.execute(select(user_seen_t.c.seen).where(user_seen_t.c.user_id == user_id)).scalar()
-        seat = conn.execute(
-            select(func.max(seats_t.c.seen))
-            .select_from(
-                seat_users_t.join(
-                    seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
-                )
-            )
-            .where(seat_users_t.c.user_id == user_id)
-        ).scalar()
-    last = max(page or 0.0, seat or 0.0)
-    back = last + away_minutes * 60.0
-    return back if back > now else None
 
 
 # ---------------------------------------------------------------------- what causes mail
@@ -1110,11 +955,6 @@ async def missed_turns(hub: Hub, event: TablesAdopted) -> None:
     await asyncio.to_thread(queue_missed_turns, hub.store.engine, hub.settings, ids)
 
 
-#: A "your turn" mail made up to this long before its turn began counts as that turn's (the
-#: processes' clocks may differ a little).
-CLOCK_SLACK = 2.0
-
-
 def queue_missed_turns(
     engine: Engine, settings: Settings, table_ids: Sequence[str] | None = None, now: float | None = None
 ) -> int:
@@ -1126,18 +966,7 @@ def queue_missed_turns(
     if not mail_enabled(settings) or (table_ids is not None and not table_ids):
         return 0
     now = time.time() if now is None else now
-    query = (
-        select(tables_t.c.id, tables_t.c.clock, seat_users_t.c.user_id)
-        .select_from(
-            tables_t.join(seats_t, (seats_t.c.table_id == tables_t.c.id) & (seats_t.c.seat == tables_t.c.to_move)).join(
-                seat_users_t,
-                (seat_users_t.c.table_id == tables_t.c.id) & (seat_users_t.c.seat == tables_t.c.to_move),
-            )
-        )
-        .where(tables_t.c.status == "playing", tables_t.c.clock.is_not(None), seats_t.c.kind == "human")
-    )
-    if table_ids is not None:
-        query = query.where(tables_t.c.id.in_(sorted(set(table_ids))))
+    query = persons_turns(table_ids)
     with engine.connect() as conn:
         turns = [(r.id, int(r.user_id), since) for r in conn.execute(query) if (since := _turn_since(r.clock))]
         if not turns:

@@ -16,9 +16,9 @@
   device (``push_queue``) and its text is made when it is sent, in the device's language, from what
   the database says then: a "your turn" push whose turn has passed, or a round's push whose seat a
   bot has taken, is not sent.
-- **The queue** works as the mail queue does (:mod:`catsack.server.people.mail`): a sender claims a due row
-  (``pending`` → ``sending``, one process wins), sends it, marks it ``sent``; a failure of the push
-  service puts it back with a growing delay. A crash between the push service's acceptance and the
+- **The queue** is an outbox, as the mail's is (:mod:`catsack.server.people.outbox`, which both use): a
+  sender claims a due row (``pending`` → ``sending``, one process wins), sends it, marks it ``sent``; a
+  failure of the push service puts it back with a growing delay. A crash between the push service's acceptance and the
   ``sent`` mark is the only way a row can go twice; it goes with the same ``Topic`` header (the push
   service keeps one message per topic) and the same notification tag (the browser shows one
   notification per tag), so the player sees it once.
@@ -57,7 +57,6 @@ from sqlalchemy import (
     Table,
     Text,
     delete,
-    func,
     insert,
     select,
     update,
@@ -66,8 +65,18 @@ from sqlalchemy import (
 from catsack.i18n import duration, translations
 from catsack.locales import DEFAULT_LANGUAGE, LANGUAGES
 from catsack.server.people.accounts import AccountError, seat_users_t, users_t
-from catsack.server.people.friends import user_seen_t
-from catsack.server.storage.store import alive_holders, metadata, seats_t, tables_t
+from catsack.server.people.outbox import (
+    CLOCK_SLACK,
+    KINDS,
+    STALE_SECONDS,
+    Outbox,
+    Sender,
+    bots_seat,
+    persons_turns,
+    seen_since,
+    still_seated,
+)
+from catsack.server.storage.store import metadata, seats_t, tables_t
 from catsack.server.tables.turnbased import clock_of, reminder_time
 
 if TYPE_CHECKING:
@@ -83,6 +92,8 @@ __all__ = [
     "ENDPOINT_MAX",
     "KEY_SETTING",
     "KINDS",
+    "MAX_ATTEMPTS",
+    "STALE_SECONDS",
     "Device",
     "PushSender",
     "Pushbox",
@@ -107,17 +118,12 @@ __all__ = [
 
 log = logging.getLogger("catsack.server")
 
-#: The kinds of push an account chooses (each on until turned off): the mail's kinds, and a bot taking
-#: the account's seat before the end of a game (no mail says that).
-KINDS = ("turn", "invite", "tournament", "friend", "seat", "clock")
 #: A push the person asked for from the account page (to see that notifications arrive).
 TEST = "test"
 #: Devices one account may have; a new one beyond that replaces the one used longest ago.
 DEVICES_MAX = 10
 #: The longest endpoint accepted (the browsers' are 150 to 500 characters).
 ENDPOINT_MAX = 1024
-#: A row left ``sending`` this long (its sender died) is sent again.
-STALE_SECONDS = 600.0
 #: Attempts before a push is given up.
 MAX_ATTEMPTS = 10
 #: How long a push service keeps a message for a device that is offline (seconds): a day, and a
@@ -411,11 +417,27 @@ def _queue_in(
     return queued
 
 
-class Pushbox:
-    """Devices, preferences and the push queue (``engine`` is the store's)."""
+class Pushbox(Outbox[QueuedPush]):
+    """Devices, preferences and the push queue (``engine`` is the store's): the queue's claim, finish and
+    counts are the outbox's (:class:`~catsack.server.people.outbox.Outbox`)."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
+    queue_table = push_queue_t
+
+    def _notice(self, row: Any, attempts: int) -> QueuedPush:
+        return QueuedPush(
+            int(row.id), int(row.device_id), int(row.user_id), row.kind, json.loads(row.payload), row.topic, attempts
+        )
+
+    def _sent(self, conn: Connection, notice_id: int, when: float) -> None:
+        """A device that received a push has had a success then (the account page shows it)."""
+        conn.execute(
+            update(push_devices_t)
+            .where(
+                push_devices_t.c.id
+                == select(push_queue_t.c.device_id).where(push_queue_t.c.id == notice_id).scalar_subquery()
+            )
+            .values(last_success=when)
+        )
 
     # ------------------------------------------------------------------ devices and choices
 
@@ -539,79 +561,10 @@ class Pushbox:
                 _insert(conn, device_id, user_id, TEST, {}, f"{device_id}", now, now)
         return True
 
-    def claim(self, now: float, limit: int = 20, holder: str | None = None) -> list[QueuedPush]:
-        """Due pushes, each taken by exactly one sender (``pending`` → ``sending``), as the mail queue's
-        claim: claims of a dead sender (not alive, or older than :data:`STALE_SECONDS`) go back first."""
-        out: list[QueuedPush] = []
-        with self.engine.begin() as conn:
-            dead = push_queue_t.c.claimed_by.is_not(None) & push_queue_t.c.claimed_by.not_in(alive_holders(now))
-            if holder is not None:
-                dead = dead & (push_queue_t.c.claimed_by != holder)
-            conn.execute(
-                update(push_queue_t)
-                .where(push_queue_t.c.status == "sending", (push_queue_t.c.claimed < now - STALE_SECONDS) | dead)
-                .values(status="pending")
-            )
-            due = conn.execute(
-                select(push_queue_t)
-                .where(push_queue_t.c.status == "pending", push_queue_t.c.send_after <= now)
-                .order_by(push_queue_t.c.send_after)
-                .limit(limit)
-            ).all()
-        for r in due:
-            with self.engine.begin() as conn:
-                took = conn.execute(
-                    update(push_queue_t)
-                    .where(push_queue_t.c.id == r.id, push_queue_t.c.status == "pending")
-                    .values(status="sending", claimed=now, claimed_by=holder, attempts=r.attempts + 1)
-                ).rowcount
-            if took:
-                out.append(
-                    QueuedPush(
-                        int(r.id),
-                        int(r.device_id),
-                        int(r.user_id),
-                        r.kind,
-                        json.loads(r.payload),
-                        r.topic,
-                        r.attempts + 1,
-                    )
-                )
-        return out
-
-    def finish(self, push_id: int, status: str, *, error: str | None = None, retry_at: float | None = None) -> None:
-        """Mark a claimed push ``sent``, ``dropped`` (nothing left to say), ``failed`` (given up), or
-        ``pending`` again at ``retry_at``."""
-        values: dict[str, Any] = {"status": status, "error": None if error is None else error[:200]}
-        if status == "sent":
-            values["sent"] = time.time()
-        if retry_at is not None:
-            values["send_after"] = retry_at
-        with self.engine.begin() as conn:
-            conn.execute(
-                update(push_queue_t)
-                .where(push_queue_t.c.id == push_id, push_queue_t.c.status == "sending")
-                .values(**values)
-            )
-            if status == "sent":
-                conn.execute(
-                    update(push_devices_t)
-                    .where(
-                        push_devices_t.c.id
-                        == select(push_queue_t.c.device_id).where(push_queue_t.c.id == push_id).scalar_subquery()
-                    )
-                    .values(last_success=values["sent"])
-                )
-
     def drop_device(self, device_id: int, why: str) -> None:
         """The push service says the subscription is gone (404, 410): forget the device."""
         with self.engine.begin() as conn:
             _delete_devices(conn, [device_id], why)
-
-    def stats(self) -> dict[str, int]:
-        with self.engine.connect() as conn:
-            rows = conn.execute(select(push_queue_t.c.status, func.count()).group_by(push_queue_t.c.status)).all()
-        return {str(r[0]): int(r[1]) for r in rows}
 
 
 def _drop_waiting(conn: Connection, device_ids: list[int], why: str) -> None:
@@ -718,48 +671,6 @@ def _turn_facts(conn: Connection, user_id: int, table_id: str, now: float) -> di
     return {"table": r.name, "left": (r.deadline or now) - now}
 
 
-def _still_seated(conn: Connection, user_id: int, table_id: str) -> bool:
-    found = conn.execute(
-        select(seats_t.c.kind)
-        .select_from(
-            seat_users_t.join(
-                seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
-            ).join(tables_t, tables_t.c.id == seat_users_t.c.table_id)
-        )
-        .where(
-            seat_users_t.c.user_id == user_id,
-            seat_users_t.c.table_id == table_id,
-            tables_t.c.status.in_(("open", "playing")),
-        )
-    ).scalar()
-    return found == "human"
-
-
-def _bots_seat(conn: Connection, user_id: int, table_id: str, seat: int) -> str | None:
-    """The table's name while the account's seat there is a bot's in a game not over, else ``None``."""
-    r = conn.execute(
-        select(tables_t.c.name, seats_t.c.kind)
-        .select_from(
-            seat_users_t.join(tables_t, tables_t.c.id == seat_users_t.c.table_id).join(
-                seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
-            )
-        )
-        .where(
-            seat_users_t.c.user_id == user_id,
-            seat_users_t.c.table_id == table_id,
-            seat_users_t.c.seat == seat,
-            tables_t.c.status.in_(("open", "playing")),
-        )
-    ).first()
-    return None if r is None or r.kind != "bot" else str(r.name)
-
-
-def _seen_since(conn: Connection, user_id: int, when: float) -> bool:
-    """Whether the account had a page of the site open after ``when``."""
-    seen = conn.execute(select(user_seen_t.c.seen).where(user_seen_t.c.user_id == user_id)).scalar()
-    return seen is not None and seen > when
-
-
 @dataclass(frozen=True, slots=True)
 class Outgoing:
     """A push ready to go: the device's subscription, the JSON it receives and how long it may wait."""
@@ -817,16 +728,16 @@ def _kind_facts(
         ttl = max(60, min(TTL_SECONDS, int(facts["left"])))
     elif push.kind == "tournament":
         table_id = str(p.get("table_id", ""))
-        if not _still_seated(conn, push.user_id, table_id):
+        if not still_seated(conn, push.user_id, table_id):
             return "the round is over or a bot has the seat"
         facts, url, tag = p, f"/t/{table_id}", f"round:{table_id}"
         ttl = max(60, min(TTL_SECONDS, int(float(p.get("wait", 0)))))
     elif push.kind == "seat":
         table_id = str(p.get("table_id", ""))
-        name = _bots_seat(conn, push.user_id, table_id, int(p.get("seat", -1)))
+        name = bots_seat(conn, push.user_id, table_id, int(p.get("seat", -1)))
         if name is None:
             return "the seat is not a bot's"
-        if _seen_since(conn, push.user_id, float(p.get("at", now))):
+        if seen_since(conn, push.user_id, float(p.get("at", now))):
             return "back since: they saw it"
         facts, url, tag = {"table": name}, f"/t/{table_id}", f"seat:{table_id}"
     elif push.kind == "invite":
@@ -896,120 +807,49 @@ GONE = (404, 410)
 HOPELESS = (400, 401, 403, 413)
 
 
-class PushSender:
-    """Empties the queue: every ``push_poll_seconds`` the due pushes are claimed, made and sent."""
+class PushSender(Sender[QueuedPush, Outgoing]):
+    """Empties the queue: every ``push_poll_seconds`` the due pushes are claimed, made and sent to the
+    push services (the outbox's :class:`~catsack.server.people.outbox.Sender`)."""
+
+    what = "push"
+    box: Pushbox
 
     def __init__(self, hub: Hub) -> None:
-        self.hub = hub
-        self.settings = hub.settings
-        self.box = Pushbox(hub.store.engine)
-        self.keys = vapid_keys(hub.settings)  # a key that cannot be used stops the start here
-        self.task: asyncio.Task[None] | None = None
-        self.sent = 0
+        s = hub.settings
+        super().__init__(
+            hub,
+            Pushbox(hub.store.engine),
+            poll_seconds=s.push_poll_seconds,
+            away_minutes=s.push_away_minutes,
+            max_attempts=MAX_ATTEMPTS,
+        )
+        self.keys = vapid_keys(s)  # a key that cannot be used stops the start here
 
-    def start(self) -> None:
-        if self.keys is not None:
-            self.task = asyncio.create_task(self._loop())
+    def enabled(self) -> bool:
+        return self.keys is not None
 
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
+    def ready(self) -> bool:
+        return self.keys is not None
 
-    async def _loop(self) -> None:
-        while True:
-            try:
-                await self.run_once()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # the database is away: try again next time
-                log.exception("push queue pass failed")
-            await asyncio.sleep(self.settings.push_poll_seconds)
+    async def _make(self, push: QueuedPush, now: float) -> Outgoing | str:
+        return await asyncio.to_thread(render, self.hub.store.engine, push, now)
 
-    async def run_once(self, now: float | None = None) -> int:
-        """Send what is due; how many were sent."""
-        if self.keys is None:
-            return 0
-        now = time.time() if now is None else now
-        due = await asyncio.to_thread(self.box.claim, now, holder=self.hub.process_id)
-        n = 0
-        for push in due:
-            if await self._one(push, now):
-                n += 1
-        self.sent += n
-        return n
-
-    async def _one(self, push: QueuedPush, now: float) -> bool:
-        box, engine, keys = self.box, self.hub.store.engine, self.keys
+    async def _send(self, push: QueuedPush, out: Outgoing, now: float) -> bool:
+        keys = self.keys
         assert keys is not None
-        try:
-            if push.kind == "turn":
-                back = await asyncio.to_thread(_here_since, engine, push.user_id, now, self.settings.push_away_minutes)
-                if back is not None:  # the player is around: wait until they have been away long enough
-                    await asyncio.to_thread(box.finish, push.id, "pending", retry_at=back)
-                    return False
-            if push.kind == "clock":
-                later = await asyncio.to_thread(_reminder_later, engine, self.settings, push.payload, now)
-                if later is not None:  # a vacation paused the clock: the reminder waits as long
-                    await asyncio.to_thread(box.finish, push.id, "pending", retry_at=later)
-                    return False
-            out = await asyncio.to_thread(render, engine, push, now)
-        except Exception as exc:
-            log.exception("push not made", extra={"fields": {"push": push.id}})
-            await asyncio.to_thread(box.finish, push.id, "failed", error=f"render: {exc}")
-            return False
-        if isinstance(out, str):
-            await asyncio.to_thread(box.finish, push.id, "dropped", error=out)
-            return False
         try:
             await asyncio.to_thread(send, keys, out, push.topic, self.settings.push_timeout)
         except PushRefused as exc:
             if exc.status in GONE:
-                await asyncio.to_thread(box.drop_device, push.device_id, f"push service answered {exc.status}")
-            elif exc.status in HOPELESS or push.attempts >= MAX_ATTEMPTS:
-                await asyncio.to_thread(box.finish, push.id, "failed", error=str(exc))
+                await asyncio.to_thread(self.box.drop_device, push.device_id, f"push service answered {exc.status}")
+                self._not_sent(push, str(exc))
             else:
-                wait = exc.retry_after or min(3600.0, 15.0 * 2**push.attempts)
-                await asyncio.to_thread(box.finish, push.id, "pending", error=str(exc), retry_at=now + wait)
-            log.warning("push not sent", extra={"fields": {"push": push.id, "why": str(exc)[:200]}})
+                await self._failed(push, str(exc), now, wait=exc.retry_after, give_up=exc.status in HOPELESS)
             return False
         except OSError as exc:
-            if push.attempts >= MAX_ATTEMPTS:
-                await asyncio.to_thread(box.finish, push.id, "failed", error=str(exc))
-            else:
-                retry = now + min(3600.0, 15.0 * 2**push.attempts)
-                await asyncio.to_thread(box.finish, push.id, "pending", error=str(exc), retry_at=retry)
-            log.warning("push not sent", extra={"fields": {"push": push.id, "why": str(exc)[:200]}})
+            await self._failed(push, str(exc), now)
             return False
-        await asyncio.to_thread(box.finish, push.id, "sent")
-        log.info("push sent", extra={"fields": {"push": push.id, "kind": push.kind}})
         return True
-
-
-def _reminder_later(engine: Engine, settings: Settings, payload: dict[str, Any], now: float) -> float | None:
-    """When a clock reminder is due, if later than ``now`` (a vacation moved it); ``None`` to go now (or
-    to be dropped by :func:`render` when its turn is over)."""
-    table_id, version = str(payload.get("table_id", "")), int(payload.get("version", -1))
-    due = reminder_time(engine, table_id, version, settings.clock_reminder_share)
-    return due if due is not None and due > now + 1.0 else None
-
-
-def _here_since(engine: Engine, user_id: int, now: float, away_minutes: float) -> float | None:
-    """``None`` if the account has been away ``away_minutes`` (no page open, no table connection),
-    else when it will have been: its last sign of life plus that time."""
-    with engine.connect() as conn:
-        page = conn.execute(select(user_seen_t.c.seen).where(user_seen_t.c.user_id == user_id)).scalar()
-        seat = conn.execute(
-            select(func.max(seats_t.c.seen))
-            .select_from(
-                seat_users_t.join(
-                    seats_t, (seats_t.c.table_id == seat_users_t.c.table_id) & (seats_t.c.seat == seat_users_t.c.seat)
-                )
-            )
-            .where(seat_users_t.c.user_id == user_id)
-        ).scalar()
-    back = max(page or 0.0, seat or 0.0) + away_minutes * 60.0
-    return back if back > now else None
 
 
 # ---------------------------------------------------------------------- what causes a push
@@ -1110,11 +950,6 @@ def queue_reminder(engine: Engine, settings: Settings, user_id: int, table_id: s
     return Pushbox(engine).queue([user_id], "clock", payload, key, at, once_within=REMINDER_ONCE_SECONDS)
 
 
-#: A "your turn" push made up to this long before its turn began counts as that turn's (the processes'
-#: clocks may differ a little).
-CLOCK_SLACK = 2.0
-
-
 def queue_missed_turns(
     engine: Engine, settings: Settings, table_ids: Sequence[str] | None = None, now: float | None = None
 ) -> int:
@@ -1125,18 +960,7 @@ def queue_missed_turns(
     if not push_enabled(settings) or (table_ids is not None and not table_ids):
         return 0
     now = time.time() if now is None else now
-    query = (
-        select(tables_t.c.id, tables_t.c.clock, seat_users_t.c.user_id)
-        .select_from(
-            tables_t.join(seats_t, (seats_t.c.table_id == tables_t.c.id) & (seats_t.c.seat == tables_t.c.to_move)).join(
-                seat_users_t,
-                (seat_users_t.c.table_id == tables_t.c.id) & (seat_users_t.c.seat == tables_t.c.to_move),
-            )
-        )
-        .where(tables_t.c.status == "playing", tables_t.c.clock.is_not(None), seats_t.c.kind == "human")
-    )
-    if table_ids is not None:
-        query = query.where(tables_t.c.id.in_(sorted(set(table_ids))))
+    query = persons_turns(table_ids)
     queued = 0
     with engine.connect() as conn:
         turns = []

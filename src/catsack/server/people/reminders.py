@@ -18,11 +18,10 @@ import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine
 
 from catsack.server.people import mail, push
-from catsack.server.people.accounts import seat_users_t
-from catsack.server.storage.store import seats_t, tables_t
+from catsack.server.people.outbox import persons_turns
 from catsack.server.tables.turnbased import clock_of
 
 if TYPE_CHECKING:
@@ -44,20 +43,8 @@ def queue_reminders(engine: Engine, settings: Settings, table_ids: Sequence[str]
         return 0
     if table_ids is not None and not table_ids:
         return 0
-    query = (
-        select(tables_t.c.id, tables_t.c.version, tables_t.c.to_move, tables_t.c.clock, seat_users_t.c.user_id)
-        .select_from(
-            tables_t.join(seats_t, (seats_t.c.table_id == tables_t.c.id) & (seats_t.c.seat == tables_t.c.to_move)).join(
-                seat_users_t,
-                (seat_users_t.c.table_id == tables_t.c.id) & (seat_users_t.c.seat == tables_t.c.to_move),
-            )
-        )
-        .where(tables_t.c.status == "playing", tables_t.c.clock.is_not(None), seats_t.c.kind == "human")
-    )
-    if table_ids is not None:
-        query = query.where(tables_t.c.id.in_(sorted(set(table_ids))))
     with engine.connect() as conn:
-        rows = conn.execute(query).all()
+        rows = conn.execute(persons_turns(table_ids)).all()
     queued = 0
     for r in rows:
         clock = clock_of(r.clock)

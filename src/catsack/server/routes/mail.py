@@ -38,6 +38,7 @@ from catsack.server.people.mail import ADDRESS_MAX, KINDS, Mailbox, address_key,
 from catsack.server.routes.accounts import accounts_of, changing, check_origin, logged_in, retry_later, set_session
 from catsack.server.routes.deps import Refused, budgets_of, hub_of
 from catsack.server.routes.pages import LANG_COOKIE, page
+from catsack.server.routes.prefs import KindPrefs
 
 __all__ = ["reset_lookups", "router"]
 
@@ -78,15 +79,9 @@ class AddressBody(BaseModel):
     address: str = Field(..., max_length=ADDRESS_MAX)
 
 
-class Prefs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Prefs(KindPrefs):
+    """The kinds of mail the account wants, and the mails' language."""
 
-    turn: bool | None = None
-    invite: bool | None = None
-    tournament: bool | None = None
-    friend: bool | None = None
-    clock: bool | None = None
-    seat: bool | None = None
     lang: str | None = Field(None, max_length=8, description="the mails' language: a code of /i18n/languages.json")
 
     @field_validator("lang")
@@ -169,8 +164,7 @@ async def remove_address(request: Request, account: Annotated[Account, Depends(c
 async def set_prefs(request: Request, body: Prefs, account: Annotated[Account, Depends(changing)]) -> dict[str, Any]:
     """Which kinds of mail the account wants, and in which language (what is left out stays as it is; the
     language is first the page's when the address is added)."""
-    wanted = {k: v for k, v in body.model_dump().items() if v is not None}
-    await asyncio.to_thread(mailbox_of(request).set_prefs, account.id, wanted)
+    await asyncio.to_thread(mailbox_of(request).set_prefs, account.id, body.chosen())
     return await _out(request, account)
 
 

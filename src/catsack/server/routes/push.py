@@ -32,6 +32,7 @@ from catsack.server.people.push import (
 from catsack.server.routes.accounts import changing, logged_in
 from catsack.server.routes.deps import Refused, hub_of
 from catsack.server.routes.pages import LANG_COOKIE
+from catsack.server.routes.prefs import KindPrefs
 
 __all__ = ["router"]
 
@@ -78,17 +79,6 @@ class EndpointBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     endpoint: str = Field(..., max_length=ENDPOINT_MAX)
-
-
-class Prefs(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    turn: bool | None = None
-    invite: bool | None = None
-    tournament: bool | None = None
-    friend: bool | None = None
-    seat: bool | None = None
-    clock: bool | None = None
 
 
 async def _out(request: Request, account: Account) -> dict[str, Any]:
@@ -148,10 +138,11 @@ async def remove(request: Request, device_id: int, account: Annotated[Account, D
 
 
 @router.post("/api/push/prefs")
-async def set_prefs(request: Request, body: Prefs, account: Annotated[Account, Depends(changing)]) -> dict[str, Any]:
+async def set_prefs(
+    request: Request, body: KindPrefs, account: Annotated[Account, Depends(changing)]
+) -> dict[str, Any]:
     """Which kinds of push the account wants (what is left out stays as it is)."""
-    wanted = {k: v for k, v in body.model_dump().items() if v is not None}
-    await asyncio.to_thread(pushbox_of(request).set_prefs, account.id, wanted)
+    await asyncio.to_thread(pushbox_of(request).set_prefs, account.id, body.chosen())
     return await _out(request, account)
 
 

@@ -1,9 +1,9 @@
 """Post-game analysis on the server: a pool of worker processes, progress, storage.
 
 For a finished game and one seat, every decision the seat made is searched
-with :func:`catsack.bots.analysis.analyse_view` at the library's default level
+with :func:`catsack.advice.analysis.analyse_view` at the library's default level
 (unless ``CATSACK_ANALYSIS_LEVEL`` names another), exactly as
-:func:`catsack.bots.analysis.analyse_record` does it: the seat's view at that
+:func:`catsack.advice.analysis.analyse_record` does it: the seat's view at that
 ply (R23: nothing hidden), the move played among the options, and the seed
 ``seed * 1000 + ply``. So ``catsack analyse RECORD --seat N --seed S`` prints the
 same numbers (tested). Decisions are searched one task each in a

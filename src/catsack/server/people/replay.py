@@ -77,7 +77,7 @@ def replay_payload(
     round list, the rounds' results and a per-round score chart.
 
     ``game`` must hold the whole game (a full record's replay, or a redacted record filled in
-    consistently by :func:`catsack.bots.analysis.game_for_seat`): a seat's frames use nothing
+    consistently by :func:`catsack.advice.analysis.game_for_seat`): a seat's frames use nothing
     but that seat's views, so whatever was filled in never shows.
     """
     everything = perspective == ALL

@@ -13,7 +13,7 @@ sources:
   the server analyses games.
 
 An answer is *solved* when the move is as good as the best one within the search's noise
-(:func:`catsack.bots.analysis.equally_good`); how often players solve a position rates its
+(:func:`catsack.advice.analysis.equally_good`); how often players solve a position rates its
 difficulty (:func:`catsack.server.storage.training_store.difficulty`).
 """
 

@@ -23,7 +23,7 @@ def lower_priority(increment: int) -> None:
 
 
 def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, seed: int | None) -> dict[str, Any]:
-    """One decision, exactly as :func:`catsack.bots.analysis.analyse_record` analyses it: the seat's
+    """One decision, exactly as :func:`catsack.advice.analysis.analyse_record` analyses it: the seat's
     view at ``ply`` (R23), the move played among the options, seed ``seed * 1000 + ply``, the table
     as the record names it."""
     from catsack.advice.analysis import DEFAULT_LEVEL, Decision, analyse_view, game_for_seat, record_players
@@ -45,6 +45,6 @@ def analyse_decision(record_text: str, seat: int, ply: int, level: str | None, s
 
 def annotate(decision: dict[str, Any]) -> dict[str, Any]:
     """(Re)compute ``lost`` (points the played move lost against the best-valued one), ``margin`` (the
-    noise of that gap) and the ``class`` (none within the noise: :func:`catsack.bots.analysis.judge`)."""
+    noise of that gap) and the ``class`` (none within the noise: :func:`catsack.advice.analysis.judge`)."""
     v = judge(decision["values"], decision.get("noise", {}), decision["best"], decision["played"])
     return {**decision, "lost": v.lost, "margin": v.noise, "class": v.cls}

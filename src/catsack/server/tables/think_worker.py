@@ -107,7 +107,7 @@ def bot_move(
 def hint(
     view: View, seed: int, players: Sequence[str | None] | None, deadline: float, min_iterations: int
 ) -> dict[str, Any]:
-    """The hint at ``view`` (the seat to move): :func:`catsack.bots.analysis.hint_payload` of the expert's
+    """The hint at ``view`` (the seat to move): :func:`catsack.advice.analysis.hint_payload` of the expert's
     analysis, searched until ``deadline`` (at least ``min_iterations``, at most the expert's iterations)."""
     from catsack.advice.analysis import analyse_view, hint_payload
 

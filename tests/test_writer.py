@@ -3,8 +3,9 @@
 Moves that reach the writer while it waits out its window are committed in one transaction, each
 move still committed before its ``append`` returns (commit before broadcast); the
 writer keeps its connection while busy, hands it back when idle or broken, and tries a batch once
-more when its kept connection died meanwhile. The window's wait and the idle clock are injected:
-the tests count batches and connections, not seconds.
+more when its kept connection died meanwhile. On PostgreSQL a batch is one statement sent from the event
+loop, and a batch whose connection died there is written through the pool. The window's wait and the
+idle clock are injected: the tests count batches and connections, not seconds.
 """
 
 from __future__ import annotations
@@ -164,10 +165,6 @@ def test_a_failure_on_a_fresh_connection_fails_the_batch_and_nothing_is_written(
 def test_a_kept_connection_killed_by_postgresql_is_replaced(db_schema_url: str) -> None:
     import secrets
 
-    import psycopg
-
-    from server_procs import libpq_dsn
-
     name = f"catsack_writer_{secrets.token_hex(4)}"
     store = Store(f"{db_schema_url}&application_name={name}")
     seats = [SeatRow(s, "human", f"p{s}", None, None, False) for s in range(3)]
@@ -175,10 +172,10 @@ def test_a_kept_connection_killed_by_postgresql_is_replaced(db_schema_url: str) 
 
     async def go() -> None:
         w = Writer(store)
+        w.appender = None  # the moves go through the thread's kept connection
         await w.append(_move("t0", 1))
         # The database drops every connection of this store, the writer's kept one among them.
-        with psycopg.connect(libpq_dsn(db_schema_url.split("?")[0]), autocommit=True) as admin:
-            admin.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", (name,))
+        _terminate(db_schema_url, name)
         await w.append(_move("t0", 2))  # written on a new connection, no error
         assert w.connections == 2
         await w.stop()
@@ -186,5 +183,52 @@ def test_a_kept_connection_killed_by_postgresql_is_replaced(db_schema_url: str) 
     try:
         _run(go)
         assert _log(store, "t0") == [1, 2]
+    finally:
+        store.close()
+
+
+def _terminate(url: str, application_name: str) -> None:
+    """PostgreSQL drops every connection named ``application_name``."""
+    import psycopg
+
+    from server_procs import libpq_dsn
+
+    with psycopg.connect(libpq_dsn(url.split("?")[0]), autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s", (application_name,)
+        )
+
+
+def test_postgresql_moves_are_written_on_the_event_loop_and_survive_a_killed_connection(db_schema_url: str) -> None:
+    """On PostgreSQL a batch is one statement sent from the event loop (no thread, no pool); when the
+    database drops that connection, the batch is written through the pool instead, and the next batches
+    on a new connection of the event loop's."""
+    import secrets
+
+    name = f"catsack_writer_{secrets.token_hex(4)}"
+    store = Store(f"{db_schema_url}&application_name={name}")
+    for t in ("t0", "t1"):
+        seats = [SeatRow(s, "human", f"p{s}", None, None, False) for s in range(3)]
+        store.create_table(t, "w", seats, {}, {"start": 0, "removed": [], "dummy": []}, "playing")
+
+    async def go() -> None:
+        w = Writer(store)
+        assert w.appender is not None
+        w.appender.PAUSE = 0.0  # try the event loop's connection again at once
+        results = await asyncio.gather(w.append(_move("t0", 1)), w.append(_move("t1", 2)), return_exceptions=True)
+        assert results[0] is None and isinstance(results[1], AppendConflict)  # t1 is at version 0
+        assert (w.direct, w.connections) == (1, 0)
+        _terminate(db_schema_url, name)
+        await w.append(_move("t0", 2))  # through the pool, no error
+        assert (w.direct, w.connections, w.appender.failures) == (1, 1, 1)
+        await w.append(_move("t0", 3))
+        await w.append(_move("t1", 1))
+        assert (w.direct, w.connections) == (3, 1)
+        await w.stop()
+
+    try:
+        _run(go)
+        assert _log(store, "t0") == [1, 2, 3]
+        assert _log(store, "t1") == [1]
     finally:
         store.close()

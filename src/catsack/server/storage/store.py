@@ -57,7 +57,7 @@ from sqlalchemy import table as sql_table
 from sqlalchemy.exc import IntegrityError
 
 from catsack.server.migrations import prepare
-from catsack.server.storage.pgappend import append_moves
+from catsack.server.storage.pgappend import AsyncAppender, append_moves
 
 __all__ = [
     "ActionRow",
@@ -68,6 +68,7 @@ __all__ = [
     "Store",
     "TableRow",
     "alive_holders",
+    "append_results",
     "lease_free",
     "make_engine",
     "metadata",
@@ -204,6 +205,12 @@ def _refused(it: Append) -> str:
     if it.token_hash is None:
         return f"table {it.table_id} is no longer at version {it.version - 1}"
     return f"table {it.table_id} is no longer at version {it.version - 1}, or seat {it.seat} is no longer this token's"
+
+
+def append_results(items: Sequence[Append], moved: set[str]) -> list[AppendConflict | None]:
+    """Per item of a batch of moves of different tables, ``None`` where its table moved (``moved``: their
+    ids), else the :class:`AppendConflict` that refused it."""
+    return [None if it.table_id in moved else AppendConflict(_refused(it)) for it in items]
 
 
 class _ShortBatch(Exception):
@@ -540,7 +547,7 @@ class Store:
         if self.one_statement and len({it.table_id for it in items}) == len(items):
             moved = self._append_one_statement(items, conn, now)
             if moved is not None:
-                return [None if it.table_id in moved else AppendConflict(_refused(it)) for it in items]
+                return append_results(items, moved)
         params = [
             {
                 "b_id": it.table_id,
@@ -606,6 +613,14 @@ class Store:
                 return self._append_one_statement(items, pooled, now)
         self._delay()
         return append_moves(conn.connection.driver_connection, items, now)
+
+    def async_appender(self) -> AsyncAppender | None:
+        """Appends on the event loop, on a connection of their own (PostgreSQL with psycopg), else ``None``."""
+        if not self.one_statement:
+            return None
+        _args, kwargs = self.engine.dialect.create_connect_args(self.engine.url)
+        kwargs.pop("context", None)  # SQLAlchemy's adapters: the appender's statement needs none
+        return AsyncAppender(dict(kwargs), delay=self.write_delay)
 
     @contextlib.contextmanager
     def _transaction(self, conn: Connection | None) -> Iterator[Connection]:

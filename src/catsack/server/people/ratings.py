@@ -38,7 +38,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Boolean, Column, Engine, Float, Integer, String, Table, false, insert, select, update
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Connection,
+    Engine,
+    Float,
+    Integer,
+    Row,
+    String,
+    Table,
+    false,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 
 from catsack.server.storage.store import metadata
@@ -145,6 +159,55 @@ def ranks_with_abandons(scores: Sequence[int], cats: Sequence[int], abandoned: S
     return ranks
 
 
+@dataclass(frozen=True)
+class _RatedGame:
+    """One game being rated: its results and every seat's rating before and after."""
+
+    table_id: str
+    scores: Sequence[int]
+    ranks: Sequence[int]
+    abandoned: Sequence[int]
+    winners: Sequence[int]
+    before: Sequence[Rating]
+    after: Sequence[Rating]
+    created: float
+
+
+def _store_player(conn: Connection, game: _RatedGame, player: str, seats: list[int], row: Row[Any] | None) -> None:
+    """Write one player's new rating (the mean over its seats) and a history row per seat."""
+    mu = sum(game.after[i].mu for i in seats) / len(seats)
+    sigma = sum(game.after[i].sigma for i in seats) / len(seats)
+    wins = sum(1.0 / len(game.winners) for i in seats if i in game.winners)
+    if row is not None:
+        conn.execute(
+            update(ratings_t)
+            .where(ratings_t.c.player == player)
+            .values(mu=mu, sigma=sigma, games=row.games + len(seats), wins=row.wins + wins)
+        )
+    else:
+        conn.execute(insert(ratings_t).values(player=player, mu=mu, sigma=sigma, games=len(seats), wins=wins))
+    mean = sum(game.scores) / len(game.scores)
+    for i in seats:
+        conn.execute(
+            insert(rating_history_t).values(
+                player=player,
+                table_id=game.table_id,
+                seat=i,
+                seats=len(game.scores),
+                rank=game.ranks[i],
+                score=game.scores[i],
+                margin=game.scores[i] - mean,
+                mu=mu,
+                sigma=sigma,
+                created=game.created,
+                mu_before=game.before[i].mu,
+                sigma_before=game.before[i].sigma,
+                abandoned=i in game.abandoned,
+                reverted=False,
+            )
+        )
+
+
 class Ratings:
     """Ratings in the server's database."""
 
@@ -169,56 +232,23 @@ class Ratings:
         took over, rated last with no win); ``None`` if it was rated already."""
         ranks = ranks_with_abandons(scores, cats, abandoned)
         n = len(players)
-        mean = sum(scores) / n
         winners = [i for i in range(n) if ranks[i] == 1 and i not in abandoned]
-        now = time.time()
         try:
             with self.engine.begin() as conn:
+                now = time.time()
                 conn.execute(insert(rated_games_t).values(table_id=table_id, created=now))
                 rows = conn.execute(select(ratings_t).where(ratings_t.c.player.in_(list(set(players))))).all()
                 stored = {r.player: r for r in rows}
                 before = [Rating(stored[p].mu, stored[p].sigma) if p in stored else Rating() for p in players]
-                after = rate_ranking(before, ranks)
+                game = _RatedGame(table_id, scores, ranks, abandoned, winners, before, rate_ranking(before, ranks), now)
                 merged: dict[str, list[int]] = {}
                 for i, p in enumerate(players):
                     merged.setdefault(p, []).append(i)
                 for p, seats in merged.items():
-                    mu = sum(after[i].mu for i in seats) / len(seats)
-                    sigma = sum(after[i].sigma for i in seats) / len(seats)
-                    wins = sum(1.0 / len(winners) for i in seats if i in winners)
-                    if p in stored:
-                        r = stored[p]
-                        conn.execute(
-                            update(ratings_t)
-                            .where(ratings_t.c.player == p)
-                            .values(mu=mu, sigma=sigma, games=r.games + len(seats), wins=r.wins + wins)
-                        )
-                    else:
-                        conn.execute(
-                            insert(ratings_t).values(player=p, mu=mu, sigma=sigma, games=len(seats), wins=wins)
-                        )
-                    for i in seats:
-                        conn.execute(
-                            insert(rating_history_t).values(
-                                player=p,
-                                table_id=table_id,
-                                seat=i,
-                                seats=n,
-                                rank=ranks[i],
-                                score=scores[i],
-                                margin=scores[i] - mean,
-                                mu=mu,
-                                sigma=sigma,
-                                created=now,
-                                mu_before=before[i].mu,
-                                sigma_before=before[i].sigma,
-                                abandoned=i in abandoned,
-                                reverted=False,
-                            )
-                        )
+                    _store_player(conn, game, p, seats, stored.get(p))
         except IntegrityError:
             return None
-        return [RatingChange(p, i, before[i], after[i], ranks[i]) for i, p in enumerate(players)]
+        return [RatingChange(p, i, before[i], game.after[i], ranks[i]) for i, p in enumerate(players)]
 
     def history(self, player: str, limit: int = 200) -> list[dict[str, Any]]:
         """The player's rated games, oldest first, with the rating after each."""

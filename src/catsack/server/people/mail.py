@@ -38,7 +38,7 @@ import smtplib
 import ssl
 import time
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formatdate
@@ -94,9 +94,11 @@ if TYPE_CHECKING:
 __all__ = [
     "FOLLOW_MAIL_SECONDS",
     "KINDS",
+    "MAIL_KINDS",
     "MAX_ATTEMPTS",
     "STALE_SECONDS",
     "MailSender",
+    "MailWords",
     "Mailbox",
     "TurnLine",
     "check_address",
@@ -579,113 +581,172 @@ class TurnLine:
     link: str
 
 
+@dataclass(frozen=True, slots=True)
+class MailWords:
+    """What a mail's words are made from: the reader's translations and language, the mail's payload, the
+    account's name, the site's address and a turn mail's games."""
+
+    t: Any
+    lang: str
+    payload: dict[str, Any]
+    name: str
+    base: str
+    turns: Sequence[TurnLine]
+
+    @property
+    def mygames(self) -> str:
+        """The link to the reader's My games page."""
+        return f"{self.base}/games"
+
+
 def mail_text(
     kind: str, lang: str, payload: dict[str, Any], *, name: str, base: str, turns: Sequence[TurnLine] = ()
 ) -> tuple[str, str] | None:
     """The subject and body (without the footer) of a mail of ``kind`` in ``lang`` for the account called
     ``name``; ``turns`` are a turn mail's games. ``None`` for a turn mail without games or an unknown kind."""
-    t = translations(lang)
-    p = payload
-    mygames = f"{base}/games"
-    if kind == "verify":
-        subject = t.gettext("catsack: confirm your e-mail address")
-        body = t.gettext(
-            "Hello {name},\n\nplease confirm that this address belongs to your catsack account:\n{link}\n\n"
-            "The link works for two days. If you did not ask for this, ignore this mail."
-        ).format(name=name, link=f"{base}/mail/verify?t={quote(p['token'])}")
-    elif kind == "reset":
-        subject = t.gettext("catsack: set a new password")
-        body = t.gettext(
-            "Hello {name},\n\nsomebody (you, we hope) asked to set a new password for your catsack account.\n"
-            "Set one here within the hour; the link works once:\n{link}\n\n"
-            "If you did not ask for this, ignore this mail: your password stays as it is."
-        ).format(name=name, link=f"{base}/reset#token={quote(p['token'])}")
-    elif kind == "turn":
-        if not turns:
-            return None
-        subject, body = _turn_text(t, lang, turns, name=name, mygames=mygames)
-    elif kind == "clock":
-        if not turns:
-            return None
-        line = turns[0]
-        subject = t.gettext("catsack: {left} left to move at {table}").format(
-            left=duration(line.left, lang), table=_safe(line.table, 60)
-        )
-        # i18n: a reminder before a turn-based clock runs out; {left} is the time left ("5 hours").
-        body = t.gettext(
-            "Hello {name},\n\nyour clock at {table} runs out in {left}; then a bot plays your seat to the end.\n"
-            "Your move: {link}\n\nGoing away? Vacation mode on your account page stops your clocks: {account}"
-        ).format(
-            name=name,
-            table=_safe(line.table),
-            left=duration(line.left, lang),
-            link=line.link,
-            account=f"{base}/account",
-        )
-    elif kind == "seat":
-        table = _safe(p.get("table", ""))
-        subject = t.gettext("catsack: a bot took your seat at {table}").format(table=_safe(table, 60))
-        body = t.gettext(
-            "Hello {name},\n\na bot took your seat at {table} and plays it to the end of the game.\n"
-            "The game: {link}\n\nMy games: {mygames}"
-        ).format(name=name, table=table, link=f"{base}/t/{quote(str(p.get('table_id', '')))}", mygames=mygames)
-    elif kind == "invite":
-        who = _safe(p["from"], 24)
-        tb = p.get("turn_based")
-        if tb:
-            # i18n: {time} is the time per move ("1 day", "12 hours").
-            pace = t.gettext("turn-based, {time} per move").format(time=duration(float(tb["move_hours"]) * 3600, lang))
-        else:
-            pace = t.gettext("real time")
-        subject = t.gettext("catsack: {from} challenges you").format(**{"from": who})
-        body = t.gettext(
-            "Hello {name},\n\n{from} invites you to a new table: {table} ({pace}).\n"
-            "Accept or decline on your My games page:\n{mygames}"
-        ).format(**{"from": who}, name=name, table=_safe(p["table"]), pace=pace, mygames=mygames)
-    elif kind == "friend":
-        who = _safe(p["from"], 24)
-        subject = t.gettext("catsack: {from} follows you").format(**{"from": who})
-        body = t.gettext(
-            "Hello {name},\n\n{from} now follows you on catsack: {profile}\n\nFollow back or block from {friends}"
-        ).format(**{"from": who}, name=name, profile=f"{base}/u/{quote(who)}", friends=f"{base}/friends")
-    elif kind == "tournament":
-        tournament = _safe(p["tournament"])
-        subject = t.gettext("catsack: round {round} of {tournament} starts").format(
-            round=int(p["round"]), tournament=tournament
-        )
-        link = str(p.get("link", "/games"))
-        link = link if urlsplit(link).scheme in ("http", "https") else base + "/" + link.lstrip("/")
-        if p.get("deadline") is not None:  # a turn-based tournament's round
-            # i18n: {time} is the time per move ("1 day"); {deadline} a time in UTC ("2026-12-05 18:00").
-            body = t.gettext(
-                "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
-                "It is turn-based, {time} per move. The round ends {deadline} UTC: a game still going then is "
-                "played out by a bot for everyone at it, and counts. If your clock runs out before, a bot "
-                "plays your seat and you leave the tournament."
-            ).format(
-                name=name,
-                round=int(p["round"]),
-                tournament=tournament,
-                table=int(p.get("table", 0)),
-                link=link,
-                time=duration(float(p.get("move_hours", 0)) * 3600, lang),
-                deadline=utc_minute(float(p["deadline"])),
-            )
-            return subject, body
+    build = MAIL_KINDS.get(kind)
+    if build is None:
+        return None
+    return build(MailWords(translations(lang), lang, payload, name, base, turns))
+
+
+def _verify_text(m: MailWords) -> tuple[str, str]:
+    t = m.t
+    subject = t.gettext("catsack: confirm your e-mail address")
+    body = t.gettext(
+        "Hello {name},\n\nplease confirm that this address belongs to your catsack account:\n{link}\n\n"
+        "The link works for two days. If you did not ask for this, ignore this mail."
+    ).format(name=m.name, link=f"{m.base}/mail/verify?t={quote(m.payload['token'])}")
+    return subject, body
+
+
+def _reset_text(m: MailWords) -> tuple[str, str]:
+    t = m.t
+    subject = t.gettext("catsack: set a new password")
+    body = t.gettext(
+        "Hello {name},\n\nsomebody (you, we hope) asked to set a new password for your catsack account.\n"
+        "Set one here within the hour; the link works once:\n{link}\n\n"
+        "If you did not ask for this, ignore this mail: your password stays as it is."
+    ).format(name=m.name, link=f"{m.base}/reset#token={quote(m.payload['token'])}")
+    return subject, body
+
+
+def _your_turn_text(m: MailWords) -> tuple[str, str] | None:
+    if not m.turns:
+        return None
+    return _turn_text(m.t, m.lang, m.turns, name=m.name, mygames=m.mygames)
+
+
+def _clock_text(m: MailWords) -> tuple[str, str] | None:
+    if not m.turns:
+        return None
+    t, lang = m.t, m.lang
+    line = m.turns[0]
+    subject = t.gettext("catsack: {left} left to move at {table}").format(
+        left=duration(line.left, lang), table=_safe(line.table, 60)
+    )
+    # i18n: a reminder before a turn-based clock runs out; {left} is the time left ("5 hours").
+    body = t.gettext(
+        "Hello {name},\n\nyour clock at {table} runs out in {left}; then a bot plays your seat to the end.\n"
+        "Your move: {link}\n\nGoing away? Vacation mode on your account page stops your clocks: {account}"
+    ).format(
+        name=m.name,
+        table=_safe(line.table),
+        left=duration(line.left, lang),
+        link=line.link,
+        account=f"{m.base}/account",
+    )
+    return subject, body
+
+
+def _seat_text(m: MailWords) -> tuple[str, str]:
+    t, p = m.t, m.payload
+    table = _safe(p.get("table", ""))
+    subject = t.gettext("catsack: a bot took your seat at {table}").format(table=_safe(table, 60))
+    body = t.gettext(
+        "Hello {name},\n\na bot took your seat at {table} and plays it to the end of the game.\n"
+        "The game: {link}\n\nMy games: {mygames}"
+    ).format(name=m.name, table=table, link=f"{m.base}/t/{quote(str(p.get('table_id', '')))}", mygames=m.mygames)
+    return subject, body
+
+
+def _invite_text(m: MailWords) -> tuple[str, str]:
+    t, p = m.t, m.payload
+    who = _safe(p["from"], 24)
+    tb = p.get("turn_based")
+    if tb:
+        # i18n: {time} is the time per move ("1 day", "12 hours").
+        pace = t.gettext("turn-based, {time} per move").format(time=duration(float(tb["move_hours"]) * 3600, m.lang))
+    else:
+        pace = t.gettext("real time")
+    subject = t.gettext("catsack: {from} challenges you").format(**{"from": who})
+    body = t.gettext(
+        "Hello {name},\n\n{from} invites you to a new table: {table} ({pace}).\n"
+        "Accept or decline on your My games page:\n{mygames}"
+    ).format(**{"from": who}, name=m.name, table=_safe(p["table"]), pace=pace, mygames=m.mygames)
+    return subject, body
+
+
+def _friend_text(m: MailWords) -> tuple[str, str]:
+    t = m.t
+    who = _safe(m.payload["from"], 24)
+    subject = t.gettext("catsack: {from} follows you").format(**{"from": who})
+    body = t.gettext(
+        "Hello {name},\n\n{from} now follows you on catsack: {profile}\n\nFollow back or block from {friends}"
+    ).format(**{"from": who}, name=m.name, profile=f"{m.base}/u/{quote(who)}", friends=f"{m.base}/friends")
+    return subject, body
+
+
+def _tournament_text(m: MailWords) -> tuple[str, str]:
+    t, p, lang = m.t, m.payload, m.lang
+    tournament = _safe(p["tournament"])
+    subject = t.gettext("catsack: round {round} of {tournament} starts").format(
+        round=int(p["round"]), tournament=tournament
+    )
+    link = str(p.get("link", "/games"))
+    link = link if urlsplit(link).scheme in ("http", "https") else m.base + "/" + link.lstrip("/")
+    if p.get("deadline") is not None:  # a turn-based tournament's round
+        # i18n: {time} is the time per move ("1 day"); {deadline} a time in UTC ("2026-12-05 18:00").
         body = t.gettext(
             "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
-            "Your seat waits {wait} for you to come; after that a bot plays it and you leave the tournament."
+            "It is turn-based, {time} per move. The round ends {deadline} UTC: a game still going then is "
+            "played out by a bot for everyone at it, and counts. If your clock runs out before, a bot "
+            "plays your seat and you leave the tournament."
         ).format(
-            name=name,
+            name=m.name,
             round=int(p["round"]),
             tournament=tournament,
             table=int(p.get("table", 0)),
             link=link,
-            wait=duration(float(p.get("wait", 0)), lang),
+            time=duration(float(p.get("move_hours", 0)) * 3600, lang),
+            deadline=utc_minute(float(p["deadline"])),
         )
-    else:
-        return None
+        return subject, body
+    body = t.gettext(
+        "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
+        "Your seat waits {wait} for you to come; after that a bot plays it and you leave the tournament."
+    ).format(
+        name=m.name,
+        round=int(p["round"]),
+        tournament=tournament,
+        table=int(p.get("table", 0)),
+        link=link,
+        wait=duration(float(p.get("wait", 0)), lang),
+    )
     return subject, body
+
+
+#: Each kind of mail and the function that writes its subject and body (``None``: nothing to send).
+MAIL_KINDS: dict[str, Callable[[MailWords], tuple[str, str] | None]] = {
+    "verify": _verify_text,
+    "reset": _reset_text,
+    "turn": _your_turn_text,
+    "clock": _clock_text,
+    "seat": _seat_text,
+    "invite": _invite_text,
+    "friend": _friend_text,
+    "tournament": _tournament_text,
+}
 
 
 def _turn_text(t: Any, lang: str, turns: Sequence[TurnLine], *, name: str, mygames: str) -> tuple[str, str]:

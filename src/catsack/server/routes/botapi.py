@@ -35,6 +35,7 @@ from catsack.server.people.ratings import Ratings
 from catsack.server.routes.access import expensive_read
 from catsack.server.routes.accounts import accounts_of, changing, join_as, logged_in, ratings_of
 from catsack.server.routes.deps import hub_of, ws_hub
+from catsack.server.tables.hub import Hub
 from catsack.server.tables.live import TableError, iso_time
 from catsack.server.tables.seating import BOT_LEVELS, SEATABLE_BOTS, unknown_bot
 
@@ -221,42 +222,49 @@ async def _deny(ws: WebSocket, status: int, code: str, detail: str) -> None:
     await ws.close(1008, code)
 
 
-@router.websocket("/api/bot/ws")
-async def bot_socket(ws: WebSocket) -> None:
-    hub = ws_hub(ws)
+async def _admit(ws: WebSocket, hub: Hub) -> tuple[BotAccount, str] | None:
+    """The bot whose token the handshake carries and its address; ``None`` once the handshake is refused
+    (no token, an unknown or revoked one, too many connections from the address)."""
     settings = hub.settings
     header = ws.headers.get("authorization", "")
     token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
     if not token:
         await _deny(ws, 401, "unauthorized", "send the bot's API token: 'Authorization: Bearer <token>'")
-        return
+        return None
     books = BotAccounts(hub.store.engine)
     bot = await asyncio.to_thread(books.by_token, token)
     if bot is None:
         await _deny(ws, 401, "unauthorized", "unknown or revoked bot token")
-        return
+        return None
     addr = scope_address(ws.scope, settings.proxy_networks())
     if hub.addresses.get(addr, 0) >= settings.max_connections_per_address:
         await _deny(ws, 503, "busy", "too many connections from your address")
-        return
-    await ws.accept()
-    hub.addresses[addr] = hub.addresses.get(addr, 0) + 1
-    arena = arena_of(hub)
-    limit = RateLimit(settings.rate_per_second, settings.rate_burst, window=settings.rate_window_seconds)
+        return None
+    return bot, addr
 
-    async def close(code: int, reason: str) -> None:
+
+class _BotSocket:
+    """A bot's accepted WebSocket as its session uses it: sending and closing never raise once the bot is
+    gone, and reading stops at the frame limit."""
+
+    def __init__(self, ws: WebSocket, max_frame_bytes: int) -> None:
+        self.ws = ws
+        self.max_frame_bytes = max_frame_bytes
+
+    async def close(self, code: int, reason: str) -> None:
+        ws = self.ws
         if WebSocketState.DISCONNECTED not in (ws.client_state, ws.application_state):
             with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
                 await ws.close(code, reason)
 
-    async def send_text(text: str) -> None:
+    async def send_text(self, text: str) -> None:
         with contextlib.suppress(RuntimeError, WebSocketDisconnect, OSError):
-            await ws.send_text(text)
+            await self.ws.send_text(text)
 
-    async def receive() -> str | None:
+    async def receive(self) -> str | None:
         """The next text frame within the size limit; ``None`` when the bot left or sent too much."""
         try:
-            message = await ws.receive()
+            message = await self.ws.receive()
         except RuntimeError:
             return None
         if message["type"] == "websocket.disconnect":
@@ -264,25 +272,39 @@ async def bot_socket(ws: WebSocket) -> None:
         data = message.get("text")
         if data is None:
             data = (message.get("bytes") or b"").decode("utf-8", "replace")
-        if len(data.encode("utf-8", "surrogatepass")) > settings.max_frame_bytes:
-            await close(1009, f"frame larger than {settings.max_frame_bytes} bytes")
+        if len(data.encode("utf-8", "surrogatepass")) > self.max_frame_bytes:
+            await self.close(1009, f"frame larger than {self.max_frame_bytes} bytes")
             return None
         return str(data)
 
-    session = BotSession(bot, send_text, close)
+
+@router.websocket("/api/bot/ws")
+async def bot_socket(ws: WebSocket) -> None:
+    hub = ws_hub(ws)
+    admitted = await _admit(ws, hub)
+    if admitted is None:
+        return
+    bot, addr = admitted
+    settings = hub.settings
+    await ws.accept()
+    hub.addresses[addr] = hub.addresses.get(addr, 0) + 1
+    arena = arena_of(hub)
+    limit = RateLimit(settings.rate_per_second, settings.rate_burst, window=settings.rate_window_seconds)
+    sock = _BotSocket(ws, settings.max_frame_bytes)
+    session = BotSession(bot, sock.send_text, sock.close)
     writer = asyncio.get_running_loop().create_task(session.writer())
     try:
         session.send(arena.hello(bot))
         try:
-            await read_hello(session, receive, arena.settings.hello_seconds)
+            await read_hello(session, sock.receive, arena.settings.hello_seconds)
         except ProtocolError as exc:
             session.send({"type": "error", "code": "bad_hello", "message": str(exc)})
             session.queue.put_nowait(None)
             await asyncio.wait_for(writer, 2.0)
-            await close(1008, "bad hello")
+            await sock.close(1008, "bad hello")
             return
         await arena.open(session)
-        await _serve(arena, session, receive, close, limit)
+        await _serve(arena, session, sock.receive, sock.close, limit)
     except WebSocketDisconnect:
         pass
     finally:

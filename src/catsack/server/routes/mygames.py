@@ -13,12 +13,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
-from sqlalchemy import or_, select
+from sqlalchemy import Engine, Row, or_, select
 from starlette.background import BackgroundTask
 
 from catsack.server.limits import scope_address
@@ -41,6 +42,9 @@ router = APIRouter()
 RECENT_DAYS = 3.0
 #: Most games listed.
 MAX_GAMES = 200
+
+#: A row of the account's tables query (its columns, with the account's seat).
+TableRow = Row[*tuple[Any, ...]]
 
 
 def friends_of(request: Request) -> Friends:
@@ -109,6 +113,14 @@ def games_of(hub: Hub, user_id: int, now: float | None = None) -> list[GameLine]
     """The account's games in play, waiting and recently finished, yours-to-move first (soonest
     deadline first), then the others. Synchronous (reads the database; run it in a thread)."""
     now = time.time() if now is None else now
+    rows, seats = _my_rows(hub.store.engine, user_id, now)
+    out = [line for r in rows if (line := _line(hub, r, seats[r.id], now)) is not None]
+    out.sort(key=_sort_key)
+    return out
+
+
+def _my_rows(engine: Engine, user_id: int, now: float) -> tuple[Sequence[TableRow], dict[str, list[SeatRow]]]:
+    """The account's tables (with its seat), newest first, and every seat of each."""
     mine = (
         select(
             tables_t.c.id,
@@ -135,8 +147,8 @@ def games_of(hub: Hub, user_id: int, now: float | None = None) -> list[GameLine]
         .order_by(tables_t.c.created.desc())
         .limit(MAX_GAMES)
     )
-    with hub.store.engine.connect() as conn:
-        rows = conn.execute(mine).all()
+    with engine.connect() as conn:
+        rows = list(conn.execute(mine).all())
         ids = [r.id for r in rows]
         seats: dict[str, list[SeatRow]] = {i: [] for i in ids}
         for i in range(0, len(ids), 500):
@@ -144,40 +156,40 @@ def games_of(hub: Hub, user_id: int, now: float | None = None) -> list[GameLine]
                 select(seats_t).where(seats_t.c.table_id.in_(ids[i : i + 500])).order_by(seats_t.c.seat)
             ):
                 seats[s.table_id].append(SeatRow(s.seat, s.kind, s.name, s.bot, s.token_hash, bool(s.replaced)))
-    out = []
-    for r in rows:
-        live = hub.tables.get(r.id)
-        options = json.loads(r.options)
-        if live is not None:  # in memory here: newer than the database may be on another process's table
-            status, to_move, deadline, clock = live.status, live.game.to_move, live.row.deadline, live.clock
-            players, kinds, left = live.names(), [p.kind for p in live.players], finished_by_bot(live.players)
-        else:
-            status, to_move, deadline, clock = r.status, r.to_move, r.deadline, clock_of(r.clock)
-            if to_move is None and r.version == 0:
-                to_move = int(json.loads(r.setup)["start"])  # R7: who starts is public
-            players, kinds = seat_names(seats[r.id]), [s.kind for s in seats[r.id]]
-            left = finished_by_bot(seats[r.id])
-        if len(kinds) <= r.seat:
-            continue
-        out.append(
-            GameLine(
-                r.id,
-                r.name,
-                status,
-                int(r.seat),
-                to_move,
-                deadline,
-                options.get("turn_based"),
-                players,
-                kinds,
-                r.created,
-                r.finished,
-                left,
-                None if clock is None or to_move is None else clock.on_vacation(to_move, now),
-            )
-        )
-    out.sort(key=_sort_key)
-    return out
+    return rows, seats
+
+
+def _line(hub: Hub, r: TableRow, seats: list[SeatRow], now: float) -> GameLine | None:
+    """One table's line, from this process's memory if it holds the table, else from its row and seats;
+    ``None`` if the account's seat is not among the table's seats."""
+    live = hub.tables.get(r.id)
+    options = json.loads(r.options)
+    if live is not None:  # in memory here: newer than the database may be on another process's table
+        status, to_move, deadline, clock = live.status, live.game.to_move, live.row.deadline, live.clock
+        players, kinds, left = live.names(), [p.kind for p in live.players], finished_by_bot(live.players)
+    else:
+        status, to_move, deadline, clock = r.status, r.to_move, r.deadline, clock_of(r.clock)
+        if to_move is None and r.version == 0:
+            to_move = int(json.loads(r.setup)["start"])  # R7: who starts is public
+        players, kinds = seat_names(seats), [s.kind for s in seats]
+        left = finished_by_bot(seats)
+    if len(kinds) <= r.seat:
+        return None
+    return GameLine(
+        r.id,
+        r.name,
+        status,
+        int(r.seat),
+        to_move,
+        deadline,
+        options.get("turn_based"),
+        players,
+        kinds,
+        r.created,
+        r.finished,
+        left,
+        None if clock is None or to_move is None else clock.on_vacation(to_move, now),
+    )
 
 
 async def _account(request: Request) -> Account | None:

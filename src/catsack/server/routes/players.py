@@ -180,6 +180,74 @@ def _names(store: Store, table_ids: list[str]) -> dict[str, tuple[list[str], lis
     return {t: (seat_names(seats), finished_by_bot(seats)) for t, seats in by_table.items()}
 
 
+@dataclass
+class _Figures:
+    """A profile's figures over the games played to the end (a bot-finished game counts only as such)."""
+
+    played: int = 0
+    left: int = 0
+    wins: float = 0.0
+    score_sum: float = 0.0
+    margin_sum: float = 0.0
+
+    def count(self, g: _Played, outcome: Outcome) -> None:
+        if g.replaced:  # a bot finished the seat: what it scored is not the person's (no win, no average)
+            self.left += 1
+            return
+        scores = outcome.scores
+        self.played += 1
+        if g.seat in outcome.winners:
+            self.wins += 1.0 / len(outcome.winners)
+        self.score_sum += scores[g.seat]
+        self.margin_sum += scores[g.seat] - sum(scores) / len(scores)
+
+    def public(self) -> dict[str, Any]:
+        played = self.played
+        return {
+            # Games played to the end (the averages' games), and games a bot finished for the player.
+            "games": played,
+            "finished_by_bot": self.left,
+            "wins": round(self.wins, 2),
+            "average_score": round(self.score_sum / played, 2) if played else None,
+            "average_margin": round(self.margin_sum / played, 2) if played else None,
+        }
+
+
+def _sat_private(
+    store: Store, account: Account, viewer: Account | None, games: list[_Played], history: list[dict[str, Any]]
+) -> tuple[set[str], set[str]]:
+    """The private games of the account (listed or in its rating history), and those of them the viewer may
+    see listed: all of them for the account itself, else those it sat at."""
+    private = [g.table_id for g in games if g.private]
+    private += sorted(_private_tables(store, [h["table"] for h in history]) - set(private))
+    if viewer is not None and viewer.id == account.id:
+        sat = set(private)
+    else:
+        sat = _sat_at(store, viewer, private) if viewer is not None else set()
+    return set(private), sat
+
+
+def _recent_out(store: Store, recent: list[tuple[_Played, Outcome]]) -> list[dict[str, Any]]:
+    """The recent games as a profile lists them, with each table's players."""
+    names = _names(store, [g.table_id for g, _ in recent])
+    return [
+        {
+            "table": g.table_id,
+            "seat": g.seat,
+            "seats": len(o.scores),
+            "players": names.get(g.table_id, ([], []))[0],
+            "finished_by_bot": names.get(g.table_id, ([], []))[1],
+            "score": o.scores[g.seat],
+            "margin": round(o.scores[g.seat] - sum(o.scores) / len(o.scores), 2),
+            "won": not g.replaced and g.seat in o.winners,
+            "abandoned": g.replaced,
+            "finished": iso_time(g.finished),
+            "replay": f"/replay/{g.table_id}",
+        }
+        for g, o in recent
+    ]
+
+
 def _profile(
     store: Store,
     scores_cache: FinishedScores,
@@ -195,19 +263,9 @@ def _profile(
     key = f"user:{account.id}"
     summary = ratings.summary(key)  # before the history: a game rated meanwhile shows in both or only there
     history = ratings.history(key)
-    # The private games the viewer may see listed: all of them for the account itself, else those it sat at.
-    private = [g.table_id for g in games if g.private]
-    private += sorted(_private_tables(store, [h["table"] for h in history]) - set(private))
-    if viewer is not None and viewer.id == account.id:
-        sat = set(private)
-    else:
-        sat = _sat_at(store, viewer, private) if viewer is not None else set()
-    hidden = (set(private) - sat) | closed
-    played = 0
-    left = 0
-    wins = 0.0
-    score_sum = 0.0
-    margin_sum = 0.0
+    private, sat = _sat_private(store, account, viewer, games, history)
+    hidden = (private - sat) | closed
+    figures = _Figures()
     recent: list[tuple[_Played, Outcome]] = []
     for g in games:
         access = decide(
@@ -218,46 +276,17 @@ def _profile(
         outcome = scores_cache.get(store, g.table_id)
         if outcome is None:
             continue
-        scores = outcome.scores
         if len(recent) < RECENT_GAMES and access.whole is None:
             recent.append((g, outcome))
-        if g.replaced:  # a bot finished the seat: what it scored is not the person's (no win, no average)
-            left += 1
-            continue
-        played += 1
-        if g.seat in outcome.winners:
-            wins += 1.0 / len(outcome.winners)
-        score_sum += scores[g.seat]
-        margin_sum += scores[g.seat] - sum(scores) / len(scores)
-    names = _names(store, [g.table_id for g, _ in recent])
+        figures.count(g, outcome)
     return {
         "name": account.name,
         "joined": iso_time(account.created),
         "rating": summary["rating"],
         "rated_games": summary["games"],
-        # Games played to the end (the averages' games), and games a bot finished for the player.
-        "games": played,
-        "finished_by_bot": left,
-        "wins": round(wins, 2),
-        "average_score": round(score_sum / played, 2) if played else None,
-        "average_margin": round(margin_sum / played, 2) if played else None,
+        **figures.public(),
         "history": [{**h, "table": None} if h["table"] in hidden else h for h in history],
-        "recent": [
-            {
-                "table": g.table_id,
-                "seat": g.seat,
-                "seats": len(o.scores),
-                "players": names.get(g.table_id, ([], []))[0],
-                "finished_by_bot": names.get(g.table_id, ([], []))[1],
-                "score": o.scores[g.seat],
-                "margin": round(o.scores[g.seat] - sum(o.scores) / len(o.scores), 2),
-                "won": not g.replaced and g.seat in o.winners,
-                "abandoned": g.replaced,
-                "finished": iso_time(g.finished),
-                "replay": f"/replay/{g.table_id}",
-            }
-            for g, o in recent
-        ],
+        "recent": _recent_out(store, recent),
         # Games finished against games abandoned to a bot (fair play).
         "reputation": reputation(store.engine, account.id).as_dict(),
     }

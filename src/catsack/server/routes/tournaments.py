@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import time
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Annotated, Any, Self
 
@@ -28,7 +29,7 @@ from catsack.server.tables.live import iso_time
 from catsack.server.tables.seating import BOT_LEVELS, unknown_bot
 from catsack.server.tables.turnbased import BANK_HOURS, DEFAULT_BANK_HOURS, MOVE_HOURS
 from catsack.server.tournaments.arena import arena_standings
-from catsack.server.tournaments.model import PACES, Tournament, TournamentError
+from catsack.server.tournaments.model import PACES, Entry, TableSlot, Tournament, TournamentError
 from catsack.server.tournaments.runner import (
     advance,
     arena_clock,
@@ -39,7 +40,7 @@ from catsack.server.tournaments.runner import (
     tournaments_of,
     withdraw_entry,
 )
-from catsack.server.tournaments.swiss import score_round, standings
+from catsack.server.tournaments.swiss import RoundScore, score_round, standings
 from catsack.server.validate import TABLE_ID_MAX, clean_text, is_table_id
 
 __all__ = ["CREATE_PER_HOUR", "MAX_ENTRIES", "router"]
@@ -353,24 +354,25 @@ def _account_names(engine: Any, ids: list[int]) -> dict[int, str]:
     return {int(r.id): str(r.name) for r in rows}
 
 
-def _arena_details(request: Request, t: Tournament, viewer: Account | None) -> dict[str, Any]:
-    """An arena: its settings, entries, live standings (every finished game counts at once, with its
-    points and whether the streak doubled them), and the tables being played (watch links)."""
-    hub = hub_of(request)
-    store = tournaments_of(hub)
-    entries = store.entries(t.id)
-    by_entry = {e.entry: e for e in entries}
-    results = store.results(t.id)
-    slots = {s.round: s for s in store.tables(t.id)}
-    games = [g for scores in results.values() for g in scores]
-    table = arena_standings([e.entry for e in entries], games, {e.entry for e in entries if e.withdrawn is not None})
-    mine = None if viewer is None else next((e.entry for e in entries if e.user_id == viewer.id), None)
-    names = _account_names(hub.store.engine, [e.user_id for e in entries if e.user_id is not None])
+@dataclasses.dataclass(frozen=True)
+class _Entrants:
+    """A tournament's entries as its page shows them, and the viewer's own entry (if any)."""
 
-    def who(entry: int | None) -> dict[str, Any]:
+    t: Tournament
+    entries: list[Entry]
+    by_entry: dict[int, Entry]
+    names: dict[int, str]
+    mine: int | None
+
+    def who(self, entry: int | None) -> dict[str, Any]:
+        """The player of an entry: a person (by their account's current name), a bot entry or a filler bot."""
         if entry is None:
-            return {"entry": None, "name": None, "kind": "filler", "bot": t.options.get("filler")}
-        name = names.get(by_entry[entry].user_id or 0)
+            return {"entry": None, "name": None, "kind": "filler", "bot": self.t.options.get("filler")}
+        e = self.by_entry[entry]
+        if e.bot:
+            return {"entry": entry, "name": e.name, "kind": "bot", "bot": e.bot, "profile": None}
+        # A deleted account's entry stays, under "deleted player" (as its games do).
+        name = self.names.get(e.user_id) if e.user_id is not None else None
         return {
             "entry": entry,
             "name": name or DELETED_NAME,
@@ -379,66 +381,101 @@ def _arena_details(request: Request, t: Tournament, viewer: Account | None) -> d
             "profile": f"/u/{name}" if name else None,
         }
 
-    rows = []
+    def mine_at(self, seating: list[int | None]) -> bool:
+        """Whether the viewer sits at a table seated so."""
+        return self.mine is not None and self.mine in seating
+
+
+def _entrants(hub: Any, t: Tournament, viewer: Account | None) -> _Entrants:
+    entries = tournaments_of(hub).entries(t.id)
+    mine = None if viewer is None else next((e.entry for e in entries if e.user_id == viewer.id), None)
+    names = _account_names(hub.store.engine, [e.user_id for e in entries if e.user_id is not None])
+    return _Entrants(t, entries, {e.entry: e for e in entries}, names, mine)
+
+
+def _ranked(table: Sequence[Any], width: int) -> Iterator[tuple[int, Any]]:
+    """Each standing with its rank: standings equal on the first ``width`` parts of their key share one."""
     rank = 0
     for i, st in enumerate(table, start=1):
-        if i == 1 or table[i - 2].key()[:2] != st.key()[:2]:
+        if i == 1 or table[i - 2].key()[:width] != st.key()[:width]:
             rank = i
-        rows.append(
-            {
-                **who(st.entry),
-                "rank": rank,
-                "points": round(st.points, 4),
-                "wins": round(st.wins, 4),
-                "streak": st.streak,
-                "score": sum(g.score for g, _ in st.games if not g.abandoned),
-                "withdrawn": by_entry[st.entry].withdrawn_round,
-                "rounds": [
-                    {
-                        "round": g.round,
-                        "table": g.round,
-                        "seat": g.seat,
-                        "place": g.place,
-                        "points": round(g.points, 4),
-                        "doubled": doubled,
-                        "score": g.score,
-                        "abandoned": g.abandoned,
-                        "game": slots[g.round].table_id if g.round in slots else None,
-                    }
-                    for g, doubled in st.games
-                ],
-            }
-        )
+        yield rank, st
+
+
+def _details_out(
+    ent: _Entrants,
+    viewer: Account | None,
+    standing_rows: list[dict[str, Any]],
+    tables: list[dict[str, Any]],
+    *,
+    provisional: bool,
+    deadline: str | None,
+) -> dict[str, Any]:
+    """A tournament's details as both formats give them: its summary, entries, standings and tables."""
+    t = ent.t
+    return {
+        **_summary(t, len(ent.entries)),
+        "entries_list": [{**ent.who(e.entry), "withdrawn": e.withdrawn_round} for e in ent.entries],
+        "standings": standing_rows,
+        "provisional": provisional,
+        "tables": tables,
+        "deadline": deadline,
+        "me": {"entry": ent.mine, "creator": viewer is not None and viewer.id == t.creator} if viewer else None,
+    }
+
+
+def _arena_details(request: Request, t: Tournament, viewer: Account | None) -> dict[str, Any]:
+    """An arena: its settings, entries, live standings (every finished game counts at once, with its
+    points and whether the streak doubled them), and the tables being played (watch links)."""
+    hub = hub_of(request)
+    store = tournaments_of(hub)
+    ent = _entrants(hub, t, viewer)
+    results = store.results(t.id)
+    slots = {s.round: s for s in store.tables(t.id)}
+    games = [g for scores in results.values() for g in scores]
+    withdrawn = {e.entry for e in ent.entries if e.withdrawn is not None}
+    table = arena_standings([e.entry for e in ent.entries], games, withdrawn)
+    rows = [
+        {
+            **ent.who(st.entry),
+            "rank": rank,
+            "points": round(st.points, 4),
+            "wins": round(st.wins, 4),
+            "streak": st.streak,
+            "score": sum(g.score for g, _ in st.games if not g.abandoned),
+            "withdrawn": ent.by_entry[st.entry].withdrawn_round,
+            "rounds": [
+                {
+                    "round": g.round,
+                    "table": g.round,
+                    "seat": g.seat,
+                    "place": g.place,
+                    "points": round(g.points, 4),
+                    "doubled": doubled,
+                    "score": g.score,
+                    "abandoned": g.abandoned,
+                    "game": slots[g.round].table_id if g.round in slots else None,
+                }
+                for g, doubled in st.games
+            ],
+        }
+        for rank, st in _ranked(table, 2)
+    ]
     playing = []
     for n, s in sorted(slots.items()):
         if n in results:
             continue
-        line = _table_line(hub, n, s.table_id, [who(e) for e in s.seating], mine is not None and mine in s.seating)
+        line = _table_line(hub, n, s.table_id, [ent.who(e) for e in s.seating], ent.mine_at(s.seating))
         if line["status"] != "over":
             playing.append(line)
-    return {
-        **_summary(t, len(entries)),
-        "entries_list": [{**who(e.entry), "withdrawn": e.withdrawn_round} for e in entries],
-        "standings": rows,
-        "provisional": False,
-        "tables": playing,
-        "deadline": None,
-        "me": {"entry": mine, "creator": viewer is not None and viewer.id == t.creator} if viewer else None,
-    }
+    return _details_out(ent, viewer, rows, playing, provisional=False, deadline=None)
 
 
-def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[str, Any]:
-    if is_arena(t):
-        return _arena_details(request, t, viewer)
-    hub = hub_of(request)
-    store = tournaments_of(hub)
-    entries = store.entries(t.id)
-    by_entry = {e.entry: e for e in entries}
-    results = store.results(t.id)
-    slots = store.tables(t.id)
-    table_of = {(s.round, s.table_no): s for s in slots}
+def _swiss_rounds(hub: Any, t: Tournament, slots: list[TableSlot]) -> tuple[list[list[RoundScore]], bool]:
+    """The scored rounds, and the current round's finished tables scored for now while it is played
+    (``True``: provisional standings)."""
+    results = tournaments_of(hub).results(t.id)
     rounds = [results[r] for r in sorted(results)]
-    provisional = False
     current = [s for s in slots if s.round == t.current_round and t.current_round not in results]
     if t.status == "running" and current and not t.duplicate:
         # Live: the current round's tables that are over already count (rank points; a duplicate round
@@ -447,72 +484,57 @@ def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[st
         if done:
             partial = score_round([r for _, r in done], round_no=t.current_round)
             rounds.append([dataclasses.replace(x, table=done[x.table - 1][0]) for x in partial])
-            provisional = True
-    table = standings([e.entry for e in entries], rounds, {e.entry for e in entries if e.withdrawn is not None})
-    mine = None if viewer is None else next((e.entry for e in entries if e.user_id == viewer.id), None)
+            return rounds, True
+    return rounds, False
 
-    names = _account_names(hub.store.engine, [e.user_id for e in entries if e.user_id is not None])
 
-    def who(entry: int | None) -> dict[str, Any]:
-        if entry is None:
-            return {"entry": None, "name": None, "kind": "filler", "bot": t.options.get("filler")}
-        e = by_entry[entry]
-        if e.bot:
-            return {"entry": entry, "name": e.name, "kind": "bot", "bot": e.bot, "profile": None}
-        # A deleted account's entry stays, under "deleted player" (as its games do).
-        name = names.get(e.user_id) if e.user_id is not None else None
-        return {
-            "entry": entry,
-            "name": name or DELETED_NAME,
-            "kind": "human",
-            "bot": None,
-            "profile": f"/u/{name}" if name else None,
+def _details(request: Request, t: Tournament, viewer: Account | None) -> dict[str, Any]:
+    if is_arena(t):
+        return _arena_details(request, t, viewer)
+    hub = hub_of(request)
+    ent = _entrants(hub, t, viewer)
+    slots = tournaments_of(hub).tables(t.id)
+    table_of = {(s.round, s.table_no): s for s in slots}
+    rounds, provisional = _swiss_rounds(hub, t, slots)
+    table = standings([e.entry for e in ent.entries], rounds, {e.entry for e in ent.entries if e.withdrawn is not None})
+    standing_rows = [
+        {
+            **ent.who(st.entry),
+            "rank": rank,
+            "points": round(st.points, 4),
+            "wins": round(st.wins, 4),
+            "score": st.score,
+            "withdrawn": ent.by_entry[st.entry].withdrawn_round,
+            "rounds": [
+                {
+                    "round": s.round,
+                    "table": s.table,
+                    "seat": s.seat,
+                    "place": s.place,
+                    "points": round(s.points, 4),
+                    "score": s.score,
+                    "abandoned": s.abandoned,
+                    "game": table_of[(s.round, s.table)].table_id if (s.round, s.table) in table_of else None,
+                }
+                for s in st.rounds
+            ],
         }
-
-    standing_rows = []
-    rank = 0
-    for i, st in enumerate(table, start=1):
-        prev = table[i - 2] if i > 1 else None
-        if prev is None or prev.key()[:4] != st.key()[:4]:
-            rank = i
-        e = by_entry[st.entry]
-        standing_rows.append(
-            {
-                **who(st.entry),
-                "rank": rank,
-                "points": round(st.points, 4),
-                "wins": round(st.wins, 4),
-                "score": st.score,
-                "withdrawn": e.withdrawn_round,
-                "rounds": [
-                    {
-                        "round": s.round,
-                        "table": s.table,
-                        "seat": s.seat,
-                        "place": s.place,
-                        "points": round(s.points, 4),
-                        "score": s.score,
-                        "abandoned": s.abandoned,
-                        "game": table_of[(s.round, s.table)].table_id if (s.round, s.table) in table_of else None,
-                    }
-                    for s in st.rounds
-                ],
-            }
-        )
-    round_tables = []
-    deadline = next((s.deadline for s in slots if s.round == t.current_round and s.deadline is not None), None)
-    for s in [s for s in slots if s.round == t.current_round]:
-        players = [who(e) for e in s.seating]
-        round_tables.append(_table_line(hub, s.table_no, s.table_id, players, mine is not None and mine in s.seating))
-    return {
-        **_summary(t, len(entries)),
-        "entries_list": [{**who(e.entry), "withdrawn": e.withdrawn_round} for e in entries],
-        "standings": standing_rows,
-        "provisional": provisional,
-        "tables": round_tables,
-        "deadline": iso_time(deadline) if t.status == "running" else None,
-        "me": {"entry": mine, "creator": viewer is not None and viewer.id == t.creator} if viewer else None,
-    }
+        for rank, st in _ranked(table, 4)
+    ]
+    current = [s for s in slots if s.round == t.current_round]
+    deadline = next((s.deadline for s in current if s.deadline is not None), None)
+    round_tables = [
+        _table_line(hub, s.table_no, s.table_id, [ent.who(e) for e in s.seating], ent.mine_at(s.seating))
+        for s in current
+    ]
+    return _details_out(
+        ent,
+        viewer,
+        standing_rows,
+        round_tables,
+        provisional=provisional,
+        deadline=iso_time(deadline) if t.status == "running" else None,
+    )
 
 
 @router.get("/api/tournaments/{tid}")

@@ -370,6 +370,25 @@ async def _open_table(
     ``deadline``."""
 
     entries = {e.entry: e for e in await asyncio.to_thread(tournaments_of(hub).entries, t.id)}
+    table = await hub.get(table_id)
+    if table is None:
+        table = await _make_table(hub, t, round_no, table_no, seating, table_id, entries, mailed, deadline)
+    await _seat_people(hub, t, table, seating, entries)
+
+
+async def _make_table(
+    hub: Hub,
+    t: Tournament,
+    round_no: int,
+    table_no: int,
+    seating: list[int | None],
+    table_id: str,
+    entries: dict[int, Entry],
+    mailed: Collection[int],
+    deadline: float | None,
+) -> LiveTable:
+    """Create a slot's table, its bots seated (bot entries and fillers); another process's if it made
+    the table meanwhile."""
     filler = str(t.options.get("filler") or DEFAULT_FILLER)
     bots = {}
     for seat, entry in enumerate(seating):
@@ -377,47 +396,52 @@ async def _open_table(
             bots[seat] = filler
         elif entries[entry].bot is not None:
             bots[seat] = str(entries[entry].bot)
-    table = await hub.get(table_id)
-    if table is None:
-        turn_seconds, paced = PACES[str(t.options.get("pace", "realtime"))](t.options)
-        paced = dict(paced)
-        turn_based = TurnBased.of(paced)
-        if turn_based is not None:
-            del paced["turn_based"]  # the hub stores it with the clock
-            turn_based = TurnBased(turn_based.move_hours, turn_based.bank_hours, until=deadline)
-        options: dict[str, Any] = {
-            **paced,
-            "rated": bool(t.options.get("rated")),
-            "tournament": t.id,
-            "round": round_no,
-        }
-        if t.duplicate:
-            options["embargo"] = {"tournament": t.id, "round": round_no}
-        told = [
-            seat
-            for seat, entry in enumerate(seating)
-            if entry is not None and entries[entry].user_id is not None and entries[entry].user_id in mailed
-        ]
-        if told:
-            options["mailed_seats"] = told
-            options["wait_seconds"] = hub.settings.tournament_wait_seconds
-        try:
-            table = await hub.create(
-                t.seats,
-                bots,
-                name=f"{t.name} · {round_no}.{table_no}",
-                money_visible=bool(t.options.get("money_visible")),
-                turn_seconds=turn_seconds,
-                turn_based=turn_based,
-                hints=False,
-                setup=round_setup(t, round_no, table_no),
-                table_id=table_id,
-                extra_options=options,
-            )
-        except Exception:  # another process made it meanwhile
-            table = await hub.get(table_id)
-            if table is None:
-                raise
+    turn_seconds, paced = PACES[str(t.options.get("pace", "realtime"))](t.options)
+    paced = dict(paced)
+    turn_based = TurnBased.of(paced)
+    if turn_based is not None:
+        del paced["turn_based"]  # the hub stores it with the clock
+        turn_based = TurnBased(turn_based.move_hours, turn_based.bank_hours, until=deadline)
+    options: dict[str, Any] = {
+        **paced,
+        "rated": bool(t.options.get("rated")),
+        "tournament": t.id,
+        "round": round_no,
+    }
+    if t.duplicate:
+        options["embargo"] = {"tournament": t.id, "round": round_no}
+    told = [
+        seat
+        for seat, entry in enumerate(seating)
+        if entry is not None and entries[entry].user_id is not None and entries[entry].user_id in mailed
+    ]
+    if told:
+        options["mailed_seats"] = told
+        options["wait_seconds"] = hub.settings.tournament_wait_seconds
+    try:
+        return await hub.create(
+            t.seats,
+            bots,
+            name=f"{t.name} · {round_no}.{table_no}",
+            money_visible=bool(t.options.get("money_visible")),
+            turn_seconds=turn_seconds,
+            turn_based=turn_based,
+            hints=False,
+            setup=round_setup(t, round_no, table_no),
+            table_id=table_id,
+            extra_options=options,
+        )
+    except Exception:  # another process made it meanwhile
+        table = await hub.get(table_id)
+        if table is None:
+            raise
+        return table
+
+
+async def _seat_people(
+    hub: Hub, t: Tournament, table: LiveTable, seating: list[int | None], entries: dict[int, Entry]
+) -> None:
+    """Bind every person's open seat at ``table`` to their account."""
     for seat, entry in enumerate(seating):
         e = entries.get(entry) if entry is not None else None
         if e is None or e.user_id is None or table.players[seat].kind != "open":

@@ -22,8 +22,6 @@ MAX_FUNCTION_LINES = 60
 ALLOWED = {
     # To be split: every read and write of tables, seats and actions in one class.
     ("storage/store.py", "Store"),
-    # To be split: the group commit, appending the moves of many tables in one transaction.
-    ("storage/store.py", "Store.append_batch"),
 }
 
 

@@ -30,7 +30,7 @@ import orjson
 if TYPE_CHECKING:
     from catsack.server.storage.store import Append
 
-__all__ = ["APPEND_SQL", "AsyncAppender", "append_moves"]
+__all__ = ["APPEND_SQL", "AsyncAppender", "append_moves", "table_params"]
 
 #: The batch as a JSON array of objects (:func:`_params`), and the commit time.
 APPEND_SQL = """
@@ -58,26 +58,25 @@ RETURNING table_id
 """
 
 
+def table_params(it: Append, now: float) -> dict[str, Any]:
+    """What the move ``it`` writes in its table's row, and ``prev``: the version the row must still have."""
+    return {
+        "id": it.table_id,
+        "prev": it.version - 1,
+        "version": it.version,
+        "status": it.status,
+        "deadline": it.deadline,
+        "finished": now if it.status == "over" else None,
+        "to_move": it.to_move,
+        "clock": it.clock,
+        "seat": it.seat,
+        "token": it.token_hash,
+    }
+
+
 def _params(items: Sequence[Append], now: float) -> tuple[str, float]:
     """The statement's parameters: the moves as JSON, and ``now``."""
-    rows = [
-        {
-            "id": it.table_id,
-            "prev": it.version - 1,
-            "version": it.version,
-            "status": it.status,
-            "deadline": it.deadline,
-            "finished": now if it.status == "over" else None,
-            "to_move": it.to_move,
-            "clock": it.clock,
-            "seat": it.seat,
-            "token": it.token_hash,
-            "move": it.move,
-            "action_id": it.action_id,
-            "actor": it.actor,
-        }
-        for it in items
-    ]
+    rows = [{**table_params(it, now), "move": it.move, "action_id": it.action_id, "actor": it.actor} for it in items]
     return orjson.dumps(rows).decode(), now
 
 

@@ -57,7 +57,7 @@ from sqlalchemy import table as sql_table
 from sqlalchemy.exc import IntegrityError
 
 from catsack.server.migrations import prepare
-from catsack.server.storage.pgappend import AsyncAppender, append_moves
+from catsack.server.storage.pgappend import AsyncAppender, append_moves, table_params
 
 __all__ = [
     "ActionRow",
@@ -548,21 +548,7 @@ class Store:
             moved = self._append_one_statement(items, conn, now)
             if moved is not None:
                 return append_results(items, moved)
-        params = [
-            {
-                "b_id": it.table_id,
-                "b_prev": it.version - 1,
-                "b_version": it.version,
-                "b_status": it.status,
-                "b_deadline": it.deadline,
-                "b_finished": now if it.status == "over" else None,
-                "b_to_move": it.to_move,
-                "b_clock": it.clock,
-                "b_seat": it.seat,
-                "b_token": it.token_hash,
-            }
-            for it in items
-        ]
+        params = [{f"b_{k}": v for k, v in table_params(it, now).items()} for it in items]
         rows = [
             {
                 "table_id": it.table_id,

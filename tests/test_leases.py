@@ -30,25 +30,25 @@ def store(tmp_path: Path) -> Store:
 
 
 def test_one_holder_at_a_time_until_expiry(store: Store) -> None:
-    assert store.sync_leases("A", ["t1", "t2"], 10.0, now=100.0) == {"t1", "t2"}
-    assert store.sync_leases("B", ["t1", "t3"], 10.0, now=101.0) == {"t3"}  # t1 is A's until 110
-    assert store.take_leases("B", ["t1"], 10.0, now=109.9) == set()
-    assert store.sync_leases("A", ["t1", "t2"], 10.0, now=105.0) == {"t1", "t2"}  # renewed to 115
-    assert store.take_leases("B", ["t1"], 10.0, now=112.0) == set()
-    assert store.take_leases("B", ["t1"], 10.0, now=115.5) == {"t1"}  # A stopped renewing: taken over
-    assert store.leases()["t1"] == ("B", 125.5)
+    assert store.leases.sync_leases("A", ["t1", "t2"], 10.0, now=100.0) == {"t1", "t2"}
+    assert store.leases.sync_leases("B", ["t1", "t3"], 10.0, now=101.0) == {"t3"}  # t1 is A's until 110
+    assert store.leases.take_leases("B", ["t1"], 10.0, now=109.9) == set()
+    assert store.leases.sync_leases("A", ["t1", "t2"], 10.0, now=105.0) == {"t1", "t2"}  # renewed to 115
+    assert store.leases.take_leases("B", ["t1"], 10.0, now=112.0) == set()
+    assert store.leases.take_leases("B", ["t1"], 10.0, now=115.5) == {"t1"}  # A stopped renewing: taken over
+    assert store.leases.all()["t1"] == ("B", 125.5)
     # A's next sync learns it lost t1 and keeps t2.
-    assert store.sync_leases("A", ["t1", "t2"], 10.0, now=116.0) == {"t2"}
+    assert store.leases.sync_leases("A", ["t1", "t2"], 10.0, now=116.0) == {"t2"}
 
 
 def test_leases_are_given_up_only_by_name(store: Store) -> None:
-    store.sync_leases("A", ["t1"], 10.0, now=100.0)
-    store.take_leases("A", ["t2"], 10.0, now=100.5)  # taken by get() while a sync had ["t1"] only
-    assert store.sync_leases("A", ["t1"], 10.0, now=101.0) == {"t1", "t2"}  # t2 is kept
-    assert store.sync_leases("A", ["t1"], 10.0, now=102.0, release=["t2"]) == {"t1"}
-    assert store.take_leases("B", ["t2"], 10.0, now=102.5) == {"t2"}  # free at once, no expiry wait
-    store.release_leases("A", ["t1", "t2"])  # t2 is B's: A cannot release it
-    assert store.leases() == {"t2": ("B", 112.5)}
+    store.leases.sync_leases("A", ["t1"], 10.0, now=100.0)
+    store.leases.take_leases("A", ["t2"], 10.0, now=100.5)  # taken by get() while a sync had ["t1"] only
+    assert store.leases.sync_leases("A", ["t1"], 10.0, now=101.0) == {"t1", "t2"}  # t2 is kept
+    assert store.leases.sync_leases("A", ["t1"], 10.0, now=102.0, release=["t2"]) == {"t1"}
+    assert store.leases.take_leases("B", ["t2"], 10.0, now=102.5) == {"t2"}  # free at once, no expiry wait
+    store.leases.release_leases("A", ["t1", "t2"])  # t2 is B's: A cannot release it
+    assert store.leases.all() == {"t2": ("B", 112.5)}
 
 
 def test_a_relaying_hub_runs_no_bots(tmp_path: Path) -> None:
@@ -96,13 +96,13 @@ def test_a_heartbeat_renews_its_own_row_and_names_the_dead(store: Store) -> None
     holder's row, later beats renew it, and every beat names the other holders that ran out."""
     with store.engine.connect() as raw:
         conn = raw.execution_options(isolation_level="AUTOCOMMIT")
-        assert store.heartbeat("A", 2.0, now=100.0, conn=conn) == []
-        assert store.heartbeat("B", 2.0, now=100.5, conn=conn) == []
-        assert store.heartbeat("A", 2.0, now=101.5, conn=conn) == []  # A to 103.5, B until 102.5
-        assert store.heartbeat("A", 2.0, now=103.0, conn=conn) == ["B"]  # B stopped beating
-        assert store.heartbeat("B", 2.0, now=103.1, conn=conn) == []  # B is back: alive until 105.1
-        assert store.heartbeat("A", 2.0, now=104.0, conn=conn) == []
-    assert store.adopt("A", 2.0, dead=["B"], now=104.0) == set()  # B is alive again: nothing to take
+        assert store.leases.heartbeat("A", 2.0, now=100.0, conn=conn) == []
+        assert store.leases.heartbeat("B", 2.0, now=100.5, conn=conn) == []
+        assert store.leases.heartbeat("A", 2.0, now=101.5, conn=conn) == []  # A to 103.5, B until 102.5
+        assert store.leases.heartbeat("A", 2.0, now=103.0, conn=conn) == ["B"]  # B stopped beating
+        assert store.leases.heartbeat("B", 2.0, now=103.1, conn=conn) == []  # B is back: alive until 105.1
+        assert store.leases.heartbeat("A", 2.0, now=104.0, conn=conn) == []
+    assert store.leases.adopt("A", 2.0, dead=["B"], now=104.0) == set()  # B is alive again: nothing to take
 
 
 def test_a_hub_that_has_not_heard_of_a_seat_change_cannot_write_the_old_tokens_move(tmp_path: Path) -> None:
@@ -290,8 +290,8 @@ def test_a_killed_process_is_found_dead_by_its_closed_connection_long_before_its
     assert ["c2c2c2c2c2c2"] in found, found
     assert b.beat() == ["c2c2c2c2c2c2"]  # its heartbeat was ended: dead for everyone now
     store = a.store
-    assert store.take_leases("b1b1b1b1b1b1", ["t"], 3600.0) == {"t"}
-    adopted = store.adopt("a0a0a0a0a0a0", 3600.0, ["b1b1b1b1b1b1"])
+    assert store.leases.take_leases("b1b1b1b1b1b1", ["t"], 3600.0) == {"t"}
+    adopted = store.leases.adopt("a0a0a0a0a0a0", 3600.0, ["b1b1b1b1b1b1"])
     assert adopted == set()  # B is alive: its tables stay its own
     for hb in (a, b, c):
         hb.stop()
@@ -371,18 +371,18 @@ def test_a_statement_that_fails_keeps_the_connection_and_its_lock(db_schema_url:
     for _ in range(3):
         assert a.beat() == [] and b.beat() == []
     kept = b._conn
-    real = b.store.heartbeat
+    real = b.store.leases.heartbeat
 
     def failing(*args: object, **kw: object) -> list[str]:
         assert b._conn is not None
         b._conn.execute(text("SELECT 1 / 0"))  # an error from the database, the connection intact
         return []
 
-    b.store.heartbeat = failing  # type: ignore[method-assign]
+    b.store.leases.heartbeat = failing  # type: ignore[method-assign]
     with pytest.raises(DBAPIError):
         b.beat()
     assert b._conn is kept
-    b.store.heartbeat = real  # type: ignore[method-assign]
+    b.store.leases.heartbeat = real  # type: ignore[method-assign]
     for _ in range(3):
         assert a.beat() == [] and b.beat() == []
     for hb in (a, b):

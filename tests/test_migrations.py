@@ -442,12 +442,12 @@ def test_retention_deletes_and_archives_old_finished_games_only(tmp_path: Path) 
     day = 86400.0
     with store.engine.begin() as conn:
         conn.exec_driver_sql(f"UPDATE tables SET finished = {time.time() - 40 * day} WHERE id = 'old'")
-    store.sync_leases("p1", ["old"], 10.0)
+    store.leases.sync_leases("p1", ["old"], 10.0)
     archive = tmp_path / "archive"
     assert prune(store, 30, archive) == 1
     assert store.table("old") is None and store.load("old") is None
     assert store.table("recent") is not None and store.table("playing") is not None
-    assert "old" not in store.leases()
+    assert "old" not in store.leases.all()
     rec = loads_record((archive / "old.json").read_text())
     assert rec.to_game().moves == old.moves
     assert prune(store, 30, archive) == 0

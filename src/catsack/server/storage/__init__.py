@@ -4,7 +4,9 @@ and training positions), the bottom room with the process's settings.
 ::
 
     web -> people -> tables -> storage
-                                 store            tables, seats and moves; leases; retention's deletes
+                                 schema           the store's tables (games, seats, moves, leases, chat)
+                                 store            tables, seats and moves; retention's deletes
+                                 leases           which process drives which table (store.leases)
                                  tokens, names    seat tokens and account names
                                  analysis_store   computed analyses
                                  training_store   training positions

@@ -7,10 +7,9 @@ catches up from the log instead. Every write is one short transaction, and a
 move is committed before anyone is told about it.
 
 With several processes, one of them drives each table's bots and timers: the
-holder of the table's row in ``table_leases``. A lease is valid while its holder
-lives, which each process shows by renewing its own row in ``server_processes``
-(one write however many tables it holds); a holder whose row has run out is dead,
-and another process adopts its leases (:meth:`Store.heartbeat`, :meth:`Store.adopt`).
+holder of the table's lease. The leases and the processes' heartbeats are
+:mod:`catsack.server.storage.leases`, reached as ``store.leases``; the tables
+themselves are :mod:`catsack.server.storage.schema`.
 
 The schema is versioned with Alembic (``catsack.server.migrations``): a new
 database is created at the newest revision, an older one is upgraded (or
@@ -29,20 +28,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import (
-    Boolean,
-    Column,
     Connection,
     Engine,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
     String,
-    Table,
-    Text,
     bindparam,
-    case,
     create_engine,
     delete,
     event,
@@ -57,8 +46,12 @@ from sqlalchemy import table as sql_table
 from sqlalchemy.exc import IntegrityError
 
 from catsack.server.migrations import prepare
+from catsack.server.storage.leases import Leases, alive_holders, lease_free
 from catsack.server.storage.pgappend import AsyncAppender, append_moves, table_params
+from catsack.server.storage.schema import actions_t, chat_t, leases_t, metadata, processes_t, seats_t, tables_t
 
+# The tables (schema) and the lease conditions (leases) are named here too, where the other rooms have
+# always imported them from.
 __all__ = [
     "ActionRow",
     "Append",
@@ -67,105 +60,18 @@ __all__ = [
     "SeatRow",
     "Store",
     "TableRow",
+    "actions_t",
     "alive_holders",
     "append_results",
+    "chat_t",
     "lease_free",
+    "leases_t",
     "make_engine",
     "metadata",
+    "processes_t",
+    "seats_t",
+    "tables_t",
 ]
-
-metadata = MetaData()
-
-tables_t = Table(
-    "tables",
-    metadata,
-    Column("id", String(32), primary_key=True),
-    Column("name", String(80), nullable=False),
-    Column("seats", Integer, nullable=False),
-    Column("options", Text, nullable=False),  # JSON: money_visible, turn_seconds, hints
-    Column("setup", Text, nullable=False),  # JSON: start, removed, dummy (never sent to clients)
-    Column("status", String(16), nullable=False),  # open | playing | over
-    Column("version", Integer, nullable=False),
-    Column("created", Float, nullable=False),
-    Column("finished", Float, nullable=True),
-    Column("deadline", Float, nullable=True),  # turn timer: epoch seconds, stored so it survives restarts
-    # Revision 0008: the seat to move after the last stored move (lists of games read it without
-    # loading the game), and a turn-based table's clock (JSON: each seat's time bank and when the
-    # turn began; catsack.server.tables.turnbased), NULL for a real-time table.
-    Column("to_move", Integer, nullable=True),
-    Column("clock", Text, nullable=True),
-    Index("ix_tables_status_deadline", "status", "deadline"),
-)
-
-seats_t = Table(
-    "seats",
-    metadata,
-    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
-    Column("seat", Integer, primary_key=True),
-    Column("kind", String(8), nullable=False),  # open | human | bot
-    Column("name", String(40), nullable=True),
-    Column("bot", String(40), nullable=True),
-    Column("token_hash", String(64), nullable=True),
-    Column("replaced", Boolean, nullable=False, default=False),
-    # Epoch seconds a process last saw a connection of this (human) seat: a seat connected to another
-    # process is not "away" (revision 0002).
-    Column("seen", Float, nullable=True),
-)
-
-actions_t = Table(
-    "actions",
-    metadata,
-    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
-    Column("version", Integer, primary_key=True),  # 1 for the first move; unique per table
-    Column("seat", Integer, nullable=False),
-    Column("move", String(24), nullable=False),
-    Column("action_id", String(64), nullable=True),  # the client's id; NULL for bot and timer moves
-    Column("actor", String(8), nullable=False),  # human | bot | timer
-    Column("created", Float, nullable=False),
-)
-
-leases_t = Table(
-    "table_leases",  # revision 0002: which process drives a table's bots and timers
-    metadata,
-    Column("table_id", String(32), primary_key=True),
-    Column("holder", String(32), nullable=False),  # the holding process's id (Hub.process_id)
-    # Epoch seconds: the holder's heartbeat when the lease was taken. Since revision 0005 a lease is
-    # valid while its holder's row in server_processes has not run out; this column is kept for
-    # databases that older processes still use.
-    Column("expires", Float, nullable=False),
-)
-
-processes_t = Table(
-    "server_processes",  # revision 0005: each server process's heartbeat
-    metadata,
-    Column("holder", String(32), primary_key=True),  # Hub.process_id
-    Column("expires", Float, nullable=False),  # epoch seconds; past it the process counts as dead
-)
-
-chat_t = Table(
-    "chat",  # a table's chat lines (catsack.server.people.chat)
-    metadata,
-    Column("table_id", String(32), ForeignKey("tables.id"), primary_key=True),
-    Column("n", Integer, primary_key=True),  # 1, 2, … per table
-    Column("seat", Integer, nullable=False),
-    Column("name", String(40), nullable=False),
-    Column("text", String(400), nullable=False),
-    Column("created", Float, nullable=False),
-)
-
-
-#: One beat (:meth:`Store.heartbeat`), built once: renew ``b_holder``'s row and return it with the rows
-#: that ran out (their holders are dead). It runs a few times a second in every process; building the
-#: statement at each beat cost about twice the CPU of the beat itself (0.59 against 0.26 ms a beat,
-#: PostgreSQL).
-_MINE = processes_t.c.holder == bindparam("b_holder")
-_HEARTBEAT = (
-    update(processes_t)
-    .where(_MINE | (processes_t.c.expires < bindparam("b_now")))
-    .values(expires=case((_MINE, bindparam("b_until")), else_=processes_t.c.expires))
-    .returning(processes_t.c.holder)
-)
-
 
 #: A person's move is written only while the seat is still that person's: ``b_token`` (the hash of
 #: the token the move came with) still holds the seat in the same statement. ``None`` for a bot's or a
@@ -348,28 +254,6 @@ def _seats_query(table_id: str, seat: int | None = None) -> Any:
     return query if seat is None else query.where(seats_t.c.seat == seat)
 
 
-def _upsert(dialect: str, table: Table = leases_t) -> Any:
-    """``INSERT … ON CONFLICT`` for ``table``, in the dialect's own form (both have it)."""
-    if dialect == "postgresql":
-        from sqlalchemy.dialects.postgresql import insert as pg_insert
-
-        return pg_insert(table)
-    from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-
-    return sqlite_insert(table)
-
-
-def alive_holders(now: float) -> Any:
-    """The holders whose heartbeat has not run out at ``now`` (a subquery)."""
-    return select(processes_t.c.holder).where(processes_t.c.expires >= now)
-
-
-def lease_free(now: float, holder: str) -> Any:
-    """A condition on ``table_leases`` (outer-joined to a query's tables): the table has no lease, or
-    ``holder`` holds it, or its holder is dead (its heartbeat ran out before ``now``)."""
-    return or_(leases_t.c.table_id.is_(None), leases_t.c.holder == holder, leases_t.c.holder.not_in(alive_holders(now)))
-
-
 def make_engine(url: str) -> Engine:
     """An engine for ``url``; SQLite gets WAL, a busy timeout and foreign keys."""
     if url.startswith("sqlite"):
@@ -401,6 +285,8 @@ class Store:
         self.write_delay = write_delay
         #: Moves are appended in one statement (PostgreSQL with psycopg), else in two per batch.
         self.one_statement = self.engine.dialect.name == "postgresql" and self.engine.dialect.driver == "psycopg"
+        #: The tables' leases and the processes' heartbeats (which process drives which table).
+        self.leases = Leases(self.engine)
         try:
             self.schema = prepare(self.engine, upgrade=upgrade)
         except Exception:
@@ -640,137 +526,6 @@ class Store:
                 .values(seen=bindparam("now")),
                 [{"t": t, "s": s, "now": now} for t, s in seats],
             )
-
-    # ------------------------------------------------------------------ leases
-
-    def _beat(self, conn: Connection, holder: str, until: float) -> None:
-        stmt = _upsert(self.engine.dialect.name, processes_t).values(holder=holder, expires=until)
-        conn.execute(stmt.on_conflict_do_update(index_elements=[processes_t.c.holder], set_={"expires": until}))
-
-    def heartbeat(
-        self, holder: str, seconds: float, now: float | None = None, *, conn: Connection | None = None
-    ) -> list[str]:
-        """Show that ``holder`` lives until ``now + seconds`` (one row, however many leases it holds);
-        the other holders whose heartbeat has run out (dead: their leases are free to adopt).
-        ``conn``: a connection kept for the beats, in autocommit mode (required): a beat is then one
-        statement and one round trip, a few times a second."""
-        now = time.time() if now is None else now
-        if conn is None:
-            with self.engine.connect() as own:
-                return self.heartbeat(holder, seconds, now, conn=own.execution_options(isolation_level="AUTOCOMMIT"))
-        rows = conn.execute(_HEARTBEAT, {"b_holder": holder, "b_until": now + seconds, "b_now": now}).all()
-        if not any(r.holder == holder for r in rows):  # the first beat
-            self._beat(conn, holder, now + seconds)
-        return sorted(r.holder for r in rows if r.holder != holder)
-
-    def retire(self, holder: str) -> None:
-        """``holder`` stops: its heartbeat ends now, so the other processes adopt its leases at once."""
-        with self.engine.begin() as conn:
-            conn.execute(update(processes_t).where(processes_t.c.holder == holder).values(expires=0.0))
-
-    def adopt(
-        self, holder: str, seconds: float, dead: Sequence[str] | None = None, now: float | None = None
-    ) -> set[str]:
-        """Take over the leases of dead holders: those named in ``dead`` (from :meth:`heartbeat`), or
-        with ``dead=None`` every holder that is not alive (a process starting). Returns the tables
-        taken. Two processes adopting at once are serialised by the rows: a lease moves once."""
-        now = time.time() if now is None else now
-        until = now + seconds
-        with self.engine.begin() as conn:
-            self._beat(conn, holder, until)
-            stmt = update(leases_t).values(holder=holder, expires=until)
-            if dead is None:
-                stmt = stmt.where(leases_t.c.holder != holder, leases_t.c.holder.not_in(alive_holders(now)))
-            else:
-                stmt = stmt.where(leases_t.c.holder.in_(list(dead)), leases_t.c.holder.not_in(alive_holders(now)))
-            taken = {r.table_id for r in conn.execute(stmt.returning(leases_t.c.table_id))}
-            gone = delete(processes_t).where(processes_t.c.expires < now, processes_t.c.holder != holder)
-            conn.execute(gone if dead is None else gone.where(processes_t.c.holder.in_(list(dead))))
-            return taken
-
-    def sync_leases(
-        self, holder: str, want: Sequence[str], seconds: float, now: float | None = None, *, release: Sequence[str] = ()
-    ) -> set[str]:
-        """Renew ``holder``'s heartbeat until ``now + seconds``, take the leases of ``want`` that are
-        free or held by a dead process, give up those in ``release``. Returns every table this holder
-        now holds a lease of. One transaction; two processes taking one lease at once are serialised
-        by the row (an upsert whose update applies only to its own lease or a dead holder's). Leases
-        are given up only when named: a table leased by another task while this runs keeps its lease."""
-        now = time.time() if now is None else now
-        until = now + seconds
-        wanted = set(want) - set(release)
-        with self.engine.begin() as conn:
-            self._beat(conn, holder, until)
-            if release:
-                self._delete_leases(conn, holder, set(release))
-            mine = {r.table_id for r in conn.execute(select(leases_t.c.table_id).where(leases_t.c.holder == holder))}
-            free = sorted(wanted - mine)
-            if free:
-                mine |= self._take_leases(conn, holder, free, now, until)
-            return mine
-
-    def release_leases_of_others(self, holder: str) -> int:
-        """Delete every lease not held by ``holder`` (a lone process starting after a crash); how many."""
-        with self.engine.begin() as conn:
-            conn.execute(delete(processes_t).where(processes_t.c.holder != holder))
-            return int(conn.execute(delete(leases_t).where(leases_t.c.holder != holder)).rowcount)
-
-    def take_leases(self, holder: str, table_ids: Sequence[str], seconds: float, now: float | None = None) -> set[str]:
-        """Take the leases of ``table_ids`` that are free, a dead holder's or ours already; the ones held."""
-        now = time.time() if now is None else now
-        with self.engine.begin() as conn:
-            self._beat(conn, holder, now + seconds)
-            return self._take_leases(conn, holder, sorted(set(table_ids)), now, now + seconds)
-
-    def _take_leases(self, conn: Connection, holder: str, ids: list[str], now: float, until: float) -> set[str]:
-        ins = _upsert(self.engine.dialect.name)
-        stmt = ins.values(table_id=bindparam("t"), holder=holder, expires=until).on_conflict_do_update(
-            index_elements=[leases_t.c.table_id],
-            set_={"holder": holder, "expires": until},
-            where=(leases_t.c.holder == holder) | leases_t.c.holder.not_in(alive_holders(now)),
-        )
-        conn.execute(stmt, [{"t": t} for t in ids])
-        got: set[str] = set()
-        for i in range(0, len(ids), 500):
-            got.update(
-                r.table_id
-                for r in conn.execute(
-                    select(leases_t.c.table_id).where(
-                        leases_t.c.holder == holder, leases_t.c.table_id.in_(ids[i : i + 500])
-                    )
-                )
-            )
-        return got
-
-    def hand_lease(self, holder: str, to: str, table_id: str) -> bool:
-        """Give the lease of ``table_id`` from ``holder`` to ``to`` (the process its players are
-        connected to); ``False`` if ``holder`` no longer held it."""
-        with self.engine.begin() as conn:
-            res = conn.execute(
-                update(leases_t).where(leases_t.c.table_id == table_id, leases_t.c.holder == holder).values(holder=to)
-            )
-            return res.rowcount == 1
-
-    def release_leases(self, holder: str, table_ids: Sequence[str]) -> None:
-        """Give up leases (a table evicted or finished): another process may take them at once."""
-        if table_ids:
-            with self.engine.begin() as conn:
-                self._delete_leases(conn, holder, set(table_ids))
-
-    @staticmethod
-    def _delete_leases(conn: Connection, holder: str, ids: set[str]) -> None:
-        listed = sorted(ids)
-        for i in range(0, len(listed), 500):
-            conn.execute(
-                delete(leases_t).where(leases_t.c.holder == holder, leases_t.c.table_id.in_(listed[i : i + 500]))
-            )
-
-    def leases(self) -> dict[str, tuple[str, float]]:
-        """Every lease: table -> (holder, until when the holder's heartbeat keeps it)."""
-        q = select(leases_t.c.table_id, leases_t.c.holder, leases_t.c.expires, processes_t.c.expires.label("beat"))
-        q = q.select_from(leases_t.outerjoin(processes_t, processes_t.c.holder == leases_t.c.holder))
-        with self.engine.connect() as conn:
-            return {r.table_id: (r.holder, r.expires if r.beat is None else r.beat) for r in conn.execute(q)}
 
     # ------------------------------------------------------------------ retention
 

@@ -140,7 +140,7 @@ class Housekeeping:
     async def release(self, table_id: str) -> None:
         """Give up the lease of a table let go."""
         try:
-            await asyncio.to_thread(self.hub.store.release_leases, self.hub.process_id, [table_id])
+            await asyncio.to_thread(self.hub.store.leases.release_leases, self.hub.process_id, [table_id])
         except Exception:  # it runs out by itself
             log.warning("lease release failed", extra={"fields": {"table": table_id}})
 

@@ -1,7 +1,7 @@
 """A server process's heartbeat: the proof, renewed a few times a second, that it still drives its tables.
 
 A lease in ``table_leases`` is valid while its holder's row in ``server_processes`` has not run
-out (:meth:`~catsack.server.storage.store.Store.heartbeat`): one small write per beat however many tables
+out (:meth:`~catsack.server.storage.leases.Leases.heartbeat`): one small write per beat however many tables
 the process drives, so the beat can be frequent and a dead process is noticed in about
 ``lease_seconds`` (the stall after a ``kill -9`` of the driving process).
 
@@ -117,7 +117,7 @@ class Heartbeat:
                     # A lock not seen since this connection began proves nothing about its holder.
                     self._locked.clear()
                     self._looked.clear()
-            dead = self.store.heartbeat(self.holder, self.seconds, now, conn=self._conn)
+            dead = self.store.leases.heartbeat(self.holder, self.seconds, now, conn=self._conn)
             if self.locks:
                 dead += [h for h in self._lock_lost(self._conn, now) if h not in dead]
         except Exception as exc:

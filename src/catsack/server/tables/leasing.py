@@ -45,7 +45,7 @@ class Leasing:
         if s.redis_url:
             # Several processes: the tables of processes that died (or stopped) are adopted; those of
             # live processes stay theirs, and come here when their players do (hand-over, below).
-            ids = sorted(await asyncio.to_thread(hub.store.adopt, hub.process_id, s.lease_seconds))
+            ids = sorted(await asyncio.to_thread(hub.store.leases.adopt, hub.process_id, s.lease_seconds))
             await self.missed_turn_mails(ids)
             # Turn-based games are not loaded: they wait in the database until someone opens one or
             # its clock needs driving (the clock sweep); a lease of one adopted here lapses at the sync.
@@ -54,7 +54,7 @@ class Leasing:
         # A lone process (several need CATSACK_REDIS_URL, docs/deploy.md): any lease in the database is
         # a dead predecessor's (a crash, kill -9). Take the tables over now instead of leaving bots and
         # turn timers idle until those leases run out.
-        await asyncio.to_thread(hub.store.release_leases_of_others, hub.process_id)
+        await asyncio.to_thread(hub.store.leases.release_leases_of_others, hub.process_id)
         ids = await asyncio.to_thread(realtime_unfinished_ids, hub.store.engine)
         await self.missed_turn_mails(None)
         return list(ids)
@@ -79,7 +79,7 @@ class Leasing:
         # Hand the tables over at once instead of after the heartbeat runs out: the others see this
         # process retired at their next beat and adopt its leases (those without players too).
         with contextlib.suppress(Exception):
-            await asyncio.to_thread(self.hub.store.retire, self.hub.process_id)
+            await asyncio.to_thread(self.hub.store.leases.retire, self.hub.process_id)
 
     def driving(self) -> int:
         """How many live tables this process drives (holds the lease of)."""
@@ -101,7 +101,7 @@ class Leasing:
         # a sync) and still not here: give them up, or no other process could ever take them.
         done += [i for i in self.stray if i not in hub.tables]
         held = await asyncio.to_thread(
-            hub.store.sync_leases, hub.process_id, want, hub.settings.lease_seconds, release=done
+            hub.store.leases.sync_leases, hub.process_id, want, hub.settings.lease_seconds, release=done
         )
         self.stray = held - hub.tables.keys()
         for table in tables:
@@ -169,7 +169,7 @@ class Leasing:
         """Take the leases of the dead processes' tables, and drive the unfinished ones."""
         hub = self.hub
         try:
-            taken = await asyncio.to_thread(hub.store.adopt, hub.process_id, hub.settings.lease_seconds, dead)
+            taken = await asyncio.to_thread(hub.store.leases.adopt, hub.process_id, hub.settings.lease_seconds, dead)
             await self.missed_turn_mails(sorted(taken))
             for table_id in sorted(taken):
                 table = await hub.get(table_id)
@@ -195,7 +195,7 @@ class Leasing:
         self.claiming.add(table.id)
         try:
             lease = hub.settings.lease_seconds
-            held = await asyncio.to_thread(hub.store.take_leases, hub.process_id, [table.id], lease)
+            held = await asyncio.to_thread(hub.store.leases.take_leases, hub.process_id, [table.id], lease)
             if table.id in held:
                 await self.drive(table)
             elif hub.fanout is not None:
@@ -212,7 +212,7 @@ class Leasing:
             async with table.lock:
                 if not table.driver or table.conns or hub.tables.get(table.id) is not table:
                     return
-                if not await hub.writer.run(hub.store.hand_lease, hub.process_id, to, table.id):
+                if not await hub.writer.run(hub.store.leases.hand_lease, hub.process_id, to, table.id):
                     return
                 table.driver = False
                 if hub.fanout is not None:  # after every move of ours: the queue keeps the order

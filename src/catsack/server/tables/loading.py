@@ -91,7 +91,7 @@ class Loader:
             or any(p.kind == "bot" for p in table.players)
         ):
             seconds = hub.settings.lease_seconds
-            held = await asyncio.to_thread(hub.store.take_leases, hub.process_id, [table_id], seconds)
+            held = await asyncio.to_thread(hub.store.leases.take_leases, hub.process_id, [table_id], seconds)
             table.driver = table_id in held
         hub.schedule(table, resume=True)
         return table

@@ -56,7 +56,7 @@ __all__ = [
     "search",
 ]
 
-DEFAULT_WEIGHTS: Final = "expert-v1"
+DEFAULT_WEIGHTS: Final = "expert-v2"
 WORLDS: Final = 24  # hidden worlds per candidate action
 TOP: Final = 3  # candidate actions searched (best in Q first)
 PRIOR: Final = 6.0  # the Q head's estimate counts as this many worlds

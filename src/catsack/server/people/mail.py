@@ -705,6 +705,7 @@ def _tournament_text(m: MailWords) -> tuple[str, str]:
     )
     link = str(p.get("link", "/games"))
     link = link if urlsplit(link).scheme in ("http", "https") else m.base + "/" + link.lstrip("/")
+    words = {"name": m.name, "round": int(p["round"]), "tournament": tournament, "table": int(p.get("table", 0))}
     if p.get("deadline") is not None:  # a turn-based tournament's round
         # i18n: {time} is the time per move ("1 day"); {deadline} a time in UTC ("2026-12-05 18:00").
         body = t.gettext(
@@ -713,10 +714,7 @@ def _tournament_text(m: MailWords) -> tuple[str, str]:
             "played out by a bot for everyone at it, and counts. If your clock runs out before, a bot "
             "plays your seat and you leave the tournament."
         ).format(
-            name=m.name,
-            round=int(p["round"]),
-            tournament=tournament,
-            table=int(p.get("table", 0)),
+            **words,
             link=link,
             time=duration(float(p.get("move_hours", 0)) * 3600, lang),
             deadline=utc_minute(float(p["deadline"])),
@@ -725,14 +723,7 @@ def _tournament_text(m: MailWords) -> tuple[str, str]:
     body = t.gettext(
         "Hello {name},\n\nround {round} of {tournament} starts now. Your table, {table}:\n{link}\n\n"
         "Your seat waits {wait} for you to come; after that a bot plays it and you leave the tournament."
-    ).format(
-        name=m.name,
-        round=int(p["round"]),
-        tournament=tournament,
-        table=int(p.get("table", 0)),
-        link=link,
-        wait=duration(float(p.get("wait", 0)), lang),
-    )
+    ).format(**words, link=link, wait=duration(float(p.get("wait", 0)), lang))
     return subject, body
 
 

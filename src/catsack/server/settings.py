@@ -162,8 +162,9 @@ class Settings(BaseSettings):
     #: Test hook: seconds to sleep inside every database write (checklist case 5).
     write_delay: float = Field(default=0.0, ge=0.0)
     #: Seconds the database writer waits after a move for others to commit with it in one transaction
-    #: (catsack.server.tables.writer): less CPU per move under load, each answer at most this much later.
-    commit_window: float = Field(default=0.005, ge=0.0, le=1.0)
+    #: (catsack.server.tables.writer): less CPU per move under load, each answer at most this much later;
+    #: it waits only while moves come at least every two windows.
+    commit_window: float = Field(default=0.015, ge=0.0, le=1.0)
     #: JSON log lines on stderr (structured logs); plain text when false.
     log_json: bool = True
     log_level: str = "INFO"

@@ -31,7 +31,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["CHANNEL", "MAX_QUEUE", "Fanout"]
+__all__ = ["CHANNEL", "MAX_QUEUE", "Fanout", "listen"]
 
 log = logging.getLogger("catsack.server")
 
@@ -151,26 +151,39 @@ class Fanout:
     # ------------------------------------------------------------------ receiving
 
     async def _listen(self) -> None:
-        while True:
-            try:
-                async for message in self.pubsub.listen():
-                    if message.get("type") != "message":
-                        continue
-                    try:
-                        data = orjson.loads(message["data"])
-                    except (orjson.JSONDecodeError, TypeError):
-                        continue
-                    if not isinstance(data, dict) or data.get("o") == self.origin:
-                        continue
-                    self.received += 1
-                    try:
-                        self.on_message(data)
-                    except Exception:  # one bad message must not stop the subscription
-                        log.exception("fan-out message failed", extra={"fields": {"table": data.get("t")}})
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("redis subscription lost; retrying")
-                await asyncio.sleep(1.0)
-                with contextlib.suppress(Exception):
-                    await self.pubsub.subscribe(self.channel)
+        await listen(self.pubsub, self.channel, self.origin, self._received, name="fan-out")
+
+    def _received(self, data: dict[str, Any]) -> None:
+        self.received += 1
+        self.on_message(data)
+
+
+async def listen(
+    pubsub: Any, channel: str, origin: str, handle: Callable[[dict[str, Any]], None], *, name: str
+) -> None:
+    """Hand each JSON object published on ``channel`` by another process (its ``"o"`` is not ``origin``)
+    to ``handle``, until cancelled. Anything else is skipped; a message ``handle`` fails on is logged and
+    skipped (one bad message must not stop the subscription); a lost subscription is taken up again a
+    second later. ``pubsub``: a redis-py asyncio ``PubSub`` subscribed to ``channel``."""
+    while True:
+        try:
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                try:
+                    data = orjson.loads(message["data"])
+                except (orjson.JSONDecodeError, TypeError):
+                    continue
+                if not isinstance(data, dict) or data.get("o") == origin:
+                    continue
+                try:
+                    handle(data)
+                except Exception:
+                    log.exception(f"{name} message failed", extra={"fields": {"table": data.get("t")}})
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning(f"{name}: redis subscription lost; retrying")
+            await asyncio.sleep(1.0)
+            with contextlib.suppress(Exception):
+                await pubsub.subscribe(channel)

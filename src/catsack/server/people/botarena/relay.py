@@ -21,6 +21,7 @@ import orjson
 from catsack.server.people.botaccounts import BotAccount
 from catsack.server.people.botarena.coordinator import ArenaCoordinator
 from catsack.server.people.botarena.model import OFFER_SECONDS, PRESENCE_REFRESH, PRESENCE_TTL, BotSession
+from catsack.server.tables.fanout import listen
 from catsack.server.tables.live import LiveTable, TableError
 
 __all__ = ["Relay"]
@@ -78,23 +79,7 @@ class Relay:
         hub = self.arena.hub
         refresh = asyncio.get_running_loop().create_task(self._refresh())
         try:
-            while True:
-                try:
-                    async for m in pubsub.listen():
-                        if m.get("type") != "message":
-                            continue
-                        with contextlib.suppress(orjson.JSONDecodeError, TypeError):
-                            data = orjson.loads(m["data"])
-                            mine = isinstance(data, dict) and data.get("o") != hub.process_id
-                            if mine and data.get("to") in (hub.process_id, "*"):
-                                hub.loops.spawn(self._on_message(data))
-                except asyncio.CancelledError:
-                    raise
-                except Exception:
-                    log.warning("bot arena: redis subscription lost; retrying")
-                    await asyncio.sleep(1.0)
-                    with contextlib.suppress(Exception):
-                        await pubsub.subscribe(self.channel)
+            await listen(pubsub, self.channel, hub.process_id, self._heard, name="bot arena")
         finally:
             refresh.cancel()
             client, self._redis = self._redis, None
@@ -105,6 +90,11 @@ class Relay:
             for closing in (pubsub, sub, client):
                 with contextlib.suppress(Exception):
                     await closing.aclose()
+
+    def _heard(self, data: dict[str, Any]) -> None:
+        hub = self.arena.hub
+        if data.get("to") in (hub.process_id, "*"):
+            hub.loops.spawn(self._on_message(data))
 
     async def _refresh(self) -> None:
         while True:

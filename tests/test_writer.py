@@ -81,32 +81,33 @@ def test_moves_that_come_during_the_window_are_committed_together(tmp_path: Path
     assert [_log(store, f"t{i}") for i in range(3)] == [[1], [1], [1]]
 
 
-def test_a_quiet_writer_commits_at_once_and_waits_again_when_moves_come_often(tmp_path: Path) -> None:
+def test_the_wait_follows_the_gaps_between_moves_and_a_quiet_writer_commits_at_once(tmp_path: Path) -> None:
     store = _store(tmp_path)
     now = [0.0]
     waits: list[float] = []
 
-    async def no_wait(seconds: float) -> None:
+    async def record(seconds: float) -> None:
         waits.append(seconds)
 
     async def go() -> None:
-        w = Writer(store, window=0.015, clock=lambda: now[0], sleep=no_wait)
+        w = Writer(store, window=0.03, clock=lambda: now[0], sleep=record)
+        assert w.wait() == 0.03  # no gaps known yet: the whole window
         version = 0
-        for _ in range(40):  # a move a second: the mean gap grows far past twice the window
+        for _ in range(40):  # a move a second: company is unlikely
             now[0] += 1.0
             version += 1
             await w.append(_move("t0", version))
-        assert not w.waits()
+        assert w.wait() == 0.0
         quiet = len(waits)
         now[0] += 1.0
         version += 1
         await w.append(_move("t0", version))
         assert len(waits) == quiet  # committed without waiting
-        for _ in range(80):  # a hundred moves a second: company is likely again
+        for _ in range(80):  # a hundred moves a second: 1.5 gaps, about 15 ms
             now[0] += 0.01
             version += 1
             await w.append(_move("t0", version))
-        assert w.waits() and len(waits) > quiet
+        assert len(waits) > quiet and abs(waits[-1] - 0.015) < 0.001
         await w.stop()
 
     _run(go)

@@ -27,13 +27,13 @@ class Writer:
     wait on its lock sleep in long steps; one writer with batches keeps latency flat under load.
 
     A batch costs about the same whatever it holds (a transaction, two statements), so the writer
-    waits ``window`` seconds after a batch's first move for others to join it: at 100 moves a
-    second, 15 ms make batches of about 2.5 moves. It waits only when company is likely: while the
-    moves' mean gap (:attr:`gap`, a moving average) is at most twice the window; a quiet process
-    commits each move at once. A move is still committed before it is shown and acknowledged. While
-    moves keep coming the writer keeps its database connection between batches (no pool check-out
-    and ping per batch); one idle for :attr:`HOLD_SECONDS`, or that failed, goes back to the pool,
-    which pings it before its next use.
+    lets a batch's first move wait for others to join it: :data:`COMPANY` mean gaps between moves (a
+    moving average, :attr:`gap`), so that about that many more moves join it at any load; at 100 moves
+    a second 15 ms, at 50 moves a second 30 ms. It never waits longer than ``window``: a process whose
+    moves come too seldom for that commits each move at once. A move is still committed before it is
+    shown and acknowledged. While moves keep coming the writer keeps its database connection between
+    batches (no pool check-out and ping per batch); one idle for :attr:`HOLD_SECONDS`, or that failed,
+    goes back to the pool, which pings it before its next use.
 
     On PostgreSQL a batch of moves of different tables is one statement, sent from the event loop on a
     connection the writer keeps for it (:class:`~catsack.server.storage.pgappend.AsyncAppender`): the
@@ -44,6 +44,7 @@ class Writer:
     MAX_BATCH = 512
     HOLD_SECONDS = 5.0
     GAP_WEIGHT = 0.1  # of each new gap in :attr:`gap`
+    COMPANY = 1.5  # mean gaps a batch's first move waits for others
 
     def __init__(
         self,
@@ -68,8 +69,8 @@ class Writer:
         self.direct = 0  # batches it wrote
         self._conn: Connection | None = None  # used in the writer's thread only
         self._used = 0.0
-        #: Moving average of the seconds between moves (starts busy: the first move waits).
-        self.gap = 0.0
+        #: Moving average of the seconds between moves (``None`` until two have come).
+        self.gap: float | None = None
         self._last: float | None = None
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
@@ -80,22 +81,29 @@ class Writer:
             self.task = asyncio.create_task(self._loop())
         now = self.clock()
         if self._last is not None:
-            self.gap += self.GAP_WEIGHT * (now - self._last - self.gap)
+            step = now - self._last
+            self.gap = step if self.gap is None else self.gap + self.GAP_WEIGHT * (step - self.gap)
         self._last = now
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.queue.put_nowait((item, fut))
         await fut
 
-    def waits(self) -> bool:
-        """Whether a batch's first move waits the window for others: only while moves come often enough
-        that one is likely to join it (a mean gap of at most twice the window)."""
-        return self.window > 0 and self.gap <= 2 * self.window
+    def wait(self) -> float:
+        """Seconds a batch's first move waits for others: :data:`COMPANY` mean gaps between moves, none
+        when that is longer than ``window`` (company is unlikely), ``window`` before the gaps are known."""
+        if self.window <= 0:
+            return 0.0
+        if self.gap is None:
+            return self.window
+        wait = self.COMPANY * self.gap
+        return wait if wait <= self.window else 0.0
 
     async def _loop(self) -> None:
         while True:
             batch = [await self.queue.get()]
-            if self.waits():
-                await self.sleep(self.window)
+            wait = self.wait()
+            if wait > 0:
+                await self.sleep(wait)
             while not self.queue.empty() and len(batch) < self.MAX_BATCH:
                 batch.append(self.queue.get_nowait())
             try:

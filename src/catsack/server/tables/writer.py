@@ -28,9 +28,9 @@ class Writer:
 
     A batch costs about the same whatever it holds (a transaction, two statements), so the writer
     lets a batch's first move wait for others to join it: :data:`COMPANY` mean gaps between moves (a
-    moving average, :attr:`gap`), so that about that many more moves join it at any load; at 100 moves
-    a second 15 ms, at 50 moves a second 30 ms. It never waits longer than ``window``: a process whose
-    moves come too seldom for that commits each move at once. A move is still committed before it is
+    moving average, :attr:`gap`), at most ``window``, so that batches hold about as many moves at any
+    busy load: at 100 moves a second 15 ms, at 50 moves a second 30 ms. A process whose moves come
+    less often than once a ``window`` commits each move at once. A move is still committed before it is
     shown and acknowledged. While moves keep coming the writer keeps its database connection between
     batches (no pool check-out and ping per batch); one idle for :attr:`HOLD_SECONDS`, or that failed,
     goes back to the pool, which pings it before its next use.
@@ -89,14 +89,14 @@ class Writer:
         await fut
 
     def wait(self) -> float:
-        """Seconds a batch's first move waits for others: :data:`COMPANY` mean gaps between moves, none
-        when that is longer than ``window`` (company is unlikely), ``window`` before the gaps are known."""
+        """Seconds a batch's first move waits for others: :data:`COMPANY` mean gaps between moves, at most
+        ``window``; none when the mean gap is longer than ``window`` (company is unlikely); ``window``
+        before the gaps are known."""
         if self.window <= 0:
             return 0.0
         if self.gap is None:
             return self.window
-        wait = self.COMPANY * self.gap
-        return wait if wait <= self.window else 0.0
+        return min(self.COMPANY * self.gap, self.window) if self.gap <= self.window else 0.0
 
     async def _loop(self) -> None:
         while True:

@@ -131,6 +131,9 @@ def league(args: argparse.Namespace) -> None:
             rows.append(
                 {"what": f"league self-play on {k} Ray actor(s), {n} seats", "figure": f"×{rate / first:.2f} of one"}
             )
+            import ray
+
+            ray.shutdown()  # the next count starts its own local Ray with that many CPUs
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     if args.result:
         import json

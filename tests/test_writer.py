@@ -66,6 +66,7 @@ def test_moves_that_come_during_the_window_are_committed_together(tmp_path: Path
     async def go() -> None:
         window = _Window()
         w = Writer(store, window=0.005, sleep=window)
+        w.gap = 0.001  # moves of different tables come a millisecond apart: company is likely
         first = asyncio.ensure_future(w.append(_move("t0", 1)))
         while not window.waiting:  # the writer holds the first move and waits for company
             await asyncio.sleep(0)
@@ -81,37 +82,43 @@ def test_moves_that_come_during_the_window_are_committed_together(tmp_path: Path
     assert [_log(store, f"t{i}") for i in range(3)] == [[1], [1], [1]]
 
 
-def test_the_wait_follows_the_gaps_between_moves_and_a_quiet_writer_commits_at_once(tmp_path: Path) -> None:
+def test_the_wait_follows_the_gaps_between_tables_moves_and_a_quiet_writer_commits_at_once(tmp_path: Path) -> None:
     store = _store(tmp_path)
     now = [0.0]
     waits: list[float] = []
+    versions = {"t0": 0, "t1": 0}
 
     async def record(seconds: float) -> None:
         waits.append(seconds)
 
     async def go() -> None:
         w = Writer(store, window=0.03, clock=lambda: now[0], sleep=record)
-        assert w.wait() == 0.03  # no gaps known yet: the whole window
-        version = 0
-        for _ in range(40):  # a move a second: company is unlikely
-            now[0] += 1.0
-            version += 1
-            await w.append(_move("t0", version))
+
+        async def move(table: str, after: float) -> None:
+            now[0] += after
+            versions[table] += 1
+            await w.append(_move(table, versions[table]))
+
+        for _ in range(50):  # one table played quickly: its next move cannot join this one, so no wait
+            await move("t0", 0.001)
+        assert w.wait() == 0.0 and not waits
+        for i in range(40):  # two tables, a move a second: company is unlikely
+            await move(f"t{i % 2}", 1.0)
+        assert w.wait() == 0.0 and not waits
+        for i in range(80):  # a hundred moves a second of two tables: 1.5 gaps, about 15 ms
+            await move(f"t{i % 2}", 0.01)
+        assert waits and abs(waits[-1] - 0.015) < 0.001
+        for i in range(60):  # fifty a second: 1.5 gaps would be 30 ms, the window
+            await move(f"t{i % 2}", 0.02)
+        assert abs(w.wait() - 0.03) < 0.002
+        for i in range(40):  # twenty a second: the mean gap is past the window, so no wait
+            await move(f"t{i % 2}", 0.05)
         assert w.wait() == 0.0
-        quiet = len(waits)
-        now[0] += 1.0
-        version += 1
-        await w.append(_move("t0", version))
-        assert len(waits) == quiet  # committed without waiting
-        for _ in range(80):  # a hundred moves a second: 1.5 gaps, about 15 ms
-            now[0] += 0.01
-            version += 1
-            await w.append(_move("t0", version))
-        assert len(waits) > quiet and abs(waits[-1] - 0.015) < 0.001
         await w.stop()
 
     _run(go)
-    assert _log(store, "t0") == list(range(1, 122))
+    assert _log(store, "t0") == list(range(1, versions["t0"] + 1))
+    assert _log(store, "t1") == list(range(1, versions["t1"] + 1))
 
 
 def test_a_conflicting_move_in_a_batch_fails_alone(tmp_path: Path) -> None:

@@ -162,8 +162,8 @@ class Settings(BaseSettings):
     #: Test hook: seconds to sleep inside every database write (checklist case 5).
     write_delay: float = Field(default=0.0, ge=0.0)
     #: The longest the database writer lets a move wait for others to commit with it in one transaction
-    #: (catsack.server.tables.writer: 1.5 mean gaps between the process's moves, none when moves come
-    #: less often than this): less CPU per move under load, each answer at most this much later.
+    #: (catsack.server.tables.writer: 1.5 mean gaps between moves of different tables, none when they
+    #: come less often than this): less CPU per move under load, each answer at most this much later.
     commit_window: float = Field(default=0.03, ge=0.0, le=1.0)
     #: JSON log lines on stderr (structured logs); plain text when false.
     log_json: bool = True

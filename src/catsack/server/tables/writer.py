@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import math
 import time
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -27,13 +28,14 @@ class Writer:
     wait on its lock sleep in long steps; one writer with batches keeps latency flat under load.
 
     A batch costs about the same whatever it holds (a transaction, two statements), so the writer
-    lets a batch's first move wait for others to join it: :data:`COMPANY` mean gaps between moves (a
-    moving average, :attr:`gap`), at most ``window``, so that batches hold about as many moves at any
-    busy load: at 100 moves a second 15 ms, at 50 moves a second 30 ms. A process whose moves come
-    less often than once a ``window`` commits each move at once. A move is still committed before it is
-    shown and acknowledged. While moves keep coming the writer keeps its database connection between
-    batches (no pool check-out and ping per batch); one idle for :attr:`HOLD_SECONDS`, or that failed,
-    goes back to the pool, which pings it before its next use.
+    lets a batch's first move wait for others to join it: :data:`COMPANY` mean gaps between moves of
+    different tables (a moving average, :attr:`gap`; a table's next move cannot come before this one is
+    committed, so one table played quickly never waits), at most ``window``, so that batches hold
+    about as many moves at any busy load: at 100 moves a second 15 ms, at 50 moves a second 30 ms. A
+    process whose moves come less often than once a ``window`` commits each move at once. A move is
+    still committed before it is shown and acknowledged. While moves keep coming the writer keeps its
+    database connection between batches (no pool check-out and ping per batch); one idle for
+    :attr:`HOLD_SECONDS`, or that failed, goes back to the pool, which pings it before its next use.
 
     On PostgreSQL a batch of moves of different tables is one statement, sent from the event loop on a
     connection the writer keeps for it (:class:`~catsack.server.storage.pgappend.AsyncAppender`): the
@@ -69,9 +71,9 @@ class Writer:
         self.direct = 0  # batches it wrote
         self._conn: Connection | None = None  # used in the writer's thread only
         self._used = 0.0
-        #: Moving average of the seconds between moves (``None`` until two have come).
-        self.gap: float | None = None
-        self._last: float | None = None
+        #: Moving average of the seconds between moves of different tables (infinite until known).
+        self.gap = math.inf
+        self._last: tuple[float, str] | None = None  # the time and table of the last move
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.get_running_loop().run_in_executor(self.executor, functools.partial(fn, *args))
@@ -80,22 +82,21 @@ class Writer:
         if self.task is None or self.task.done():
             self.task = asyncio.create_task(self._loop())
         now = self.clock()
-        if self._last is not None:
-            step = now - self._last
-            self.gap = step if self.gap is None else self.gap + self.GAP_WEIGHT * (step - self.gap)
-        self._last = now
+        last = self._last
+        if last is not None and last[1] != item.table_id:
+            step = now - last[0]
+            self.gap = step if self.gap == math.inf else self.gap + self.GAP_WEIGHT * (step - self.gap)
+        self._last = (now, item.table_id)
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self.queue.put_nowait((item, fut))
         await fut
 
     def wait(self) -> float:
-        """Seconds a batch's first move waits for others: :data:`COMPANY` mean gaps between moves, at most
-        ``window``; none when the mean gap is longer than ``window`` (company is unlikely); ``window``
-        before the gaps are known."""
+        """Seconds a batch's first move waits for others: :data:`COMPANY` mean gaps between moves of
+        different tables, at most ``window``; none when the mean gap is longer than ``window`` or not
+        known yet (company is unlikely)."""
         if self.window <= 0:
             return 0.0
-        if self.gap is None:
-            return self.window
         return min(self.COMPANY * self.gap, self.window) if self.gap <= self.window else 0.0
 
     async def _loop(self) -> None:

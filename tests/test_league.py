@@ -133,3 +133,18 @@ def test_the_hard_pool_brings_back_the_tables_the_learner_loses() -> None:
     _, _, results = play_league(4, 24, _net(4), [], [], config=config, rng=np.random.default_rng(3), seed=3,
                                 pool=pool.traits, pool_weights=pool.weights())  # fmt: skip
     assert results.pool is not None and (results.pool >= 0).all()
+
+
+@pytest.mark.slow
+def test_more_actors_than_a_running_rays_cpus_are_refused_by_name() -> None:
+    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'catsack[ray]')")
+    try:
+        ray.init(num_cpus=1, include_dashboard=False, logging_level="ERROR")
+    except Exception as exc:  # Ray cannot start in every sandbox
+        pytest.skip(f"Ray cannot start here: {exc}")
+    try:
+        trainer = Trainer(TrainConfig(seats=(4,), games=1024, seed=1, actors=2, chunks=2, eval_every=0))
+        with pytest.raises(ValueError, match="2 actors need 2 CPUs; the Ray running in this process has 1"):
+            trainer.pool()  # before: the second actor waited for ever
+    finally:
+        ray.shutdown()

@@ -248,6 +248,11 @@ class _Actors:
                 raise ImportError(f"--actors needs Ray: pip install 'catsack[ray]' ({exc})") from exc
             if not ray.is_initialized():
                 ray.init(address=address or None, num_cpus=None if address else count, log_to_driver=False)
+            elif not address:
+                # Each actor takes one CPU: the rest would wait for ever on a smaller Ray already running here.
+                cpus = int(ray.cluster_resources().get("CPU", 0))  # type: ignore[no-untyped-call]
+                if cpus < count:
+                    raise ValueError(f"{count} actors need {count} CPUs; the Ray running in this process has {cpus}")
             worker = ray.remote(num_cpus=1)(_Worker)
             self.remote = [worker.remote() for _ in range(count)]
 

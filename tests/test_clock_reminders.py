@@ -154,7 +154,9 @@ def test_a_bot_taking_a_seat_is_mailed_unless_the_player_came_back(
     prefs = c.get("/api/mail").json()["prefs"]
     assert prefs["seat"] is True and prefs["clock"] is True
     hub = c.app.state.hub  # type: ignore[attr-defined]
-    table = {"seats": 3, "bots": {"1": "random", "2": "random"}, "player": "Ann", "name": "Chez Ann"}
+    # Seat "1" stays open, so the game cannot start and end before the mail goes out (a seat mail of a
+    # game already over is dropped).
+    table = {"seats": 3, "bots": {"2": "random"}, "player": "Ann", "name": "Chez Ann"}
     t = str(c.post("/api/tables", json=table, headers=ORIGIN).json()["table"])
     with engine_of(c).begin() as conn:
         conn.execute(update(user_seen_t).values(seen=time.time() - 600))

@@ -40,7 +40,7 @@ from catsack.learn.fast_features import abstract_legal, abstract_to_move, neares
 from catsack.learn.history import Sitting, history_sums, round_notes
 from catsack.learn.league import draw_trait_table
 from catsack.learn.mlp import mixed_return
-from catsack.learn.tablenet import TableNet, TableWeights, load_table, table_features
+from catsack.learn.tablenet import Heads, TableNet, TableWeights, input_size, load_table, table_features
 from catsack.moves import Move, parse_move
 from catsack.setup import Setup
 from catsack.view import HIDDEN_PLACE, View
@@ -164,87 +164,20 @@ def search(
     me = view.seat
     if me is None or view.to_move != me or not view.legal:
         raise ValueError(f"search needs the view of the seat to move (seat {me}, to move {view.to_move})")
-    n = view.seats
-    x = table_features(view, sitting)
-    heads = net.heads(x[None, :])
-    legal = abstract_legal(view)
+    sitting = sitting or Sitting(view.seats)
+    heads = net.heads(table_features(view, sitting)[None, :])
     q = heads.q[0]
-    order = [int(a) for a in np.argsort(-np.where(legal, q, -np.inf)) if legal[a]]
-    cands = [abstract_to_move(view, a) for a in order[:top]]
-    cands += [m for m in dict.fromkeys(consider) if m in view.legal and m not in cands]
-    K = len(cands)
-    belief = _softmax(heads.belief[0])
-    setups, hidden = deal_worlds(view, belief, rng, worlds)
-    lanes = K * worlds
-    vg = NumbaVectorGame.from_setups([setups[w] for _ in range(K) for w in range(worlds)])
-    assert isinstance(vg, NumbaVectorGame)
-    template = [(s, text) for s, text in view.history]
-    for s, text in template:
-        if text == HIDDEN_PLACE:
-            acts = np.array([hidden[w][s] for _ in range(K) for w in range(worlds)], np.int64)
-        else:
-            acts = np.full(lanes, move_to_action(parse_move(text)), np.int64)
-        vg.step(acts)
-    sums = np.broadcast_to(np.asarray(history_sums(view), np.float64), (lanes, n, len(history_sums(view)[0]))).copy()
-    notes = np.broadcast_to(np.asarray(round_notes(view), np.int64), (lanes, n, 5)).copy()
-    kept = np.zeros_like(sums)
-    table = np.asarray((sitting or Sitting(n)).sums, np.float64)
-    sit = np.broadcast_to(table, sums.shape).copy()
-    games = np.full(lanes, (sitting or Sitting(n)).games, np.int64)
+    cands = _candidates(view, q, top, consider)
+    setups, hidden = deal_worlds(view, _softmax(heads.belief[0]), rng, worlds)
+    lanes = _Lanes.of(view, sitting, [setups[w] for _ in cands for w in range(worlds)], len(cands), hidden)
+    traits = draw_trait_table(rng, (len(lanes), view.seats)) if opponents == "persona" else None
     first = np.repeat(np.asarray([move_to_action(m) for m in cands], np.int64), worlds)
-    traits = draw_trait_table(rng, (lanes, n)) if opponents == "persona" else None
-    r0 = view.round
-    x_all = np.zeros((lanes, x.shape[0]), np.float32)
-    active = np.ones(lanes, np.bool_)
-    step = 0
-    while active.any():
-        mask, counts = vg.abstract_mask()
-        abstract = np.argmax(mask, axis=1)
-        if step > 0:
-            vg.table_features(x_all, sums, sit, games)
-            mover = vg.to_move
-            choice = np.flatnonzero(active & (counts > 1))
-            if len(choice):
-                out = net.heads(x_all[choice])
-                m = mask[choice]
-                mine = mover[choice] == me
-                if opponents == "self":
-                    pick = np.argmax(np.where(m, out.q, -np.inf), axis=1)
-                else:
-                    p = np.where(m, _softmax(np.where(m, out.behaviour, -1e9)), 0.0)
-                    c = np.cumsum(p, axis=1)
-                    u = rng.random(len(choice))[:, None] * c[:, -1:]
-                    pick = np.minimum(np.argmax(c > u, axis=1), 15)
-                    pick = np.where(mine, np.argmax(np.where(m, out.q, -np.inf), axis=1), pick)
-                abstract[choice] = pick
-        actions = vg.abstract_to_actions(abstract) if step > 0 else first
-        if traits is not None and step > 0:
-            theirs = active & (vg.to_move != me)
-            if theirs.any():
-                u = rng.random((lanes, NUM_UNIFORMS))
-                actions = np.where(theirs, vg.persona_actions(traits, u, where=theirs), actions)
-        vg.track_history(actions, notes, sums, kept, where=active)
-        vg.step(actions, where=active)
-        step += 1
-        active &= ~vg.terminated & (vg.round == r0)
-    # score each lane from the bot's seat
-    over = vg.terminated
-    scores = vg.scores().astype(np.float64)
-    margin = scores[:, me] - scores.mean(axis=1)
-    ret = np.zeros(lanes, np.float64)
-    if over.any():
-        key = scores * 4096 + vg.cat_points()
-        best = key == key.max(axis=1, keepdims=True)
-        win = best[:, me] / best.sum(axis=1)
-        ret[over] = mixed_return(win, margin)[over]
-    if (~over).any():
-        vg.table_features(x_all, sums, sit, games, seats=me)
-        idx = np.flatnonzero(~over)
-        ret[idx] = net.heads(x_all[idx]).value
-    R = ret.reshape(K, worlds)
-    M = margin.reshape(K, worlds)
-    se = R.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(K)
-    mse = M.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(K)
+    lanes.play_round(net, me, first, rng, opponents == "self", traits)
+    ret, margin = lanes.returns(net, me)
+    R = ret.reshape(len(cands), worlds)
+    M = margin.reshape(len(cands), worlds)
+    se = R.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(len(cands))
+    mse = M.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(len(cands))
     return SearchResult(
         tuple(cands),
         tuple(float(v) for v in R.mean(axis=1)),
@@ -254,6 +187,122 @@ def search(
         tuple(float(q[nearest_abstract(view, m)]) for m in cands),
         worlds,
     )
+
+
+def _candidates(view: View, q: F32, top: int, consider: Iterable[Move]) -> list[Move]:
+    """The ``top`` legal abstract actions best in ``q`` as moves, then the legal moves of ``consider``."""
+    legal = abstract_legal(view)
+    order = [int(a) for a in np.argsort(-np.where(legal, q, -np.inf)) if legal[a]]
+    cands = [abstract_to_move(view, a) for a in order[:top]]
+    return cands + [m for m in dict.fromkeys(consider) if m in view.legal and m not in cands]
+
+
+@dataclass
+class _Lanes:
+    """The search's worlds side by side on the compiled engine, each at the view's position, with the players'
+    public history (this game's sums and round notes, the sitting's) that the network reads as they play on."""
+
+    vg: NumbaVectorGame
+    sums: F64
+    notes: I64
+    kept: F64
+    sit: F64
+    games: I64
+    round: int
+
+    @classmethod
+    def of(cls, view: View, sitting: Sitting, setups: list[Setup], copies: int, hidden: list[dict[int, int]]) -> _Lanes:
+        """``setups`` (``copies`` runs of the worlds) replayed to ``view``'s position: each hidden placement
+        becomes the card its world deals there (``hidden``)."""
+        vg = NumbaVectorGame.from_setups(setups)
+        assert isinstance(vg, NumbaVectorGame)
+        lanes = len(setups)
+        for s, text in view.history:
+            if text == HIDDEN_PLACE:
+                acts = np.array([world[s] for _ in range(copies) for world in hidden], np.int64)
+            else:
+                acts = np.full(lanes, move_to_action(parse_move(text)), np.int64)
+            vg.step(acts)
+        now = np.asarray(history_sums(view), np.float64)
+        sums = np.broadcast_to(now, (lanes, *now.shape)).copy()
+        notes = np.broadcast_to(np.asarray(round_notes(view), np.int64), (lanes, view.seats, 5)).copy()
+        sit = np.broadcast_to(np.asarray(sitting.sums, np.float64), sums.shape).copy()
+        games = np.full(lanes, sitting.games, np.int64)
+        return cls(vg, sums, notes, np.zeros_like(sums), sit, games, view.round)
+
+    def __len__(self) -> int:
+        return len(self.games)
+
+    def features(self, x: F32, seats: int | None = None) -> None:
+        """Fill ``x`` with every lane's table features (for the player to move, or for ``seats``)."""
+        if seats is None:
+            self.vg.table_features(x, self.sums, self.sit, self.games)
+        else:
+            self.vg.table_features(x, self.sums, self.sit, self.games, seats=seats)
+
+    def play_round(self, net: TableNet, me: int, first: I64, rng: np.random.Generator, greedy: bool,
+                   traits: F64 | None) -> None:  # fmt: skip
+        """Play every lane to the end of its round: ``first`` is the bot's move in each; then the bot plays greedily
+        in Q and the others by the behaviour head (sampled), by Q too when ``greedy``, or by the persona of
+        ``traits`` where given."""
+        vg = self.vg
+        lanes = len(self)
+        x_all = np.zeros((lanes, input_size(net.seats)), np.float32)
+        active = np.ones(lanes, np.bool_)
+        step = 0
+        while active.any():
+            mask, counts = vg.abstract_mask()
+            abstract = np.argmax(mask, axis=1)
+            if step > 0:
+                self.features(x_all)
+                choice = np.flatnonzero(active & (counts > 1))
+                if len(choice):
+                    abstract[choice] = _choose(net.heads(x_all[choice]), mask[choice], vg.to_move[choice] == me,
+                                               rng, greedy)  # fmt: skip
+            actions = vg.abstract_to_actions(abstract) if step > 0 else first
+            if traits is not None and step > 0:
+                theirs = active & (vg.to_move != me)
+                if theirs.any():
+                    u = rng.random((lanes, NUM_UNIFORMS))
+                    actions = np.where(theirs, vg.persona_actions(traits, u, where=theirs), actions)
+            vg.track_history(actions, self.notes, self.sums, self.kept, where=active)
+            vg.step(actions, where=active)
+            step += 1
+            active &= ~vg.terminated & (vg.round == self.round)
+
+    def returns(self, net: TableNet, me: int) -> tuple[F64, F64]:
+        """Each lane's return for seat ``me`` (win share and margin after the game's end, R20-R22, else the value
+        head at the round's end) and its margin in points over the table's mean."""
+        vg = self.vg
+        over = vg.terminated
+        scores = vg.scores().astype(np.float64)
+        margin = scores[:, me] - scores.mean(axis=1)
+        ret = np.zeros(len(self), np.float64)
+        if over.any():
+            key = scores * 4096 + vg.cat_points()
+            best = key == key.max(axis=1, keepdims=True)
+            win = best[:, me] / best.sum(axis=1)
+            ret[over] = mixed_return(win, margin)[over]
+        if (~over).any():
+            x_all = np.zeros((len(self), input_size(net.seats)), np.float32)
+            self.features(x_all, seats=me)
+            idx = np.flatnonzero(~over)
+            ret[idx] = net.heads(x_all[idx]).value
+        return ret, margin
+
+
+def _choose(out: Heads, mask: npt.NDArray[np.bool_], mine: npt.NDArray[np.bool_], rng: np.random.Generator,
+            greedy: bool) -> I64:  # fmt: skip
+    """Abstract actions for lanes with a choice: greedy in Q for the bot's own (``mine``) and, when ``greedy``,
+    for all; otherwise the others' sampled from the behaviour head."""
+    best: I64 = np.argmax(np.where(mask, out.q, -np.inf), axis=1)
+    if greedy:
+        return best
+    p = np.where(mask, _softmax(np.where(mask, out.behaviour, -1e9)), 0.0)
+    c = np.cumsum(p, axis=1)
+    u = rng.random(len(mask))[:, None] * c[:, -1:]
+    pick = np.minimum(np.argmax(c > u, axis=1), 15)
+    return np.where(mine, best, pick)
 
 
 @cache

@@ -228,53 +228,143 @@ def play_league(
     :attr:`LeagueConfig.hard` of the tables of one persona draw their traits from it, entry ``k`` with chance
     ``pool_weights[k]`` (the trainer weighs the entries the learner does worst against most: prioritised
     fictitious self-play), and the results say which games did (:attr:`Results.pool`)."""
-    n = seats
-    f0 = feature_size(n)
-    size = input_size(n)
-    R = row_length(n)
-    nets: list[TableNet] = [learner, *snapshots, *exploiters]
-    N = min(config.lanes, games)
-    vg = NumbaVectorGame(N, n, seed=seed)
-    notes, sums, kept = vg.history_arrays()
-    sitting = np.zeros_like(sums)
-    played = np.zeros(N, np.int64)  # the sitting's games before this one
-    kind_one = rng.random(N) < config.same  # tables of one kind
-    if roles is None:
-        table = _draw_roles(rng, kind_one, n, config.roles, len(snapshots), len(exploiters), fixed is not None)
-    else:
-        table = np.asarray(roles, np.int64)[:N].copy()
-    traits = np.where((table == VALUE)[:, :, None], 0.0, table_traits(rng, kind_one, n))
-    pool_of = np.full(N, -1, np.int64)
-    _from_pool(rng, np.arange(N), kind_one, table, traits, pool_of, pool, pool_weights, config.hard)
-    lane_game = np.arange(N, dtype=np.int64)
-    game_roles = np.zeros((games, n), np.int64)
-    game_roles[:N] = table
-    game_pool = np.full(games, -1, np.int64)
-    game_pool[:N] = pool_of
-    started = N
-    x = np.zeros((N, size), np.float32)
-    win = np.zeros((games, n), np.float32)
-    margin = np.zeros((games, n), np.float32)
-    rows_x: list[F32] = []
-    rows_a: list[I64] = []
-    rows_b: list[npt.NDArray[np.int8]] = []
-    rows_g: list[I64] = []
-    rows_s: list[I64] = []
-    beh_x: list[F32] = []
-    beh_a: list[I64] = []
-    live = np.ones(N, np.bool_)
-    sitting_on = roles is None and config.sitting > 0
-    while live.any():
-        vg.table_features(x, sums, sitting, played)
+    lanes = _Lanes(seats, games, [learner, *snapshots, *exploiters], len(snapshots), len(exploiters), config=config,
+                   rng=rng, seed=seed, fixed=fixed, roles=roles, pool=pool, pool_weights=pool_weights)  # fmt: skip
+    while lanes.live.any():
+        actions = lanes.decide(record)
+        lanes.vg.track_history(actions, lanes.notes, lanes.sums, lanes.kept, where=lanes.live)
+        ended = lanes.vg.step(actions, where=lanes.live)
+        if ended.any():
+            lanes.end_games(np.flatnonzero(ended))
+    return lanes.rows.learner(lanes.win, lanes.margin, seats), lanes.rows.behaviour(seats), lanes.results()
+
+
+@dataclass
+class _Rows:
+    """What :func:`play_league` keeps for training, batch by batch: the learner's decisions (features, action,
+    hidden row cards, game, seat) and the other players' (features, nearest abstract action)."""
+
+    x: list[F32] = field(default_factory=list)
+    action: list[I64] = field(default_factory=list)
+    belief: list[npt.NDArray[np.int8]] = field(default_factory=list)
+    game: list[I64] = field(default_factory=list)
+    seat: list[I64] = field(default_factory=list)
+    behaviour_x: list[F32] = field(default_factory=list)
+    behaviour_action: list[I64] = field(default_factory=list)
+
+    def learner(self, win: F32, margin: F32, n: int) -> LearnerRows:
+        """The learner's rows, each with its seat's final return in its game."""
+        if not self.x:
+            z = np.zeros(0, np.int64)
+            empty = np.zeros((0, input_size(n)), np.float32)
+            return LearnerRows(empty, z, np.zeros(0, np.float32), np.zeros((0, row_length(n)), np.int8), z, z)
+        g, s = np.concatenate(self.game), np.concatenate(self.seat)
+        x, a, b = np.concatenate(self.x), np.concatenate(self.action), np.concatenate(self.belief)
+        return LearnerRows(x, a, mixed_return(win[g, s], margin[g, s]), b, g, s)
+
+    def behaviour(self, n: int) -> Behaviour:
+        if not self.behaviour_x:
+            return Behaviour(np.zeros((0, input_size(n)), np.float32), np.zeros(0, np.int64))
+        return Behaviour(np.concatenate(self.behaviour_x), np.concatenate(self.behaviour_action))
+
+
+class _Lanes:
+    """:func:`play_league`'s games side by side: each lane's table (role codes, personas, hard-pool entry), its
+    sitting (public history carried from game to game, games played), the game it plays, and the results."""
+
+    def __init__(
+        self,
+        n: int,
+        games: int,
+        nets: list[TableNet],
+        snapshots: int,
+        exploiters: int,
+        *,
+        config: LeagueConfig,
+        rng: np.random.Generator,
+        seed: int,
+        fixed: QNet | None,
+        roles: I64 | None,
+        pool: npt.NDArray[np.float64] | None,
+        pool_weights: npt.NDArray[np.float64] | None,
+    ) -> None:
+        self.n, self.games, self.nets, self.config, self.rng, self.fixed = n, games, nets, config, rng, fixed
+        self.counts = (snapshots, exploiters)
+        self.roles = None if roles is None else np.asarray(roles, np.int64)
+        self.pool, self.pool_weights = pool, pool_weights
+        N = self.N = min(config.lanes, games)
+        self.vg = NumbaVectorGame(N, n, seed=seed)
+        self.notes, self.sums, self.kept = self.vg.history_arrays()
+        self.sitting = np.zeros_like(self.sums)
+        self.played = np.zeros(N, np.int64)  # the sitting's games before this one
+        self.kind_one = rng.random(N) < config.same  # tables of one kind
+        self.table = self._draw(self.kind_one) if self.roles is None else self.roles[:N].copy()
+        self.traits = np.where((self.table == VALUE)[:, :, None], 0.0, table_traits(rng, self.kind_one, n))
+        self.pool_of = np.full(N, -1, np.int64)
+        self._from_pool(np.arange(N))
+        self.lane_game = np.arange(N, dtype=np.int64)
+        self.game_roles = np.zeros((games, n), np.int64)
+        self.game_roles[:N] = self.table
+        self.game_pool = np.full(games, -1, np.int64)
+        self.game_pool[:N] = self.pool_of
+        self.started = N
+        self.x = np.zeros((N, input_size(n)), np.float32)
+        self.win = np.zeros((games, n), np.float32)
+        self.margin = np.zeros((games, n), np.float32)
+        self.live = np.ones(N, np.bool_)
+        self.sitting_on = self.roles is None and config.sitting > 0
+        self.rows = _Rows()
+
+    def _draw(self, one: npt.NDArray[np.bool_]) -> I64:
+        snapshots, exploiters = self.counts
+        return _draw_roles(self.rng, one, self.n, self.config.roles, snapshots, exploiters, self.fixed is not None)
+
+    def _from_pool(self, lanes: I64) -> None:
+        _from_pool(self.rng, lanes, self.kind_one, self.table, self.traits, self.pool_of, self.pool,
+                   self.pool_weights, self.config.hard)  # fmt: skip
+
+    def results(self) -> Results:
+        return Results(self.game_roles, self.win, self.margin, self.game_pool)
+
+    # ------------------------------------------------------------------ one decision in every lane
+
+    def decide(self, record: bool) -> I64:
+        """Every live lane's move: the networks' (the learner's epsilon-greedy, recorded), the fixed agent's, the
+        personas' and the random bot's; a share of the others' decisions recorded for the opponent model."""
+        vg, rng, live, N = self.vg, self.rng, self.live, self.N
+        vg.table_features(self.x, self.sums, self.sitting, self.played)
         mask, counts = vg.abstract_mask()
         mover = np.where(live, vg.to_move, 0)
-        who = table[np.arange(N), mover]
+        who = self.table[np.arange(N), mover]
         choice = live & (counts > 1)
         abstract = np.argmax(mask, axis=1)
-        movers = np.unique(who[choice & ((who >= NET) | (who == LEARNER))]).tolist()
-        for k in movers:
+        self._network_moves(abstract, mask, choice, who, mover, record)
+        fixed_idx = np.flatnonzero(choice & (who == FIXED))
+        if self.fixed is not None and len(fixed_idx):
+            abstract[fixed_idx] = greedy(self.fixed.forward(self.x[fixed_idx, : feature_size(self.n)]), mask[fixed_idx])
+        actions: I64 = vg.abstract_to_actions(abstract)
+        persona = live & ((who == PERSONA) | (who == VALUE))  # a value bidder: a persona with every trait off
+        if persona.any():
+            u = rng.random((N, NUM_UNIFORMS))
+            actions = np.where(persona, vg.persona_actions(self.traits, u, where=persona), actions)
+        rand = live & (who == RANDOM)
+        if rand.any():
+            actions = np.where(rand, vg.random_bot_actions(rng), actions)
+        if record and self.config.behaviour > 0:
+            keep = choice & ~np.isin(who, BEHAVIOUR_EXCLUDED) & (rng.random(N) < self.config.behaviour)
+            if keep.any():
+                idx = np.flatnonzero(keep)
+                self.rows.behaviour_x.append(self.x[idx].copy())
+                self.rows.behaviour_action.append(vg.nearest_abstract(actions)[idx])  # (cheap: a few array operations)
+        return actions
+
+    def _network_moves(self, abstract: I64, mask: npt.NDArray[np.bool_], choice: npt.NDArray[np.bool_], who: I64,
+                       mover: I64, record: bool) -> None:  # fmt: skip
+        """The networks' abstract actions where they have a choice, the learner's explored and recorded."""
+        config, rng, x = self.config, self.rng, self.x
+        for k in np.unique(who[choice & ((who >= NET) | (who == LEARNER))]).tolist():
             idx = np.flatnonzero(choice & (who == k))
-            net = learner if k == LEARNER else nets[k - NET]
+            net = self.nets[0] if k == LEARNER else self.nets[k - NET]
             m = mask[idx]
             a = greedy(net.q(x[idx]), m)
             if k == LEARNER:
@@ -284,97 +374,73 @@ def play_league(
                         keys = rng.random((len(explore), NUM_ABSTRACT)) * m[explore]
                         a[explore] = np.argmax(keys, axis=1)
                 if record:
-                    rows_x.append(x[idx].copy())
-                    rows_a.append(a)
-                    rows_b.append(vg.hidden_row_cards()[idx].astype(np.int8))
-                    rows_g.append(lane_game[idx])
-                    rows_s.append(mover[idx])
+                    self.rows.x.append(x[idx].copy())
+                    self.rows.action.append(a)
+                    self.rows.belief.append(self.vg.hidden_row_cards()[idx].astype(np.int8))
+                    self.rows.game.append(self.lane_game[idx])
+                    self.rows.seat.append(mover[idx])
             abstract[idx] = a
-        fixed_idx = np.flatnonzero(choice & (who == FIXED))
-        if fixed is not None and len(fixed_idx):
-            abstract[fixed_idx] = greedy(fixed.forward(x[fixed_idx, :f0]), mask[fixed_idx])
-        actions = vg.abstract_to_actions(abstract)
-        persona = live & ((who == PERSONA) | (who == VALUE))  # a value bidder: a persona with every trait off
-        if persona.any():
-            u = rng.random((N, NUM_UNIFORMS))
-            actions = np.where(persona, vg.persona_actions(traits, u, where=persona), actions)
-        rand = live & (who == RANDOM)
-        if rand.any():
-            actions = np.where(rand, vg.random_bot_actions(rng), actions)
-        if record and config.behaviour > 0:
-            keep = choice & ~np.isin(who, BEHAVIOUR_EXCLUDED) & (rng.random(N) < config.behaviour)
-            if keep.any():
-                idx = np.flatnonzero(keep)
-                beh_x.append(x[idx].copy())
-                beh_a.append(vg.nearest_abstract(actions)[idx])  # (cheap: a few array operations)
-        vg.track_history(actions, notes, sums, kept, where=live)
-        ended = vg.step(actions, where=live)
-        if not ended.any():
-            continue
-        idx = np.flatnonzero(ended)
-        done = lane_game[idx]
+
+    # ------------------------------------------------------------------ games that ended
+
+    def end_games(self, idx: I64) -> None:
+        """Score the games of lanes ``idx`` (R21, R22) and deal the next ones while games remain: a sitting's next
+        game at the same table, or a new table."""
+        vg = self.vg
+        done = self.lane_game[idx]
         scores = vg.scores()[idx]
-        points = vg.cat_points()[idx]
-        key = scores * 4096 + points  # R22: score, then cat points; the tied share the win
+        key = scores * 4096 + vg.cat_points()[idx]  # R22: score, then cat points; the tied share the win
         best = key == key.max(axis=1, keepdims=True)
-        win[done] = best / best.sum(axis=1, keepdims=True)
-        margin[done] = scores - scores.mean(axis=1, keepdims=True)
-        fresh = idx[: max(0, games - started)]
-        live[idx[len(fresh) :]] = False
+        self.win[done] = best / best.sum(axis=1, keepdims=True)
+        self.margin[done] = scores - scores.mean(axis=1, keepdims=True)
+        fresh = idx[: max(0, self.games - self.started)]
+        self.live[idx[len(fresh) :]] = False
         if not len(fresh):
-            continue
-        redeal = np.zeros(N, np.bool_)
+            return
+        redeal = np.zeros(self.N, np.bool_)
         redeal[fresh] = True
         vg.reset(redeal)
         go_on = np.zeros(len(fresh), np.bool_)
-        if sitting_on:
-            go_on = (rng.random(len(fresh)) < config.sitting) & (played[fresh] + 1 < MAX_GAMES)
+        if self.sitting_on:
+            go_on = (self.rng.random(len(fresh)) < self.config.sitting) & (self.played[fresh] + 1 < MAX_GAMES)
         cont, new = fresh[go_on], fresh[~go_on]
-        sitting[cont] += kept[cont]
-        played[cont] += 1
-        switch = rng.random((len(cont), n)) < config.switch
-        switch[kind_one[cont]] = switch[kind_one[cont]][:, :1]  # a table of one kind changes style as one
-        redrawn = table_traits(rng, kind_one[cont], n)
-        traits[cont] = np.where(switch[:, :, None], redrawn, traits[cont])
-        pool_of[cont[switch.any(axis=1)]] = -1
-        sitting[new] = 0.0
-        played[new] = 0
-        if len(new):
-            kind_one[new] = rng.random(len(new)) < config.same
-            if roles is None:
-                table[new] = _draw_roles(rng, kind_one[new], n, config.roles, len(snapshots), len(exploiters),
-                                         fixed is not None)  # fmt: skip
-            else:
-                table[new] = np.asarray(roles, np.int64)[started : started + len(new)]
-            traits[new] = table_traits(rng, kind_one[new], n)
-            pool_of[new] = -1
-            _from_pool(rng, new, kind_one, table, traits, pool_of, pool, pool_weights, config.hard)
-        traits[fresh] = np.where((table[fresh] == VALUE)[:, :, None], 0.0, traits[fresh])
-        for arr in (notes, sums, kept):
+        self._sittings_go_on(cont)
+        self._new_sittings(new)
+        self.traits[fresh] = np.where((self.table[fresh] == VALUE)[:, :, None], 0.0, self.traits[fresh])
+        for arr in (self.notes, self.sums, self.kept):
             arr[fresh] = 0
         order = np.concatenate([cont, new])
-        lane_game[order] = np.arange(started, started + len(order))
-        game_roles[started : started + len(order)] = table[order]
-        game_pool[started : started + len(order)] = pool_of[order]
-        started += len(order)
-    empty_x = np.zeros((0, size), np.float32)
-    if rows_x:
-        gx, sx = np.concatenate(rows_g), np.concatenate(rows_s)
-        learner_rows = LearnerRows(
-            np.concatenate(rows_x),
-            np.concatenate(rows_a),
-            mixed_return(win[gx, sx], margin[gx, sx]),
-            np.concatenate(rows_b),
-            gx,
-            sx,
-        )
-    else:
-        z = np.zeros(0, np.int64)
-        learner_rows = LearnerRows(empty_x, z, np.zeros(0, np.float32), np.zeros((0, R), np.int8), z, z)
-    behaviour = (
-        Behaviour(np.concatenate(beh_x), np.concatenate(beh_a)) if beh_x else Behaviour(empty_x, np.zeros(0, np.int64))
-    )
-    return learner_rows, behaviour, Results(game_roles, win, margin, game_pool)
+        started = self.started
+        self.lane_game[order] = np.arange(started, started + len(order))
+        self.game_roles[started : started + len(order)] = self.table[order]
+        self.game_pool[started : started + len(order)] = self.pool_of[order]
+        self.started += len(order)
+
+    def _sittings_go_on(self, cont: I64) -> None:
+        """Lanes ``cont`` play their sitting's next game: the history carries over, a persona may change style."""
+        self.sitting[cont] += self.kept[cont]
+        self.played[cont] += 1
+        switch = self.rng.random((len(cont), self.n)) < self.config.switch
+        switch[self.kind_one[cont]] = switch[self.kind_one[cont]][:, :1]  # a table of one kind changes style as one
+        redrawn = table_traits(self.rng, self.kind_one[cont], self.n)
+        self.traits[cont] = np.where(switch[:, :, None], redrawn, self.traits[cont])
+        self.pool_of[cont[switch.any(axis=1)]] = -1
+
+    def _new_sittings(self, new: I64) -> None:
+        """Lanes ``new`` start a sitting at a new table: roles, personas and hard-pool draws afresh."""
+        self.sitting[new] = 0.0
+        self.played[new] = 0
+        if not len(new):
+            return
+        rng = self.rng
+        self.kind_one[new] = rng.random(len(new)) < self.config.same
+        if self.roles is None:
+            self.table[new] = self._draw(self.kind_one[new])
+        else:
+            self.table[new] = self.roles[self.started : self.started + len(new)]
+        self.traits[new] = table_traits(rng, self.kind_one[new], self.n)
+        self.pool_of[new] = -1
+        self._from_pool(new)
 
 
 def _from_pool(

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from typing import Final
 
@@ -47,12 +47,15 @@ from catsack.view import HIDDEN_PLACE, View
 
 __all__ = [
     "DEFAULT_WEIGHTS",
+    "MIX",
     "OPPONENTS",
+    "AgentOptions",
     "Appraisal",
     "ExpertAgent",
     "SearchResult",
     "appraise",
     "deal_worlds",
+    "parse_agent",
     "search",
 ]
 
@@ -61,6 +64,7 @@ WORLDS: Final = 24  # hidden worlds per candidate action
 TOP: Final = 3  # candidate actions searched (best in Q first)
 PRIOR: Final = 6.0  # the Q head's estimate counts as this many worlds
 OPPONENTS: Final = ("model", "persona", "self")
+MIX: Final = "mix"  # half the worlds with the behaviour head, half with the league's personas
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -158,9 +162,10 @@ def search(
 ) -> SearchResult:
     """Play the ``top`` abstract actions best in Q (and the moves of ``consider``) out to the end of the round in
     ``worlds`` worlds each (see the module docs); ``opponents`` is how the other players move there: ``model``
-    (the behaviour head), ``persona`` (a persona of the league drawn per world), ``self`` (the Q head, greedy)."""
-    if opponents not in OPPONENTS:
-        raise ValueError(f"opponents must be one of {', '.join(OPPONENTS)}, not {opponents!r}")
+    (the behaviour head), ``persona`` (a persona of the league drawn per world), ``self`` (the Q head, greedy),
+    ``mix`` (every other world ``model``, the rest ``persona``)."""
+    if opponents not in (*OPPONENTS, MIX):
+        raise ValueError(f"opponents must be one of {', '.join((*OPPONENTS, MIX))}, not {opponents!r}")
     me = view.seat
     if me is None or view.to_move != me or not view.legal:
         raise ValueError(f"search needs the view of the seat to move (seat {me}, to move {view.to_move})")
@@ -170,9 +175,10 @@ def search(
     cands = _candidates(view, q, top, consider)
     setups, hidden = deal_worlds(view, _softmax(heads.belief[0]), rng, worlds)
     lanes = _Lanes.of(view, sitting, [setups[w] for _ in cands for w in range(worlds)], len(cands), hidden)
-    traits = draw_trait_table(rng, (len(lanes), view.seats)) if opponents == "persona" else None
+    traits = draw_trait_table(rng, (len(lanes), view.seats)) if opponents in ("persona", MIX) else None
     first = np.repeat(np.asarray([move_to_action(m) for m in cands], np.int64), worlds)
-    lanes.play_round(net, me, first, rng, opponents == "self", traits)
+    personas = np.arange(len(lanes)) % worlds % 2 == 1 if opponents == MIX else np.ones(len(lanes), np.bool_)
+    lanes.play_round(net, me, first, rng, opponents == "self", traits, personas)
     ret, margin = lanes.returns(net, me)
     R = ret.reshape(len(cands), worlds)
     M = margin.reshape(len(cands), worlds)
@@ -241,10 +247,10 @@ class _Lanes:
             self.vg.table_features(x, self.sums, self.sit, self.games, seats=seats)
 
     def play_round(self, net: TableNet, me: int, first: I64, rng: np.random.Generator, greedy: bool,
-                   traits: F64 | None) -> None:  # fmt: skip
+                   traits: F64 | None, personas: npt.NDArray[np.bool_]) -> None:  # fmt: skip
         """Play every lane to the end of its round: ``first`` is the bot's move in each; then the bot plays greedily
-        in Q and the others by the behaviour head (sampled), by Q too when ``greedy``, or by the persona of
-        ``traits`` where given."""
+        in Q and the others by the behaviour head (sampled), by Q too when ``greedy``, or, in the lanes of
+        ``personas``, by the persona of ``traits`` where given."""
         vg = self.vg
         lanes = len(self)
         x_all = np.zeros((lanes, input_size(net.seats)), np.float32)
@@ -261,7 +267,7 @@ class _Lanes:
                                                rng, greedy)  # fmt: skip
             actions = vg.abstract_to_actions(abstract) if step > 0 else first
             if traits is not None and step > 0:
-                theirs = active & (vg.to_move != me)
+                theirs = active & personas & (vg.to_move != me)
                 if theirs.any():
                     u = rng.random((lanes, NUM_UNIFORMS))
                     actions = np.where(theirs, vg.persona_actions(traits, u, where=theirs), actions)
@@ -311,37 +317,51 @@ def _weights(name: str) -> TableWeights:
     return load_table(name)
 
 
-def parse_agent(arg: str | None) -> tuple[str, int, int, bool]:
-    """``expert[:worlds=W][+top=K][+search=0|1][+weights=NAME]`` -> (weights, worlds, top, search)."""
-    weights, worlds, top, on = DEFAULT_WEIGHTS, WORLDS, TOP, True
+@dataclass(frozen=True)
+class AgentOptions:
+    """The ``expert`` spec's options (:func:`parse_agent`)."""
+
+    weights: str = DEFAULT_WEIGHTS
+    worlds: int = WORLDS
+    top: int = TOP
+    search: bool = True
+    opponents: str = "model"
+
+
+def parse_agent(arg: str | None) -> AgentOptions:
+    """``expert[:worlds=W][+top=K][+search=0|1][+opponents=O][+weights=NAME]`` -> its options."""
+    out = AgentOptions()
     for part in (arg or "").split("+"):
         text = part.strip()
         if not text:
             continue
         key, sep, value = text.partition("=")
         if sep and key == "worlds" and value.isdigit() and 2 <= int(value) <= 4096:
-            worlds = int(value)
+            out = replace(out, worlds=int(value))
         elif sep and key == "top" and value.isdigit() and 1 <= int(value) <= 16:
-            top = int(value)
+            out = replace(out, top=int(value))
         elif sep and key == "search" and value in ("0", "1"):
-            on = value == "1"
+            out = replace(out, search=value == "1")
+        elif sep and key == "opponents" and value in (*OPPONENTS, MIX):
+            out = replace(out, opponents=value)
         elif sep and key == "weights" and value:
-            weights = value
+            out = replace(out, weights=value)
         else:
             raise BotSpecError(
-                f"bad expert option {text!r} in {arg!r}: use 'worlds=W' (2-4096), 'top=K' (1-16), 'search=0|1' "
-                "or 'weights=NAME', joined with '+'"
+                f"bad expert option {text!r} in {arg!r}: use 'worlds=W' (2-4096), 'top=K' (1-16), 'search=0|1', "
+                f"'opponents=O' ({', '.join((*OPPONENTS, MIX))}) or 'weights=NAME', joined with '+'"
             )
-    return weights, worlds, top, on
+    return out
 
 
 class ExpertAgent(Bot):
     """The learned ``expert``: the table network's Q, refined by a short search with its belief and opponent model."""
 
     def __init__(self, arg: str | None = None, *, seed: int | None = None) -> None:
-        name, self.worlds, self.top, self.searching = parse_agent(arg)
+        self.options = o = parse_agent(arg)
+        self.worlds, self.top, self.searching, self.opponents = o.worlds, o.top, o.search, o.opponents
         try:
-            self.weights = _weights(name)
+            self.weights = _weights(o.weights)
         except ValueError as exc:
             raise BotSpecError(f"expert: {exc}") from exc
         self.rng = np.random.default_rng(seed)
@@ -381,7 +401,7 @@ class ExpertAgent(Bot):
         if self.searching:
             net = self.weights.net(view.seats)
             sitting = self.sitting if self.sitting is not None and self.sitting.seats == view.seats else None
-            search(view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top)
+            search(view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top, opponents=self.opponents)
 
     def choose(self, view: View) -> Move:
         self.seen = view
@@ -395,7 +415,9 @@ class ExpertAgent(Bot):
             x = table_features(view, sitting)
             q = net.q(x[None, :])[0]
             return abstract_to_move(view, int(np.argmax(np.where(legal, q, -np.inf))))
-        self.last = search(view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top)
+        self.last = search(
+            view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top, opponents=self.opponents
+        )
         return self.last.best()
 
 

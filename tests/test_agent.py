@@ -176,10 +176,12 @@ def test_the_shipped_weights_are_documented_and_play() -> None:
 
     from catsack.learn.tablenet import TABLE_WEIGHTS_DIR, load_table
 
-    path = TABLE_WEIGHTS_DIR / "expert-v1.npz"
-    assert path.stat().st_size < 1_000_000
-    info = json.loads(path.with_suffix(".json").read_text())
-    assert info["command"].startswith("python -m catsack.learn.league_train") and info["games"] and info["cpu_s"] > 0
-    assert sorted(load_table("expert-v1").nets) == [3, 4, 5]
+    for name in ("expert-v1", "expert-v2", "expert-v3"):
+        path = TABLE_WEIGHTS_DIR / f"{name}.npz"
+        assert path.stat().st_size < 1_000_000
+        info = json.loads(path.with_suffix(".json").read_text())
+        assert info["command"].startswith("python -m catsack.learn.league_train") and info["games"]
+        assert info["cpu_s"] > 0 and f"--export {name}.npz" in info["command"]
+        assert sorted(load_table(name).nets) == [3, 4, 5]
     bots = [ExpertAgent(None, seed=1), *(make_bot("heuristic") for _ in range(3))]
     assert play_game(Game.new(4, seed=9), bots).is_over

@@ -36,7 +36,7 @@ from catsack.cards import CARDS, Card
 from catsack.envs.encoding import move_to_action
 from catsack.envs.vector_numba import NumbaVectorGame
 from catsack.learn.blas import single_thread_blas
-from catsack.learn.fast_features import abstract_legal, abstract_to_move, nearest_abstract
+from catsack.learn.fast_features import NUM_ABSTRACT, abstract_legal, abstract_to_move, nearest_abstract
 from catsack.learn.history import Sitting, history_sums, round_notes
 from catsack.learn.league import draw_trait_table
 from catsack.learn.mlp import mixed_return
@@ -241,10 +241,7 @@ class _Lanes:
 
     def features(self, x: F32, seats: int | None = None) -> None:
         """Fill ``x`` with every lane's table features (for the player to move, or for ``seats``)."""
-        if seats is None:
-            self.vg.table_features(x, self.sums, self.sit, self.games)
-        else:
-            self.vg.table_features(x, self.sums, self.sit, self.games, seats=seats)
+        self.vg.table_features(x, self.sums, self.sit, self.games, seats=seats)
 
     def play_round(self, net: TableNet, me: int, first: I64, rng: np.random.Generator, greedy: bool,
                    traits: F64 | None, personas: npt.NDArray[np.bool_]) -> None:  # fmt: skip
@@ -307,7 +304,7 @@ def _choose(out: Heads, mask: npt.NDArray[np.bool_], mine: npt.NDArray[np.bool_]
     p = np.where(mask, _softmax(np.where(mask, out.behaviour, -1e9)), 0.0)
     c = np.cumsum(p, axis=1)
     u = rng.random(len(mask))[:, None] * c[:, -1:]
-    pick = np.minimum(np.argmax(c > u, axis=1), 15)
+    pick = np.minimum(np.argmax(c > u, axis=1), NUM_ABSTRACT - 1)
     return np.where(mine, best, pick)
 
 
@@ -358,10 +355,9 @@ class ExpertAgent(Bot):
     """The learned ``expert``: the table network's Q, refined by a short search with its belief and opponent model."""
 
     def __init__(self, arg: str | None = None, *, seed: int | None = None) -> None:
-        self.options = o = parse_agent(arg)
-        self.worlds, self.top, self.searching, self.opponents = o.worlds, o.top, o.search, o.opponents
+        self.options = parse_agent(arg)
         try:
-            self.weights = _weights(o.weights)
+            self.weights = _weights(self.options.weights)
         except ValueError as exc:
             raise BotSpecError(f"expert: {exc}") from exc
         self.rng = np.random.default_rng(seed)
@@ -398,27 +394,30 @@ class ExpertAgent(Bot):
     def think(self, view: View) -> None:
         """Search ``view`` as a decision with a choice would be searched, the result unused: a server plays a forced
         move (one legal option) no sooner than a chosen one, so the time it takes tells nothing (R23, R24)."""
-        if self.searching:
-            net = self.weights.net(view.seats)
-            sitting = self.sitting if self.sitting is not None and self.sitting.seats == view.seats else None
-            search(view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top, opponents=self.opponents)
+        if self.options.search:
+            self._search(view)
 
     def choose(self, view: View) -> Move:
         self.seen = view
         only = forced_move(view)
         if only is not None:
             return only
-        net = self.weights.net(view.seats)
-        sitting = self.sitting if self.sitting is not None and self.sitting.seats == view.seats else None
         legal = abstract_legal(view)
-        if not self.searching or int(legal.sum()) == 1:
-            x = table_features(view, sitting)
-            q = net.q(x[None, :])[0]
+        if not self.options.search or int(legal.sum()) == 1:
+            q = self.weights.net(view.seats).q(table_features(view, self._sitting(view))[None, :])[0]
             return abstract_to_move(view, int(np.argmax(np.where(legal, q, -np.inf))))
-        self.last = search(
-            view, net, self.rng, sitting=sitting, worlds=self.worlds, top=self.top, opponents=self.opponents
-        )
+        self.last = self._search(view)
         return self.last.best()
+
+    def _sitting(self, view: View) -> Sitting | None:
+        return self.sitting if self.sitting is not None and self.sitting.seats == view.seats else None
+
+    def _search(self, view: View) -> SearchResult:
+        o = self.options
+        net = self.weights.net(view.seats)
+        return search(
+            view, net, self.rng, sitting=self._sitting(view), worlds=o.worlds, top=o.top, opponents=o.opponents
+        )
 
 
 @dataclass(frozen=True)

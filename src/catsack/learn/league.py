@@ -231,11 +231,7 @@ def play_league(
     lanes = _Lanes(seats, games, [learner, *snapshots, *exploiters], len(snapshots), len(exploiters), config=config,
                    rng=rng, seed=seed, fixed=fixed, roles=roles, pool=pool, pool_weights=pool_weights)  # fmt: skip
     while lanes.live.any():
-        actions = lanes.decide(record)
-        lanes.vg.track_history(actions, lanes.notes, lanes.sums, lanes.kept, where=lanes.live)
-        ended = lanes.vg.step(actions, where=lanes.live)
-        if ended.any():
-            lanes.end_games(np.flatnonzero(ended))
+        lanes.step(lanes.decide(record))
     return lanes.rows.learner(lanes.win, lanes.margin, seats), lanes.rows.behaviour(seats), lanes.results()
 
 
@@ -381,7 +377,14 @@ class _Lanes:
                     self.rows.seat.append(mover[idx])
             abstract[idx] = a
 
-    # ------------------------------------------------------------------ games that ended
+    # ------------------------------------------------------------------ moves played, games that ended
+
+    def step(self, actions: I64) -> None:
+        """Play ``actions`` in every live lane (the public history tracked), then see to the games that ended."""
+        self.vg.track_history(actions, self.notes, self.sums, self.kept, where=self.live)
+        ended = self.vg.step(actions, where=self.live)
+        if ended.any():
+            self.end_games(np.flatnonzero(ended))
 
     def end_games(self, idx: I64) -> None:
         """Score the games of lanes ``idx`` (R21, R22) and deal the next ones while games remain: a sitting's next

@@ -112,6 +112,21 @@ def test_search_values_every_candidate_and_the_move_considered(weights: Path) ->
             assert r.best() in r.moves
 
 
+def test_a_longer_horizon_plays_the_worlds_on_to_the_game_end(weights: Path) -> None:
+    """``rounds=9`` plays every world to the game's end (R20-R22): each world's return is then its win share (ties
+    split: a multiple of 1/12 at four seats) plus the margin term, never the value head's estimate."""
+    from catsack.learn.mlp import MARGIN_SCALE, MARGIN_WEIGHT
+
+    net = _net(4, 4)
+    for g in _positions(4, 23, 4):
+        view = g.view(g.to_move)  # type: ignore[arg-type]
+        r = search(view, net, np.random.default_rng(5), worlds=4, top=2, rounds=9)
+        assert set(r.moves) <= set(view.legal) and r.best() in r.moves
+        win = np.array(r.returns) - MARGIN_WEIGHT * np.array(r.margins) / MARGIN_SCALE  # mean over the 4 worlds
+        assert np.all((win > -1e-4) & (win < 1 + 1e-4))
+        assert np.allclose(win * 48, np.round(win * 48), atol=1e-3)
+
+
 def test_the_move_does_not_depend_on_hidden_cards(weights: Path) -> None:
     rng = random.Random(2)
     for seats in (3, 4, 5):
@@ -142,9 +157,9 @@ def test_the_options_are_read_and_a_bad_one_is_named() -> None:
     from catsack.learn.agent import AgentOptions, parse_agent
 
     assert parse_agent(None) == AgentOptions()
-    got = parse_agent("worlds=8+top=2+search=0+opponents=mix+weights=expert-v1")
-    assert got == AgentOptions("expert-v1", 8, 2, False, "mix")
-    for bad in ("opponents=bluffers", "worlds=1", "top=17", "search=yes", "depth=3"):
+    got = parse_agent("worlds=8+top=2+search=0+opponents=mix+weights=expert-v1+rounds=3")
+    assert got == AgentOptions("expert-v1", 8, 2, False, "mix", 3)
+    for bad in ("opponents=bluffers", "worlds=1", "top=17", "search=yes", "depth=3", "rounds=0", "rounds=10"):
         with pytest.raises(BotSpecError, match=bad.partition("=")[0]):
             parse_agent(bad)
 

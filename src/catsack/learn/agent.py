@@ -62,6 +62,7 @@ __all__ = [
 DEFAULT_WEIGHTS: Final = "expert-v2"
 WORLDS: Final = 24  # hidden worlds per candidate action
 TOP: Final = 3  # candidate actions searched (best in Q first)
+ROUNDS: Final = 1  # rounds played out before the value head scores a world
 PRIOR: Final = 6.0  # the Q head's estimate counts as this many worlds
 OPPONENTS: Final = ("model", "persona", "self")
 MIX: Final = "mix"  # half the worlds with the behaviour head, half with the league's personas
@@ -159,11 +160,12 @@ def search(
     top: int = TOP,
     opponents: str = "model",
     consider: Iterable[Move] = (),
+    rounds: int = ROUNDS,
 ) -> SearchResult:
-    """Play the ``top`` abstract actions best in Q (and the moves of ``consider``) out to the end of the round in
-    ``worlds`` worlds each (see the module docs); ``opponents`` is how the other players move there: ``model``
-    (the behaviour head), ``persona`` (a persona of the league drawn per world), ``self`` (the Q head, greedy),
-    ``mix`` (every other world ``model``, the rest ``persona``)."""
+    """Play the ``top`` abstract actions best in Q (and the moves of ``consider``) out to the end of the round
+    (of the ``rounds``-th round from this one) in ``worlds`` worlds each (see the module docs); ``opponents`` is
+    how the other players move there: ``model`` (the behaviour head), ``persona`` (a persona of the league drawn
+    per world), ``self`` (the Q head, greedy), ``mix`` (every other world ``model``, the rest ``persona``)."""
     if opponents not in (*OPPONENTS, MIX):
         raise ValueError(f"opponents must be one of {', '.join((*OPPONENTS, MIX))}, not {opponents!r}")
     me = view.seat
@@ -178,7 +180,7 @@ def search(
     traits = draw_trait_table(rng, (len(lanes), view.seats)) if opponents in ("persona", MIX) else None
     first = np.repeat(np.asarray([move_to_action(m) for m in cands], np.int64), worlds)
     personas = np.arange(len(lanes)) % worlds % 2 == 1 if opponents == MIX else np.ones(len(lanes), np.bool_)
-    lanes.play_round(net, me, first, rng, opponents == "self", traits, personas)
+    lanes.play_round(net, me, first, rng, opponents == "self", traits, personas, rounds)
     ret, margin = lanes.returns(net, me)
     R = ret.reshape(len(cands), worlds)
     M = margin.reshape(len(cands), worlds)
@@ -244,10 +246,10 @@ class _Lanes:
         self.vg.table_features(x, self.sums, self.sit, self.games, seats=seats)
 
     def play_round(self, net: TableNet, me: int, first: I64, rng: np.random.Generator, greedy: bool,
-                   traits: F64 | None, personas: npt.NDArray[np.bool_]) -> None:  # fmt: skip
-        """Play every lane to the end of its round: ``first`` is the bot's move in each; then the bot plays greedily
-        in Q and the others by the behaviour head (sampled), by Q too when ``greedy``, or, in the lanes of
-        ``personas``, by the persona of ``traits`` where given."""
+                   traits: F64 | None, personas: npt.NDArray[np.bool_], rounds: int = ROUNDS) -> None:  # fmt: skip
+        """Play every lane to the end of its round (of the ``rounds``-th round from it): ``first`` is the bot's move
+        in each; then the bot plays greedily in Q and the others by the behaviour head (sampled), by Q too when
+        ``greedy``, or, in the lanes of ``personas``, by the persona of ``traits`` where given."""
         vg = self.vg
         lanes = len(self)
         x_all = np.zeros((lanes, input_size(net.seats)), np.float32)
@@ -271,7 +273,7 @@ class _Lanes:
             vg.track_history(actions, self.notes, self.sums, self.kept, where=active)
             vg.step(actions, where=active)
             step += 1
-            active &= ~vg.terminated & (vg.round == self.round)
+            active &= ~vg.terminated & (vg.round < self.round + rounds)
 
     def returns(self, net: TableNet, me: int) -> tuple[F64, F64]:
         """Each lane's return for seat ``me`` (win share and margin after the game's end, R20-R22, else the value
@@ -323,10 +325,11 @@ class AgentOptions:
     top: int = TOP
     search: bool = True
     opponents: str = "model"
+    rounds: int = ROUNDS
 
 
 def parse_agent(arg: str | None) -> AgentOptions:
-    """``expert[:worlds=W][+top=K][+search=0|1][+opponents=O][+weights=NAME]`` -> its options."""
+    """``expert[:worlds=W][+top=K][+rounds=R][+search=0|1][+opponents=O][+weights=NAME]`` -> its options."""
     out = AgentOptions()
     for part in (arg or "").split("+"):
         text = part.strip()
@@ -337,6 +340,8 @@ def parse_agent(arg: str | None) -> AgentOptions:
             out = replace(out, worlds=int(value))
         elif sep and key == "top" and value.isdigit() and 1 <= int(value) <= 16:
             out = replace(out, top=int(value))
+        elif sep and key == "rounds" and value.isdigit() and 1 <= int(value) <= 9:
+            out = replace(out, rounds=int(value))
         elif sep and key == "search" and value in ("0", "1"):
             out = replace(out, search=value == "1")
         elif sep and key == "opponents" and value in (*OPPONENTS, MIX):
@@ -345,8 +350,8 @@ def parse_agent(arg: str | None) -> AgentOptions:
             out = replace(out, weights=value)
         else:
             raise BotSpecError(
-                f"bad expert option {text!r} in {arg!r}: use 'worlds=W' (2-4096), 'top=K' (1-16), 'search=0|1', "
-                f"'opponents=O' ({', '.join((*OPPONENTS, MIX))}) or 'weights=NAME', joined with '+'"
+                f"bad expert option {text!r} in {arg!r}: use 'worlds=W' (2-4096), 'top=K' (1-16), 'rounds=R' (1-9), "
+                f"'search=0|1', 'opponents=O' ({', '.join((*OPPONENTS, MIX))}) or 'weights=NAME', joined with '+'"
             )
     return out
 
@@ -415,8 +420,9 @@ class ExpertAgent(Bot):
     def _search(self, view: View) -> SearchResult:
         o = self.options
         net = self.weights.net(view.seats)
+        sitting = self._sitting(view)
         return search(
-            view, net, self.rng, sitting=self._sitting(view), worlds=o.worlds, top=o.top, opponents=o.opponents
+            view, net, self.rng, sitting=sitting, worlds=o.worlds, top=o.top, opponents=o.opponents, rounds=o.rounds
         )
 
 

@@ -13,7 +13,8 @@ worlds dealt from the belief head (each face-down row card drawn from the belief
 restricted to the cards of its set nobody has seen, R7, R23; the rest of each hand uniform), all of them side
 by side on the compiled engine: every other player moves by the network's model of it (the behaviour head,
 from its own view of that world: what it could know), the bot's own later decisions greedily by Q, to the end
-of the round, where the value head (or, after round 9, the game's result, R20-R22) scores the bot's seat. The
+of the round (of a later round with ``rounds``), where the value head (or, after round 9, the game's result,
+R20-R22) scores the bot's seat. The
 move played is the best mean, the Q head's estimate counting as ``prior`` worlds. The search's noise is the
 spread of its worlds; :func:`search` can also play the worlds with other opponent models (the league's
 personas, the bot's own policy for everyone), and the analysis shows the spread across them too.

@@ -181,7 +181,7 @@ def search(
     traits = draw_trait_table(rng, (len(lanes), view.seats)) if opponents in ("persona", MIX) else None
     first = np.repeat(np.asarray([move_to_action(m) for m in cands], np.int64), worlds)
     personas = np.arange(len(lanes)) % worlds % 2 == 1 if opponents == MIX else np.ones(len(lanes), np.bool_)
-    lanes.play_round(net, me, first, rng, opponents == "self", traits, personas, rounds)
+    lanes.play_out(net, me, first, rng, opponents == "self", traits, personas, rounds)
     ret, margin = lanes.returns(net, me)
     R = ret.reshape(len(cands), worlds)
     M = margin.reshape(len(cands), worlds)
@@ -246,8 +246,8 @@ class _Lanes:
         """Fill ``x`` with every lane's table features (for the player to move, or for ``seats``)."""
         self.vg.table_features(x, self.sums, self.sit, self.games, seats=seats)
 
-    def play_round(self, net: TableNet, me: int, first: I64, rng: np.random.Generator, greedy: bool,
-                   traits: F64 | None, personas: npt.NDArray[np.bool_], rounds: int = ROUNDS) -> None:  # fmt: skip
+    def play_out(self, net: TableNet, me: int, first: I64, rng: np.random.Generator, greedy: bool,
+                 traits: F64 | None, personas: npt.NDArray[np.bool_], rounds: int = ROUNDS) -> None:  # fmt: skip
         """Play every lane to the end of its round (of the ``rounds``-th round from it): ``first`` is the bot's move
         in each; then the bot plays greedily in Q and the others by the behaviour head (sampled), by Q too when
         ``greedy``, or, in the lanes of ``personas``, by the persona of ``traits`` where given."""
@@ -341,7 +341,7 @@ def parse_agent(arg: str | None) -> AgentOptions:
             out = replace(out, worlds=int(value))
         elif sep and key == "top" and value.isdigit() and 1 <= int(value) <= 16:
             out = replace(out, top=int(value))
-        elif sep and key == "rounds" and value.isdigit() and 1 <= int(value) <= 9:
+        elif sep and key == "rounds" and value.isdigit() and 1 <= int(value) <= 9:  # a game has nine rounds (R20)
             out = replace(out, rounds=int(value))
         elif sep and key == "search" and value in ("0", "1"):
             out = replace(out, search=value == "1")

@@ -5,7 +5,10 @@
     .venv/bin/python bench/held_out.py sitting expert --sittings 8 --games 2 --out DIR
     .venv/bin/python bench/held_out.py report DIR --hero expert --frozen classic [--json FILE]
 
-``play`` seats the bot with ``n - 1`` copies of each held-out opponent (``sealed.draws.HELD_OUT``) at ``n``
+``--set`` picks the sealed set (``sealed.draws.SETS``): 2, the current one (default), or 1, the first, which
+the league's ``open`` trait has since seen. Keep each set's results in a folder of their own.
+
+``play`` seats the bot with ``n - 1`` copies of each held-out opponent (``sealed.draws.SETS``) at ``n``
 seats, every seat presented to every bot as a person (``--hide-kinds`` of ``bench/expert_strength.py``:
 nothing tells the bot who sits there), on fresh duplicate deals (``--seed``; the benchmark's own seed, no
 training or tuning reads it), each deal once with the bot in every seat (with three equal opponents the
@@ -18,7 +21,7 @@ reads it), and a run that is stopped goes on from the last saved deal.
 round the table (8 seatings a deal at four seats): is the bot first?
 
 ``sitting`` plays sittings (``bench/sitting.py``: several games in a row with the same bot objects) of the bot
-among three of the held-out sitting opponent (``sealed.draws.SITTING``, which changes style from a sitting's
+among three of the set's sitting opponent (``sealed.draws.SETS``, which changes style from a sitting's
 second game on), each sitting once per rotation, and the heuristic bot in its place on the same sittings; saved
 to ``DIR/<bot>__sitting.json`` after each sitting.
 
@@ -43,14 +46,18 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expert_strength as es  # a sibling script: duplicate deals, paired margins, bootstraps
 import sealed
-from sealed.draws import HELD_OUT, SITTING
+from sealed.draws import SETS
 
 from catsack.tournament import TournamentConfig
 from catsack.tournament.runner import GameResult, play_chunk
 from catsack.tournament.stats import summarize
 
 PAIRED = "heuristic"
-STYLES = [o for o in HELD_OUT if o.startswith("sealed:")]
+
+
+def styles(number: int) -> list[str]:
+    """The hand-written styles of sealed set ``number``."""
+    return [o for o in SETS[number][0] if o.startswith("sealed:")]
 
 
 def table_file(out: Path, hero: str, opponent: str, seats: int, kind: str = "") -> Path:
@@ -115,11 +122,11 @@ def play_table(
     return data
 
 
-def play_sittings(hero: str, seed: int, sittings: int, games: int, path: Path) -> dict[str, Any]:
-    """Sittings of ``hero`` (and of the heuristic bot in its place) among three :data:`SITTING` opponents."""
+def play_sittings(hero: str, opponent: str, seed: int, sittings: int, games: int, path: Path) -> dict[str, Any]:
+    """Sittings of ``hero`` (and of the heuristic bot in its place) among three ``opponent`` bots."""
     import sitting as st  # a sibling script
 
-    data = load(path) or {"bots": [hero, SITTING, SITTING, SITTING], "seed": seed, "games": games, "results": []}
+    data = load(path) or {"bots": [hero, *[opponent] * 3], "seed": seed, "games": games, "results": []}
     done = {(x["arm"], x["sitting"], x["rotation"]) for x in data["results"]}
     for i in range(sittings):
         for r in range(4):
@@ -127,7 +134,7 @@ def play_sittings(hero: str, seed: int, sittings: int, games: int, path: Path) -
                 if (arm, i, r) in done:
                     continue
                 c0 = time.process_time()
-                got, _ = st.play_sitting([first, SITTING, SITTING, SITTING], seed, i, r, games, True)
+                got, _ = st.play_sitting([first, *[opponent] * 3], seed, i, r, games, True)
                 data["results"].append({"arm": arm, "sitting": i, "rotation": r, "games": got})
                 data["cpu"] = data.get("cpu", 0.0) + time.process_time() - c0
                 path.write_text(json.dumps(data))
@@ -151,7 +158,7 @@ def sitting_figures(out: Path, hero: str) -> dict[str, Any] | None:
         for u in units
     ]
     return {
-        "opponent": SITTING,
+        "opponent": data["bots"][1],
         "sittings": len(units),
         "games": data["games"],
         "win": es.boot_mean([[w] for w in win]),
@@ -216,12 +223,12 @@ def fmt(t: tuple[float, float, float], digits: int = 2, sign: bool = True) -> st
     return f"{t[0]:{s}.{digits}f} [{t[1]:{s}.{digits}f}, {t[2]:{s}.{digits}f}]"
 
 
-def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_json: Path | None) -> None:
+def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_json: Path | None, number: int) -> None:
     rows = []
-    print(f"{hero} against the held-out set, kinds hidden (paired: the same deals and seatings)")
+    print(f"{hero} against sealed set {number}, kinds hidden (paired: the same deals and seatings)")
     print("opponent | seats | deals | win share [CI] | paired margin over heuristic [CI] | over frozen [CI]")
     for seats in seats_list:
-        for opponent in HELD_OUT:
+        for opponent in SETS[number][0]:
             row = figures(out, hero, frozen, opponent, seats)
             if row is None:
                 continue
@@ -235,7 +242,7 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
     mixed = []
     if frozen:
         for seats in seats_list:
-            for opponent in STYLES:
+            for opponent in styles(number):
                 m = mixed_figures(out, hero, frozen, opponent, seats)
                 if m is None:
                     continue
@@ -266,6 +273,7 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
             "kind": "held_out",
             "command": "python bench/held_out.py " + " ".join(sys.argv[1:]),
             "load": [round(x, 2) for x in os.getloadavg()],
+            "set": number,
             "hero": hero,
             "frozen": frozen,
             "rows": rows,
@@ -290,23 +298,25 @@ def main() -> None:
     ap.add_argument("--sittings", type=int, default=8, help="sitting: sittings, each once per rotation")
     ap.add_argument("--games", type=int, default=2, help="sitting: games per sitting")
     ap.add_argument("--json", type=Path, help="report: also write the figures here")
+    ap.add_argument("--set", type=int, choices=sorted(SETS), default=2, help="the sealed set (default: 2, the current)")
     args = ap.parse_args()
     sealed.register()
     seats_list = [int(s) for s in args.seats.split(",")]
     if args.what == "report":
         if not args.spec or not args.hero:
             ap.error("report needs the results folder and --hero")
-        report(Path(args.spec), args.hero, args.frozen, seats_list, args.json)
+        report(Path(args.spec), args.hero, args.frozen, seats_list, args.json, args.set)
         return
     if not args.spec or args.out is None:
         ap.error(f"{args.what} needs the bot's spec and --out")
     args.out.mkdir(parents=True, exist_ok=True)
     if args.what == "sitting":
-        play_sittings(args.spec, args.seed, args.sittings, args.games, table_file(args.out, args.spec, "sitting", 4))
+        path = table_file(args.out, args.spec, "sitting", 4)
+        play_sittings(args.spec, SETS[args.set][1], args.seed, args.sittings, args.games, path)
         return
     only = [o for o in args.only.split(",") if o]
     for seats in seats_list:
-        for opponent in only or (HELD_OUT if args.what == "play" else STYLES):
+        for opponent in only or (list(SETS[args.set][0]) if args.what == "play" else styles(args.set)):
             if args.what == "play":
                 bots = (args.spec, *[opponent] * (seats - 1))
                 path = table_file(args.out, args.spec, opponent, seats)

@@ -129,7 +129,8 @@ def test_the_hard_pool_brings_back_the_tables_the_learner_loses() -> None:
     before = pool.traits[1].copy()
     pool.update(played, win, np.random.default_rng(2), 1, 4)  # the easiest entry is drawn anew
     assert not np.array_equal(pool.traits[1], before) and pool.share[1] == 0.25
-    config = LeagueConfig(lanes=16, same=1.0, hard=1.0, roles={"persona": 1.0})
+    # every table of one persona draws from the pool (no switching: a switch draws fresh traits, off the pool)
+    config = LeagueConfig(lanes=16, same=1.0, hard=1.0, switch=0.0, roles={"persona": 1.0})
     _, _, results = play_league(4, 24, _net(4), [], [], config=config, rng=np.random.default_rng(3), seed=3,
                                 pool=pool.traits, pool_weights=pool.weights())  # fmt: skip
     assert results.pool is not None and (results.pool >= 0).all()

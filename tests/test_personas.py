@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import tempfile
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from catsack.bots.base import BotSpecError, play_game
 from catsack.bots.personas import NUM_UNIFORMS, TRAITS, PersonaBot, Traits, draw_traits, persona_move
 from catsack.envs.encoding import action_to_move, move_to_action
 from catsack.game import Game
+from catsack.moves import BID
 from redeal import redealt_views
 
 
@@ -52,8 +54,9 @@ def test_persona_move_does_not_depend_on_hidden_cards() -> None:
     # R23: re-deal everything the seat cannot see; its view, hence its move, must not change.
     rng = random.Random(4)
     traits = Traits(
-        over=1.5, noise=2.0, bluff=0.9, sandbag=0.5, dump=0.3, lead=1.0, jump=0.7, follow=0.6, thrift=0.4, money=0.5
-    )
+        over=1.5, noise=2.0, bluff=0.9, sandbag=0.5, dump=0.3, lead=1.0, jump=0.7, follow=0.6, thrift=0.4, money=0.5,
+        open=0.6,
+    )  # fmt: skip
     for seats in (3, 4, 5):
         for view, other in redealt_views(_positions(seats, seed=30 + seats, count=6), rng):
             for u in ((0.1, 0.2, 0.3), (0.9, 0.05, 0.6)):
@@ -88,6 +91,36 @@ def test_specs() -> None:
     fresh.reset(0, 4)
     assert fresh.traits != one  # drawn anew every game
     assert Traits(bluff=0.5).spec() == "persona:bluff=0.5" and Traits().spec() == "heuristic"
+    pinned = make_bot("persona:draw=7+open=0+bluff=0.25")
+    assert isinstance(pinned, PersonaBot)
+    assert pinned.traits == replace(drawn.traits, open=0.0, bluff=0.25)  # the draw, those traits pinned
+    turning = make_bot("persona:draw=1+after=2+open=0")
+    assert isinstance(turning, PersonaBot)
+    turning.reset(0, 4)
+    turning.reset(0, 4)
+    assert turning.traits == replace(make_bot("persona:draw=2").traits, open=0.0)  # type: ignore[attr-defined]
+
+
+def test_an_opener_enters_an_auction_with_its_share_of_its_limit() -> None:
+    # ``open``: its first bid of a round (R12) is that share of its limit when it tops the lowest raise;
+    # later bids are a mouse at a time, as the heuristic's.
+    opener = Traits(open=0.8)
+    seen = opened = 0
+    for seats in (3, 4, 5):
+        for g in _positions(seats, seed=60 + seats, count=30):
+            view = g.view(g.to_move)  # type: ignore[arg-type]
+            if view.phase != "bidding" or view.seat is None:
+                continue
+            plain = persona_move(view, Traits(), (0.5, 0.5, 0.5))
+            move = persona_move(view, opener, (0.5, 0.5, 0.5))
+            if view.bids[view.seat] != 0:
+                assert move == plain
+                continue
+            seen += 1
+            if move != plain:
+                opened += 1
+                assert move.kind == BID and move.amount > view.high_bid + 1
+    assert seen > 10 and opened > 0
 
 
 @pytest.mark.parametrize(
@@ -97,7 +130,8 @@ def test_specs() -> None:
         "persona:nerve=1",
         "persona:after=3",
         "persona:draw=-1",
-        "persona:draw=1+bluff=0.2",
+        "persona:draw=1+bluff=1.2",
+        "persona:open=0.5+after=2",
         "persona:over=x",
     ],
 )

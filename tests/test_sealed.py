@@ -19,8 +19,8 @@ from redeal import redealt_views
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import sealed  # noqa: E402
-from sealed.draws import HELD_OUT, SITTING, draw_specs  # noqa: E402
-from sealed.styles import STYLES  # noqa: E402
+from sealed.draws import FIRST_SEED, HELD_OUT, SECOND_SEED, SETS, SITTING, draw_specs  # noqa: E402
+from sealed.styles import FIRST, SECOND, STYLES  # noqa: E402
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
 MEASURING = {"held_out.py"}
@@ -53,10 +53,28 @@ def test_no_training_or_tuning_code_imports_the_sealed_set() -> None:
         assert "sealed:" not in path.read_text(encoding="utf-8"), f"{path.relative_to(ROOT)} names a sealed style"
 
 
-def test_the_set_holds_styles_and_draws() -> None:
-    assert len([s for s in HELD_OUT if s.startswith("sealed:")]) >= 3
-    assert draw_specs() == [s for s in HELD_OUT if s.startswith("persona:")]
-    assert SITTING == "sealed:turncoat"
+def test_each_set_holds_styles_and_draws() -> None:
+    assert SETS[2] == (HELD_OUT, SITTING)  # the current sealed set
+    assert SITTING == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
+    for number, names, seed in ((1, FIRST, FIRST_SEED), (2, SECOND, SECOND_SEED)):
+        opponents, sitting = SETS[number]
+        styles = [o.removeprefix("sealed:") for o in opponents if o.startswith("sealed:")]
+        assert len(styles) >= 3 and set(styles) | {sitting.removeprefix("sealed:")} == set(names)
+        draws = [o for o in opponents if o.startswith("persona:")]
+        assert [d.removesuffix("+open=0") for d in draws] == draw_specs(seed=seed)
+    assert not set(FIRST) & set(SECOND)
+
+
+def test_the_first_sets_draws_are_the_players_they_were() -> None:
+    # The first set was drawn from the ten traits before ``open`` existed; pinned to open=0, each draw plays
+    # those ten traits as drawn (``open`` is drawn last, so the others come from the same numbers).
+    for spec in SETS[1][0]:
+        if not spec.startswith("persona:"):
+            continue
+        bot = make_bot(spec)
+        full = make_bot(spec.removesuffix("+open=0"))
+        assert bot.traits.open == 0.0  # type: ignore[attr-defined]
+        assert bot.traits.values()[:-1] == full.traits.values()[:-1]  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("seats", [3, 4, 5])
@@ -89,8 +107,9 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-def test_turncoat_turns_in_a_sittings_second_game() -> None:
-    bot = make_bot("sealed:turncoat")
+@pytest.mark.parametrize("style", ["turncoat", "drifter"])
+def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
+    bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")
     g = Game.new(4, seed=3)
     bot.reset(0, 4)

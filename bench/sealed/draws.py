@@ -1,25 +1,47 @@
-"""The sealed parameter draws: personas of the league's own space, drawn from a seed no training or tuning uses.
+"""The sealed parameter draws: personas of the league's own space, drawn from seeds no training or tuning uses.
 
-:data:`SEALED_SEED` picks the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the
-league's trainer draws its personas from its own numpy generator and never by number.
+Two sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
+``expert-v3`` trained against; its draws are pinned to ``open=0`` (the trait added later) so they stay the
+players they were. Its hand-written ``jumper`` was the one opponent the learned expert stayed behind the
+heuristic bot against, and the league's ``open`` trait was written after that result: the first set is
+therefore no longer unseen. The **second** (:data:`SECOND_SEED`, the current sealed set) was written down
+before any training with ``open``: draws of the whole space, and hand-written styles (``sealed.styles.SECOND``)
+that neither space has a parameter for.
+
+The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
+trainer draws its personas from its own numpy generator and never by number.
 """
 
 from __future__ import annotations
 
 import random
 
-__all__ = ["HELD_OUT", "SEALED_SEED", "SITTING", "draw_specs"]
+__all__ = ["FIRST_SEED", "HELD_OUT", "SECOND_SEED", "SETS", "SITTING", "draw_specs"]
 
-SEALED_SEED = 8_141_927
-
-
-def draw_specs(count: int = 4) -> list[str]:
-    """The first ``count`` sealed draws as bot specs."""
-    rng = random.Random(SEALED_SEED)
-    return [f"persona:draw={rng.randrange(10**9, 2 * 10**9)}" for _ in range(count)]
+FIRST_SEED = 8_141_927
+SECOND_SEED = 9_680_708
 
 
-#: Every held-out opponent of the benchmark: the hand-written styles, then the sealed draws.
-HELD_OUT: tuple[str, ...] = ("sealed:grudge", "sealed:jumper", "sealed:tilt", "sealed:counter", *draw_specs())
-#: The held-out opponent for sittings (several games in a row with the same bot objects).
-SITTING = "sealed:turncoat"
+def draw_specs(count: int = 4, seed: int = SECOND_SEED, pin: str = "") -> list[str]:
+    """The first ``count`` draws of ``seed`` as bot specs (``pin`` appended to each: ``+open=0``)."""
+    rng = random.Random(seed)
+    return [f"persona:draw={rng.randrange(10**9, 2 * 10**9)}{pin}" for _ in range(count)]
+
+
+#: Each set's held-out opponents (the hand-written styles, then the draws) and its sitting opponent (several
+#: games in a row with the same bot objects): set number -> (opponents, sitting opponent).
+SETS: dict[int, tuple[tuple[str, ...], str]] = {
+    1: (
+        (
+            "sealed:grudge",
+            "sealed:jumper",
+            "sealed:tilt",
+            "sealed:counter",
+            *draw_specs(seed=FIRST_SEED, pin="+open=0"),
+        ),
+        "sealed:turncoat",
+    ),
+    2: (("sealed:herd", "sealed:sniper", "sealed:rhythm", *draw_specs()), "sealed:drifter"),
+}
+#: The current sealed set's opponents and sitting opponent.
+HELD_OUT, SITTING = SETS[2]

@@ -19,6 +19,21 @@ R13, R16) in a way the league's parametric space (:mod:`catsack.bots.personas`) 
             together from the second game on (the same bot object kept from game to game)
 =========== ==================================================================================
 
+The second set (:data:`SECOND`), written down after the first set's ``jumper`` had shaped the league's
+``open`` trait and before any training with it, departs in ways neither space has a parameter for:
+
+=========== ==================================================================================
+``herd``    trusts the others' bids: while someone else holds the high bid it keeps raising a
+            mouse over it up to 4 points over its own limit ("they know something"), never
+            when it would be left alone with the row against one other player only
+``sniper``  raises a mouse at a time, only up to 3 below its limit, while two or more others are
+            in; once only one other is in it bids its whole limit at once
+``rhythm``  plays in a two-round beat: in even rounds it passes at once (R13's payout) and hides its
+            worst card; in odd rounds it bids 3 over its limit and places as a buyer
+``drifter`` the heuristic's rule in a sitting's first game, ``herd`` and ``sniper`` together from
+            the second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -39,9 +54,11 @@ from catsack.bots.heuristic import (
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import View
 
-__all__ = ["STYLES", "SealedBot"]
+__all__ = ["FIRST", "SECOND", "STYLES", "SealedBot"]
 
-STYLES = ("grudge", "jumper", "tilt", "counter", "turncoat")
+FIRST = ("grudge", "jumper", "tilt", "counter", "turncoat")
+SECOND = ("herd", "sniper", "rhythm", "drifter")
+STYLES = FIRST + SECOND
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -49,6 +66,9 @@ TILT_GAP = 8
 TILT_GAMBLE = 5.0
 TILT_TIGHT = 4.0
 COUNTER_SHIFT = 3.0
+HERD_OVER = 4.0
+SNIPER_UNDER = 3.0
+RHYTHM_OVER = 3.0
 
 
 def _scores(view: View) -> list[int]:
@@ -85,9 +105,11 @@ class SealedBot(Bot):
         self.games += 1
 
     def _mode(self) -> str:
-        if self.style != "turncoat":
-            return self.style
-        return "heuristic" if self.games <= 1 else "turned"
+        if self.style == "turncoat":
+            return "heuristic" if self.games <= 1 else "turned"
+        if self.style == "drifter":
+            return "heuristic" if self.games <= 1 else "drifted"
+        return self.style
 
     def choose(self, view: View) -> Move:
         only = forced_move(view)
@@ -126,6 +148,8 @@ class SealedBot(Bot):
                 return best
             if standing >= TILT_GAP:
                 return worst
+        if mode == "rhythm":
+            return worst if view.round % 2 == 0 else best
         return best if buyer else worst
 
     # ------------------------------------------------------------------ bidding (R12-R15)
@@ -159,14 +183,27 @@ class SealedBot(Bot):
                 limit += TILT_GAMBLE
             elif standing >= TILT_GAP:
                 limit -= TILT_TIGHT
+        others_in = sum(1 for s, p in enumerate(view.passed) if not p and s != view.seat)
         if mode in ("grudge", "turned"):
             leader = _leader(view)
-            others_in = sum(1 for s, p in enumerate(view.passed) if not p and s != view.seat)
             if leader is not None and view.high_bidder == leader and others_in >= 2:
                 limit += GRUDGE_OVER
         if legal[0].kind != BID:
             return PASS_MOVE
+        if mode == "rhythm":
+            if view.round % 2 == 0:
+                return PASS_MOVE
+            limit += RHYTHM_OVER
+        if mode in ("herd", "drifted") and view.high_bidder not in (None, view.seat) and others_in >= 2:
+            limit = max(limit, min(view.high_bid + 1, limit + HERD_OVER))
         most = legal[-2].amount  # all its money (R12)
+        if mode in ("sniper", "drifted"):
+            if others_in == 1:
+                snipe = math.floor(limit)
+                if snipe > view.high_bid:
+                    return bid(min(snipe, most))
+                return PASS_MOVE
+            limit -= SNIPER_UNDER
         if mode in ("jumper", "turned"):
             entered = any(s == view.seat and t.startswith("bid") for s, t in self._this_round(view))
             if not entered:

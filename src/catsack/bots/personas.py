@@ -1,7 +1,7 @@
 """Personas: the league's parametric opponents, each behaviour a continuous trait drawn fresh per game.
 
 A persona plays the heuristic bot's rule (its exact row estimate, dogs included, R16, and its bid limit:
-the estimate minus the payout for passing, R12, R13; :mod:`catsack.bots.heuristic`) bent by ten traits:
+the estimate minus the payout for passing, R12, R13; :mod:`catsack.bots.heuristic`) bent by eleven traits:
 
 ============ ============ ==========================================================================
 trait        range        what it does
@@ -23,6 +23,8 @@ trait        range        what it does
                           purse on one row, all of it in the last round
 ``money``    0 .. 1       values a mouse above a point early: its limit drops by
                           ``MONEY_POINTS * money * rounds_left / 8``
+``open``     0 .. 1       opens big: its first bid of a round is this share of its limit (rounded down)
+                          when that tops the lowest raise (R12)
 ============ ============ ==========================================================================
 
 All zero is the heuristic bot's rule. A decision draws three uniform numbers (:data:`NUM_UNIFORMS`: the
@@ -34,14 +36,16 @@ plays the very same moves from the same numbers (``tests/test_personas.py``).
 else uniform over its range. The bot (spec ``persona``) draws fresh traits at every game, so one bot
 object kept over a sitting changes style from game to game; ``persona:draw=S`` plays draw number ``S``
 in every game; ``persona:draw=S+after=T`` draw ``S`` in a sitting's first game and ``T`` from the second
-on; ``persona:bluff=0.8+dump=0.5`` names its traits (the others neutral).
+on; ``persona:bluff=0.8+dump=0.5`` names its traits (the others neutral); ``persona:draw=S+open=0`` pins
+traits of a draw (``open`` came last, so a draw's other traits are those it had before ``open`` existed).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Sequence
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 
 from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import (
@@ -98,6 +102,7 @@ class Traits:
     follow: float = 0.0
     thrift: float = 0.0
     money: float = 0.0
+    open: float = 0.0
 
     def __post_init__(self) -> None:
         for name, value in zip(TRAITS, astuple(self), strict=True):
@@ -194,14 +199,18 @@ def _auction(view: View, t: Traits, u: Sequence[float]) -> Move:
     if mine >= max(money) and view.high_bid < top <= mine and limit + JUMP_REACH >= top and u[2] < t.jump:
         return bid(top)
     raise_to = view.high_bid + 1
+    if view.bids[seat] == 0:  # its first bid of the round (R12: a standing bid is never 0)
+        opening = math.floor(t.open * limit)
+        if raise_to < opening <= mine:
+            return bid(opening)
     if raise_to <= limit and raise_to <= mine:
         return bid(raise_to)
     return PASS_MOVE
 
 
 def parse_persona(arg: str | None) -> tuple[Traits | None, Traits | None]:
-    """``persona[:draw=S[+after=T]|:NAME=X+...]`` -> (traits of a sitting's first game, of the later ones);
-    ``(None, None)`` draws fresh traits every game."""
+    """``persona[:draw=S[+after=T]][+NAME=X...]`` -> (traits of a sitting's first game, of the later ones);
+    ``(None, None)`` draws fresh traits every game. Traits named beside a draw pin those traits of it."""
     text = (arg or "").strip()
     if not text:
         return None, None
@@ -222,19 +231,21 @@ def parse_persona(arg: str | None) -> tuple[Traits | None, Traits | None]:
                 continue
         except ValueError:
             pass
+        ranges = ", ".join(f"{n} {RANGES[n][0]:g}..{RANGES[n][1]:g}" for n in TRAITS)
         raise BotSpecError(
-            f"bad persona option {part!r} in {arg!r}: use 'draw=S' (S >= 0), 'draw=S+after=T', or traits "
-            f"NAME=X joined with '+' ({', '.join(f'{n} {RANGES[n][0]:g}..{RANGES[n][1]:g}' for n in TRAITS)})"
+            f"bad persona option {part!r} in {arg!r}: use 'draw=S' (S >= 0), 'draw=S+after=T', traits "
+            f"NAME=X joined with '+' ({ranges}), or a draw with some traits pinned ('draw=S+open=0')"
         )
-    if named:
-        if first is not None or later is not None:
-            raise BotSpecError(f"a persona spec names its traits or a draw, not both: {arg!r}")
-        try:
-            first = Traits(**named)
-        except ValueError as exc:
-            raise BotSpecError(str(exc)) from None
-    elif first is None:
+    if first is None and later is not None:
         raise BotSpecError(f"'after=T' needs 'draw=S' before it: {arg!r}")
+    try:
+        if first is None:
+            first = Traits(**named)
+        elif named:  # a draw with some traits pinned
+            first = replace(first, **named)
+            later = replace(later, **named) if later is not None else None
+    except ValueError as exc:
+        raise BotSpecError(str(exc)) from None
     return first, later if later is not None else first
 
 

@@ -11,6 +11,7 @@ against the Python persona fed the same uniform numbers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Final, TypeVar, cast
 
@@ -55,6 +56,7 @@ T_JUMP: Final = P.TRAITS.index("jump")
 T_FOLLOW: Final = P.TRAITS.index("follow")
 T_THRIFT: Final = P.TRAITS.index("thrift")
 T_MONEY: Final = P.TRAITS.index("money")
+T_OPEN: Final = P.TRAITS.index("open")
 _GAP: Final = P.GAP
 _BLUFF_OVER: Final = P.BLUFF_OVER
 _SANDBAG_UNDER: Final = P.SANDBAG_UNDER
@@ -251,7 +253,7 @@ def place(i: int, v: int, n: int, tr: Arr, u: float, masks: Arr, st: Arr, hand: 
 @_inline
 def auction(i: int, v: int, n: int, tr: Arr, u0: float, u1: float, u2: float, masks: Arr, st: Arr, hand: Arr,
             removed: Arr, dummy: Arr, money: Arr, filled: Arr, phase: Arr, rnd: Arr, start: Arr, row: Arr,
-            placed: Arr, up: Arr, high: Arr, passed: Arr, npass: Arr, cf: Arr) -> int:  # fmt: skip
+            placed: Arr, up: Arr, high: Arr, bids: Arr, passed: Arr, npass: Arr, cf: Arr) -> int:  # fmt: skip
     """The persona's bid or pass (``personas._auction``), as an action index (R12-R15)."""
     size = row_masks(i, v, n, False, masks, hand, removed, dummy, phase, rnd, start, row, placed, up)
     worth = row_value(masks, size, st)
@@ -300,6 +302,10 @@ def auction(i: int, v: int, n: int, tr: Arr, u0: float, u1: float, u2: float, ma
     if mine >= richest and high[i] < top <= mine and limit + _JUMP_REACH >= top and u2 < tr[T_JUMP]:
         return int(_PASS + top)
     raise_to = high[i] + 1
+    if bids[i, v] == 0:  # its first bid of the round (R12)
+        opening = math.floor(tr[T_OPEN] * limit)
+        if raise_to < opening <= mine:
+            return int(_PASS + opening)
     if raise_to <= limit and raise_to <= mine:
         return int(_PASS + raise_to)
     return _PASS
@@ -325,4 +331,4 @@ def persona_actions(
                            placed, up)  # fmt: skip
         elif phase[i] == BIDDING or phase[i] == LAST_CHOICE:
             out[i] = auction(i, v, n, tr, u[i, 0], u[i, 1], u[i, 2], masks, st, hand, removed, dummy, money,
-                             filled, phase, rnd, start, row, placed, up, high, passed, npass, cf)  # fmt: skip
+                             filled, phase, rnd, start, row, placed, up, high, bids, passed, npass, cf)  # fmt: skip

@@ -51,9 +51,10 @@ def strength_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
 def held_out_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     out = []
     hero, frozen = r["hero"], r.get("frozen")
+    held = f"sealed set {r.get('set', 1)}"  # files written before the second set hold the first
     cmd = f"`{r.get('command', 'python bench/held_out.py')}` (load {load(r.get('load', []))})"
     for row in r["rows"]:
-        what = f"`{hero}`, held-out `{row['opponent']}` ×{row['seats'] - 1} ({row['deals']} deals, kinds hidden)"
+        what = f"`{hero}`, {held}: `{row['opponent']}` ×{row['seats'] - 1} ({row['deals']} deals, kinds hidden)"
         fig = f"win share {ci(row['win'], 3, False)}"
         if "over_heuristic" in row:
             fig += f"; paired margin over `heuristic` {ci(row['over_heuristic']['margin'])}"
@@ -65,14 +66,14 @@ def held_out_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         out.append((what, fig, cmd))
     sat = r.get("sitting")
     if sat:
-        what = f"`{hero}` in sittings with held-out `{sat['opponent']}` ×3 ({sat['sittings']} sittings, later games)"
+        what = f"`{hero}` in sittings, {held}: `{sat['opponent']}` ×3 ({sat['sittings']} sittings, later games)"
         over = ci(sat["over_heuristic"]["margin"])
         fig = f"win share {ci(sat['win'], 3, False)}; paired margin over `heuristic` {over}"
         out.append((what, fig, cmd))
     for m in r.get("mixed", []):
         shares = ", ".join(f"`{b}` {v[0]:.3f}" for b, v in m["shares"].items())
         deals = f"{m['deals']} deal{'' if m['deals'] == 1 else 's'}, {m['games']} games"
-        out.append((f"mixed table with held-out `{m['opponent']}` ({deals}, both orders)", shares, cmd))
+        out.append((f"mixed table, {held}: `{m['opponent']}` ({deals}, both orders)", shares, cmd))
     return out
 
 

@@ -72,6 +72,12 @@ def test_a_tiny_run_is_reproduced_and_resumed(tmp_path: Path) -> None:
     first.run(quiet=True, out=tmp_path)
     resumed = Trainer.load(tmp_path / "checkpoint.pt", games=128)
     resumed.run(quiet=True)
+    torch = pytest.importorskip("torch")
+    old = torch.load(tmp_path / "checkpoint.pt", weights_only=True)  # as if saved before a trait was added
+    old["seats"]["3"]["pool"] = old["seats"]["3"]["pool"][:, 1:]
+    torch.save(old, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match=r"personas of \d+ traits"):
+        Trainer.load(tmp_path / "old.pt", games=128)
     for a, b in zip(whole.nets()[3].weights, resumed.nets()[3].weights, strict=True):
         assert np.array_equal(a, b)
     whole.export(tmp_path / "w.npz", command="test")

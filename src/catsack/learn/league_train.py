@@ -592,6 +592,12 @@ class Trainer:
             s.best_score = float(saved["best_score"])
             if s.pool is not None and saved.get("pool") is not None:
                 both = saved["pool"].numpy()
+                if both.shape[1] - 1 != s.pool.traits.shape[1]:
+                    raise ValueError(
+                        f"{path}: its hard pool holds personas of {both.shape[1] - 1} traits, this catsack's have "
+                        f"{s.pool.traits.shape[1]} (a checkpoint from before a trait was added); start a new run "
+                        "from its exported weights with --init instead"
+                    )
                 s.pool.traits, s.pool.share = both[:, :-1].copy(), both[:, -1].copy()
             s.snapshots = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["snapshots"]]
             s.exploiters = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["exploiters"]]

@@ -34,7 +34,10 @@ def test_a_table_is_saved_resumed_paired_and_reported(tmp_path: Path, capsys: py
     assert row is not None and row["deals"] == 2 and row["games"] == 8
     # the paired arm and the frozen bot's run are the same heuristic games: the same paired margins
     assert row["over_heuristic"]["margin"] == row["over_frozen"]["margin"]
-    held_out.report(tmp_path, "random", "heuristic", [4], tmp_path / "f.json")
+    held_out.report(tmp_path, "random", "heuristic", [4], tmp_path / "f.json", 1)  # jumper is of the first set
     out = capsys.readouterr().out
-    assert "sealed:jumper | 4 | 2 |" in out
-    assert json.loads((tmp_path / "f.json").read_text())["rows"][0]["opponent"] == "sealed:jumper"
+    assert "sealed set 1" in out and "sealed:jumper | 4 | 2 |" in out
+    report = json.loads((tmp_path / "f.json").read_text())
+    assert report["set"] == 1 and report["rows"][0]["opponent"] == "sealed:jumper"
+    held_out.report(tmp_path, "random", "heuristic", [4], None, 2)  # the second set has no jumper: no rows
+    assert "sealed:jumper" not in capsys.readouterr().out

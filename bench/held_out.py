@@ -46,7 +46,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expert_strength as es  # a sibling script: duplicate deals, paired margins, bootstraps
 import sealed
-from sealed.draws import SETS
+from sealed.draws import CURRENT, SETS
 
 from catsack.tournament import TournamentConfig
 from catsack.tournament.runner import GameResult, play_chunk
@@ -298,7 +298,7 @@ def main() -> None:
     ap.add_argument("--sittings", type=int, default=8, help="sitting: sittings, each once per rotation")
     ap.add_argument("--games", type=int, default=2, help="sitting: games per sitting")
     ap.add_argument("--json", type=Path, help="report: also write the figures here")
-    ap.add_argument("--set", type=int, choices=sorted(SETS), default=2, help="the sealed set (default: 2, the current)")
+    ap.add_argument("--set", type=int, choices=sorted(SETS), default=CURRENT, help="the sealed set (default: current)")
     args = ap.parse_args()
     sealed.register()
     seats_list = [int(s) for s in args.seats.split(",")]

@@ -51,7 +51,7 @@ def strength_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
 def held_out_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     out = []
     hero, frozen = r["hero"], r.get("frozen")
-    held = f"sealed set {r.get('set', 1)}"  # files written before the second set hold the first
+    held = f"sealed set {r['set']}"
     cmd = f"`{r.get('command', 'python bench/held_out.py')}` (load {load(r.get('load', []))})"
     for row in r["rows"]:
         what = f"`{hero}`, {held}: `{row['opponent']}` ×{row['seats'] - 1} ({row['deals']} deals, kinds hidden)"

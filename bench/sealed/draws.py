@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["FIRST_SEED", "HELD_OUT", "SECOND_SEED", "SETS", "SITTING", "draw_specs"]
+__all__ = ["CURRENT", "FIRST_SEED", "SECOND_SEED", "SETS", "draw_specs"]
 
 FIRST_SEED = 8_141_927
 SECOND_SEED = 9_680_708
@@ -43,5 +43,5 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     ),
     2: (("sealed:herd", "sealed:sniper", "sealed:rhythm", *draw_specs()), "sealed:drifter"),
 }
-#: The current sealed set's opponents and sitting opponent.
-HELD_OUT, SITTING = SETS[2]
+#: The current sealed set: the one no training or tuning has seen.
+CURRENT = 2

@@ -192,7 +192,7 @@ class SealedBot(Bot):
             return PASS_MOVE
         if mode == "rhythm":
             if view.round % 2 == 0:
-                return PASS_MOVE
+                return PASS_MOVE  # R13: out of the round, the payout taken
             limit += RHYTHM_OVER
         if mode in ("herd", "drifted") and view.high_bidder not in (None, view.seat) and others_in >= 2:
             limit = max(limit, min(view.high_bid + 1, limit + HERD_OVER))

@@ -1,0 +1,223 @@
+"""The gate trained weights pass before they become the default ``expert``: fixed styles, an exploiter, a reader.
+
+    .venv/bin/python bench/candidate.py WEIGHTS --out DIR [--default expert-v3] [--seats 4] [--deals 32]
+
+``WEIGHTS`` is a table-weights file written by ``python -m catsack.learn.league_train --export`` (or a
+shipped name). Three checks, each a table of duplicate deals with every seat presented as a person
+(``--hide-kinds``); each is saved to ``DIR`` as it ends, so a stopped run goes on with the next one and
+``--report`` prints the verdict from ``DIR`` alone:
+
+1. **fixed styles**: the candidate among ``n - 1`` copies of each of ``--opponents`` (default: ``persona``,
+   ``style:dumper``, ``style:liar``, ``style:bluff``, ``heuristic``, ``dmc``) at each of ``--seats``, every
+   deal once per rotation, and the default expert (``--default``) in its seat on the same deals (the paired
+   arm): the candidate's paired margin in points a game, with a bootstrap CI over deals;
+2. **an exploiter**: a network trained from the candidate's own weights against the candidate's network
+   (``league_train --opponents``, ``--exploit-games`` games at four seats), then seated against three of the
+   candidate *with its search* for ``--exploit-deals`` deals (``catsack.learn.exploit``): its gain over the
+   fair share;
+3. **a reader**: one ``--reader`` (default ``classic``, the hand-built search expert, which reads the
+   players at its table) among three of the candidate, ``--reader-games`` games: the reader's win share.
+
+The verdict: **passes** when no fixed-style table's interval lies below zero and their mean is not below
+zero, the exploiter gains at most ``+0.03`` (the target of docs/bots.md) and the reader wins at most its fair
+share. Training longer against a league of fixed players can make a network better against them and
+worse against players who adapt to it; checks 2 and 3 are the cheapest measures of that, and none of the
+three reads the sealed sets of ``bench/held_out.py`` (their seeds differ from it: ``--seed`` 90 for the
+styles, 7 and 1 for the exploiter, 1 for the reader). Cost on one core at four seats with the defaults:
+about 4, 4 and 10 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import expert_strength as es  # a sibling script: duplicate deals, paired margins, bootstraps
+
+from catsack.learn import exploit, league_train
+from catsack.tournament import TournamentConfig, TournamentError
+from catsack.tournament.stats import summarize
+
+OPPONENTS = ("persona", "style:dumper", "style:liar", "style:bluff", "heuristic", "dmc")
+EXPLOIT_GAIN = 0.03  # the most an exploiter may gain over the fair share
+
+
+def expert(weights: str) -> str:
+    """The bot spec of the expert with these weights."""
+    return f"expert:weights={weights}"
+
+
+def strength(bots: tuple[str, ...], games: int, seed: int, paired: str | None) -> dict[str, Any]:
+    """One duplicate table (every deal once per rotation, kinds hidden): each spec's win share and margin, and
+    with ``paired`` the first spec's paired figures over ``paired`` in its seats."""
+    config = TournamentConfig(bots, games=games, seed=seed, seating="rotate", hide_kinds=True)
+    t0 = time.perf_counter()
+    done = 0
+
+    def progress(k: int) -> None:
+        nonlocal done
+        done += k
+        total = games * (1 if paired is None else 2)
+        print(
+            f"  {', '.join(dict.fromkeys(bots))}: {done}/{total} games, {time.perf_counter() - t0:.0f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    played = es.play(config, None, 1, progress)
+    stats = summarize(bots, played, seed=seed, ratings=False)
+    out: dict[str, Any] = {
+        "bots": list(bots),
+        "games": len(played),
+        "seed": seed,
+        "shares": {st.bot: [st.win_share, *st.win_share_ci] for st in stats},
+        "margins": {st.bot: [st.mean_margin, *st.mean_margin_ci] for st in stats},
+    }
+    if paired is not None:
+        other = TournamentConfig(
+            tuple(paired if b == bots[0] else b for b in bots),
+            games=games,
+            seed=seed,
+            seating="rotate",
+            hide_kinds=True,
+        )
+        out["paired_over"] = paired
+        out["paired"] = es.paired_figures(bots[0], bots, played, es.play(other, None, 1, progress))
+    return out
+
+
+def save(path: Path, data: dict[str, Any]) -> None:
+    """Write one check's figures (with the load average it ran at) atomically."""
+    data = {**data, "load": [round(x, 2) for x in os.getloadavg()]}
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, indent=1) + "\n")
+    tmp.replace(path)
+
+
+def run(args: argparse.Namespace) -> None:
+    """Play every check not yet saved in ``args.out``."""
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    hero = expert(args.weights)
+    for n in args.seats:
+        for opp in args.opponents:
+            path = out / f"styles__{opp.replace(':', '-')}__{n}.json"
+            if not path.exists():
+                save(path, strength((hero, *[opp] * (n - 1)), args.deals * n, args.seed, expert(args.default)))
+    path = out / "exploit.json"
+    if not path.exists():
+        net = out / "exploiter.npz"
+        if not net.exists():
+            league_train.main(
+                ["--seats", "4", "--games", str(args.exploit_games), "--init", args.weights, "--opponents",
+                 args.weights, "--roles", "exploiter=1", "--same", "1", "--hard", "0", "--exploit-every", "0",
+                 "--eval-every", "0", "--ema", "0.98", "--seed", "7", "--export", str(net), "--quiet"]
+            )  # fmt: skip
+        exploit.main(
+            ["--hero", f"{expert(str(net))}+search=0", "--against", hero, "--seats", "4", "--deals",
+             str(args.exploit_deals), "--seed", "1", "--out", str(out / "exploit.jsonl"), "--result", str(path),
+             "--budget", f"{args.exploit_games} games at 4 seats from the candidate's weights"]
+        )  # fmt: skip
+    path = out / "reader.json"
+    if not path.exists():
+        save(path, strength((args.reader, hero, hero, hero), args.reader_games, 1, None))
+
+
+def load(out: Path, name: str) -> dict[str, Any] | None:
+    path = out / name
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def verdict(out: Path, seats: Sequence[int], opponents: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The report's lines and the reasons the candidate fails (none: it passes), from the saved checks."""
+    lines = ["| check | table | figure [95 % CI] |", "|---|---|---|"]
+    failures: list[str] = []
+    margins: list[float] = []
+    missing: list[str] = []
+    for n in seats:
+        for opp in opponents:
+            data = load(out, f"styles__{opp.replace(':', '-')}__{n}.json")
+            if data is None:
+                missing.append(f"{opp} at {n} seats")
+                continue
+            m, lo, hi = data["paired"]["margin"]
+            margins.append(m)
+            lines.append(f"| fixed styles | {opp} x {n - 1} | paired margin over {data['paired_over']} "
+                         f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}] points a game |")  # fmt: skip
+            if hi < 0:
+                failures.append(f"behind the default against {opp} at {n} seats ({m:+.1f} [{lo:+.1f}, {hi:+.1f}])")
+    if margins:
+        mean = sum(margins) / len(margins)
+        lines.append(f"| fixed styles | mean of {len(margins)} tables | {mean:+.2f} |")
+        if mean < 0:
+            failures.append(f"the fixed-style tables' mean paired margin is below zero ({mean:+.2f})")
+    data = load(out, "exploit.json")
+    if data is None:
+        missing.append("the exploiter")
+    else:
+        g, lo, hi = data["gain_over_fair"]
+        lines.append(f"| exploiter | {data['budget']}, {data['games']} games | gain over the fair share "
+                     f"{g:+.3f} [{lo:+.3f}, {hi:+.3f}] |")  # fmt: skip
+        if g > EXPLOIT_GAIN:
+            failures.append(f"an exploiter gains {g:+.3f} (at most {EXPLOIT_GAIN:+.2f})")
+    data = load(out, "reader.json")
+    if data is None:
+        missing.append("the reader")
+    else:
+        reader = data["bots"][0]
+        w, lo, hi = data["shares"][reader]
+        fair = 1 / len(data["bots"])
+        lines.append(f"| reader | one {reader} among three, {data['games']} games | its win share "
+                     f"{w:.3f} [{lo:.3f}, {hi:.3f}] (fair {fair:.2f}) |")  # fmt: skip
+        if w > fair:
+            failures.append(f"one {reader} among three of the candidate wins {w:.3f} (more than its fair share)")
+    failures += [f"not measured: {m}" for m in missing]
+    return lines, failures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("weights", help="the candidate's table weights (.npz path or shipped name)")
+    ap.add_argument("--out", type=Path, required=True, help="folder for the checks' figures (resumable)")
+    ap.add_argument("--default", default="expert-v3", help="the weights the fixed styles are paired against")
+    ap.add_argument("--seats", default="4", help="seat counts of the fixed-style tables, comma separated")
+    ap.add_argument("--opponents", default=",".join(OPPONENTS), help="the fixed styles, comma separated")
+    ap.add_argument("--deals", type=int, default=32, help="deals per fixed-style table (each once per rotation)")
+    ap.add_argument("--seed", type=int, default=90, help="the fixed-style tables' seed")
+    ap.add_argument("--exploit-games", type=int, default=102_400, help="the exploiter's training games")
+    ap.add_argument("--exploit-deals", type=int, default=48)
+    ap.add_argument("--reader", default="classic", help="the adaptive player seated among three of the candidate")
+    ap.add_argument("--reader-games", type=int, default=64, help="a multiple of 4")
+    ap.add_argument("--report", action="store_true", help="print the verdict from --out without playing")
+    args = ap.parse_args(argv)
+    try:
+        args.seats = [int(s) for s in args.seats.split(",")]
+    except ValueError:
+        ap.error(f"--seats {args.seats!r}: give seat counts such as 4 or 3,4,5")
+    if any(not 3 <= n <= 5 for n in args.seats):
+        ap.error("--seats: the game is played by 3 to 5 players (R1)")
+    args.opponents = [o for o in args.opponents.split(",") if o]
+    if args.reader_games < 4 or args.reader_games % 4:
+        ap.error("--reader-games must be a positive multiple of 4 (one game per rotation of a deal)")
+    if not args.report:
+        try:
+            run(args)
+        except (TournamentError, ValueError, OSError) as exc:
+            print(f"candidate: {exc}", file=sys.stderr)
+            return 2
+    lines, failures = verdict(args.out, args.seats, args.opponents)
+    print(f"candidate {args.weights} (fixed styles paired against {args.default})")
+    print("\n".join(lines))
+    print("passes" if not failures else "fails:\n" + "\n".join(f"- {f}" for f in failures))
+    return 0 if not failures else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

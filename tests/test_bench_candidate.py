@@ -1,0 +1,71 @@
+"""bench/candidate.py: the gate a candidate's weights pass, played small, resumed, and judged from its files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench_modules import load_bench
+
+candidate = load_bench("candidate")
+
+SMALL = ["--opponents", "heuristic", "--deals", "1", "--exploit-games", "2048", "--exploit-deals", "1",
+         "--reader", "heuristic", "--reader-games", "4"]  # fmt: skip
+
+
+def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "gate"
+    code = candidate.main(["expert-v3", "--out", str(out), *SMALL])
+    files = sorted(p.name for p in out.glob("*.json"))
+    assert files == [
+        "exploit.json",
+        "exploiter.json",
+        "reader.json",
+        "styles__heuristic__4.json",
+    ]  # exploiter: its weights
+    styles = json.loads((out / "styles__heuristic__4.json").read_text())
+    # the default expert paired against itself on the same deals and seeds: the same games, margin zero
+    assert styles["games"] == 4 and styles["paired"]["margin"] == [0.0, 0.0, 0.0]
+    exploited = json.loads((out / "exploit.json").read_text())
+    assert exploited["games"] == 4 and "2048 games" in exploited["budget"]
+    printed = capsys.readouterr().out
+    assert "| exploiter |" in printed and "| reader | one heuristic among three, 4 games |" in printed
+    assert code == (0 if printed.rstrip().endswith("passes") else 1)
+
+    # a second run plays nothing saved again; the verdict comes from the files
+    before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
+    candidate.main(["expert-v3", "--out", str(out), *SMALL])
+    assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
+
+    # a reader that wins more than its fair share fails the candidate, and says so
+    reader = json.loads((out / "reader.json").read_text())
+    reader["shares"]["heuristic"] = [0.5, 0.4, 0.6]
+    (out / "reader.json").write_text(json.dumps(reader))
+    styles["paired"]["margin"] = [-3.0, -5.0, -1.0]
+    (out / "styles__heuristic__4.json").write_text(json.dumps(styles))
+    (out / "exploit.json").unlink()
+    capsys.readouterr()
+    assert candidate.main(["expert-v3", "--out", str(out), "--report", *SMALL]) == 1
+    printed = capsys.readouterr().out
+    assert "one heuristic among three of the candidate wins 0.500" in printed
+    assert "behind the default against heuristic at 4 seats (-3.0 [-5.0, -1.0])" in printed
+    assert "not measured: the exploiter" in printed
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--seats", "6"], "3 to 5 players"), (["--seats", "four"], "'four'"), (["--reader-games", "6"], "multiple of 4")],
+)
+def test_bad_arguments_are_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        candidate.main(["expert-v3", "--out", str(tmp_path), *args])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_unknown_weights_are_an_error_not_a_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = candidate.main(["no-such-weights", "--out", str(tmp_path), *SMALL])
+    assert code == 2 and "no-such-weights" in capsys.readouterr().err

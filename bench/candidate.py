@@ -1,6 +1,6 @@
 """The gate trained weights pass before they become the default ``expert``: fixed styles, an exploiter, a reader.
 
-    .venv/bin/python bench/candidate.py WEIGHTS --out DIR [--default expert-v3] [--seats 4] [--deals 32]
+    .venv/bin/python bench/candidate.py WEIGHTS --out DIR [--default WEIGHTS] [--seats 4] [--deals 32]
 
 ``WEIGHTS`` is a table-weights file written by ``python -m catsack.learn.league_train --export`` (or a
 shipped name). Three checks, each a table of duplicate deals with every seat presented as a person
@@ -9,7 +9,7 @@ shipped name). Three checks, each a table of duplicate deals with every seat pre
 
 1. **fixed styles**: the candidate among ``n - 1`` copies of each of ``--opponents`` (default: ``persona``,
    ``style:dumper``, ``style:liar``, ``style:bluff``, ``heuristic``, ``dmc``) at each of ``--seats``, every
-   deal once per rotation, and the default expert (``--default``) in its seat on the same deals (the paired
+   deal once per rotation, and the default expert (``--default``, the shipped default's weights) in its seat on the same deals (the paired
    arm): the candidate's paired margin in points a game, with a bootstrap CI over deals;
 2. **an exploiter**: a network trained from the candidate's own weights against the candidate's network
    (``league_train --opponents``, ``--exploit-games`` games at four seats), then seated against three of the
@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expert_strength as es  # a sibling script: duplicate deals, paired margins, bootstraps
 
 from catsack.learn import exploit, league_train
+from catsack.learn.agent import DEFAULT_WEIGHTS
 from catsack.tournament import TournamentConfig, TournamentError
 from catsack.tournament.stats import summarize
 
@@ -186,7 +187,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("weights", help="the candidate's table weights (.npz path or shipped name)")
     ap.add_argument("--out", type=Path, required=True, help="folder for the checks' figures (resumable)")
-    ap.add_argument("--default", default="expert-v3", help="the weights the fixed styles are paired against")
+    ap.add_argument(
+        "--default", default=DEFAULT_WEIGHTS, help="the weights the fixed styles are paired against (the default's)"
+    )
     ap.add_argument("--seats", default="4", help="seat counts of the fixed-style tables, comma separated")
     ap.add_argument("--opponents", default=",".join(OPPONENTS), help="the fixed styles, comma separated")
     ap.add_argument("--deals", type=int, default=32, help="deals per fixed-style table (each once per rotation)")

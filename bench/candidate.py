@@ -9,8 +9,9 @@ shipped name). Three checks, each a table of duplicate deals with every seat pre
 
 1. **fixed styles**: the candidate among ``n - 1`` copies of each of ``--opponents`` (default: ``persona``,
    ``style:dumper``, ``style:liar``, ``style:bluff``, ``heuristic``, ``dmc``) at each of ``--seats``, every
-   deal once per rotation, and the default expert (``--default``, the shipped default's weights) in its seat on the same deals (the paired
-   arm): the candidate's paired margin in points a game, with a bootstrap CI over deals;
+   deal once per rotation, and the default expert (``--default``: the shipped default's weights) in its seat
+   on the same deals (the paired arm): the candidate's paired margin in points a game, with a bootstrap CI
+   over deals;
 2. **an exploiter**: a network trained from the candidate's own weights against the candidate's network
    (``league_train --opponents``, ``--exploit-games`` games at four seats), then seated against three of the
    candidate *with its search* for ``--exploit-deals`` deals (``catsack.learn.exploit``): its gain over the

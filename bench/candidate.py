@@ -36,6 +36,7 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +46,6 @@ import expert_strength as es  # a sibling script: duplicate deals, paired margin
 from catsack.learn import exploit, league_train
 from catsack.learn.agent import DEFAULT_WEIGHTS
 from catsack.tournament import TournamentConfig, TournamentError
-from catsack.tournament.stats import summarize
 
 OPPONENTS = ("persona", "style:dumper", "style:liar", "style:bluff", "heuristic", "dmc")
 EXPLOIT_GAIN = 0.03  # the most an exploiter may gain over the fair share
@@ -74,25 +74,17 @@ def strength(bots: tuple[str, ...], games: int, seed: int, paired: str | None) -
         )
 
     played = es.play(config, None, 1, progress)
-    stats = summarize(bots, played, seed=seed, ratings=False)
-    out: dict[str, Any] = {
-        "bots": list(bots),
-        "games": len(played),
-        "seed": seed,
-        "shares": {st.bot: [st.win_share, *st.win_share_ci] for st in stats},
-        "margins": {st.bot: [st.mean_margin, *st.mean_margin_ci] for st in stats},
-    }
+    out: dict[str, Any] = {**es.table_figures(bots, seed, played), "seed": seed}
     if paired is not None:
-        other = TournamentConfig(
-            tuple(paired if b == bots[0] else b for b in bots),
-            games=games,
-            seed=seed,
-            seating="rotate",
-            hide_kinds=True,
-        )
+        other = replace(config, bots=tuple(paired if b == bots[0] else b for b in bots))
         out["paired_over"] = paired
         out["paired"] = es.paired_figures(bots[0], bots, played, es.play(other, None, 1, progress))
     return out
+
+
+def styles_file(out: Path, opponent: str, seats: int) -> Path:
+    """Where the fixed-style table of ``opponent`` at ``seats`` is saved."""
+    return out / f"styles__{opponent.replace(':', '-')}__{seats}.json"
 
 
 def save(path: Path, data: dict[str, Any]) -> None:
@@ -110,7 +102,7 @@ def run(args: argparse.Namespace) -> None:
     hero = expert(args.weights)
     for n in args.seats:
         for opp in args.opponents:
-            path = out / f"styles__{opp.replace(':', '-')}__{n}.json"
+            path = styles_file(out, opp, n)
             if not path.exists():
                 save(path, strength((hero, *[opp] * (n - 1)), args.deals * n, args.seed, expert(args.default)))
     path = out / "exploit.json"
@@ -132,8 +124,8 @@ def run(args: argparse.Namespace) -> None:
         save(path, strength((args.reader, hero, hero, hero), args.reader_games, 1, None))
 
 
-def load(out: Path, name: str) -> dict[str, Any] | None:
-    path = out / name
+def load(path: Path) -> dict[str, Any] | None:
+    """One saved check's figures, or ``None`` where it has not been played."""
     return json.loads(path.read_text()) if path.exists() else None
 
 
@@ -145,7 +137,7 @@ def verdict(out: Path, seats: Sequence[int], opponents: Sequence[str]) -> tuple[
     missing: list[str] = []
     for n in seats:
         for opp in opponents:
-            data = load(out, f"styles__{opp.replace(':', '-')}__{n}.json")
+            data = load(styles_file(out, opp, n))
             if data is None:
                 missing.append(f"{opp} at {n} seats")
                 continue
@@ -160,7 +152,7 @@ def verdict(out: Path, seats: Sequence[int], opponents: Sequence[str]) -> tuple[
         lines.append(f"| fixed styles | mean of {len(margins)} tables | {mean:+.2f} |")
         if mean < 0:
             failures.append(f"the fixed-style tables' mean paired margin is below zero ({mean:+.2f})")
-    data = load(out, "exploit.json")
+    data = load(out / "exploit.json")
     if data is None:
         missing.append("the exploiter")
     else:
@@ -169,7 +161,7 @@ def verdict(out: Path, seats: Sequence[int], opponents: Sequence[str]) -> tuple[
                      f"{g:+.3f} [{lo:+.3f}, {hi:+.3f}] |")  # fmt: skip
         if g > EXPLOIT_GAIN:
             failures.append(f"an exploiter gains {g:+.3f} (at most {EXPLOIT_GAIN:+.2f})")
-    data = load(out, "reader.json")
+    data = load(out / "reader.json")
     if data is None:
         missing.append("the reader")
     else:
@@ -187,7 +179,9 @@ def verdict(out: Path, seats: Sequence[int], opponents: Sequence[str]) -> tuple[
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("weights", help="the candidate's table weights (.npz path or shipped name)")
-    ap.add_argument("--out", type=Path, required=True, help="folder for the checks' figures (resumable)")
+    ap.add_argument(
+        "--out", type=Path, required=True, help="folder for the checks' figures, one per candidate (resumable)"
+    )
     ap.add_argument(
         "--default", default=DEFAULT_WEIGHTS, help="the weights the fixed styles are paired against (the default's)"
     )
@@ -206,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError:
         ap.error(f"--seats {args.seats!r}: give seat counts such as 4 or 3,4,5")
     if any(not 3 <= n <= 5 for n in args.seats):
-        ap.error("--seats: the game is played by 3 to 5 players (R1)")
+        ap.error("--seats: the game is played by 3 to 5 players (R4)")
     args.opponents = [o for o in args.opponents.split(",") if o]
     if args.reader_games < 4 or args.reader_games % 4:
         ap.error("--reader-games must be a positive multiple of 4 (one game per rotation of a deal)")

@@ -399,6 +399,19 @@ def print_paired(
     )
 
 
+def table_figures(bots: Sequence[str], seed: int, games: list[GameResult]) -> dict[str, Any]:
+    """A table's games in figures: the bots, the numbers of games and deals, and each spec's win share (R22,
+    ties split) and mean margin (R21), each with its bootstrap CI over deals."""
+    stats = summarize(tuple(bots), games, seed=seed, ratings=False)
+    return {
+        "bots": list(bots),
+        "games": len(games),
+        "deals": len({g.deal for g in games}),
+        "shares": {st.bot: [st.win_share, *st.win_share_ci] for st in stats},
+        "margins": {st.bot: [st.mean_margin, *st.mean_margin_ci] for st in stats},
+    }
+
+
 def write_result(
     path: str,
     bots: Sequence[str],
@@ -411,16 +424,11 @@ def write_result(
     share and margin with their CIs, the first spec's head-to-head shares and its paired figures."""
     import os
 
-    stats = summarize(tuple(bots), games, seed=seed, ratings=False)
     out: dict[str, Any] = {
         "kind": "strength",
         "command": "python bench/expert_strength.py " + " ".join(sys.argv[1:]),
         "load": [round(x, 2) for x in os.getloadavg()],
-        "bots": list(bots),
-        "games": len(games),
-        "deals": len({g.deal for g in games}),
-        "shares": {st.bot: [st.win_share, *st.win_share_ci] for st in stats},
-        "margins": {st.bot: [st.mean_margin, *st.mean_margin_ci] for st in stats},
+        **table_figures(bots, seed, games),
     }
     if paired is not None and other is not None:
         out["paired_over"] = other[0]

@@ -8,7 +8,8 @@ shipped name). Three checks, each a table of duplicate deals with every seat pre
 ``--report`` prints the verdict from ``DIR`` alone:
 
 1. **fixed styles**: the candidate among ``n - 1`` copies of each of ``--opponents`` (default: ``persona``,
-   ``style:dumper``, ``style:liar``, ``style:bluff``, ``heuristic``, ``dmc``) at each of ``--seats``, every
+   ``style:dumper``, ``style:liar``, ``style:bluff``, ``heuristic``, ``dmc``, and ``persona:thrift=0.8``, a
+   value bidder who saves its mice for the late rounds) at each of ``--seats``, every
    deal once per rotation, and the default expert (``--default``: the shipped default's weights) in its seat
    on the same deals (the paired arm): the candidate's paired margin in points a game, with a bootstrap CI
    over deals;
@@ -25,7 +26,7 @@ share. Training longer against a league of fixed players can make a network bett
 worse against players who adapt to it; checks 2 and 3 are the cheapest measures of that, and none of the
 three reads the sealed sets of ``bench/held_out.py`` (their seeds differ from it: ``--seed`` 90 for the
 styles, 7 and 1 for the exploiter, 1 for the reader). Cost on one core at four seats with the defaults:
-about 4, 4 and 10 minutes.
+about 5, 4 and 10 minutes.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from catsack.learn import exploit, league_train
 from catsack.learn.agent import DEFAULT_WEIGHTS
 from catsack.tournament import TournamentConfig, TournamentError
 
-OPPONENTS = ("persona", "style:dumper", "style:liar", "style:bluff", "heuristic", "dmc")
+OPPONENTS = ("persona", "style:dumper", "style:liar", "style:bluff", "heuristic", "dmc", "persona:thrift=0.8")
 EXPLOIT_GAIN = 0.03  # the most an exploiter may gain over the fair share
 
 

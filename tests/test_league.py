@@ -61,14 +61,15 @@ def _config(**kw: object) -> TrainConfig:
     return TrainConfig(**base)  # type: ignore[arg-type]
 
 
-def test_a_tiny_run_is_reproduced_and_resumed(tmp_path: Path) -> None:
-    whole = Trainer(_config())
+@pytest.mark.parametrize("rank", ["win", "value"])
+def test_a_tiny_run_is_reproduced_and_resumed(tmp_path: Path, rank: str) -> None:
+    whole = Trainer(_config(pool_rank=rank, pool_size=32))
     whole.run(quiet=True)
     assert whole.iteration == 3 and whole.games_played[3] == 128  # the exploiter's games count too
     assert len(whole.seats[3].exploiters) == 1 and whole.seats[3].snapshots
     assert "eval" in whole.log[1] and "exploiter" in whole.log[1]["s3"]
     assert whole.seats[3].best is not None  # the averaged weights that evaluated best are what it exports
-    first = Trainer(_config(games=64))
+    first = Trainer(_config(games=64, pool_rank=rank, pool_size=32))
     first.run(quiet=True, out=tmp_path)
     resumed = Trainer.load(tmp_path / "checkpoint.pt", games=128)
     resumed.run(quiet=True)
@@ -80,6 +81,8 @@ def test_a_tiny_run_is_reproduced_and_resumed(tmp_path: Path) -> None:
         Trainer.load(tmp_path / "old.pt", games=128)
     for a, b in zip(whole.nets()[3].weights, resumed.nets()[3].weights, strict=True):
         assert np.array_equal(a, b)
+    kept, again = whole.seats[3].pool, resumed.seats[3].pool
+    assert kept is not None and again is not None and np.array_equal(kept.state(), again.state())
     whole.export(tmp_path / "w.npz", command="test")
     loaded = load_table(tmp_path / "w.npz").net(3)
     assert all(np.allclose(a, b, atol=1e-2) for a, b in zip(loaded.weights, whole.nets()[3].weights, strict=True))
@@ -124,7 +127,7 @@ def test_the_leagues_personas_include_pure_styles() -> None:
 
 
 def test_the_hard_pool_brings_back_the_tables_the_learner_loses() -> None:
-    from catsack.learn.league_train import HardPool
+    from catsack.learn.hard_pool import HardPool
 
     pool = HardPool(np.random.default_rng(1), 8, 4)
     played = np.array([0, 0, 1, 1, -1])

@@ -25,7 +25,10 @@ against personas on fixed deals, and the averaged weights of the best mean so fa
 those. Every ``--snapshot-every`` iterations the averaged learner joins the league as a frozen snapshot (the
 last ``--keep-snapshots`` kept); every ``--exploit-every`` iterations an **exploiter** starts from the learner and
 trains ``--exploit-iterations`` iterations against a table of the frozen learner alone, then joins the league
-(the last ``--keep-exploiters`` kept): the league grows with what beats the learner (PSRO, AlphaStar).
+(the last ``--keep-exploiters`` kept): the league grows with what beats the learner (PSRO, AlphaStar). A share
+``--hard`` of the tables of one persona come from a hard pool (:mod:`catsack.learn.hard_pool`) that brings back
+the tables the learner does worst at: by its win share there (``--pool-rank win``) or by how far it falls
+behind a value bidder in its seat at that table (``--pool-rank value``).
 
 Reproducible: every game's randomness comes from a generator seeded by (``--seed``, iteration, seat count,
 chunk; ``--chunks`` of them an iteration), so the same games are played whether the chunks run here or on
@@ -51,6 +54,7 @@ from typing import Any, Final
 import numpy as np
 
 from catsack.learn.blas import single_thread_blas
+from catsack.learn.hard_pool import RANKS, HardPool
 from catsack.learn.league import DEFAULT_ROLES, LEARNER, PERSONA, ROLES, VALUE, LeagueConfig, play_league
 from catsack.learn.qnet import QNet, load_dmc
 from catsack.learn.tablenet import TableNet, head_sizes, input_size, row_length, save_table
@@ -90,6 +94,7 @@ class TrainConfig:
     hard: float = 0.5  # the share of tables of one persona drawn from the hard pool (0: no pool)
     pool_size: int = 256
     pool_refresh: int = 4  # entries the learner does best against, replaced by fresh draws each iteration
+    pool_rank: str = "win"  # how the hard pool ranks its tables (catsack.learn.hard_pool.RANKS)
     epsilon: float = 0.05
     behaviour: float = 0.1
     lanes: int = 1024
@@ -206,35 +211,6 @@ def play_chunk(
     )
 
 
-class HardPool:
-    """Personas the learner should meet more often: prioritised fictitious self-play (AlphaStar's PFSP) over a
-    pool of trait draws. Each entry keeps the learner's running win share at its tables; an entry is drawn with
-    weight ``(1 - share) ** 2``, so the tables it does worst at come back most; every iteration the entries it
-    does best at are replaced by fresh draws."""
-
-    def __init__(self, rng: np.random.Generator, size: int, seats: int) -> None:
-        from catsack.learn.league import draw_trait_table
-
-        self.traits = draw_trait_table(rng, (size,))
-        self.share = np.full(size, 1.0 / seats)
-
-    def weights(self) -> np.ndarray:
-        w: np.ndarray = (1.0 - self.share) ** 2 + 1e-3
-        out: np.ndarray = w / w.sum()
-        return out
-
-    def update(self, pool: np.ndarray, win: np.ndarray, rng: np.random.Generator, refresh: int, seats: int) -> None:
-        """Fold in the learner's win shares at the pool's tables (``pool[g]``: the entry of game ``g``)."""
-        from catsack.learn.league import draw_trait_table
-
-        for k in np.unique(pool[pool >= 0]):
-            self.share[k] = 0.7 * self.share[k] + 0.3 * float(win[pool == k].mean())
-        if refresh:
-            easiest = np.argsort(-self.share, kind="stable")[:refresh]
-            self.traits[easiest] = draw_trait_table(rng, (refresh,))
-            self.share[easiest] = 1.0 / seats
-
-
 class _Actors:
     """Where the chunks are played: in this process, or on Ray actors (local, or a cluster by address)."""
 
@@ -316,7 +292,9 @@ class Trainer:
             if against is not None:
                 self.seats[n].exploiters.append(against.net(n))
             if c.hard > 0:
-                self.seats[n].pool = HardPool(np.random.default_rng([c.seed, 7, n]), c.pool_size, n)
+                self.seats[n].pool = HardPool(
+                    np.random.default_rng([c.seed, 7, n]), c.pool_size, n, c.pool_rank, seed=c.seed * 1000 + n
+                )
         self.pool_rng = np.random.default_rng([c.seed, 8])
         self.iteration = 0
         self.games_played = dict.fromkeys(c.seats, 0)
@@ -546,9 +524,7 @@ class Trainer:
                     "opt": s.opt.state_dict(),
                     "best": frozen([s.best] if s.best is not None else []),
                     "best_score": s.best_score,
-                    "pool": None
-                    if s.pool is None
-                    else torch.from_numpy(np.concatenate([s.pool.traits, s.pool.share[:, None]], axis=1)),
+                    "pool": None if s.pool is None else torch.from_numpy(s.pool.state()),
                     "snapshots": frozen(s.snapshots),
                     "exploiters": frozen(s.exploiters),
                 }
@@ -591,14 +567,7 @@ class Trainer:
             s.best = next((_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["best"]), None)
             s.best_score = float(saved["best_score"])
             if s.pool is not None and saved.get("pool") is not None:
-                both = saved["pool"].numpy()
-                if both.shape[1] - 1 != s.pool.traits.shape[1]:
-                    raise ValueError(
-                        f"{path}: its hard pool holds personas of {both.shape[1] - 1} traits, this catsack's have "
-                        f"{s.pool.traits.shape[1]} (a checkpoint from before a trait was added); start a new run "
-                        "from its exported weights with --init instead"
-                    )
-                s.pool.traits, s.pool.share = both[:, :-1].copy(), both[:, -1].copy()
+                s.pool.restore(saved["pool"].numpy(), str(path))
             s.snapshots = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["snapshots"]]
             s.exploiters = [_net(n, {k: v.numpy() for k, v in t.items()}) for t in saved["exploiters"]]
         return trainer
@@ -668,6 +637,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--same", type=float, default=d.same, help="chance that a sitting's personas share one draw")
     p.add_argument("--hard", type=float, default=d.hard, help="share of one-persona tables from the hard pool")
     p.add_argument("--pool-size", type=int, default=d.pool_size)
+    p.add_argument(
+        "--pool-rank",
+        default=d.pool_rank,
+        choices=RANKS,
+        help="rank the hard pool's tables by the learner's win share, or by its shortfall against a value bidder "
+        "in its seat",
+    )
     p.add_argument("--epsilon", type=float, default=d.epsilon)
     p.add_argument("--behaviour", type=float, default=d.behaviour, help="share of others' decisions kept")
     p.add_argument("--lanes", type=int, default=d.lanes)
@@ -715,6 +691,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 same=args.same,
                 hard=args.hard,
                 pool_size=args.pool_size,
+                pool_rank=args.pool_rank,
                 epsilon=args.epsilon,
                 behaviour=args.behaviour,
                 lanes=args.lanes,

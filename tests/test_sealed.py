@@ -19,8 +19,8 @@ from redeal import redealt_views
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import sealed  # noqa: E402
-from sealed.draws import CURRENT, FIRST_SEED, SECOND_SEED, SETS, draw_specs  # noqa: E402
-from sealed.styles import FIRST, SECOND, STYLES  # noqa: E402
+from sealed.draws import CURRENT, FIRST_SEED, SECOND_SEED, SETS, THIRD_SEED, draw_specs  # noqa: E402
+from sealed.styles import FIRST, SECOND, STYLES, THIRD  # noqa: E402
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
 MEASURING = {"held_out.py"}
@@ -55,13 +55,14 @@ def test_no_training_or_tuning_code_imports_the_sealed_set() -> None:
 
 def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
-    for number, names, seed in ((1, FIRST, FIRST_SEED), (2, SECOND, SECOND_SEED)):
+    assert SETS[3][1] == "sealed:echo"
+    for number, names, seed in ((1, FIRST, FIRST_SEED), (2, SECOND, SECOND_SEED), (3, THIRD, THIRD_SEED)):
         opponents, sitting = SETS[number]
         styles = [o.removeprefix("sealed:") for o in opponents if o.startswith("sealed:")]
         assert len(styles) >= 3 and set(styles) | {sitting.removeprefix("sealed:")} == set(names)
         draws = [o for o in opponents if o.startswith("persona:")]
         assert [d.removesuffix("+open=0") for d in draws] == draw_specs(seed=seed)
-    assert not set(FIRST) & set(SECOND)
+    assert not set(FIRST) & set(SECOND) and not (set(FIRST) | set(SECOND)) & set(THIRD)
 
 
 def test_the_first_sets_draws_are_the_players_they_were() -> None:
@@ -106,7 +107,7 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-@pytest.mark.parametrize("style", ["turncoat", "drifter"])
+@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo"])
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")

@@ -6,7 +6,10 @@ players they were. Its hand-written ``jumper`` was the one opponent the learned 
 heuristic bot against, and the league's ``open`` trait was written after that result: the first set is
 therefore no longer unseen. The **second** (:data:`SECOND_SEED`, the current sealed set) was written down
 before any training with ``open``: draws of the whole space, and hand-written styles (``sealed.styles.SECOND``)
-that neither space has a parameter for.
+that neither space has a parameter for. The **third** (:data:`THIRD_SEED`) was written down before any training
+with the hard pool's ``value`` rank and has not been measured: draws of the whole space, and hand-written styles
+(``sealed.styles.THIRD``) whose errors are of judgement (a row judged by its face-up cards, dogs forgotten,
+prices anchored on the last sale).
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.
@@ -16,10 +19,11 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["CURRENT", "FIRST_SEED", "SECOND_SEED", "SETS", "draw_specs"]
+__all__ = ["CURRENT", "FIRST_SEED", "SECOND_SEED", "SETS", "THIRD_SEED", "draw_specs"]
 
 FIRST_SEED = 8_141_927
 SECOND_SEED = 9_680_708
+THIRD_SEED = 6_204_513
 
 
 def draw_specs(count: int = 4, seed: int = SECOND_SEED, pin: str = "") -> list[str]:
@@ -42,6 +46,7 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
         "sealed:turncoat",
     ),
     2: (("sealed:herd", "sealed:sniper", "sealed:rhythm", *draw_specs()), "sealed:drifter"),
+    3: (("sealed:surface", "sealed:dogblind", "sealed:anchor", *draw_specs(seed=THIRD_SEED)), "sealed:echo"),
 }
 #: The current sealed set: the one no training or tuning has seen.
 CURRENT = 2

@@ -34,6 +34,21 @@ The second set (:data:`SECOND`), written down after the first set's ``jumper`` h
             the second game on
 =========== ==================================================================================
 
+The third set (:data:`THIRD`), written down before any training with the hard pool's ``value`` rank, plays
+with errors of judgement rather than of nerve, which the league's personas (all of them exact estimators of
+the row, R16) never make:
+
+=========== ==================================================================================
+``surface`` judges a row by the cards it can see (face up, and its own): what a buyer would keep of
+            those (R16), the face-down cards of others counted as nothing
+``dogblind`` forgets the dogs: every card it cannot see counts the mean cat value of the cards it
+            has not seen (dogs and rabbits 0), and a face-up dog changes nothing (R16 ignored)
+``anchor``  prices rows by the market: once a row has been bought this game, it bids for any row
+            it values above zero up to the last price paid plus 2 mice, whatever the row holds
+``echo``    the heuristic's rule in a sitting's first game, ``surface`` and ``anchor`` together
+            from the second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -44,6 +59,7 @@ import math
 from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import (
     bid_limit,
+    kept_value,
     plans_to_buy,
     row_masks,
     row_worth,
@@ -51,14 +67,16 @@ from catsack.bots.heuristic import (
     unseen_cards,
     values_with_each_card,
 )
+from catsack.cards import Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import View
 
-__all__ = ["FIRST", "SECOND", "STYLES", "SealedBot"]
+__all__ = ["FIRST", "SECOND", "STYLES", "THIRD", "SealedBot"]
 
 FIRST = ("grudge", "jumper", "tilt", "counter", "turncoat")
 SECOND = ("herd", "sniper", "rhythm", "drifter")
-STYLES = FIRST + SECOND
+THIRD = ("surface", "dogblind", "anchor", "echo")
+STYLES = FIRST + SECOND + THIRD
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -69,6 +87,7 @@ COUNTER_SHIFT = 3.0
 HERD_OVER = 4.0
 SNIPER_UNDER = 3.0
 RHYTHM_OVER = 3.0
+ANCHOR_OVER = 2
 
 
 def _scores(view: View) -> list[int]:
@@ -109,6 +128,8 @@ class SealedBot(Bot):
             return "heuristic" if self.games <= 1 else "turned"
         if self.style == "drifter":
             return "heuristic" if self.games <= 1 else "drifted"
+        if self.style == "echo":
+            return "heuristic" if self.games <= 1 else "echoed"
         return self.style
 
     def choose(self, view: View) -> Move:
@@ -155,6 +176,11 @@ class SealedBot(Bot):
     # ------------------------------------------------------------------ bidding (R12-R15)
 
     def _worth(self, view: View) -> float:
+        mode = self._mode()
+        if mode in ("surface", "echoed"):
+            return float(kept_value([rc.card for rc in view.row if rc.card is not None]))
+        if mode == "dogblind":
+            return _dogblind_worth(view)
         worth = row_worth(view)
         if self.style != "counter":
             return worth
@@ -194,6 +220,10 @@ class SealedBot(Bot):
             if view.round % 2 == 0:
                 return PASS_MOVE  # R13: out of the round, the payout taken
             limit += RHYTHM_OVER
+        if mode in ("anchor", "echoed") and worth > 0:
+            price = next((r.price for r in reversed(view.rounds) if r.price is not None), None)
+            if price is not None:
+                limit = price + ANCHOR_OVER  # what rows go for, whatever this one holds
         if mode in ("herd", "drifted") and view.high_bidder not in (None, view.seat) and others_in >= 2:
             limit = max(limit, min(view.high_bid + 1, limit + HERD_OVER))
         most = legal[-2].amount  # all its money (R12)
@@ -232,3 +262,14 @@ class SealedBot(Bot):
                     break
         out.reverse()
         return out
+
+
+def _dogblind_worth(view: View) -> float:
+    """The row as ``dogblind`` sees it: cats it can see at face value, dogs as nothing, every other card (placed
+    face down or still to come, R10) the mean cat value of the cards it has not seen."""
+    assert view.seat is not None
+    pool = unseen_cards(view, view.seat)
+    mean = sum(Card(c).points if Card(c).is_cat else 0 for c in pool) / max(len(pool), 1)
+    known = [rc.card for rc in view.row if rc.card is not None]
+    unknown = view.seats + (1 if view.seats == 3 else 0) - len(known)  # R10: one card a player (and the dummy's)
+    return float(sum(c.points for c in known if c.is_cat)) + mean * max(unknown, 0)

@@ -1,11 +1,12 @@
 """The gate trained weights pass before they become the default ``expert``: fixed styles, an exploiter, a reader.
 
-    .venv/bin/python bench/candidate.py WEIGHTS --out DIR [--default WEIGHTS] [--seats 4] [--deals 32]
+    .venv/bin/python bench/candidate.py WEIGHTS --out DIR [--options OPTS] [--default WEIGHTS] [--seats 4]
 
 ``WEIGHTS`` is a table-weights file written by ``python -m catsack.learn.league_train --export`` (or a
-shipped name). Three checks, each a table of duplicate deals with every seat presented as a person
-(``--hide-kinds``); each is saved to ``DIR`` as it ends, so a stopped run goes on with the next one and
-``--report`` prints the verdict from ``DIR`` alone:
+shipped name); ``--options`` adds the expert's search options to the candidate (``opponents=persona``: the
+shipped weights with another opponent model are a candidate too). Three checks, each a table of duplicate
+deals with every seat presented as a person (``--hide-kinds``); each is saved to ``DIR`` as it ends, so a
+stopped run goes on with the next one and ``--report`` prints the verdict from ``DIR`` alone:
 
 1. **fixed styles**: the candidate among ``n - 1`` copies of each of ``--opponents`` (default: ``persona``,
    ``style:dumper``, ``style:liar``, ``style:bluff``, ``heuristic``, ``dmc``, and ``persona:thrift=0.8``, a
@@ -44,8 +45,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import expert_strength as es  # a sibling script: duplicate deals, paired margins, bootstraps
 
+from catsack.bots.base import BotSpecError
 from catsack.learn import exploit, league_train
-from catsack.learn.agent import DEFAULT_WEIGHTS
+from catsack.learn.agent import DEFAULT_WEIGHTS, parse_agent
 from catsack.tournament import TournamentConfig, TournamentError
 
 OPPONENTS = ("persona", "style:dumper", "style:liar", "style:bluff", "heuristic", "dmc", "persona:thrift=0.8")
@@ -100,7 +102,7 @@ def run(args: argparse.Namespace) -> None:
     """Play every check not yet saved in ``args.out``."""
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    hero = expert(args.weights)
+    hero = expert(args.weights) + (f"+{args.options}" if args.options else "")
     for n in args.seats:
         for opp in args.opponents:
             path = styles_file(out, opp, n)
@@ -180,6 +182,7 @@ def verdict(out: Path, seats: Sequence[int], opponents: Sequence[str]) -> tuple[
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("weights", help="the candidate's table weights (.npz path or shipped name)")
+    ap.add_argument("--options", default="", help="the candidate's search options, '+' between them (opponents=mix)")
     ap.add_argument(
         "--out", type=Path, required=True, help="folder for the checks' figures, one per candidate (resumable)"
     )
@@ -205,6 +208,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.opponents = [o for o in args.opponents.split(",") if o]
     if args.reader_games < 4 or args.reader_games % 4:
         ap.error("--reader-games must be a positive multiple of 4 (one game per rotation of a deal)")
+    if args.options:
+        try:
+            parse_agent(args.options)
+        except BotSpecError as exc:
+            ap.error(f"--options: {exc}")
+        if "weights=" in args.options:
+            ap.error("--options: give the weights as the first argument, not as an option")
     if not args.report:
         try:
             run(args)
@@ -212,7 +222,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"candidate: {exc}", file=sys.stderr)
             return 2
     lines, failures = verdict(args.out, args.seats, args.opponents)
-    print(f"candidate {args.weights} (fixed styles paired against {args.default})")
+    options = f" with {args.options}" if args.options else ""
+    print(f"candidate {args.weights}{options} (fixed styles paired against {args.default})")
     print("\n".join(lines))
     print("passes" if not failures else "fails:\n" + "\n".join(f"- {f}" for f in failures))
     return 0 if not failures else 1

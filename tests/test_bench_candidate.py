@@ -56,7 +56,13 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
 
 @pytest.mark.parametrize(
     ("args", "message"),
-    [(["--seats", "6"], "3 to 5 players"), (["--seats", "four"], "'four'"), (["--reader-games", "6"], "multiple of 4")],
+    [
+        (["--seats", "6"], "3 to 5 players"),
+        (["--seats", "four"], "'four'"),
+        (["--reader-games", "6"], "multiple of 4"),
+        (["--options", "opponents=crowd"], "bad expert option 'opponents=crowd'"),
+        (["--options", "weights=expert-v2"], "give the weights as the first argument"),
+    ],
 )
 def test_bad_arguments_are_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
@@ -69,3 +75,14 @@ def test_bad_arguments_are_named(
 def test_unknown_weights_are_an_error_not_a_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = candidate.main(["no-such-weights", "--out", str(tmp_path), *SMALL])
     assert code == 2 and "no-such-weights" in capsys.readouterr().err
+
+
+def test_search_options_make_the_shipped_weights_a_candidate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "gate"
+    candidate.main(["expert-v3", "--options", "opponents=persona", "--out", str(out), *SMALL])
+    styles = json.loads((out / "styles__heuristic__4.json").read_text())
+    assert styles["bots"][0] == "expert:weights=expert-v3+opponents=persona"
+    assert styles["paired_over"] == "expert:weights=expert-v3"
+    assert "candidate expert-v3 with opponents=persona" in capsys.readouterr().out

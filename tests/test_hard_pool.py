@@ -52,11 +52,11 @@ def test_the_value_rank_brings_back_the_tables_the_learner_trails_the_rule_at() 
     pool.share[:] = pool.base
     played = np.repeat([0, 1, 2, -1], 8)
     win = np.repeat([0.7, 0.3, 0.6, 1.0], 8)  # behind the rule at 0 (although it wins 0.7), level at 1, ahead at 2
-    pool.update(played, win, np.random.default_rng(2), 0, 4)
+    pool.update(played, win, np.random.default_rng(2), 0)
     w = pool.weights()
     assert w[0] > w[1] > w[2] and abs(w.sum() - 1) < 1e-9
     before = pool.traits.copy()
-    pool.update(played, win, np.random.default_rng(2), 1, 4)  # the entry it leads the rule by most is drawn anew
+    pool.update(played, win, np.random.default_rng(2), 1)  # the entry it leads the rule by most is drawn anew
     assert np.array_equal(pool.traits[:2], before[:2]) and not np.array_equal(pool.traits[2], before[2])
     assert pool.games[2] == 0 and pool.share[2] == pool.base[2]
     again = HardPool(np.random.default_rng(9), 3, 4, "value", seed=3)
@@ -67,5 +67,5 @@ def test_the_value_rank_brings_back_the_tables_the_learner_trails_the_rule_at() 
 def test_an_entry_seen_too_seldom_is_not_replaced() -> None:
     pool = HardPool(np.random.default_rng(1), 2, 4, "value", seed=3)
     before = pool.traits.copy()
-    pool.update(np.array([0]), np.array([1.0]), np.random.default_rng(2), 2, 4)
+    pool.update(np.array([0]), np.array([1.0]), np.random.default_rng(2), 2)
     assert pool.games.max() < SEEN_GAMES and np.array_equal(pool.traits, before)

@@ -132,11 +132,11 @@ def test_the_hard_pool_brings_back_the_tables_the_learner_loses() -> None:
     pool = HardPool(np.random.default_rng(1), 8, 4)
     played = np.array([0, 0, 1, 1, -1])
     win = np.array([0.0, 0.0, 1.0, 1.0, 0.5])
-    pool.update(played, win, np.random.default_rng(2), 0, 4)
+    pool.update(played, win, np.random.default_rng(2), 0)
     w = pool.weights()
     assert w[0] > w[2] and abs(w.sum() - 1) < 1e-9  # lost at entry 0, won at entry 2
     before = pool.traits[1].copy()
-    pool.update(played, win, np.random.default_rng(2), 1, 4)  # the easiest entry is drawn anew
+    pool.update(played, win, np.random.default_rng(2), 1)  # the easiest entry is drawn anew
     assert not np.array_equal(pool.traits[1], before) and pool.share[1] == 0.25
     # every table of one persona draws from the pool (no switching: a switch draws fresh traits, off the pool)
     config = LeagueConfig(lanes=16, same=1.0, hard=1.0, switch=0.0, roles={"persona": 1.0})

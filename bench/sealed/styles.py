@@ -223,7 +223,7 @@ class SealedBot(Bot):
         if mode in ("anchor", "echoed") and worth > 0:
             price = next((r.price for r in reversed(view.rounds) if r.price is not None), None)
             if price is not None:
-                limit = price + ANCHOR_OVER  # what rows go for, whatever this one holds
+                limit = price + ANCHOR_OVER  # what rows went for (R17's price), whatever this one holds
         if mode in ("herd", "drifted") and view.high_bidder not in (None, view.seat) and others_in >= 2:
             limit = max(limit, min(view.high_bid + 1, limit + HERD_OVER))
         most = legal[-2].amount  # all its money (R12)
@@ -265,11 +265,9 @@ class SealedBot(Bot):
 
 
 def _dogblind_worth(view: View) -> float:
-    """The row as ``dogblind`` sees it: cats it can see at face value, dogs as nothing, every other card (placed
-    face down or still to come, R10) the mean cat value of the cards it has not seen."""
+    """The row as ``dogblind`` sees it in the auction (every card placed, R10): the cats it can see at face value,
+    dogs as nothing, each face-down card the mean cat value of the cards it has not seen."""
     assert view.seat is not None
     pool = unseen_cards(view, view.seat)
     mean = sum(Card(c).points if Card(c).is_cat else 0 for c in pool) / max(len(pool), 1)
-    known = [rc.card for rc in view.row if rc.card is not None]
-    unknown = view.seats + (1 if view.seats == 3 else 0) - len(known)  # R10: one card a player (and the dummy's)
-    return float(sum(c.points for c in known if c.is_cat)) + mean * max(unknown, 0)
+    return sum(mean if rc.card is None else float(rc.card.points) for rc in view.row)

@@ -100,7 +100,7 @@ class HardPool:
         out: npt.NDArray[np.float64] = w / w.sum()
         return out
 
-    def update(self, pool: np.ndarray, win: np.ndarray, rng: np.random.Generator, refresh: int, seats: int) -> None:
+    def update(self, pool: np.ndarray, win: np.ndarray, rng: np.random.Generator, refresh: int) -> None:
         """Fold in the learner's win shares at the pool's tables (``pool[g]``: the entry of game ``g``, -1 for
         none; ``win[g]``: the learner's share of game ``g``), then replace ``refresh`` entries by fresh draws."""
         played = pool >= 0
@@ -123,7 +123,7 @@ class HardPool:
         if refresh:
             easiest = np.argsort(-self.share, kind="stable")[:refresh]
             self.traits[easiest] = draw_trait_table(rng, (refresh,))
-            self.share[easiest] = 1.0 / seats
+            self.share[easiest] = 1.0 / self.seats
 
     def state(self) -> npt.NDArray[np.float64]:
         """The pool as one array for a checkpoint: traits, share, and under ``value`` base, wins and games."""

@@ -397,7 +397,7 @@ class Trainer:
         if hard is not None:
             games_pool = np.concatenate([r[2].pool for r in results])
             mine = (win * (roles == LEARNER)).sum(axis=1)  # the learner's win share in each game
-            hard.update(games_pool, mine, self.pool_rng, self.config.pool_refresh, n)
+            hard.update(games_pool, mine, self.pool_rng, self.config.pool_refresh)
         self.games_played[n] += len(win)
         self.rows_seen[n] += len(rows)
         return {"games": self.games_played[n], "rows": len(rows), "share": round(share, 4), **losses}

@@ -105,7 +105,7 @@ def test_search_values_every_candidate_and_the_move_considered(weights: Path) ->
     for g in _positions(4, 21, 5):
         view = g.view(g.to_move)  # type: ignore[arg-type]
         played = view.legal[-1]
-        for opponents in ("model", "persona", "self", "mix"):
+        for opponents in ("model", "persona", "self", "mix", "read"):
             r = search(view, net, np.random.default_rng(3), worlds=5, top=2, opponents=opponents, consider=[played])
             assert set(r.moves) <= set(view.legal) and len(r.moves) >= 2
             assert all(np.isfinite(r.returns)) and all(se >= 0 for se in r.return_se)
@@ -159,6 +159,7 @@ def test_the_options_are_read_and_a_bad_one_is_named() -> None:
     assert parse_agent(None) == AgentOptions()
     got = parse_agent("worlds=8+top=2+search=0+opponents=mix+weights=expert-v1+rounds=3")
     assert got == AgentOptions("expert-v1", 8, 2, False, "mix", 3)
+    assert parse_agent("opponents=read") == AgentOptions(opponents="read")
     for bad in ("opponents=bluffers", "worlds=1", "top=17", "search=yes", "depth=3", "rounds=0", "rounds=10"):
         with pytest.raises(BotSpecError, match=bad.partition("=")[0]):
             parse_agent(bad)
@@ -168,6 +169,7 @@ def test_the_kind_expert_names_the_learned_or_the_classic_expert() -> None:
     from catsack.bots.strongest import is_agent
 
     assert is_agent(None) and is_agent("worlds=8+top=2") and is_agent("weights=x.npz") and is_agent("opponents=mix")
+    assert is_agent("opponents=read")
     assert not is_agent("strong") and not is_agent("iters=900") and not is_agent("worlds=8+bluff=0")
 
 

@@ -41,6 +41,8 @@ from catsack.learn.fast_features import NUM_ABSTRACT, abstract_legal, abstract_t
 from catsack.learn.history import Sitting, history_sums, round_notes
 from catsack.learn.league import draw_trait_table
 from catsack.learn.mlp import mixed_return
+from catsack.learn.reading import WORLDS as READ_WORLDS
+from catsack.learn.reading import read_players
 from catsack.learn.tablenet import Heads, TableNet, TableWeights, input_size, load_table, table_features
 from catsack.moves import Move, parse_move
 from catsack.setup import Setup
@@ -50,6 +52,7 @@ __all__ = [
     "DEFAULT_WEIGHTS",
     "MIX",
     "OPPONENTS",
+    "READ",
     "AgentOptions",
     "Appraisal",
     "ExpertAgent",
@@ -67,6 +70,8 @@ ROUNDS: Final = 1  # rounds played out before the value head scores a world
 PRIOR: Final = 6.0  # the Q head's estimate counts as this many worlds
 OPPONENTS: Final = ("model", "persona", "self")
 MIX: Final = "mix"  # half the worlds with the behaviour head, half with the league's personas
+READ: Final = "read"  # each player's model drawn from what its bids so far fit (catsack.learn.reading)
+CHOICES: Final = (*OPPONENTS, MIX, READ)
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -166,9 +171,10 @@ def search(
     """Play the ``top`` abstract actions best in Q (and the moves of ``consider``) out to the end of the round
     (of the ``rounds``-th round from this one) in ``worlds`` worlds each (see the module docs); ``opponents`` is
     how the other players move there: ``model`` (the behaviour head), ``persona`` (a persona of the league drawn
-    per world), ``self`` (the Q head, greedy), ``mix`` (every other world ``model``, the rest ``persona``)."""
-    if opponents not in (*OPPONENTS, MIX):
-        raise ValueError(f"opponents must be one of {', '.join((*OPPONENTS, MIX))}, not {opponents!r}")
+    per world), ``self`` (the Q head, greedy), ``mix`` (every other world ``model``, the rest ``persona``),
+    ``read`` (each player's model per world drawn from its posterior, :func:`catsack.learn.reading.read_players`)."""
+    if opponents not in CHOICES:
+        raise ValueError(f"opponents must be one of {', '.join(CHOICES)}, not {opponents!r}")
     me = view.seat
     if me is None or view.to_move != me or not view.legal:
         raise ValueError(f"search needs the view of the seat to move (seat {me}, to move {view.to_move})")
@@ -178,9 +184,17 @@ def search(
     cands = _candidates(view, q, top, consider)
     setups, hidden = deal_worlds(view, _softmax(heads.belief[0]), rng, worlds)
     lanes = _Lanes.of(view, sitting, [setups[w] for _ in cands for w in range(worlds)], len(cands), hidden)
-    traits = draw_trait_table(rng, (len(lanes), view.seats)) if opponents in ("persona", MIX) else None
     first = np.repeat(np.asarray([move_to_action(m) for m in cands], np.int64), worlds)
-    personas = np.arange(len(lanes)) % worlds % 2 == 1 if opponents == MIX else np.ones(len(lanes), np.bool_)
+    traits: F64 | None = None
+    personas = np.ones((len(lanes), view.seats), np.bool_)
+    if opponents in ("persona", MIX):
+        traits = draw_trait_table(rng, (len(lanes), view.seats))
+        if opponents == MIX:
+            personas[np.arange(len(lanes)) % worlds % 2 == 0] = False
+    elif opponents == READ:
+        few = min(worlds, READ_WORLDS)
+        reading = read_players(view, net, setups[:few], hidden[:few], rng, sitting=sitting)
+        traits, personas = reading.assign(rng, len(lanes))
     lanes.play_out(net, me, first, rng, opponents == "self", traits, personas, rounds)
     ret, margin = lanes.returns(net, me)
     R = ret.reshape(len(cands), worlds)
@@ -250,7 +264,8 @@ class _Lanes:
                  traits: F64 | None, personas: npt.NDArray[np.bool_], rounds: int = ROUNDS) -> None:  # fmt: skip
         """Play every lane to the end of its round (of the ``rounds``-th round from it): ``first`` is the bot's move
         in each; then the bot plays greedily in Q and the others by the behaviour head (sampled), by Q too when
-        ``greedy``, or, in the lanes of ``personas``, by the persona of ``traits`` where given."""
+        ``greedy``, or, where ``personas`` (lanes by seats) holds for the player to move, by its persona of
+        ``traits`` where given."""
         vg = self.vg
         lanes = len(self)
         x_all = np.zeros((lanes, input_size(net.seats)), np.float32)
@@ -267,7 +282,8 @@ class _Lanes:
                                                rng, greedy)  # fmt: skip
             actions = vg.abstract_to_actions(abstract) if step > 0 else first
             if traits is not None and step > 0:
-                theirs = active & personas & (vg.to_move != me)
+                mover = np.clip(vg.to_move, 0, personas.shape[1] - 1)
+                theirs = active & personas[np.arange(lanes), mover] & (vg.to_move != me)
                 if theirs.any():
                     u = rng.random((lanes, NUM_UNIFORMS))
                     actions = np.where(theirs, vg.persona_actions(traits, u, where=theirs), actions)
@@ -345,14 +361,14 @@ def parse_agent(arg: str | None) -> AgentOptions:
             out = replace(out, rounds=int(value))
         elif sep and key == "search" and value in ("0", "1"):
             out = replace(out, search=value == "1")
-        elif sep and key == "opponents" and value in (*OPPONENTS, MIX):
+        elif sep and key == "opponents" and value in CHOICES:
             out = replace(out, opponents=value)
         elif sep and key == "weights" and value:
             out = replace(out, weights=value)
         else:
             raise BotSpecError(
                 f"bad expert option {text!r} in {arg!r}: use 'worlds=W' (2-4096), 'top=K' (1-16), 'rounds=R' (1-9), "
-                f"'search=0|1', 'opponents=O' ({', '.join((*OPPONENTS, MIX))}) or 'weights=NAME', joined with '+'"
+                f"'search=0|1', 'opponents=O' ({', '.join(CHOICES)}) or 'weights=NAME', joined with '+'"
             )
     return out
 
@@ -423,7 +439,14 @@ class ExpertAgent(Bot):
         net = self.weights.net(view.seats)
         sitting = self._sitting(view)
         return search(
-            view, net, self.rng, sitting=sitting, worlds=o.worlds, top=o.top, opponents=o.opponents, rounds=o.rounds
+            view,
+            net,
+            self.rng,
+            sitting=sitting,
+            worlds=o.worlds,
+            top=o.top,
+            opponents=o.opponents,
+            rounds=o.rounds,
         )
 
 

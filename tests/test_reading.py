@@ -22,7 +22,7 @@ from catsack.learn.agent import _weights, deal_worlds, search
 from catsack.learn.fast_features import nearest_abstract
 from catsack.learn.reading import HEAD, abstract_of, concrete_actions, read_players
 from catsack.learn.tablenet import row_length
-from catsack.moves import parse_move
+from catsack.moves import PLACE, parse_move
 from catsack.setup import Setup
 from catsack.view import View
 from redeal import redealt_views
@@ -37,8 +37,8 @@ def _game(seats: int, seed: int, specs: list[str], stop: int) -> Game:
     """A game of ``specs`` (one per seat) played on until seat 0 is to move with a choice in round ``stop``."""
     g = Game.new(seats, seed=seed)
     bots = [make_bot(spec, seed=seed + s) for s, spec in enumerate(specs)]
-    for s, b in enumerate(bots):
-        b.reset(s, seats)
+    for seat, b in enumerate(bots):
+        b.reset(seat, seats)
     while not g.is_over:
         s = g.to_move
         assert s is not None
@@ -60,8 +60,8 @@ def test_the_abstract_action_of_a_move_is_the_nearest_as_for_one_view(seats: int
     action :func:`nearest_abstract` gives it."""
     g = Game.new(seats, seed=seats)
     bots = [make_bot("persona", seed=s) for s in range(seats)]
-    for s, b in enumerate(bots):
-        b.reset(s, seats)
+    for seat, b in enumerate(bots):
+        b.reset(seat, seats)
     vg = NumbaVectorGame.from_setups([g.setup])
     assert isinstance(vg, NumbaVectorGame)
     checked = 0
@@ -83,7 +83,7 @@ def test_the_abstract_action_of_a_move_is_the_nearest_as_for_one_view(seats: int
 
 def test_with_no_moves_seen_the_posterior_is_the_prior() -> None:
     g = Game.new(4, seed=3)
-    view = g.view(g.to_move)  # type: ignore[arg-type]
+    view = g.view(g.to_move)
     setups, hidden = _worlds(view, 4, 1)
     r = read_players(view, _weights("expert-v3").net(4), setups, hidden, np.random.default_rng(0), personas=4)
     assert r.moves == (0, 0, 0, 0)
@@ -106,12 +106,44 @@ def test_a_player_is_read_as_the_persona_its_bids_fit() -> None:
         assert r.posterior[seat, 2] > 10 * r.posterior[seat, 1], r.posterior[seat]
 
 
+def test_the_heads_likelihood_is_that_of_each_players_own_view_in_the_true_world() -> None:
+    """Replayed in the world that was dealt, a player's log-likelihood under the behaviour head is the sum, over
+    its bids and passes with a choice (R12, R13), of the head's chance of that move from that player's own view
+    (mixed with a uniform choice as the reading mixes it): the compiled replay reads the table as the view does."""
+    from catsack.learn.fast_features import abstract_legal
+    from catsack.learn.history import Sitting
+    from catsack.learn.reading import SMOOTH
+    from catsack.learn.tablenet import table_features
+
+    net = _weights("expert-v3").net(4)
+    for seed in (21, 22):
+        g = _game(4, seed, ["heuristic", "persona", HOARDER.spec(), "style:bluff"], stop=3)
+        view = g.view(0)
+        hidden = {rc.owner: int(g.row[p]) for p, rc in enumerate(view.row) if rc.card is None and rc.owner is not None}
+        r = read_players(view, net, [g.setup], [hidden], np.random.default_rng(0), personas=1, samples=1)
+        want = np.zeros(4)
+        replay = Game(g.setup)
+        for move in g.moves:
+            s = replay.to_move
+            assert s is not None
+            own = replay.view(s)
+            legal = abstract_legal(own)
+            if s != 0 and move.kind != PLACE and legal.sum() > 1:
+                z = net.heads(table_features(own, Sitting(4))[None, :]).behaviour[0].astype(np.float64)
+                p = np.exp(z - z[legal].max()) * legal
+                chance = p[nearest_abstract(own, move)] / p.sum()
+                want[s] += np.log((1 - SMOOTH) * chance + SMOOTH / legal.sum())
+            replay.play(move)
+        assert sum(r.moves) > 6
+        assert np.allclose(r.loglik[1:, 0], want[1:], atol=1e-3), (r.loglik[:, 0], want)
+
+
 def test_the_lanes_get_each_seats_model_in_proportion() -> None:
     from catsack.learn.reading import Reading
 
     traits = np.array([EAGER.values(), HOARDER.values()])
     post = np.array([[0.5, 0.25, 0.25], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.2, 0.4, 0.4]])
-    got, persona = Reading(traits, post, (0, 5, 5, 5)).assign(np.random.default_rng(0), 4000)
+    got, persona = Reading(traits, post, (0, 5, 5, 5), np.zeros_like(post)).assign(np.random.default_rng(0), 4000)
     assert got.shape == (4000, 4, len(traits[0])) and persona.shape == (4000, 4)
     assert not persona[:, 1].any() and persona[:, 2].all()
     assert np.allclose(got[:, 2], traits[1])
@@ -121,7 +153,7 @@ def test_the_lanes_get_each_seats_model_in_proportion() -> None:
 
 def test_bad_arguments_are_named() -> None:
     g = Game.new(4, seed=3)
-    view = g.view(g.to_move)  # type: ignore[arg-type]
+    view = g.view(g.to_move)
     net = _weights("expert-v3").net(4)
     setups, hidden = _worlds(view, 2, 1)
     rng = np.random.default_rng(0)

@@ -65,11 +65,14 @@ BoolArray = npt.NDArray[np.bool_]
 @dataclass(frozen=True)
 class Reading:
     """Per seat the posterior over its models: column 0 the behaviour head, column ``1 + k`` the persona
-    ``traits[k]``; the bot's own row is the prior. ``moves`` counts the moves each seat's posterior rests on."""
+    ``traits[k]``; the bot's own row is the prior. ``moves`` counts the moves each seat's posterior rests on and
+    ``loglik`` (the same shape as ``posterior``) is their log-likelihood under each model, averaged over the
+    worlds."""
 
     traits: F64  # (personas, NUM_TRAITS)
     posterior: F64  # (seats, 1 + personas)
     moves: tuple[int, ...]
+    loglik: F64
 
     def assign(self, rng: np.random.Generator, lanes: int) -> tuple[F64, BoolArray]:
         """For ``lanes`` worlds of the search, each seat's model drawn from its posterior: the persona traits
@@ -191,4 +194,4 @@ def read_players(
     marginal = top + np.log(np.exp(loglik - top).mean(axis=0))  # (seats, models): averaged over the worlds
     post = _softmax(prior + marginal)
     post[me] = np.exp(prior)
-    return Reading(traits, post, tuple(moves))
+    return Reading(traits, post, tuple(moves), marginal)

@@ -43,7 +43,7 @@ from catsack.learn.league import draw_trait_table
 from catsack.learn.mlp import mixed_return
 from catsack.learn.reading import WORLDS as READ_WORLDS
 from catsack.learn.reading import read_players
-from catsack.learn.tablenet import Heads, TableNet, TableWeights, input_size, load_table, table_features
+from catsack.learn.tablenet import Heads, TableNet, TableWeights, input_size, load_table, softmax, table_features
 from catsack.moves import Move, parse_move
 from catsack.setup import Setup
 from catsack.view import HIDDEN_PLACE, View
@@ -150,12 +150,6 @@ def deal_worlds(
     return setups, hidden
 
 
-def _softmax(z: F32) -> F32:
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    out: F32 = e / e.sum(axis=-1, keepdims=True)
-    return out
-
-
 def search(
     view: View,
     net: TableNet,
@@ -182,7 +176,7 @@ def search(
     heads = net.heads(table_features(view, sitting)[None, :])
     q = heads.q[0]
     cands = _candidates(view, q, top, consider)
-    setups, hidden = deal_worlds(view, _softmax(heads.belief[0]), rng, worlds)
+    setups, hidden = deal_worlds(view, softmax(heads.belief[0]), rng, worlds)
     lanes = _Lanes.of(view, sitting, [setups[w] for _ in cands for w in range(worlds)], len(cands), hidden)
     first = np.repeat(np.asarray([move_to_action(m) for m in cands], np.int64), worlds)
     traits: F64 | None = None
@@ -320,7 +314,7 @@ def _choose(out: Heads, mask: npt.NDArray[np.bool_], mine: npt.NDArray[np.bool_]
     best: I64 = np.argmax(np.where(mask, out.q, -np.inf), axis=1)
     if greedy:
         return best
-    p = np.where(mask, _softmax(np.where(mask, out.behaviour, -1e9)), 0.0)
+    p = np.where(mask, softmax(np.where(mask, out.behaviour, -1e9)), 0.0)
     c = np.cumsum(p, axis=1)
     u = rng.random(len(mask))[:, None] * c[:, -1:]
     pick = np.minimum(np.argmax(c > u, axis=1), NUM_ABSTRACT - 1)

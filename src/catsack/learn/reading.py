@@ -34,7 +34,7 @@ from catsack.envs.vector_numba import NumbaVectorGame
 from catsack.learn.fast_features import NUM_ABSTRACT
 from catsack.learn.history import Sitting
 from catsack.learn.league import draw_trait_table
-from catsack.learn.tablenet import TableNet, input_size
+from catsack.learn.tablenet import TableNet, input_size, softmax
 from catsack.moves import PLACE, parse_move
 from catsack.setup import Setup
 from catsack.view import HIDDEN_PLACE, View
@@ -108,12 +108,6 @@ def abstract_of(concrete: I64, actions: I64, mask: BoolArray) -> I64:
     return out
 
 
-def _softmax(z: F64) -> F64:
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    out: F64 = e / e.sum(axis=-1, keepdims=True)
-    return out
-
-
 def read_players(
     view: View,
     net: TableNet,
@@ -178,7 +172,7 @@ def read_players(
                     concrete = concrete_actions(vg)
                     seen = abstract_of(concrete, acts, mask)
                     vg.table_features(x, sums, sit, games)
-                    p = _softmax(np.where(mask, net.heads(x).behaviour.astype(np.float64), -1e9))
+                    p = softmax(np.where(mask, net.heads(x).behaviour.astype(np.float64), -1e9))
                     loglik[:, s, 0] += np.log((1 - smooth) * p[np.arange(w), seen] + smooth / legal)
                     u = rng.random((w * copies, NUM_UNIFORMS))
                     theirs = sim.persona_actions(table, u)
@@ -192,6 +186,6 @@ def read_players(
     prior = np.log(np.concatenate([[head], np.full(personas, (1 - head) / personas)]))
     top = loglik.max(axis=0)
     marginal = top + np.log(np.exp(loglik - top).mean(axis=0))  # (seats, models): averaged over the worlds
-    post = _softmax(prior + marginal)
+    post = softmax(prior + marginal)
     post[me] = np.exp(prior)
     return Reading(traits, post, tuple(moves), marginal)

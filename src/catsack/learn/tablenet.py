@@ -28,7 +28,7 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -49,6 +49,7 @@ __all__ = [
     "load_table",
     "row_length",
     "save_table",
+    "softmax",
     "table_features",
 ]
 
@@ -57,6 +58,14 @@ TABLE_WEIGHTS_DIR: Final = Path(__file__).parent / "weights"
 NUM_CARDS: Final = 10
 
 F32 = npt.NDArray[np.float32]
+Floats = TypeVar("Floats", npt.NDArray[np.float32], npt.NDArray[np.float64])
+
+
+def softmax(z: Floats) -> Floats:
+    """The softmax of ``z`` along its last axis (the heads' logits to probabilities)."""
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    out: Floats = e / e.sum(axis=-1, keepdims=True)
+    return out
 
 
 def row_length(seats: int) -> int:

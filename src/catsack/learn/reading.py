@@ -108,6 +108,65 @@ def abstract_of(concrete: I64, actions: I64, mask: BoolArray) -> I64:
     return out
 
 
+@dataclass
+class _Replay:
+    """The game so far replayed in a few worlds (``vg``), and in ``samples`` copies of each world per persona
+    (``sim``), with the public history the behaviour head reads (the arrays of
+    :meth:`~NumbaVectorGame.track_history`)."""
+
+    vg: NumbaVectorGame
+    sim: NumbaVectorGame
+    table: F64  # every sim lane's personas, (lanes, seats, NUM_TRAITS)
+    history: tuple[I64, F64, F64]  # notes, sums, kept
+    sit: F64
+    games: I64
+    x: npt.NDArray[np.float32]
+    personas: int
+    samples: int
+
+    @classmethod
+    def of(cls, setups: list[Setup], sitting: Sitting, traits: F64, samples: int, seats: int) -> _Replay:
+        w, k, n = len(setups), len(traits), setups[0].seats
+        vg = NumbaVectorGame.from_setups(setups)
+        sim = NumbaVectorGame.from_setups([s for s in setups for _ in range(k * samples)])
+        assert isinstance(vg, NumbaVectorGame) and isinstance(sim, NumbaVectorGame)
+        table = np.broadcast_to(traits[None, :, None, None, :], (w, k, samples, n, NUM_TRAITS))
+        history = vg.history_arrays()
+        sit = np.broadcast_to(np.asarray(sitting.sums, np.float64), history[1].shape).copy()
+        x = np.zeros((w, input_size(seats)), np.float32)
+        return cls(vg, sim, np.ascontiguousarray(table.reshape(-1, n, NUM_TRAITS)), history, sit,
+                   np.full(w, sitting.games, np.int64), x, k, samples)  # fmt: skip
+
+    def chances(self, net: TableNet, acts: I64, rng: np.random.Generator, smooth: float) -> F64 | None:
+        """Per world, the chance of the mover's move ``acts`` under the behaviour head and under each persona
+        (each mixed with ``smooth`` of a uniform choice among the legal abstract actions); ``None`` without a
+        choice."""
+        vg = self.vg
+        mask, counts = vg.abstract_mask()
+        if not (counts > 1).all():
+            return None
+        w = len(acts)
+        copies = self.personas * self.samples
+        legal = mask.sum(axis=1).astype(np.float64)[:, None]
+        concrete = concrete_actions(vg)
+        seen = abstract_of(concrete, acts, mask)
+        vg.table_features(self.x, self.history[1], self.sit, self.games)
+        p = softmax(np.where(mask, net.heads(self.x).behaviour.astype(np.float64), -1e9))
+        theirs = self.sim.persona_actions(self.table, rng.random((w * copies, NUM_UNIFORMS)))
+        rep = np.repeat(concrete, copies, axis=0), theirs, np.repeat(mask, copies, axis=0)
+        hit = abstract_of(*rep) == np.repeat(seen, copies)
+        share = hit.reshape(w, self.personas, self.samples).mean(axis=2)
+        chance = np.concatenate([p[np.arange(w), seen][:, None], share], axis=1)
+        out: F64 = (1 - smooth) * chance + smooth / legal
+        return out
+
+    def step(self, acts: I64) -> None:
+        """Play ``acts`` (one per world) in every world and its copies."""
+        self.vg.track_history(acts, *self.history)
+        self.vg.step(acts)
+        self.sim.step(np.repeat(acts, self.personas * self.samples))
+
+
 def read_players(
     view: View,
     net: TableNet,
@@ -145,45 +204,22 @@ def read_players(
         raise ValueError(f"read_players needs worlds: {len(setups)} setups, {len(hidden)} hidden placements")
     if traits is None:
         traits = draw_trait_table(rng, (personas,))
-    w = len(setups)
-    copies = personas * samples
-    vg = NumbaVectorGame.from_setups(setups)
-    sim = NumbaVectorGame.from_setups([s for s in setups for _ in range(copies)])
-    assert isinstance(vg, NumbaVectorGame) and isinstance(sim, NumbaVectorGame)
-    notes, sums, kept = vg.history_arrays()
-    sit = np.broadcast_to(np.asarray(sitting.sums, np.float64), sums.shape).copy()
-    games = np.full(w, sitting.games, np.int64)
-    table = np.broadcast_to(traits[None, :, None, None, :], (w, personas, samples, n, NUM_TRAITS))
-    table = np.ascontiguousarray(table.reshape(w * copies, n, NUM_TRAITS))
-    x = np.zeros((w, input_size(net.seats)), np.float32)
-    loglik = np.zeros((w, n, 1 + personas), np.float64)
+    replay = _Replay.of(setups, sitting, traits, samples, net.seats)
+    loglik = np.zeros((len(setups), n, 1 + len(traits)), np.float64)
     moves = [0] * n
     for s, text in view.history:
         if text == HIDDEN_PLACE:
             acts = np.array([world[s] for world in hidden], np.int64)
         else:
             move = parse_move(text)
-            acts = np.full(w, move_to_action(move), np.int64)
+            acts = np.full(len(setups), move_to_action(move), np.int64)
             if s != me and move.kind != PLACE:
-                mask, counts = vg.abstract_mask()
-                if (counts > 1).all():
+                chances = replay.chances(net, acts, rng, smooth)
+                if chances is not None:
                     moves[s] += 1
-                    legal = mask.sum(axis=1).astype(np.float64)
-                    concrete = concrete_actions(vg)
-                    seen = abstract_of(concrete, acts, mask)
-                    vg.table_features(x, sums, sit, games)
-                    p = softmax(np.where(mask, net.heads(x).behaviour.astype(np.float64), -1e9))
-                    loglik[:, s, 0] += np.log((1 - smooth) * p[np.arange(w), seen] + smooth / legal)
-                    u = rng.random((w * copies, NUM_UNIFORMS))
-                    theirs = sim.persona_actions(table, u)
-                    rep = np.repeat(concrete, copies, axis=0), theirs, np.repeat(mask, copies, axis=0)
-                    hit = abstract_of(*rep) == np.repeat(seen, copies)
-                    share = hit.reshape(w, personas, samples).mean(axis=2)
-                    loglik[:, s, 1:] += np.log((1 - smooth) * share + smooth / legal[:, None])
-        vg.track_history(acts, notes, sums, kept)
-        vg.step(acts)
-        sim.step(np.repeat(acts, copies))
-    prior = np.log(np.concatenate([[head], np.full(personas, (1 - head) / personas)]))
+                    loglik[:, s] += np.log(chances)
+        replay.step(acts)
+    prior = np.log(np.concatenate([[head], np.full(len(traits), (1 - head) / len(traits))]))
     top = loglik.max(axis=0)
     marginal = top + np.log(np.exp(loglik - top).mean(axis=0))  # (seats, models): averaged over the worlds
     post = softmax(prior + marginal)

@@ -216,6 +216,8 @@ def test_a_turn_based_tournament_from_its_start_time_to_the_end(app_server: Any)
         (slot2,) = Tournaments(hub_of(c).store.engine).tables(tid, 2)
         assert sorted(e for e in slot2.seating if e is not None) == sorted(e.entry for e in stayed)
         assert slot2.seating.count(None) == 1  # a filler
+        # The filler's moves are written with the clock it read: the days pass once a person is to move.
+        wait_for(lambda: slot2.seating[stored(c, slot2.table_id).to_move] is not None, "a person to move in round 2")
         deadline_passes(c, tid, 2)
         done = wait_for(lambda: (d := c.get(f"/api/tournaments/{tid}").json())["status"] == "finished" and d, "the end")
 

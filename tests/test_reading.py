@@ -18,10 +18,10 @@ from catsack.bots.personas import Traits
 from catsack.envs.encoding import move_to_action
 from catsack.envs.vector_numba import NumbaVectorGame
 from catsack.game import Game
-from catsack.learn.agent import _weights, deal_worlds, search
+from catsack.learn.agent import deal_worlds, search
 from catsack.learn.fast_features import nearest_abstract
 from catsack.learn.reading import HEAD, abstract_of, concrete_actions, read_players
-from catsack.learn.tablenet import row_length
+from catsack.learn.tablenet import load_table, row_length
 from catsack.moves import PLACE, parse_move
 from catsack.setup import Setup
 from catsack.view import View
@@ -85,7 +85,7 @@ def test_with_no_moves_seen_the_posterior_is_the_prior() -> None:
     g = Game.new(4, seed=3)
     view = g.view(g.to_move)
     setups, hidden = _worlds(view, 4, 1)
-    r = read_players(view, _weights("expert-v3").net(4), setups, hidden, np.random.default_rng(0), personas=4)
+    r = read_players(view, load_table("expert-v3").net(4), setups, hidden, np.random.default_rng(0), personas=4)
     assert r.moves == (0, 0, 0, 0)
     assert np.allclose(r.posterior, [[HEAD, *[(1 - HEAD) / 4] * 4]] * 4)
 
@@ -98,7 +98,7 @@ def test_a_player_is_read_as_the_persona_its_bids_fit() -> None:
     view = g.view(0)
     setups, hidden = _worlds(view, 6, 2)
     traits = np.array([EAGER.values(), HOARDER.values()])
-    r = read_players(view, _weights("expert-v3").net(4), setups, hidden, np.random.default_rng(0), traits=traits)
+    r = read_players(view, load_table("expert-v3").net(4), setups, hidden, np.random.default_rng(0), traits=traits)
     assert np.allclose(r.posterior.sum(axis=1), 1.0) and (r.posterior >= 0).all()
     assert np.allclose(r.posterior[0], [HEAD, (1 - HEAD) / 2, (1 - HEAD) / 2])
     for seat in (1, 2, 3):
@@ -115,7 +115,7 @@ def test_the_heads_likelihood_is_that_of_each_players_own_view_in_the_true_world
     from catsack.learn.reading import SMOOTH
     from catsack.learn.tablenet import table_features
 
-    net = _weights("expert-v3").net(4)
+    net = load_table("expert-v3").net(4)
     for seed in (21, 22):
         g = _game(4, seed, ["heuristic", "persona", HOARDER.spec(), "style:bluff"], stop=3)
         view = g.view(0)
@@ -154,7 +154,7 @@ def test_the_lanes_get_each_seats_model_in_proportion() -> None:
 def test_bad_arguments_are_named() -> None:
     g = Game.new(4, seed=3)
     view = g.view(g.to_move)
-    net = _weights("expert-v3").net(4)
+    net = load_table("expert-v3").net(4)
     setups, hidden = _worlds(view, 2, 1)
     rng = np.random.default_rng(0)
     with pytest.raises(ValueError, match="head"):
@@ -170,7 +170,7 @@ def test_bad_arguments_are_named() -> None:
 def test_the_reading_search_does_not_depend_on_hidden_cards() -> None:
     """The search with ``opponents=read`` gives the same result from a view and from the same seat's view once
     everything hidden from it is dealt again (R23)."""
-    net = _weights("expert-v3").net(4)
+    net = load_table("expert-v3").net(4)
     positions = [_game(4, seed, ["heuristic", "persona", "persona", HOARDER.spec()], stop=2) for seed in (5, 6, 7)]
     for view, other in redealt_views(positions, random.Random(1)):
         a = search(view, net, np.random.default_rng(4), worlds=6, opponents="read")

@@ -20,7 +20,7 @@ from catsack.envs.vector_numba import NumbaVectorGame
 from catsack.game import Game
 from catsack.learn.agent import deal_worlds, search
 from catsack.learn.fast_features import nearest_abstract
-from catsack.learn.reading import HEAD, abstract_of, concrete_actions, read_players
+from catsack.learn.reading import HEAD, read_players
 from catsack.learn.tablenet import load_table, row_length
 from catsack.moves import PLACE, parse_move
 from catsack.setup import Setup
@@ -69,10 +69,8 @@ def test_the_abstract_action_of_a_move_is_the_nearest_as_for_one_view(seats: int
         s = g.to_move
         assert s is not None
         view = g.view(s)
-        mask, _ = vg.abstract_mask()
-        concrete = concrete_actions(vg)
         for move in view.legal:
-            got = abstract_of(concrete, np.array([move_to_action(move)], np.int64), mask)
+            got = vg.nearest_abstract(np.array([move_to_action(move)], np.int64))
             assert int(got[0]) == nearest_abstract(view, move), (view.phase, move.text)
             checked += 1
         move = bots[s].choose(view)

@@ -433,14 +433,7 @@ class ExpertAgent(Bot):
         net = self.weights.net(view.seats)
         sitting = self._sitting(view)
         return search(
-            view,
-            net,
-            self.rng,
-            sitting=sitting,
-            worlds=o.worlds,
-            top=o.top,
-            opponents=o.opponents,
-            rounds=o.rounds,
+            view, net, self.rng, sitting=sitting, worlds=o.worlds, top=o.top, opponents=o.opponents, rounds=o.rounds
         )
 
 

@@ -31,7 +31,6 @@ import numpy.typing as npt
 from catsack.bots.personas import NUM_TRAITS, NUM_UNIFORMS
 from catsack.envs.encoding import move_to_action
 from catsack.envs.vector_numba import NumbaVectorGame
-from catsack.learn.fast_features import NUM_ABSTRACT
 from catsack.learn.history import Sitting
 from catsack.learn.league import draw_trait_table
 from catsack.learn.tablenet import TableNet, input_size, softmax
@@ -46,8 +45,6 @@ __all__ = [
     "SMOOTH",
     "WORLDS",
     "Reading",
-    "abstract_of",
-    "concrete_actions",
     "read_players",
 ]
 
@@ -91,23 +88,6 @@ class Reading:
         return tuple(float(v) for v in self.posterior[:, 0])
 
 
-def concrete_actions(vg: NumbaVectorGame) -> I64:
-    """``(num_games, NUM_ABSTRACT)``: the action each abstract action stands for in each game."""
-    lanes = vg.num_games
-    return np.stack([vg.abstract_to_actions(np.full(lanes, a, np.int64)) for a in range(NUM_ABSTRACT)], axis=1)
-
-
-def abstract_of(concrete: I64, actions: I64, mask: BoolArray) -> I64:
-    """Each game's abstract action standing for ``actions`` (as :func:`catsack.learn.fast_features.nearest_abstract`:
-    the legal abstract action of that move, or for a bid between the steps the nearest bid, ties to the smaller
-    raise); ``concrete`` is :func:`concrete_actions`'s and ``mask`` :meth:`~NumbaVectorGame.abstract_mask`'s."""
-    exact = mask & (concrete == actions[:, None])
-    bids = mask & (concrete > 10) & (actions[:, None] > 10)  # action 10 is pass, 10 + N a bid of N
-    gap = np.where(bids, np.abs(concrete - actions[:, None]), 1 << 30)
-    out: I64 = np.where(exact.any(axis=1), np.argmax(exact, axis=1), np.argmin(gap, axis=1))
-    return out
-
-
 @dataclass
 class _Replay:
     """The game so far replayed in a few worlds (``vg``), and in ``samples`` copies of each world per persona
@@ -148,13 +128,11 @@ class _Replay:
         w = len(acts)
         copies = self.personas * self.samples
         legal = mask.sum(axis=1).astype(np.float64)[:, None]
-        concrete = concrete_actions(vg)
-        seen = abstract_of(concrete, acts, mask)
+        seen = vg.nearest_abstract(acts)
         vg.table_features(self.x, self.history[1], self.sit, self.games)
         p = softmax(np.where(mask, net.heads(self.x).behaviour.astype(np.float64), -1e9))
         theirs = self.sim.persona_actions(self.table, rng.random((w * copies, NUM_UNIFORMS)))
-        rep = np.repeat(concrete, copies, axis=0), theirs, np.repeat(mask, copies, axis=0)
-        hit = abstract_of(*rep) == np.repeat(seen, copies)
+        hit = self.sim.nearest_abstract(theirs) == np.repeat(seen, copies)
         share = hit.reshape(w, self.personas, self.samples).mean(axis=2)
         chance = np.concatenate([p[np.arange(w), seen][:, None], share], axis=1)
         out: F64 = (1 - smooth) * chance + smooth / legal

@@ -28,6 +28,11 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     styles = json.loads((out / "styles__heuristic__4.json").read_text())
     # the default expert paired against itself on the same deals and seeds: the same games, margin zero
     assert styles["games"] == 4 and styles["paired"]["margin"] == [0.0, 0.0, 0.0]
+    # the reader among three of the default on the same deals: its paired arm, kept beside the gate's folder
+    reader = json.loads((out / "reader.json").read_text())
+    assert reader["paired"]["margin"] == [0.0, 0.0, 0.0] and reader["paired"]["games"] == 4
+    (arm,) = (tmp_path / "default-arms").glob("*.json")
+    assert arm.name == "heuristic__expert-weights=expert-v3__4__seed1.json"
     exploited = json.loads((out / "exploit.json").read_text())
     assert exploited["games"] == 4 and "2048 games" in exploited["budget"]
     printed = capsys.readouterr().out
@@ -39,9 +44,13 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     candidate.main(["expert-v3", "--out", str(out), *SMALL])
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
 
-    # a reader that wins more than its fair share fails the candidate, and says so
-    reader = json.loads((out / "reader.json").read_text())
-    reader["shares"]["heuristic"] = [0.5, 0.4, 0.6]
+    # another candidate's gate plays its own reader table but not the default's arm again
+    arm_written = arm.stat().st_mtime_ns
+    candidate.main(["expert-v3", "--options", "opponents=persona", "--out", str(tmp_path / "other"), *SMALL])
+    assert (tmp_path / "other" / "reader.json").exists() and arm.stat().st_mtime_ns == arm_written
+
+    # a reader that gains more against the candidate than against the default fails it, and says so
+    reader["paired"]["margin"] = [3.0, 1.0, 5.0]
     (out / "reader.json").write_text(json.dumps(reader))
     styles["paired"]["margin"] = [-3.0, -5.0, -1.0]
     (out / "styles__heuristic__4.json").write_text(json.dumps(styles))
@@ -49,7 +58,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     capsys.readouterr()
     assert candidate.main(["expert-v3", "--out", str(out), "--report", *SMALL]) == 1
     printed = capsys.readouterr().out
-    assert "one heuristic among three of the candidate wins 0.500" in printed
+    assert "one heuristic gains more against the candidate than against the default (+3.0 [+1.0, +5.0]" in printed
     assert "behind the default against heuristic at 4 seats (-3.0 [-5.0, -1.0])" in printed
     assert "not measured: the exploiter" in printed
 

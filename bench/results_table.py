@@ -6,9 +6,10 @@ Reads every ``*.json`` of the folder (default ``bench/results``), each written b
 ``--result`` / ``--json`` option: ``bench/expert_strength.py --result`` (a table's win shares and paired
 margins), ``bench/held_out.py report --json`` (the held-out set), ``bench/bot_cpu.py --result`` (CPU per
 decision), ``bench/selfplay_speed.py --result`` (training throughput), ``python -m catsack.learn.exploit
---result`` (an exploiter's gain). Prints one Markdown table, a row per figure with the command that reproduces
-it and the load average it ran at; with ``--write FILE`` it replaces the part of ``FILE`` between the lines
-``<!-- results:begin -->`` and ``<!-- results:end -->``. ``tests/test_bench_results_table.py`` checks that
+--result`` (an exploiter's gain), ``bench/sitting.py --result`` (the games after a sitting's first). Prints one
+Markdown table, a row per figure with the command that reproduces it and the load average it ran at; with
+``--write FILE`` it replaces the part of ``FILE`` between the lines ``<!-- results:begin -->`` and
+``<!-- results:end -->``. ``tests/test_bench_results_table.py`` checks that
 docs/bots.md holds the table of ``bench/results``.
 """
 
@@ -104,12 +105,30 @@ def exploit_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     return [(what, fig, f"`{r['command']}` (load {load(r['load'])})")]
 
 
+def sitting_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    bots = r["bots"]
+    first = bots[0]
+    others = sorted(set(bots[1:]), key=bots.index)
+    later = r["later"]
+    games = "game 2" if r["games"] == 2 else f"games 2–{r['games']}"
+    what = (
+        f"`{first}` against {', '.join(f'`{o}`' for o in others)} in sittings ({len(bots)} seats, "
+        f"{r['sittings']} sittings of {r['games']} games, each once per rotation, {games}"
+        f"{', kinds hidden' if r['hide_kinds'] else ''})"
+    )
+    fig = f"win share {ci(later['win'], 3, False)}; margin {ci(later['margin'])}"
+    if "paired" in later:
+        fig += f"; paired margin over `{r['against']}` {ci(later['paired']['margin'])}"
+    return [(what, fig, f"`{r['command']}` (load {load(r['load'])})")]
+
+
 READERS = {
     "strength": strength_rows,
     "held_out": held_out_rows,
     "cpu": cpu_rows,
     "selfplay": selfplay_rows,
     "exploit": exploit_rows,
+    "sitting": sitting_rows,
 }
 
 

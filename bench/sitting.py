@@ -1,7 +1,7 @@
 """Sittings: several games in a row at one table, the same bot objects from game to game.
 
     .venv/bin/python bench/sitting.py --bots expert,dmc,dmc,dmc,dmc --against expert:memory=0 \\
-        --sittings 8 --games 5 --seed 1 [--hide-kinds] [--jobs 2] [--save FILE]
+        --sittings 8 --games 5 --seed 1 [--hide-kinds] [--jobs 2] [--save FILE] [--result FILE]
 
 A sitting is ``--games`` games on fresh deals, played by the same bots in the same seats with
 :func:`catsack.bots.base.play_game`, so a bot that keeps what a table's earlier games showed
@@ -12,8 +12,9 @@ two arms are paired sitting by sitting (each rotation a sitting of its own). It 
 win share (R22: ties split) and its margin over the table's mean score (R21) by the game's number in
 the sitting (with, for a first bot that keeps a table memory, the mean of what it recalled for that
 game), and for the games after the first (where a memory can act) the paired differences with 95%
-bootstrap intervals over the sittings. ``--save`` writes the results after every sitting, and
-``--report FILE`` prints the tables of a saved run, finished or not.
+bootstrap intervals over the sittings. ``--save`` writes the results after every sitting,
+``--report FILE`` prints the tables of a saved run, finished or not, and ``--result FILE`` writes the games
+after the first as a row of ``bench/results_table.py``.
 """
 
 from __future__ import annotations
@@ -116,16 +117,54 @@ def report(saved: dict[str, Any]) -> None:
         return
     same = sum(got["first", i, r][0] == got["against", i, r][0] for i, r in units)
     print(f"\ngame 1 (nothing to recall yet) the same in both arms in {same} of {len(units)} sittings")
-    if games > 1:
-        rng = random.Random(saved["seed"])
+    paired = later_figures(saved).get("paired")
+    if paired:
         print(f"\n{bots[0]} over {against}, games 2-{games}, paired by sitting [95% CI; sittings resampled]:")
-        for label, idx in (("win share", 0), ("margin", 1)):
-            diffs = [
-                sum(got["first", i, r][g][idx] - got["against", i, r][g][idx] for g in range(1, games)) / (games - 1)
-                for i, r in units
-            ]
-            lo, hi = bootstrap(diffs, rng)
-            print(f"  {label}: {sum(diffs) / len(diffs):+.3f} [{lo:+.3f}, {hi:+.3f}]")
+        for label, key in (("win share", "win"), ("margin", "margin")):
+            m, lo, hi = paired[key]
+            print(f"  {label}: {m:+.3f} [{lo:+.3f}, {hi:+.3f}]")
+
+
+def later_figures(saved: dict[str, Any]) -> dict[str, Any]:
+    """The first bot's win share and margin in the games after a sitting's first, each (mean, 95% CI low,
+    high) with the sittings resampled, and with ``--against`` its paired differences over that bot in its
+    place; only the sittings played in every arm count, and nothing where a sitting is one game."""
+    against, games = saved.get("against"), saved["games"]
+    arms = ["first", "against"] if against else ["first"]
+    got = {(x["arm"], x["sitting"], x["rotation"]): [tuple(g) for g in x["games"]] for x in saved["results"]}
+    units = sorted({(i, r) for _, i, r in got if all((a, i, r) in got for a in arms)})
+    if games < 2 or not units:
+        return {}
+    rng = random.Random(saved["seed"])
+
+    def mean_ci(values: list[float]) -> list[float]:
+        return [sum(values) / len(values), *bootstrap(values, rng)]
+
+    def per_sitting(arm: str, idx: int) -> list[float]:
+        return [sum(got[arm, i, r][g][idx] for g in range(1, games)) / (games - 1) for i, r in units]
+
+    out: dict[str, Any] = {"sittings": len(units), "win": mean_ci(per_sitting("first", 0))}
+    out["margin"] = mean_ci(per_sitting("first", 1))
+    if against:
+        out["paired"] = {
+            key: mean_ci([a - b for a, b in zip(per_sitting("first", idx), per_sitting("against", idx), strict=True)])
+            for key, idx in (("win", 0), ("margin", 1))
+        }
+    return out
+
+
+def write_result(path: Path, saved: dict[str, Any]) -> None:
+    """A summary for ``bench/results_table.py``: the command, the load average, the table and the first
+    bot's figures in the games after each sitting's first (:func:`later_figures`)."""
+    keep = ("bots", "against", "seed", "games", "sittings", "hide_kinds", "complete")
+    out = {
+        "kind": "sitting",
+        "command": "python bench/sitting.py " + " ".join(sys.argv[1:]),
+        "load": [round(x, 2) for x in os.getloadavg()],
+        **{k: saved.get(k) for k in keep},
+        "later": later_figures(saved),
+    }
+    path.write_text(json.dumps(out, indent=1) + "\n")
 
 
 def main() -> None:
@@ -139,9 +178,18 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--save", type=Path, help="write every game's result (JSON), after each sitting")
     ap.add_argument("--report", type=Path, metavar="FILE", help="print the tables of a saved run (finished or not)")
+    ap.add_argument(
+        "--result",
+        type=Path,
+        metavar="FILE",
+        help="also write a summary for bench/results_table.py (with --report too)",
+    )
     args = ap.parse_args()
     if args.report is not None:
-        report(json.loads(args.report.read_text()))
+        saved = json.loads(args.report.read_text())
+        report(saved)
+        if args.result:
+            write_result(args.result, saved)
         return
     if not args.bots:
         sys.exit("give --bots (or --report FILE)")
@@ -185,6 +233,8 @@ def main() -> None:
     if args.save:
         args.save.write_text(json.dumps(saved))
     report(saved)
+    if args.result:
+        write_result(args.result, saved)
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 from bench_modules import load_bench
 from catsack.bots import make_bot
@@ -73,3 +74,35 @@ def test_what_a_remembering_first_bot_recalled_is_kept_by_game_and_reported(caps
     sitting.report(saved)
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert f"recalled: lead1 {recalled[1]['lead1']:.2f}" in out
+
+
+def test_the_result_file_holds_the_later_games_paired_and_makes_a_results_row(tmp_path: Path) -> None:
+    sitting = load_bench("sitting")
+    results_table = load_bench("results_table")
+    arms = [(0, "first", 1.0, 4.0), (0, "against", 0.0, -2.0), (1, "first", 0.5, 2.0), (1, "against", 0.5, 2.0)]
+    results = [  # two sittings, each played by both arms; game 1 the same everywhere
+        {"arm": arm, "sitting": i, "rotation": 0, "games": [[1.0, 9.0], [win, margin]]} for i, arm, win, margin in arms
+    ]
+    saved = {
+        "bots": ["expert", "heuristic", "heuristic"],
+        "against": "heuristic",
+        "seed": 1,
+        "games": 2,
+        "sittings": 2,
+        "hide_kinds": True,
+        "complete": True,
+        "results": results,
+    }
+    later = sitting.later_figures(saved)
+    assert later["sittings"] == 2
+    assert later["win"][0] == 0.75 and later["margin"][0] == 3.0  # game 2 of each sitting, the first arm
+    assert later["paired"]["win"][0] == 0.5 and later["paired"]["margin"][0] == 3.0  # (6 + 0) / 2
+    assert later["paired"]["margin"][1] == 0.0 and later["paired"]["margin"][2] == 6.0  # resampled sittings
+    assert sitting.later_figures({**saved, "games": 1}) == {}  # nothing after the first game
+    folder = tmp_path / "results"
+    folder.mkdir()
+    sitting.write_result(folder / "s.json", saved)
+    (row,) = results_table.table(folder).splitlines()[2:]
+    assert "`expert` against `heuristic` in sittings (3 seats, 2 sittings of 2 games, each once per rotation" in row
+    assert "rotation, game 2, kinds hidden)" in row
+    assert "win share 0.750 [" in row and "paired margin over `heuristic` +3.00 [+0.00, +6.00]" in row

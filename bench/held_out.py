@@ -6,7 +6,7 @@
     .venv/bin/python bench/held_out.py report DIR --hero expert --frozen classic [--json FILE]
 
 ``--set`` picks the sealed set (``sealed.draws.SETS``): 2, the current one (default), 1, the first, which
-the league's ``open`` trait has since seen, or 3, written down and not yet measured. Keep each set's results
+the league's ``open`` trait has since seen, or 3, written down later and played once. Keep each set's results
 in a folder of their own.
 
 ``play`` seats the bot with ``n - 1`` copies of each held-out opponent (``sealed.draws.SETS``) at ``n``

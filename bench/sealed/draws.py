@@ -7,7 +7,8 @@ heuristic bot against, and the league's ``open`` trait was written after that re
 therefore no longer unseen. The **second** (:data:`SECOND_SEED`, the current sealed set) was written down
 before any training with ``open``: draws of the whole space, and hand-written styles (``sealed.styles.SECOND``)
 that neither space has a parameter for. The **third** (:data:`THIRD_SEED`) was written down before any training
-with the hard pool's ``value`` rank and has not been measured: draws of the whole space, and hand-written styles
+with the hard pool's ``value`` rank and has been played once (``expert-v3`` and one candidate on the same deals):
+draws of the whole space, and hand-written styles
 (``sealed.styles.THIRD``) whose errors are of judgement (a row judged by its face-up cards, dogs forgotten,
 prices anchored on the last sale).
 

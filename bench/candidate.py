@@ -120,15 +120,15 @@ def run(args: argparse.Namespace) -> None:
         bots = (args.reader, hero, hero, hero)
         config = TournamentConfig(bots, games=args.reader_games, seed=1, seating="rotate", hide_kinds=True)
         games = es.play(config, None, 1, progress_line(bots, args.reader_games))
-        default = default_arm(args, replace(config, bots=(args.reader, *[expert(args.default)] * 3)))
+        default = default_arm(args.default_arms, replace(config, bots=(args.reader, *[expert(args.default)] * 3)))
         save(path, {**es.table_figures(bots, 1, games), "seed": 1, "paired_over": expert(args.default),
                     "paired": es.paired_figures(args.reader, bots, games, default)})  # fmt: skip
 
 
-def default_arm(args: argparse.Namespace, config: TournamentConfig) -> list[GameResult]:
-    """The games of ``config`` (a table of the default's), played once and kept in ``--default-arms``."""
+def default_arm(folder: Path, config: TournamentConfig) -> list[GameResult]:
+    """The games of ``config`` (a table of the default's), played once and kept in ``folder``."""
     name = "__".join(b.replace(":", "-").replace("/", "-") for b in dict.fromkeys(config.bots))
-    path = Path(args.default_arms) / f"{name}__{config.games}__seed{config.seed}.json"
+    path = folder / f"{name}__{config.games}__seed{config.seed}.json"
     if path.exists():
         return es.load_games([json.loads(path.read_text())], "games")
     games = es.play(config, None, 1, progress_line(config.bots, config.games))

@@ -81,14 +81,21 @@ def bootstrap(diffs: list[float], rng: random.Random, reps: int = 4000) -> tuple
     return means[int(0.025 * reps)], means[int(0.975 * reps) - 1]
 
 
+def played(saved: dict[str, Any]) -> tuple[list[str], dict[tuple[str, int, int], list[Game_]], list[tuple[int, int]]]:
+    """A saved run's arms, each (arm, sitting, rotation)'s games, and the (sitting, rotation)s every arm has
+    played."""
+    arms = ["first", "against"] if saved.get("against") else ["first"]
+    got = {(x["arm"], x["sitting"], x["rotation"]): [tuple(g) for g in x["games"]] for x in saved["results"]}
+    units = sorted({(i, r) for _, i, r in got if all((a, i, r) in got for a in arms)})
+    return arms, got, units
+
+
 def report(saved: dict[str, Any]) -> None:
     """Print the tables of a run (:func:`main`'s ``--save`` file), finished or not: only the sittings played in
     every arm count."""
     bots, against, games = saved["bots"], saved.get("against"), saved["games"]
-    arms = ["first", "against"] if against else ["first"]
-    got = {(x["arm"], x["sitting"], x["rotation"]): [tuple(g) for g in x["games"]] for x in saved["results"]}
+    arms, got, units = played(saved)
     recalled = {(x["arm"], x["sitting"], x["rotation"]): x.get("recalled") for x in saved["results"]}
-    units = sorted({(i, r) for _, i, r in got if all((a, i, r) in got for a in arms)})
     print(
         f"{', '.join(bots)}: {len(units)} sittings of {saved['sittings'] * len(bots)} (each rotation of the seats a "
         f"sitting) x {games} games, seed {saved['seed']}{', kinds hidden' if saved['hide_kinds'] else ''}"
@@ -130,9 +137,7 @@ def later_figures(saved: dict[str, Any]) -> dict[str, Any]:
     high) with the sittings resampled, and with ``--against`` its paired differences over that bot in its
     place; only the sittings played in every arm count, and nothing where a sitting is one game."""
     against, games = saved.get("against"), saved["games"]
-    arms = ["first", "against"] if against else ["first"]
-    got = {(x["arm"], x["sitting"], x["rotation"]): [tuple(g) for g in x["games"]] for x in saved["results"]}
-    units = sorted({(i, r) for _, i, r in got if all((a, i, r) in got for a in arms)})
+    _, got, units = played(saved)
     if games < 2 or not units:
         return {}
     rng = random.Random(saved["seed"])

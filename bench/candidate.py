@@ -64,10 +64,15 @@ def expert(weights: str) -> str:
     return f"expert:weights={weights}"
 
 
+def table(bots: tuple[str, ...], games: int, seed: int) -> TournamentConfig:
+    """A duplicate table: every deal once per rotation, every seat presented as a person."""
+    return TournamentConfig(bots, games=games, seed=seed, seating="rotate", hide_kinds=True)
+
+
 def strength(bots: tuple[str, ...], games: int, seed: int, paired: str | None) -> dict[str, Any]:
     """One duplicate table (every deal once per rotation, kinds hidden): each spec's win share and margin, and
     with ``paired`` the first spec's paired figures over ``paired`` in its seats."""
-    config = TournamentConfig(bots, games=games, seed=seed, seating="rotate", hide_kinds=True)
+    config = table(bots, games, seed)
     progress = progress_line(bots, games * (1 if paired is None else 2))
     played = es.play(config, None, 1, progress)
     out: dict[str, Any] = {**es.table_figures(bots, seed, played), "seed": seed}
@@ -118,7 +123,7 @@ def run(args: argparse.Namespace) -> None:
     path = out / "reader.json"
     if not path.exists():
         bots = (args.reader, hero, hero, hero)
-        config = TournamentConfig(bots, games=args.reader_games, seed=1, seating="rotate", hide_kinds=True)
+        config = table(bots, args.reader_games, 1)
         games = es.play(config, None, 1, progress_line(bots, args.reader_games))
         default = default_arm(args.default_arms, replace(config, bots=(args.reader, *[expert(args.default)] * 3)))
         save(path, {**es.table_figures(bots, 1, games), "seed": 1, "paired_over": expert(args.default),

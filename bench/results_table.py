@@ -36,11 +36,16 @@ def load(data: Sequence[float]) -> str:
     return f"{data[0]:.1f}" if data else "?"
 
 
+def first_and_others(bots: Sequence[str]) -> tuple[str, list[str], str]:
+    """A table's first spec, the other specs (each once, in seat order) and "`first` against `o`, ..."."""
+    others = sorted(set(bots[1:]), key=list(bots).index)
+    return bots[0], others, f"`{bots[0]}` against {', '.join(f'`{o}`' for o in others)}"
+
+
 def strength_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     bots = r["bots"]
-    first = bots[0]
-    others = sorted(set(bots[1:]), key=bots.index)
-    what = f"`{first}` against {', '.join(f'`{o}`' for o in others)} ({len(bots)} seats, {r['games']} games)"
+    first, others, table = first_and_others(bots)
+    what = f"{table} ({len(bots)} seats, {r['games']} games)"
     fig = f"win share {ci(r['shares'][first], 3, False)}"
     for o in others:
         fig += f"; `{o}` {r['shares'][o][0]:.3f}"
@@ -107,12 +112,11 @@ def exploit_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def sitting_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
     bots = r["bots"]
-    first = bots[0]
-    others = sorted(set(bots[1:]), key=bots.index)
+    _, _, table = first_and_others(bots)
     later = r["later"]
     games = "game 2" if r["games"] == 2 else f"games 2–{r['games']}"
     what = (
-        f"`{first}` against {', '.join(f'`{o}`' for o in others)} in sittings ({len(bots)} seats, "
+        f"{table} in sittings ({len(bots)} seats, "
         f"{r['sittings']} sittings of {r['games']} games, each once per rotation, {games}"
         f"{', kinds hidden' if r['hide_kinds'] else ''})"
     )

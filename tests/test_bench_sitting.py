@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
 from bench_modules import load_bench
 from catsack.bots import make_bot
@@ -30,6 +31,22 @@ def test_a_sitting_is_its_deals_played_in_a_row_with_the_first_bot_in_the_rotate
     assert sitting.play_sitting(bots, 3, 1, 2, 2, False)[0] == got  # reproducible from the seed
 
 
+def saved_run(
+    bots: list[str], against: str | None, sittings: int, results: list[dict[str, Any]], complete: bool = True
+) -> dict[str, Any]:
+    """A run as ``bench/sitting.py --save`` keeps it: two games a sitting, seed 1, kinds hidden."""
+    return {
+        "bots": bots,
+        "against": against,
+        "seed": 1,
+        "games": 2,
+        "sittings": sittings,
+        "hide_kinds": True,
+        "complete": complete,
+        "results": results,
+    }
+
+
 def test_the_report_pairs_the_arms_sitting_by_sitting_and_skips_unfinished_ones(capsys: object) -> None:
     sitting = load_bench("sitting")
     results = [
@@ -37,15 +54,7 @@ def test_the_report_pairs_the_arms_sitting_by_sitting_and_skips_unfinished_ones(
         {"arm": "against", "sitting": 0, "rotation": 0, "games": [[1.0, 5.0], [0.0, -2.0]]},
         {"arm": "first", "sitting": 0, "rotation": 1, "games": [[0.0, -1.0], [0.5, 2.0]]},  # no 'against' yet
     ]
-    saved = {
-        "bots": ["a", "b", "c"],
-        "against": "z",
-        "seed": 1,
-        "games": 2,
-        "sittings": 1,
-        "hide_kinds": True,
-        "results": results,
-    }
+    saved = saved_run(["a", "b", "c"], "z", 1, results, complete=False)
     sitting.report(saved)
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert "1 sittings of 3" in out and "unfinished run" in out and "kinds hidden" in out
@@ -61,16 +70,8 @@ def test_what_a_remembering_first_bot_recalled_is_kept_by_game_and_reported(caps
     assert len(games) == 2 and recalled[0] is None  # nothing to recall in a sitting's first game
     assert set(recalled[1]) == set(sitting.RECALLED) and 0.05 <= recalled[1]["lead1"] <= 0.95
     assert sitting.play_sitting(["heuristic", *bots[1:]], 1, 0, 0, 2, True)[1] == [None, None]  # no memory
-    saved = {
-        "bots": bots,
-        "against": None,
-        "seed": 1,
-        "games": 2,
-        "sittings": 1,
-        "hide_kinds": True,
-        "complete": True,
-        "results": [{"arm": "first", "sitting": 0, "rotation": 0, "games": games, "recalled": recalled}],
-    }
+    results = [{"arm": "first", "sitting": 0, "rotation": 0, "games": games, "recalled": recalled}]
+    saved = saved_run(bots, None, 1, results)
     sitting.report(saved)
     out = capsys.readouterr().out  # type: ignore[attr-defined]
     assert f"recalled: lead1 {recalled[1]['lead1']:.2f}" in out
@@ -83,16 +84,7 @@ def test_the_result_file_holds_the_later_games_paired_and_makes_a_results_row(tm
     results = [  # two sittings, each played by both arms; game 1 the same everywhere
         {"arm": arm, "sitting": i, "rotation": 0, "games": [[1.0, 9.0], [win, margin]]} for i, arm, win, margin in arms
     ]
-    saved = {
-        "bots": ["expert", "heuristic", "heuristic"],
-        "against": "heuristic",
-        "seed": 1,
-        "games": 2,
-        "sittings": 2,
-        "hide_kinds": True,
-        "complete": True,
-        "results": results,
-    }
+    saved = saved_run(["expert", "heuristic", "heuristic"], "heuristic", 2, results)
     later = sitting.later_figures(saved)
     assert later["sittings"] == 2
     assert later["win"][0] == 0.75 and later["margin"][0] == 3.0  # game 2 of each sitting, the first arm

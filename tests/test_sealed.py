@@ -13,14 +13,17 @@ import pytest
 import catsack
 from catsack.bots import make_bot
 from catsack.bots.base import BOT_KINDS, play_game
+from catsack.cards import Card
 from catsack.game import Game
+from catsack.moves import BID, PASS_MOVE, PLACE, Move
+from catsack.view import View
 from redeal import redealt_views
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import sealed  # noqa: E402
-from sealed.draws import CURRENT, FIRST_SEED, SECOND_SEED, SETS, THIRD_SEED, draw_specs  # noqa: E402
-from sealed.styles import FIRST, SECOND, STYLES, THIRD  # noqa: E402
+from sealed.draws import CURRENT, FIRST_SEED, FOURTH_SEED, SECOND_SEED, SETS, THIRD_SEED, draw_specs  # noqa: E402
+from sealed.styles import FIRST, FOURTH, SECOND, STYLES, THIRD  # noqa: E402
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
 MEASURING = {"held_out.py"}
@@ -55,14 +58,16 @@ def test_no_training_or_tuning_code_imports_the_sealed_set() -> None:
 
 def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
-    assert SETS[3][1] == "sealed:echo"
-    for number, names, seed in ((1, FIRST, FIRST_SEED), (2, SECOND, SECOND_SEED), (3, THIRD, THIRD_SEED)):
+    assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay"
+    numbered = ((1, FIRST, FIRST_SEED), (2, SECOND, SECOND_SEED), (3, THIRD, THIRD_SEED), (4, FOURTH, FOURTH_SEED))
+    for number, names, seed in numbered:
         opponents, sitting = SETS[number]
         styles = [o.removeprefix("sealed:") for o in opponents if o.startswith("sealed:")]
         assert len(styles) >= 3 and set(styles) | {sitting.removeprefix("sealed:")} == set(names)
         draws = [o for o in opponents if o.startswith("persona:")]
         assert [d.removesuffix("+open=0") for d in draws] == draw_specs(seed=seed)
-    assert not set(FIRST) & set(SECOND) and not (set(FIRST) | set(SECOND)) & set(THIRD)
+    assert len(set(STYLES)) == len(FIRST) + len(SECOND) + len(THIRD) + len(FOURTH)  # no style in two sets
+    assert len({seed for _, _, seed in numbered}) == 4
 
 
 def test_the_first_sets_draws_are_the_players_they_were() -> None:
@@ -107,7 +112,7 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo"])
+@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay"])
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")
@@ -124,3 +129,65 @@ def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
         g.play(heuristic.choose(view))
     bot.reset(0, 4)
     assert any(bot.choose(v) != heuristic.choose(v) for v in moves if len(v.legal) > 1)
+
+
+def _auction_views(seats: int, games: int) -> list[View]:
+    """The views of every auction decision with a choice in ``games`` games of heuristic bots (R12-R15)."""
+    out: list[View] = []
+    bots = [make_bot("heuristic", seed=s) for s in range(seats)]
+    for k in range(games):
+        g = Game.new(seats, seed=100 + k)
+        for s, b in enumerate(bots):
+            b.reset(s, seats)
+        while not g.is_over:
+            s = g.to_move
+            assert s is not None
+            view = g.view(s)
+            if view.legal[0].kind != PLACE and len(view.legal) > 1:
+                out.append(view)
+            g.play(bots[s].choose(view))
+    return out
+
+
+def _others_in(view: View) -> int:
+    return sum(1 for s, p in enumerate(view.passed) if not p and s != view.seat)
+
+
+def _choices(style: str, views: list[View]) -> list[tuple[View, Move, Move]]:
+    bot, heuristic = make_bot(f"sealed:{style}"), make_bot("heuristic")
+    out = []
+    for v in views:
+        bot.reset(v.seat or 0, v.seats)
+        out.append((v, bot.choose(v), heuristic.choose(v)))
+    return out
+
+
+def test_spoiler_pays_over_its_limit_only_against_the_last_rival() -> None:
+    chosen = _choices("spoiler", _auction_views(4, 12))
+    heads_up = [(v, m, h) for v, m, h in chosen if _others_in(v) == 1 and v.high_bidder not in (None, v.seat)]
+    crowded = [(v, m, h) for v, m, h in chosen if _others_in(v) >= 2]
+    assert heads_up and crowded
+    assert all(m == h for _, m, h in crowded)  # the heuristic's rule while two or more others are in
+    assert any(m.kind == BID and h == PASS_MOVE for _, m, h in heads_up)  # it raises where the heuristic stops
+    assert all(m.kind != BID or m.amount == v.high_bid + 1 for v, m, _ in heads_up)  # a mouse at a time
+
+
+def test_endow_departs_from_the_heuristic_only_for_a_cat_of_its_own() -> None:
+    chosen = _choices("endow", _auction_views(4, 12))
+
+    def own_cat(v: View) -> bool:
+        return any(rc.owner == v.seat and rc.card is not None and rc.card.is_cat for rc in v.row)
+
+    assert all(m == h for v, m, h in chosen if not own_cat(v))
+    assert any(m != h for v, m, h in chosen if own_cat(v))
+
+
+def test_headcount_passes_a_row_whose_count_is_not_above_zero() -> None:
+    def count(v: View) -> int:
+        seen = [rc.card for rc in v.row if rc.card is not None and rc.card != Card.RABBIT]
+        return sum(4 if c.is_cat and c.points > 0 else -4 for c in seen)
+
+    chosen = _choices("headcount", _auction_views(4, 12))
+    low = [(v, m) for v, m, _ in chosen if count(v) <= 0]
+    assert low and all(m == PASS_MOVE for _, m in low)
+    assert any(m != h for _, m, h in chosen)

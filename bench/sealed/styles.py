@@ -49,6 +49,20 @@ the row, R16) never make:
             from the second game on
 =========== ==================================================================================
 
+The fourth set (:data:`FOURTH`), written down before any training that follows the third set's measurement,
+misjudges what it owns and counts instead of adding, and fights the last rival for a row:
+
+=========== ==================================================================================
+``endow``   overrates its own card in the row: a cat of its own worth more than 0 counts once more
+            on top of the row's estimate, one worth less than 0 counts nothing (R16 otherwise)
+``headcount`` counts cards instead of adding them: each card it can see counts 4 if a cat worth more
+            than 0, -4 if a cat worth less or a dog, 0 if a rabbit; others' face-down cards nothing
+``spoiler`` makes the last rival pay: when only one other player is still in and holds the high
+            bid, it raises a mouse at a time up to 3 over its own limit
+``relay``   the heuristic's rule in a sitting's first game, ``endow`` and ``spoiler`` together
+            from the second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -71,12 +85,13 @@ from catsack.cards import Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import View
 
-__all__ = ["FIRST", "SECOND", "STYLES", "THIRD", "SealedBot"]
+__all__ = ["FIRST", "FOURTH", "SECOND", "STYLES", "THIRD", "SealedBot"]
 
 FIRST = ("grudge", "jumper", "tilt", "counter", "turncoat")
 SECOND = ("herd", "sniper", "rhythm", "drifter")
 THIRD = ("surface", "dogblind", "anchor", "echo")
-STYLES = FIRST + SECOND + THIRD
+FOURTH = ("endow", "headcount", "spoiler", "relay")
+STYLES = FIRST + SECOND + THIRD + FOURTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -88,6 +103,8 @@ HERD_OVER = 4.0
 SNIPER_UNDER = 3.0
 RHYTHM_OVER = 3.0
 ANCHOR_OVER = 2
+HEADCOUNT_POINTS = 4.0
+SPOILER_OVER = 3.0
 
 
 def _scores(view: View) -> list[int]:
@@ -130,6 +147,8 @@ class SealedBot(Bot):
             return "heuristic" if self.games <= 1 else "drifted"
         if self.style == "echo":
             return "heuristic" if self.games <= 1 else "echoed"
+        if self.style == "relay":
+            return "heuristic" if self.games <= 1 else "relayed"
         return self.style
 
     def choose(self, view: View) -> Move:
@@ -181,7 +200,11 @@ class SealedBot(Bot):
             return float(kept_value([rc.card for rc in view.row if rc.card is not None]))
         if mode == "dogblind":
             return _dogblind_worth(view)
+        if mode == "headcount":
+            return _headcount_worth(view)
         worth = row_worth(view)
+        if mode in ("endow", "relayed"):
+            return worth + _own_card_bonus(view)
         if self.style != "counter":
             return worth
         assert view.seat is not None
@@ -226,6 +249,8 @@ class SealedBot(Bot):
                 limit = price + ANCHOR_OVER  # what rows went for (R17's price), whatever this one holds
         if mode in ("herd", "drifted") and view.high_bidder not in (None, view.seat) and others_in >= 2:
             limit = max(limit, min(view.high_bid + 1, limit + HERD_OVER))
+        if mode in ("spoiler", "relayed") and others_in == 1 and view.high_bidder not in (None, view.seat):
+            limit += SPOILER_OVER  # the last rival for the row pays for it
         most = legal[-2].amount  # all its money (R12)
         if mode in ("sniper", "drifted"):
             if others_in == 1:
@@ -271,3 +296,22 @@ def _dogblind_worth(view: View) -> float:
     pool = unseen_cards(view, view.seat)
     mean = sum(Card(c).points if Card(c).is_cat else 0 for c in pool) / max(len(pool), 1)
     return sum(mean if rc.card is None else float(rc.card.points) for rc in view.row)
+
+
+def _own_card_bonus(view: View) -> float:
+    """What ``endow`` adds to the row's estimate for its own card in it: a cat worth more than 0 once more, the
+    loss of one worth less than 0 taken back (dogs and rabbits: nothing)."""
+    own = [rc.card for rc in view.row if rc.owner == view.seat and rc.card is not None]
+    return float(sum(abs(c.points) for c in own if c.is_cat))
+
+
+def _headcount_worth(view: View) -> float:
+    """The row as ``headcount`` counts it: each card it can see (face up, and its own) counts
+    :data:`HEADCOUNT_POINTS` if a cat worth more than 0, minus that if a cat worth less or a dog, 0 if a rabbit."""
+    total = 0.0
+    for rc in view.row:
+        card = rc.card
+        if card is None or card == Card.RABBIT:
+            continue
+        total += HEADCOUNT_POINTS if card.is_cat and card.points > 0 else -HEADCOUNT_POINTS
+    return total

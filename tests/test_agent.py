@@ -125,6 +125,11 @@ def test_a_longer_horizon_plays_the_worlds_on_to_the_game_end(weights: Path) -> 
         win = np.array(r.returns) - MARGIN_WEIGHT * np.array(r.margins) / MARGIN_SCALE  # mean over the 4 worlds
         assert np.all((win > -1e-4) & (win < 1 + 1e-4))
         assert np.allclose(win * 48, np.round(win * 48), atol=1e-3)
+        # a network trained for a heavier margin term (league_train --margin-weight) values the same worlds with it
+        heavy = search(view, net, np.random.default_rng(5), worlds=4, top=2, rounds=9, margin_weight=1.0)
+        assert heavy.moves == r.moves and np.allclose(heavy.margins, r.margins)
+        extra = (1.0 - MARGIN_WEIGHT) * np.array(r.margins) / MARGIN_SCALE
+        assert np.allclose(np.array(heavy.returns) - np.array(r.returns), extra, atol=1e-4)
 
 
 def test_the_move_does_not_depend_on_hidden_cards(weights: Path) -> None:

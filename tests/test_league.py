@@ -14,9 +14,12 @@ pytest.importorskip("numba", reason="the compiled engine needs numba (the extra 
 torch = pytest.importorskip("torch", reason="training needs PyTorch (the extra 'train')")
 
 from catsack.game import Game  # noqa: E402
+from catsack.learn import league_train  # noqa: E402
+from catsack.learn.agent import DEFAULT_WEIGHTS, margin_weight  # noqa: E402
 from catsack.learn.history import Sitting  # noqa: E402
 from catsack.learn.league import LEARNER, NET, PERSONA, LeagueConfig, play_league  # noqa: E402
 from catsack.learn.league_train import TrainConfig, Trainer, export_net, make_torch_net  # noqa: E402
+from catsack.learn.mlp import MARGIN_SCALE, MARGIN_WEIGHT  # noqa: E402
 from catsack.learn.tablenet import TableNet, input_size, load_table, row_length, table_features  # noqa: E402
 
 pytestmark = pytest.mark.slow  # the kernels compile once (cached), then each test takes seconds
@@ -158,3 +161,29 @@ def test_more_actors_than_a_running_rays_cpus_are_refused_by_name() -> None:
             trainer.pool()  # before: the second actor waited for ever
     finally:
         ray.shutdown()
+
+
+def test_the_learners_return_has_the_configured_margin_term() -> None:
+    # The same games (same generator and seed) with two margin weights: each learner row's return is its seat's
+    # win share (R22) plus the weight times its margin (R21) over MARGIN_SCALE.
+    net = _net(4)
+    made = {}
+    for weight in (MARGIN_WEIGHT, 1.0):
+        config = LeagueConfig(lanes=16, margin_weight=weight)
+        made[weight] = play_league(4, 24, net, [], [], config=config, rng=np.random.default_rng(3), seed=3)
+    (rows, _, results), (heavy, _, again) = made[MARGIN_WEIGHT], made[1.0]
+    assert np.array_equal(results.margin, again.margin) and np.array_equal(rows.x, heavy.x)
+    win, margin = results.win[rows.game, rows.seat], results.margin[rows.game, rows.seat]
+    assert np.allclose(rows.ret, win + MARGIN_WEIGHT * margin / MARGIN_SCALE, atol=1e-5)
+    assert np.allclose(heavy.ret, win + margin / MARGIN_SCALE, atol=1e-5)
+    assert not np.allclose(rows.ret, heavy.ret)
+
+
+def test_the_margin_weight_is_kept_with_the_weights_and_read_by_the_search(tmp_path: Path) -> None:
+    run = Trainer(_config(games=32, exploit_every=0, eval_every=0, margin_weight=0.5))
+    run.run(quiet=True)
+    run.export(tmp_path / "w.npz")
+    assert margin_weight(load_table(tmp_path / "w.npz")) == 0.5
+    assert margin_weight(load_table(DEFAULT_WEIGHTS)) == MARGIN_WEIGHT  # trained before the option existed
+    assert league_train.main(["--margin-weight", "-1", "--games", "8"]) == 2
+    assert league_train.main(["--margin-weight", "nan", "--games", "8"]) == 2

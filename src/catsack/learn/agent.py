@@ -40,7 +40,7 @@ from catsack.learn.blas import single_thread_blas
 from catsack.learn.fast_features import NUM_ABSTRACT, abstract_legal, abstract_to_move, nearest_abstract
 from catsack.learn.history import Sitting, history_sums, round_notes
 from catsack.learn.league import draw_trait_table
-from catsack.learn.mlp import mixed_return
+from catsack.learn.mlp import MARGIN_WEIGHT, mixed_return
 from catsack.learn.reading import WORLDS as READ_WORLDS
 from catsack.learn.reading import read_players
 from catsack.learn.tablenet import Heads, TableNet, TableWeights, input_size, load_table, softmax, table_features
@@ -59,6 +59,7 @@ __all__ = [
     "SearchResult",
     "appraise",
     "deal_worlds",
+    "margin_weight",
     "parse_agent",
     "search",
 ]
@@ -161,12 +162,15 @@ def search(
     opponents: str = "model",
     consider: Iterable[Move] = (),
     rounds: int = ROUNDS,
+    margin_weight: float = MARGIN_WEIGHT,
 ) -> SearchResult:
     """Play the ``top`` abstract actions best in Q (and the moves of ``consider``) out to the end of the round
     (of the ``rounds``-th round from this one) in ``worlds`` worlds each (see the module docs); ``opponents`` is
     how the other players move there: ``model`` (the behaviour head), ``persona`` (a persona of the league drawn
     per world), ``self`` (the Q head, greedy), ``mix`` (every other world ``model``, the rest ``persona``),
-    ``read`` (each player's model per world drawn from its posterior, :func:`catsack.learn.reading.read_players`)."""
+    ``read`` (each player's model per world drawn from its posterior, :func:`catsack.learn.reading.read_players`).
+    ``margin_weight`` is the margin term of a finished game's return: the one the network was trained for
+    (:func:`margin_weight`)."""
     if opponents not in CHOICES:
         raise ValueError(f"opponents must be one of {', '.join(CHOICES)}, not {opponents!r}")
     me = view.seat
@@ -190,7 +194,7 @@ def search(
         reading = read_players(view, net, setups[:few], hidden[:few], rng, sitting=sitting)
         traits, personas = reading.assign(rng, len(lanes))
     lanes.play_out(net, me, first, rng, opponents == "self", traits, personas, rounds)
-    ret, margin = lanes.returns(net, me)
+    ret, margin = lanes.returns(net, me, margin_weight)
     R = ret.reshape(len(cands), worlds)
     M = margin.reshape(len(cands), worlds)
     se = R.std(axis=1, ddof=1) / math.sqrt(worlds) if worlds > 1 else np.zeros(len(cands))
@@ -286,7 +290,7 @@ class _Lanes:
             step += 1
             active &= ~vg.terminated & (vg.round < self.round + rounds)
 
-    def returns(self, net: TableNet, me: int) -> tuple[F64, F64]:
+    def returns(self, net: TableNet, me: int, weight: float = MARGIN_WEIGHT) -> tuple[F64, F64]:
         """Each lane's return for seat ``me`` (win share and margin after the game's end, R20-R22, else the value
         head at the round's end) and its margin in points over the table's mean."""
         vg = self.vg
@@ -298,7 +302,7 @@ class _Lanes:
             key = scores * 4096 + vg.cat_points()
             best = key == key.max(axis=1, keepdims=True)
             win = best[:, me] / best.sum(axis=1)
-            ret[over] = mixed_return(win, margin)[over]
+            ret[over] = mixed_return(win, margin, weight)[over]
         if (~over).any():
             x_all = np.zeros((len(self), input_size(net.seats)), np.float32)
             self.features(x_all, seats=me)
@@ -319,6 +323,14 @@ def _choose(out: Heads, mask: npt.NDArray[np.bool_], mine: npt.NDArray[np.bool_]
     u = rng.random(len(mask))[:, None] * c[:, -1:]
     pick = np.minimum(np.argmax(c > u, axis=1), NUM_ABSTRACT - 1)
     return np.where(mine, best, pick)
+
+
+def margin_weight(weights: TableWeights) -> float:
+    """The margin term of the return ``weights`` were trained for (``league_train --margin-weight``; weights
+    trained before it existed: :data:`catsack.learn.mlp.MARGIN_WEIGHT`)."""
+    config = weights.meta.get("config")
+    value = config.get("margin_weight", MARGIN_WEIGHT) if isinstance(config, dict) else MARGIN_WEIGHT
+    return float(value)
 
 
 @cache
@@ -433,7 +445,15 @@ class ExpertAgent(Bot):
         net = self.weights.net(view.seats)
         sitting = self._sitting(view)
         return search(
-            view, net, self.rng, sitting=sitting, worlds=o.worlds, top=o.top, opponents=o.opponents, rounds=o.rounds
+            view,
+            net,
+            self.rng,
+            sitting=sitting,
+            worlds=o.worlds,
+            top=o.top,
+            opponents=o.opponents,
+            rounds=o.rounds,
+            margin_weight=margin_weight(self.weights),
         )
 
 

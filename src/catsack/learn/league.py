@@ -44,7 +44,7 @@ import numpy.typing as npt
 from catsack.bots.personas import NUM_TRAITS, NUM_UNIFORMS, OFF_SHARE, RANGES, TRAITS
 from catsack.envs.vector_numba import NumbaVectorGame
 from catsack.learn.fast_features import NUM_ABSTRACT, feature_size
-from catsack.learn.mlp import mixed_return
+from catsack.learn.mlp import MARGIN_WEIGHT, mixed_return
 from catsack.learn.qnet import QNet, greedy
 from catsack.learn.tablenet import TableNet, input_size, row_length
 
@@ -95,6 +95,7 @@ class LeagueConfig:
     epsilon: float = 0.05
     behaviour: float = 0.25  # the share of the other players' decisions kept for the opponent model
     lanes: int = 1024
+    margin_weight: float = MARGIN_WEIGHT  # the margin term of the learner's return (mixed_return)
 
 
 MAX_GAMES: Final = 5
@@ -232,7 +233,8 @@ def play_league(
                    rng=rng, seed=seed, fixed=fixed, roles=roles, pool=pool, pool_weights=pool_weights)  # fmt: skip
     while lanes.live.any():
         lanes.step(lanes.decide(record))
-    return lanes.rows.learner(lanes.win, lanes.margin, seats), lanes.rows.behaviour(seats), lanes.results()
+    learner_rows = lanes.rows.learner(lanes.win, lanes.margin, seats, config.margin_weight)
+    return learner_rows, lanes.rows.behaviour(seats), lanes.results()
 
 
 @dataclass
@@ -248,15 +250,15 @@ class _Rows:
     behaviour_x: list[F32] = field(default_factory=list)
     behaviour_action: list[I64] = field(default_factory=list)
 
-    def learner(self, win: F32, margin: F32, n: int) -> LearnerRows:
-        """The learner's rows, each with its seat's final return in its game."""
+    def learner(self, win: F32, margin: F32, n: int, weight: float = MARGIN_WEIGHT) -> LearnerRows:
+        """The learner's rows, each with its seat's final return in its game (margin term ``weight``)."""
         if not self.x:
             z = np.zeros(0, np.int64)
             empty = np.zeros((0, input_size(n)), np.float32)
             return LearnerRows(empty, z, np.zeros(0, np.float32), np.zeros((0, row_length(n)), np.int8), z, z)
         g, s = np.concatenate(self.game), np.concatenate(self.seat)
         x, a, b = np.concatenate(self.x), np.concatenate(self.action), np.concatenate(self.belief)
-        return LearnerRows(x, a, mixed_return(win[g, s], margin[g, s]), b, g, s)
+        return LearnerRows(x, a, mixed_return(win[g, s], margin[g, s], weight), b, g, s)
 
     def behaviour(self, n: int) -> Behaviour:
         if not self.behaviour_x:

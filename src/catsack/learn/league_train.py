@@ -56,6 +56,7 @@ import numpy as np
 from catsack.learn.blas import single_thread_blas
 from catsack.learn.hard_pool import RANKS, HardPool
 from catsack.learn.league import DEFAULT_ROLES, LEARNER, PERSONA, ROLES, VALUE, LeagueConfig, play_league
+from catsack.learn.mlp import MARGIN_WEIGHT
 from catsack.learn.qnet import QNet, load_dmc
 from catsack.learn.tablenet import TableNet, head_sizes, input_size, row_length, save_table
 
@@ -63,6 +64,7 @@ __all__ = ["TrainConfig", "Trainer", "main"]
 
 CHECKPOINT_FORMAT: Final = "catsack-table-checkpoint/1"
 EVAL_SEED: Final = 900_000  # the quick evaluation's deals never come from the training generators
+MAX_MARGIN_WEIGHT: Final = 10.0  # beyond it the win share hardly counts in the return
 EVAL_TABLES: Final = ("value", "persona")
 
 
@@ -115,6 +117,7 @@ class TrainConfig:
     loss_value: float = 0.5
     loss_belief: float = 0.2
     loss_behaviour: float = 0.5
+    margin_weight: float = MARGIN_WEIGHT  # the margin term of the return the learner maximises (mixed_return)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -130,7 +133,15 @@ class TrainConfig:
 
     def league(self) -> LeagueConfig:
         return LeagueConfig(
-            dict(self.roles), self.sitting, self.switch, self.same, self.hard, self.epsilon, self.behaviour, self.lanes
+            dict(self.roles),
+            self.sitting,
+            self.switch,
+            self.same,
+            self.hard,
+            self.epsilon,
+            self.behaviour,
+            self.lanes,
+            self.margin_weight,
         )
 
 
@@ -645,6 +656,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "in its seat",
     )
     p.add_argument("--epsilon", type=float, default=d.epsilon)
+    p.add_argument(
+        "--margin-weight", type=float, default=d.margin_weight,
+        help="weight of the margin (over 20 points) beside the win share in the learner's return",
+    )  # fmt: skip
     p.add_argument("--behaviour", type=float, default=d.behaviour, help="share of others' decisions kept")
     p.add_argument("--lanes", type=int, default=d.lanes)
     p.add_argument("--snapshot-every", type=int, default=d.snapshot_every)
@@ -672,6 +687,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--export", type=Path, default=None, help="write the weights here (.npz, float16)")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
+    if not 0.0 <= args.margin_weight <= MAX_MARGIN_WEIGHT:
+        print(f"error: --margin-weight must lie in 0..{MAX_MARGIN_WEIGHT:g}, not {args.margin_weight}", file=sys.stderr)
+        return 2
     try:
         if args.resume is not None:
             trainer = Trainer.load(args.resume, games=args.games, actors=args.actors)
@@ -693,6 +711,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 pool_size=args.pool_size,
                 pool_rank=args.pool_rank,
                 epsilon=args.epsilon,
+                margin_weight=args.margin_weight,
                 behaviour=args.behaviour,
                 lanes=args.lanes,
                 chunks=args.chunks,

@@ -37,11 +37,10 @@ MARGIN_WEIGHT: Final = 0.1  # weight of margin / MARGIN_SCALE in the policy's re
 LOSS_WEIGHTS: Final = {"win": 1.0, "margin": 0.5, "q": 1.0}
 
 
-def mixed_return(win: npt.ArrayLike, margin: npt.ArrayLike) -> F32:
-    """The return the policy maximises: win share plus a small margin term that breaks near-ties."""
-    out: F32 = (np.asarray(win, np.float32) + MARGIN_WEIGHT * np.asarray(margin, np.float32) / MARGIN_SCALE).astype(
-        np.float32
-    )
+def mixed_return(win: npt.ArrayLike, margin: npt.ArrayLike, weight: float = MARGIN_WEIGHT) -> F32:
+    """The return the policy maximises: win share plus ``weight`` times the margin over :data:`MARGIN_SCALE` (by
+    default a small term that breaks near-ties)."""
+    out: F32 = (np.asarray(win, np.float32) + weight * np.asarray(margin, np.float32) / MARGIN_SCALE).astype(np.float32)
     return out
 
 

@@ -175,8 +175,10 @@ def verdict(out: Path, seats: Sequence[int], opponents: Sequence[str]) -> tuple[
                 continue
             m, lo, hi = data["paired"]["margin"]
             margins.append(m)
+            w, wlo, whi = data["paired"]["win"]
             lines.append(f"| fixed styles | {opp} x {n - 1} | paired margin over {data['paired_over']} "
-                         f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}] points a game |")  # fmt: skip
+                         f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}] points a game; win share {w:+.3f} [{wlo:+.3f}, "
+                         f"{whi:+.3f}] |")  # fmt: skip
             if hi < 0:
                 failures.append(f"behind the default against {opp} at {n} seats ({m:+.1f} [{lo:+.1f}, {hi:+.1f}])")
     if margins:

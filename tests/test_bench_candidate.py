@@ -37,6 +37,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     assert exploited["games"] == 4 and "2048 games" in exploited["budget"]
     printed = capsys.readouterr().out
     assert "| exploiter |" in printed and "| reader | one heuristic among three, 4 games |" in printed
+    assert "paired margin over expert:weights=expert-v3 +0.0 [+0.0, +0.0] points a game; win share +0.000" in printed
     assert code == (0 if printed.rstrip().endswith("passes") else 1)
 
     # a second run plays nothing saved again; the verdict comes from the files

@@ -5,9 +5,10 @@
     .venv/bin/python bench/held_out.py sitting expert --sittings 8 --games 2 --out DIR
     .venv/bin/python bench/held_out.py report DIR --hero expert --frozen classic [--json FILE]
 
-``--set`` picks the sealed set (``sealed.draws.SETS``): 2, the current one (default), 1, the first, which
-the league's ``open`` trait has since seen, or 3, written down later and played once. Keep each set's results
-in a folder of their own.
+``--set`` picks the sealed set (``sealed.draws.SETS``): 2 (the default, on which the main rows of the results
+table were measured), 1, the first, which the league's ``open`` trait has since seen, 3, written down later and
+played once, or 4, written down after the third was played and kept for the next candidate for the default. Keep
+each set's results in a folder of their own.
 
 ``play`` seats the bot with ``n - 1`` copies of each held-out opponent (``sealed.draws.SETS``) at ``n``
 seats, every seat presented to every bot as a person (``--hide-kinds`` of ``bench/expert_strength.py``:
@@ -299,7 +300,9 @@ def main() -> None:
     ap.add_argument("--sittings", type=int, default=8, help="sitting: sittings, each once per rotation")
     ap.add_argument("--games", type=int, default=2, help="sitting: games per sitting")
     ap.add_argument("--json", type=Path, help="report: also write the figures here")
-    ap.add_argument("--set", type=int, choices=sorted(SETS), default=CURRENT, help="the sealed set (default: current)")
+    ap.add_argument(
+        "--set", type=int, choices=sorted(SETS), default=CURRENT, help="the sealed set (default: %(default)s)"
+    )
     args = ap.parse_args()
     sealed.register()
     seats_list = [int(s) for s in args.seats.split(",")]

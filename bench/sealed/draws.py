@@ -11,9 +11,9 @@ hand-written styles (``sealed.styles.SECOND``) that neither space has a paramete
 once (``expert-v3`` and one candidate on the same deals): draws of the whole space, and hand-written styles
 (``sealed.styles.THIRD``) whose errors are of judgement (a row judged by its face-up cards, dogs forgotten,
 prices anchored on the last sale). The **fourth** (:data:`FOURTH_SEED`) was written down after the third set had
-been played and before any training that follows it: draws of the whole space, and hand-written styles
-(``sealed.styles.FOURTH``) that overrate their own card, count cards instead of adding them, or make the last
-rival for a row pay.
+been played and before any training that follows it, and has been played once (``expert-v3`` and one candidate
+on the same deals): draws of the whole space, and hand-written styles (``sealed.styles.FOURTH``) that overrate
+their own card, count cards instead of adding them, or make the last rival for a row pay.
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.
@@ -55,5 +55,5 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     4: (("sealed:endow", "sealed:headcount", "sealed:spoiler", *draw_specs(seed=FOURTH_SEED)), "sealed:relay"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. Sets 1 to 3 have been played; the fourth has not.
+#: so that their recorded commands repeat. All four have been played.
 CURRENT = 2

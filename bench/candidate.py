@@ -1,10 +1,11 @@
-"""The gate trained weights pass before they become the default ``expert``: fixed styles, an exploiter, a reader.
+"""The gate trained weights pass before they become the default ``expert``: fixed styles, an exploiter, a reader,
+the default itself.
 
     .venv/bin/python bench/candidate.py WEIGHTS --out DIR [--options OPTS] [--default WEIGHTS] [--seats 4]
 
 ``WEIGHTS`` is a table-weights file written by ``python -m catsack.learn.league_train --export`` (or a
 shipped name); ``--options`` adds the expert's search options to the candidate (``opponents=persona``: the
-shipped weights with another opponent model are a candidate too). Three checks, each a table of duplicate
+shipped weights with another opponent model are a candidate too). Four checks, each a table of duplicate
 deals with every seat presented as a person (``--hide-kinds``); each is saved to ``DIR`` as it ends, so a
 stopped run goes on with the next one and ``--report`` prints the verdict from ``DIR`` alone:
 
@@ -22,17 +23,23 @@ stopped run goes on with the next one and ``--report`` prints the verdict from `
    players at its table) among three of the candidate, ``--reader-games`` games, and the same deals with
    three of the default expert instead (the paired arm; it is the same for every candidate, so it is kept in
    ``--default-arms`` and played once): the reader's win share, and its paired margin against the candidate
-   over against the default, with a bootstrap CI over deals.
+   over against the default, with a bootstrap CI over deals;
+4. **head to head**: the candidate and the default at one table with the heuristic bot and a persona
+   (``--h2h-games``, every deal once per seating, both orders round the table, seed 5): the candidate's win
+   share (R22, ties split) minus the default's in the same games, with a bootstrap CI over deals. A network can
+   score more points than the default against every fixed style and still win fewer of the games the two play
+   together.
 
 The verdict: **passes** when no fixed-style table's interval lies below zero and their mean is not below
-zero, the exploiter gains at most ``+0.03`` (the target of docs/bots.md) and the reader's paired margin's
-interval does not lie above zero (the reader gains no more against the candidate than against the default).
+zero, the exploiter gains at most ``+0.03`` (the target of docs/bots.md), the reader's paired margin's
+interval does not lie above zero (the reader gains no more against the candidate than against the default) and
+the head-to-head win-share gap's interval does not lie below zero.
 A win share alone is too noisy for the reader: 64 games give about ±0.15 around the fair share, and pairing
 the deals takes out the deals' luck. Training longer against a league of fixed players can make a network
 better against them and worse against players who adapt to it; checks 2 and 3 are the cheapest measures of
 that, and none of the three reads the sealed sets of ``bench/held_out.py`` (their seeds differ from it:
 ``--seed`` 90 for the styles, 7 and 1 for the exploiter, 1 for the reader). Cost on one core at four seats
-with the defaults: about 5, 4 and 20 minutes, and 20 more for the reader's paired arm the first time.
+with the defaults: about 5, 4, 20 and 8 minutes, and 20 more for the reader's paired arm the first time.
 """
 
 from __future__ import annotations
@@ -57,6 +64,8 @@ from catsack.tournament import GameResult, TournamentConfig, TournamentError
 
 OPPONENTS = ("persona", "style:dumper", "style:liar", "style:bluff", "heuristic", "dmc", "persona:thrift=0.8")
 EXPLOIT_GAIN = 0.03  # the most an exploiter may gain over the fair share
+H2H_OTHERS = ("heuristic", "persona")  # the head-to-head table's other two seats
+H2H_SEED = 5
 
 
 def expert(weights: str) -> str:
@@ -128,6 +137,13 @@ def run(args: argparse.Namespace) -> None:
         default = default_arm(args.default_arms, replace(config, bots=(args.reader, *[expert(args.default)] * 3)))
         save(path, {**es.table_figures(bots, 1, games), "seed": 1, "paired_over": expert(args.default),
                     "paired": es.paired_figures(args.reader, bots, games, default)})  # fmt: skip
+    path = out / "h2h.json"
+    if not path.exists():
+        bots = (hero, expert(args.default), *H2H_OTHERS)
+        config = TournamentConfig(bots, games=args.h2h_games, seed=H2H_SEED, seating="both", hide_kinds=True)
+        games = es.play(config, None, 1, progress_line(bots, args.h2h_games))
+        save(path, {**es.table_figures(bots, H2H_SEED, games), "seed": H2H_SEED,
+                    "win_gap": list(es.win_gap(games, 0, 1))})  # fmt: skip
 
 
 def default_arm(folder: Path, config: TournamentConfig) -> list[GameResult]:
@@ -215,6 +231,16 @@ def verdict(out: Path, seats: Sequence[int], opponents: Sequence[str]) -> tuple[
             if lo > 0:
                 failures.append(f"one {reader} gains more against the candidate than against the default "
                                 f"({m:+.1f} [{lo:+.1f}, {hi:+.1f}] points a game)")  # fmt: skip
+    data = load(out / "h2h.json")
+    if data is None:
+        missing.append("the head-to-head table")
+    else:
+        g, lo, hi = data["win_gap"]
+        lines.append(f"| head to head | {', '.join(data['bots'])}, both orders, {data['games']} games | the "
+                     f"candidate's win share minus the default's {g:+.3f} [{lo:+.3f}, {hi:+.3f}] |")  # fmt: skip
+        if hi < 0:
+            failures.append(f"the default wins more often than the candidate at one table ({g:+.3f} [{lo:+.3f}, "
+                            f"{hi:+.3f}])")  # fmt: skip
     failures += [f"not measured: {m}" for m in missing]
     return lines, failures
 
@@ -237,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--exploit-deals", type=int, default=48)
     ap.add_argument("--reader", default="classic", help="the adaptive player seated among three of the candidate")
     ap.add_argument("--reader-games", type=int, default=128, help="a multiple of 4")
+    ap.add_argument("--h2h-games", type=int, default=512, help="the head-to-head table's games, a multiple of 8")
     ap.add_argument(
         "--default-arms",
         type=Path,
@@ -256,6 +283,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.default_arms = args.out.resolve().parent / "default-arms"
     if args.reader_games < 4 or args.reader_games % 4:
         ap.error("--reader-games must be a positive multiple of 4 (one game per rotation of a deal)")
+    if args.h2h_games < 8 or args.h2h_games % 8:
+        ap.error("--h2h-games must be a positive multiple of 8 (one game per seating of a deal, both orders)")
     if args.options:
         try:
             parse_agent(args.options)

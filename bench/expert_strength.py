@@ -383,6 +383,16 @@ def paired_figures(
     }
 
 
+def win_gap(games: list[GameResult], first: int, other: int) -> tuple[float, float, float]:
+    """The win share (R22, ties split) of the seat holding entry ``first`` of the table's bots minus that of the
+    seat holding entry ``other``, in the same games, with a bootstrap CI over deals."""
+    by_deal: dict[int, list[float]] = defaultdict(list)
+    for res in games:
+        share = [1.0 / len(res.winners) if s in res.winners else 0.0 for s in range(len(res.entries))]
+        by_deal[res.deal].append(share[res.entries.index(first)] - share[res.entries.index(other)])
+    return boot_mean(list(by_deal.values()))
+
+
 def print_paired(
     first: str, other: str, bots: Sequence[str], games: list[GameResult], paired: list[GameResult]
 ) -> None:

@@ -12,7 +12,8 @@ from bench_modules import load_bench
 candidate = load_bench("candidate")
 
 SMALL = ["--opponents", "heuristic", "--deals", "1", "--exploit-games", "2048", "--exploit-deals", "1",
-         "--reader", "heuristic", "--reader-games", "4", "--h2h-games", "8"]  # fmt: skip
+         "--reader", "heuristic", "--reader-games", "4", "--h2h-games", "8",
+         "--h2h-fourth", "heuristic"]  # fmt: skip
 
 
 def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -22,7 +23,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     assert files == [
         "exploit.json",
         "exploiter.json",
-        "h2h.json",
+        "h2h__heuristic.json",
         "reader.json",
         "styles__heuristic__4.json",
     ]  # exploiter: its weights
@@ -35,7 +36,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     (arm,) = (tmp_path / "default-arms").glob("*.json")
     assert arm.name == "heuristic__expert-weights=expert-v3__4__seed1.json"
     # the candidate and the default at one table, both orders: the same network against itself
-    h2h = json.loads((out / "h2h.json").read_text())
+    h2h = json.loads((out / "h2h__heuristic.json").read_text())
     assert h2h["games"] == 8 and h2h["bots"][:2] == ["expert:weights=expert-v3"] * 2 and -1 <= h2h["win_gap"][0] <= 1
     exploited = json.loads((out / "exploit.json").read_text())
     assert exploited["games"] == 4 and "2048 games" in exploited["budget"]
@@ -61,14 +62,17 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     (out / "styles__heuristic__4.json").write_text(json.dumps(styles))
     (out / "exploit.json").unlink()
     h2h["win_gap"] = [-0.2, -0.3, -0.1]
-    (out / "h2h.json").write_text(json.dumps(h2h))
+    (out / "h2h__heuristic.json").write_text(json.dumps(h2h))
     capsys.readouterr()
     assert candidate.main(["expert-v3", "--out", str(out), "--report", *SMALL]) == 1
     printed = capsys.readouterr().out
     assert "one heuristic gains more against the candidate than against the default (+3.0 [+1.0, +5.0]" in printed
     assert "behind the default against heuristic at 4 seats (-3.0 [-5.0, -1.0])" in printed
     assert "not measured: the exploiter" in printed
-    assert "the default wins more often than the candidate at one table (-0.200 [-0.300, -0.100])" in printed
+    assert (
+        "the default wins more often than the candidate at the table with heuristic (-0.200 [-0.300, -0.100])"
+        in printed
+    )
 
 
 @pytest.mark.parametrize(

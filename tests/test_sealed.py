@@ -13,6 +13,7 @@ import pytest
 import catsack
 from catsack.bots import make_bot
 from catsack.bots.base import BOT_KINDS, play_game
+from catsack.bots.heuristic import seat_money
 from catsack.cards import Card
 from catsack.game import Game
 from catsack.moves import BID, PASS_MOVE, PLACE, Move
@@ -22,8 +23,17 @@ from redeal import redealt_views
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 import sealed  # noqa: E402
-from sealed.draws import CURRENT, FIRST_SEED, FOURTH_SEED, SECOND_SEED, SETS, THIRD_SEED, draw_specs  # noqa: E402
-from sealed.styles import FIRST, FOURTH, SECOND, STYLES, THIRD  # noqa: E402
+from sealed.draws import (  # noqa: E402
+    CURRENT,
+    FIFTH_SEED,
+    FIRST_SEED,
+    FOURTH_SEED,
+    SECOND_SEED,
+    SETS,
+    THIRD_SEED,
+    draw_specs,
+)
+from sealed.styles import FIFTH, FIRST, FOURTH, SECOND, STYLES, THIRD  # noqa: E402
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
 MEASURING = {"held_out.py"}
@@ -58,16 +68,22 @@ def test_no_training_or_tuning_code_imports_the_sealed_set() -> None:
 
 def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
-    assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay"
-    numbered = ((1, FIRST, FIRST_SEED), (2, SECOND, SECOND_SEED), (3, THIRD, THIRD_SEED), (4, FOURTH, FOURTH_SEED))
+    assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
+    numbered = (
+        (1, FIRST, FIRST_SEED),
+        (2, SECOND, SECOND_SEED),
+        (3, THIRD, THIRD_SEED),
+        (4, FOURTH, FOURTH_SEED),
+        (5, FIFTH, FIFTH_SEED),
+    )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
         styles = [o.removeprefix("sealed:") for o in opponents if o.startswith("sealed:")]
         assert len(styles) >= 3 and set(styles) | {sitting.removeprefix("sealed:")} == set(names)
         draws = [o for o in opponents if o.startswith("persona:")]
         assert [d.removesuffix("+open=0") for d in draws] == draw_specs(seed=seed)
-    assert len(set(STYLES)) == len(FIRST) + len(SECOND) + len(THIRD) + len(FOURTH)  # no style in two sets
-    assert len({seed for _, _, seed in numbered}) == 4
+    assert len(set(STYLES)) == sum(len(names) for _, names, _ in numbered)  # no style in two sets
+    assert len({seed for _, _, seed in numbered}) == len(numbered)
 
 
 def test_the_first_sets_draws_are_the_players_they_were() -> None:
@@ -112,7 +128,7 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay"])
+@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn"])
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")
@@ -191,3 +207,30 @@ def test_headcount_passes_a_row_whose_count_is_not_above_zero() -> None:
     low = [(v, m) for v, m, _ in chosen if count(v) <= 0]
     assert low and all(m == PASS_MOVE for _, m in low)
     assert any(m != h for _, m, h in chosen)
+
+
+def test_copycat_follows_the_player_before_it_and_skeptic_distrusts_hidden_cards() -> None:
+    views = _auction_views(4, 12)
+    for style in ("copycat", "rich"):
+        chosen = _choices(style, views)
+        assert any(m.kind == BID and h == PASS_MOVE for _, m, h in chosen)  # it bids on where the heuristic stops
+        assert all(m.kind != BID or h == PASS_MOVE or m.amount == h.amount for _, m, h in chosen)
+    followed = _choices("copycat", views)
+    assert all(m == h for v, m, h in followed if v.passed[((v.seat or 0) - 1) % v.seats])
+    richest = _choices("rich", views)
+    money = {id(v): seat_money(v) for v, _, _ in richest}
+    poorer = [
+        (v, m, h)
+        for v, m, h in richest
+        if any(x >= money[id(v)][v.seat or 0] for s, x in enumerate(money[id(v)]) if s != v.seat)
+    ]
+    assert poorer and all(m == h for _, m, h in poorer)
+
+    skeptic = _choices("skeptic", views)
+
+    def hidden(v: View) -> int:
+        return sum(1 for rc in v.row if rc.card is None and rc.owner not in (None, v.seat))
+
+    assert all(m == h for v, m, h in skeptic if hidden(v) == 0)
+    assert any(m != h for v, m, h in skeptic if hidden(v) > 0)
+    assert all(not (m.kind == BID and h == PASS_MOVE) for _, m, h in skeptic)  # it never bids where the heuristic stops

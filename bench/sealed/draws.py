@@ -1,6 +1,6 @@
 """The sealed parameter draws: personas of the league's own space, drawn from seeds no training or tuning uses.
 
-Four sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
+Five sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
 ``expert-v3`` trained against; its draws are pinned to ``open=0`` (the trait added later) so they stay the
 players they were. Its hand-written ``jumper`` was the one opponent the learned expert stayed behind the
 heuristic bot against, and the league's ``open`` trait was written after that result: the first set is
@@ -13,7 +13,10 @@ once (``expert-v3`` and one candidate on the same deals): draws of the whole spa
 prices anchored on the last sale). The **fourth** (:data:`FOURTH_SEED`) was written down after the third set had
 been played and before any training that follows it, and has been played once (``expert-v3`` and one candidate
 on the same deals): draws of the whole space, and hand-written styles (``sealed.styles.FOURTH``) that overrate
-their own card, count cards instead of adding them, or make the last rival for a row pay.
+their own card, count cards instead of adding them, or make the last rival for a row pay. The **fifth**
+(:data:`FIFTH_SEED`) was written down after the fourth had been played and before any candidate was measured on
+it: draws of the whole space, and hand-written styles (``sealed.styles.FIFTH``) that follow a neighbour, distrust
+the cards they cannot see, or spend because they are the richest.
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.
@@ -23,12 +26,13 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["CURRENT", "FIRST_SEED", "FOURTH_SEED", "SECOND_SEED", "SETS", "THIRD_SEED", "draw_specs"]
+__all__ = ["CURRENT", "FIFTH_SEED", "FIRST_SEED", "FOURTH_SEED", "SECOND_SEED", "SETS", "THIRD_SEED", "draw_specs"]
 
 FIRST_SEED = 8_141_927
 SECOND_SEED = 9_680_708
 THIRD_SEED = 6_204_513
 FOURTH_SEED = 2_923_730
+FIFTH_SEED = 2_382_691
 
 
 def draw_specs(count: int = 4, seed: int = SECOND_SEED, pin: str = "") -> list[str]:
@@ -53,7 +57,8 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     2: (("sealed:herd", "sealed:sniper", "sealed:rhythm", *draw_specs()), "sealed:drifter"),
     3: (("sealed:surface", "sealed:dogblind", "sealed:anchor", *draw_specs(seed=THIRD_SEED)), "sealed:echo"),
     4: (("sealed:endow", "sealed:headcount", "sealed:spoiler", *draw_specs(seed=FOURTH_SEED)), "sealed:relay"),
+    5: (("sealed:copycat", "sealed:skeptic", "sealed:rich", *draw_specs(seed=FIFTH_SEED)), "sealed:turn"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. All four have been played.
+#: so that their recorded commands repeat. Sets 1 to 4 have been played.
 CURRENT = 2

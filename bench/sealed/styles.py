@@ -63,6 +63,20 @@ misjudges what it owns and counts instead of adding, and fights the last rival f
             from the second game on
 =========== ==================================================================================
 
+The fifth set (:data:`FIFTH`), written down after the fourth set had been played and before any candidate was
+measured on it, follows a neighbour, distrusts what it cannot see, or spends because it is the richest:
+
+=========== ==================================================================================
+``copycat`` follows the player before it: while that player is still in the auction it raises a mouse
+            at a time up to 3 over its own limit; once that player has passed, the heuristic's rule
+``skeptic`` expects 3 points less than the heuristic's estimate from each face-down card of another
+            player in the row
+``rich``    while it holds more mice than every other player, raises a mouse at a time up to 4 over
+            its limit; otherwise the heuristic's rule
+``turn``    the heuristic's rule in a sitting's first game, ``copycat`` and ``rich`` together from the
+            second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -85,13 +99,14 @@ from catsack.cards import Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import View
 
-__all__ = ["FIRST", "FOURTH", "SECOND", "STYLES", "THIRD", "SealedBot"]
+__all__ = ["FIFTH", "FIRST", "FOURTH", "SECOND", "STYLES", "THIRD", "SealedBot"]
 
 FIRST = ("grudge", "jumper", "tilt", "counter", "turncoat")
 SECOND = ("herd", "sniper", "rhythm", "drifter")
 THIRD = ("surface", "dogblind", "anchor", "echo")
 FOURTH = ("endow", "headcount", "spoiler", "relay")
-STYLES = FIRST + SECOND + THIRD + FOURTH
+FIFTH = ("copycat", "skeptic", "rich", "turn")
+STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -105,6 +120,9 @@ RHYTHM_OVER = 3.0
 ANCHOR_OVER = 2
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
+COPYCAT_OVER = 3.0
+SKEPTIC_SHIFT = 3.0
+RICH_OVER = 4.0
 
 
 def _scores(view: View) -> list[int]:
@@ -149,6 +167,8 @@ class SealedBot(Bot):
             return "heuristic" if self.games <= 1 else "echoed"
         if self.style == "relay":
             return "heuristic" if self.games <= 1 else "relayed"
+        if self.style == "turn":
+            return "heuristic" if self.games <= 1 else "turned5"
         return self.style
 
     def choose(self, view: View) -> Move:
@@ -205,6 +225,9 @@ class SealedBot(Bot):
         worth = row_worth(view)
         if mode in ("endow", "relayed"):
             return worth + _own_card_bonus(view)
+        if mode == "skeptic":
+            hidden = sum(1 for rc in view.row if rc.card is None and rc.owner not in (None, view.seat))
+            return worth - SKEPTIC_SHIFT * hidden
         if self.style != "counter":
             return worth
         assert view.seat is not None
@@ -251,6 +274,12 @@ class SealedBot(Bot):
             limit = max(limit, min(view.high_bid + 1, limit + HERD_OVER))
         if mode in ("spoiler", "relayed") and others_in == 1 and view.high_bidder not in (None, view.seat):
             limit += SPOILER_OVER  # the last rival for the row pays for it
+        if mode in ("copycat", "turned5") and not view.passed[(view.seat - 1) % view.seats]:
+            limit += COPYCAT_OVER  # the player before it is still in: follow it
+        if mode in ("rich", "turned5"):
+            money = seat_money(view)
+            if all(money[view.seat] > m for s, m in enumerate(money) if s != view.seat):
+                limit += RICH_OVER
         most = legal[-2].amount  # all its money (R12)
         if mode in ("sniper", "drifted"):
             if others_in == 1:

@@ -15,7 +15,7 @@ been played and before any training that follows it, and has been played once (`
 on the same deals): draws of the whole space, and hand-written styles (``sealed.styles.FOURTH``) that overrate
 their own card, count cards instead of adding them, or make the last rival for a row pay. The **fifth**
 (:data:`FIFTH_SEED`) was written down after the fourth had been played and before any candidate was measured on
-it: draws of the whole space, and hand-written styles (``sealed.styles.FIFTH``) that follow a neighbour, distrust
+it, and has been played once (``expert-v3`` and one candidate on the same deals): draws of the whole space, and hand-written styles (``sealed.styles.FIFTH``) that follow a neighbour, distrust
 the cards they cannot see, or spend because they are the richest.
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
@@ -60,5 +60,5 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     5: (("sealed:copycat", "sealed:skeptic", "sealed:rich", *draw_specs(seed=FIFTH_SEED)), "sealed:turn"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. Sets 1 to 4 have been played.
+#: so that their recorded commands repeat. All five have been played.
 CURRENT = 2

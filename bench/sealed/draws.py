@@ -15,8 +15,9 @@ been played and before any training that follows it, and has been played once (`
 on the same deals): draws of the whole space, and hand-written styles (``sealed.styles.FOURTH``) that overrate
 their own card, count cards instead of adding them, or make the last rival for a row pay. The **fifth**
 (:data:`FIFTH_SEED`) was written down after the fourth had been played and before any candidate was measured on
-it, and has been played once (``expert-v3`` and one candidate on the same deals): draws of the whole space, and hand-written styles (``sealed.styles.FIFTH``) that follow a neighbour, distrust
-the cards they cannot see, or spend because they are the richest.
+it, and has been played once (``expert-v3`` and one candidate on the same deals): draws of the whole space,
+and hand-written styles (``sealed.styles.FIFTH``) that follow a neighbour, distrust the cards they cannot see,
+or spend because they are the richest.
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.

@@ -217,14 +217,13 @@ def test_copycat_follows_the_player_before_it_and_skeptic_distrusts_hidden_cards
         assert all(m.kind != BID or h == PASS_MOVE or m.amount == h.amount for _, m, h in chosen)
     followed = _choices("copycat", views)
     assert all(m == h for v, m, h in followed if v.passed[((v.seat or 0) - 1) % v.seats])
-    richest = _choices("rich", views)
-    money = {id(v): seat_money(v) for v, _, _ in richest}
-    poorer = [
-        (v, m, h)
-        for v, m, h in richest
-        if any(x >= money[id(v)][v.seat or 0] for s, x in enumerate(money[id(v)]) if s != v.seat)
-    ]
-    assert poorer and all(m == h for _, m, h in poorer)
+
+    def richest(v: View) -> bool:
+        money = seat_money(v)
+        return all(money[v.seat or 0] > x for s, x in enumerate(money) if s != v.seat)
+
+    poorer = [(m, h) for v, m, h in _choices("rich", views) if not richest(v)]
+    assert poorer and all(m == h for m, h in poorer)
 
     skeptic = _choices("skeptic", views)
 

@@ -118,6 +118,8 @@ HERD_OVER = 4.0
 SNIPER_UNDER = 3.0
 RHYTHM_OVER = 3.0
 ANCHOR_OVER = 2
+#: The sitting opponents: the heuristic's rule in a sitting's first game, this mode from the second on.
+SITTING_MODES = {"turncoat": "turned", "drifter": "drifted", "echo": "echoed", "relay": "relayed", "turn": "followed"}
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
 COPYCAT_OVER = 3.0
@@ -159,17 +161,10 @@ class SealedBot(Bot):
         self.games += 1
 
     def _mode(self) -> str:
-        if self.style == "turncoat":
-            return "heuristic" if self.games <= 1 else "turned"
-        if self.style == "drifter":
-            return "heuristic" if self.games <= 1 else "drifted"
-        if self.style == "echo":
-            return "heuristic" if self.games <= 1 else "echoed"
-        if self.style == "relay":
-            return "heuristic" if self.games <= 1 else "relayed"
-        if self.style == "turn":
-            return "heuristic" if self.games <= 1 else "turned5"
-        return self.style
+        later = SITTING_MODES.get(self.style)
+        if later is None:
+            return self.style
+        return "heuristic" if self.games <= 1 else later
 
     def choose(self, view: View) -> Move:
         only = forced_move(view)
@@ -225,7 +220,7 @@ class SealedBot(Bot):
         worth = row_worth(view)
         if mode in ("endow", "relayed"):
             return worth + _own_card_bonus(view)
-        if mode == "skeptic":
+        if mode == "skeptic":  # the others' face-down cards (R10, R23)
             hidden = sum(1 for rc in view.row if rc.card is None and rc.owner not in (None, view.seat))
             return worth - SKEPTIC_SHIFT * hidden
         if self.style != "counter":
@@ -273,11 +268,11 @@ class SealedBot(Bot):
         if mode in ("herd", "drifted") and view.high_bidder not in (None, view.seat) and others_in >= 2:
             limit = max(limit, min(view.high_bid + 1, limit + HERD_OVER))
         if mode in ("spoiler", "relayed") and others_in == 1 and view.high_bidder not in (None, view.seat):
-            limit += SPOILER_OVER  # the last rival for the row pays for it
-        if mode in ("copycat", "turned5") and not view.passed[(view.seat - 1) % view.seats]:
-            limit += COPYCAT_OVER  # the player before it is still in: follow it
-        if mode in ("rich", "turned5"):
-            money = seat_money(view)
+            limit += SPOILER_OVER  # the last rival for the row (R15: the next pass ends it) pays for it
+        if mode in ("copycat", "followed") and not view.passed[(view.seat - 1) % view.seats]:
+            limit += COPYCAT_OVER  # the player who spoke before it (R12: clockwise) is still in: follow it
+        if mode in ("rich", "followed"):
+            money = seat_money(view)  # every payment is public (R24)
             if all(money[view.seat] > m for s, m in enumerate(money) if s != view.seat):
                 limit += RICH_OVER
         most = legal[-2].amount  # all its money (R12)

@@ -388,6 +388,7 @@ class ExpertAgent(Bot):
             self.weights = _weights(self.options.weights)
         except ValueError as exc:
             raise BotSpecError(f"expert: {exc}") from exc
+        self.margin_weight = margin_weight(self.weights)  # the return the network was trained for
         self.rng = np.random.default_rng(seed)
         self.sitting: Sitting | None = None
         self.seen: View | None = None  # the last view of this game (read into the sitting at the next reset)
@@ -453,7 +454,7 @@ class ExpertAgent(Bot):
             top=o.top,
             opponents=o.opponents,
             rounds=o.rounds,
-            margin_weight=margin_weight(self.weights),
+            margin_weight=self.margin_weight,
         )
 
 

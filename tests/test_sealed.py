@@ -30,10 +30,11 @@ from sealed.draws import (  # noqa: E402
     FOURTH_SEED,
     SECOND_SEED,
     SETS,
+    SIXTH_SEED,
     THIRD_SEED,
     draw_specs,
 )
-from sealed.styles import FIFTH, FIRST, FOURTH, SECOND, STYLES, THIRD  # noqa: E402
+from sealed.styles import FIFTH, FIRST, FOURTH, SECOND, SIXTH, STYLES, THIRD  # noqa: E402
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
 MEASURING = {"held_out.py"}
@@ -69,12 +70,14 @@ def test_no_training_or_tuning_code_imports_the_sealed_set() -> None:
 def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
     assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
+    assert SETS[6][1] == "sealed:swing"
     numbered = (
         (1, FIRST, FIRST_SEED),
         (2, SECOND, SECOND_SEED),
         (3, THIRD, THIRD_SEED),
         (4, FOURTH, FOURTH_SEED),
         (5, FIFTH, FIFTH_SEED),
+        (6, SIXTH, SIXTH_SEED),
     )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
@@ -128,7 +131,7 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn"])
+@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn", "swing"])
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")
@@ -233,3 +236,58 @@ def test_copycat_follows_the_player_before_it_and_skeptic_distrusts_hidden_cards
     assert all(m == h for v, m, h in skeptic if hidden(v) == 0)
     assert any(m != h for v, m, h in skeptic if hidden(v) > 0)
     assert all(not (m.kind == BID and h == PASS_MOVE) for _, m, h in skeptic)  # it never bids where the heuristic stops
+
+
+def _own_bids(view: View) -> int:
+    """The viewer's bids in this round so far (R12)."""
+    out = 0
+    placements = 0
+    for s, text in reversed(view.history):
+        if text.startswith("place"):
+            placements += 1
+            if placements == view.seats:
+                break
+        elif s == view.seat and text.startswith("bid"):
+            out += 1
+    return out
+
+
+def test_escalate_raises_its_limit_only_after_bids_of_its_own() -> None:
+    chosen = _choices("escalate", _auction_views(4, 12))
+    fresh = [(m, h) for v, m, h in chosen if _own_bids(v) == 0]
+    again = [(v, m, h) for v, m, h in chosen if _own_bids(v) > 0]
+    assert fresh and again and all(m == h for m, h in fresh)  # no bid of its own yet: the heuristic's rule
+    assert any(m.kind == BID and h == PASS_MOVE for _, m, h in again)  # it goes on where the heuristic stops
+    assert all(not (h.kind == BID and m == PASS_MOVE) for _, m, h in again)  # it never stops sooner
+
+
+def test_hot_bids_over_after_buying_and_under_after_a_dry_spell() -> None:
+    chosen = _choices("hot", _auction_views(4, 12))
+
+    def streak(v: View) -> int:
+        bought = [r.buyer == v.seat for r in v.rounds]
+        if bought and bought[-1]:
+            return 1
+        return -1 if len(bought) >= 2 and not any(bought[-2:]) else 0
+
+    assert all(m == h for v, m, h in chosen if streak(v) == 0)
+    hot = [(m, h) for v, m, h in chosen if streak(v) == 1]
+    cold = [(m, h) for v, m, h in chosen if streak(v) == -1]
+    assert hot and cold
+    assert any(m.kind == BID and h == PASS_MOVE for m, h in hot)
+    assert all(m.kind == BID or h == PASS_MOVE for m, h in hot)  # it never stops sooner after buying
+    assert any(m == PASS_MOVE and h.kind == BID for m, h in cold)
+    assert all(m.kind != BID or h.kind == BID for m, h in cold)
+
+
+def test_spite_bids_on_only_against_the_last_buyer() -> None:
+    chosen = _choices("spite", _auction_views(4, 12))
+
+    def chasing(v: View) -> bool:
+        last = v.rounds[-1].buyer if v.rounds else None
+        return last is not None and last != v.seat and v.high_bidder == last
+
+    assert all(m == h for v, m, h in chosen if not chasing(v))
+    against = [(v, m, h) for v, m, h in chosen if chasing(v)]
+    assert any(m.kind == BID and h == PASS_MOVE for _, m, h in against)
+    assert all(m.kind != BID or m.amount == v.high_bid + 1 or m == h for v, m, h in against)  # a mouse at a time

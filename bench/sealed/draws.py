@@ -1,6 +1,6 @@
 """The sealed parameter draws: personas of the league's own space, drawn from seeds no training or tuning uses.
 
-Five sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
+Six sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
 ``expert-v3`` trained against; its draws are pinned to ``open=0`` (the trait added later) so they stay the
 players they were. Its hand-written ``jumper`` was the one opponent the learned expert stayed behind the
 heuristic bot against, and the league's ``open`` trait was written after that result: the first set is
@@ -17,7 +17,10 @@ their own card, count cards instead of adding them, or make the last rival for a
 (:data:`FIFTH_SEED`) was written down after the fourth had been played and before any candidate was measured on
 it, and has been played once (``expert-v3`` and one candidate on the same deals): draws of the whole space,
 and hand-written styles (``sealed.styles.FIFTH``) that follow a neighbour, distrust the cards they cannot see,
-or spend because they are the richest.
+or spend because they are the richest. The **sixth** (:data:`SIXTH_SEED`) was written down after the fifth had been
+played and before any training that follows it: draws of the whole space, and hand-written styles
+(``sealed.styles.SIXTH``) whose bids follow the auction's own past (bids already made, a row just bought, the
+last buyer).
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.
@@ -27,13 +30,24 @@ from __future__ import annotations
 
 import random
 
-__all__ = ["CURRENT", "FIFTH_SEED", "FIRST_SEED", "FOURTH_SEED", "SECOND_SEED", "SETS", "THIRD_SEED", "draw_specs"]
+__all__ = [
+    "CURRENT",
+    "FIFTH_SEED",
+    "FIRST_SEED",
+    "FOURTH_SEED",
+    "SECOND_SEED",
+    "SETS",
+    "SIXTH_SEED",
+    "THIRD_SEED",
+    "draw_specs",
+]
 
 FIRST_SEED = 8_141_927
 SECOND_SEED = 9_680_708
 THIRD_SEED = 6_204_513
 FOURTH_SEED = 2_923_730
 FIFTH_SEED = 2_382_691
+SIXTH_SEED = 4_395_176
 
 
 def draw_specs(count: int = 4, seed: int = SECOND_SEED, pin: str = "") -> list[str]:
@@ -59,7 +73,8 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     3: (("sealed:surface", "sealed:dogblind", "sealed:anchor", *draw_specs(seed=THIRD_SEED)), "sealed:echo"),
     4: (("sealed:endow", "sealed:headcount", "sealed:spoiler", *draw_specs(seed=FOURTH_SEED)), "sealed:relay"),
     5: (("sealed:copycat", "sealed:skeptic", "sealed:rich", *draw_specs(seed=FIFTH_SEED)), "sealed:turn"),
+    6: (("sealed:escalate", "sealed:hot", "sealed:spite", *draw_specs(seed=SIXTH_SEED)), "sealed:swing"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. All five have been played.
+#: so that their recorded commands repeat. The first five have been played; the sixth has not.
 CURRENT = 2

@@ -77,6 +77,21 @@ measured on it, follows a neighbour, distrusts what it cannot see, or spends bec
             second game on
 =========== ==================================================================================
 
+The sixth set (:data:`SIXTH`), written down after the fifth set had been played and before any training that
+follows it, lets the auction's own past drive its bids: what it has already bid, whether it just bought, who
+just bought:
+
+=========== ==================================================================================
+``escalate`` throws good money after bad: each bid it has already made in this auction raises its
+            limit by 1, up to 4 over the heuristic's limit
+``hot``     believes in streaks: in the round after it bought a row it bids up to 3 over its limit;
+            after two or more rounds in a row without buying, 2 under it
+``spite``   chases the last buyer: while the player who bought the previous round's row (not itself)
+            holds the high bid, it raises a mouse at a time up to 4 over its limit
+``swing``   the heuristic's rule in a sitting's first game, ``escalate`` and ``hot`` together from the
+            second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -99,14 +114,15 @@ from catsack.cards import Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import View
 
-__all__ = ["FIFTH", "FIRST", "FOURTH", "SECOND", "STYLES", "THIRD", "SealedBot"]
+__all__ = ["FIFTH", "FIRST", "FOURTH", "SECOND", "SIXTH", "STYLES", "THIRD", "SealedBot"]
 
 FIRST = ("grudge", "jumper", "tilt", "counter", "turncoat")
 SECOND = ("herd", "sniper", "rhythm", "drifter")
 THIRD = ("surface", "dogblind", "anchor", "echo")
 FOURTH = ("endow", "headcount", "spoiler", "relay")
 FIFTH = ("copycat", "skeptic", "rich", "turn")
-STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH
+SIXTH = ("escalate", "hot", "spite", "swing")
+STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -119,12 +135,25 @@ SNIPER_UNDER = 3.0
 RHYTHM_OVER = 3.0
 ANCHOR_OVER = 2
 #: The sitting opponents: the heuristic's rule in a sitting's first game, this mode from the second on.
-SITTING_MODES = {"turncoat": "turned", "drifter": "drifted", "echo": "echoed", "relay": "relayed", "turn": "followed"}
+SITTING_MODES = {
+    "turncoat": "turned",
+    "drifter": "drifted",
+    "echo": "echoed",
+    "relay": "relayed",
+    "turn": "followed",
+    "swing": "swung",
+}
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
 COPYCAT_OVER = 3.0
 SKEPTIC_SHIFT = 3.0
 RICH_OVER = 4.0
+ESCALATE_STEP = 1.0
+ESCALATE_MOST = 4.0
+HOT_OVER = 3.0
+COLD_UNDER = 2.0
+COLD_ROUNDS = 2
+SPITE_OVER = 4.0
 
 
 def _scores(view: View) -> list[int]:
@@ -275,6 +304,15 @@ class SealedBot(Bot):
             money = seat_money(view)  # every payment is public (R24)
             if all(money[view.seat] > m for s, m in enumerate(money) if s != view.seat):
                 limit += RICH_OVER
+        if mode in ("escalate", "swung"):  # its own bids so far this round (R12: each one a total offer)
+            made = sum(1 for s, t in self._this_round(view) if s == view.seat and t.startswith("bid"))
+            limit += min(ESCALATE_STEP * made, ESCALATE_MOST)
+        if mode in ("hot", "swung"):
+            limit += _streak(view)
+        if mode == "spite" and view.rounds:
+            last = view.rounds[-1].buyer  # the previous round's buyer (R17), public (R23)
+            if last is not None and last != view.seat and view.high_bidder == last:
+                limit += SPITE_OVER
         most = legal[-2].amount  # all its money (R12)
         if mode in ("sniper", "drifted"):
             if others_in == 1:
@@ -339,3 +377,14 @@ def _headcount_worth(view: View) -> float:
             continue
         total += HEADCOUNT_POINTS if card.is_cat and card.points > 0 else -HEADCOUNT_POINTS
     return total
+
+
+def _streak(view: View) -> float:
+    """What ``hot`` adds to its limit: :data:`HOT_OVER` in the round after it bought a row (R17), minus
+    :data:`COLD_UNDER` after :data:`COLD_ROUNDS` or more rounds in a row without buying, else 0."""
+    rounds = view.rounds
+    if rounds and rounds[-1].buyer == view.seat:
+        return HOT_OVER
+    if len(rounds) >= COLD_ROUNDS and all(r.buyer != view.seat for r in rounds[-COLD_ROUNDS:]):
+        return -COLD_UNDER
+    return 0.0

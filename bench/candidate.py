@@ -31,7 +31,8 @@ stopped run goes on with the next one and ``--report`` prints the verdict from `
    against every fixed style and still win fewer of the games the two play together.
 
 The verdict: **passes** when no fixed-style table's interval lies below zero and their mean is not below
-zero, the exploiter gains at most ``+0.03`` (the target of docs/bots.md), the reader's paired margin's
+zero, in points and in wins alike (a network can take more points from a style and win fewer games against it),
+the exploiter gains at most ``+0.03`` (the target of docs/bots.md), the reader's paired margin's
 interval does not lie above zero (the reader gains no more against the candidate than against the default) and
 no head-to-head win-share gap's interval lies below zero.
 A win share alone is too noisy for the reader: 64 games give about ±0.15 around the fair share, and pairing
@@ -191,6 +192,7 @@ def verdict(
     lines = ["| check | table | figure [95 % CI] |", "|---|---|---|"]
     failures: list[str] = []
     margins: list[float] = []
+    wins: list[float] = []  # paired win shares (R22, ties split)
     missing: list[str] = []
     for n in seats:
         for opp in opponents:
@@ -204,13 +206,21 @@ def verdict(
             lines.append(f"| fixed styles | {opp} x {n - 1} | paired margin over {data['paired_over']} "
                          f"{m:+.1f} [{lo:+.1f}, {hi:+.1f}] points a game; win share {w:+.3f} [{wlo:+.3f}, "
                          f"{whi:+.3f}] |")  # fmt: skip
+            wins.append(w)
             if hi < 0:
                 failures.append(f"behind the default against {opp} at {n} seats ({m:+.1f} [{lo:+.1f}, {hi:+.1f}])")
+            if whi < 0:
+                failures.append(f"fewer wins than the default against {opp} at {n} seats "
+                                f"({w:+.3f} [{wlo:+.3f}, {whi:+.3f}])")  # fmt: skip
     if margins:
         mean = sum(margins) / len(margins)
-        lines.append(f"| fixed styles | mean of {len(margins)} tables | {mean:+.2f} |")
+        share = sum(wins) / len(wins)
+        lines.append(f"| fixed styles | mean of {len(margins)} tables | {mean:+.2f} points a game; win share "
+                     f"{share:+.3f} |")  # fmt: skip
         if mean < 0:
             failures.append(f"the fixed-style tables' mean paired margin is below zero ({mean:+.2f})")
+        if share < 0:
+            failures.append(f"the fixed-style tables' mean paired win share is below zero ({share:+.3f})")
     data = load(out / "exploit.json")
     if data is None:
         missing.append("the exploiter")

@@ -59,6 +59,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     reader["paired"]["margin"] = [3.0, 1.0, 5.0]
     (out / "reader.json").write_text(json.dumps(reader))
     styles["paired"]["margin"] = [-3.0, -5.0, -1.0]
+    styles["paired"]["win"] = [-0.25, -0.4, -0.1]
     (out / "styles__heuristic__4.json").write_text(json.dumps(styles))
     (out / "exploit.json").unlink()
     h2h["win_gap"] = [-0.2, -0.3, -0.1]
@@ -68,7 +69,22 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     printed = capsys.readouterr().out
     assert "one heuristic gains more against the candidate than against the default (+3.0 [+1.0, +5.0]" in printed
     assert "behind the default against heuristic at 4 seats (-3.0 [-5.0, -1.0])" in printed
+    assert "fewer wins than the default against heuristic at 4 seats (-0.250 [-0.400, -0.100])" in printed
+    assert (
+        "mean paired margin is below zero (-3.00)" in printed
+        and "mean paired win share is below zero (-0.250)" in printed
+    )
     assert "not measured: the exploiter" in printed
+
+    # more points and fewer wins: the wins alone fail it
+    styles["paired"]["margin"] = [2.0, 0.5, 3.5]
+    styles["paired"]["win"] = [-0.05, -0.15, 0.05]
+    (out / "styles__heuristic__4.json").write_text(json.dumps(styles))
+    capsys.readouterr()
+    candidate.main(["expert-v3", "--out", str(out), "--report", *SMALL])
+    printed = capsys.readouterr().out
+    assert "behind the default against" not in printed and "fewer wins than the default against" not in printed
+    assert "mean paired win share is below zero (-0.050)" in printed and "mean paired margin" not in printed
     assert (
         "the default wins more often than the candidate at the table with heuristic (-0.200 [-0.300, -0.100])"
         in printed

@@ -229,7 +229,10 @@ def fmt(t: tuple[float, float, float], digits: int = 2, sign: bool = True) -> st
 def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_json: Path | None, number: int) -> None:
     rows = []
     print(f"{hero} against sealed set {number}, kinds hidden (paired: the same deals and seatings)")
-    print("opponent | seats | deals | win share [CI] | paired margin over heuristic [CI] | over frozen [CI]")
+    print(
+        "opponent | seats | deals | win share [CI] | paired margin over heuristic [CI] | paired win share over "
+        "heuristic [CI] | over frozen [CI]"
+    )
     for seats in seats_list:
         for opponent in SETS[number][0]:
             row = figures(out, hero, frozen, opponent, seats)
@@ -237,9 +240,10 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
                 continue
             rows.append(row)
             over_h = fmt(row["over_heuristic"]["margin"]) if "over_heuristic" in row else "-"
+            win_h = fmt(row["over_heuristic"]["win"], 3) if "over_heuristic" in row else "-"
             over_f = fmt(row["over_frozen"]["margin"]) if "over_frozen" in row else "-"
             print(
-                f"{opponent} | {seats} | {row['deals']} | {fmt(row['win'], 3, False)} | {over_h} | {over_f}"
+                f"{opponent} | {seats} | {row['deals']} | {fmt(row['win'], 3, False)} | {over_h} | {win_h} | {over_f}"
                 + (f" (frozen wins {row['frozen_win'][0]:.3f})" if "frozen_win" in row else "")
             )
     mixed = []
@@ -262,6 +266,8 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
     if met:
         ok = sum(1 for r in met if r["over_heuristic"]["margin"][1] > 0)
         print(f"target, 4 seats: paired margin over heuristic above zero with its CI: {ok} of {len(met)} opponents")
+        wins = sum(1 for r in met if r["over_heuristic"]["win"][2] >= 0)
+        print(f"4 seats: paired win share over heuristic not below zero with its CI: {wins} of {len(met)} opponents")
     for s in (3, 5):
         these = [r for r in rows if r["seats"] == s and "over_heuristic" in r]
         if these:

@@ -64,6 +64,8 @@ def held_out_rows(r: dict[str, Any]) -> list[tuple[str, str, str]]:
         fig = f"win share {ci(row['win'], 3, False)}"
         if "over_heuristic" in row:
             fig += f"; paired margin over `heuristic` {ci(row['over_heuristic']['margin'])}"
+            if "win" in row["over_heuristic"]:
+                fig += f", win share {ci(row['over_heuristic']['win'], 3)}"
         if "over_frozen" in row and frozen:
             over = row["over_frozen"]
             fig += f"; over `{frozen}` {ci(over['margin'])}"

@@ -37,6 +37,9 @@ def test_a_table_is_saved_resumed_paired_and_reported(tmp_path: Path, capsys: py
     held_out.report(tmp_path, "random", "heuristic", [4], tmp_path / "f.json", 1)  # jumper is of the first set
     out = capsys.readouterr().out
     assert "sealed set 1" in out and "sealed:jumper | 4 | 2 |" in out
+    win = row["over_heuristic"]["win"]
+    assert f"| {win[0]:+.3f} [{win[1]:+.3f}, {win[2]:+.3f}] |" in out  # the paired win share beside the margin
+    assert "paired win share over heuristic not below zero with its CI: " in out
     report = json.loads((tmp_path / "f.json").read_text())
     assert report["set"] == 1 and report["rows"][0]["opponent"] == "sealed:jumper"
     held_out.report(tmp_path, "random", "heuristic", [4], None, 2)  # the second set has no jumper: no rows

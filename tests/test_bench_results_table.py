@@ -95,3 +95,16 @@ def test_an_exploiter_row_states_its_budget(tmp_path: Path) -> None:
     (row,) = results_table.table(tmp_path).splitlines()[2:]
     assert "trained for 40,960 games" in row and "gain over the fair share +0.050 [-0.050, +0.150]" in row
     assert "paired over `expert` in its seat +0.020" in row
+
+
+def test_a_held_out_row_shows_the_paired_win_share_beside_the_margin(tmp_path: Path) -> None:
+    row = {"opponent": "sealed:herd", "seats": 4, "deals": 2, "games": 8, "win": [0.9, 0.8, 1.0],
+           "over_heuristic": {"margin": [-3.0, -5.0, -1.0], "win": [-0.125, -0.25, 0.0]}}  # fmt: skip
+    data = {"kind": "held_out", "command": "python bench/held_out.py report d --hero expert --set 2 --json f.json",
+            "load": [1.0, 1.0, 1.0], "set": 2, "hero": "expert", "frozen": None, "rows": [row], "mixed": [],
+            "sitting": None}  # fmt: skip
+    (tmp_path / "h.json").write_text(json.dumps(data))
+    lines = results_table.table(tmp_path).splitlines()
+    assert len(lines) == 3
+    assert "`expert`, sealed set 2: `sealed:herd` ×3 (2 deals, kinds hidden)" in lines[2]
+    assert "paired margin over `heuristic` -3.00 [-5.00, -1.00], win share -0.125 [-0.250, +0.000]" in lines[2]

@@ -18,9 +18,9 @@ their own card, count cards instead of adding them, or make the last rival for a
 it, and has been played once (``expert-v3`` and one candidate on the same deals): draws of the whole space,
 and hand-written styles (``sealed.styles.FIFTH``) that follow a neighbour, distrust the cards they cannot see,
 or spend because they are the richest. The **sixth** (:data:`SIXTH_SEED`) was written down after the fifth had been
-played and before any training that follows it: draws of the whole space, and hand-written styles
-(``sealed.styles.SIXTH``) whose bids follow the auction's own past (bids already made, a row just bought, the
-last buyer).
+played and before any training that follows it, and has been played once (``expert-v3`` alone: no candidate of
+that training passed the gate): draws of the whole space, and hand-written styles (``sealed.styles.SIXTH``) whose
+bids follow the auction's own past (bids already made, a row just bought, the last buyer).
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.
@@ -76,5 +76,5 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     6: (("sealed:escalate", "sealed:hot", "sealed:spite", *draw_specs(seed=SIXTH_SEED)), "sealed:swing"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. The first five have been played; the sixth has not.
+#: so that their recorded commands repeat. All six have been played.
 CURRENT = 2

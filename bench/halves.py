@@ -7,8 +7,9 @@ player in every seat, the opponents' seeds fixed by deal and seat, every seat pr
 ``BOT``, ``BOT`` bidding with ``BASE``'s placements (R10), and ``BASE`` bidding with ``BOT``'s placements. Each
 line: the player's win share (R22, ties split), its paired score over ``BASE`` in the same seat of the same deal
 with a 95 % bootstrap interval over deals, and a game's rows bought: how many, what they held for their buyer
-(the points kept after the dogs, R16) and what they cost (R17). When neither mixed player closes the gap, both
-halves lose points; when one does, that half is where they go.
+(the points kept after the dogs, R16) and what they cost (R17), and how many of its bids raised the high bid by
+more than one mouse (against players who let rows go, a jump only raises its own price). When neither mixed
+player closes the gap, both halves lose points; when one does, that half is where they go.
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ class Seat:
     rows: int
     worth: int
     price: int
+    bids: int
+    jumps: int  # bids more than one mouse over the high bid (R12)
 
 
 def play(player: Callable[[], Bot], against: str, seats: int, deals: int, seed: int) -> list[Seat]:
@@ -78,9 +81,26 @@ def play(player: Callable[[], Bot], against: str, seats: int, deals: int, seed: 
                     rows=len(bought),
                     worth=sum(kept_value([int(c) for c in r.row]) for r in bought),
                     price=sum(r.price or 0 for r in bought),
+                    **steps(g.view(seat).history, seat),
                 )
             )
     return out
+
+
+def steps(history: Sequence[tuple[int, str]], seat: int) -> dict[str, int]:
+    """``seat``'s bids in a finished game's history, and how many raised the high bid by more than one mouse."""
+    bids = jumps = 0
+    high = 0
+    for s, text in history:
+        if text.startswith("place"):
+            high = 0  # a new round's row (R10): no bid yet
+        elif text.startswith("bid"):
+            amount = int(text.split()[1])
+            if s == seat:
+                bids += 1
+                jumps += amount - high > 1
+            high = amount
+    return {"bids": bids, "jumps": jumps}
 
 
 def line(name: str, games: list[Seat], base: list[Seat]) -> str:
@@ -93,7 +113,8 @@ def line(name: str, games: list[Seat], base: list[Seat]) -> str:
     return (
         f"{name}: win share {sum(g.win for g in games) / n:.3f}; paired score {m:+.1f} [{lo:+.1f}, {hi:+.1f}] a "
         f"game; rows bought {sum(g.rows for g in games) / n:.2f} a game, holding {sum(g.worth for g in games) / n:.1f} "
-        f"points for {sum(g.price for g in games) / n:.1f} mice"
+        f"points for {sum(g.price for g in games) / n:.1f} mice; {sum(g.jumps for g in games)} of its "
+        f"{sum(g.bids for g in games)} bids more than one mouse over the high bid"
     )
 
 

@@ -47,7 +47,11 @@ def test_each_player_is_paired_over_the_base_on_the_same_deals(capsys: pytest.Ca
     assert all("paired score" in ln and "rows bought" in ln for ln in lines[2:])
     seats = halves.play(lambda: make_bot("random", seed=1), "heuristic", 4, 2, 5)
     assert [s.deal for s in seats] == [0, 0, 0, 0, 1, 1, 1, 1]
-    assert all(s.rows >= 0 and s.price >= 0 for s in seats)
+    assert all(s.rows >= 0 and s.price >= 0 and 0 <= s.jumps <= s.bids for s in seats)
+    history = [(0, "place +3"), (1, "place -5"), (1, "bid 1"), (0, "bid 3"), (1, "bid 4"), (0, "pass"),
+               (0, "place +8"), (1, "place +2"), (0, "bid 2"), (1, "pass")]  # fmt: skip
+    assert halves.steps(history, 0) == {"bids": 2, "jumps": 2}  # 1 -> 3, and a new round's opening bid of 2
+    assert halves.steps(history, 1) == {"bids": 2, "jumps": 0}
 
 
 def test_bad_arguments_are_named(capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,7 +25,6 @@ import expert_strength as es  # a sibling script: the bootstrap over deals
 
 from catsack.bots import make_bot
 from catsack.bots.base import Bot, BotSpecError, play_game
-from catsack.bots.heuristic import kept_value
 from catsack.game import Game
 from catsack.moves import PLACE, Move
 from catsack.view import View
@@ -79,7 +78,7 @@ def play(player: Callable[[], Bot], against: str, seats: int, deals: int, seed: 
                     score=g.scores()[seat],
                     win=1.0 / len(winners) if seat in winners else 0.0,
                     rows=len(bought),
-                    worth=sum(kept_value([int(c) for c in r.row]) for r in bought),
+                    worth=sum(c.points for r in bought for c in r.won),  # what each buyer kept (R16, R17)
                     price=sum(r.price or 0 for r in bought),
                     **steps(g.view(seat).history, seat),
                 )

@@ -13,7 +13,7 @@ import pytest
 import catsack
 from catsack.bots import make_bot
 from catsack.bots.base import BOT_KINDS, play_game
-from catsack.bots.heuristic import seat_money
+from catsack.bots.heuristic import row_masks, seat_money, values_with_each_card
 from catsack.cards import Card
 from catsack.game import Game
 from catsack.moves import BID, PASS_MOVE, PLACE, Move
@@ -30,11 +30,12 @@ from sealed.draws import (  # noqa: E402
     FOURTH_SEED,
     SECOND_SEED,
     SETS,
+    SEVENTH_SEED,
     SIXTH_SEED,
     THIRD_SEED,
     draw_specs,
 )
-from sealed.styles import FIFTH, FIRST, FOURTH, SECOND, SIXTH, STYLES, THIRD  # noqa: E402
+from sealed.styles import FIFTH, FIRST, FOURTH, SECOND, SEVENTH, SIXTH, STYLES, THIRD  # noqa: E402
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
 MEASURING = {"held_out.py"}
@@ -70,7 +71,7 @@ def test_no_training_or_tuning_code_imports_the_sealed_set() -> None:
 def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
     assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
-    assert SETS[6][1] == "sealed:swing"
+    assert SETS[6][1] == "sealed:swing" and SETS[7][1] == "sealed:pivot"
     numbered = (
         (1, FIRST, FIRST_SEED),
         (2, SECOND, SECOND_SEED),
@@ -78,6 +79,7 @@ def test_each_set_holds_styles_and_draws() -> None:
         (4, FOURTH, FOURTH_SEED),
         (5, FIFTH, FIFTH_SEED),
         (6, SIXTH, SIXTH_SEED),
+        (7, SEVENTH, SEVENTH_SEED),
     )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
@@ -131,7 +133,7 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn", "swing"])
+@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot"])
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")
@@ -291,3 +293,79 @@ def test_spite_bids_on_only_against_the_last_buyer() -> None:
     against = [(v, m, h) for v, m, h in chosen if chasing(v)]
     assert any(m.kind == BID and h == PASS_MOVE for _, m, h in against)
     assert all(m.kind != BID or m.amount == v.high_bid + 1 or m == h for v, m, h in against)  # a mouse at a time
+
+
+def _views(seats: int, games: int) -> list[View]:
+    """The views of every decision with a choice (placing and bidding) in ``games`` games of heuristic bots."""
+    out: list[View] = []
+    bots = [make_bot("heuristic", seed=s) for s in range(seats)]
+    for k in range(games):
+        g = Game.new(seats, seed=300 + k)
+        for s, b in enumerate(bots):
+            b.reset(s, seats)
+        while not g.is_over:
+            s = g.to_move
+            assert s is not None
+            view = g.view(s)
+            if len(view.legal) > 1 and view.phase != "last choice":
+                out.append(view)
+            g.play(bots[s].choose(view))
+    return out
+
+
+def test_quota_and_cashout_sit_out_only_once_full_or_late() -> None:
+    views = _views(4, 16)
+
+    def bought(v: View) -> int:
+        return sum(1 for r in v.rounds if r.buyer == v.seat)
+
+    for style, aside in (("quota", lambda v: bought(v) >= 3), ("cashout", lambda v: v.round >= 7)):
+        chosen = _choices(style, views)
+        assert all(m == h for v, m, h in chosen if not aside(v))  # the heuristic's rule until then
+        out = [(v, m, h) for v, m, h in chosen if aside(v)]
+        assert out and any(m != h for _, m, h in out)
+        assert all(m == PASS_MOVE for v, m, _ in out if v.legal[0].kind != PLACE)  # passes at once
+        placed = [(v, m) for v, m, _ in out if v.legal[0].kind == PLACE and v.start != v.seat]
+        assert placed
+        for v, m in placed:  # its worst card: none of its others leaves the row worse for a buyer (R16)
+            with_card = values_with_each_card(row_masks(v))
+            assert with_card[m.arg] == min(with_card[x.arg] for x in v.legal)
+
+
+def test_nerve_passes_after_a_jump_of_another_player() -> None:
+    views: list[View] = []
+    bots = [make_bot("heuristic" if s % 2 == 0 else "persona:open=1", seed=s) for s in range(4)]  # they open high
+    for k in range(12):
+        g = Game.new(4, seed=500 + k)
+        for s, b in enumerate(bots):
+            b.reset(s, 4)
+        while not g.is_over:
+            s = g.to_move
+            assert s is not None
+            view = g.view(s)
+            if view.legal[0].kind != PLACE and len(view.legal) > 1 and view.phase != "last choice":
+                views.append(view)
+            g.play(bots[s].choose(view))
+    chosen = _choices("nerve", views)
+
+    def jumped(v: View) -> bool:
+        high, placements, moves = 0, 0, []
+        for s, text in reversed(v.history):
+            if text.startswith("place"):
+                placements += 1
+                if placements == v.seats:
+                    break
+            else:
+                moves.append((s, text))
+        for s, text in reversed(moves):
+            if text.startswith("bid"):
+                amount = int(text.split()[1])
+                if s != v.seat and amount - high >= 2:
+                    return True
+                high = amount
+        return False
+
+    frightened = [(m, h) for v, m, h in chosen if jumped(v)]
+    assert frightened and all(m == PASS_MOVE for m, _ in frightened)
+    assert any(h.kind == BID for _, h in frightened)  # where the heuristic would have bid on
+    assert all(m == h for v, m, h in chosen if not jumped(v))

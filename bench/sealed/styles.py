@@ -92,6 +92,19 @@ just bought:
             second game on
 =========== ==================================================================================
 
+The seventh set (:data:`SEVENTH`), written down after the sixth set had been played and before any training that
+follows it, rations its buying, takes fright at jumps, or cashes out at the end:
+
+=========== ==================================================================================
+``quota``   buys three rows a game at most: once it has bought three, it passes at once (R13's
+            payout) and places its worst card; until then the heuristic's rule
+``nerve``   takes fright at jumps: in an auction where another player has raised the high bid by
+            two mice or more, it passes at its next turn; otherwise the heuristic's rule
+``cashout`` from round 7 on, passes at once and places its worst card; before that the heuristic's rule
+``pivot``   the heuristic's rule in a sitting's first game, ``nerve`` and ``cashout`` together from the
+            second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -114,7 +127,7 @@ from catsack.cards import Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import View
 
-__all__ = ["FIFTH", "FIRST", "FOURTH", "SECOND", "SIXTH", "STYLES", "THIRD", "SealedBot"]
+__all__ = ["FIFTH", "FIRST", "FOURTH", "SECOND", "SEVENTH", "SIXTH", "STYLES", "THIRD", "SealedBot"]
 
 FIRST = ("grudge", "jumper", "tilt", "counter", "turncoat")
 SECOND = ("herd", "sniper", "rhythm", "drifter")
@@ -122,7 +135,8 @@ THIRD = ("surface", "dogblind", "anchor", "echo")
 FOURTH = ("endow", "headcount", "spoiler", "relay")
 FIFTH = ("copycat", "skeptic", "rich", "turn")
 SIXTH = ("escalate", "hot", "spite", "swing")
-STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH
+SEVENTH = ("quota", "nerve", "cashout", "pivot")
+STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -142,6 +156,7 @@ SITTING_MODES = {
     "relay": "relayed",
     "turn": "followed",
     "swing": "swung",
+    "pivot": "pivoted",
 }
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
@@ -154,6 +169,8 @@ HOT_OVER = 3.0
 COLD_UNDER = 2.0
 COLD_ROUNDS = 2
 SPITE_OVER = 4.0
+QUOTA_ROWS = 3
+CASHOUT_ROUND = 7
 
 
 def _scores(view: View) -> list[int]:
@@ -234,6 +251,8 @@ class SealedBot(Bot):
                 return worst
         if mode == "rhythm":
             return worst if view.round % 2 == 0 else best
+        if _stands_aside(mode, view):
+            return worst
         return best if buyer else worst
 
     # ------------------------------------------------------------------ bidding (R12-R15)
@@ -285,6 +304,10 @@ class SealedBot(Bot):
             if leader is not None and view.high_bidder == leader and others_in >= 2:
                 limit += GRUDGE_OVER
         if legal[0].kind != BID:
+            return PASS_MOVE
+        if _stands_aside(mode, view):
+            return PASS_MOVE  # R13: out of the round, the payout taken
+        if mode in ("nerve", "pivoted") and _jumped(self._this_round(view), view.seat):
             return PASS_MOVE
         if mode == "rhythm":
             if view.round % 2 == 0:
@@ -388,3 +411,23 @@ def _streak(view: View) -> float:
     if len(rounds) >= COLD_ROUNDS and all(r.buyer != view.seat for r in rounds[-COLD_ROUNDS:]):
         return -COLD_UNDER
     return 0.0
+
+
+def _stands_aside(mode: str, view: View) -> bool:
+    """Whether ``quota`` (:data:`QUOTA_ROWS` rows bought, R17) or ``cashout`` (round :data:`CASHOUT_ROUND` on)
+    sits this round out."""
+    if mode == "quota":
+        return sum(1 for r in view.rounds if r.buyer == view.seat) >= QUOTA_ROWS
+    return mode in ("cashout", "pivoted") and view.round >= CASHOUT_ROUND
+
+
+def _jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
+    """Whether another player has raised the high bid by two mice or more in this round's ``moves`` (R12)."""
+    high = 0
+    for s, text in moves:
+        if text.startswith("bid"):
+            amount = int(text.split()[1])
+            if s != seat and amount - high >= 2:
+                return True
+            high = amount
+    return False

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import random
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -152,22 +153,30 @@ def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     assert any(bot.choose(v) != heuristic.choose(v) for v in moves if len(v.legal) > 1)
 
 
-def _auction_views(seats: int, games: int) -> list[View]:
-    """The views of every auction decision with a choice in ``games`` games of heuristic bots (R12-R15)."""
+def _decision_views(
+    games: int, keep: Callable[[View], bool], specs: Sequence[str] = ("heuristic",) * 4, seed: int = 100
+) -> list[View]:
+    """The views with a choice that ``keep`` keeps, of every seat in ``games`` games of ``specs`` (one a seat)."""
     out: list[View] = []
-    bots = [make_bot("heuristic", seed=s) for s in range(seats)]
+    seats = len(specs)
+    bots = [make_bot(spec, seed=s) for s, spec in enumerate(specs)]
     for k in range(games):
-        g = Game.new(seats, seed=100 + k)
+        g = Game.new(seats, seed=seed + k)
         for s, b in enumerate(bots):
             b.reset(s, seats)
         while not g.is_over:
             s = g.to_move
             assert s is not None
             view = g.view(s)
-            if view.legal[0].kind != PLACE and len(view.legal) > 1:
+            if len(view.legal) > 1 and keep(view):
                 out.append(view)
             g.play(bots[s].choose(view))
     return out
+
+
+def _auction_views(seats: int, games: int) -> list[View]:
+    """The views of every auction decision with a choice in ``games`` games of heuristic bots (R12-R15)."""
+    return _decision_views(games, lambda v: v.legal[0].kind != PLACE, ("heuristic",) * seats)
 
 
 def _others_in(view: View) -> int:
@@ -295,26 +304,8 @@ def test_spite_bids_on_only_against_the_last_buyer() -> None:
     assert all(m.kind != BID or m.amount == v.high_bid + 1 or m == h for v, m, h in against)  # a mouse at a time
 
 
-def _views(seats: int, games: int) -> list[View]:
-    """The views of every decision with a choice (placing and bidding) in ``games`` games of heuristic bots."""
-    out: list[View] = []
-    bots = [make_bot("heuristic", seed=s) for s in range(seats)]
-    for k in range(games):
-        g = Game.new(seats, seed=300 + k)
-        for s, b in enumerate(bots):
-            b.reset(s, seats)
-        while not g.is_over:
-            s = g.to_move
-            assert s is not None
-            view = g.view(s)
-            if len(view.legal) > 1 and view.phase != "last choice":
-                out.append(view)
-            g.play(bots[s].choose(view))
-    return out
-
-
 def test_quota_and_cashout_sit_out_only_once_full_or_late() -> None:
-    views = _views(4, 16)
+    views = _decision_views(16, lambda v: v.phase != "last choice", seed=300)  # placing and bidding
 
     def bought(v: View) -> int:
         return sum(1 for r in v.rounds if r.buyer == v.seat)
@@ -333,19 +324,8 @@ def test_quota_and_cashout_sit_out_only_once_full_or_late() -> None:
 
 
 def test_nerve_passes_after_a_jump_of_another_player() -> None:
-    views: list[View] = []
-    bots = [make_bot("heuristic" if s % 2 == 0 else "persona:open=1", seed=s) for s in range(4)]  # they open high
-    for k in range(12):
-        g = Game.new(4, seed=500 + k)
-        for s, b in enumerate(bots):
-            b.reset(s, 4)
-        while not g.is_over:
-            s = g.to_move
-            assert s is not None
-            view = g.view(s)
-            if view.legal[0].kind != PLACE and len(view.legal) > 1 and view.phase != "last choice":
-                views.append(view)
-            g.play(bots[s].choose(view))
+    players = ("heuristic", "persona:open=1") * 2  # the personas open high: jumps
+    views = _decision_views(12, lambda v: v.legal[0].kind != PLACE and v.phase != "last choice", players, seed=500)
     chosen = _choices("nerve", views)
 
     def jumped(v: View) -> bool:

@@ -26,7 +26,7 @@ import expert_strength as es  # a sibling script: the bootstrap over deals
 from catsack.bots import make_bot
 from catsack.bots.base import Bot, BotSpecError, play_game
 from catsack.game import Game
-from catsack.moves import PLACE, Move
+from catsack.moves import PLACE, Move, parse_move
 from catsack.view import View
 
 
@@ -91,10 +91,10 @@ def steps(history: Sequence[tuple[int, str]], seat: int) -> dict[str, int]:
     bids = jumps = 0
     high = 0
     for s, text in history:
-        if text.startswith("place"):
+        if text.startswith("place"):  # another player's card may show as HIDDEN_PLACE (R23)
             high = 0  # a new round's row (R10): no bid yet
-        elif text.startswith("bid"):
-            amount = int(text.split()[1])
+        elif text.startswith("bid "):
+            amount = parse_move(text).amount
             if s == seat:
                 bids += 1
                 jumps += amount - high > 1

@@ -249,18 +249,23 @@ def test_copycat_follows_the_player_before_it_and_skeptic_distrusts_hidden_cards
     assert all(not (m.kind == BID and h == PASS_MOVE) for _, m, h in skeptic)  # it never bids where the heuristic stops
 
 
-def _own_bids(view: View) -> int:
-    """The viewer's bids in this round so far (R12)."""
-    out = 0
+def _auction_so_far(view: View) -> list[tuple[int, str]]:
+    """This round's bids and passes so far, in order (R12-R14): the history after the round's placements."""
+    moves: list[tuple[int, str]] = []
     placements = 0
     for s, text in reversed(view.history):
         if text.startswith("place"):
             placements += 1
             if placements == view.seats:
                 break
-        elif s == view.seat and text.startswith("bid"):
-            out += 1
-    return out
+        else:
+            moves.append((s, text))
+    return moves[::-1]
+
+
+def _own_bids(view: View) -> int:
+    """The viewer's bids in this round so far (R12)."""
+    return sum(1 for s, text in _auction_so_far(view) if s == view.seat and text.startswith("bid"))
 
 
 def test_escalate_raises_its_limit_only_after_bids_of_its_own() -> None:
@@ -329,15 +334,8 @@ def test_nerve_passes_after_a_jump_of_another_player() -> None:
     chosen = _choices("nerve", views)
 
     def jumped(v: View) -> bool:
-        high, placements, moves = 0, 0, []
-        for s, text in reversed(v.history):
-            if text.startswith("place"):
-                placements += 1
-                if placements == v.seats:
-                    break
-            else:
-                moves.append((s, text))
-        for s, text in reversed(moves):
+        high = 0
+        for s, text in _auction_so_far(v):
             if text.startswith("bid"):
                 amount = int(text.split()[1])
                 if s != v.seat and amount - high >= 2:

@@ -124,7 +124,7 @@ from catsack.bots.heuristic import (
     values_with_each_card,
 )
 from catsack.cards import Card
-from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
+from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid, parse_move
 from catsack.view import View
 
 __all__ = ["FIFTH", "FIRST", "FOURTH", "SECOND", "SEVENTH", "SIXTH", "STYLES", "THIRD", "SealedBot"]
@@ -425,8 +425,8 @@ def _jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
     """Whether another player has raised the high bid by two mice or more in this round's ``moves`` (R12)."""
     high = 0
     for s, text in moves:
-        if text.startswith("bid"):
-            amount = int(text.split()[1])
+        if text.startswith("bid "):  # placements may be hidden ones (R23), which are no move to parse
+            amount = parse_move(text).amount
             if s != seat and amount - high >= 2:
                 return True
             high = amount

@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 import sealed  # noqa: E402
 from sealed.draws import (  # noqa: E402
     CURRENT,
+    EIGHTH_SEED,
     FIFTH_SEED,
     FIRST_SEED,
     FOURTH_SEED,
@@ -36,7 +37,7 @@ from sealed.draws import (  # noqa: E402
     THIRD_SEED,
     draw_specs,
 )
-from sealed.styles import FIFTH, FIRST, FOURTH, SECOND, SEVENTH, SIXTH, STYLES, THIRD  # noqa: E402
+from sealed.styles import EIGHTH, FIFTH, FIRST, FOURTH, SECOND, SEVENTH, SIXTH, STYLES, THIRD  # noqa: E402
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
 MEASURING = {"held_out.py"}
@@ -72,7 +73,7 @@ def test_no_training_or_tuning_code_imports_the_sealed_set() -> None:
 def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
     assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
-    assert SETS[6][1] == "sealed:swing" and SETS[7][1] == "sealed:pivot"
+    assert SETS[6][1] == "sealed:swing" and SETS[7][1] == "sealed:pivot" and SETS[8][1] == "sealed:cycle"
     numbered = (
         (1, FIRST, FIRST_SEED),
         (2, SECOND, SECOND_SEED),
@@ -81,6 +82,7 @@ def test_each_set_holds_styles_and_draws() -> None:
         (5, FIFTH, FIFTH_SEED),
         (6, SIXTH, SIXTH_SEED),
         (7, SEVENTH, SEVENTH_SEED),
+        (8, EIGHTH, EIGHTH_SEED),
     )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
@@ -134,7 +136,7 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot"])
+@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle"])
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")
@@ -347,3 +349,52 @@ def test_nerve_passes_after_a_jump_of_another_player() -> None:
     assert frightened and all(m == PASS_MOVE for m, _ in frightened)
     assert any(h.kind == BID for _, h in frightened)  # where the heuristic would have bid on
     assert all(m == h for v, m, h in chosen if not jumped(v))
+
+
+def _lost_to(view: View) -> set[int]:
+    """The players who bought a row in an earlier round whose auction the viewer bid in (R12, R17)."""
+    out: set[int] = set()
+    history = list(view.history)
+    starts = [k for k, (_, text) in enumerate(history) if text.startswith("place")
+              and (k == 0 or not history[k - 1][1].startswith("place"))]  # fmt: skip
+    for number, result in enumerate(view.rounds):
+        end = starts[number + 1] if number + 1 < len(starts) else len(history)
+        bid_in = any(s == view.seat and text.startswith("bid") for s, text in history[starts[number] : end])
+        if bid_in and result.buyer not in (None, view.seat):
+            out.add(result.buyer)
+    return out
+
+
+def test_revenge_bids_on_only_against_a_player_who_took_a_row_from_it() -> None:
+    chosen = _choices("revenge", _auction_views(4, 16))
+    against = [(v, m, h) for v, m, h in chosen if v.high_bidder in _lost_to(v)]
+    assert against and all(m == h for v, m, h in chosen if v.high_bidder not in _lost_to(v))
+    assert any(m.kind == BID and h == PASS_MOVE for _, m, h in against)  # it raises where the heuristic stops
+    assert all(m.kind != BID or m.amount == v.high_bid + 1 for v, m, _ in against)  # a mouse at a time
+
+
+def test_collector_overrates_only_cats_of_a_value_it_holds() -> None:
+    chosen = _choices("collector", _auction_views(4, 16))
+
+    def matched(v: View) -> bool:
+        held = {c.points for c in v.won[v.seat or 0] if c.is_cat}
+        return any(rc.card is not None and rc.card.is_cat and rc.card.points in held for rc in v.row)
+
+    assert all(m == h for v, m, h in chosen if not matched(v))
+    pairs = [(m, h) for v, m, h in chosen if matched(v)]
+    assert any(m.kind == BID and h == PASS_MOVE for m, h in pairs)
+    assert all(not (m == PASS_MOVE and h.kind == BID) for m, h in pairs)  # it only ever values such a row more
+
+
+def test_kind_passes_only_while_the_last_placed_player_holds_the_high_bid() -> None:
+    chosen = _choices("kind", _auction_views(4, 16))
+
+    def bottom(v: View) -> int:
+        money = seat_money(v)
+        scores = [m + p for m, p in zip(money, v.cat_points, strict=True)]
+        return min((s for s in range(v.seats) if s != v.seat), key=lambda s: (scores[s], -s))
+
+    spared = [(m, h) for v, m, h in chosen if v.high_bidder is not None and v.high_bidder == bottom(v)]
+    assert spared and all(m == PASS_MOVE for m, _ in spared)
+    assert any(h.kind == BID for _, h in spared)  # where the heuristic would have bid on
+    assert all(m == h for v, m, h in chosen if v.high_bidder is None or v.high_bidder != bottom(v))

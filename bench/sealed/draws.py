@@ -1,6 +1,6 @@
 """The sealed parameter draws: personas of the league's own space, drawn from seeds no training or tuning uses.
 
-Seven sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
+Eight sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
 ``expert-v3`` trained against; its draws are pinned to ``open=0`` (the trait added later) so they stay the
 players they were. Its hand-written ``jumper`` was the one opponent the learned expert stayed behind the
 heuristic bot against, and the league's ``open`` trait was written after that result: the first set is
@@ -21,9 +21,13 @@ or spend because they are the richest. The **sixth** (:data:`SIXTH_SEED`) was wr
 played and before any training that follows it, and has been played once (``expert-v3`` alone: no candidate of
 that training passed the gate): draws of the whole space, and hand-written styles (``sealed.styles.SIXTH``) whose
 bids follow the auction's own past (bids already made, a row just bought, the last buyer). The **seventh**
-(:data:`SEVENTH_SEED`) was written down after the sixth had been played and before any training that follows it:
+(:data:`SEVENTH_SEED`) was written down after the sixth had been played and before any training that follows it,
+and is played once (``expert-v3`` and the one candidate of that training to pass the gate, on the same deals):
 draws of the whole space, and hand-written styles (``sealed.styles.SEVENTH``) that ration their buying, take
-fright at jumps, or cash out at the end.
+fright at jumps, or cash out at the end. The **eighth** (:data:`EIGHTH_SEED`) was written down before any figure
+of the seventh was read, and is kept sealed for the training that follows: draws of the whole space, and
+hand-written styles (``sealed.styles.EIGHTH``) that bear grudges against the players who took their rows, collect
+cats of a value they hold, or spare the last-placed player.
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.
@@ -35,6 +39,7 @@ import random
 
 __all__ = [
     "CURRENT",
+    "EIGHTH_SEED",
     "FIFTH_SEED",
     "FIRST_SEED",
     "FOURTH_SEED",
@@ -53,6 +58,7 @@ FOURTH_SEED = 2_923_730
 FIFTH_SEED = 2_382_691
 SIXTH_SEED = 4_395_176
 SEVENTH_SEED = 5_536_417
+EIGHTH_SEED = 1_009_677
 
 
 def draw_specs(count: int = 4, seed: int = SECOND_SEED, pin: str = "") -> list[str]:
@@ -80,7 +86,8 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     5: (("sealed:copycat", "sealed:skeptic", "sealed:rich", *draw_specs(seed=FIFTH_SEED)), "sealed:turn"),
     6: (("sealed:escalate", "sealed:hot", "sealed:spite", *draw_specs(seed=SIXTH_SEED)), "sealed:swing"),
     7: (("sealed:quota", "sealed:nerve", "sealed:cashout", *draw_specs(seed=SEVENTH_SEED)), "sealed:pivot"),
+    8: (("sealed:revenge", "sealed:collector", "sealed:kind", *draw_specs(seed=EIGHTH_SEED)), "sealed:cycle"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. The first six have been played; the seventh has not.
+#: so that their recorded commands repeat. The first seven have been played (or are); the eighth has not.
 CURRENT = 2

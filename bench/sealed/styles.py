@@ -105,6 +105,21 @@ follows it, rations its buying, takes fright at jumps, or cashes out at the end:
             second game on
 =========== ==================================================================================
 
+The eighth set (:data:`EIGHTH`), written down after the seventh set had been played and before any training that
+follows it, bears grudges, collects, or spares the last-placed player:
+
+=========== ==================================================================================
+``revenge`` bears a grudge against every player who bought a row it had bid for earlier in the game
+            (R17; bids are public): while one of them holds the high bid, it raises a mouse at a
+            time up to 3 over its limit
+``collector`` collects: each cat it can see in the row of a value it already holds counts 3 points
+            more than its worth (R16 otherwise)
+``kind``    spares the last-placed player: while the other player with the lowest score holds the
+            high bid, it passes; otherwise the heuristic's rule
+``cycle``   the heuristic's rule in a sitting's first game, ``revenge`` and ``collector`` together from
+            the second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -127,7 +142,7 @@ from catsack.cards import Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid, parse_move
 from catsack.view import View
 
-__all__ = ["FIFTH", "FIRST", "FOURTH", "SECOND", "SEVENTH", "SIXTH", "STYLES", "THIRD", "SealedBot"]
+__all__ = ["EIGHTH", "FIFTH", "FIRST", "FOURTH", "SECOND", "SEVENTH", "SIXTH", "STYLES", "THIRD", "SealedBot"]
 
 FIRST = ("grudge", "jumper", "tilt", "counter", "turncoat")
 SECOND = ("herd", "sniper", "rhythm", "drifter")
@@ -136,7 +151,8 @@ FOURTH = ("endow", "headcount", "spoiler", "relay")
 FIFTH = ("copycat", "skeptic", "rich", "turn")
 SIXTH = ("escalate", "hot", "spite", "swing")
 SEVENTH = ("quota", "nerve", "cashout", "pivot")
-STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH
+EIGHTH = ("revenge", "collector", "kind", "cycle")
+STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -157,6 +173,7 @@ SITTING_MODES = {
     "turn": "followed",
     "swing": "swung",
     "pivot": "pivoted",
+    "cycle": "cycled",
 }
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
@@ -171,6 +188,8 @@ COLD_ROUNDS = 2
 SPITE_OVER = 4.0
 QUOTA_ROWS = 3
 CASHOUT_ROUND = 7
+REVENGE_OVER = 3.0
+COLLECTOR_BONUS = 3.0
 
 
 def _scores(view: View) -> list[int]:
@@ -266,6 +285,8 @@ class SealedBot(Bot):
         if mode == "headcount":
             return _headcount_worth(view)
         worth = row_worth(view)
+        if mode in ("collector", "cycled"):
+            return worth + _collector_bonus(view)
         if mode in ("endow", "relayed"):
             return worth + _own_card_bonus(view)
         if mode == "skeptic":  # the others' face-down cards (R10, R23)
@@ -336,6 +357,10 @@ class SealedBot(Bot):
             last = view.rounds[-1].buyer  # the previous round's buyer (R17), public (R23)
             if last is not None and last != view.seat and view.high_bidder == last:
                 limit += SPITE_OVER
+        if mode in ("revenge", "cycled") and view.high_bidder in _grudges(view):
+            limit += REVENGE_OVER
+        if mode == "kind" and view.high_bidder is not None and view.high_bidder == _last_placed(view):
+            return PASS_MOVE  # R13: it leaves the row to the player at the bottom
         most = legal[-2].amount  # all its money (R12)
         if mode in ("sniper", "drifted"):
             if others_in == 1:
@@ -431,3 +456,40 @@ def _jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
                 return True
             high = amount
     return False
+
+
+def _collector_bonus(view: View) -> float:
+    """What ``collector`` adds to the row's estimate: :data:`COLLECTOR_BONUS` for each cat it can see in the row
+    (face up, or its own) of a value it already holds (its won pile, R17)."""
+    assert view.seat is not None
+    held = {c.points for c in view.won[view.seat] if c.is_cat}
+    seen = [rc.card for rc in view.row if rc.card is not None]
+    return COLLECTOR_BONUS * sum(1 for c in seen if c.is_cat and c.points in held)
+
+
+def _grudges(view: View) -> set[int]:
+    """The players who bought a row (R17) in an earlier round of this game in whose auction the viewer had bid."""
+    bidders: list[set[int]] = []  # per round, the seats that bid (R12; every bid is public, R23)
+    placing = False
+    for s, text in view.history:
+        if text.startswith("place"):
+            if not placing:
+                bidders.append(set())
+            placing = True
+            continue
+        placing = False
+        if text.startswith("bid") and bidders:
+            bidders[-1].add(s)
+    return {
+        r.buyer
+        for r, bid_by in zip(view.rounds, bidders, strict=False)
+        if r.buyer is not None and r.buyer != view.seat and view.seat in bid_by
+    }
+
+
+def _last_placed(view: View) -> int | None:
+    """The other seat with the lowest score (R21's count: mice and cat points; the highest seat number on ties)."""
+    assert view.seat is not None
+    scores = _scores(view)
+    others = [s for s in range(view.seats) if s != view.seat]
+    return min(others, key=lambda s: (scores[s], -s))

@@ -22,7 +22,7 @@ played and before any training that follows it, and has been played once (``expe
 that training passed the gate): draws of the whole space, and hand-written styles (``sealed.styles.SIXTH``) whose
 bids follow the auction's own past (bids already made, a row just bought, the last buyer). The **seventh**
 (:data:`SEVENTH_SEED`) was written down after the sixth had been played and before any training that follows it,
-and is played once (``expert-v3`` and the one candidate of that training to pass the gate, on the same deals):
+and has been played once (``expert-v3`` and the one candidate of that training to pass the gate, on the same deals):
 draws of the whole space, and hand-written styles (``sealed.styles.SEVENTH``) that ration their buying, take
 fright at jumps, or cash out at the end. The **eighth** (:data:`EIGHTH_SEED`) was written down before any figure
 of the seventh was read, and is kept sealed for the training that follows: draws of the whole space, and
@@ -89,5 +89,5 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     8: (("sealed:revenge", "sealed:collector", "sealed:kind", *draw_specs(seed=EIGHTH_SEED)), "sealed:cycle"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. The first seven have been played (or are); the eighth has not.
+#: so that their recorded commands repeat. The first seven have been played; the eighth has not.
 CURRENT = 2

@@ -105,8 +105,8 @@ follows it, rations its buying, takes fright at jumps, or cashes out at the end:
             second game on
 =========== ==================================================================================
 
-The eighth set (:data:`EIGHTH`), written down after the seventh set had been played and before any training that
-follows it, bears grudges, collects, or spares the last-placed player:
+The eighth set (:data:`EIGHTH`), written down before any figure of the seventh set was read and kept for the
+training that follows, bears grudges, collects, or spares the last-placed player:
 
 =========== ==================================================================================
 ``revenge`` bears a grudge against every player who bought a row it had bid for earlier in the game
@@ -487,7 +487,7 @@ def _grudges(view: View) -> set[int]:
     }
 
 
-def _last_placed(view: View) -> int | None:
+def _last_placed(view: View) -> int:
     """The other seat with the lowest score (R21's count: mice and cat points; the highest seat number on ties)."""
     assert view.seat is not None
     scores = _scores(view)

@@ -9,8 +9,11 @@ decision), ``bench/selfplay_speed.py --result`` (training throughput), ``python 
 --result`` (an exploiter's gain), ``bench/sitting.py --result`` (the games after a sitting's first). Prints one
 Markdown table, a row per figure with the command that reproduces it and the load average it ran at; with
 ``--write FILE`` it replaces the part of ``FILE`` between the lines ``<!-- results:begin -->`` and
-``<!-- results:end -->``. ``tests/test_bench_results_table.py`` checks that
-docs/bots.md holds the table of ``bench/results``.
+``<!-- results:end -->``, and where ``FILE`` has the lines ``<!-- held-out-summary:begin -->`` and
+``<!-- held-out-summary:end -->``, the part between them with the held-out sets' summary (:func:`summary`: per
+set and seat count, how many opponents the bot is ahead of the heuristic bot against and which it is behind).
+``tests/test_bench_results_table.py`` checks that docs/bots.md holds the table and the summary of
+``bench/results``.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from typing import Any
 
 BEGIN = "<!-- results:begin -->"
 END = "<!-- results:end -->"
+SUMMARY_BEGIN = "<!-- held-out-summary:begin -->"
+SUMMARY_END = "<!-- held-out-summary:end -->"
 DEFAULT = Path(__file__).resolve().parent / "results"
 
 
@@ -152,14 +157,39 @@ def table(folder: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(path: Path, text: str) -> None:
-    """Replace what lies between :data:`BEGIN` and :data:`END` in ``path`` with ``text``."""
+def summary(folder: Path) -> str:
+    """The held-out sets at a glance, from the ``held_out`` files of ``folder``: per set and seat count, the
+    opponents the bot is ahead of the heuristic bot against (paired margin's interval above zero), those it is
+    behind (interval below zero, with the margin), and its paired margin in the sitting opponent's later games."""
+    lines = [
+        "| set | bot | seats | ahead of `heuristic` | behind `heuristic` (points a game) | sitting's later games |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    sets = [json.loads(p.read_text()) for p in sorted(folder.glob("*.json"))]
+    for r in sorted((r for r in sets if r.get("kind") == "held_out"), key=lambda r: r["set"]):
+        sat = r.get("sitting")
+        for seats in sorted({row["seats"] for row in r["rows"]}):
+            rows = [row for row in r["rows"] if row["seats"] == seats and "over_heuristic" in row]
+            ahead = sum(1 for row in rows if row["over_heuristic"]["margin"][1] > 0)
+            behind = [
+                f"`{row['opponent']}` {row['over_heuristic']['margin'][0]:+.1f}"
+                for row in rows
+                if row["over_heuristic"]["margin"][2] < 0
+            ]
+            later = ci(sat["over_heuristic"]["margin"], 1) if sat and seats == 4 else ""
+            lost = ", ".join(behind) or "none"
+            lines.append(f"| {r['set']} | `{r['hero']}` | {seats} | {ahead} of {len(rows)} | {lost} | {later} |")
+    return "\n".join(lines) + "\n"
+
+
+def write(path: Path, text: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replace what lies between the lines ``begin`` and ``end`` in ``path`` with ``text``."""
     doc = path.read_text()
-    if BEGIN not in doc or END not in doc:
-        raise ValueError(f"{path} has no {BEGIN} ... {END} lines")
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    path.write_text(f"{head}{BEGIN}\n{text}{END}{tail}")
+    if begin not in doc or end not in doc:
+        raise ValueError(f"{path} has no {begin} ... {end} lines")
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    path.write_text(f"{head}{begin}\n{text}{end}{tail}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -171,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         text = table(args.folder)
         if args.write:
             write(args.write, text)
+            if SUMMARY_BEGIN in args.write.read_text():
+                write(args.write, summary(args.folder), SUMMARY_BEGIN, SUMMARY_END)
     except (ValueError, OSError, KeyError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -64,12 +64,50 @@ def test_a_file_of_another_kind_is_named(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_the_docs_table_is_the_one_the_saved_results_make() -> None:
-    """docs/bots.md's results block equals what the script makes of bench/results (after a new run:
-    ``bench/results_table.py --write docs/bots.md``)."""
+    """docs/bots.md's results block and held-out summary equal what the script makes of bench/results (after a new
+    run: ``bench/results_table.py --write docs/bots.md``)."""
     root = Path(__file__).resolve().parents[1]
     doc = (root / "docs" / "bots.md").read_text()
     block = doc.split(results_table.BEGIN, 1)[1].split(results_table.END, 1)[0]
     assert block == "\n" + results_table.table(root / "bench" / "results")
+    block = doc.split(results_table.SUMMARY_BEGIN, 1)[1].split(results_table.SUMMARY_END, 1)[0]
+    assert block == "\n" + results_table.summary(root / "bench" / "results")
+
+
+def _held_out_row(opponent: str, seats: int, margin: list[float]) -> dict[str, object]:
+    return {"opponent": opponent, "seats": seats, "deals": 16, "win": [0.5, 0.4, 0.6],
+            "over_heuristic": {"margin": margin}}  # fmt: skip
+
+
+def test_the_held_out_summary_counts_opponents_ahead_and_names_those_behind(tmp_path: Path) -> None:
+    rows = [
+        _held_out_row("sealed:a", 4, [5.0, 1.0, 9.0]),  # ahead: the interval above zero
+        _held_out_row("sealed:b", 4, [1.0, -2.0, 4.0]),  # level
+        _held_out_row("persona:draw=7", 4, [-6.0, -9.0, -3.0]),  # behind
+        _held_out_row("sealed:a", 3, [2.0, 0.5, 4.0]),
+    ]
+    sitting = {
+        "opponent": "sealed:c",
+        "sittings": 8,
+        "win": [0.9, 0.8, 1.0],
+        "over_heuristic": {"margin": [3.0, 1.0, 5.0]},
+    }
+    for number in (2, 1):  # the summary lists the sets in order, whatever the file names
+        data = {"kind": "held_out", "command": "python bench/held_out.py report", "load": [1.0], "set": number,
+                "hero": "expert", "frozen": None, "rows": rows, "mixed": [], "sitting": sitting}  # fmt: skip
+        (tmp_path / f"h{number}.json").write_text(json.dumps(data))
+    lines = results_table.summary(tmp_path).splitlines()
+    assert len(lines) == 2 + 4
+    assert lines[2] == "| 1 | `expert` | 3 | 1 of 1 | none |  |"
+    assert lines[3] == "| 1 | `expert` | 4 | 1 of 3 | `persona:draw=7` -6.0 | +3.0 [+1.0, +5.0] |"
+    assert lines[4].startswith("| 2 | `expert` | 3 |")
+    doc = tmp_path / "doc.md"
+    doc.write_text(f"{results_table.BEGIN}\n{results_table.END}\n{results_table.SUMMARY_BEGIN}\nold\n"
+                   f"{results_table.SUMMARY_END}\n")  # fmt: skip
+    assert results_table.main([str(tmp_path), "--write", str(doc)]) == 0
+    assert doc.read_text().split(results_table.SUMMARY_BEGIN)[1] == (
+        "\n" + results_table.summary(tmp_path) + results_table.SUMMARY_END + "\n"
+    )
 
 
 def test_an_exploiter_row_states_its_budget(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ stopped run goes on with the next one and ``--report`` prints the verdict from `
 
 The verdict: **passes** when no fixed-style table's interval lies below zero and their mean is not below
 zero, in points and in wins alike (a network can take more points from a style and win fewer games against it),
-the exploiter gains at most ``+0.03`` (the target of docs/bots.md), the reader's paired margin's
+the exploiter gains at most ``+0.03`` (the target of docs/results.md), the reader's paired margin's
 interval does not lie above zero (the reader gains no more against the candidate than against the default) and
 no head-to-head win-share gap's interval lies below zero.
 A win share alone is too noisy for the reader: 64 games give about ±0.15 around the fair share, and pairing

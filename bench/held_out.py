@@ -31,7 +31,7 @@ to ``DIR/<bot>__sitting.json`` after each sitting.
 ``report`` prints, per opponent and seat count: the bot's win share (R22, ties split) [95% bootstrap CI
 over deals], its paired margin over the heuristic bot in its seat, and over ``--frozen`` in its seat where
 that bot's run of the same table is saved in ``DIR`` (its games are the same deals and seatings); then the
-mixed tables. ``--json`` also writes the figures (the results table of docs/bots.md is made from such files
+mixed tables. ``--json`` also writes the figures (the results table of docs/results.md is made from such files
 by ``bench/results_table.py``).
 """
 

@@ -1,6 +1,6 @@
-"""The results table of docs/bots.md, made from saved result files so a figure cannot drift from its run.
+"""The results table of docs/results.md, made from saved result files so a figure cannot drift from its run.
 
-    .venv/bin/python bench/results_table.py [bench/results] [--write docs/bots.md]
+    .venv/bin/python bench/results_table.py [bench/results] [--write docs/results.md]
 
 Reads every ``*.json`` of the folder (default ``bench/results``), each written by a benchmark's
 ``--result`` / ``--json`` option: ``bench/expert_strength.py --result`` (a table's win shares and paired
@@ -12,7 +12,7 @@ Markdown table, a row per figure with the command that reproduces it and the loa
 ``<!-- results:end -->``, and where ``FILE`` has the lines ``<!-- held-out-summary:begin -->`` and
 ``<!-- held-out-summary:end -->``, the part between them with the held-out sets' summary (:func:`summary`: per
 set and seat count, how many opponents the bot is ahead of the heuristic bot against and which it is behind).
-``tests/test_bench_results_table.py`` checks that docs/bots.md holds the table and the summary of
+``tests/test_bench_results_table.py`` checks that docs/results.md holds the table and the summary of
 ``bench/results``.
 """
 

@@ -64,10 +64,10 @@ def test_a_file_of_another_kind_is_named(tmp_path: Path, capsys: pytest.CaptureF
 
 
 def test_the_docs_table_is_the_one_the_saved_results_make() -> None:
-    """docs/bots.md's results block and held-out summary equal what the script makes of bench/results (after a new
-    run: ``bench/results_table.py --write docs/bots.md``)."""
+    """docs/results.md's results block and held-out summary equal what the script makes of bench/results (after a new
+    run: ``bench/results_table.py --write docs/results.md``)."""
     root = Path(__file__).resolve().parents[1]
-    doc = (root / "docs" / "bots.md").read_text()
+    doc = (root / "docs" / "results.md").read_text()
     block = doc.split(results_table.BEGIN, 1)[1].split(results_table.END, 1)[0]
     assert block == "\n" + results_table.table(root / "bench" / "results")
     block = doc.split(results_table.SUMMARY_BEGIN, 1)[1].split(results_table.SUMMARY_END, 1)[0]

@@ -27,7 +27,7 @@ from catsack.setup import Setup
 log = logging.getLogger("catsack.server")
 
 #: The bot levels a table offers, weakest first (the lobby lists them in this order): Random, Simple,
-#: Easy, Normal, Strong, Expert. Easy to Strong are the expert at smaller budgets (docs/bots.md measures
+#: Easy, Normal, Strong, Expert. Easy to Strong are the expert at smaller budgets (docs/results.md measures
 #: the order). External bots run arbitrary commands and are never offered here.
 BOT_LEVELS = ("random", "heuristic", "expert:easy", "expert:normal", "expert:strong", "expert")
 #: The levels offered before the expert's budgets replaced them; a table still seats them when asked

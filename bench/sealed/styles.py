@@ -359,7 +359,7 @@ class SealedBot(Bot):
                 limit += SPITE_OVER
         if mode in ("revenge", "cycled") and view.high_bidder in _grudges(view):
             limit += REVENGE_OVER
-        if mode == "kind" and view.high_bidder is not None and view.high_bidder == _last_placed(view):
+        if mode == "kind" and view.high_bidder == _last_placed(view):  # R21's scores, public (R24)
             return PASS_MOVE  # R13: it leaves the row to the player at the bottom
         most = legal[-2].amount  # all its money (R12)
         if mode in ("sniper", "drifted"):

@@ -30,6 +30,7 @@ from sealed.draws import (  # noqa: E402
     FIFTH_SEED,
     FIRST_SEED,
     FOURTH_SEED,
+    NINTH_SEED,
     SECOND_SEED,
     SETS,
     SEVENTH_SEED,
@@ -37,7 +38,18 @@ from sealed.draws import (  # noqa: E402
     THIRD_SEED,
     draw_specs,
 )
-from sealed.styles import EIGHTH, FIFTH, FIRST, FOURTH, SECOND, SEVENTH, SIXTH, STYLES, THIRD  # noqa: E402
+from sealed.styles import (  # noqa: E402
+    EIGHTH,
+    FIFTH,
+    FIRST,
+    FOURTH,
+    NINTH,
+    SECOND,
+    SEVENTH,
+    SIXTH,
+    STYLES,
+    THIRD,
+)
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
 MEASURING = {"held_out.py"}
@@ -74,6 +86,7 @@ def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
     assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
     assert SETS[6][1] == "sealed:swing" and SETS[7][1] == "sealed:pivot" and SETS[8][1] == "sealed:cycle"
+    assert SETS[9][1] == "sealed:tide"
     numbered = (
         (1, FIRST, FIRST_SEED),
         (2, SECOND, SECOND_SEED),
@@ -83,6 +96,7 @@ def test_each_set_holds_styles_and_draws() -> None:
         (6, SIXTH, SIXTH_SEED),
         (7, SEVENTH, SEVENTH_SEED),
         (8, EIGHTH, EIGHTH_SEED),
+        (9, NINTH, NINTH_SEED),
     )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
@@ -136,7 +150,7 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle"])
+@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle", "tide"])
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")
@@ -398,3 +412,54 @@ def test_kind_passes_only_while_the_last_placed_player_holds_the_high_bid() -> N
     assert spared and all(m == PASS_MOVE for m, _ in spared)
     assert any(h.kind == BID for _, h in spared)  # where the heuristic would have bid on
     assert all(m == h for v, m, h in chosen if v.high_bidder is None or v.high_bidder != bottom(v))
+
+
+def _tell(view: View) -> int:
+    """The others' face-down cards in the row (R10) whose owners are still in having bid, minus those whose owners
+    have passed (R12, R13), read from this round's moves."""
+    moves = _auction_so_far(view)
+    passed = {s for s, text in moves if text == "pass"}
+    bid_on = {s for s, text in moves if text.startswith("bid")} - passed
+    total = 0
+    for rc in view.row:
+        if rc.card is None and rc.owner not in (None, view.seat):
+            total += 1 if rc.owner in bid_on else -1 if rc.owner in passed else 0
+    return total
+
+
+def test_tells_reads_the_others_bids_only_where_they_own_a_hidden_card() -> None:
+    chosen = _choices("tells", _auction_views(4, 16))
+    assert all(m == h for v, m, h in chosen if _tell(v) == 0)
+    up = [(m, h) for v, m, h in chosen if _tell(v) > 0]
+    down = [(m, h) for v, m, h in chosen if _tell(v) < 0]
+    assert up and down
+    assert any(m.kind == BID and h == PASS_MOVE for m, h in up)  # it bids on where the heuristic stops
+    assert all(not (m == PASS_MOVE and h.kind == BID) for m, h in up)
+    assert any(m == PASS_MOVE and h.kind == BID for m, h in down)  # and stops where the heuristic bids on
+    assert all(not (m.kind == BID and h == PASS_MOVE) for m, h in down)
+
+
+def test_patient_never_opens_an_auction() -> None:
+    views = _decision_views(16, lambda v: v.legal[0].kind != PLACE and v.phase != "last choice", seed=700)
+    chosen = _choices("patient", views)
+
+    def opened(v: View) -> bool:
+        return any(s != v.seat and text.startswith("bid") for s, text in _auction_so_far(v))
+
+    unopened = [(m, h) for v, m, h in chosen if not opened(v)]
+    assert unopened and all(m == PASS_MOVE for m, _ in unopened)
+    assert any(h.kind == BID for _, h in unopened)  # where the heuristic would have opened
+    assert all(m == h for v, m, h in chosen if opened(v))
+
+
+def test_front_places_its_best_card_early_and_its_worst_late() -> None:
+    views = _decision_views(12, lambda v: v.legal[0].kind == PLACE, seed=900)
+    chosen = _choices("front", views)
+    assert any(m != h for _, m, h in chosen)
+    early = [(v, m) for v, m, _ in chosen if v.round <= 4]
+    late = [(v, m) for v, m, _ in chosen if v.round > 4]
+    assert early and late
+    for group, pick in ((early, max), (late, min)):
+        for v, m in group:  # none of its other cards leaves the row better (early) or worse (late) for a buyer
+            with_card = values_with_each_card(row_masks(v))
+            assert with_card[m.arg] == pick(with_card[x.arg] for x in v.legal)

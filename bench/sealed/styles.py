@@ -120,6 +120,22 @@ training that follows, bears grudges, collects, or spares the last-placed player
             the second game on
 =========== ==================================================================================
 
+The ninth set (:data:`NINTH`), written down before any figure of the eighth set was read and kept for the
+training that follows, reads the others' bids as tells, never opens an auction, or spends its good cards early:
+
+=========== ==================================================================================
+``tells``   takes the others' bids for tells about their own face-down cards: each face-down card
+            in the row of another player who has bid in this auction and is still in counts 3 points
+            more, of one who has passed 3 points less (R12, R13; bids and passes are public, R23)
+``patient`` never opens an auction: while no other player has bid in it, it passes (R13's payout);
+            once one has, the heuristic's rule
+``front``   spends its good cards early: in rounds 1 to 4 it places its best card, from round 5 on
+            its worst, whatever it means to buy and as start player too (R11: its card shown);
+            bids by the heuristic's rule
+``tide``    the heuristic's rule in a sitting's first game, ``tells`` and ``front`` together from
+            the second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -142,7 +158,19 @@ from catsack.cards import Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid, parse_move
 from catsack.view import View
 
-__all__ = ["EIGHTH", "FIFTH", "FIRST", "FOURTH", "SECOND", "SEVENTH", "SIXTH", "STYLES", "THIRD", "SealedBot"]
+__all__ = [
+    "EIGHTH",
+    "FIFTH",
+    "FIRST",
+    "FOURTH",
+    "NINTH",
+    "SECOND",
+    "SEVENTH",
+    "SIXTH",
+    "STYLES",
+    "THIRD",
+    "SealedBot",
+]
 
 FIRST = ("grudge", "jumper", "tilt", "counter", "turncoat")
 SECOND = ("herd", "sniper", "rhythm", "drifter")
@@ -152,7 +180,8 @@ FIFTH = ("copycat", "skeptic", "rich", "turn")
 SIXTH = ("escalate", "hot", "spite", "swing")
 SEVENTH = ("quota", "nerve", "cashout", "pivot")
 EIGHTH = ("revenge", "collector", "kind", "cycle")
-STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH
+NINTH = ("tells", "patient", "front", "tide")
+STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -174,6 +203,7 @@ SITTING_MODES = {
     "swing": "swung",
     "pivot": "pivoted",
     "cycle": "cycled",
+    "tide": "ebbed",
 }
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
@@ -190,6 +220,8 @@ QUOTA_ROWS = 3
 CASHOUT_ROUND = 7
 REVENGE_OVER = 3.0
 COLLECTOR_BONUS = 3.0
+TELLS_SHIFT = 3.0
+FRONT_ROUNDS = 4
 
 
 def _scores(view: View) -> list[int]:
@@ -251,6 +283,8 @@ class SealedBot(Bot):
         best = max(gain, key=lambda t: (t[0], -t[1]))[2]
         worst = min(gain, key=lambda t: (t[0], t[1]))[2]
         quiet = min(gain, key=lambda t: (abs(t[0]), t[1]))[2]
+        if mode in ("front", "ebbed"):  # as start player too, its card shown or not (R11)
+            return best if view.round <= FRONT_ROUNDS else worst
         if view.seats > 3 and view.start == view.seat:  # R11: its card is shown at once
             return quiet
         buyer = plans_to_buy(view)
@@ -287,6 +321,8 @@ class SealedBot(Bot):
         worth = row_worth(view)
         if mode in ("collector", "cycled"):
             return worth + _collector_bonus(view)
+        if mode in ("tells", "ebbed"):
+            return worth + _tells_shift(view, self._this_round(view))
         if mode in ("endow", "relayed"):
             return worth + _own_card_bonus(view)
         if mode == "skeptic":  # the others' face-down cards (R10, R23)
@@ -359,6 +395,8 @@ class SealedBot(Bot):
                 limit += SPITE_OVER
         if mode in ("revenge", "cycled") and view.high_bidder in _grudges(view):
             limit += REVENGE_OVER
+        if mode == "patient" and not any(s != view.seat and t.startswith("bid") for s, t in self._this_round(view)):
+            return PASS_MOVE  # R13: nobody else has opened this auction
         if mode == "kind" and view.high_bidder == _last_placed(view):  # R21's scores, public (R24)
             return PASS_MOVE  # R13: it leaves the row to the player at the bottom
         most = legal[-2].amount  # all its money (R12)
@@ -493,3 +531,16 @@ def _last_placed(view: View) -> int:
     scores = _scores(view)
     others = [s for s in range(view.seats) if s != view.seat]
     return min(others, key=lambda s: (scores[s], -s))
+
+
+def _tells_shift(view: View, moves: list[tuple[int, str]]) -> float:
+    """What ``tells`` adds to the row's estimate: :data:`TELLS_SHIFT` for each face-down card (R10) of another
+    player who has bid in this round's ``moves`` and is still in (R12), minus that for each of one who has passed
+    (R13: out of the round)."""
+    passers = {s for s, text in moves if text == "pass"}
+    bidders = {s for s, text in moves if text.startswith("bid")} - passers
+    shift = 0.0
+    for rc in view.row:
+        if rc.card is None and rc.owner is not None and rc.owner != view.seat:
+            shift += TELLS_SHIFT if rc.owner in bidders else -TELLS_SHIFT if rc.owner in passers else 0.0
+    return shift

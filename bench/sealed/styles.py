@@ -155,8 +155,10 @@ from catsack.bots.heuristic import (
     values_with_each_card,
 )
 from catsack.cards import Card
-from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid, parse_move
+from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import View
+
+from .table import grudges, jumped, last_placed, leader, standing, this_round
 
 __all__ = [
     "EIGHTH",
@@ -224,26 +226,6 @@ TELLS_SHIFT = 3.0
 FRONT_ROUNDS = 4
 
 
-def _scores(view: View) -> list[int]:
-    money = seat_money(view)
-    return [m + p for m, p in zip(money, view.cat_points, strict=True)]
-
-
-def _leader(view: View) -> int | None:
-    """The other seat with the best score (R21; the lowest seat number on ties), ``None`` if the viewer leads."""
-    assert view.seat is not None
-    scores = _scores(view)
-    best = max(range(view.seats), key=lambda s: (scores[s], -s))
-    return None if best == view.seat else best
-
-
-def _standing(view: View) -> int:
-    """The viewer's score minus the best other score."""
-    assert view.seat is not None
-    scores = _scores(view)
-    return scores[view.seat] - max(s for k, s in enumerate(scores) if k != view.seat)
-
-
 class SealedBot(Bot):
     """One of :data:`STYLES` (spec ``sealed:NAME``, registered only by the held-out benchmark)."""
 
@@ -291,16 +273,16 @@ class SealedBot(Bot):
         if mode == "jumper":
             return quiet
         if mode in ("grudge", "turned"):
-            leader = _leader(view)
-            if leader is not None:
+            lead = leader(view)
+            if lead is not None:
                 money = seat_money(view)
-                if money[leader] >= max(money) - 2:  # the leader is a likely buyer: hurt that row
+                if money[lead] >= max(money) - 2:  # the leader is a likely buyer: hurt that row
                     return worst
         if mode == "tilt":
-            standing = _standing(view)
-            if standing <= -TILT_GAP:
+            gap = standing(view)
+            if gap <= -TILT_GAP:
                 return best
-            if standing >= TILT_GAP:
+            if gap >= TILT_GAP:
                 return worst
         if mode == "rhythm":
             return worst if view.round % 2 == 0 else best
@@ -322,7 +304,7 @@ class SealedBot(Bot):
         if mode in ("collector", "cycled"):
             return worth + _collector_bonus(view)
         if mode in ("tells", "ebbed"):
-            return worth + _tells_shift(view, self._this_round(view))
+            return worth + _tells_shift(view, this_round(view))
         if mode in ("endow", "relayed"):
             return worth + _own_card_bonus(view)
         if mode == "skeptic":  # the others' face-down cards (R10, R23)
@@ -350,21 +332,21 @@ class SealedBot(Bot):
         if mode == "counter":
             step = 2
         if mode == "tilt":
-            standing = _standing(view)
-            if standing <= -TILT_GAP:
+            gap = standing(view)
+            if gap <= -TILT_GAP:
                 limit += TILT_GAMBLE
-            elif standing >= TILT_GAP:
+            elif gap >= TILT_GAP:
                 limit -= TILT_TIGHT
         others_in = sum(1 for s, p in enumerate(view.passed) if not p and s != view.seat)
         if mode in ("grudge", "turned"):
-            leader = _leader(view)
-            if leader is not None and view.high_bidder == leader and others_in >= 2:
+            lead = leader(view)
+            if lead is not None and view.high_bidder == lead and others_in >= 2:
                 limit += GRUDGE_OVER
         if legal[0].kind != BID:
             return PASS_MOVE
         if _stands_aside(mode, view):
             return PASS_MOVE  # R13: out of the round, the payout taken
-        if mode in ("nerve", "pivoted") and _jumped(self._this_round(view), view.seat):
+        if mode in ("nerve", "pivoted") and jumped(this_round(view), view.seat):
             return PASS_MOVE
         if mode == "rhythm":
             if view.round % 2 == 0:
@@ -385,7 +367,7 @@ class SealedBot(Bot):
             if all(money[view.seat] > m for s, m in enumerate(money) if s != view.seat):
                 limit += RICH_OVER
         if mode in ("escalate", "swung"):  # its own bids so far this round (R12: each one a total offer)
-            made = sum(1 for s, t in self._this_round(view) if s == view.seat and t.startswith("bid"))
+            made = sum(1 for s, t in this_round(view) if s == view.seat and t.startswith("bid"))
             limit += min(ESCALATE_STEP * made, ESCALATE_MOST)
         if mode in ("hot", "swung"):
             limit += _streak(view)
@@ -393,11 +375,11 @@ class SealedBot(Bot):
             last = view.rounds[-1].buyer  # the previous round's buyer (R17), public (R23)
             if last is not None and last != view.seat and view.high_bidder == last:
                 limit += SPITE_OVER
-        if mode in ("revenge", "cycled") and view.high_bidder in _grudges(view):
+        if mode in ("revenge", "cycled") and view.high_bidder in grudges(view):
             limit += REVENGE_OVER
-        if mode == "patient" and not any(s != view.seat and t.startswith("bid") for s, t in self._this_round(view)):
+        if mode == "patient" and not any(s != view.seat and t.startswith("bid") for s, t in this_round(view)):
             return PASS_MOVE  # R13: nobody else has opened this auction
-        if mode == "kind" and view.high_bidder == _last_placed(view):  # R21's scores, public (R24)
+        if mode == "kind" and view.high_bidder == last_placed(view):  # R21's scores, public (R24)
             return PASS_MOVE  # R13: it leaves the row to the player at the bottom
         most = legal[-2].amount  # all its money (R12)
         if mode in ("sniper", "drifted"):
@@ -408,7 +390,7 @@ class SealedBot(Bot):
                 return PASS_MOVE
             limit -= SNIPER_UNDER
         if mode in ("jumper", "turned"):
-            entered = any(s == view.seat and t.startswith("bid") for s, t in self._this_round(view))
+            entered = any(s == view.seat and t.startswith("bid") for s, t in this_round(view))
             if not entered:
                 jump = math.floor(JUMP_SHARE * limit)
                 if jump > view.high_bid and jump <= most:
@@ -420,21 +402,6 @@ class SealedBot(Bot):
         if raise_to <= limit and raise_to <= most:
             return bid(raise_to)
         return PASS_MOVE
-
-    @staticmethod
-    def _this_round(view: View) -> list[tuple[int, str]]:
-        """This round's moves so far (the history since the round's first placement)."""
-        out: list[tuple[int, str]] = []
-        placements = 0
-        need = view.seats  # placements of this round's players (the dummy's card is no move)
-        for s, text in reversed(view.history):
-            out.append((s, text))
-            if text.startswith("place"):
-                placements += 1
-                if placements == need:
-                    break
-        out.reverse()
-        return out
 
 
 def _dogblind_worth(view: View) -> float:
@@ -484,18 +451,6 @@ def _stands_aside(mode: str, view: View) -> bool:
     return mode in ("cashout", "pivoted") and view.round >= CASHOUT_ROUND
 
 
-def _jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
-    """Whether another player has raised the high bid by two mice or more in this round's ``moves`` (R12)."""
-    high = 0
-    for s, text in moves:
-        if text.startswith("bid "):  # placements may be hidden ones (R23), which are no move to parse
-            amount = parse_move(text).amount
-            if s != seat and amount - high >= 2:
-                return True
-            high = amount
-    return False
-
-
 def _collector_bonus(view: View) -> float:
     """What ``collector`` adds to the row's estimate: :data:`COLLECTOR_BONUS` for each cat it can see in the row
     (face up, or its own) of a value it already holds (its won pile, R17)."""
@@ -503,34 +458,6 @@ def _collector_bonus(view: View) -> float:
     held = {c.points for c in view.won[view.seat] if c.is_cat}
     seen = [rc.card for rc in view.row if rc.card is not None]
     return COLLECTOR_BONUS * sum(1 for c in seen if c.is_cat and c.points in held)
-
-
-def _grudges(view: View) -> set[int]:
-    """The players who bought a row (R17) in an earlier round of this game in whose auction the viewer had bid."""
-    bidders: list[set[int]] = []  # per round, the seats that bid (R12; every bid is public, R23)
-    placing = False
-    for s, text in view.history:
-        if text.startswith("place"):
-            if not placing:
-                bidders.append(set())
-            placing = True
-            continue
-        placing = False
-        if text.startswith("bid") and bidders:
-            bidders[-1].add(s)
-    return {
-        r.buyer
-        for r, bid_by in zip(view.rounds, bidders, strict=False)
-        if r.buyer is not None and r.buyer != view.seat and view.seat in bid_by
-    }
-
-
-def _last_placed(view: View) -> int:
-    """The other seat with the lowest score (R21's count: mice and cat points; the highest seat number on ties)."""
-    assert view.seat is not None
-    scores = _scores(view)
-    others = [s for s in range(view.seats) if s != view.seat]
-    return min(others, key=lambda s: (scores[s], -s))
 
 
 def _tells_shift(view: View, moves: list[tuple[int, str]]) -> float:

@@ -1,0 +1,88 @@
+"""What the sealed styles read off the public table: scores, standings, this round's moves, who bought what.
+
+Every function reads a seat's view only (R23): money and cat points are public (R24), bids and passes too.
+"""
+
+from __future__ import annotations
+
+from catsack.bots.heuristic import seat_money
+from catsack.moves import parse_move
+from catsack.view import View
+
+__all__ = ["grudges", "jumped", "last_placed", "leader", "scores", "standing", "this_round"]
+
+
+def scores(view: View) -> list[int]:
+    """Each seat's score as R21 counts it: its mice and its cat points (both public, R24)."""
+    money = seat_money(view)
+    return [m + p for m, p in zip(money, view.cat_points, strict=True)]
+
+
+def leader(view: View) -> int | None:
+    """The other seat with the best score (R21; the lowest seat number on ties), ``None`` if the viewer leads."""
+    assert view.seat is not None
+    points = scores(view)
+    best = max(range(view.seats), key=lambda s: (points[s], -s))
+    return None if best == view.seat else best
+
+
+def standing(view: View) -> int:
+    """The viewer's score minus the best other score."""
+    assert view.seat is not None
+    points = scores(view)
+    return points[view.seat] - max(s for k, s in enumerate(points) if k != view.seat)
+
+
+def this_round(view: View) -> list[tuple[int, str]]:
+    """This round's moves so far (the history since the round's first placement)."""
+    out: list[tuple[int, str]] = []
+    placements = 0
+    need = view.seats  # placements of this round's players (the dummy's card is no move)
+    for s, text in reversed(view.history):
+        out.append((s, text))
+        if text.startswith("place"):
+            placements += 1
+            if placements == need:
+                break
+    out.reverse()
+    return out
+
+
+def jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
+    """Whether another player has raised the high bid by two mice or more in this round's ``moves`` (R12)."""
+    high = 0
+    for s, text in moves:
+        if text.startswith("bid "):  # placements may be hidden ones (R23), which are no move to parse
+            amount = parse_move(text).amount
+            if s != seat and amount - high >= 2:
+                return True
+            high = amount
+    return False
+
+
+def grudges(view: View) -> set[int]:
+    """The players who bought a row (R17) in an earlier round of this game in whose auction the viewer had bid."""
+    bidders: list[set[int]] = []  # per round, the seats that bid (R12; every bid is public, R23)
+    placing = False
+    for s, text in view.history:
+        if text.startswith("place"):
+            if not placing:
+                bidders.append(set())
+            placing = True
+            continue
+        placing = False
+        if text.startswith("bid") and bidders:
+            bidders[-1].add(s)
+    return {
+        r.buyer
+        for r, bid_by in zip(view.rounds, bidders, strict=False)
+        if r.buyer is not None and r.buyer != view.seat and view.seat in bid_by
+    }
+
+
+def last_placed(view: View) -> int:
+    """The other seat with the lowest score (R21's count: mice and cat points; the highest seat number on ties)."""
+    assert view.seat is not None
+    points = scores(view)
+    others = [s for s in range(view.seats) if s != view.seat]
+    return min(others, key=lambda s: (points[s], -s))

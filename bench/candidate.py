@@ -41,6 +41,10 @@ better against them and worse against players who adapt to it; checks 2 and 3 ar
 that, and none of the three reads the sealed sets of ``bench/held_out.py`` (their seeds differ from it:
 ``--seed`` 90 for the styles, 7 and 1 for the exploiter, 1 for the reader). Cost on one core at four seats
 with the defaults: about 5, 4, 20 and 8 minutes, and 20 more for the reader's paired arm the first time.
+
+``--checks`` plays only some of the four (``styles``, ``exploit``, ``reader``, ``h2h``), so that two processes
+can share a gate on two cores, for instance ``--checks reader`` in one and ``--checks styles,exploit,h2h`` in the
+other, each with the same ``--out``; ``--report`` then judges the whole from the files.
 """
 
 from __future__ import annotations
@@ -67,6 +71,7 @@ OPPONENTS = ("persona", "style:dumper", "style:liar", "style:bluff", "heuristic"
 EXPLOIT_GAIN = 0.03  # the most an exploiter may gain over the fair share
 H2H_FOURTH = ("style:bluff", "persona")  # the head-to-head tables' fourth players (the third: heuristic)
 H2H_SEED = 5
+CHECKS = ("styles", "exploit", "reader", "h2h")  # the four checks, in the order a run plays them
 
 
 def expert(weights: str) -> str:
@@ -116,13 +121,14 @@ def run(args: argparse.Namespace) -> None:
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
     hero = expert(args.weights) + (f"+{args.options}" if args.options else "")
-    for n in args.seats:
+    checks = set(args.checks)
+    for n in args.seats if "styles" in checks else []:
         for opp in args.opponents:
             path = styles_file(out, opp, n)
             if not path.exists():
                 save(path, strength((hero, *[opp] * (n - 1)), args.deals * n, args.seed, expert(args.default)))
     path = out / "exploit.json"
-    if not path.exists():
+    if "exploit" in checks and not path.exists():
         net = out / "exploiter.npz"
         if not net.exists():
             league_train.main(
@@ -136,14 +142,14 @@ def run(args: argparse.Namespace) -> None:
              "--budget", f"{args.exploit_games} games at 4 seats from the candidate's weights"]
         )  # fmt: skip
     path = out / "reader.json"
-    if not path.exists():
+    if "reader" in checks and not path.exists():
         bots = (args.reader, hero, hero, hero)
         config = table(bots, args.reader_games, 1)
         games = es.play(config, None, 1, progress_line(bots, args.reader_games))
         default = default_arm(args.default_arms, replace(config, bots=(args.reader, *[expert(args.default)] * 3)))
         save(path, {**es.table_figures(bots, 1, games), "seed": 1, "paired_over": expert(args.default),
                     "paired": es.paired_figures(args.reader, bots, games, default)})  # fmt: skip
-    for fourth in args.h2h_fourth:
+    for fourth in args.h2h_fourth if "h2h" in checks else []:
         path = h2h_file(out, fourth)
         if path.exists():
             continue
@@ -293,8 +299,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=None,
         help="folder for the default's paired arms, shared by every candidate (default: OUT/../default-arms)",
     )
+    ap.add_argument(
+        "--checks", default=",".join(CHECKS), help="the checks to play, comma separated (default: all four)"
+    )
     ap.add_argument("--report", action="store_true", help="print the verdict from --out without playing")
     args = ap.parse_args(argv)
+    args.checks = [c.strip() for c in args.checks.split(",") if c.strip()]
+    unknown = [c for c in args.checks if c not in CHECKS]
+    if unknown or not args.checks:
+        ap.error(f"--checks {','.join(unknown) or '(none)'}: give some of {', '.join(CHECKS)}")
     try:
         args.seats = [int(s) for s in args.seats.split(",")]
     except ValueError:

@@ -124,3 +124,14 @@ def test_search_options_make_the_shipped_weights_a_candidate(
     assert styles["bots"][0] == "expert:weights=expert-v3+opponents=persona"
     assert styles["paired_over"] == "expert:weights=expert-v3"
     assert "candidate expert-v3 with opponents=persona" in capsys.readouterr().out
+
+
+def test_checks_pick_what_a_process_plays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "gate"
+    candidate.main(["expert-v3", "--out", str(out), "--checks", "h2h,styles", *SMALL])
+    assert sorted(p.name for p in out.glob("*.json")) == ["h2h__heuristic.json", "styles__heuristic__4.json"]
+    printed = capsys.readouterr().out
+    assert "not measured: the exploiter" in printed and "not measured: the reader" in printed
+    with pytest.raises(SystemExit):
+        candidate.main(["expert-v3", "--out", str(out), "--checks", "styles,readers", *SMALL])
+    assert "--checks readers: give some of styles, exploit, reader, h2h" in capsys.readouterr().err

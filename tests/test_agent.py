@@ -205,5 +205,17 @@ def test_the_shipped_weights_are_documented_and_play() -> None:
         assert info["command"].startswith("python -m catsack.learn.league_train") and info["games"]
         assert info["cpu_s"] > 0 and f"--export {name}.npz" in info["command"]
         assert sorted(load_table(name).nets) == [3, 4, 5]
+    # a soup: its file names the soup's command and each run's, and the runs' budgets add up
+    path = TABLE_WEIGHTS_DIR / "expert-v4.npz"
+    assert path.stat().st_size < 1_000_000
+    info = json.loads(path.with_suffix(".json").read_text())
+    assert info["command"].startswith("python -m catsack.learn.soup") and len(info["soup"]) == 2
+    for part in info["soup"]:
+        assert part["command"].startswith("python -m catsack.learn.league_train --seats 3,4,5")
+        assert "--init expert-v3" in part["command"] and f"--export {part['file']}" in part["command"]
+        assert part["file"] in info["command"] and part["cpu_s"] > 0
+    assert info["cpu_s"] == round(sum(p["cpu_s"] for p in info["soup"]), 1)
+    assert load_table("expert-v4").meta["soup"] == [{"file": p["file"], "command": p["command"]} for p in info["soup"]]
+    assert sorted(load_table("expert-v4").nets) == [3, 4, 5]
     bots = [ExpertAgent(None, seed=1), *(make_bot("heuristic") for _ in range(3))]
     assert play_game(Game.new(4, seed=9), bots).is_over

@@ -25,7 +25,8 @@ bids follow the auction's own past (bids already made, a row just bought, the la
 and has been played once (``expert-v3`` and the one candidate of that training to pass the gate, on the same deals):
 draws of the whole space, and hand-written styles (``sealed.styles.SEVENTH``) that ration their buying, take
 fright at jumps, or cash out at the end. The **eighth** (:data:`EIGHTH_SEED`) was written down before any figure
-of the seventh was read, and is kept sealed for the training that follows: draws of the whole space, and
+of the seventh was read and before the training that followed, and has been played once (``expert-v3`` and the
+one candidate of that training to pass the gate, on the same deals): draws of the whole space, and
 hand-written styles (``sealed.styles.EIGHTH``) that bear grudges against the players who took their rows, collect
 cats of a value they hold, or spare the last-placed player. The **ninth** (:data:`NINTH_SEED`) was written down
 before any figure of the eighth was read, and is kept sealed for the training that follows: draws of the whole
@@ -95,5 +96,5 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     9: (("sealed:tells", "sealed:patient", "sealed:front", *draw_specs(seed=NINTH_SEED)), "sealed:tide"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. The first seven have been played; the eighth and ninth have not.
+#: so that their recorded commands repeat. The first eight have been played; the ninth has not.
 CURRENT = 2

@@ -105,8 +105,8 @@ follows it, rations its buying, takes fright at jumps, or cashes out at the end:
             second game on
 =========== ==================================================================================
 
-The eighth set (:data:`EIGHTH`), written down before any figure of the seventh set was read and kept for the
-training that follows, bears grudges, collects, or spares the last-placed player:
+The eighth set (:data:`EIGHTH`), written down before any figure of the seventh set was read and before the
+training that followed, bears grudges, collects, or spares the last-placed player:
 
 =========== ==================================================================================
 ``revenge`` bears a grudge against every player who bought a row it had bid for earlier in the game

@@ -463,3 +463,21 @@ def test_front_places_its_best_card_early_and_its_worst_late() -> None:
         for v, m in group:  # none of its other cards leaves the row better (early) or worse (late) for a buyer
             with_card = values_with_each_card(row_masks(v))
             assert with_card[m.arg] == pick(with_card[x.arg] for x in v.legal)
+
+
+def test_the_public_history_splits_into_rounds() -> None:
+    from sealed.table import round_moves, this_round
+
+    for seats in (3, 4, 5):
+        for view in _decision_views(2, lambda v: True, ("heuristic",) * seats, seed=40 + seats):
+            rounds = round_moves(view)
+            assert sum(len(m) for m in rounds) == len(view.history)
+            for moves in rounds:  # R10: a round begins with its placements, one a player
+                placed = [t for _, t in moves if t.startswith("place")]
+                assert placed == [t for _, t in moves[: len(placed)]] and len(placed) <= seats
+            if len(rounds) < view.round:  # the round's first placement is still to come
+                assert view.legal[0].kind == PLACE and len(rounds) == view.round - 1 and this_round(view) == []
+            else:
+                assert len(rounds) == view.round and this_round(view) == rounds[-1]
+            if view.legal[0].kind == PLACE:  # placing: this round's placements so far, nothing of the last round
+                assert all(t.startswith("place") for _, t in this_round(view))

@@ -9,7 +9,7 @@ from catsack.bots.heuristic import seat_money
 from catsack.moves import parse_move
 from catsack.view import View
 
-__all__ = ["grudges", "jumped", "last_placed", "leader", "scores", "standing", "this_round"]
+__all__ = ["grudges", "jumped", "last_placed", "leader", "round_moves", "scores", "standing", "this_round"]
 
 
 def scores(view: View) -> list[int]:
@@ -27,25 +27,31 @@ def leader(view: View) -> int | None:
 
 
 def standing(view: View) -> int:
-    """The viewer's score minus the best other score."""
+    """The viewer's score minus the best other score (R21's count)."""
     assert view.seat is not None
     points = scores(view)
     return points[view.seat] - max(s for k, s in enumerate(points) if k != view.seat)
 
 
-def this_round(view: View) -> list[tuple[int, str]]:
-    """This round's moves so far (the history since the round's first placement)."""
-    out: list[tuple[int, str]] = []
-    placements = 0
-    need = view.seats  # placements of this round's players (the dummy's card is no move)
-    for s, text in reversed(view.history):
-        out.append((s, text))
+def round_moves(view: View) -> list[list[tuple[int, str]]]:
+    """The game's moves so far, round by round: each round begins with its players' placements (R10: every player
+    places one card before the auction; the dummy's card is no move), then its bids and passes (R12-R15)."""
+    rounds: list[list[tuple[int, str]]] = []
+    placed = 0
+    for s, text in view.history:
         if text.startswith("place"):
-            placements += 1
-            if placements == need:
-                break
-    out.reverse()
-    return out
+            if placed % view.seats == 0:
+                rounds.append([])
+            placed += 1
+        if rounds:
+            rounds[-1].append((s, text))
+    return rounds
+
+
+def this_round(view: View) -> list[tuple[int, str]]:
+    """This round's moves so far (its placements, then its bids and passes; none before its first placement)."""
+    rounds = round_moves(view)
+    return rounds[-1] if len(rounds) == view.round else []
 
 
 def jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
@@ -61,22 +67,12 @@ def jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
 
 
 def grudges(view: View) -> set[int]:
-    """The players who bought a row (R17) in an earlier round of this game in whose auction the viewer had bid."""
-    bidders: list[set[int]] = []  # per round, the seats that bid (R12; every bid is public, R23)
-    placing = False
-    for s, text in view.history:
-        if text.startswith("place"):
-            if not placing:
-                bidders.append(set())
-            placing = True
-            continue
-        placing = False
-        if text.startswith("bid") and bidders:
-            bidders[-1].add(s)
+    """The players who bought a row (R17) in an earlier round of this game in whose auction the viewer had bid
+    (R12; every bid is public, R23)."""
     return {
         r.buyer
-        for r, bid_by in zip(view.rounds, bidders, strict=False)
-        if r.buyer is not None and r.buyer != view.seat and view.seat in bid_by
+        for r, moves in zip(view.rounds, round_moves(view), strict=False)
+        if r.buyer not in (None, view.seat) and any(s == view.seat and t.startswith("bid") for s, t in moves)
     }
 
 

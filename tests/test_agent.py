@@ -19,7 +19,7 @@ import itertools
 from catsack.bots import make_bot
 from catsack.bots.base import BOT_KINDS, play_game
 from catsack.game import Game
-from catsack.learn.agent import ExpertAgent, deal_worlds, search
+from catsack.learn.agent import AgentOptions, ExpertAgent, deal_worlds, search
 from catsack.learn.tablenet import TableNet, head_sizes, input_size, row_length, save_table
 from catsack.view import HIDDEN_PLACE
 from redeal import redealt_views
@@ -217,5 +217,7 @@ def test_the_shipped_weights_are_documented_and_play() -> None:
     assert info["cpu_s"] == round(sum(p["cpu_s"] for p in info["soup"]), 1)
     assert load_table("expert-v4").meta["soup"] == [{"file": p["file"], "command": p["command"]} for p in info["soup"]]
     assert sorted(load_table("expert-v4").nets) == [3, 4, 5]
+    # the default expert plays the soup
+    assert AgentOptions().weights == "expert-v4"
     bots = [ExpertAgent(None, seed=1), *(make_bot("heuristic") for _ in range(3))]
     assert play_game(Game.new(4, seed=9), bots).is_over

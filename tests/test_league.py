@@ -129,6 +129,28 @@ def test_the_leagues_personas_include_pure_styles() -> None:
     assert abs((over == -3).mean() - PURE_SHARE / 2) < 0.02 and abs((over == 3).mean() - PURE_SHARE / 2) < 0.02
 
 
+def test_a_share_of_the_leagues_personas_hoard_their_mice() -> None:
+    from catsack.bots.personas import TRAITS
+    from catsack.learn.league import HOARD_THRIFT, draw_trait_table
+
+    plain = draw_trait_table(np.random.default_rng(4), (20000,))
+    same = draw_trait_table(np.random.default_rng(4), (20000,), 0.0)
+    assert (plain == same).all()  # no hoarders: the draws of runs trained before the option, unchanged
+    t = draw_trait_table(np.random.default_rng(4), (20000,), 0.3)
+    thrift = TRAITS.index("thrift")
+    others = [k for k in range(len(TRAITS)) if k != thrift]
+    assert (t[:, others] == plain[:, others]).all()  # only the thrift moves
+    hoarders = t[:, thrift] != plain[:, thrift]
+    assert abs(hoarders.mean() - 0.3) < 0.02
+    assert (t[hoarders, thrift] >= HOARD_THRIFT).all() and (t[:, thrift] <= 1.0).all()
+    already = (plain[:, thrift] >= HOARD_THRIFT).mean()  # the pure draws and the uniform ones high enough
+    assert abs((t[:, thrift] >= HOARD_THRIFT).mean() - (already + 0.3 * (1 - already))) < 0.02
+    config = LeagueConfig(lanes=16, hoard=1.0, roles={"persona": 1.0})
+    rng = np.random.default_rng(5)
+    rows, _, results = play_league(4, 20, _net(4), [], [], config=config, rng=rng, seed=3)
+    assert len(results.win) == 20 and len(rows) > 0  # a league of hoarders plays its games
+
+
 def test_the_hard_pool_brings_back_the_tables_the_learner_loses() -> None:
     from catsack.learn.hard_pool import HardPool
 

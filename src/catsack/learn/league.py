@@ -96,6 +96,7 @@ class LeagueConfig:
     behaviour: float = 0.25  # the share of the other players' decisions kept for the opponent model
     lanes: int = 1024
     margin_weight: float = MARGIN_WEIGHT  # the margin term of the learner's return (mixed_return)
+    hoard: float = 0.0  # the chance that a drawn persona saves its mice: its thrift from HOARD_THRIFT .. 1
 
 
 MAX_GAMES: Final = 5
@@ -147,25 +148,38 @@ class Results:
 #: range. The corners of the space are pure styles (a player who always dumps, always bluffs), and a league
 #: that met them only as rarely as uniform draws do learned to bet on tables that never do.
 PURE_SHARE: Final = 0.2
+#: A hoarder's least ``thrift`` (:attr:`LeagueConfig.hoard`): it spends at most 1 - 0.6 * rounds_left / 8 of its
+#: purse on one row, so it keeps most of its mice through the first rounds.
+HOARD_THRIFT: Final = 0.6
+THRIFT: Final = TRAITS.index("thrift")
 
 
-def draw_trait_table(rng: np.random.Generator, shape: tuple[int, ...]) -> npt.NDArray[np.float64]:
+def draw_trait_table(rng: np.random.Generator, shape: tuple[int, ...], hoard: float = 0.0) -> npt.NDArray[np.float64]:
     """The league's personas for ``shape`` seats (:data:`PURE_SHARE`; the ``persona`` bot draws as
-    :func:`catsack.bots.personas.draw_traits`, without the pure share)."""
+    :func:`catsack.bots.personas.draw_traits`, without the pure share). With chance ``hoard`` a persona is a
+    hoarder: its ``thrift`` is drawn from :data:`HOARD_THRIFT` to 1 whatever its other draws (it saves its mice
+    for the late rounds). ``hoard`` 0 draws exactly what it drew before the option existed."""
     lo = np.array([RANGES[t][0] for t in TRAITS])
     hi = np.array([RANGES[t][1] for t in TRAITS])
     u = rng.random((*shape, NUM_TRAITS))
     value = lo + (hi - lo) * rng.random((*shape, NUM_TRAITS))
     end = np.where((lo < 0) & (rng.random((*shape, NUM_TRAITS)) < 0.5), lo, hi)
     out: npt.NDArray[np.float64] = np.where(u < OFF_SHARE - PURE_SHARE, 0.0, np.where(u < OFF_SHARE, end, value))
+    if hoard > 0.0:
+        hoarder = rng.random(shape) < hoard
+        thrift = HOARD_THRIFT + (1.0 - HOARD_THRIFT) * rng.random(shape)
+        out[..., THRIFT] = np.where(hoarder, thrift, out[..., THRIFT])
     return out
 
 
-def table_traits(rng: np.random.Generator, one: npt.NDArray[np.bool_], n: int) -> npt.NDArray[np.float64]:
-    """Personas for ``len(one)`` tables: each seat its own draw, or where ``one`` one draw for the whole table."""
+def table_traits(
+    rng: np.random.Generator, one: npt.NDArray[np.bool_], n: int, hoard: float = 0.0
+) -> npt.NDArray[np.float64]:
+    """Personas for ``len(one)`` tables: each seat its own draw, or where ``one`` one draw for the whole table
+    (``hoard``: :func:`draw_trait_table`)."""
     count = len(one)
-    own = draw_trait_table(rng, (count, n))
-    shared = np.repeat(draw_trait_table(rng, (count, 1)), n, axis=1)
+    own = draw_trait_table(rng, (count, n), hoard)
+    shared = np.repeat(draw_trait_table(rng, (count, 1), hoard), n, axis=1)
     out: npt.NDArray[np.float64] = np.where(one[:, None, None], shared, own)
     return out
 
@@ -297,7 +311,8 @@ class _Lanes:
         self.played = np.zeros(N, np.int64)  # the sitting's games before this one
         self.kind_one = rng.random(N) < config.same  # tables of one kind
         self.table = self._draw(self.kind_one) if self.roles is None else self.roles[:N].copy()
-        self.traits = np.where((self.table == VALUE)[:, :, None], 0.0, table_traits(rng, self.kind_one, n))
+        drawn = table_traits(rng, self.kind_one, n, config.hoard)
+        self.traits = np.where((self.table == VALUE)[:, :, None], 0.0, drawn)
         self.pool_of = np.full(N, -1, np.int64)
         self._from_pool(np.arange(N))
         self.lane_game = np.arange(N, dtype=np.int64)
@@ -427,7 +442,7 @@ class _Lanes:
         self.played[cont] += 1
         switch = self.rng.random((len(cont), self.n)) < self.config.switch
         switch[self.kind_one[cont]] = switch[self.kind_one[cont]][:, :1]  # a table of one kind changes style as one
-        redrawn = table_traits(self.rng, self.kind_one[cont], self.n)
+        redrawn = table_traits(self.rng, self.kind_one[cont], self.n, self.config.hoard)
         self.traits[cont] = np.where(switch[:, :, None], redrawn, self.traits[cont])
         self.pool_of[cont[switch.any(axis=1)]] = -1
 
@@ -443,7 +458,7 @@ class _Lanes:
             self.table[new] = self._draw(self.kind_one[new])
         else:
             self.table[new] = self.roles[self.started : self.started + len(new)]
-        self.traits[new] = table_traits(rng, self.kind_one[new], self.n)
+        self.traits[new] = table_traits(rng, self.kind_one[new], self.n, self.config.hoard)
         self.pool_of[new] = -1
         self._from_pool(new)
 

@@ -118,6 +118,7 @@ class TrainConfig:
     loss_belief: float = 0.2
     loss_behaviour: float = 0.5
     margin_weight: float = MARGIN_WEIGHT  # the margin term of the return the learner maximises (mixed_return)
+    hoard: float = 0.0  # the chance that a league persona is a hoarder (LeagueConfig.hoard)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -142,6 +143,7 @@ class TrainConfig:
             self.behaviour,
             self.lanes,
             self.margin_weight,
+            self.hoard,
         )
 
 
@@ -647,6 +649,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--switch", type=float, default=d.switch, help="chance that a persona changes style then")
     p.add_argument("--same", type=float, default=d.same, help="chance that a sitting's personas share one draw")
     p.add_argument("--hard", type=float, default=d.hard, help="share of one-persona tables from the hard pool")
+    p.add_argument(
+        "--hoard", type=float, default=d.hoard, help="chance that a league persona saves its mice (thrift 0.6-1)"
+    )
     p.add_argument("--pool-size", type=int, default=d.pool_size)
     p.add_argument(
         "--pool-rank",
@@ -687,6 +692,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--export", type=Path, default=None, help="write the weights here (.npz, float16)")
     p.add_argument("--quiet", action="store_true")
     args = p.parse_args(argv)
+    if not 0.0 <= args.hoard <= 1.0:
+        print(f"error: --hoard is a chance and must lie in 0..1, not {args.hoard}", file=sys.stderr)
+        return 2
     if not 0.0 <= args.margin_weight <= MAX_MARGIN_WEIGHT:
         print(f"error: --margin-weight must lie in 0..{MAX_MARGIN_WEIGHT:g}, not {args.margin_weight}", file=sys.stderr)
         return 2
@@ -708,6 +716,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 switch=args.switch,
                 same=args.same,
                 hard=args.hard,
+                hoard=args.hoard,
                 pool_size=args.pool_size,
                 pool_rank=args.pool_rank,
                 epsilon=args.epsilon,

@@ -96,7 +96,7 @@ class LeagueConfig:
     behaviour: float = 0.25  # the share of the other players' decisions kept for the opponent model
     lanes: int = 1024
     margin_weight: float = MARGIN_WEIGHT  # the margin term of the learner's return (mixed_return)
-    hoard: float = 0.0  # the chance that a drawn persona saves its mice: its thrift from HOARD_THRIFT .. 1
+    hoard: float = 0.0  # the chance that a drawn persona (not the hard pool's) hoards: thrift HOARD_THRIFT .. 1
 
 
 MAX_GAMES: Final = 5

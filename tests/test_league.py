@@ -149,6 +149,7 @@ def test_a_share_of_the_leagues_personas_hoard_their_mice() -> None:
     rng = np.random.default_rng(5)
     rows, _, results = play_league(4, 20, _net(4), [], [], config=config, rng=rng, seed=3)
     assert len(results.win) == 20 and len(rows) > 0  # a league of hoarders plays its games
+    assert league_train.TrainConfig(hoard=0.15).league().hoard == 0.15  # the trainer hands the share to its league
 
 
 def test_the_hard_pool_brings_back_the_tables_the_learner_loses() -> None:

@@ -35,6 +35,7 @@ from sealed.draws import (  # noqa: E402
     SETS,
     SEVENTH_SEED,
     SIXTH_SEED,
+    TENTH_SEED,
     THIRD_SEED,
     draw_specs,
 )
@@ -48,6 +49,7 @@ from sealed.styles import (  # noqa: E402
     SEVENTH,
     SIXTH,
     STYLES,
+    TENTH,
     THIRD,
 )
 
@@ -86,7 +88,7 @@ def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
     assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
     assert SETS[6][1] == "sealed:swing" and SETS[7][1] == "sealed:pivot" and SETS[8][1] == "sealed:cycle"
-    assert SETS[9][1] == "sealed:tide"
+    assert SETS[9][1] == "sealed:tide" and SETS[10][1] == "sealed:spring"
     numbered = (
         (1, FIRST, FIRST_SEED),
         (2, SECOND, SECOND_SEED),
@@ -97,6 +99,7 @@ def test_each_set_holds_styles_and_draws() -> None:
         (7, SEVENTH, SEVENTH_SEED),
         (8, EIGHTH, EIGHTH_SEED),
         (9, NINTH, NINTH_SEED),
+        (10, TENTH, TENTH_SEED),
     )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
@@ -150,7 +153,9 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
                 assert bot.choose(view) == bot.choose(other)
 
 
-@pytest.mark.parametrize("style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle", "tide"])
+@pytest.mark.parametrize(
+    "style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle", "tide", "spring"]
+)
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
     heuristic = make_bot("heuristic")
@@ -463,6 +468,54 @@ def test_front_places_its_best_card_early_and_its_worst_late() -> None:
         for v, m in group:  # none of its other cards leaves the row better (early) or worse (late) for a buyer
             with_card = values_with_each_card(row_masks(v))
             assert with_card[m.arg] == pick(with_card[x.arg] for x in v.legal)
+
+
+def test_priceout_bids_what_no_rival_still_in_can_beat() -> None:
+    chosen = _choices("priceout", _auction_views(4, 16))
+    shut = []
+    for v, m, h in chosen:
+        if m == h:
+            continue
+        money = seat_money(v)  # R24: every payment is public
+        rivals = [money[s] for s, p in enumerate(v.passed) if not p and s != v.seat]
+        shut.append((v, m, h))
+        assert m.kind == BID and m.amount == max(rivals) + 1  # R12: none of them holds enough to bid over it
+        assert h == PASS_MOVE or h.amount < m.amount  # it never bids less than the heuristic would
+    assert shut
+
+
+def _jumpers(view: View) -> set[int]:
+    """The other players who raised the high bid by two mice or more in this round's auction so far (R12)."""
+    high, out = 0, set()
+    for s, text in _auction_so_far(view):
+        if text.startswith("bid"):
+            amount = int(text.split()[1])
+            if s != view.seat and amount - high >= 2:
+                out.add(s)
+            high = amount
+    return out
+
+
+def test_callout_bids_on_only_against_a_player_who_jumped() -> None:
+    players = ("heuristic", "persona:open=1") * 2  # the personas open high: jumps
+    views = _decision_views(12, lambda v: v.legal[0].kind != PLACE and v.phase != "last choice", players, seed=500)
+    chosen = _choices("callout", views)
+    called = [(m, h) for v, m, h in chosen if v.high_bidder in _jumpers(v)]
+    assert called and any(m.kind == BID and h == PASS_MOVE for m, h in called)  # it bids on where the heuristic stops
+    assert all(not (m == PASS_MOVE and h.kind == BID) for m, h in called)
+    assert all(m == h for v, m, h in chosen if v.high_bidder not in _jumpers(v))
+
+
+def test_dogfear_departs_from_the_heuristic_only_where_it_sees_a_dog() -> None:
+    chosen = _choices("dogfear", _auction_views(4, 16))
+
+    def dogs(v: View) -> int:
+        return sum(1 for rc in v.row if rc.card is not None and rc.card.is_dog)
+
+    assert all(m == h for v, m, h in chosen if dogs(v) == 0)
+    feared = [(m, h) for v, m, h in chosen if dogs(v)]
+    assert any(m == PASS_MOVE and h.kind == BID for m, h in feared)  # it stops where the heuristic bids on
+    assert all(not (m.kind == BID and h == PASS_MOVE) for m, h in feared)
 
 
 def test_the_public_history_splits_into_rounds() -> None:

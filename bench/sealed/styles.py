@@ -136,6 +136,21 @@ training that follows, reads the others' bids as tells, never opens an auction, 
             the second game on
 =========== ==================================================================================
 
+The tenth set (:data:`TENTH`), written down before any figure of the ninth set was read and kept for the
+training that follows, cuts an auction short, calls jumps for bluffs, or fears dogs:
+
+=========== ==================================================================================
+``priceout`` ends an auction in one bid: once its limit reaches one mouse more than the richest
+            other player still in holds, it bids that at once if it can (R12: none of them can
+            beat it; money is public, R24); otherwise the heuristic's rule
+``callout`` takes a jump for a bluff: while a player who raised the high bid by two mice or more
+            in this auction holds it, it raises a mouse at a time up to 4 over its limit
+``dogfear`` fears dogs: each dog it can see in the row (face up, or its own) takes 5 points off the
+            heuristic's estimate, whatever R16 would make of it
+``spring``  the heuristic's rule in a sitting's first game, ``priceout`` and ``dogfear`` together
+            from the second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -158,7 +173,7 @@ from catsack.cards import Card
 from catsack.moves import BID, PASS_MOVE, PLACE, Move, bid
 from catsack.view import View
 
-from .table import grudges, jumped, last_placed, leader, standing, this_round
+from .table import grudges, jumped, jumpers, last_placed, leader, standing, this_round
 
 __all__ = [
     "EIGHTH",
@@ -170,6 +185,7 @@ __all__ = [
     "SEVENTH",
     "SIXTH",
     "STYLES",
+    "TENTH",
     "THIRD",
     "SealedBot",
 ]
@@ -183,7 +199,8 @@ SIXTH = ("escalate", "hot", "spite", "swing")
 SEVENTH = ("quota", "nerve", "cashout", "pivot")
 EIGHTH = ("revenge", "collector", "kind", "cycle")
 NINTH = ("tells", "patient", "front", "tide")
-STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH
+TENTH = ("priceout", "callout", "dogfear", "spring")
+STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -206,6 +223,7 @@ SITTING_MODES = {
     "pivot": "pivoted",
     "cycle": "cycled",
     "tide": "ebbed",
+    "spring": "sprung",
 }
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
@@ -224,6 +242,8 @@ REVENGE_OVER = 3.0
 COLLECTOR_BONUS = 3.0
 TELLS_SHIFT = 3.0
 FRONT_ROUNDS = 4
+CALLOUT_OVER = 4.0
+DOGFEAR_SHIFT = 5.0
 
 
 class SealedBot(Bot):
@@ -305,6 +325,8 @@ class SealedBot(Bot):
             return worth + _collector_bonus(view)
         if mode in ("tells", "ebbed"):
             return worth + _tells_shift(view, this_round(view))
+        if mode in ("dogfear", "sprung"):  # the dogs it can see: face up (R11) or its own (R23)
+            return worth - DOGFEAR_SHIFT * sum(1 for rc in view.row if rc.card is not None and rc.card.is_dog)
         if mode in ("endow", "relayed"):
             return worth + _own_card_bonus(view)
         if mode == "skeptic":  # the others' face-down cards (R10, R23)
@@ -381,7 +403,15 @@ class SealedBot(Bot):
             return PASS_MOVE  # R13: nobody else has opened this auction
         if mode == "kind" and view.high_bidder == last_placed(view):  # R21's scores, public (R24)
             return PASS_MOVE  # R13: it leaves the row to the player at the bottom
+        if mode == "callout" and view.high_bidder in jumpers(this_round(view), view.seat):
+            limit += CALLOUT_OVER  # R12: the jump is public; it calls it
         most = legal[-2].amount  # all its money (R12)
+        if mode in ("priceout", "sprung"):
+            money = seat_money(view)  # every payment is public (R24)
+            rivals = [money[s] for s, p in enumerate(view.passed) if not p and s != view.seat]
+            shut = max(rivals) + 1 if rivals else 0  # no rival can bid more than it holds (R12)
+            if view.high_bid < shut <= min(most, limit):
+                return bid(shut)
         if mode in ("sniper", "drifted"):
             if others_in == 1:
                 snipe = math.floor(limit)

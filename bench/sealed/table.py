@@ -9,7 +9,7 @@ from catsack.bots.heuristic import seat_money
 from catsack.moves import parse_move
 from catsack.view import View
 
-__all__ = ["grudges", "jumped", "last_placed", "leader", "round_moves", "scores", "standing", "this_round"]
+__all__ = ["grudges", "jumped", "jumpers", "last_placed", "leader", "round_moves", "scores", "standing", "this_round"]
 
 
 def scores(view: View) -> list[int]:
@@ -54,16 +54,22 @@ def this_round(view: View) -> list[tuple[int, str]]:
     return rounds[-1] if len(rounds) == view.round else []
 
 
-def jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
-    """Whether another player has raised the high bid by two mice or more in this round's ``moves`` (R12)."""
+def jumpers(moves: list[tuple[int, str]], seat: int | None) -> set[int]:
+    """The other players who have raised the high bid by two mice or more in this round's ``moves`` (R12)."""
     high = 0
+    out: set[int] = set()
     for s, text in moves:
         if text.startswith("bid "):  # placements may be hidden ones (R23), which are no move to parse
             amount = parse_move(text).amount
             if s != seat and amount - high >= 2:
-                return True
+                out.add(s)
             high = amount
-    return False
+    return out
+
+
+def jumped(moves: list[tuple[int, str]], seat: int | None) -> bool:
+    """Whether another player has raised the high bid by two mice or more in this round's ``moves`` (R12)."""
+    return bool(jumpers(moves, seat))
 
 
 def grudges(view: View) -> set[int]:

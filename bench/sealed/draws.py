@@ -29,7 +29,8 @@ of the seventh was read and before the training that followed, and has been play
 one candidate of that training to pass the gate, on the same deals): draws of the whole space, and
 hand-written styles (``sealed.styles.EIGHTH``) that bear grudges against the players who took their rows, collect
 cats of a value they hold, or spare the last-placed player. The **ninth** (:data:`NINTH_SEED`) was written down
-before any figure of the eighth was read, and is kept sealed for the training that follows: draws of the whole
+before any figure of the eighth was read and before the training that followed, and has been played once
+(``expert-v4``, and one run of that training as information: it had failed the gate): draws of the whole
 space, and hand-written styles (``sealed.styles.NINTH``) that take the others' bids for tells about their cards,
 never open an auction, or spend their good cards early. The **tenth** (:data:`TENTH_SEED`) was written down
 before any figure of the ninth was read, and is kept sealed for the training that follows: draws of the whole
@@ -102,5 +103,5 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     10: (("sealed:priceout", "sealed:callout", "sealed:dogfear", *draw_specs(seed=TENTH_SEED)), "sealed:spring"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. The first eight have been played; the ninth and the tenth have not.
+#: so that their recorded commands repeat. The first nine have been played; the tenth has not.
 CURRENT = 2

@@ -120,8 +120,8 @@ training that followed, bears grudges, collects, or spares the last-placed playe
             the second game on
 =========== ==================================================================================
 
-The ninth set (:data:`NINTH`), written down before any figure of the eighth set was read and kept for the
-training that follows, reads the others' bids as tells, never opens an auction, or spends its good cards early:
+The ninth set (:data:`NINTH`), written down before any figure of the eighth set was read and before the
+training that followed, reads the others' bids as tells, never opens an auction, or spends its good cards early:
 
 =========== ==================================================================================
 ``tells``   takes the others' bids for tells about their own face-down cards: each face-down card

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -143,10 +144,15 @@ READERS = {
 }
 
 
+def by_name(path: Path) -> list[Any]:
+    """A file's sort key: its name with each run of digits as a number (``held-out-9`` before ``held-out-10``)."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", path.name)]
+
+
 def table(folder: Path) -> str:
-    """The Markdown table of every result file in ``folder`` (by file name)."""
+    """The Markdown table of every result file in ``folder`` (by file name, numbers in it as numbers)."""
     rows: list[tuple[str, str, str]] = []
-    for path in sorted(folder.glob("*.json")):
+    for path in sorted(folder.glob("*.json"), key=by_name):
         data = json.loads(path.read_text())
         reader = READERS.get(data.get("kind", ""))
         if reader is None:

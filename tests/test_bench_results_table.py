@@ -146,3 +146,9 @@ def test_a_held_out_row_shows_the_paired_win_share_beside_the_margin(tmp_path: P
     assert len(lines) == 3
     assert "`expert`, sealed set 2: `sealed:herd` ×3 (2 deals, kinds hidden)" in lines[2]
     assert "paired margin over `heuristic` -3.00 [-5.00, -1.00], win share -0.125 [-0.250, +0.000]" in lines[2]
+
+
+def test_result_files_come_in_the_order_of_the_numbers_in_their_names(tmp_path: Path) -> None:
+    names = ["held-out-10.json", "held-out-2.json", "held-out-9.json", "cpu-4.json"]
+    ordered = sorted((tmp_path / n for n in names), key=results_table.by_name)
+    assert [p.name for p in ordered] == ["cpu-4.json", "held-out-2.json", "held-out-9.json", "held-out-10.json"]

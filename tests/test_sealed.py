@@ -14,7 +14,7 @@ import pytest
 import catsack
 from catsack.bots import make_bot
 from catsack.bots.base import BOT_KINDS, play_game
-from catsack.bots.heuristic import row_masks, seat_money, values_with_each_card
+from catsack.bots.heuristic import row_masks, row_worth, seat_money, values_with_each_card
 from catsack.cards import Card
 from catsack.game import Game
 from catsack.moves import BID, PASS_MOVE, PLACE, Move
@@ -27,6 +27,7 @@ import sealed  # noqa: E402
 from sealed.draws import (  # noqa: E402
     CURRENT,
     EIGHTH_SEED,
+    ELEVENTH_SEED,
     FIFTH_SEED,
     FIRST_SEED,
     FOURTH_SEED,
@@ -41,6 +42,7 @@ from sealed.draws import (  # noqa: E402
 )
 from sealed.styles import (  # noqa: E402
     EIGHTH,
+    ELEVENTH,
     FIFTH,
     FIRST,
     FOURTH,
@@ -88,7 +90,7 @@ def test_each_set_holds_styles_and_draws() -> None:
     assert CURRENT == 2 and SETS[2][1] == "sealed:drifter" and SETS[1][1] == "sealed:turncoat"
     assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
     assert SETS[6][1] == "sealed:swing" and SETS[7][1] == "sealed:pivot" and SETS[8][1] == "sealed:cycle"
-    assert SETS[9][1] == "sealed:tide" and SETS[10][1] == "sealed:spring"
+    assert SETS[9][1] == "sealed:tide" and SETS[10][1] == "sealed:spring" and SETS[11][1] == "sealed:shift"
     numbered = (
         (1, FIRST, FIRST_SEED),
         (2, SECOND, SECOND_SEED),
@@ -100,6 +102,7 @@ def test_each_set_holds_styles_and_draws() -> None:
         (8, EIGHTH, EIGHTH_SEED),
         (9, NINTH, NINTH_SEED),
         (10, TENTH, TENTH_SEED),
+        (11, ELEVENTH, ELEVENTH_SEED),
     )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
@@ -154,7 +157,7 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
 
 
 @pytest.mark.parametrize(
-    "style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle", "tide", "spring"]
+    "style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle", "tide", "spring", "shift"]
 )
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
@@ -516,6 +519,31 @@ def test_dogfear_departs_from_the_heuristic_only_where_it_sees_a_dog() -> None:
     feared = [(m, h) for v, m, h in chosen if dogs(v)]
     assert any(m == PASS_MOVE and h.kind == BID for m, h in feared)  # it stops where the heuristic bids on
     assert all(not (m.kind == BID and h == PASS_MOVE) for m, h in feared)
+
+
+def test_payout_bids_less_only_where_passing_pays() -> None:
+    chosen = _choices("payout", _auction_views(4, 16))
+    assert all(m == h for v, m, h in chosen if v.next_payout == 0)
+    paid = [(m, h) for v, m, h in chosen if v.next_payout > 0]
+    assert any(m == PASS_MOVE and h.kind == BID for m, h in paid)  # R13: it takes the payout where the heuristic bids
+    assert all(not (m.kind == BID and h == PASS_MOVE) for m, h in paid)
+
+
+def test_picky_passes_small_rows_and_bids_on_big_ones() -> None:
+    chosen = [c for c in _choices("picky", _auction_views(4, 16)) if c[0].phase != "last choice"]  # R15 as ever
+    small = [(m, h) for v, m, h in chosen if row_worth(v) < 8]
+    big = [(m, h) for v, m, h in chosen if row_worth(v) >= 8]
+    assert small and big
+    assert all(m == PASS_MOVE for m, _ in small) and any(h.kind == BID for _, h in small)
+    assert all(not (m == PASS_MOVE and h.kind == BID) for m, h in big)
+    assert any(m.kind == BID and h == PASS_MOVE for m, h in big)  # up to 2 over the heuristic's limit
+
+
+def test_ally_never_bids_against_the_next_player() -> None:
+    chosen = _choices("ally", _auction_views(4, 16))
+    spared = [(m, h) for v, m, h in chosen if v.high_bidder == ((v.seat or 0) + 1) % v.seats]
+    assert spared and all(m == PASS_MOVE for m, _ in spared) and any(h.kind == BID for _, h in spared)
+    assert all(m == h for v, m, h in chosen if v.high_bidder != ((v.seat or 0) + 1) % v.seats)
 
 
 def test_the_public_history_splits_into_rounds() -> None:

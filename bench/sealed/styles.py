@@ -136,8 +136,8 @@ training that followed, reads the others' bids as tells, never opens an auction,
             the second game on
 =========== ==================================================================================
 
-The tenth set (:data:`TENTH`), written down before any figure of the ninth set was read and kept for the
-training that follows, cuts an auction short, calls jumps for bluffs, or fears dogs:
+The tenth set (:data:`TENTH`), written down before any figure of the ninth set was read and before the
+training that followed, cuts an auction short, calls jumps for bluffs, or fears dogs:
 
 =========== ==================================================================================
 ``priceout`` ends an auction in one bid: once its limit reaches one mouse more than the richest
@@ -149,6 +149,20 @@ training that follows, cuts an auction short, calls jumps for bluffs, or fears d
             heuristic's estimate, whatever R16 would make of it
 ``spring``  the heuristic's rule in a sitting's first game, ``priceout`` and ``dogfear`` together
             from the second game on
+=========== ==================================================================================
+
+The eleventh set (:data:`ELEVENTH`), written down after the tenth set had been played and before any training that
+follows it, prices the payout twice, buys only big rows, or spares the next player:
+
+=========== ==================================================================================
+``payout``  counts the mouse card it would take for passing (R13) twice: its limit is the
+            heuristic's less that payout once more
+``picky``   buys only big rows: passes at once on a row it values under 8 points; on one it values
+            at 8 or more, bids up to 2 over its limit (R15's last choice as every style makes it)
+``ally``    never bids against the next player clockwise: while that player holds the high bid,
+            it passes (R13); otherwise the heuristic's rule
+``shift``   the heuristic's rule in a sitting's first game, ``payout`` and ``picky`` together from
+            the second game on
 =========== ==================================================================================
 
 None was fitted to anything; they are deterministic given their view (no random draws).
@@ -177,6 +191,7 @@ from .table import grudges, jumped, jumpers, last_placed, leader, standing, this
 
 __all__ = [
     "EIGHTH",
+    "ELEVENTH",
     "FIFTH",
     "FIRST",
     "FOURTH",
@@ -200,7 +215,8 @@ SEVENTH = ("quota", "nerve", "cashout", "pivot")
 EIGHTH = ("revenge", "collector", "kind", "cycle")
 NINTH = ("tells", "patient", "front", "tide")
 TENTH = ("priceout", "callout", "dogfear", "spring")
-STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH
+ELEVENTH = ("payout", "picky", "ally", "shift")
+STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH + ELEVENTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -224,6 +240,7 @@ SITTING_MODES = {
     "cycle": "cycled",
     "tide": "ebbed",
     "spring": "sprung",
+    "shift": "shifted",
 }
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
@@ -244,6 +261,8 @@ TELLS_SHIFT = 3.0
 FRONT_ROUNDS = 4
 CALLOUT_OVER = 4.0
 DOGFEAR_SHIFT = 5.0
+PICKY_FLOOR = 8.0
+PICKY_OVER = 2.0
 
 
 class SealedBot(Bot):
@@ -399,6 +418,14 @@ class SealedBot(Bot):
                 limit += SPITE_OVER
         if mode in ("revenge", "cycled") and view.high_bidder in grudges(view):
             limit += REVENGE_OVER
+        if mode in ("payout", "shifted"):
+            limit -= view.next_payout  # R13's payout for passing now, counted a second time
+        if mode in ("picky", "shifted"):
+            if worth < PICKY_FLOOR:
+                return PASS_MOVE  # R13: a row too small for it
+            limit += PICKY_OVER
+        if mode == "ally" and view.high_bidder == (view.seat + 1) % view.seats:
+            return PASS_MOVE  # R12: the next player clockwise holds the high bid
         if mode == "patient" and not any(s != view.seat and t.startswith("bid") for s, t in this_round(view)):
             return PASS_MOVE  # R13: nobody else has opened this auction
         if mode == "kind" and view.high_bidder == last_placed(view):  # R21's scores, public (R24)

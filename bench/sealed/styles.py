@@ -137,7 +137,8 @@ training that followed, reads the others' bids as tells, never opens an auction,
 =========== ==================================================================================
 
 The tenth set (:data:`TENTH`), written down before any figure of the ninth set was read and before the
-training that followed, cuts an auction short, calls jumps for bluffs, or fears dogs:
+training that followed, cuts an auction short, calls jumps for bluffs, or fears dogs (``priceout`` was found, after
+the set had been played, to be close kin of the personas' ``jump`` trait, which bids what no rival can top):
 
 =========== ==================================================================================
 ``priceout`` ends an auction in one bid: once its limit reaches one mouse more than the richest

@@ -37,9 +37,10 @@ before any figure of the ninth was read and before the training that followed, a
 (``expert-v4`` and the one candidate of that training to pass the gate, on the same deals): draws of the whole
 space, and hand-written styles (``sealed.styles.TENTH``) that end an auction with one bid no one can beat, call
 the others' jumps for bluffs, or fear every dog they can see. The **eleventh** (:data:`ELEVENTH_SEED`) was written
-down after the tenth had been played and before any training that follows it, and is kept sealed for that
-training: draws of the whole space, and hand-written styles (``sealed.styles.ELEVENTH``) that count the payout for
-passing twice, buy only big rows, or never bid against the next player.
+down after the tenth had been played and before any candidate was measured on it, and has been played once
+(``expert-v4`` and the tenth set's candidate again, on the same deals): draws of the whole space, and
+hand-written styles (``sealed.styles.ELEVENTH``) that count the payout for passing twice, buy only big rows, or
+never bid against the next player.
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.
@@ -110,5 +111,5 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     11: (("sealed:payout", "sealed:picky", "sealed:ally", *draw_specs(seed=ELEVENTH_SEED)), "sealed:shift"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. The first ten have been played; the eleventh has not.
+#: so that their recorded commands repeat. All eleven have been played.
 CURRENT = 2

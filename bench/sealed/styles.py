@@ -152,8 +152,8 @@ the set had been played, to be close kin of the personas' ``jump`` trait, which 
             from the second game on
 =========== ==================================================================================
 
-The eleventh set (:data:`ELEVENTH`), written down after the tenth set had been played and before any training that
-follows it, prices the payout twice, buys only big rows, or spares the next player:
+The eleventh set (:data:`ELEVENTH`), written down after the tenth set had been played and before any candidate
+was measured on it, prices the payout twice, buys only big rows, or spares the next player:
 
 =========== ==================================================================================
 ``payout``  counts the mouse card it would take for passing (R13) twice: its limit is the

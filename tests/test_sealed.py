@@ -352,25 +352,26 @@ def test_quota_and_cashout_sit_out_only_once_full_or_late() -> None:
             assert with_card[m.arg] == min(with_card[x.arg] for x in v.legal)
 
 
+def _jumpers(view: View) -> set[int]:
+    """The other players who raised the high bid by two mice or more in this round's auction so far (R12)."""
+    high, out = 0, set()
+    for s, text in _auction_so_far(view):
+        if text.startswith("bid"):
+            amount = int(text.split()[1])
+            if s != view.seat and amount - high >= 2:
+                out.add(s)
+            high = amount
+    return out
+
+
 def test_nerve_passes_after_a_jump_of_another_player() -> None:
     players = ("heuristic", "persona:open=1") * 2  # the personas open high: jumps
     views = _decision_views(12, lambda v: v.legal[0].kind != PLACE and v.phase != "last choice", players, seed=500)
     chosen = _choices("nerve", views)
-
-    def jumped(v: View) -> bool:
-        high = 0
-        for s, text in _auction_so_far(v):
-            if text.startswith("bid"):
-                amount = int(text.split()[1])
-                if s != v.seat and amount - high >= 2:
-                    return True
-                high = amount
-        return False
-
-    frightened = [(m, h) for v, m, h in chosen if jumped(v)]
+    frightened = [(m, h) for v, m, h in chosen if _jumpers(v)]
     assert frightened and all(m == PASS_MOVE for m, _ in frightened)
     assert any(h.kind == BID for _, h in frightened)  # where the heuristic would have bid on
-    assert all(m == h for v, m, h in chosen if not jumped(v))
+    assert all(m == h for v, m, h in chosen if not _jumpers(v))
 
 
 def _lost_to(view: View) -> set[int]:
@@ -485,18 +486,6 @@ def test_priceout_bids_what_no_rival_still_in_can_beat() -> None:
         assert m.kind == BID and m.amount == max(rivals) + 1  # R12: none of them holds enough to bid over it
         assert h == PASS_MOVE or h.amount < m.amount  # it never bids less than the heuristic would
     assert shut
-
-
-def _jumpers(view: View) -> set[int]:
-    """The other players who raised the high bid by two mice or more in this round's auction so far (R12)."""
-    high, out = 0, set()
-    for s, text in _auction_so_far(view):
-        if text.startswith("bid"):
-            amount = int(text.split()[1])
-            if s != view.seat and amount - high >= 2:
-                out.add(s)
-            high = amount
-    return out
 
 
 def test_callout_bids_on_only_against_a_player_who_jumped() -> None:

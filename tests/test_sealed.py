@@ -38,6 +38,7 @@ from sealed.draws import (  # noqa: E402
     SIXTH_SEED,
     TENTH_SEED,
     THIRD_SEED,
+    TWELFTH_SEED,
     draw_specs,
 )
 from sealed.styles import (  # noqa: E402
@@ -53,6 +54,7 @@ from sealed.styles import (  # noqa: E402
     STYLES,
     TENTH,
     THIRD,
+    TWELFTH,
 )
 
 #: The scripts that measure against the sealed set (and read it); nothing else may import it.
@@ -91,6 +93,7 @@ def test_each_set_holds_styles_and_draws() -> None:
     assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
     assert SETS[6][1] == "sealed:swing" and SETS[7][1] == "sealed:pivot" and SETS[8][1] == "sealed:cycle"
     assert SETS[9][1] == "sealed:tide" and SETS[10][1] == "sealed:spring" and SETS[11][1] == "sealed:shift"
+    assert SETS[12][1] == "sealed:swerve"
     numbered = (
         (1, FIRST, FIRST_SEED),
         (2, SECOND, SECOND_SEED),
@@ -103,6 +106,7 @@ def test_each_set_holds_styles_and_draws() -> None:
         (9, NINTH, NINTH_SEED),
         (10, TENTH, TENTH_SEED),
         (11, ELEVENTH, ELEVENTH_SEED),
+        (12, TWELFTH, TWELFTH_SEED),
     )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
@@ -157,7 +161,8 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
 
 
 @pytest.mark.parametrize(
-    "style", ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle", "tide", "spring", "shift"]
+    "style",
+    ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle", "tide", "spring", "shift", "swerve"],
 )
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
@@ -551,3 +556,36 @@ def test_the_public_history_splits_into_rounds() -> None:
                 assert len(rounds) == view.round and this_round(view) == rounds[-1]
             if view.legal[0].kind == PLACE:  # placing: this round's placements so far, nothing of the last round
                 assert all(t.startswith("place") for _, t in this_round(view))
+
+
+def _dogs_seen(view: View) -> int:
+    return sum(1 for rc in view.row if rc.card is not None and rc.card.is_dog)
+
+
+def test_swapdog_departs_from_the_heuristic_only_where_a_dog_may_be_in_the_row() -> None:
+    chosen = _choices("swapdog", _auction_views(4, 16))
+    assert all(m == h for v, m, h in chosen if _dogs_seen(v) == 0 and all(rc.card is not None for rc in v.row))
+    seen = [(v, m, h) for v, m, h in chosen if _dogs_seen(v)]
+    assert any(m != h for _, m, h in seen)
+    for v, m, h in seen:  # R16 read backwards: a row whose only dog is the large one looks better to it
+        dogs = [rc.card for rc in v.row if rc.card is not None and rc.card.is_dog]
+        if dogs == [Card.LARGE_DOG] and all(rc.card is not None for rc in v.row):
+            assert not (m == PASS_MOVE and h.kind == BID)
+
+
+def test_nocount_departs_from_the_heuristic_only_for_the_others_face_down_cards() -> None:
+    chosen = _choices("nocount", _auction_views(4, 16))
+
+    def hidden(v: View) -> int:
+        return sum(1 for rc in v.row if rc.card is None)
+
+    assert all(m == h for v, m, h in chosen if hidden(v) == 0 or v.round == 1)  # round 1: nothing played to count
+    assert any(m != h for v, m, h in chosen if hidden(v) and v.round > 1)
+
+
+def test_sprint_bids_over_its_limit_only_in_the_first_three_rounds() -> None:
+    chosen = [c for c in _choices("sprint", _auction_views(4, 16)) if c[0].phase != "last choice"]
+    early = [(m, h) for v, m, h in chosen if v.round <= 3]
+    assert early and all(m == h for v, m, h in chosen if v.round > 3)
+    assert any(m.kind == BID and h == PASS_MOVE for m, h in early)  # it bids on where the heuristic stops
+    assert all(not (m == PASS_MOVE and h.kind == BID) for m, h in early)

@@ -1,6 +1,6 @@
 """The sealed parameter draws: personas of the league's own space, drawn from seeds no training or tuning uses.
 
-Eleven sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
+Twelve sets. The **first** (:data:`FIRST_SEED`) was drawn from the space of ten traits that ``expert-v1`` to
 ``expert-v3`` trained against; its draws are pinned to ``open=0`` (the trait added later) so they stay the
 players they were. Its hand-written ``jumper`` was the one opponent the learned expert stayed behind the
 heuristic bot against, and the league's ``open`` trait was written after that result: the first set is
@@ -40,7 +40,9 @@ the others' jumps for bluffs, or fear every dog they can see. The **eleventh** (
 down after the tenth had been played and before any candidate was measured on it, and has been played once
 (``expert-v4`` and the tenth set's candidate again, on the same deals): draws of the whole space, and
 hand-written styles (``sealed.styles.ELEVENTH``) that count the payout for passing twice, buy only big rows, or
-never bid against the next player.
+never bid against the next player. The **twelfth** (:data:`TWELFTH_SEED`) was written down after the eleventh had
+been played and before the training that followed: draws of the whole space, and hand-written styles
+(``sealed.styles.TWELFTH``) that read the dogs the wrong way round, count no cards, or spend their mice early.
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's
 trainer draws its personas from its own numpy generator and never by number.
@@ -64,6 +66,7 @@ __all__ = [
     "SIXTH_SEED",
     "TENTH_SEED",
     "THIRD_SEED",
+    "TWELFTH_SEED",
     "draw_specs",
 ]
 
@@ -78,6 +81,7 @@ EIGHTH_SEED = 1_009_677
 NINTH_SEED = 6_158_653
 TENTH_SEED = 3_249_044
 ELEVENTH_SEED = 3_852_938
+TWELFTH_SEED = 4_517_263
 
 
 def draw_specs(count: int = 4, seed: int = SECOND_SEED, pin: str = "") -> list[str]:
@@ -109,7 +113,8 @@ SETS: dict[int, tuple[tuple[str, ...], str]] = {
     9: (("sealed:tells", "sealed:patient", "sealed:front", *draw_specs(seed=NINTH_SEED)), "sealed:tide"),
     10: (("sealed:priceout", "sealed:callout", "sealed:dogfear", *draw_specs(seed=TENTH_SEED)), "sealed:spring"),
     11: (("sealed:payout", "sealed:picky", "sealed:ally", *draw_specs(seed=ELEVENTH_SEED)), "sealed:shift"),
+    12: (("sealed:swapdog", "sealed:nocount", "sealed:sprint", *draw_specs(seed=TWELFTH_SEED)), "sealed:swerve"),
 }
 #: The default of ``held_out.py --set``: the set the main held-out rows of the results table were measured on,
-#: so that their recorded commands repeat. All eleven have been played.
+#: so that their recorded commands repeat.
 CURRENT = 2

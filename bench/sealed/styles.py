@@ -166,6 +166,20 @@ was measured on it, prices the payout twice, buys only big rows, or spares the n
             the second game on
 =========== ==================================================================================
 
+The twelfth set (:data:`TWELFTH`), written down after the eleventh set had been played and before the training
+that followed, misreads the dogs, counts no cards, or spends early:
+
+=========== ==================================================================================
+``swapdog`` misreads R16 with the dogs' sizes swapped: a large dog it can see counts as a small one
+            and back (the heuristic's estimate otherwise)
+``nocount`` counts no cards: each face-down card of another player may be any card of a whole set,
+            as if none had been played (R23 lets it know better); the cards it sees as they are
+``sprint``  spends early: in rounds 1 to 3 it bids up to 3 over its limit; from round 4 on the
+            heuristic's rule
+``swerve``  the heuristic's rule in a sitting's first game, ``swapdog`` and ``sprint`` together
+            from the second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -177,6 +191,7 @@ from catsack.bots.base import Bot, BotSpecError, forced_move
 from catsack.bots.heuristic import (
     bid_limit,
     kept_value,
+    mask_row_value,
     plans_to_buy,
     row_masks,
     row_worth,
@@ -203,6 +218,7 @@ __all__ = [
     "STYLES",
     "TENTH",
     "THIRD",
+    "TWELFTH",
     "SealedBot",
 ]
 
@@ -217,7 +233,8 @@ EIGHTH = ("revenge", "collector", "kind", "cycle")
 NINTH = ("tells", "patient", "front", "tide")
 TENTH = ("priceout", "callout", "dogfear", "spring")
 ELEVENTH = ("payout", "picky", "ally", "shift")
-STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH + ELEVENTH
+TWELFTH = ("swapdog", "nocount", "sprint", "swerve")
+STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH + ELEVENTH + TWELFTH
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -242,6 +259,7 @@ SITTING_MODES = {
     "tide": "ebbed",
     "spring": "sprung",
     "shift": "shifted",
+    "swerve": "swerved",
 }
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
@@ -264,6 +282,10 @@ CALLOUT_OVER = 4.0
 DOGFEAR_SHIFT = 5.0
 PICKY_FLOOR = 8.0
 PICKY_OVER = 2.0
+SPRINT_ROUNDS = 3
+SPRINT_OVER = 3.0
+#: Every card of one player's set (R1: each set holds the same ten cards), as a bit mask of card indices.
+WHOLE_SET = (1 << len(Card)) - 1
 
 
 class SealedBot(Bot):
@@ -340,6 +362,10 @@ class SealedBot(Bot):
             return _dogblind_worth(view)
         if mode == "headcount":
             return _headcount_worth(view)
+        if mode in ("swapdog", "swerved"):  # R16 misread: each mask's dogs exchanged
+            return mask_row_value([_swap_dogs(m) for m in row_masks(view, include_unplaced=False)])
+        if mode == "nocount":  # R23: what has been played is public; it forgets all of it
+            return mask_row_value([WHOLE_SET if rc.card is None else 1 << rc.card for rc in view.row])
         worth = row_worth(view)
         if mode in ("collector", "cycled"):
             return worth + _collector_bonus(view)
@@ -431,6 +457,8 @@ class SealedBot(Bot):
             return PASS_MOVE  # R13: nobody else has opened this auction
         if mode == "kind" and view.high_bidder == last_placed(view):  # R21's scores, public (R24)
             return PASS_MOVE  # R13: it leaves the row to the player at the bottom
+        if mode in ("sprint", "swerved") and view.round <= SPRINT_ROUNDS:
+            limit += SPRINT_OVER  # its mice spent early, whatever the rounds to come
         if mode == "callout" and view.high_bidder in jumpers(this_round(view), view.seat):
             limit += CALLOUT_OVER  # R12: the jump is public; it calls it
         most = legal[-2].amount  # all its money (R12)
@@ -469,6 +497,13 @@ def _dogblind_worth(view: View) -> float:
     pool = unseen_cards(view, view.seat)
     mean = sum(Card(c).points if Card(c).is_cat else 0 for c in pool) / max(len(pool), 1)
     return sum(mean if rc.card is None else float(rc.card.points) for rc in view.row)
+
+
+def _swap_dogs(mask: int) -> int:
+    """``mask`` with the large and the small dog exchanged (``swapdog``'s reading of R16)."""
+    large, small = mask >> Card.LARGE_DOG & 1, mask >> Card.SMALL_DOG & 1
+    rest = mask & ~(1 << Card.LARGE_DOG | 1 << Card.SMALL_DOG)
+    return rest | small << Card.LARGE_DOG | large << Card.SMALL_DOG
 
 
 def _own_card_bonus(view: View) -> float:

@@ -4,6 +4,7 @@
     .venv/bin/python bench/held_out.py mixed expert --frozen classic --seats 4 --deals 8 --out DIR
     .venv/bin/python bench/held_out.py sitting expert --sittings 8 --games 2 --out DIR
     .venv/bin/python bench/held_out.py report DIR --hero expert --frozen classic [--json FILE]
+    .venv/bin/python bench/held_out.py judge CANDIDATE.json --base DEFAULT.json
 
 ``--set`` picks the sealed set (``sealed.draws.SETS``): 2 (the default, on which the main rows of the results
 table were measured), 1, the first, which the league's ``open`` trait has since seen, 3, written down later and
@@ -36,6 +37,15 @@ over deals], its paired margin over the heuristic bot in its seat, and over ``--
 that bot's run of the same table is saved in ``DIR`` (its games are the same deals and seatings); then the
 mixed tables. ``--json`` also writes the figures (the results table of docs/results.md is made from such files
 by ``bench/results_table.py``).
+
+``judge`` reads two ``report --json`` files of one set, a candidate's (its mixed tables played with the default
+as ``--frozen``) and the default's, and says whether the candidate replaces the default by the rule written
+before each set was played: (1) at 4 seats ahead of the heuristic bot with the CI against at least as many
+opponents as the default less one, and behind (the CI below zero) none the default is not behind; (2) over the
+4-seat rows, a mean paired win share over the heuristic bot at least the default's, and a mean paired margin
+(the sitting's counted as one more row) at least the default's less one point; (3) at 3 and at 5 seats no more
+opponents with the paired margin's CI below zero; (4) at the mixed tables a win share at least the default's at
+two thirds of them and in sum.
 """
 
 from __future__ import annotations
@@ -295,10 +305,90 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
         as_json.write_text(json.dumps(data, indent=1) + "\n")
 
 
+#: Criterion 2: how far the candidate's mean paired margin may fall short of the default's.
+MARGIN_SLACK = 1.0
+
+
+def _four_seat(data: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in data["rows"] if r["seats"] == 4 and "over_heuristic" in r]
+
+
+def _below(data: dict[str, Any], seats: int) -> set[str]:
+    """The opponents at ``seats`` against whom the paired margin's CI lies below zero."""
+    rows = [r for r in data["rows"] if r["seats"] == seats and "over_heuristic" in r]
+    return {r["opponent"] for r in rows if r["over_heuristic"]["margin"][2] < 0}
+
+
+def _means(data: dict[str, Any]) -> tuple[float, float]:
+    """The mean paired win share and the mean paired margin (with the sitting's) over the heuristic bot, 4 seats."""
+    rows = _four_seat(data)
+    if not rows:
+        raise ValueError(f"no 4-seat rows with a paired arm in the report of {data.get('hero')!r}")
+    margins = [r["over_heuristic"]["margin"][0] for r in rows]
+    if data.get("sitting"):
+        margins.append(data["sitting"]["over_heuristic"]["margin"][0])
+    return sum(r["over_heuristic"]["win"][0] for r in rows) / len(rows), sum(margins) / len(margins)
+
+
+def judge(candidate: dict[str, Any], base: dict[str, Any]) -> list[tuple[str, bool]]:
+    """The rule's four criteria for ``candidate`` against ``base`` (``report --json`` files of one set)."""
+    if candidate.get("set") != base.get("set"):
+        raise ValueError(f"the reports are of sets {candidate.get('set')} and {base.get('set')}: judge one set")
+    out: list[tuple[str, bool]] = []
+    ahead = [{r["opponent"] for r in _four_seat(d) if r["over_heuristic"]["margin"][1] > 0} for d in (candidate, base)]
+    behind = [_below(d, 4) for d in (candidate, base)]
+    new = sorted(behind[0] - behind[1])
+    out.append(
+        (
+            f"1. 4 seats: ahead of {len(ahead[0])} (the default {len(ahead[1])}); behind {len(behind[0])}"
+            + (f", where the default is not: {', '.join(new)}" if new else ", none the default is not behind"),
+            len(ahead[0]) >= len(ahead[1]) - 1 and not new,
+        )
+    )
+    (cw, cm), (bw, bm) = _means(candidate), _means(base)
+    out.append(
+        (
+            f"2. 4 seats: mean paired win share over heuristic {cw:+.3f} (the default {bw:+.3f}); mean paired margin "
+            f"with the sitting {cm:+.2f} (the default {bm:+.2f}, at most {MARGIN_SLACK:.0f} less allowed)",
+            cw >= bw and cm >= bm - MARGIN_SLACK,
+        )
+    )
+    counts = {s: (len(_below(candidate, s)), len(_below(base, s))) for s in (3, 5)}
+    out.append(
+        (
+            "3. below zero at 3 / 5 seats: " + " / ".join(f"{c} (the default {b})" for c, b in counts.values()),
+            all(c <= b for c, b in counts.values()),
+        )
+    )
+    hero, frozen = candidate["hero"], candidate.get("frozen")
+    tables = [m for m in candidate.get("mixed", []) if frozen in m["shares"] and hero in m["shares"]]
+    if frozen != base["hero"]:
+        out.append((f"4. mixed tables: the candidate's were played beside {frozen!r}, not the default", False))
+        return out
+    if not tables:
+        out.append(("4. mixed tables: none in the candidate's report (play them with the default as --frozen)", False))
+        return out
+    mine = [m["shares"][hero][0] for m in tables]
+    theirs = [m["shares"][frozen][0] for m in tables]
+    level = sum(1 for a, b in zip(mine, theirs, strict=True) if a >= b)
+    pairs = ", ".join(f"{a:.3f} / {b:.3f}" for a, b in zip(mine, theirs, strict=True))
+    out.append(
+        (
+            f"4. mixed tables ({tables[0]['deals']} deals): the candidate / the default {pairs}; at least level at "
+            f"{level} of {len(tables)}, in sum {sum(mine):.3f} / {sum(theirs):.3f}",
+            3 * level >= 2 * len(tables) and sum(mine) >= sum(theirs),
+        )
+    )
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=("play", "mixed", "sitting", "report"))
-    ap.add_argument("spec", nargs="?", help="the bot to measure (play, mixed), or the results folder (report)")
+    ap.add_argument("what", choices=("play", "mixed", "sitting", "report", "judge"))
+    ap.add_argument(
+        "spec", nargs="?", help="the bot to measure (play, mixed), the results folder (report), or a report (judge)"
+    )
+    ap.add_argument("--base", type=Path, help="judge: the default's report of the same set (report --json)")
     ap.add_argument("--out", type=Path, help="the results folder (play, mixed)")
     ap.add_argument("--seats", default="4", help="seat counts, comma separated")
     ap.add_argument("--deals", type=int, default=16)
@@ -316,6 +406,17 @@ def main() -> None:
     args = ap.parse_args()
     sealed.register()
     seats_list = [int(s) for s in args.seats.split(",")]
+    if args.what == "judge":
+        if not args.spec or args.base is None:
+            ap.error("judge needs the candidate's report and --base, the default's")
+        try:
+            found = judge(json.loads(Path(args.spec).read_text()), json.loads(args.base.read_text()))
+        except (OSError, ValueError, KeyError) as e:
+            sys.exit(f"judge: {e}")
+        for text, held in found:
+            print(f"{text}: {'holds' if held else 'FAILS'}")
+        print("the candidate replaces the default" if all(h for _, h in found) else "the default stays")
+        return
     if args.what == "report":
         if not args.spec or not args.hero:
             ap.error("report needs the results folder and --hero")

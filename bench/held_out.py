@@ -361,10 +361,10 @@ def judge(candidate: dict[str, Any], base: dict[str, Any]) -> list[tuple[str, bo
         )
     )
     hero, frozen = candidate["hero"], candidate.get("frozen")
-    tables = [m for m in candidate.get("mixed", []) if frozen in m["shares"] and hero in m["shares"]]
     if frozen != base["hero"]:
         out.append((f"4. mixed tables: the candidate's were played beside {frozen!r}, not the default", False))
         return out
+    tables = [m for m in candidate.get("mixed", []) if frozen in m["shares"] and hero in m["shares"]]
     if not tables:
         out.append(("4. mixed tables: none in the candidate's report (play them with the default as --frozen)", False))
         return out

@@ -309,19 +309,19 @@ def report(out: Path, hero: str, frozen: str | None, seats_list: list[int], as_j
 MARGIN_SLACK = 1.0
 
 
-def _four_seat(data: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in data["rows"] if r["seats"] == 4 and "over_heuristic" in r]
+def _paired_rows(data: dict[str, Any], seats: int) -> list[dict[str, Any]]:
+    """A report's rows at ``seats`` that have the heuristic bot's paired arm."""
+    return [r for r in data["rows"] if r["seats"] == seats and "over_heuristic" in r]
 
 
 def _below(data: dict[str, Any], seats: int) -> set[str]:
     """The opponents at ``seats`` against whom the paired margin's CI lies below zero."""
-    rows = [r for r in data["rows"] if r["seats"] == seats and "over_heuristic" in r]
-    return {r["opponent"] for r in rows if r["over_heuristic"]["margin"][2] < 0}
+    return {r["opponent"] for r in _paired_rows(data, seats) if r["over_heuristic"]["margin"][2] < 0}
 
 
 def _means(data: dict[str, Any]) -> tuple[float, float]:
     """The mean paired win share and the mean paired margin (with the sitting's) over the heuristic bot, 4 seats."""
-    rows = _four_seat(data)
+    rows = _paired_rows(data, 4)
     if not rows:
         raise ValueError(f"no 4-seat rows with a paired arm in the report of {data.get('hero')!r}")
     margins = [r["over_heuristic"]["margin"][0] for r in rows]
@@ -335,7 +335,9 @@ def judge(candidate: dict[str, Any], base: dict[str, Any]) -> list[tuple[str, bo
     if candidate.get("set") != base.get("set"):
         raise ValueError(f"the reports are of sets {candidate.get('set')} and {base.get('set')}: judge one set")
     out: list[tuple[str, bool]] = []
-    ahead = [{r["opponent"] for r in _four_seat(d) if r["over_heuristic"]["margin"][1] > 0} for d in (candidate, base)]
+    ahead = [
+        {r["opponent"] for r in _paired_rows(d, 4) if r["over_heuristic"]["margin"][1] > 0} for d in (candidate, base)
+    ]
     behind = [_below(d, 4) for d in (candidate, base)]
     new = sorted(behind[0] - behind[1])
     out.append(

@@ -503,14 +503,15 @@ def test_callout_bids_on_only_against_a_player_who_jumped() -> None:
     assert all(m == h for v, m, h in chosen if v.high_bidder not in _jumpers(v))
 
 
+def _dogs_seen(view: View) -> int:
+    """The dogs the viewer can see in the row: face up (R11, R14) or its own (R23)."""
+    return sum(1 for rc in view.row if rc.card is not None and rc.card.is_dog)
+
+
 def test_dogfear_departs_from_the_heuristic_only_where_it_sees_a_dog() -> None:
     chosen = _choices("dogfear", _auction_views(4, 16))
-
-    def dogs(v: View) -> int:
-        return sum(1 for rc in v.row if rc.card is not None and rc.card.is_dog)
-
-    assert all(m == h for v, m, h in chosen if dogs(v) == 0)
-    feared = [(m, h) for v, m, h in chosen if dogs(v)]
+    assert all(m == h for v, m, h in chosen if _dogs_seen(v) == 0)
+    feared = [(m, h) for v, m, h in chosen if _dogs_seen(v)]
     assert any(m == PASS_MOVE and h.kind == BID for m, h in feared)  # it stops where the heuristic bids on
     assert all(not (m.kind == BID and h == PASS_MOVE) for m, h in feared)
 
@@ -556,10 +557,6 @@ def test_the_public_history_splits_into_rounds() -> None:
                 assert len(rounds) == view.round and this_round(view) == rounds[-1]
             if view.legal[0].kind == PLACE:  # placing: this round's placements so far, nothing of the last round
                 assert all(t.startswith("place") for _, t in this_round(view))
-
-
-def _dogs_seen(view: View) -> int:
-    return sum(1 for rc in view.row if rc.card is not None and rc.card.is_dog)
 
 
 def test_swapdog_departs_from_the_heuristic_only_where_a_dog_may_be_in_the_row() -> None:

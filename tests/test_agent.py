@@ -165,7 +165,9 @@ def test_the_options_are_read_and_a_bad_one_is_named() -> None:
     got = parse_agent("worlds=8+top=2+search=0+opponents=mix+weights=expert-v1+rounds=3")
     assert got == AgentOptions("expert-v1", 8, 2, False, "mix", 3)
     assert parse_agent("opponents=read") == AgentOptions(opponents="read")
-    for bad in ("opponents=bluffers", "worlds=1", "top=17", "search=yes", "depth=3", "rounds=0", "rounds=10"):
+    assert parse_agent("open=classic+worlds=8") == AgentOptions(worlds=8, open="classic")
+    for bad in ("opponents=bluffers", "worlds=1", "top=17", "search=yes", "depth=3", "rounds=0", "rounds=10",
+                "open=dmc"):  # fmt: skip
         with pytest.raises(BotSpecError, match=bad.partition("=")[0]):
             parse_agent(bad)
 
@@ -174,7 +176,7 @@ def test_the_kind_expert_names_the_learned_or_the_classic_expert() -> None:
     from catsack.bots.strongest import is_agent
 
     assert is_agent(None) and is_agent("worlds=8+top=2") and is_agent("weights=x.npz") and is_agent("opponents=mix")
-    assert is_agent("opponents=read")
+    assert is_agent("opponents=read") and is_agent("open=classic")
     assert not is_agent("strong") and not is_agent("iters=900") and not is_agent("worlds=8+bluff=0")
 
 
@@ -221,3 +223,36 @@ def test_the_shipped_weights_are_documented_and_play() -> None:
     assert AgentOptions().weights == "expert-v4"
     bots = [ExpertAgent(None, seed=1), *(make_bot("heuristic") for _ in range(3))]
     assert play_game(Game.new(4, seed=9), bots).is_over
+
+
+def test_the_classic_opening_plays_round_1_and_the_network_the_rest(weights: Path) -> None:
+    from catsack.bots.expert import ExpertBot
+
+    games = _positions(4, 61, 40)
+    first = next(g for g in games if g.round == 1)
+    later = next(g for g in games if g.round > 1)
+    seat = first.to_move
+    assert seat is not None
+    agent = ExpertAgent(f"weights={weights}+worlds=4+open=classic", seed=3)
+    classic = ExpertBot(seed=3)
+    agent.reset(seat, 4)
+    classic.reset(seat, 4)
+    assert agent.choose(first.view(seat)) == classic.choose(first.view(seat))  # R10-R15: the classic's move
+    agent.think(first.view(seat))  # searched by the classic expert, not the network
+    assert agent.last is None
+    # from round 2 on, the network's move, as without the option
+    seat = later.to_move
+    assert seat is not None
+    mine = ExpertAgent(f"weights={weights}+worlds=4+open=classic", seed=5)
+    plain = ExpertAgent(f"weights={weights}+worlds=4", seed=5)
+    for bot in (mine, plain):
+        bot.reset(seat, 4)
+    assert mine.choose(later.view(seat)) == plain.choose(later.view(seat)) and mine.last is not None
+    # whole games from its views (R23); the classic expert keeps its memory of the table from game to game
+    bots = [ExpertAgent(f"weights={weights}+worlds=4+open=classic", seed=1)] + [
+        make_bot("persona", seed=s) for s in range(3)
+    ]
+    for deal in (1, 2):
+        assert play_game(Game.new(4, seed=deal), bots, hide_kinds=True).is_over
+    opening = bots[0].opening  # type: ignore[attr-defined]
+    assert opening is not None and opening.memory is not None and opening.memory.games == 1

@@ -17,7 +17,7 @@ from catsack.bots.base import LEARNED_EXPERT, Bot, load_target
 
 __all__ = ["AGENT_OPTIONS", "is_agent", "make_expert"]
 
-AGENT_OPTIONS: Final = ("worlds", "top", "rounds", "search", "opponents", "weights")
+AGENT_OPTIONS: Final = ("worlds", "top", "rounds", "search", "opponents", "open", "weights")
 
 
 def is_agent(arg: str | None) -> bool:

@@ -18,6 +18,10 @@ R20-R22) scores the bot's seat. The
 move played is the best mean, the Q head's estimate counting as ``prior`` worlds. The search's noise is the
 spread of its worlds; :func:`search` can also play the worlds with other opponent models (the league's
 personas, the bot's own policy for everyone), and the analysis shows the spread across them too.
+
+With ``open=classic`` the classic expert (:class:`catsack.bots.expert.ExpertBot`, the hand-built search)
+plays round 1, where no earlier round has shown anything of the players to read (R10: every card is placed face
+down), and the network the rest of the game.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from catsack.bots.base import Bot, BotSpecError, forced_move
+from catsack.bots.expert import ExpertBot
 from catsack.bots.personas import NUM_UNIFORMS
 from catsack.cards import CARDS, Card
 from catsack.envs.encoding import move_to_action
@@ -51,6 +56,7 @@ from catsack.view import HIDDEN_PLACE, View
 __all__ = [
     "DEFAULT_WEIGHTS",
     "MIX",
+    "OPENINGS",
     "OPPONENTS",
     "READ",
     "AgentOptions",
@@ -73,6 +79,7 @@ OPPONENTS: Final = ("model", "persona", "self")
 MIX: Final = "mix"  # half the worlds with the behaviour head, half with the league's personas
 READ: Final = "read"  # each player's model drawn from what its bids so far fit (catsack.learn.reading)
 CHOICES: Final = (*OPPONENTS, MIX, READ)
+OPENINGS: Final = ("net", "classic")  # who plays round 1: the network's search, or the classic expert
 
 F32 = npt.NDArray[np.float32]
 F64 = npt.NDArray[np.float64]
@@ -349,10 +356,12 @@ class AgentOptions:
     search: bool = True
     opponents: str = "model"
     rounds: int = ROUNDS
+    open: str = "net"
 
 
 def parse_agent(arg: str | None) -> AgentOptions:
-    """``expert[:worlds=W][+top=K][+rounds=R][+search=0|1][+opponents=O][+weights=NAME]`` -> its options."""
+    """``expert[:worlds=W][+top=K][+rounds=R][+search=0|1][+opponents=O][+open=P][+weights=NAME]`` -> its
+    options."""
     out = AgentOptions()
     for part in (arg or "").split("+"):
         text = part.strip()
@@ -369,12 +378,15 @@ def parse_agent(arg: str | None) -> AgentOptions:
             out = replace(out, search=value == "1")
         elif sep and key == "opponents" and value in CHOICES:
             out = replace(out, opponents=value)
+        elif sep and key == "open" and value in OPENINGS:
+            out = replace(out, open=value)
         elif sep and key == "weights" and value:
             out = replace(out, weights=value)
         else:
             raise BotSpecError(
                 f"bad expert option {text!r} in {arg!r}: use 'worlds=W' (2-4096), 'top=K' (1-16), 'rounds=R' (1-9), "
-                f"'search=0|1', 'opponents=O' ({', '.join(CHOICES)}) or 'weights=NAME', joined with '+'"
+                f"'search=0|1', 'opponents=O' ({', '.join(CHOICES)}), 'open=P' ({', '.join(OPENINGS)}) or "
+                "'weights=NAME', joined with '+'"
             )
     return out
 
@@ -394,12 +406,17 @@ class ExpertAgent(Bot):
         self.seen: View | None = None  # the last view of this game (read into the sitting at the next reset)
         self.last: SearchResult | None = None
         self.players: tuple[str | None, ...] | None = None
+        #: ``open=classic``: the classic expert that plays round 1 (it keeps its own table memory in a sitting)
+        self.opening = ExpertBot(seed=seed) if self.options.open == "classic" else None
 
     def reset(self, seat: int, seats: int) -> None:
         try:
             self.weights.net(seats)
         except ValueError as exc:
             raise BotSpecError(f"expert: {exc}") from exc
+        if self.opening is not None:
+            self.opening.seen = self.seen  # the game just played, as this seat last saw it, for its memory
+            self.opening.reset(seat, seats)
         if self.sitting is None or self.sitting.seats != seats:
             self.sitting = Sitting(seats)
         elif self.seen is not None and self.seen.seats == seats:
@@ -411,6 +428,8 @@ class ExpertAgent(Bot):
         if self.players is not None and self.players != tuple(players):
             self.sitting = Sitting(len(players))
         self.players = tuple(players)
+        if self.opening is not None:
+            self.opening.meet(players)
 
     def remember(self, sitting: Sitting) -> None:
         """Read ``sitting`` as this table's earlier games from now on: a server makes a new bot for each decision
@@ -423,11 +442,17 @@ class ExpertAgent(Bot):
     def think(self, view: View) -> None:
         """Search ``view`` as a decision with a choice would be searched, the result unused: a server plays a forced
         move (one legal option) no sooner than a chosen one, so the time it takes tells nothing (R23, R24)."""
-        if self.options.search:
+        if self._opens(view):
+            assert self.opening is not None
+            self.opening.think(view)
+        elif self.options.search:
             self._search(view)
 
     def choose(self, view: View) -> Move:
         self.seen = view
+        if self._opens(view):
+            assert self.opening is not None
+            return self.opening.choose(view)
         only = forced_move(view)
         if only is not None:
             return only
@@ -437,6 +462,10 @@ class ExpertAgent(Bot):
             return abstract_to_move(view, int(np.argmax(np.where(legal, q, -np.inf))))
         self.last = self._search(view)
         return self.last.best()
+
+    def _opens(self, view: View) -> bool:
+        """Whether the classic expert decides at ``view`` (``open=classic``, round 1)."""
+        return self.opening is not None and view.round == 1
 
     def _sitting(self, view: View) -> Sitting | None:
         return self.sitting if self.sitting is not None and self.sitting.seats == view.seats else None

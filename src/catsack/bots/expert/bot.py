@@ -81,7 +81,17 @@ class ExpertBot(Bot):
         only = forced_move(view)
         if only is not None:
             return only
-        self.last = search(
+        self.last = self._search(view)
+        move = pick_with_mistakes(self.last, self.rng, self.mistake)
+        return cheapest_tied(self.last, move, self.cheap) if self.cheap > 0 else move
+
+    def think(self, view: View) -> None:
+        """Search ``view`` as a decision with a choice would be searched, the result unused: a forced move is then
+        played no sooner than a chosen one, so the time it takes tells nothing (R23, R24)."""
+        self._search(view)
+
+    def _search(self, view: View) -> RootStats:
+        return search(
             view,
             self.rng,
             iterations=self.iterations,
@@ -91,8 +101,6 @@ class ExpertBot(Bot):
             min_iterations=self.min_iterations,
             model=self.options.model(self.recalled),
         )
-        move = pick_with_mistakes(self.last, self.rng, self.mistake)
-        return cheapest_tied(self.last, move, self.cheap) if self.cheap > 0 else move
 
 
 def cheapest_tied(stats: RootStats, pick: Move, k: float) -> Move:

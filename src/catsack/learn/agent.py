@@ -442,17 +442,15 @@ class ExpertAgent(Bot):
     def think(self, view: View) -> None:
         """Search ``view`` as a decision with a choice would be searched, the result unused: a server plays a forced
         move (one legal option) no sooner than a chosen one, so the time it takes tells nothing (R23, R24)."""
-        if self._opens(view):
-            assert self.opening is not None
-            self.opening.think(view)
+        if (opening := self._opening(view)) is not None:
+            opening.think(view)
         elif self.options.search:
             self._search(view)
 
     def choose(self, view: View) -> Move:
         self.seen = view
-        if self._opens(view):
-            assert self.opening is not None
-            return self.opening.choose(view)
+        if (opening := self._opening(view)) is not None:
+            return opening.choose(view)
         only = forced_move(view)
         if only is not None:
             return only
@@ -463,9 +461,9 @@ class ExpertAgent(Bot):
         self.last = self._search(view)
         return self.last.best()
 
-    def _opens(self, view: View) -> bool:
-        """Whether the classic expert decides at ``view`` (``open=classic``, round 1)."""
-        return self.opening is not None and view.round == 1
+    def _opening(self, view: View) -> ExpertBot | None:
+        """The classic expert where it decides ``view`` (``open=classic``, round 1), else ``None``."""
+        return self.opening if view.round == 1 else None
 
     def _sitting(self, view: View) -> Sitting | None:
         return self.sitting if self.sitting is not None and self.sitting.seats == view.seats else None

@@ -64,7 +64,7 @@ def bot_move(
     :meth:`catsack.learn.history.Sitting.state`); one that cannot be read is left out."""
     from catsack.bots import ismcts
     from catsack.bots.base import make_bot
-    from catsack.bots.expert import ITERATIONS, ExpertBot, search
+    from catsack.bots.expert import ITERATIONS, ExpertBot
     from catsack.bots.expert.memory import TableMemory
     from catsack.learn.agent import ExpertAgent
     from catsack.learn.history import Sitting
@@ -86,14 +86,7 @@ def bot_move(
                 bot.seconds = wall_budget(deadline)
                 bot.min_iterations = min(min_iterations, cap)
             if len(view.legal) == 1:
-                search(
-                    view,
-                    bot.rng,
-                    iterations=bot.iterations,
-                    seconds=bot.seconds,
-                    min_iterations=bot.min_iterations,
-                    players=players,
-                )
+                bot.think(view)  # searched as a choice would be, with its own leaf and model
         elif len(view.legal) == 1 and callable(getattr(bot, "think", None)):
             # the learned expert: searched all the same
             bot.think(view)  # type: ignore[attr-defined]

@@ -202,6 +202,48 @@ def test_the_learners_return_has_the_configured_margin_term() -> None:
     assert not np.allclose(rows.ret, heavy.ret)
 
 
+class _Opener:
+    """An opener that plays the highest legal abstract action and keeps what it was shown."""
+
+    def __init__(self) -> None:
+        self.shown: list[np.ndarray] = []
+
+    def forward(self, x: np.ndarray) -> np.ndarray:
+        self.shown.append(x.copy())
+        return np.tile(np.arange(16, dtype=np.float32), (len(x), 1))
+
+
+def test_the_opener_plays_the_learners_round_1_in_its_share_of_games() -> None:
+    from catsack.envs.encoding import observation_layout
+    from catsack.learn.fast_features import feature_size
+
+    first_round = {f.name: f for f in observation_layout(4)}["round"].start
+    net, size = _net(4), feature_size(4)
+    made = {}
+    for share in (0.0, 1.0):
+        opener = _Opener()
+        config = LeagueConfig(lanes=16, epsilon=0.0, opening=share)
+        rows, _, _ = play_league(4, 24, net, [], [], config=config, rng=np.random.default_rng(3), seed=3,
+                                 opener=opener)  # type: ignore[arg-type]  # fmt: skip
+        made[share] = (rows, opener.shown)
+    assert made[0.0][1] == []  # a share of 0: the learner plays its own round 1
+    rows, shown = made[1.0]
+    first = rows.x[:, first_round] == 1
+    assert first.any() and (~first).any()
+    # the opener is shown each of the learner's round-1 decisions (the dmc part of its features) and nothing later
+    assert sorted(r.tobytes() for r in np.concatenate(shown)) == sorted(r.tobytes() for r in rows.x[first, :size])
+    # and its move is played: the highest legal action, all in (15) at a bid (R12), never a step raise (11-14)
+    acts = rows.action[first]
+    assert (acts == 15).any() and not ((acts > 10) & (acts < 15)).any()
+    assert not (acts == net.q(rows.x[first]).argmax(axis=1)).all()
+
+
+def test_an_opening_share_needs_an_opener_and_the_opener_a_share(capsys: pytest.CaptureFixture[str]) -> None:
+    assert league_train.main(["--games", "8", "--opening", "0.3"]) == 2
+    assert league_train.main(["--games", "8", "--opener", "dmc-v1"]) == 2
+    assert "--opening" in capsys.readouterr().err
+
+
 def test_the_margin_weight_is_kept_with_the_weights_and_read_by_the_search(tmp_path: Path) -> None:
     run = Trainer(_config(games=32, exploit_every=0, eval_every=0, margin_weight=0.5))
     run.run(quiet=True)

@@ -292,3 +292,20 @@ def test_clone_collects_a_bots_decisions_and_fits_them(tmp_path: Path) -> None:
     figures = clone.fit(data, tmp_path / "c.npz", hidden=(32,), epochs=30, lr=3e-3, seed=0)
     assert figures["rows"] == rows and figures["train_agreement"] > 0.7  # a rule bot is easy to imitate
     assert make_bot(f"dmc:{tmp_path / 'c.npz'}").name.startswith("dmc:")
+
+
+def test_clone_collects_an_opening_of_one_bot_among_others(tmp_path: Path) -> None:
+    # --rounds 1 --others random: only the first spec's decisions, only in round 1 (R10-R20), every game stopped there
+    from catsack.envs.encoding import observation_layout
+    from catsack.learn import clone
+
+    hero = tmp_path / "hero.npz"
+    save_dmc(hero, {4: _random_net(4, (16,), seed=3)}, {})
+    data = tmp_path / "d.npz"
+    rows = clone.collect("heuristic", str(hero), 4, 6, 3, 1, data, others=["random"], rounds=1, hide_kinds=True)
+    first_round = {f.name: f for f in observation_layout(4)}["round"].start
+    with np.load(data) as d:
+        x, others, rounds = d["x"], str(d["others"]), int(d["rounds"])
+    assert rows == len(x) > 0 and (x[:, first_round] == 1).all() and (others, rounds) == ("random", 1)
+    # two of the three bot seats are the heuristic bot's: at most its placement and a few bids each per game
+    assert rows <= 6 * 2 * 8

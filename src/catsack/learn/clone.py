@@ -2,6 +2,8 @@
 
     python -m catsack.learn.clone collect --against expert:iters=100 --hero dmc-v1 --games 600 --out expert.npz
     python -m catsack.learn.clone fit --data expert.npz --out expert-clone.npz
+    python -m catsack.learn.clone collect --against classic --others heuristic,persona --rounds 1 --hide-kinds \
+        --games 2000 --out classic-r1.npz   # the classic expert's round 1 alone: an opener for the league
 
 The ``expert`` decides in about 0.3 s (0.007 s at ``iters=100``), far too slow
 for the thousands of games an exploiter needs. So its decisions are
@@ -15,6 +17,10 @@ on the compiled engine, as a ``fixed`` player of
 :mod:`catsack.learn.dmc`'s league. ``collect`` appends to its file batch by
 batch (each batch seeded from ``--seed`` and its index), so it can be
 stopped and continued; ``fit`` reports its agreement with held-out decisions.
+``--others`` seats other bots beside the cloned one (only its decisions are
+recorded) and ``--rounds K`` stops every game after round K, for an opening
+at a fraction of a whole game's cost: a clone of the classic expert's round 1
+is what :mod:`catsack.learn.league_train`'s ``--opener`` takes.
 """
 
 from __future__ import annotations
@@ -44,8 +50,25 @@ def _load_rows(path: Path) -> tuple[OpponentRows, int]:
         return OpponentRows(data["x"], data["legal"], data["action"]), int(data["batches"])
 
 
-def collect(against: str, hero: str, seats: int, games: int, batch_games: int, seed: int, out: Path) -> int:
-    """Play batches until ``out`` holds ``games`` games' worth of ``against``'s decisions; return the rows held."""
+def collect(
+    against: str,
+    hero: str,
+    seats: int,
+    games: int,
+    batch_games: int,
+    seed: int,
+    out: Path,
+    *,
+    others: Sequence[str] = (),
+    rounds: int | None = None,
+    hide_kinds: bool = False,
+) -> int:
+    """Play batches until ``out`` holds ``games`` games' worth of ``against``'s decisions; return the rows held.
+
+    ``others``: bot specs seated after ``against`` in the remaining seats (cycled with it; only ``against``'s
+    decisions are recorded). ``rounds``: stop every game after that round (to clone an opening).
+    ``hide_kinds``: the bots meet players of no kind.
+    """
     single_thread_blas()
     net = load_dmc(hero).net(seats)
     rows, batches = _load_rows(out)
@@ -55,14 +78,16 @@ def collect(against: str, hero: str, seats: int, games: int, batch_games: int, s
         got: list[OpponentRows] = []
         t0 = time.process_time()
         learner_seats = rng.integers(0, seats, size=batch_games).tolist()
-        play_vs_bots(seats, net, [against], learner_seats, rng=rng, epsilon=0.0, record_opponents=got)
+        play_vs_bots(seats, net, [against, *others], learner_seats, rng=rng, epsilon=0.0, record_opponents=got,
+                     record_specs=1, rounds=rounds, hide_kinds=hide_kinds)  # fmt: skip
         parts += got
         batches += 1
         x = np.concatenate([p.x for p in parts])
         legal = np.concatenate([p.legal for p in parts])
         action = np.concatenate([p.action for p in parts])
         tmp = out.with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, x=x, legal=legal, action=action, batches=batches, against=against, seats=seats)
+        np.savez_compressed(tmp, x=x, legal=legal, action=action, batches=batches, against=against, seats=seats,
+                            others=",".join(others), rounds=0 if rounds is None else rounds)  # fmt: skip
         tmp.replace(out)
         cpu = time.process_time() - t0
         print(json.dumps({"batches": batches, "games": batches * batch_games, "rows": len(x), "cpu_s": round(cpu, 1)}))
@@ -139,6 +164,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--games", type=int, default=200)
     c.add_argument("--batch-games", type=int, default=8)
     c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--others", default="", help="bot specs for the remaining seats, comma-separated, cycled")
+    c.add_argument("--rounds", type=int, default=None, help="stop every game after this round (clone an opening)")
+    c.add_argument("--hide-kinds", action="store_true", help="the bots meet players of no kind")
     c.add_argument("--out", type=Path, required=True)
     f = sub.add_parser("fit", help="fit a network to recorded decisions")
     f.add_argument("--data", type=Path, required=True)
@@ -150,7 +178,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     try:
         if args.cmd == "collect":
-            collect(args.against, args.hero, args.seats, args.games, args.batch_games, args.seed, args.out)
+            others = [o for o in args.others.split(",") if o]
+            collect(args.against, args.hero, args.seats, args.games, args.batch_games, args.seed, args.out,
+                    others=others, rounds=args.rounds, hide_kinds=args.hide_kinds)  # fmt: skip
         else:
             hidden = tuple(int(h) for h in args.hidden.split(","))
             print(json.dumps(fit(args.data, args.out, hidden=hidden, epochs=args.epochs, lr=args.lr, seed=args.seed)))

@@ -97,6 +97,7 @@ class LeagueConfig:
     lanes: int = 1024
     margin_weight: float = MARGIN_WEIGHT  # the margin term of the learner's return (mixed_return)
     hoard: float = 0.0  # the chance that a drawn persona (not the hard pool's) hoards: thrift HOARD_THRIFT .. 1
+    opening: float = 0.0  # the share of training games whose round 1 the learner plays by play_league's opener
 
 
 MAX_GAMES: Final = 5
@@ -231,6 +232,7 @@ def play_league(
     rng: np.random.Generator,
     seed: int,
     fixed: QNet | None = None,
+    opener: QNet | None = None,
     roles: I64 | None = None,
     record: bool = True,
     pool: npt.NDArray[np.float64] | None = None,
@@ -242,9 +244,15 @@ def play_league(
     ``pool`` (``(K, NUM_TRAITS)``) with ``pool_weights`` is a hard pool of personas: a share
     :attr:`LeagueConfig.hard` of the tables of one persona draw their traits from it, entry ``k`` with chance
     ``pool_weights[k]`` (the trainer weighs the entries the learner does worst against most: prioritised
-    fictitious self-play), and the results say which games did (:attr:`Results.pool`)."""
+    fictitious self-play), and the results say which games did (:attr:`Results.pool`).
+
+    ``opener`` (a network on the ``dmc`` features, e.g. a clone of the classic expert's round 1,
+    :mod:`catsack.learn.clone`) plays the learner's round 1 (R10–R20) in a share :attr:`LeagueConfig.opening` of
+    the games at drawn tables, greedily; those decisions are the learner's rows like any other, so its Q head
+    learns what the opener's moves are worth with its own play after them (off-policy exploration in round 1)."""
     lanes = _Lanes(seats, games, [learner, *snapshots, *exploiters], len(snapshots), len(exploiters), config=config,
-                   rng=rng, seed=seed, fixed=fixed, roles=roles, pool=pool, pool_weights=pool_weights)  # fmt: skip
+                   rng=rng, seed=seed, fixed=fixed, opener=opener, roles=roles, pool=pool,
+                   pool_weights=pool_weights)  # fmt: skip
     while lanes.live.any():
         lanes.step(lanes.decide(record))
     learner_rows = lanes.rows.learner(lanes.win, lanes.margin, seats, config.margin_weight)
@@ -296,6 +304,7 @@ class _Lanes:
         rng: np.random.Generator,
         seed: int,
         fixed: QNet | None,
+        opener: QNet | None,
         roles: I64 | None,
         pool: npt.NDArray[np.float64] | None,
         pool_weights: npt.NDArray[np.float64] | None,
@@ -326,7 +335,14 @@ class _Lanes:
         self.margin = np.zeros((games, n), np.float32)
         self.live = np.ones(N, np.bool_)
         self.sitting_on = self.roles is None and config.sitting > 0
+        self.opener = opener if self.roles is None and config.opening > 0 else None
+        self.guided = np.zeros(N, np.bool_)  # the lanes whose round 1 the opener plays
+        self._guide(np.arange(N))
         self.rows = _Rows()
+
+    def _guide(self, lanes: I64) -> None:
+        if self.opener is not None:
+            self.guided[lanes] = self.rng.random(len(lanes)) < self.config.opening
 
     def _draw(self, one: npt.NDArray[np.bool_]) -> I64:
         snapshots, exploiters = self.counts
@@ -386,6 +402,11 @@ class _Lanes:
                     if len(explore):
                         keys = rng.random((len(explore), NUM_ABSTRACT)) * m[explore]
                         a[explore] = np.argmax(keys, axis=1)
+                if self.opener is not None:
+                    opened = np.flatnonzero(self.guided[idx] & (self.vg.round[idx] == 1))
+                    if len(opened):
+                        rows = idx[opened]
+                        a[opened] = greedy(self.opener.forward(x[rows, : feature_size(self.n)]), m[opened])
                 if record:
                     self.rows.x.append(x[idx].copy())
                     self.rows.action.append(a)
@@ -424,6 +445,7 @@ class _Lanes:
         if self.sitting_on:
             go_on = (self.rng.random(len(fresh)) < self.config.sitting) & (self.played[fresh] + 1 < MAX_GAMES)
         cont, new = fresh[go_on], fresh[~go_on]
+        self._guide(fresh)
         self._sittings_go_on(cont)
         self._new_sittings(new)
         self.traits[fresh] = np.where((self.table[fresh] == VALUE)[:, :, None], 0.0, self.traits[fresh])

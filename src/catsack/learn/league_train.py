@@ -119,6 +119,8 @@ class TrainConfig:
     loss_behaviour: float = 0.5
     margin_weight: float = MARGIN_WEIGHT  # the margin term of the return the learner maximises (mixed_return)
     hoard: float = 0.0  # the chance that a league persona is a hoarder (LeagueConfig.hoard)
+    opener: str = ""  # dmc weights (a clone of an opening) that play the learner's round 1 in a share of games
+    opening: float = 0.0  # that share (LeagueConfig.opening)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -144,6 +146,7 @@ class TrainConfig:
             self.lanes,
             self.margin_weight,
             self.hoard,
+            self.opening,
         )
 
 
@@ -203,9 +206,10 @@ def _net(seats: int, arrays: Mapping[str, np.ndarray]) -> TableNet:
 def play_chunk(
     seats: int, games: int, learner: Mapping[str, np.ndarray], snapshots: Sequence[Mapping[str, np.ndarray]],
     exploiters: Sequence[Mapping[str, np.ndarray]], league: LeagueConfig, key: Sequence[int], fixed: str,
-    pool: np.ndarray | None = None, weights: np.ndarray | None = None,
+    pool: np.ndarray | None = None, weights: np.ndarray | None = None, opener: str = "",
 ) -> tuple[Any, Any, Any]:  # fmt: skip
-    """One actor's share of an iteration: ``games`` league games from the generator seeded by ``key``."""
+    """One actor's share of an iteration: ``games`` league games from the generator seeded by ``key``; ``opener``'s
+    network for ``seats`` (if it has one) plays the learner's round 1 in a share ``league.opening`` of them."""
     single_thread_blas()
     rng = np.random.default_rng(list(key))
     seed = int(rng.integers(0, 2**62))
@@ -219,6 +223,7 @@ def play_chunk(
         rng=rng,
         seed=seed,
         fixed=load_dmc(fixed).net(seats) if fixed else None,
+        opener=load_dmc(opener).nets.get(seats) if opener else None,
         pool=pool,
         pool_weights=weights,
     )
@@ -291,6 +296,9 @@ class Trainer:
             from catsack.learn.tablenet import load_table
 
             init = load_table(c.init)
+        if c.opener and not set(load_dmc(c.opener).nets) & set(c.seats):
+            have = ", ".join(str(n) for n in sorted(load_dmc(c.opener).nets))
+            raise ValueError(f"the opener {c.opener!r} has networks for {have} seats, none of --seats")
         against = None
         if c.opponents:
             from catsack.learn.tablenet import load_table
@@ -331,7 +339,19 @@ class Trainer:
         snaps = [_arrays(s) for s in snapshots]
         expl = [_arrays(e) for e in exploiters]
         return [
-            (n, size, learner_a, snaps, expl, league, (c.seed, self.iteration, n, tag, k), c.fixed, traits, weights)
+            (
+                n,
+                size,
+                learner_a,
+                snaps,
+                expl,
+                league,
+                (c.seed, self.iteration, n, tag, k),
+                c.fixed,
+                traits,
+                weights,
+                c.opener,
+            )
             for k, size in enumerate(sizes)
             if size > 0
         ]
@@ -450,7 +470,7 @@ class Trainer:
         load_into(net, frozen)
         net.to(self.device)
         exploiter = _Seat(net, torch.optim.Adam(net.parameters(), lr=c.lr), None)
-        league = replace(c.league(), roles={"snapshot": 1.0}, sitting=0.0, hard=0.0)
+        league = replace(c.league(), roles={"snapshot": 1.0}, sitting=0.0, hard=0.0, opening=0.0)
         last: dict[str, Any] = {}
         for k in range(c.exploit_iterations):
             last = self._train_on(n, exploiter, [frozen], [], league, c.batch_games, 1 + k)
@@ -673,6 +693,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--exploit-iterations", type=int, default=d.exploit_iterations)
     p.add_argument("--keep-exploiters", type=int, default=d.keep_exploiters)
     p.add_argument("--fixed", default=d.fixed, help="dmc weights of the league's fixed player ('' for none)")
+    p.add_argument(
+        "--opener", default=d.opener,
+        help="dmc weights (e.g. a clone of the classic expert's round 1) that play the learner's round 1 "
+        "in a share --opening of the games",
+    )  # fmt: skip
+    p.add_argument("--opening", type=float, default=d.opening, help="that share of the games (0..1)")
     p.add_argument("--init", default="", help="table weights to start from")
     p.add_argument(
         "--opponents",
@@ -694,6 +720,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = p.parse_args(argv)
     if not 0.0 <= args.hoard <= 1.0:
         print(f"error: --hoard is a chance and must lie in 0..1, not {args.hoard}", file=sys.stderr)
+        return 2
+    if not 0.0 <= args.opening <= 1.0 or (args.opening > 0) != bool(args.opener):
+        print(f"error: --opening is a share in 0..1 ({args.opening}) and needs --opener, as --opener needs it",
+              file=sys.stderr)  # fmt: skip
         return 2
     if not 0.0 <= args.margin_weight <= MAX_MARGIN_WEIGHT:
         print(f"error: --margin-weight must lie in 0..{MAX_MARGIN_WEIGHT:g}, not {args.margin_weight}", file=sys.stderr)
@@ -730,6 +760,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 exploit_iterations=args.exploit_iterations,
                 keep_exploiters=args.keep_exploiters,
                 fixed=args.fixed,
+                opener=args.opener,
+                opening=args.opening,
                 init=args.init,
                 opponents=args.opponents,
                 actors=args.actors,

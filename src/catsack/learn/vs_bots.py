@@ -63,10 +63,17 @@ def play_vs_bots(
     rng: np.random.Generator,
     epsilon: float = 0.05,
     record_opponents: list[OpponentRows] | None = None,
+    record_specs: int | None = None,
+    rounds: int | None = None,
+    hide_kinds: bool = False,
 ) -> tuple[Rows, GameResults]:
     """Play one game per entry of ``learner_seats``: the learner there, bots of ``opponents`` (cycled) elsewhere.
 
-    The roles in the results are 0 for the learner and ``1 + k`` for ``opponents[k]``.
+    The roles in the results are 0 for the learner and ``1 + k`` for ``opponents[k]``. With ``record_specs`` only
+    the decisions of the first ``record_specs`` specs' bots are recorded. With ``rounds`` every game stops when its
+    round ``rounds`` ends (for recording the bots' openings): the learner's rows then carry a return of 0 and the
+    results are zeros, since no game was scored. With ``hide_kinds`` the bots meet players of no kind (``Bot.meet``
+    gets ``None`` for every seat), as at a table of people.
     """
     n = seats
     num_games = len(learner_seats)
@@ -76,6 +83,7 @@ def play_vs_bots(
     games = [Game.new(n, seed=int(k)) for k in rng.integers(0, 2**62, num_games)]
     roles = np.zeros((num_games, n), np.int64)
     bots: list[dict[int, Bot]] = []
+    kinds = len(opponents) if record_specs is None else record_specs
     for g, me in enumerate(learner_seats):
         made: dict[int, Bot] = {}
         names: list[str | None] = []
@@ -92,8 +100,9 @@ def play_vs_bots(
             made[s] = bot
             names.append(bot.name)
         for bot in made.values():
-            bot.meet(names)
+            bot.meet([None] * n if hide_kinds else names)
         bots.append(made)
+    recorded = (roles >= 1) & (roles <= kinds)
     rows_x: list[F32] = []
     rows_a: list[int] = []
     rows_g: list[int] = []
@@ -112,7 +121,7 @@ def play_vs_bots(
                 continue
             view = game.view(mover)
             move = bots[gi][mover].choose(view)
-            if record_opponents is not None and len(view.legal) > 1:
+            if record_opponents is not None and len(view.legal) > 1 and recorded[gi, mover]:
                 legal = abstract_legal(view)
                 if legal.sum() > 1:
                     opp_x.append(view_features(view))
@@ -136,9 +145,12 @@ def play_vs_bots(
                     rows_a.append(int(acts[i]))
                     rows_g.append(gi)
                 games[gi].play(abstract_to_move(v, int(acts[i])))
-        active = [gi for gi in active if not games[gi].is_over]
-    win = np.array([game_rewards(g, "win") for g in games], np.float32)
-    margin = np.array([game_rewards(g, "margin") for g in games], np.float32)
+        active = [gi for gi in active if not games[gi].is_over and (rounds is None or games[gi].round <= rounds)]
+    if rounds is None:
+        win = np.array([game_rewards(g, "win") for g in games], np.float32)
+        margin = np.array([game_rewards(g, "margin") for g in games], np.float32)
+    else:
+        win = margin = np.zeros((num_games, n), np.float32)
     plies = np.array([len(g.moves) for g in games], np.int64)
     gx = np.array(rows_g, np.int64)
     sx = np.asarray(learner_seats, np.int64)[gx]

@@ -309,3 +309,13 @@ def test_clone_collects_an_opening_of_one_bot_among_others(tmp_path: Path) -> No
     assert rows == len(x) > 0 and (x[:, first_round] == 1).all() and (others, rounds) == ("random", 1)
     # two of the three bot seats are the heuristic bot's: at most its placement and a few bids each per game
     assert rows <= 6 * 2 * 8
+    # two streams fit as one; files of another seat count are refused by name
+    more = tmp_path / "more.npz"
+    more_rows = clone.collect("heuristic", str(hero), 4, 6, 3, 2, more, others=["random"], rounds=1)
+    figures = clone.fit([data, more], tmp_path / "c.npz", hidden=(16,), epochs=2, lr=3e-3, seed=0)
+    assert figures["rows"] == rows + more_rows and figures["data"] == [str(data), str(more)]
+    three = tmp_path / "three.npz"
+    save_dmc(hero, {3: _random_net(3, (16,), seed=3)}, {})
+    clone.collect("heuristic", str(hero), 3, 3, 3, 1, three, rounds=1)
+    with pytest.raises(ValueError, match="different bots or seat counts"):
+        clone.fit([data, three], tmp_path / "c.npz", hidden=(16,), epochs=2, lr=3e-3, seed=0)

@@ -95,21 +95,35 @@ def collect(
     return sum(len(p) for p in parts)
 
 
-def fit(data: Path, out: Path, *, hidden: Sequence[int], epochs: int, lr: float, seed: int) -> dict[str, Any]:
-    """Fit a network to the recorded decisions (10% held out); write it as dmc weights; return its figures."""
+def fit(
+    data: Path | Sequence[Path], out: Path, *, hidden: Sequence[int], epochs: int, lr: float, seed: int
+) -> dict[str, Any]:
+    """Fit a network to the recorded decisions of one file or several (10% held out); write it as dmc weights;
+    return its figures. Several files must hold one bot's decisions at one seat count."""
     from catsack.learn.dmc import export_qnet, import_torch, make_torch_net
 
     torch = import_torch()
     torch.set_num_threads(1)
     torch.manual_seed(seed)
-    rows, _ = _load_rows(data)
-    with np.load(data, allow_pickle=False) as raw:
-        seats = int(raw["seats"])
-        against = str(raw["against"])
+    paths = [data] if isinstance(data, Path) else list(data)
+    if not paths:
+        raise ValueError("fit needs at least one file of recorded decisions")
+    parts: list[OpponentRows] = []
+    kinds: set[tuple[int, str]] = set()
+    for path in paths:
+        if not path.exists():
+            raise ValueError(f"no recorded decisions at {str(path)!r}")
+        parts.append(_load_rows(path)[0])
+        with np.load(path, allow_pickle=False) as raw:
+            kinds.add((int(raw["seats"]), str(raw["against"])))
+    if len(kinds) > 1:
+        found = ", ".join(f"{a} at {n} seats" for n, a in sorted(kinds))
+        raise ValueError(f"the files hold different bots or seat counts ({found}); fit one at a time")
+    ((seats, against),) = kinds
+    rows = OpponentRows(*(np.concatenate([getattr(p, k) for p in parts]) for k in ("x", "legal", "action")))
     if rows.x.shape[1] != feature_size(seats) or len(rows) < 20:
-        raise ValueError(
-            f"{str(data)!r} holds {len(rows)} rows of {rows.x.shape[1]} features: too few, or not {seats}-seat"
-        )
+        names = ", ".join(repr(str(p)) for p in paths)
+        raise ValueError(f"{names} hold {len(rows)} rows of {rows.x.shape[1]} features: too few, or not {seats}-seat")
     order = np.random.default_rng(seed).permutation(len(rows))
     held = order[: len(rows) // 10]
     train = order[len(rows) // 10 :]
@@ -147,7 +161,7 @@ def fit(data: Path, out: Path, *, hidden: Sequence[int], epochs: int, lr: float,
         "hidden": list(hidden),
         "lr": lr,
         "seed": seed,
-        "data": str(data),
+        "data": [str(p) for p in paths],
     }
     save_dmc(out, {seats: export_qnet(net)}, figures)
     return figures
@@ -169,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     c.add_argument("--hide-kinds", action="store_true", help="the bots meet players of no kind")
     c.add_argument("--out", type=Path, required=True)
     f = sub.add_parser("fit", help="fit a network to recorded decisions")
-    f.add_argument("--data", type=Path, required=True)
+    f.add_argument("--data", type=Path, nargs="+", required=True, help="one file of recorded decisions or several")
     f.add_argument("--out", type=Path, required=True)
     f.add_argument("--hidden", default="256,256")
     f.add_argument("--epochs", type=int, default=20)

@@ -405,8 +405,8 @@ class _Lanes:
                 if self.opener is not None:
                     opened = np.flatnonzero(self.guided[idx] & (self.vg.round[idx] == 1))
                     if len(opened):
-                        rows = idx[opened]
-                        a[opened] = greedy(self.opener.forward(x[rows, : feature_size(self.n)]), m[opened])
+                        dmc_x = x[idx[opened], : feature_size(self.n)]  # the opener reads the dmc features alone
+                        a[opened] = greedy(self.opener.forward(dmc_x), m[opened])
                 if record:
                     self.rows.x.append(x[idx].copy())
                     self.rows.action.append(a)

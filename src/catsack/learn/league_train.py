@@ -296,8 +296,9 @@ class Trainer:
             from catsack.learn.tablenet import load_table
 
             init = load_table(c.init)
-        if c.opener and not set(load_dmc(c.opener).nets) & set(c.seats):
-            have = ", ".join(str(n) for n in sorted(load_dmc(c.opener).nets))
+        opener_seats = sorted(load_dmc(c.opener).nets) if c.opener else []
+        if c.opener and not set(opener_seats) & set(c.seats):
+            have = ", ".join(str(n) for n in opener_seats)
             raise ValueError(f"the opener {c.opener!r} has networks for {have} seats, none of --seats")
         against = None
         if c.opponents:

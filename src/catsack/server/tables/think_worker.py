@@ -79,19 +79,16 @@ def bot_move(
         if isinstance(bot, ExpertAgent) and memory is not None:
             with contextlib.suppress(ValueError):  # as above
                 bot.remember(Sitting.from_state(memory.get("sitting")))
-        if isinstance(bot, ExpertBot):
-            if bot.seconds is None:
-                cap = bot.iterations if bot.iterations is not None else ITERATIONS[seats]
-                bot.iterations = cap
-                bot.seconds = wall_budget(deadline)
-                bot.min_iterations = min(min_iterations, cap)
-            if len(view.legal) == 1:
-                bot.think(view)  # searched as a choice would be, with its own leaf and model
-        elif len(view.legal) == 1 and callable(getattr(bot, "think", None)):
-            # the learned expert: searched all the same
-            bot.think(view)  # type: ignore[attr-defined]
-        elif isinstance(bot, ismcts.ISMCTSBot) and len(view.legal) == 1:  # the former levels: iteration budgets
-            ismcts.search(view, bot.rng, iterations=bot.iterations, seconds=bot.seconds)
+        if isinstance(bot, ExpertBot) and bot.seconds is None:
+            cap = bot.iterations if bot.iterations is not None else ITERATIONS[seats]
+            bot.iterations = cap
+            bot.seconds = wall_budget(deadline)
+            bot.min_iterations = min(min_iterations, cap)
+        if len(view.legal) == 1:
+            if callable(getattr(bot, "think", None)):  # the experts, classic and learned: as a choice would search
+                bot.think(view)  # type: ignore[attr-defined]
+            elif isinstance(bot, ismcts.ISMCTSBot):  # the former levels: iteration budgets
+                ismcts.search(view, bot.rng, iterations=bot.iterations, seconds=bot.seconds)
         return bot.choose(view).text
     finally:
         bot.close()

@@ -198,6 +198,8 @@ def test_a_forced_move_can_be_thought_over_like_a_choice(weights: Path) -> None:
 def test_the_shipped_weights_are_documented_and_play() -> None:
     import json
 
+    from catsack.learn.agent import margin_weight
+    from catsack.learn.qnet import load_dmc
     from catsack.learn.tablenet import TABLE_WEIGHTS_DIR, load_table
 
     for name in ("expert-v1", "expert-v2", "expert-v3"):
@@ -219,6 +221,17 @@ def test_the_shipped_weights_are_documented_and_play() -> None:
     assert info["cpu_s"] == round(sum(p["cpu_s"] for p in info["soup"]), 1)
     assert load_table("expert-v4").meta["soup"] == [{"file": p["file"], "command": p["command"]} for p in info["soup"]]
     assert sorted(load_table("expert-v4").nets) == [3, 4, 5]
+    # a run with the league's opener: its file names the run's command and the opener it was trained with, shipped
+    path = TABLE_WEIGHTS_DIR / "expert-v5.npz"
+    assert path.stat().st_size < 1_000_000
+    info = json.loads(path.with_suffix(".json").read_text())
+    assert info["command"].startswith("python -m catsack.learn.league_train --seats 3,4,5 --games 307200")
+    assert "--init expert-v4" in info["command"] and f"--export runs/{info['file']}" in info["command"]
+    assert f"--opener {info['opener']['file']}" in info["command"] and info["cpu_s"] > 0
+    opener = load_dmc(info["opener"]["shipped_as"])
+    assert sorted(opener.nets) == [4] and opener.meta["clone_of"] == "classic" and opener.meta["fit_command"]
+    assert margin_weight(load_table("expert-v5")) == info["config"]["margin_weight"] == 0.35
+    assert sorted(load_table("expert-v5").nets) == [3, 4, 5]
     # the default expert plays the soup
     assert AgentOptions().weights == "expert-v4"
     bots = [ExpertAgent(None, seed=1), *(make_bot("heuristic") for _ in range(3))]

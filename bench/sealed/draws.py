@@ -41,7 +41,8 @@ down after the tenth had been played and before any candidate was measured on it
 (``expert-v4`` and the tenth set's candidate again, on the same deals): draws of the whole space, and
 hand-written styles (``sealed.styles.ELEVENTH``) that count the payout for passing twice, buy only big rows, or
 never bid against the next player. The **twelfth** (:data:`TWELFTH_SEED`) was written down after the eleventh had
-been played and before the training that followed: draws of the whole space, and hand-written styles
+been played and before the training that followed, and has been played once (``expert-v4`` and the one candidate
+of that training to pass the gate, on the same deals): draws of the whole space, and hand-written styles
 (``sealed.styles.TWELFTH``) that read the dogs the wrong way round, count no cards, or spend their mice early.
 
 The seeds pick the draw numbers (``persona:draw=N``, :func:`catsack.bots.personas.drawn`); the league's

@@ -43,8 +43,8 @@ before each set was played: (1) at 4 seats ahead of the heuristic bot with the C
 opponents as the default less one, and behind (the CI below zero) none the default is not behind; (2) over the
 4-seat rows, a mean paired win share over the heuristic bot at least the default's, and a mean paired margin
 (the sitting's counted as one more row) at least the default's less one point; (3) at 3 and at 5 seats no more
-opponents with the paired margin's CI below zero; (4) at the mixed tables a win share at least the default's at
-two thirds of them and in sum.
+opponents with the paired margin's CI below zero (both reports need rows at 3 and 5 seats: ``report --seats
+3,4,5``); (4) at the mixed tables a win share at least the default's at two thirds of them and in sum.
 """
 
 from __future__ import annotations
@@ -354,13 +354,17 @@ def judge(candidate: dict[str, Any], base: dict[str, Any]) -> list[tuple[str, bo
             cw >= bw and cm >= bm - MARGIN_SLACK,
         )
     )
-    counts = {s: (len(_below(candidate, s)), len(_below(base, s))) for s in (3, 5)}
-    out.append(
-        (
-            "3. below zero at 3 / 5 seats: " + " / ".join(f"{c} (the default {b})" for c, b in counts.values()),
-            all(c <= b for c, b in counts.values()),
+    missing = [f"{d['hero']!r} at {s} seats" for d in (candidate, base) for s in (3, 5) if not _paired_rows(d, s)]
+    if missing:  # a report made with report's default --seats 4 would pass this criterion with nothing to count
+        out.append((f"3. no rows for {', '.join(missing)}: make both reports with --seats 3,4,5", False))
+    else:
+        counts = {s: (len(_below(candidate, s)), len(_below(base, s))) for s in (3, 5)}
+        out.append(
+            (
+                "3. below zero at 3 / 5 seats: " + " / ".join(f"{c} (the default {b})" for c, b in counts.values()),
+                all(c <= b for c, b in counts.values()),
+            )
         )
-    )
     hero, frozen = candidate["hero"], candidate.get("frozen")
     if frozen != base["hero"]:
         out.append((f"4. mixed tables: the candidate's were played beside {frozen!r}, not the default", False))

@@ -58,6 +58,7 @@ def _report(hero: str, ahead: list[float], sitting: float, below5: int, mixed: l
         {"opponent": f"o{k}", "seats": 5, "over_heuristic": {"margin": [-3, -4, -2] if k < below5 else [1, 0.5, 2]}}
         for k in range(3)
     ]
+    rows += [{"opponent": f"o{k}", "seats": 3, "over_heuristic": {"margin": [1, 0.5, 2]}} for k in range(3)]
     tables = [{"deals": 32, "shares": {hero: [x, 0, 1], "expert": [0.3, 0, 1]}} for x in mixed or []]
     return {
         "set": 12,
@@ -83,3 +84,7 @@ def test_judge_applies_the_rule_criterion_by_criterion() -> None:
     assert "not the default" in held_out.judge(other, base)[3][0]
     with pytest.raises(ValueError, match="sets 11 and 12"):
         held_out.judge(dict(good, set=11), base)
+    # a report of 4 seats alone has nothing to count at 3 and 5: the criterion fails and says how to make it
+    four = dict(good, rows=[r for r in good["rows"] if r["seats"] == 4])
+    third = held_out.judge(four, base)[2]
+    assert not third[1] and "'cand' at 3 seats, 'cand' at 5 seats" in third[0] and "--seats 3,4,5" in third[0]

@@ -49,7 +49,7 @@ def test_a_table_is_saved_resumed_paired_and_reported(tmp_path: Path, capsys: py
 
 def _report(hero: str, ahead: list[float], sitting: float, below5: int, mixed: list[float] | None) -> dict[str, Any]:
     """A ``report --json`` file's figures: 4-seat rows with these paired margins (CI +-1), ``below5`` rows below zero
-    at 5 seats, and mixed tables where ``hero`` wins these shares and the default ``expert`` 0.3."""
+    at 5 seats, none at 3 seats, and mixed tables where ``hero`` wins these shares and the default ``expert`` 0.3."""
     rows: list[dict[str, Any]] = [
         {"opponent": f"o{k}", "seats": 4, "over_heuristic": {"margin": [m, m - 1, m + 1], "win": [m / 20, 0, 0]}}
         for k, m in enumerate(ahead)

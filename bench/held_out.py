@@ -11,8 +11,9 @@ table were measured), 1, the first, which the league's ``open`` trait has since 
 played once, 4, written down after the third was played, 5, written down after the fourth, 6, written down
 after the fifth, 7, written down after the sixth was played, 8, written down before any figure of the seventh
 was read, 9, written down before any figure of the eighth was read, 10, written down before any figure of the
-ninth was read, 11, written down after the tenth was played, or 12, written down after the eleventh was played
-(each of these has been played once). Keep each set's results in a folder of their own.
+ninth was read, 11, written down after the tenth was played, 12, written down after the eleventh was played
+(each of these has been played once), or 13, written down after the twelfth was played (not yet played). Keep
+each set's results in a folder of their own.
 
 ``play`` seats the bot with ``n - 1`` copies of each held-out opponent (``sealed.draws.SETS``) at ``n``
 seats, every seat presented to every bot as a person (``--hide-kinds`` of ``bench/expert_strength.py``:

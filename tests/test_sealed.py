@@ -38,6 +38,7 @@ from sealed.draws import (  # noqa: E402
     SIXTH_SEED,
     TENTH_SEED,
     THIRD_SEED,
+    THIRTEENTH_SEED,
     TWELFTH_SEED,
     draw_specs,
 )
@@ -54,6 +55,7 @@ from sealed.styles import (  # noqa: E402
     STYLES,
     TENTH,
     THIRD,
+    THIRTEENTH,
     TWELFTH,
 )
 
@@ -93,7 +95,7 @@ def test_each_set_holds_styles_and_draws() -> None:
     assert SETS[3][1] == "sealed:echo" and SETS[4][1] == "sealed:relay" and SETS[5][1] == "sealed:turn"
     assert SETS[6][1] == "sealed:swing" and SETS[7][1] == "sealed:pivot" and SETS[8][1] == "sealed:cycle"
     assert SETS[9][1] == "sealed:tide" and SETS[10][1] == "sealed:spring" and SETS[11][1] == "sealed:shift"
-    assert SETS[12][1] == "sealed:swerve"
+    assert SETS[12][1] == "sealed:swerve" and SETS[13][1] == "sealed:flip"
     numbered = (
         (1, FIRST, FIRST_SEED),
         (2, SECOND, SECOND_SEED),
@@ -107,6 +109,7 @@ def test_each_set_holds_styles_and_draws() -> None:
         (10, TENTH, TENTH_SEED),
         (11, ELEVENTH, ELEVENTH_SEED),
         (12, TWELFTH, TWELFTH_SEED),
+        (13, THIRTEENTH, THIRTEENTH_SEED),
     )
     for number, names, seed in numbered:
         opponents, sitting = SETS[number]
@@ -162,7 +165,21 @@ def test_styles_do_not_depend_on_hidden_cards() -> None:
 
 @pytest.mark.parametrize(
     "style",
-    ["turncoat", "drifter", "echo", "relay", "turn", "swing", "pivot", "cycle", "tide", "spring", "shift", "swerve"],
+    [
+        "turncoat",
+        "drifter",
+        "echo",
+        "relay",
+        "turn",
+        "swing",
+        "pivot",
+        "cycle",
+        "tide",
+        "spring",
+        "shift",
+        "swerve",
+        "flip",
+    ],
 )
 def test_the_sitting_styles_turn_in_a_sittings_second_game(style: str) -> None:
     bot = make_bot(f"sealed:{style}")
@@ -586,3 +603,48 @@ def test_sprint_bids_over_its_limit_only_in_the_first_three_rounds() -> None:
     assert early and all(m == h for v, m, h in chosen if v.round > 3)
     assert any(m.kind == BID and h == PASS_MOVE for m, h in early)  # it bids on where the heuristic stops
     assert all(not (m == PASS_MOVE and h.kind == BID) for m, h in early)
+
+
+def _is_dog(move: Move) -> bool:
+    return move.kind == PLACE and Card(move.arg).is_dog
+
+
+def test_kennel_places_a_dog_only_when_its_hand_holds_nothing_else() -> None:
+    chosen = _choices("kennel", _decision_views(16, lambda v: True, seed=1300))  # placing and bidding
+    assert all(m == h for _, m, h in chosen if not _is_dog(h))  # the heuristic's rule wherever it places no dog
+    placed = [(v, m, h) for v, m, h in chosen if v.legal[0].kind == PLACE]
+    kept = [(v, m) for v, m, h in placed if _is_dog(h)]
+    assert kept and any(not _is_dog(m) for _, m in kept)  # where the heuristic would place a dog
+    for v, m, _ in placed:  # R10: any card of its hand; a dog only when nothing else is left in it
+        assert not _is_dog(m) or all(_is_dog(x) for x in v.legal)
+
+
+def _bought_at_a_loss(view: View) -> bool:
+    """Whether the viewer bought a row this game whose kept cats were worth less than its price (R16, R17)."""
+    return any(
+        r.buyer == view.seat and r.price is not None and sum(c.points for c in r.won if c.is_cat) < r.price
+        for r in view.rounds
+    )
+
+
+def test_burnt_bids_less_only_after_a_row_bought_at_a_loss() -> None:
+    chosen = _choices("burnt", _auction_views(4, 16))
+    assert all(m == h for v, m, h in chosen if not _bought_at_a_loss(v))
+    burnt = [(m, h) for v, m, h in chosen if _bought_at_a_loss(v)]
+    assert any(m == PASS_MOVE and h.kind == BID for m, h in burnt)  # it stops where the heuristic bids on
+    assert all(not (m.kind == BID and h == PASS_MOVE) for m, h in burnt)  # and never bids on where it stops
+    assert all(m.kind != BID or h.kind != BID or m.amount == h.amount for m, h in burnt)  # a mouse at a time
+
+
+def _turned_up(view: View) -> bool:
+    """Whether a pass has turned up a card of another player, or of the dummy, since the row's first card was
+    shown (R11, R14)."""
+    return any(k > 0 and rc.face_up and rc.owner != view.seat for k, rc in enumerate(view.row))
+
+
+def test_glance_departs_from_the_heuristic_only_once_a_pass_has_turned_up_a_card() -> None:
+    chosen = _choices("glance", _auction_views(4, 16))
+    assert all(m == h for v, m, h in chosen if not _turned_up(v))  # the row as first shown: the heuristic's rule
+    later = [(m, h) for v, m, h in chosen if _turned_up(v)]
+    assert any(m.kind == BID and h == PASS_MOVE for m, h in later)  # a row turned out worse: it bids on
+    assert any(m == PASS_MOVE and h.kind == BID for m, h in later)  # a row turned out better: it stops

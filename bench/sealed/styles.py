@@ -180,6 +180,22 @@ that followed, misreads the dogs, counts no cards, or spends early:
             from the second game on
 =========== ==================================================================================
 
+The thirteenth set (:data:`THIRTEENTH`), written down after the twelfth set had been played and before any
+training that follows it, keeps its dogs back, turns careful after a bad buy, or prices a row at first sight:
+
+=========== ==================================================================================
+``kennel``  keeps its dogs back for the end: places a dog only when its hand holds nothing else
+            (R10), otherwise the heuristic's choice among its other cards; bids by the heuristic's
+            rule
+``burnt``   once bitten, twice shy: once it has bought a row this game whose kept cats were worth
+            less than it paid (R16, R17), it stops 3 under its limit for the rest of the game
+``glance``  prices a row at first sight: a card of another player that a pass has turned up (R14)
+            stays to it what it was when the row's first card was shown (R11), any card of its
+            owner's set not yet seen (R23)
+``flip``    the heuristic's rule in a sitting's first game, ``kennel`` and ``burnt`` together from
+            the second game on
+=========== ==================================================================================
+
 None was fitted to anything; they are deterministic given their view (no random draws).
 """
 
@@ -193,6 +209,7 @@ from catsack.bots.heuristic import (
     kept_value,
     mask_row_value,
     plans_to_buy,
+    public_tables,
     row_masks,
     row_worth,
     seat_money,
@@ -218,6 +235,7 @@ __all__ = [
     "STYLES",
     "TENTH",
     "THIRD",
+    "THIRTEENTH",
     "TWELFTH",
     "SealedBot",
 ]
@@ -234,7 +252,10 @@ NINTH = ("tells", "patient", "front", "tide")
 TENTH = ("priceout", "callout", "dogfear", "spring")
 ELEVENTH = ("payout", "picky", "ally", "shift")
 TWELFTH = ("swapdog", "nocount", "sprint", "swerve")
-STYLES = FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH + ELEVENTH + TWELFTH
+THIRTEENTH = ("kennel", "burnt", "glance", "flip")
+STYLES = (
+    FIRST + SECOND + THIRD + FOURTH + FIFTH + SIXTH + SEVENTH + EIGHTH + NINTH + TENTH + ELEVENTH + TWELFTH + THIRTEENTH
+)
 GRUDGE_OVER = 6.0
 JUMP_SHARE = 0.6
 JUMP_AFTER = 2.0
@@ -260,6 +281,7 @@ SITTING_MODES = {
     "spring": "sprung",
     "shift": "shifted",
     "swerve": "swerved",
+    "flip": "flipped",
 }
 HEADCOUNT_POINTS = 4.0
 SPOILER_OVER = 3.0
@@ -284,6 +306,7 @@ PICKY_FLOOR = 8.0
 PICKY_OVER = 2.0
 SPRINT_ROUNDS = 3
 SPRINT_OVER = 3.0
+BURNT_UNDER = 3.0
 #: Every card of one player's set (R1: each set holds the same ten cards), as a bit mask of card indices.
 WHOLE_SET = (1 << len(Card)) - 1
 
@@ -323,7 +346,8 @@ class SealedBot(Bot):
         pool = unseen_cards(view, view.seat)
         with_card = values_with_each_card(row_masks(view))
         average = sum(with_card[c] for c in pool) / len(pool)
-        gain = [(with_card[m.arg] - average, m.arg, m) for m in view.legal]
+        legal = _kennel(view.legal) if mode in ("kennel", "flipped") else view.legal
+        gain = [(with_card[m.arg] - average, m.arg, m) for m in legal]
         best = max(gain, key=lambda t: (t[0], -t[1]))[2]
         worst = min(gain, key=lambda t: (t[0], t[1]))[2]
         quiet = min(gain, key=lambda t: (abs(t[0]), t[1]))[2]
@@ -366,6 +390,8 @@ class SealedBot(Bot):
             return mask_row_value([_swap_dogs(m) for m in row_masks(view, include_unplaced=False)])
         if mode == "nocount":  # R23: what has been played is public; it forgets all of it
             return mask_row_value([WHOLE_SET if rc.card is None else 1 << rc.card for rc in view.row])
+        if mode == "glance":  # R14's cards turned up by passes: it keeps the row as R11 first showed it
+            return mask_row_value(_glance_masks(view))
         worth = row_worth(view)
         if mode in ("collector", "cycled"):
             return worth + _collector_bonus(view)
@@ -459,6 +485,8 @@ class SealedBot(Bot):
             return PASS_MOVE  # R13: it leaves the row to the player at the bottom
         if mode in ("sprint", "swerved") and view.round <= SPRINT_ROUNDS:
             limit += SPRINT_OVER  # its mice spent early, whatever the rounds to come
+        if mode in ("burnt", "flipped") and _burnt(view):
+            limit -= BURNT_UNDER  # a row bought at a loss earlier this game (R17, R21): careful from then on
         if mode == "callout" and view.high_bidder in jumpers(this_round(view), view.seat):
             limit += CALLOUT_OVER  # R12: the jump is public; it calls it
         most = legal[-2].amount  # all its money (R12)
@@ -504,6 +532,35 @@ def _swap_dogs(mask: int) -> int:
     large, small = mask >> Card.LARGE_DOG & 1, mask >> Card.SMALL_DOG & 1
     rest = mask & ~(1 << Card.LARGE_DOG | 1 << Card.SMALL_DOG)
     return rest | small << Card.LARGE_DOG | large << Card.SMALL_DOG
+
+
+def _kennel(legal: tuple[Move, ...]) -> tuple[Move, ...]:
+    """The placements ``kennel`` chooses among (R10: any card of its hand): ``legal`` less its dogs, unless its hand
+    holds nothing else."""
+    rest = tuple(m for m in legal if not Card(m.arg).is_dog)
+    return rest or legal
+
+
+def _burnt(view: View) -> bool:
+    """Whether ``burnt`` has bought a row this game whose kept cats (R16, R17; rabbits 0) were worth less than the
+    price it paid: each round's buyer, price and won cards are public (R23)."""
+    return any(
+        r.buyer == view.seat and r.price is not None and sum(c.points for c in r.won if c.is_cat) < r.price
+        for r in view.rounds
+    )
+
+
+def _glance_masks(view: View) -> list[int]:
+    """The row as ``glance`` prices it (:func:`row_masks`, every card placed, R10): a card of another player, or of
+    the dummy, that a pass has turned up since the row's first card was shown (R14, R11) counted as any card of its
+    owner's set not seen in the finished rounds, as it was before the pass (R23); the first card and its own card as
+    they are."""
+    seen = public_tables(view)[0]
+    masks = row_masks(view, include_unplaced=False)
+    for k, rc in enumerate(view.row):
+        if k > 0 and rc.face_up and rc.owner != view.seat:
+            masks[k] = WHOLE_SET & ~seen[view.seats if rc.owner is None else rc.owner]
+    return masks
 
 
 def _own_card_bonus(view: View) -> float:

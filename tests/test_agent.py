@@ -232,8 +232,8 @@ def test_the_shipped_weights_are_documented_and_play() -> None:
     assert sorted(opener.nets) == [4] and opener.meta["clone_of"] == "classic" and opener.meta["fit_command"]
     assert margin_weight(load_table("expert-v5")) == info["config"]["margin_weight"] == 0.35
     assert sorted(load_table("expert-v5").nets) == [3, 4, 5]
-    # the default expert plays the soup
-    assert AgentOptions().weights == "expert-v4"
+    # the default expert plays the newest shipped weights
+    assert AgentOptions().weights == "expert-v5"
     bots = [ExpertAgent(None, seed=1), *(make_bot("heuristic") for _ in range(3))]
     assert play_game(Game.new(4, seed=9), bots).is_over
 

@@ -70,7 +70,7 @@ __all__ = [
     "search",
 ]
 
-DEFAULT_WEIGHTS: Final = "expert-v4"
+DEFAULT_WEIGHTS: Final = "expert-v5"
 WORLDS: Final = 24  # hidden worlds per candidate action
 TOP: Final = 3  # candidate actions searched (best in Q first)
 ROUNDS: Final = 1  # rounds played out before the value head scores a world

@@ -18,7 +18,7 @@ SMALL = ["--opponents", "heuristic", "--deals", "1", "--exploit-games", "2048", 
 
 def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "gate"
-    code = candidate.main(["expert-v4", "--out", str(out), *SMALL])
+    code = candidate.main(["expert-v5", "--out", str(out), *SMALL])
     files = sorted(p.name for p in out.glob("*.json"))
     assert files == [
         "exploit.json",
@@ -34,25 +34,25 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     reader = json.loads((out / "reader.json").read_text())
     assert reader["paired"]["margin"] == [0.0, 0.0, 0.0] and reader["paired"]["games"] == 4
     (arm,) = (tmp_path / "default-arms").glob("*.json")
-    assert arm.name == "heuristic__expert-weights=expert-v4__4__seed1.json"
+    assert arm.name == "heuristic__expert-weights=expert-v5__4__seed1.json"
     # the candidate and the default at one table, both orders: the same network against itself
     h2h = json.loads((out / "h2h__heuristic.json").read_text())
-    assert h2h["games"] == 8 and h2h["bots"][:2] == ["expert:weights=expert-v4"] * 2 and -1 <= h2h["win_gap"][0] <= 1
+    assert h2h["games"] == 8 and h2h["bots"][:2] == ["expert:weights=expert-v5"] * 2 and -1 <= h2h["win_gap"][0] <= 1
     exploited = json.loads((out / "exploit.json").read_text())
     assert exploited["games"] == 4 and "2048 games" in exploited["budget"]
     printed = capsys.readouterr().out
     assert "| exploiter |" in printed and "| reader | one heuristic among three, 4 games |" in printed
-    assert "paired margin over expert:weights=expert-v4 +0.0 [+0.0, +0.0] points a game; win share +0.000" in printed
+    assert "paired margin over expert:weights=expert-v5 +0.0 [+0.0, +0.0] points a game; win share +0.000" in printed
     assert code == (0 if printed.rstrip().endswith("passes") else 1)
 
     # a second run plays nothing saved again; the verdict comes from the files
     before = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
-    candidate.main(["expert-v4", "--out", str(out), *SMALL])
+    candidate.main(["expert-v5", "--out", str(out), *SMALL])
     assert {p.name: p.stat().st_mtime_ns for p in out.iterdir()} == before
 
     # another candidate's gate plays its own reader table but not the default's arm again
     arm_written = arm.stat().st_mtime_ns
-    candidate.main(["expert-v4", "--options", "opponents=persona", "--out", str(tmp_path / "other"), *SMALL])
+    candidate.main(["expert-v5", "--options", "opponents=persona", "--out", str(tmp_path / "other"), *SMALL])
     assert (tmp_path / "other" / "reader.json").exists() and arm.stat().st_mtime_ns == arm_written
 
     # a reader that gains more against the candidate than against the default fails it, and says so
@@ -65,7 +65,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     h2h["win_gap"] = [-0.2, -0.3, -0.1]
     (out / "h2h__heuristic.json").write_text(json.dumps(h2h))
     capsys.readouterr()
-    assert candidate.main(["expert-v4", "--out", str(out), "--report", *SMALL]) == 1
+    assert candidate.main(["expert-v5", "--out", str(out), "--report", *SMALL]) == 1
     printed = capsys.readouterr().out
     assert "one heuristic gains more against the candidate than against the default (+3.0 [+1.0, +5.0]" in printed
     assert "behind the default against heuristic at 4 seats (-3.0 [-5.0, -1.0])" in printed
@@ -81,7 +81,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     styles["paired"]["win"] = [-0.05, -0.15, 0.05]
     (out / "styles__heuristic__4.json").write_text(json.dumps(styles))
     capsys.readouterr()
-    candidate.main(["expert-v4", "--out", str(out), "--report", *SMALL])
+    candidate.main(["expert-v5", "--out", str(out), "--report", *SMALL])
     printed = capsys.readouterr().out
     assert "behind the default against" not in printed and "fewer wins than the default against" not in printed
     assert "mean paired win share is below zero (-0.050)" in printed and "mean paired margin" not in printed
@@ -106,7 +106,7 @@ def test_bad_arguments_are_named(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str], message: str
 ) -> None:
     with pytest.raises(SystemExit) as exc:
-        candidate.main(["expert-v4", "--out", str(tmp_path), *args])
+        candidate.main(["expert-v5", "--out", str(tmp_path), *args])
     assert exc.value.code == 2 and message in capsys.readouterr().err
 
 
@@ -119,19 +119,19 @@ def test_search_options_make_the_shipped_weights_a_candidate(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "gate"
-    candidate.main(["expert-v4", "--options", "opponents=persona", "--out", str(out), *SMALL])
+    candidate.main(["expert-v5", "--options", "opponents=persona", "--out", str(out), *SMALL])
     styles = json.loads((out / "styles__heuristic__4.json").read_text())
-    assert styles["bots"][0] == "expert:weights=expert-v4+opponents=persona"
-    assert styles["paired_over"] == "expert:weights=expert-v4"
-    assert "candidate expert-v4 with opponents=persona" in capsys.readouterr().out
+    assert styles["bots"][0] == "expert:weights=expert-v5+opponents=persona"
+    assert styles["paired_over"] == "expert:weights=expert-v5"
+    assert "candidate expert-v5 with opponents=persona" in capsys.readouterr().out
 
 
 def test_checks_pick_what_a_process_plays(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "gate"
-    candidate.main(["expert-v4", "--out", str(out), "--checks", "h2h,styles", *SMALL])
+    candidate.main(["expert-v5", "--out", str(out), "--checks", "h2h,styles", *SMALL])
     assert sorted(p.name for p in out.glob("*.json")) == ["h2h__heuristic.json", "styles__heuristic__4.json"]
     printed = capsys.readouterr().out
     assert "not measured: the exploiter" in printed and "not measured: the reader" in printed
     with pytest.raises(SystemExit):
-        candidate.main(["expert-v4", "--out", str(out), "--checks", "styles,readers", *SMALL])
+        candidate.main(["expert-v5", "--out", str(out), "--checks", "styles,readers", *SMALL])
     assert "--checks readers: give some of styles, exploit, reader, h2h" in capsys.readouterr().err

@@ -249,6 +249,7 @@ def test_the_margin_weight_is_kept_with_the_weights_and_read_by_the_search(tmp_p
     run.run(quiet=True)
     run.export(tmp_path / "w.npz")
     assert margin_weight(load_table(tmp_path / "w.npz")) == 0.5
-    assert margin_weight(load_table(DEFAULT_WEIGHTS)) == MARGIN_WEIGHT  # trained before the option existed
+    assert margin_weight(load_table("expert-v4")) == MARGIN_WEIGHT  # trained before the option existed
+    assert margin_weight(load_table(DEFAULT_WEIGHTS)) == 0.35  # the default, expert-v5, trained with 0.35
     assert league_train.main(["--margin-weight", "-1", "--games", "8"]) == 2
     assert league_train.main(["--margin-weight", "nan", "--games", "8"]) == 2

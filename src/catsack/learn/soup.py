@@ -4,10 +4,13 @@
 
 Runs of ``league_train`` that start from the same weights (``--init``) and differ only in their seed end near
 each other; the mean of their weights is one network that often generalises better than any of them, because
-each run's own luck with its league averages out. The files must hold networks for the same seat counts with
-layers of the same shapes, and must have been trained for the same return (``--margin-weight``); the soup keeps
-that configuration, so the learned expert's search scores finished games as its parts were trained to. Inputs
-may be paths or shipped names (``expert-v3``). The soup is a candidate like any run: ``bench/candidate.py``
+each run's own luck with its league averages out. A run from another run's weights (``expert-v5`` from
+``expert-v4``) makes a soup too: a network part way between the two. The files must hold networks for the same
+seat counts with layers of the same shapes. Parts trained for other returns (``--margin-weight``) may be mixed:
+the return is win share plus the weight times the margin, linear in the weight, so the mean of heads that
+estimate it with weights ``a`` and ``b`` estimates it with ``(a + b) / 2``, and the soup records that mean, so
+the learned expert's search scores finished games as its heads do. Inputs may be paths or shipped names
+(``expert-v3``). The soup is a candidate like any run: ``bench/candidate.py``
 before anything else.
 """
 
@@ -25,7 +28,7 @@ import numpy.typing as npt
 from catsack.learn.agent import margin_weight
 from catsack.learn.tablenet import TableNet, TableWeights, load_table, save_table
 
-__all__ = ["main", "soup"]
+__all__ = ["main", "soup", "soup_margin_weight"]
 
 F32 = npt.NDArray[np.float32]
 
@@ -34,17 +37,13 @@ def soup(parts: Sequence[TableWeights]) -> dict[int, TableNet]:
     """The mean of ``parts``' networks, seat count by seat count and layer by layer.
 
     Raises ``ValueError`` naming the first difference that makes a mean meaningless: other seat counts, other
-    layer shapes, another margin weight."""
+    layer shapes. Margin weights may differ (:func:`soup_margin_weight`)."""
     if len(parts) < 2:
         raise ValueError("a soup needs two weights files or more")
     first = parts[0]
     for k, part in enumerate(parts[1:], start=2):
         if sorted(part.nets) != sorted(first.nets):
             raise ValueError(f"file {k} has networks for seats {sorted(part.nets)}, file 1 for {sorted(first.nets)}")
-        if margin_weight(part) != margin_weight(first):
-            raise ValueError(
-                f"file {k} was trained with margin weight {margin_weight(part)}, file 1 with {margin_weight(first)}"
-            )
         for seats, net in part.nets.items():
             shapes = [w.shape for w in net.weights]
             if shapes != [w.shape for w in first.nets[seats].weights]:
@@ -56,6 +55,11 @@ def soup(parts: Sequence[TableWeights]) -> dict[int, TableNet]:
         biases = [_mean([n.biases[i] for n in nets]) for i in range(len(net.biases))]
         out[seats] = TableNet(seats, weights, biases)
     return out
+
+
+def soup_margin_weight(parts: Sequence[TableWeights]) -> float:
+    """The margin weight of the soup of ``parts``: the mean of theirs (the return is linear in it)."""
+    return round(sum(margin_weight(p) for p in parts) / len(parts), 6)
 
 
 def _mean(arrays: Sequence[F32]) -> F32:
@@ -76,16 +80,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"soup: {exc}", file=sys.stderr)
         return 2
+    config = parts[0].meta.get("config", {})
+    config = config if isinstance(config, dict) else {}
     meta: dict[str, Any] = {
         "command": "python -m catsack.learn.soup " + " ".join([str(args.out), *args.parts]),
-        "config": parts[0].meta.get("config", {}),
+        "config": {**config, "margin_weight": soup_margin_weight(parts)},
         "soup": [
             {"file": p, "command": part.meta.get("command", "")} for p, part in zip(args.parts, parts, strict=True)
         ],
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     save_table(args.out, nets, meta)
-    print(f"soup of {len(parts)} files written to {args.out} (seats {', '.join(str(s) for s in sorted(nets))})")
+    weights = sorted({margin_weight(p) for p in parts})
+    mixed = ""
+    if len(weights) > 1:
+        mixed = f"; margin weight {soup_margin_weight(parts)}, the mean of {', '.join(map(str, weights))}"
+    print(f"soup of {len(parts)} files written to {args.out} (seats {', '.join(str(s) for s in sorted(nets))}{mixed})")
     return 0
 
 

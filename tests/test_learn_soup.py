@@ -36,12 +36,13 @@ def test_parts_trained_for_other_returns_make_a_soup_for_the_mean_return(
     games so."""
     v3 = load_table("expert-v3")
     heavier = tmp_path / "heavier.npz"
-    save_table(heavier, v3.nets, {"config": {"margin_weight": 0.5, "hidden": [1]}})
+    save_table(heavier, v3.nets, {"config": {"margin_weight": 0.5}})
     out = tmp_path / "a.npz"
     assert main([str(out), "expert-v3", str(heavier)]) == 0
     assert "margin weight 0.3, the mean of 0.1, 0.5" in capsys.readouterr().out
     made = load_table(out)
     assert margin_weight(made) == pytest.approx(0.3)
+    assert {k: v for k, v in made.meta["config"].items() if k != "margin_weight"} == v3.meta["config"]  # file 1's
     assert margin_weight(load_table("expert-v5")) == 0.35
     assert margin_weight(load_table("expert-v4")) == 0.1
 

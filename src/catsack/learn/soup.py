@@ -9,9 +9,9 @@ each run's own luck with its league averages out. A run from another run's weigh
 seat counts with layers of the same shapes. Parts trained for other returns (``--margin-weight``) may be mixed:
 the return is win share plus the weight times the margin, linear in the weight, so the mean of heads that
 estimate it with weights ``a`` and ``b`` estimates it with ``(a + b) / 2``, and the soup records that mean, so
-the learned expert's search scores finished games as its heads do. Inputs may be paths or shipped names
-(``expert-v3``). The soup is a candidate like any run: ``bench/candidate.py``
-before anything else.
+the learned expert's search scores finished games as its heads do; the rest of the first file's configuration is
+kept. Inputs may be paths or shipped names (``expert-v3``). The soup is a candidate like any run:
+``bench/candidate.py`` before anything else.
 """
 
 from __future__ import annotations
@@ -82,19 +82,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     config = parts[0].meta.get("config", {})
     config = config if isinstance(config, dict) else {}
+    weight = soup_margin_weight(parts)
     meta: dict[str, Any] = {
         "command": "python -m catsack.learn.soup " + " ".join([str(args.out), *args.parts]),
-        "config": {**config, "margin_weight": soup_margin_weight(parts)},
+        "config": {**config, "margin_weight": weight},
         "soup": [
             {"file": p, "command": part.meta.get("command", "")} for p, part in zip(args.parts, parts, strict=True)
         ],
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     save_table(args.out, nets, meta)
-    weights = sorted({margin_weight(p) for p in parts})
-    mixed = ""
-    if len(weights) > 1:
-        mixed = f"; margin weight {soup_margin_weight(parts)}, the mean of {', '.join(map(str, weights))}"
+    each = sorted({margin_weight(p) for p in parts})
+    mixed = f"; margin weight {weight}, the mean of {', '.join(map(str, each))}" if len(each) > 1 else ""
     print(f"soup of {len(parts)} files written to {args.out} (seats {', '.join(str(s) for s in sorted(nets))}{mixed})")
     return 0
 

@@ -1,11 +1,11 @@
 """The gate trained weights pass before they become the default ``expert``: fixed styles, an exploiter, a reader,
-the default itself.
+the default itself, a search bot.
 
     .venv/bin/python bench/candidate.py WEIGHTS --out DIR [--options OPTS] [--default WEIGHTS] [--seats 4]
 
 ``WEIGHTS`` is a table-weights file written by ``python -m catsack.learn.league_train --export`` (or a
 shipped name); ``--options`` adds the expert's search options to the candidate (``opponents=persona``: the
-shipped weights with another opponent model are a candidate too). Four checks, each a table of duplicate
+shipped weights with another opponent model are a candidate too). Five checks, each a table of duplicate
 deals with every seat presented as a person (``--hide-kinds``); each is saved to ``DIR`` as it ends, so a
 stopped run goes on with the next one and ``--report`` prints the verdict from ``DIR`` alone:
 
@@ -28,23 +28,33 @@ stopped run goes on with the next one and ``--report`` prints the verdict from `
    ``--h2h-fourth`` (default ``style:bluff`` and ``persona``, a table each; ``--h2h-games`` a table, every deal
    once per seating, both orders round the table, seed 5): the candidate's win share (R22, ties split) minus the
    default's in the same games, with a bootstrap CI over deals. A network can score more points than the default
-   against every fixed style and still win fewer of the games the two play together.
+   against every fixed style and still win fewer of the games the two play together;
+5. **a search bot**: the candidate among three ``--searcher`` (default ``ismcts:strong``, the benchmarks'
+   reference search bot), ``--search-games`` games (every deal once per rotation, seed 3), and the default in its
+   seat on the same deals (the paired arm, kept in ``--default-arms`` like the reader's): the candidate's win
+   share and its paired margin and win share over the default. The league trains against networks, personas and
+   rules, never against a player who searches each decision (one costs a hundred times a network's CPU), so a
+   network can gain against the league and the fixed styles and lose against search.
 
 The verdict: **passes** when no fixed-style table's interval lies below zero and their mean is not below
 zero, in points and in wins alike (a network can take more points from a style and win fewer games against it),
 the exploiter gains at most ``+0.03`` (the target of docs/results.md), the reader's paired margin's
 interval does not lie above zero (the reader gains no more against the candidate than against the default) and
-no head-to-head win-share gap's interval lies below zero.
+no head-to-head win-share gap's interval lies below zero, and neither the paired margin's nor the paired win share's
+interval at the search bot's table lies below zero.
 A win share alone is too noisy for the reader: 64 games give about ±0.15 around the fair share, and pairing
 the deals takes out the deals' luck. Training longer against a league of fixed players can make a network
 better against them and worse against players who adapt to it; checks 2 and 3 are the cheapest measures of
 that, and none of the three reads the sealed sets of ``bench/held_out.py`` (their seeds differ from it:
 ``--seed`` 90 for the styles, 7 and 1 for the exploiter, 1 for the reader). Cost on one core at four seats
-with the defaults: about 5, 4, 20 and 8 minutes, and 20 more for the reader's paired arm the first time.
+with the defaults: about 5, 4, 20, 8 and 30 minutes, and 20 and 30 more for the reader's and the search bot's
+paired arms the first time (a game among three ``ismcts:strong`` costs about 14 CPU-seconds). When the candidate
+is the default itself (the same weights, no options) its arms are the default's, played once: run
+``candidate.py expert-v5 --checks reader,search`` beside a candidate's gate to fill ``--default-arms``.
 
-``--checks`` plays only some of the four (``styles``, ``exploit``, ``reader``, ``h2h``), so that two processes
-can share a gate on two cores, for instance ``--checks reader`` in one and ``--checks styles,exploit,h2h`` in the
-other, each with the same ``--out``; ``--report`` then judges the whole from the files.
+``--checks`` plays only some of the five (``styles``, ``exploit``, ``reader``, ``h2h``, ``search``), so that two
+processes can share a gate on two cores, for instance ``--checks reader,search`` in one and ``--checks
+styles,exploit,h2h`` in the other, each with the same ``--out``; ``--report`` then judges the whole from the files.
 """
 
 from __future__ import annotations
@@ -71,7 +81,9 @@ OPPONENTS = ("persona", "style:dumper", "style:liar", "style:bluff", "heuristic"
 EXPLOIT_GAIN = 0.03  # the most an exploiter may gain over the fair share
 H2H_FOURTH = ("style:bluff", "persona")  # the head-to-head tables' fourth players (the third: heuristic)
 H2H_SEED = 5
-CHECKS = ("styles", "exploit", "reader", "h2h")  # the four checks, in the order a run plays them
+SEARCH_SEED = 3
+ARM_POLL = 20.0  # seconds between looks at a default arm another process is playing
+CHECKS = ("styles", "exploit", "reader", "h2h", "search")  # the five checks, in the order a run plays them
 
 
 def expert(weights: str) -> str:
@@ -144,9 +156,7 @@ def run(args: argparse.Namespace) -> None:
     path = out / "reader.json"
     if "reader" in checks and not path.exists():
         bots = (args.reader, hero, hero, hero)
-        config = table(bots, args.reader_games, 1)
-        games = es.play(config, None, 1, progress_line(bots, args.reader_games))
-        default = default_arm(args.default_arms, replace(config, bots=(args.reader, *[expert(args.default)] * 3)))
+        games, default = paired_arms(args, table(bots, args.reader_games, 1), hero)
         save(path, {**es.table_figures(bots, 1, games), "seed": 1, "paired_over": expert(args.default),
                     "paired": es.paired_figures(args.reader, bots, games, default)})  # fmt: skip
     for fourth in args.h2h_fourth if "h2h" in checks else []:
@@ -158,18 +168,56 @@ def run(args: argparse.Namespace) -> None:
         games = es.play(config, None, 1, progress_line(bots, args.h2h_games))
         save(path, {**es.table_figures(bots, H2H_SEED, games), "seed": H2H_SEED,
                     "win_gap": list(es.win_gap(games, 0, 1))})  # fmt: skip
+    path = out / "search.json"
+    if "search" in checks and not path.exists():
+        bots = (hero, *[args.searcher] * 3)
+        games, default = paired_arms(args, table(bots, args.search_games, SEARCH_SEED), hero)
+        other = (expert(args.default), *bots[1:])
+        save(path, {**es.table_figures(bots, SEARCH_SEED, games), "seed": SEARCH_SEED,
+                    "paired_over": expert(args.default),
+                    "default_shares": es.table_figures(other, SEARCH_SEED, default)["shares"],
+                    "paired": es.paired_figures(hero, bots, games, default)})  # fmt: skip
+
+
+def paired_arms(
+    args: argparse.Namespace, config: TournamentConfig, hero: str
+) -> tuple[list[GameResult], list[GameResult]]:
+    """The games of ``config`` and of the same table with the default in the candidate's seats (kept in
+    ``--default-arms``); the candidate's own games are that arm when it is the default itself."""
+    default_bots = tuple(expert(args.default) if b == hero else b for b in config.bots)
+    if hero == expert(args.default):
+        games = default_arm(args.default_arms, config)
+        return games, games
+    games = es.play(config, None, 1, progress_line(config.bots, config.games))
+    return games, default_arm(args.default_arms, replace(config, bots=default_bots))
 
 
 def default_arm(folder: Path, config: TournamentConfig) -> list[GameResult]:
     """The games of ``config`` (a table of the default's), played once and kept in ``folder``."""
     name = "__".join(b.replace(":", "-").replace("/", "-") for b in dict.fromkeys(config.bots))
     path = folder / f"{name}__{config.games}__seed{config.seed}.json"
+    playing = path.with_suffix(".playing")  # another process playing this arm: its pid
+    while not path.exists() and playing.exists() and alive(playing):
+        time.sleep(ARM_POLL)
     if path.exists():
         return es.load_games([json.loads(path.read_text())], "games")
-    games = es.play(config, None, 1, progress_line(config.bots, config.games))
     path.parent.mkdir(parents=True, exist_ok=True)
-    save(path, {"bots": list(config.bots), "seed": config.seed, "games": [asdict(g) for g in games]})
+    playing.write_text(str(os.getpid()))
+    try:
+        games = es.play(config, None, 1, progress_line(config.bots, config.games))
+        save(path, {"bots": list(config.bots), "seed": config.seed, "games": [asdict(g) for g in games]})
+    finally:
+        playing.unlink(missing_ok=True)
     return games
+
+
+def alive(marker: Path) -> bool:
+    """Whether the process whose pid ``marker`` holds is still running (a stopped run leaves its marker)."""
+    try:
+        os.kill(int(marker.read_text()), 0)
+    except (ValueError, OSError):
+        return False
+    return True
 
 
 def progress_line(bots: Sequence[str], total: int) -> Callable[[int], None]:
@@ -267,8 +315,30 @@ def verdict(
         if hi < 0:
             failures.append(f"the default wins more often than the candidate at the table with {fourth} "
                             f"({g:+.3f} [{lo:+.3f}, {hi:+.3f}])")  # fmt: skip
+    data = load(out / "search.json")
+    if data is None:
+        missing.append("the search bot's table")
+    else:
+        failures += search_lines(data, lines)
     failures += [f"not measured: {m}" for m in missing]
     return lines, failures
+
+
+def search_lines(data: dict[str, Any], lines: list[str]) -> list[str]:
+    """The search bot's table in the report's lines, and the reasons it fails the candidate."""
+    hero, searcher = data["bots"][0], data["bots"][1]
+    w, lo, hi = data["shares"][hero]
+    d = data["default_shares"][data["paired_over"]][0]
+    lines.append(f"| search bot | the candidate among three {searcher}, {data['games']} games | its win share "
+                 f"{w:.3f} [{lo:.3f}, {hi:.3f}] (the default {d:.3f}) |")  # fmt: skip
+    failures = []
+    for key, what, fmt in (("margin", "paired margin", "+.1f"), ("win", "paired win share", "+.3f")):
+        m, lo, hi = data["paired"][key]
+        figure = f"{m:{fmt}} [{lo:{fmt}}, {hi:{fmt}}]"
+        lines.append(f"| search bot | the candidate over {data['paired_over']} in its seat | {what} {figure} |")
+        if hi < 0:
+            failures.append(f"among three {searcher} the candidate's {what} over the default is below zero ({figure})")
+    return failures
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -293,6 +363,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--h2h-fourth", default=",".join(H2H_FOURTH), help="the head-to-head tables' fourth players, comma separated"
     )
+    ap.add_argument("--searcher", default="ismcts:strong", help="the search bot seated three times with the candidate")
+    ap.add_argument("--search-games", type=int, default=128, help="games at the search bot's table, a multiple of 4")
     ap.add_argument(
         "--default-arms",
         type=Path,
@@ -300,7 +372,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="folder for the default's paired arms, shared by every candidate (default: OUT/../default-arms)",
     )
     ap.add_argument(
-        "--checks", default=",".join(CHECKS), help="the checks to play, comma separated (default: all four)"
+        "--checks", default=",".join(CHECKS), help="the checks to play, comma separated (default: all five)"
     )
     ap.add_argument("--report", action="store_true", help="print the verdict from --out without playing")
     args = ap.parse_args(argv)
@@ -320,6 +392,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.default_arms = args.out.resolve().parent / "default-arms"
     if args.reader_games < 4 or args.reader_games % 4:
         ap.error("--reader-games must be a positive multiple of 4 (one game per rotation of a deal)")
+    if args.search_games < 4 or args.search_games % 4:
+        ap.error("--search-games must be a positive multiple of 4 (one game per rotation of a deal)")
     if args.h2h_games < 8 or args.h2h_games % 8:
         ap.error("--h2h-games must be a positive multiple of 8 (one game per seating of a deal, both orders)")
     if args.options:

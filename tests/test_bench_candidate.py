@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ candidate = load_bench("candidate")
 
 SMALL = ["--opponents", "heuristic", "--deals", "1", "--exploit-games", "2048", "--exploit-deals", "1",
          "--reader", "heuristic", "--reader-games", "4", "--h2h-games", "8",
-         "--h2h-fourth", "heuristic"]  # fmt: skip
+         "--h2h-fourth", "heuristic", "--searcher", "heuristic", "--search-games", "4"]  # fmt: skip
 
 
 def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -25,6 +26,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
         "exploiter.json",
         "h2h__heuristic.json",
         "reader.json",
+        "search.json",
         "styles__heuristic__4.json",
     ]  # exploiter: its weights
     styles = json.loads((out / "styles__heuristic__4.json").read_text())
@@ -33,8 +35,16 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     # the reader among three of the default on the same deals: its paired arm, kept beside the gate's folder
     reader = json.loads((out / "reader.json").read_text())
     assert reader["paired"]["margin"] == [0.0, 0.0, 0.0] and reader["paired"]["games"] == 4
-    (arm,) = (tmp_path / "default-arms").glob("*.json")
-    assert arm.name == "heuristic__expert-weights=expert-v5__4__seed1.json"
+    arms = sorted(p.name for p in (tmp_path / "default-arms").iterdir())
+    assert arms == [
+        "expert-weights=expert-v5__heuristic__4__seed3.json",
+        "heuristic__expert-weights=expert-v5__4__seed1.json",
+    ]
+    arm = tmp_path / "default-arms" / arms[1]
+    # the candidate among three of the search bot, paired with the default in its seat: the same games
+    search = json.loads((out / "search.json").read_text())
+    assert search["games"] == 4 and search["paired"]["margin"] == [0.0, 0.0, 0.0]
+    assert search["default_shares"] == search["shares"]
     # the candidate and the default at one table, both orders: the same network against itself
     h2h = json.loads((out / "h2h__heuristic.json").read_text())
     assert h2h["games"] == 8 and h2h["bots"][:2] == ["expert:weights=expert-v5"] * 2 and -1 <= h2h["win_gap"][0] <= 1
@@ -42,6 +52,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     assert exploited["games"] == 4 and "2048 games" in exploited["budget"]
     printed = capsys.readouterr().out
     assert "| exploiter |" in printed and "| reader | one heuristic among three, 4 games |" in printed
+    assert "| search bot | the candidate among three heuristic, 4 games | its win share" in printed
     assert "paired margin over expert:weights=expert-v5 +0.0 [+0.0, +0.0] points a game; win share +0.000" in printed
     assert code == (0 if printed.rstrip().endswith("passes") else 1)
 
@@ -64,6 +75,8 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
     (out / "exploit.json").unlink()
     h2h["win_gap"] = [-0.2, -0.3, -0.1]
     (out / "h2h__heuristic.json").write_text(json.dumps(h2h))
+    search["paired"]["margin"] = [-2.5, -4.0, -0.5]
+    (out / "search.json").write_text(json.dumps(search))
     capsys.readouterr()
     assert candidate.main(["expert-v5", "--out", str(out), "--report", *SMALL]) == 1
     printed = capsys.readouterr().out
@@ -75,6 +88,11 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
         and "mean paired win share is below zero (-0.250)" in printed
     )
     assert "not measured: the exploiter" in printed
+    assert (
+        "among three heuristic the candidate's paired margin over the default is below zero (-2.5 [-4.0, -0.5])"
+        in printed
+    )
+    assert "paired win share over the default is below zero" not in printed
 
     # more points and fewer wins: the wins alone fail it
     styles["paired"]["margin"] = [2.0, 0.5, 3.5]
@@ -98,6 +116,7 @@ def test_every_check_is_played_saved_and_judged(tmp_path: Path, capsys: pytest.C
         (["--seats", "four"], "'four'"),
         (["--reader-games", "6"], "multiple of 4"),
         (["--h2h-games", "12"], "multiple of 8"),
+        (["--search-games", "2"], "--search-games must be a positive multiple of 4"),
         (["--options", "opponents=crowd"], "bad expert option 'opponents=crowd'"),
         (["--options", "weights=expert-v2"], "give the weights as the first argument"),
     ],
@@ -134,4 +153,40 @@ def test_checks_pick_what_a_process_plays(tmp_path: Path, capsys: pytest.Capture
     assert "not measured: the exploiter" in printed and "not measured: the reader" in printed
     with pytest.raises(SystemExit):
         candidate.main(["expert-v5", "--out", str(out), "--checks", "styles,readers", *SMALL])
-    assert "--checks readers: give some of styles, exploit, reader, h2h" in capsys.readouterr().err
+    assert "--checks readers: give some of styles, exploit, reader, h2h, search" in capsys.readouterr().err
+
+
+def test_a_default_arm_another_process_is_playing_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two gates beside each other play the default's arm once: the second waits for the first's file; a marker
+    a stopped run left behind (its process gone) does not hold anyone up."""
+    config = candidate.table(("expert:weights=expert-v5", "heuristic", "heuristic", "heuristic"), 4, 3)
+    played = candidate.default_arm(tmp_path / "mine", config)
+    (saved,) = (tmp_path / "mine").glob("*.json")
+
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    marker = folder / saved.with_suffix(".playing").name
+    marker.write_text(str(os.getpid()))  # a live process "playing" the arm
+    waits: list[float] = []
+
+    def wait(seconds: float) -> None:  # while the waiter sleeps, that process saves the arm and drops its marker
+        waits.append(seconds)
+        (folder / saved.name).write_text(saved.read_text())
+        marker.unlink()
+
+    def play_again(*_: object) -> None:
+        raise AssertionError("the arm was played twice")
+
+    with monkeypatch.context() as m:
+        m.setattr(candidate.time, "sleep", wait)
+        m.setattr(candidate.es, "play", play_again)
+        assert candidate.default_arm(folder, config) == played
+    assert waits == [candidate.ARM_POLL]
+
+    stale = tmp_path / "stale"
+    stale.mkdir()
+    (stale / marker.name).write_text("999999999")  # no such process
+    assert candidate.default_arm(stale, config) == played
+    assert not (stale / marker.name).exists() and (stale / saved.name).exists()

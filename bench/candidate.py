@@ -46,11 +46,12 @@ A win share alone is too noisy for the reader: 64 games give about ±0.15 around
 the deals takes out the deals' luck. Training longer against a league of fixed players can make a network
 better against them and worse against players who adapt to it; checks 2 and 3 are the cheapest measures of
 that, and no check reads the sealed sets of ``bench/held_out.py`` (their seeds differ from it: ``--seed`` 90 for
-the styles, 7 and 1 for the exploiter, 1 for the reader, 5 for the head-to-head tables, 3 for the search bot). Cost on one core at four seats
-with the defaults: about 5, 4, 20, 8 and 30 minutes, and 20 and 30 more for the reader's and the search bot's
-paired arms the first time (a game among three ``ismcts:strong`` costs about 14 CPU-seconds). When the candidate
-is the default itself (the same weights, no options) its arms are the default's, played once: run
-``candidate.py expert-v5 --checks reader,search`` beside a candidate's gate to fill ``--default-arms``.
+the styles, 7 and 1 for the exploiter, 1 for the reader, 5 for the head-to-head tables, 3 for the search bot).
+Cost on one core at four seats with the defaults: about 5, 4, 20, 8 and 30 minutes, and 20 and 30 more for the
+reader's and the search bot's paired arms the first time (a game among three ``ismcts:strong`` costs about 14
+CPU-seconds). When the candidate is the default itself (the same weights, no options) its arms are the
+default's, played once: run ``candidate.py expert-v5 --checks reader,search`` beside a candidate's gate to fill
+``--default-arms``.
 
 ``--checks`` plays only some of the five (``styles``, ``exploit``, ``reader``, ``h2h``, ``search``), so that two
 processes can share a gate on two cores, for instance ``--checks reader,search`` in one and ``--checks

@@ -197,19 +197,37 @@ def default_arm(folder: Path, config: TournamentConfig) -> list[GameResult]:
     """The games of ``config`` (a table of the default's), played once and kept in ``folder``."""
     name = "__".join(b.replace(":", "-").replace("/", "-") for b in dict.fromkeys(config.bots))
     path = folder / f"{name}__{config.games}__seed{config.seed}.json"
-    playing = path.with_suffix(".playing")  # another process playing this arm: its pid
-    while not path.exists() and playing.exists() and alive(playing):
-        time.sleep(ARM_POLL)
-    if path.exists():
-        return es.load_games([json.loads(path.read_text())], "games")
+    playing = path.with_suffix(".playing")  # the process playing this arm: its pid
     path.parent.mkdir(parents=True, exist_ok=True)
-    playing.write_text(str(os.getpid()))
+    claimed = False
+    while not path.exists() and not (claimed := claim(playing)):
+        if alive(playing):
+            time.sleep(ARM_POLL)
+        else:  # a stopped run's marker
+            playing.unlink(missing_ok=True)
+    if path.exists():  # played by another process (which may have finished just as this one claimed the marker)
+        if claimed:
+            playing.unlink(missing_ok=True)
+        return es.load_games([json.loads(path.read_text())], "games")
     try:
         games = es.play(config, None, 1, progress_line(config.bots, config.games))
         save(path, {"bots": list(config.bots), "seed": config.seed, "games": [asdict(g) for g in games]})
     finally:
         playing.unlink(missing_ok=True)
     return games
+
+
+def claim(marker: Path) -> bool:
+    """Make ``marker`` hold this process's pid if no process holds it; whether it did (one process wins)."""
+    mine = marker.with_name(f"{marker.name}.{os.getpid()}")
+    mine.write_text(str(os.getpid()))
+    try:
+        os.link(mine, marker)  # atomic: fails when the marker exists
+    except FileExistsError:
+        return False
+    finally:
+        mine.unlink()
+    return True
 
 
 def alive(marker: Path) -> bool:

@@ -185,6 +185,12 @@ def test_a_default_arm_another_process_is_playing_is_waited_for(
         assert candidate.default_arm(folder, config) == played
     assert waits == [candidate.ARM_POLL]
 
+    # one process wins the marker; no temporary file is left behind
+    race = tmp_path / "race"
+    race.mkdir()
+    assert candidate.claim(race / "arm.playing") and not candidate.claim(race / "arm.playing")
+    assert [p.name for p in race.iterdir()] == ["arm.playing"]
+
     stale = tmp_path / "stale"
     stale.mkdir()
     (stale / marker.name).write_text("999999999")  # no such process
